@@ -1,0 +1,108 @@
+"""Input validation shared by every layer: each failure is a ``ValueError`` naming the argument.
+
+Messages use the notation of DESIGN.md (N examples, t hypotheses, nu in [1, N], eta > 0).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = [
+    "check_edge_matrix",
+    "check_nu",
+    "check_eta",
+    "check_distribution",
+    "check_vector",
+    "check_scalar",
+]
+
+
+def check_scalar(value: object, name: str) -> float:
+    """A finite real scalar."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        arr = np.asarray(value)
+        if arr.ndim != 0 or not np.issubdtype(arr.dtype, np.number):
+            raise ValueError(f"{name} must be a real number; got {value!r}")
+        value = arr.item()
+    value = float(value)
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite; got {value!r}")
+    return value
+
+
+def check_vector(x: ArrayLike, name: str, size: int | None = None) -> NDArray[np.float64]:
+    """A finite float64 1-D array, of length ``size`` when given."""
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a numeric 1-D array") from exc
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array; got shape {arr.shape}")
+    if size is not None and arr.size != size:
+        raise ValueError(f"{name} must have length {size}; got {arr.size}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    return arr
+
+
+def check_edge_matrix(U: ArrayLike, name: str = "U") -> NDArray[np.float64]:
+    """The edge matrix U in [-1, 1]^{N x t}, N >= 1 examples, t >= 1 hypotheses."""
+    try:
+        arr = np.asarray(U, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a numeric 2-D array (N examples x t hypotheses)") from exc
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (N examples x t hypotheses); got shape {arr.shape}")
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} has no rows: at least one example is needed")
+    if arr.shape[1] == 0:
+        raise ValueError(f"{name} has no columns: the hypothesis set is empty")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    if np.abs(arr).max() > 1.0 + 1e-12:
+        raise ValueError(
+            f"{name} must lie in [-1, 1] (U[n, q] = y_n h_q(x_n)); max |entry| is "
+            f"{np.abs(arr).max():.6g}: rescale the hypotheses"
+        )
+    return np.clip(arr, -1.0, 1.0)
+
+
+def check_nu(nu: object, n_samples: int, *, strict_upper: bool = False) -> float:
+    """The capping parameter nu in [1, N] (or [1, N) when ``strict_upper``)."""
+    nu = check_scalar(nu, "nu")
+    upper_ok = nu < n_samples if strict_upper else nu <= n_samples
+    if nu < 1.0 or not upper_ok:
+        bracket = ")" if strict_upper else "]"
+        raise ValueError(f"nu must lie in [1, N{bracket} = [1, {n_samples}{bracket}; got {nu!r}")
+    return nu
+
+
+def check_eta(eta: object) -> float:
+    """The entropy regularisation eta > 0."""
+    eta = check_scalar(eta, "eta")
+    if eta <= 0.0:
+        raise ValueError(f"eta must be > 0; got {eta!r}")
+    return eta
+
+
+def check_distribution(
+    d: ArrayLike | None, n_samples: int, name: str = "d0", *, positive: bool = True
+) -> NDArray[np.float64]:
+    """A probability vector of length N (uniform when ``None``); strictly positive if asked."""
+    if d is None:
+        return np.full(n_samples, 1.0 / n_samples)
+    arr = check_vector(d, name, n_samples)
+    if positive and np.any(arr <= 0.0):
+        raise ValueError(f"{name} must be strictly positive (a prior distribution over examples)")
+    if np.any(arr < 0.0):
+        raise ValueError(f"{name} must be non-negative")
+    if abs(arr.sum() - 1.0) > 1e-9:
+        raise ValueError(f"{name} must sum to 1; sums to {arr.sum():.12g}")
+    return arr / arr.sum()

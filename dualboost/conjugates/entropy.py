@@ -1,0 +1,170 @@
+"""Entropic regularisers on the (capped) simplex, the ones the totally-corrective models use.
+
+* :class:`CappedRelativeEntropy`: ``(1/eta) KL(d || d0) + I{sum d = 1, d <= 1/nu}``; its conjugate is
+  the capped log-sum-exp of spec Part C item 5 (item 4 when ``nu = 1``), its gradient the capped
+  softmax (entropic projection, [SS] Fig. 2, [KG] Alg. 4.2).
+* :class:`CappedBinaryRelativeEntropy`: ``(1/eta) Delta_{2,nu}(d, d0) + I{sum d = 1}`` ([KG] Sec 3.3);
+  its conjugate is spec Part C item 6, with the normalisation multiplier beta found by a
+  bracketed 1-D root ([KG] Alg. 4.4 with the errata of Part D item 14 fixed).
+
+Both work in the log domain: no ``exp`` of an unbounded argument, so eta up to 10^6 is safe.
+"""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.optimize import brentq
+from scipy.special import expit, log1p, logsumexp, rel_entr
+
+from dualboost._validation import check_distribution, check_eta, check_nu, check_vector
+from dualboost.conjugates.base import ConvexFunction, CvxpyForm
+from dualboost.conjugates.projections import entropic_project_capped_simplex
+
+__all__ = ["CappedRelativeEntropy", "CappedBinaryRelativeEntropy"]
+
+
+def _on_capped_simplex(x: NDArray[np.float64], cap: float, tol: float) -> bool:
+    return bool(
+        x.min() >= -tol and x.max() <= cap + tol and abs(x.sum() - 1.0) <= tol * max(1, x.size)
+    )
+
+
+class CappedRelativeEntropy(ConvexFunction):
+    """``f(d) = (1/eta) sum_n d_n ln(d_n / d0_n)`` on ``{d : sum d = 1, 0 <= d <= 1/nu}``.
+
+    ``nu = 1`` is the plain simplex. Conjugate (spec Part C item 5, [KG] Lemma 3.6):
+    ``f*(theta) = min_{psi >= 0} (1/eta) ln sum_n d0_n e^{eta (theta_n - psi_n)} + (1/nu) sum psi``,
+    evaluated exactly as ``<d*, theta> - f(d*)`` with ``d* = conjugate_grad(theta)``, the entropic
+    projection of ``softmax(ln d0 + eta theta)`` onto the capped simplex.
+    """
+
+    def __init__(self, d0: ArrayLike, nu: float = 1.0, eta: float = 1.0) -> None:
+        d0 = np.asarray(d0, dtype=np.float64)
+        self.d0 = check_distribution(d0, d0.size if d0.ndim == 1 else 0)
+        self.n = self.d0.size
+        self.nu = check_nu(nu, self.n)
+        self.eta = check_eta(eta)
+        self._log_d0 = np.log(self.d0)
+
+    def value(self, x: ArrayLike) -> float:
+        x = check_vector(x, "d", self.n)
+        if not self.in_domain(x):
+            return np.inf
+        x = np.clip(x, 0.0, None)
+        return float(rel_entr(x, self.d0).sum() / self.eta)
+
+    def in_domain(self, x: ArrayLike, tol: float = 1e-9) -> bool:
+        return _on_capped_simplex(np.asarray(x, dtype=np.float64), 1.0 / self.nu, tol)
+
+    def conjugate_grad(self, theta: ArrayLike) -> NDArray[np.float64]:
+        theta = check_vector(theta, "theta", self.n)
+        return entropic_project_capped_simplex(self._log_d0 + self.eta * theta, self.nu)
+
+    def conjugate(self, theta: ArrayLike) -> float:
+        theta = check_vector(theta, "theta", self.n)
+        if self.nu == 1.0:
+            return float(logsumexp(self._log_d0 + self.eta * theta) / self.eta)
+        d = entropic_project_capped_simplex(self._log_d0 + self.eta * theta, self.nu)
+        return float(d @ theta - rel_entr(d, self.d0).sum() / self.eta)
+
+    def cvxpy_value(self, x: cp.Expression) -> CvxpyForm:
+        cons = [cp.sum(x) == 1, x >= 0]
+        if self.nu > 1.0:
+            cons.append(x <= 1.0 / self.nu)
+        return cp.sum(cp.rel_entr(x, self.d0)) / self.eta, cons
+
+    def cvxpy_conjugate(self, theta: cp.Expression) -> CvxpyForm:
+        if self.nu == 1.0:
+            return cp.log_sum_exp(self._log_d0 + self.eta * theta) / self.eta, []
+        psi = cp.Variable(self.n, nonneg=True, name="psi")
+        expr = cp.log_sum_exp(self._log_d0 + self.eta * (theta - psi)) / self.eta
+        return expr + cp.sum(psi) / self.nu, []
+
+
+class CappedBinaryRelativeEntropy(ConvexFunction):
+    """``f(d) = (1/eta) Delta_{2,nu}(d, d0)`` on ``{d : sum d = 1}`` ([KG] Sec 3.3, Eq. 3.25).
+
+    ``Delta_{2,nu}(d, d0) = sum d ln(d/d0) + sum (1/nu - d) ln((1/nu - d)/(1/nu - d0))``; the box
+    ``0 <= d <= 1/nu`` is implicit (a barrier). Needs ``d0 < 1/nu`` (so ``nu < N`` for uniform d0).
+    Conjugate (spec Part C item 6, [KG] Lemma 3.18):
+    ``f*(theta) = min_beta (1/(eta nu)) sum ln(1 - nu d0 + nu d0 e^{eta(theta - beta)}) + beta``,
+    minimised over beta by the bracketed root of ``sum_n d_n(beta) = 1`` with
+    ``d_n = (1/nu) expit(logit(nu d0_n) + eta (theta_n - beta))`` ([KG] Eq. 3.27).
+    """
+
+    def __init__(self, d0: ArrayLike, nu: float, eta: float = 1.0) -> None:
+        d0 = np.asarray(d0, dtype=np.float64)
+        self.d0 = check_distribution(d0, d0.size if d0.ndim == 1 else 0)
+        self.n = self.d0.size
+        self.nu = check_nu(nu, self.n)
+        self.eta = check_eta(eta)
+        if np.any(self.nu * self.d0 >= 1.0):
+            raise ValueError(
+                "the binary relative entropy needs d0 < 1/nu entrywise "
+                f"(nu < N = {self.n} for uniform d0); got nu = {self.nu!r}"
+            )
+        self.cap = 1.0 / self.nu
+        nd0 = self.nu * self.d0
+        self._log1m = log1p(-nd0)  # ln(1 - nu d0)
+        self._logit = np.log(nd0) - self._log1m  # logit(nu d0)
+
+    def value(self, x: ArrayLike) -> float:
+        x = check_vector(x, "d", self.n)
+        if not self.in_domain(x):
+            return np.inf
+        x = np.clip(x, 0.0, self.cap)
+        delta = rel_entr(x, self.d0).sum() + rel_entr(self.cap - x, self.cap - self.d0).sum()
+        return float(delta / self.eta)
+
+    def in_domain(self, x: ArrayLike, tol: float = 1e-9) -> bool:
+        return _on_capped_simplex(np.asarray(x, dtype=np.float64), self.cap, tol)
+
+    def normalizer(self, theta: ArrayLike) -> float:
+        """``b = eta * beta``: the root of ``sum_n (1/nu) expit(logit(nu d0_n) + eta theta_n - b) = 1``.
+
+        The sum is strictly decreasing in b. With ``z = logit(nu d0) + eta theta`` the bracket
+        ``[min z - logit(nu/N), max z + ln(N/nu)]`` has sum >= 1 at its left end and < 1 at its
+        right end (each term is at least ``nu/N``, resp. below ``nu/N``).
+        """
+        theta = check_vector(theta, "theta", self.n)
+        z = self._logit + self.eta * theta
+        ratio = self.nu / self.n
+
+        def excess(b: float) -> float:
+            return float(expit(z - b).sum() * self.cap - 1.0)
+
+        lo = z.min() - (np.log(ratio) - np.log1p(-ratio))
+        hi = z.max() + np.log(self.n / self.nu)
+        scale = max(1.0, abs(lo), abs(hi))
+        b = brentq(excess, lo, hi, xtol=1e-15 * scale, rtol=1e-15, maxiter=500)
+        # One Newton step polishes the root to the resolution of float64.
+        p = expit(z - b)
+        slope = -(p * (1.0 - p)).sum() * self.cap
+        if slope < 0:
+            b_new = b - excess(b) / slope
+            if abs(excess(b_new)) < abs(excess(b)):
+                b = b_new
+        return float(b)
+
+    def conjugate_grad(self, theta: ArrayLike) -> NDArray[np.float64]:
+        theta = check_vector(theta, "theta", self.n)
+        b = self.normalizer(theta)
+        return self.cap * expit(self._logit + self.eta * theta - b)
+
+    def conjugate(self, theta: ArrayLike) -> float:
+        theta = check_vector(theta, "theta", self.n)
+        b = self.normalizer(theta)
+        softplus = np.logaddexp(0.0, self._logit + self.eta * theta - b)
+        return float((self._log1m + softplus).sum() * self.cap / self.eta + b / self.eta)
+
+    def cvxpy_value(self, x: cp.Expression) -> CvxpyForm:
+        expr = cp.sum(cp.rel_entr(x, self.d0)) + cp.sum(cp.rel_entr(self.cap - x, self.cap - self.d0))
+        return expr / self.eta, [cp.sum(x) == 1]
+
+    def cvxpy_conjugate(self, theta: cp.Expression) -> CvxpyForm:
+        beta = cp.Variable(name="beta")
+        inner = cp.logistic(self._logit + self.eta * (theta - beta))
+        expr = (cp.sum(inner) + self._log1m.sum()) * self.cap / self.eta + beta
+        return expr, []
