@@ -69,6 +69,22 @@ class CappedRelativeEntropy(ConvexFunction):
         d = entropic_project_capped_simplex(self._log_d0 + self.eta * theta, self.nu)
         return float(d @ theta - rel_entr(d, self.d0).sum() / self.eta)
 
+    def smooth_gradient(self, x: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+        """``(1/eta) ln(x / d0)`` on the rows where ``x > 0``: the gradient of the entropy up to the
+        constant ``1/eta`` that the multiplier of ``sum d = 1`` absorbs (spec B.8.5)."""
+        x = check_vector(x, "d", self.n)
+        rows = x > 0
+        grad = np.zeros(self.n)
+        grad[rows] = (np.log(x[rows]) - self._log_d0[rows]) / self.eta
+        return grad, rows
+
+    def active_caps(self, x: ArrayLike, tol: float = 1e-7) -> NDArray[np.bool_]:
+        """The capped coordinates ``{n : x_n >= (1 - tol)/nu}`` (none when ``nu = 1``)."""
+        x = np.asarray(x, dtype=np.float64)
+        if self.nu == 1.0:
+            return np.zeros(x.size, dtype=bool)
+        return x >= (1.0 - tol) / self.nu
+
     def cvxpy_value(self, x: cp.Expression) -> CvxpyForm:
         cons = [cp.sum(x) == 1, x >= 0]
         if self.nu > 1.0:
@@ -158,6 +174,20 @@ class CappedBinaryRelativeEntropy(ConvexFunction):
         b = self.normalizer(theta)
         softplus = np.logaddexp(0.0, self._logit + self.eta * theta - b)
         return float((self._log1m + softplus).sum() * self.cap / self.eta + b / self.eta)
+
+    def smooth_gradient(self, x: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+        """``(1/eta) [ln(x/d0) - ln((1/nu - x)/(1/nu - d0))]`` on the rows with ``0 < x < 1/nu``
+        (stationarity of [KG] Sec 3.3.4)."""
+        x = check_vector(x, "d", self.n)
+        rows = (x > 0) & (x < self.cap)
+        grad = np.zeros(self.n)
+        xr, d0 = x[rows], self.d0[rows]
+        grad[rows] = (np.log(xr / d0) - np.log((self.cap - xr) / (self.cap - d0))) / self.eta
+        return grad, rows
+
+    def active_caps(self, x: ArrayLike, tol: float = 1e-7) -> NDArray[np.bool_]:
+        """None: the barrier keeps ``x < 1/nu``, so psi is identically 0 (spec B.9 KKT)."""
+        return np.zeros(np.asarray(x).size, dtype=bool)
 
     def cvxpy_value(self, x: cp.Expression) -> CvxpyForm:
         expr = cp.sum(cp.rel_entr(x, self.d0)) + cp.sum(cp.rel_entr(self.cap - x, self.cap - self.d0))

@@ -1,0 +1,29 @@
+"""Primal (d-domain) and dual (w-domain) models of the boosting algorithms (DESIGN.md contract).
+
+Each model offers ``primal_problem()``, ``dual_problem()``, ``primal_objective(d)``,
+``dual_objective(w)``, ``d_from_w(w)``, ``w_from_d(d)`` (with ``kkt_from_d`` for all multipliers)
+and ``solve(method=..., side=...)`` returning a certified :class:`~dualboost.solvers.Solution`.
+"""
+
+from dualboost.problems.base import CvxpyModel, KKTMultipliers, Model
+from dualboost.problems.binary_erlpboost import BinaryERLPBoost
+from dualboost.problems.corrective import CorrectiveBinaryERLPBoost, CorrectiveERLPBoost
+from dualboost.problems.erlpboost import ERLPBoost, erlpboost_eta
+from dualboost.problems.lpboost import LPBoost, min_max_edge
+from dualboost.problems.max_edge import MaxEdgeModel
+from dualboost.problems.softboost import SoftBoost
+
+__all__ = [
+    "Model",
+    "MaxEdgeModel",
+    "CvxpyModel",
+    "KKTMultipliers",
+    "LPBoost",
+    "SoftBoost",
+    "ERLPBoost",
+    "BinaryERLPBoost",
+    "CorrectiveERLPBoost",
+    "CorrectiveBinaryERLPBoost",
+    "erlpboost_eta",
+    "min_max_edge",
+]

@@ -1,0 +1,146 @@
+"""The model contract of DESIGN.md, shared by every problem family.
+
+A model declares its primal (d-domain) and dual (w-domain) side by side. Solvers reach it only
+through this protocol: the public contract (``primal_problem``, ``dual_problem``,
+``primal_objective``, ``dual_objective``, ``d_from_w``, ``w_from_d``, ``solve``) plus
+
+* ``cvxpy_primal()`` / ``cvxpy_dual()``: the cvxpy problem with a ``readout()`` that returns
+  ``(d, w)`` after a solve (one side from the variables, the other from constraint duals);
+* ``repair_primal(d)`` / ``repair_dual(w)``: the nearest feasible point and the distance moved,
+  used by the certification step.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import cvxpy as cp
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from dualboost._validation import check_edge_matrix, check_vector
+
+__all__ = ["Model", "CvxpyModel", "KKTMultipliers"]
+
+
+@dataclass
+class CvxpyModel:
+    """A cvxpy problem and the function that reads ``(d, w)`` from it after a solve."""
+
+    problem: cp.Problem
+    readout: Callable[[], tuple[NDArray[np.float64] | None, NDArray[np.float64] | None]]
+
+
+@dataclass
+class KKTMultipliers:
+    """Dual variables recovered from a primal point by the active-set method ([KG] App. A).
+
+    ``w``: hypothesis weights; ``psi``: multipliers of the caps d_n <= 1/nu (zero off the active
+    set); ``beta``: multiplier of sum d = 1; ``residual``: max-norm residual of the stationarity
+    system; ``active_w`` / ``active_psi``: the active sets that were used.
+    """
+
+    w: NDArray[np.float64]
+    psi: NDArray[np.float64]
+    beta: float
+    residual: float
+    active_w: NDArray[np.intp]
+    active_psi: NDArray[np.intp]
+
+
+class Model(ABC):
+    """Common state and behaviour: the edge matrix ``U`` (N x t) and the solve entry point."""
+
+    #: short name used in tables and errors
+    name: str = "model"
+
+    def __init__(self, U: ArrayLike) -> None:
+        self.U = check_edge_matrix(U)
+        self.n_samples, self.n_hypotheses = self.U.shape
+
+    # --- the public contract -------------------------------------------------------------
+    def primal_problem(self) -> cp.Problem:
+        """The explicit d-domain ``cvxpy.Problem``."""
+        return self.cvxpy_primal().problem
+
+    def dual_problem(self) -> cp.Problem:
+        """The explicit w-domain ``cvxpy.Problem``."""
+        return self.cvxpy_dual().problem
+
+    @abstractmethod
+    def primal_objective(self, d: ArrayLike) -> float:
+        """The d-domain objective; ``+inf`` when ``d`` is infeasible beyond 1e-9."""
+
+    @abstractmethod
+    def dual_objective(self, w: ArrayLike) -> float:
+        """The w-domain objective with the auxiliary multipliers maximised out exactly;
+        ``-inf`` when ``w`` is infeasible beyond 1e-9."""
+
+    @abstractmethod
+    def d_from_w(self, w: ArrayLike) -> NDArray[np.float64]:
+        """The KKT map from the w-domain to the d-domain."""
+
+    @abstractmethod
+    def kkt_from_d(self, d: ArrayLike, tol: float = 1e-7) -> KKTMultipliers:
+        """Active-set recovery of all dual variables from a primal point."""
+
+    def w_from_d(self, d: ArrayLike, tol: float = 1e-7) -> NDArray[np.float64]:
+        """KKT active-set recovery of w from a primal solution d (spec B.8.5, B.13)."""
+        return self.kkt_from_d(d, tol).w
+
+    def solve(
+        self,
+        method: str = "clarabel",
+        side: str = "dual",
+        warm_start=None,
+        tol: float = 1e-6,
+        **options,
+    ):
+        """Solve one side with ``method``, map to the other side and certify the pair.
+
+        ``method``: ``"clarabel"`` (default), ``"ecos"`` or ``"scs"``; ``side``: ``"primal"``
+        (d-domain) or ``"dual"`` (w-domain). Extra ``options`` go to the solver. Returns a
+        :class:`~dualboost.solvers.Solution` whose values and gap the model computed itself.
+        """
+        from dualboost.solvers import solve as _solve  # problems do not import solvers eagerly
+
+        return _solve(self, method=method, side=side, warm_start=warm_start, tol=tol, **options)
+
+    # --- the solver protocol -------------------------------------------------------------
+    @abstractmethod
+    def cvxpy_primal(self) -> CvxpyModel:
+        """The primal cvxpy problem; ``readout`` gives d from the variable, w from duals."""
+
+    @abstractmethod
+    def cvxpy_dual(self) -> CvxpyModel:
+        """The dual cvxpy problem; ``readout`` gives w from the variable, d from duals."""
+
+    @abstractmethod
+    def repair_primal(self, d: ArrayLike) -> tuple[NDArray[np.float64], float]:
+        """The nearest primal-feasible point to ``d`` and the max-norm violation of ``d``."""
+
+    @abstractmethod
+    def repair_dual(self, w: ArrayLike) -> tuple[NDArray[np.float64], float]:
+        """The nearest dual-feasible point to ``w`` and the max-norm violation of ``w``."""
+
+    @property
+    def d_is_unique(self) -> bool:
+        """Whether the primal optimum is unique (strictly convex regulariser)."""
+        return True
+
+    def describe(self) -> dict[str, float]:
+        """The instance parameters shown in tables: N, t and the model's own (nu, eta, ...)."""
+        return {"N": self.n_samples, "t": self.n_hypotheses}
+
+    # --- shared helpers ------------------------------------------------------------------
+    def _d(self, d: ArrayLike) -> NDArray[np.float64]:
+        return check_vector(d, "d", self.n_samples)
+
+    def _w(self, w: ArrayLike) -> NDArray[np.float64]:
+        return check_vector(w, "w", self.n_hypotheses)
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v:g}" for k, v in self.describe().items())
+        return f"{type(self).__name__}({params})"

@@ -1,0 +1,182 @@
+"""The corrective subproblems: one new hypothesis against the old combination (spec M8, M9).
+
+With the previous weights ``w_prev`` on the first t-1 columns of U, the old combined margin
+``v = U[:, :t-1] w_prev``, the new column ``u = U[:, t-1]`` and ``x = u - v``:
+
+    primal:  min_d  u . d + f(d)   s.t.  x . d = 0                     ([KG] Eqs. 4.6, 4.12)
+    dual:    max_{a in R}  -f*(-(v + a x))                              ([KG] Eqs. 4.7, 4.13)
+
+where ``f`` is ``(1/eta) Delta + I{capped simplex}`` (Corrective ERLPBoost, M8) or
+``(1/eta) Delta_{2,nu} + I{sum d = 1}`` (Corrective Binary ERLPBoost, M9), psi / beta eliminated
+by the conjugate library. The w-domain is the line ``w(a) = ((1 - a) w_prev, a)``, so that
+``U w(a) = v + a x`` (the change of variables of Lemma 4.2 with its erratum fixed, spec Part D
+item 15); ``a`` is the exact line-search weight of the new hypothesis.
+"""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from dualboost._validation import check_distribution, check_vector
+from dualboost.conjugates import (
+    CappedBinaryRelativeEntropy,
+    CappedRelativeEntropy,
+    CappedSimplex,
+    ConvexFunction,
+    capped_simplex_support,
+    project_capped_simplex,
+)
+from dualboost.problems.base import CvxpyModel, KKTMultipliers, Model
+from dualboost.problems.max_edge import DOMAIN_TOL, as_array
+
+__all__ = ["CorrectiveERLPBoost", "CorrectiveBinaryERLPBoost"]
+
+
+class _CorrectiveModel(Model):
+    """Shared algebra of M8 and M9; subclasses set ``regularizer``."""
+
+    regularizer: ConvexFunction
+
+    def __init__(self, U: ArrayLike, w_prev: ArrayLike):
+        super().__init__(U)
+        if self.n_hypotheses < 2:
+            raise ValueError(
+                "U must have at least 2 columns: the previous hypotheses and the new one (last column)"
+            )
+        w_prev = check_vector(w_prev, "w_prev", self.n_hypotheses - 1)
+        if w_prev.min() < 0 or abs(w_prev.sum() - 1.0) > 1e-9:
+            raise ValueError("w_prev must lie in the simplex (w_prev >= 0, sum w_prev = 1)")
+        self.w_prev = w_prev / w_prev.sum()
+        self.old_margins = self.U[:, :-1] @ self.w_prev  # v
+        self.new_column = self.U[:, -1]  # u
+        self.direction = self.new_column - self.old_margins  # x = u - v
+
+    def describe(self) -> dict[str, float]:
+        return {**super().describe(), "nu": self.regularizer.nu, "eta": self.regularizer.eta}
+
+    def weights(self, a: float) -> NDArray[np.float64]:
+        """The full w-domain point ``((1 - a) w_prev, a)`` of the line parameter ``a``."""
+        return np.r_[(1.0 - a) * self.w_prev, a]
+
+    def _line_parameter(self, w: NDArray[np.float64]) -> tuple[float, float]:
+        """``a = w[-1]`` and the distance of ``w`` from the line."""
+        a = float(w[-1])
+        return a, float(np.abs(w - self.weights(a)).max())
+
+    def is_feasible(self) -> bool:
+        """Whether some capped d has ``x . d = 0``: the support function of the capped simplex
+        (spec Part C item 2) must be >= 0 at ``x`` and at ``-x``."""
+        nu = self.regularizer.nu
+        return (
+            capped_simplex_support(self.direction, nu) >= 0
+            and capped_simplex_support(-self.direction, nu) >= 0
+        )
+
+    # --- objectives and maps -------------------------------------------------------------
+    def primal_objective(self, d: ArrayLike) -> float:
+        d = self._d(d)
+        if abs(self.direction @ d) > DOMAIN_TOL:
+            return np.inf
+        return float(self.new_column @ d + self.regularizer.value(d))
+
+    def dual_objective(self, w: ArrayLike) -> float:
+        a, off_line = self._line_parameter(self._w(w))
+        if off_line > DOMAIN_TOL:
+            return -np.inf
+        return -self.regularizer.conjugate(-(self.old_margins + a * self.direction))
+
+    def d_from_w(self, w: ArrayLike) -> NDArray[np.float64]:
+        """``d = grad f*(-(v + a x))`` ([KG] Eqs. 4.8, 4.14)."""
+        a, _ = self._line_parameter(self._w(w))
+        return self.regularizer.conjugate_grad(-(self.old_margins + a * self.direction))
+
+    def kkt_from_d(self, d: ArrayLike, tol: float = 1e-7) -> KKTMultipliers:
+        """Stationarity ``grad f(d) + v + a x + psi + beta = 0``: least squares in (a, beta) on the
+        uncapped rows (a is free: it multiplies the equality constraint)."""
+        from dualboost.solvers.active_set import recover_multipliers
+
+        d = self._d(d)
+        grad, rows = self.regularizer.smooth_gradient(d)
+        kkt = recover_multipliers(
+            self.direction[:, None],
+            -(grad + self.old_margins),
+            np.array([0]),
+            self.regularizer.active_caps(d, tol),
+            n_weights=1,
+            nonneg=False,
+            sum_to_one=False,
+            rows=rows,
+        )
+        kkt.w = self.weights(float(kkt.w[0]))
+        kkt.active_w = np.arange(self.n_hypotheses)
+        return kkt
+
+    # --- feasibility repair ----------------------------------------------------------------
+    def repair_primal(self, d: ArrayLike) -> tuple[NDArray[np.float64], float]:
+        """Project onto the capped simplex, then mix with the extreme point of the other sign of
+        ``x . d`` (from the capped-simplex support function) to restore ``x . d = 0``."""
+        d = self._d(d)
+        fixed = project_capped_simplex(d, self.regularizer.nu)
+        residual = float(self.direction @ fixed)
+        violation = max(float(np.abs(fixed - d).max()), abs(residual))
+        if residual != 0.0:
+            sign = -np.sign(residual)
+            extreme = CappedSimplex(self.regularizer.nu).conjugate_grad(sign * self.direction)
+            other = float(self.direction @ extreme)
+            if other * residual < 0:
+                lam = residual / (residual - other)
+                fixed = (1.0 - lam) * fixed + lam * extreme
+        return fixed, violation
+
+    def repair_dual(self, w: ArrayLike) -> tuple[NDArray[np.float64], float]:
+        a, off_line = self._line_parameter(self._w(w))
+        return self.weights(a), off_line
+
+    # --- cvxpy models --------------------------------------------------------------------
+    def cvxpy_primal(self) -> CvxpyModel:
+        d = cp.Variable(self.n_samples, name="d")
+        reg, cons = self.regularizer.cvxpy_value(d)
+        balance = self.direction @ d == 0  # multiplier lam, a = 1 + lam
+        problem = cp.Problem(cp.Minimize(self.new_column @ d + reg), [balance, *cons])
+
+        def readout():
+            lam = balance.dual_value
+            return d.value, None if lam is None else self.weights(1.0 + float(lam))
+
+        return CvxpyModel(problem, readout)
+
+    def cvxpy_dual(self) -> CvxpyModel:
+        a = cp.Variable(name="a")
+        margins = cp.Variable(self.n_samples, name="margins")
+        link = margins == self.old_margins + a * self.direction  # multipliers: d
+        conj, cons = self.regularizer.cvxpy_conjugate(-margins)
+        problem = cp.Problem(cp.Maximize(-conj), [link, *cons])
+
+        def readout():
+            return as_array(link.dual_value), None if a.value is None else self.weights(float(a.value))
+
+        return CvxpyModel(problem, readout)
+
+
+class CorrectiveERLPBoost(_CorrectiveModel):
+    """Spec M8 ([KG] Eqs. 4.6-4.8): ``U`` (N x t, last column new), ``w_prev`` (t-1), nu, eta, d0."""
+
+    name = "corrective_erlpboost"
+
+    def __init__(self, U, w_prev, nu: float = 1.0, eta: float = 1.0, d0: ArrayLike | None = None):
+        super().__init__(U, w_prev)
+        self.regularizer = CappedRelativeEntropy(check_distribution(d0, self.n_samples), nu, eta)
+        self.nu, self.eta, self.d0 = self.regularizer.nu, self.regularizer.eta, self.regularizer.d0
+
+
+class CorrectiveBinaryERLPBoost(_CorrectiveModel):
+    """Spec M9 ([KG] Eqs. 4.12-4.14): as M8 with the binary relative entropy (``nu < N``)."""
+
+    name = "corrective_binary_erlpboost"
+
+    def __init__(self, U, w_prev, nu: float = 1.0, eta: float = 1.0, d0: ArrayLike | None = None):
+        super().__init__(U, w_prev)
+        self.regularizer = CappedBinaryRelativeEntropy(check_distribution(d0, self.n_samples), nu, eta)
+        self.nu, self.eta, self.d0 = self.regularizer.nu, self.regularizer.eta, self.regularizer.d0

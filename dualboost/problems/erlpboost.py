@@ -1,0 +1,48 @@
+"""ERLPBoost ([KG] Sec 3.2; spec B.8, model M5).
+
+    primal:  min_{d in S^N, d <= 1/nu}  max_q u^q . d + (1/eta) Delta(d, d0)                 (Eq. 3.6)
+    dual:    max_{w in S^t, psi >= 0}  -(1/eta) ln sum_n d0_n e^{-eta (U w + psi)_n} - (1/nu) sum psi
+                                                                                              (Eq. 3.10)
+
+The conjugate library eliminates psi exactly (capped softmax, spec Part C item 5), so
+``dual_objective(w)`` is a function of w alone; ``d_from_w`` is Eq. 3.11.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from dualboost._validation import check_distribution, check_nu
+from dualboost.conjugates import CappedRelativeEntropy
+from dualboost.problems.max_edge import MaxEdgeModel
+
+__all__ = ["ERLPBoost", "erlpboost_eta"]
+
+
+def erlpboost_eta(n_samples: int, nu: float, eps: float, *, binary: bool = False) -> float:
+    """The canonical eta of [KG] B.8.1 / B.9: ``(2/eps) ln(N/nu)`` (``+ 1`` inside for Binary),
+    at least 1/2 as the bounds require (Thm 3.10, Thm 3.21)."""
+    if not eps > 0:
+        raise ValueError(f"eps must be > 0; got {eps!r}")
+    nu = check_nu(nu, n_samples)
+    log_ratio = np.log(n_samples / nu) + (1.0 if binary else 0.0)
+    return float(max(2.0 / eps * log_ratio, 0.5))
+
+
+class ERLPBoost(MaxEdgeModel):
+    """The entropy-regularised LPBoost subproblem over the t hypotheses in ``U``.
+
+    Parameters: ``U`` (N x t, entries in [-1, 1]), ``nu`` in [1, N] (cap 1/nu; 1 = hard margin),
+    ``eta`` > 0, ``d0`` the prior (uniform when None).
+    """
+
+    name = "erlpboost"
+
+    def __init__(self, U: ArrayLike, nu: float = 1.0, eta: float = 1.0, d0: ArrayLike | None = None):
+        super().__init__(U)
+        self.regularizer = CappedRelativeEntropy(check_distribution(d0, self.n_samples), nu, eta)
+        self.nu, self.eta, self.d0 = self.regularizer.nu, self.regularizer.eta, self.regularizer.d0
+
+    def describe(self) -> dict[str, float]:
+        return {**super().describe(), "nu": self.nu, "eta": self.eta}

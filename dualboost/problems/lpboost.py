@@ -1,0 +1,112 @@
+"""LPBoost: the soft-margin LP ([KG] Sec 2.2; spec B.2, models M1/M2; [SS] Eqs. 2-3, 6).
+
+    primal:  min_{d in S^N, d <= 1/nu}  max_q u^q . d                                        (Eq. 2.3)
+    dual:    max_{w in S^t, psi >= 0}  min_n ((U w)_n + psi_n) - (1/nu) sum psi              (Eq. 2.2)
+           = max_{w in S^t}  AvgMin_nu(U w)   (the mean of the nu smallest margins, real nu)
+
+``nu = 1`` is the hard margin. The regulariser is the indicator of the capped simplex, whose
+conjugate (the top-nu average, spec Part C item 2) eliminates psi exactly. LP optima are not
+unique (spec B.2), so ``d_from_w`` returns *a* primal optimum on the complementary-slackness face
+of w, found by a small LP (HiGHS).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.optimize import linprog
+
+from dualboost._validation import check_nu
+from dualboost.conjugates import CappedSimplex
+from dualboost.problems.base import KKTMultipliers
+from dualboost.problems.max_edge import MaxEdgeModel
+
+__all__ = ["LPBoost", "min_max_edge"]
+
+
+def min_max_edge(
+    U: NDArray[np.float64], lower: NDArray[np.float64], upper: NDArray[np.float64]
+) -> tuple[float, NDArray[np.float64], NDArray[np.float64]] | None:
+    """``min_{d : sum d = 1, lower <= d <= upper} max_q u^q . d`` by HiGHS.
+
+    Returns ``(value, d, w)`` with ``w`` the LP multipliers of the edge constraints (a point of
+    the simplex), or ``None`` when the box and the simplex do not meet.
+    """
+    n, t = U.shape
+    # variables (d, gamma): minimise gamma s.t. U^T d - gamma <= 0, sum d = 1
+    c = np.r_[np.zeros(n), 1.0]
+    a_ub = np.hstack([U.T, -np.ones((t, 1))])
+    a_eq = np.r_[np.ones(n), 0.0][None, :]
+    bounds = np.column_stack([np.r_[lower, -np.inf], np.r_[upper, np.inf]])
+    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(t), A_eq=a_eq, b_eq=[1.0], bounds=bounds, method="highs")
+    if res.status != 0:
+        return None
+    return float(res.x[-1]), res.x[:n], -res.ineqlin.marginals
+
+
+class LPBoost(MaxEdgeModel):
+    """The capped min-max-edge LP: ``U`` (N x t), ``nu`` in [1, N] (1 = hard margin)."""
+
+    name = "lpboost"
+
+    def __init__(self, U: ArrayLike, nu: float = 1.0):
+        super().__init__(U)
+        self.nu = check_nu(nu, self.n_samples)
+        self.regularizer = CappedSimplex(self.nu)
+
+    def describe(self) -> dict[str, float]:
+        return {**super().describe(), "nu": self.nu}
+
+    @property
+    def d_is_unique(self) -> bool:
+        return False
+
+    def d_from_w(self, w: ArrayLike, tol: float = 1e-9) -> NDArray[np.float64]:
+        """A primal optimum consistent with w: the best d on w's complementary-slackness face.
+
+        With margins m = U w and threshold tau = the ceil(nu)-th smallest margin, KKT forces
+        ``d_n = 1/nu`` where ``m_n < tau`` and ``d_n = 0`` where ``m_n > tau`` ([KG] Eq. 2.2 slacks);
+        the LP over the remaining coordinates picks an optimal d. For an optimal w the result is
+        primal optimal; for any w it is the conjugate maximiser closest to optimality.
+        """
+        m = self.U @ self._w(w)
+        cap = 1.0 / self.nu
+        k = min(int(np.ceil(self.nu - 1e-12)), self.n_samples) - 1
+        tau = np.partition(m, k)[k]
+        scale = tol * max(1.0, np.abs(m).max())
+        lower = np.where(m < tau - scale, cap, 0.0)
+        upper = np.where(m > tau + scale, 0.0, cap)
+        found = min_max_edge(self.U, lower, upper)
+        if found is None:  # ties resolved by tolerance left no room: fall back to the greedy maximiser
+            return self.regularizer.conjugate_grad(-m)
+        return np.clip(found[1], 0.0, cap)
+
+    def kkt_from_d(self, d: ArrayLike, tol: float = 1e-7) -> KKTMultipliers:
+        """w from d: the best soft margin over the hypotheses active at d (``u^q . d >= max - tol``).
+
+        By complementary slackness every optimal w lives on that active set; the restricted LP
+        ``max_{w, rho, psi >= 0} rho - (1/nu) sum psi s.t. U_A w + psi >= rho`` (Eq. 2.2) gives it,
+        with psi and rho (reported as beta = -rho, the multiplier of sum d = 1).
+        """
+        d = self._d(d)
+        edges = self.U.T @ d
+        active = np.flatnonzero(edges >= edges.max() - tol)
+        n, k = self.n_samples, active.size
+        # variables (w_A, psi, rho): minimise -rho + (1/nu) sum psi
+        c = np.r_[np.zeros(k), np.full(n, 1.0 / self.nu), -1.0]
+        a_ub = np.hstack([-self.U[:, active], -np.eye(n), np.ones((n, 1))])
+        a_eq = np.r_[np.ones(k), np.zeros(n), 0.0][None, :]
+        bounds = [(0, None)] * (k + n) + [(None, None)]
+        res = linprog(c, A_ub=a_ub, b_ub=np.zeros(n), A_eq=a_eq, b_eq=[1.0], bounds=bounds, method="highs")
+        w = np.zeros(self.n_hypotheses)
+        w[active] = res.x[:k]
+        psi, rho = res.x[k : k + n], res.x[-1]
+        residual = float(abs((-res.fun) - self.primal_objective(np.clip(d, 0, None) / d.sum())))
+        return KKTMultipliers(
+            w=w,
+            psi=psi,
+            beta=-float(rho),
+            residual=residual,
+            active_w=active,
+            active_psi=np.flatnonzero(psi > 0),
+        )

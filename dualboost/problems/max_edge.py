@@ -1,0 +1,112 @@
+"""The max-edge family: LPBoost, ERLPBoost and Binary ERLPBoost share one primal/dual pair.
+
+With a regulariser ``f`` from the conjugate library (the caps and ``sum d = 1`` included in ``f``):
+
+    primal (d-domain):  min_d  max_q (U^T d)_q + f(d)                ([KG] Eqs. 2.3, 3.6, 3.25)
+    dual   (w-domain):  max_{w in simplex}  -f*(-U w)                ([KG] Eqs. 2.2, 3.10, 3.26)
+
+by Fenchel duality ([SS] Thm 3 with g = max over the simplex): the multipliers psi and beta of
+the thesis live inside ``f*`` and are maximised out exactly by the conjugate library. The KKT map
+is ``d = grad f*(-U w)`` ([SS] Lemma 18; [KG] Eqs. 3.11, 3.27), and at the optimum
+``sum_q w_q u^q . d = max_q u^q . d`` (complementary slackness, spec B.8.4).
+"""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from dualboost.conjugates import ConvexFunction, project_capped_simplex, project_simplex
+from dualboost.problems.base import CvxpyModel, KKTMultipliers, Model
+
+__all__ = ["MaxEdgeModel"]
+
+#: feasibility tolerance of the objectives: a point farther than this is outside the domain
+DOMAIN_TOL = 1e-9
+
+
+class MaxEdgeModel(Model):
+    """``min_d max_q (U^T d)_q + f(d)`` and its dual ``max_{w in simplex} -f*(-U w)``.
+
+    Subclasses choose the regulariser ``f`` (attribute ``regularizer``), the cap ``1/nu`` of the
+    feasible set and the gradient of the smooth part of ``f`` used by the active-set recovery.
+    """
+
+    regularizer: ConvexFunction
+    nu: float = 1.0
+
+    # --- objectives and maps -------------------------------------------------------------
+    def primal_objective(self, d: ArrayLike) -> float:
+        d = self._d(d)
+        reg = self.regularizer.value(d)
+        if not np.isfinite(reg):
+            return np.inf
+        return float((self.U.T @ d).max() + reg)
+
+    def dual_objective(self, w: ArrayLike) -> float:
+        w = self._w(w)
+        if w.min() < -DOMAIN_TOL or abs(w.sum() - 1.0) > DOMAIN_TOL * max(1, w.size):
+            return -np.inf
+        return -self.regularizer.conjugate(-(self.U @ w))
+
+    def d_from_w(self, w: ArrayLike) -> NDArray[np.float64]:
+        """``d = grad f*(-U w)`` ([KG] Eq. 3.11 / 3.27)."""
+        return self.regularizer.conjugate_grad(-(self.U @ self._w(w)))
+
+    # --- feasibility ---------------------------------------------------------------------
+    def repair_primal(self, d: ArrayLike) -> tuple[NDArray[np.float64], float]:
+        d = self._d(d)
+        if self.regularizer.in_domain(d, tol=0.0):
+            return d, 0.0
+        fixed = project_capped_simplex(d, self.nu)
+        return fixed, float(np.abs(fixed - d).max())
+
+    def repair_dual(self, w: ArrayLike) -> tuple[NDArray[np.float64], float]:
+        w = self._w(w)
+        if w.min() >= 0.0 and abs(w.sum() - 1.0) <= 1e-15 * w.size:
+            return w, 0.0
+        fixed = project_simplex(w)
+        return fixed, float(np.abs(fixed - w).max())
+
+    # --- cvxpy models --------------------------------------------------------------------
+    def cvxpy_primal(self) -> CvxpyModel:
+        d = cp.Variable(self.n_samples, name="d")
+        gamma = cp.Variable(name="gamma")
+        reg, cons = self.regularizer.cvxpy_value(d)
+        edges = self.U.T @ d <= gamma  # multipliers: w
+        problem = cp.Problem(cp.Minimize(gamma + reg), [edges, *cons])
+        return CvxpyModel(problem, lambda: (d.value, edges.dual_value))
+
+    def cvxpy_dual(self) -> CvxpyModel:
+        w = cp.Variable(self.n_hypotheses, nonneg=True, name="w")
+        margins = cp.Variable(self.n_samples, name="margins")
+        link = margins == self.U @ w  # multipliers: d
+        conj, cons = self.regularizer.cvxpy_conjugate(-margins)
+        problem = cp.Problem(cp.Maximize(-conj), [cp.sum(w) == 1, link, *cons])
+        return CvxpyModel(problem, lambda: (as_array(link.dual_value), w.value))
+
+    # --- active-set recovery ---------------------------------------------------------------
+    def kkt_from_d(self, d: ArrayLike, tol: float = 1e-7) -> KKTMultipliers:
+        """Recover (w, psi, beta) from d (spec B.8.5): ``A_w = {q : u^q.d >= max edge - tol}``,
+        ``A_psi`` = the capped coordinates; least squares with ``w >= 0``, ``sum w = 1``."""
+        from dualboost.solvers.active_set import recover_multipliers
+
+        d = self._d(d)
+        edges = self.U.T @ d
+        active_w = np.flatnonzero(edges >= edges.max() - tol)
+        grad, rows = self.regularizer.smooth_gradient(d)
+        return recover_multipliers(
+            self.U,
+            -grad,
+            active_w,
+            self.regularizer.active_caps(d, tol),
+            n_weights=self.n_hypotheses,
+            nonneg=True,
+            sum_to_one=True,
+            rows=rows,
+        )
+
+
+def as_array(x):
+    return None if x is None else np.asarray(x, dtype=np.float64)

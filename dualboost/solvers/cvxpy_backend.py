@@ -1,0 +1,51 @@
+"""The cvxpy backend: solve either side with Clarabel, ECOS or SCS, read the other from duals.
+
+The model builds its problem (``cvxpy_primal`` / ``cvxpy_dual``); this module only runs the
+solver with tight default tolerances, reads ``(d, w)`` and hands them to the certification step.
+What the solver says about optimality is recorded (``solver_status``, ``solver_value``) but not
+trusted.
+"""
+
+from __future__ import annotations
+
+import time
+
+import cvxpy as cp
+
+from dualboost.solvers.certify import certify
+from dualboost.solvers.solution import Solution
+
+__all__ = ["CVXPY_METHODS", "solve_cvxpy"]
+
+#: method name -> (cvxpy solver name, default options: tight, so that certification decides)
+CVXPY_METHODS: dict[str, tuple[str, dict]] = {
+    "clarabel": (
+        "CLARABEL",
+        {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10, "max_iter": 500},
+    ),
+    "ecos": ("ECOS", {"abstol": 1e-10, "reltol": 1e-10, "feastol": 1e-10, "max_iters": 500}),
+    "scs": ("SCS", {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 100_000}),
+}
+
+
+def solve_cvxpy(model, method: str, side: str, tol: float, **options) -> Solution:
+    """Solve ``side`` of ``model`` with the cvxpy solver ``method`` and certify the pair."""
+    solver, defaults = CVXPY_METHODS[method]
+    built = model.cvxpy_primal() if side == "primal" else model.cvxpy_dual()
+    start = time.perf_counter()
+    try:
+        built.problem.solve(solver=solver, **{**defaults, **options})
+        message = ""
+    except cp.error.SolverError as exc:
+        message = f"{solver} failed: {exc}"
+    elapsed = time.perf_counter() - start
+    stats = built.problem.solver_stats
+    fields = {
+        "iterations": None if stats is None else stats.num_iters,
+        "solve_time": elapsed,
+        "solver_status": str(built.problem.status),
+        "solver_value": float("nan") if built.problem.value is None else float(built.problem.value),
+        "message": message,
+    }
+    d, w = built.readout() if not message else (None, None)
+    return certify(model, d, w, tol=tol, method=method, side=side, **fields)
