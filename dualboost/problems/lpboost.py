@@ -61,25 +61,29 @@ class LPBoost(MaxEdgeModel):
     def d_is_unique(self) -> bool:
         return False
 
-    def d_from_w(self, w: ArrayLike, tol: float = 1e-9) -> NDArray[np.float64]:
+    def d_from_w(self, w: ArrayLike) -> NDArray[np.float64]:
         """A primal optimum consistent with w: the best d on w's complementary-slackness face.
 
         With margins m = U w and threshold tau = the ceil(nu)-th smallest margin, KKT forces
         ``d_n = 1/nu`` where ``m_n < tau`` and ``d_n = 0`` where ``m_n > tau`` ([KG] Eq. 2.2 slacks);
-        the LP over the remaining coordinates picks an optimal d. For an optimal w the result is
-        primal optimal; for any w it is the conjugate maximiser closest to optimality.
+        the LP over the remaining coordinates picks an optimal d. Margins within a tie tolerance
+        of tau count as free; since w carries solver noise, the tolerances 1e-9, 1e-7 and 1e-5
+        (relative) are tried and the d with the smallest max edge is returned.
         """
         m = self.U @ self._w(w)
         cap = 1.0 / self.nu
         k = min(int(np.ceil(self.nu - 1e-12)), self.n_samples) - 1
         tau = np.partition(m, k)[k]
-        scale = tol * max(1.0, np.abs(m).max())
-        lower = np.where(m < tau - scale, cap, 0.0)
-        upper = np.where(m > tau + scale, 0.0, cap)
-        found = min_max_edge(self.U, lower, upper)
-        if found is None:  # ties resolved by tolerance left no room: fall back to the greedy maximiser
-            return self.regularizer.conjugate_grad(-m)
-        return np.clip(found[1], 0.0, cap)
+        best = self.regularizer.conjugate_grad(-m)  # the greedy maximiser: always on the face
+        best_value = self.primal_objective(best)
+        for tie_tol in (1e-9, 1e-7, 1e-5):
+            scale = tie_tol * max(1.0, np.abs(m).max())
+            lower = np.where(m < tau - scale, cap, 0.0)
+            upper = np.where(m > tau + scale, 0.0, cap)
+            found = min_max_edge(self.U, lower, upper)
+            if found is not None and found[0] < best_value:
+                best, best_value = np.clip(found[1], 0.0, cap), found[0]
+        return best
 
     def kkt_from_d(self, d: ArrayLike, tol: float = 1e-7) -> KKTMultipliers:
         """w from d: the best soft margin over the hypotheses active at d (``u^q . d >= max - tol``).
