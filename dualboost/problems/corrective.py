@@ -108,6 +108,7 @@ class _CorrectiveModel(Model):
             nonneg=False,
             sum_to_one=False,
             rows=rows,
+            row_weights=d,
         )
         kkt.w = self.weights(float(kkt.w[0]))
         kkt.active_w = np.arange(self.n_hypotheses)

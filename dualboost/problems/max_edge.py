@@ -105,6 +105,7 @@ class MaxEdgeModel(Model):
             nonneg=True,
             sum_to_one=True,
             rows=rows,
+            row_weights=d,
         )
 
 

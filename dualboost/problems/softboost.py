@@ -99,6 +99,7 @@ class SoftBoost(Model):
             nonneg=True,
             sum_to_one=False,
             rows=rows,
+            row_weights=d,
         )
 
     # --- feasibility repair ----------------------------------------------------------------

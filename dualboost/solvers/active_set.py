@@ -32,35 +32,43 @@ def recover_multipliers(
     nonneg: bool,
     sum_to_one: bool,
     rows: NDArray[np.bool_] | None = None,
+    row_weights: NDArray[np.float64] | None = None,
 ) -> KKTMultipliers:
     """Solve ``B[:, active_w] w_A + beta = rhs`` on uncapped rows for ``(w_A, beta)``.
 
     ``rhs = -(grad_reg(d) + offset)``. ``rows`` masks out rows that carry no information (e.g.
-    ``d_n = 0`` where ``ln d_n`` is undefined). ``sum_to_one`` adds the row ``sum w_A = 1``,
-    weighted like the mean row so that neither dominates. Returns the full ``w`` (length
-    ``n_weights``), ``psi`` (zero off ``capped``), ``beta`` and the residual of every row used.
+    ``d_n = 0`` where ``ln d_n`` is undefined). ``row_weights`` (the models pass d) weight the
+    rows: an absolute error delta in d_n perturbs ``ln d_n`` by ``delta / d_n``, so weighting row n
+    by d_n makes every row equally trustworthy when d carries solver noise; an exact d solves the
+    system exactly whatever the weights. ``sum_to_one`` adds the row ``sum w_A = 1`` with the
+    largest row weight. Returns the full ``w`` (length ``n_weights``; renormalised onto
+    ``sum w = 1`` when asked), ``psi`` (zero off ``capped``), ``beta`` and the residual: the max
+    of the weighted row residuals, weights scaled to max 1.
     """
     n = B.shape[0]
     use = ~capped if rows is None else (~capped & rows)
     k = active_w.size
-    A = np.hstack([B[use][:, active_w], np.ones((np.count_nonzero(use), 1))])
-    b = rhs[use]
+    scale = np.ones(n) if row_weights is None else np.asarray(row_weights, dtype=np.float64)
+    scale = scale[use] / max(float(scale[use].max(initial=0.0)), np.finfo(float).tiny)
+    A = np.hstack([B[use][:, active_w], np.ones((np.count_nonzero(use), 1))]) * scale[:, None]
+    b = rhs[use] * scale
     if sum_to_one:
-        weight = np.sqrt(max(1, A.shape[0]))
-        A = np.vstack([A, np.r_[np.full(k, weight), 0.0]])
-        b = np.r_[b, weight]
+        A = np.vstack([A, np.r_[np.ones(k), 0.0]])
+        b = np.r_[b, 1.0]
     lower = np.r_[np.zeros(k) if nonneg else np.full(k, -np.inf), -np.inf]
     if A.shape[0] == 0:
         raise ValueError("no uncapped rows: the active-set system is empty")
     sol = lsq_linear(A, b, bounds=(lower, np.full(k + 1, np.inf)), method="bvls", tol=1e-14)
     coef = sol.x
+    residual = float(np.abs(A @ coef - b).max()) if A.size else 0.0
+    if sum_to_one and coef[:k].sum() > 0:
+        coef[:k] /= coef[:k].sum()
     w = np.zeros(n_weights)
     w[active_w] = coef[:k]
     beta = float(coef[k])
     margins = B[:, active_w] @ coef[:k]
     psi = np.zeros(n)
     psi[capped] = rhs[capped] - margins[capped] - beta
-    residual = float(np.abs(A @ coef - b).max()) if A.size else 0.0
     return KKTMultipliers(
         w=w,
         psi=psi,
