@@ -70,12 +70,13 @@ class CappedRelativeEntropy(ConvexFunction):
         return float(d @ theta - rel_entr(d, self.d0).sum() / self.eta)
 
     def smooth_gradient(self, x: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
-        """``(1/eta) ln(x / d0)`` on the rows where ``x > 0``: the gradient of the entropy up to the
-        constant ``1/eta`` that the multiplier of ``sum d = 1`` absorbs (spec B.8.5)."""
+        """``(1/eta) (1 + ln(x / d0))`` on the rows where ``x > 0``: the gradient of the entropy as in
+        the stationarity condition of spec B.8.5, so that the recovered beta is the multiplier of
+        ``sum d = 1`` of Eq. 3.16."""
         x = check_vector(x, "d", self.n)
         rows = x > 0
         grad = np.zeros(self.n)
-        grad[rows] = (np.log(x[rows]) - self._log_d0[rows]) / self.eta
+        grad[rows] = (1.0 + np.log(x[rows]) - self._log_d0[rows]) / self.eta
         return grad, rows
 
     def active_caps(self, x: ArrayLike, tol: float = 1e-7) -> NDArray[np.bool_]:
@@ -142,7 +143,9 @@ class CappedBinaryRelativeEntropy(ConvexFunction):
 
         The sum is strictly decreasing in b. With ``z = logit(nu d0) + eta theta`` the bracket
         ``[min z - logit(nu/N), max z + ln(N/nu)]`` has sum >= 1 at its left end and < 1 at its
-        right end (each term is at least ``nu/N``, resp. below ``nu/N``).
+        right end (each term is at least ``nu/N``, resp. below ``nu/N``). The sum is exactly 1 at
+        the left end when ``z`` is constant (uniform d0, constant theta), so rounding can put it
+        below 1 there: the left end is moved out by 1 to keep a strict sign change.
         """
         theta = check_vector(theta, "theta", self.n)
         z = self._logit + self.eta * theta
@@ -151,7 +154,7 @@ class CappedBinaryRelativeEntropy(ConvexFunction):
         def excess(b: float) -> float:
             return float(expit(z - b).sum() * self.cap - 1.0)
 
-        lo = z.min() - (np.log(ratio) - np.log1p(-ratio))
+        lo = z.min() - (np.log(ratio) - np.log1p(-ratio)) - 1.0
         hi = z.max() + np.log(self.n / self.nu)
         scale = max(1.0, abs(lo), abs(hi))
         b = brentq(excess, lo, hi, xtol=1e-15 * scale, rtol=1e-15, maxiter=500)

@@ -135,6 +135,35 @@ class Model(ABC):
         return {"N": self.n_samples, "t": self.n_hypotheses}
 
     # --- shared helpers ------------------------------------------------------------------
+    def _stationarity_multipliers(
+        self,
+        d: NDArray[np.float64],
+        columns: NDArray[np.float64],
+        active: NDArray[np.intp],
+        *,
+        offset: NDArray[np.float64] | float = 0.0,
+        tol: float,
+        nonneg: bool,
+        sum_to_one: bool,
+    ) -> KKTMultipliers:
+        """Active-set recovery for a model whose ``regularizer`` has a smooth part: solve
+        ``grad f(d) + offset + columns[:, active] c + psi + beta = 0`` (spec B.8.5, B.13) with
+        the regulariser's gradient and capped set, rows weighted by d."""
+        from dualboost.solvers.active_set import recover_multipliers
+
+        grad, rows = self.regularizer.smooth_gradient(d)
+        return recover_multipliers(
+            columns,
+            -(grad + offset),
+            active,
+            self.regularizer.active_caps(d, tol),
+            n_weights=columns.shape[1],
+            nonneg=nonneg,
+            sum_to_one=sum_to_one,
+            rows=rows,
+            row_weights=d,
+        )
+
     def _d(self, d: ArrayLike) -> NDArray[np.float64]:
         return check_vector(d, "d", self.n_samples)
 

@@ -95,20 +95,15 @@ class _CorrectiveModel(Model):
     def kkt_from_d(self, d: ArrayLike, tol: float = 1e-7) -> KKTMultipliers:
         """Stationarity ``grad f(d) + v + a x + psi + beta = 0``: least squares in (a, beta) on the
         uncapped rows (a is free: it multiplies the equality constraint)."""
-        from dualboost.solvers.active_set import recover_multipliers
-
         d = self._d(d)
-        grad, rows = self.regularizer.smooth_gradient(d)
-        kkt = recover_multipliers(
+        kkt = self._stationarity_multipliers(
+            d,
             self.direction[:, None],
-            -(grad + self.old_margins),
             np.array([0]),
-            self.regularizer.active_caps(d, tol),
-            n_weights=1,
+            offset=self.old_margins,
+            tol=tol,
             nonneg=False,
             sum_to_one=False,
-            rows=rows,
-            row_weights=d,
         )
         kkt.w = self.weights(float(kkt.w[0]))
         kkt.active_w = np.arange(self.n_hypotheses)

@@ -90,23 +90,10 @@ class MaxEdgeModel(Model):
     def kkt_from_d(self, d: ArrayLike, tol: float = 1e-7) -> KKTMultipliers:
         """Recover (w, psi, beta) from d (spec B.8.5): ``A_w = {q : u^q.d >= max edge - tol}``,
         ``A_psi`` = the capped coordinates; least squares with ``w >= 0``, ``sum w = 1``."""
-        from dualboost.solvers.active_set import recover_multipliers
-
         d = self._d(d)
         edges = self.U.T @ d
-        active_w = np.flatnonzero(edges >= edges.max() - tol)
-        grad, rows = self.regularizer.smooth_gradient(d)
-        return recover_multipliers(
-            self.U,
-            -grad,
-            active_w,
-            self.regularizer.active_caps(d, tol),
-            n_weights=self.n_hypotheses,
-            nonneg=True,
-            sum_to_one=True,
-            rows=rows,
-            row_weights=d,
-        )
+        active = np.flatnonzero(edges >= edges.max() - tol)
+        return self._stationarity_multipliers(d, self.U, active, tol=tol, nonneg=True, sum_to_one=True)
 
 
 def as_array(x):

@@ -85,22 +85,9 @@ class SoftBoost(Model):
     def kkt_from_d(self, d: ArrayLike, tol: float = 1e-7) -> KKTMultipliers:
         """Active sets ``A_w = {q : u^q.d >= g - tol}``, caps as for ERLPBoost; ``w >= 0`` free
         in scale (spec B.7 KKT with eta = 1)."""
-        from dualboost.solvers.active_set import recover_multipliers
-
         d = self._d(d)
-        active_w = np.flatnonzero(self.U.T @ d >= self.edge_bound - tol)
-        grad, rows = self.regularizer.smooth_gradient(d)
-        return recover_multipliers(
-            self.U,
-            -grad,
-            active_w,
-            self.regularizer.active_caps(d, tol),
-            n_weights=self.n_hypotheses,
-            nonneg=True,
-            sum_to_one=False,
-            rows=rows,
-            row_weights=d,
-        )
+        active = np.flatnonzero(self.U.T @ d >= self.edge_bound - tol)
+        return self._stationarity_multipliers(d, self.U, active, tol=tol, nonneg=True, sum_to_one=False)
 
     # --- feasibility repair ----------------------------------------------------------------
     def repair_primal(self, d: ArrayLike) -> tuple[NDArray[np.float64], float]:

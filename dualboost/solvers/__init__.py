@@ -6,8 +6,6 @@ one side, maps to the other side and certifies the pair (:mod:`dualboost.solvers
 
 from __future__ import annotations
 
-import numpy as np
-
 from dualboost._validation import check_scalar
 from dualboost.solvers.certify import certify
 from dualboost.solvers.cvxpy_backend import CVXPY_METHODS, solve_cvxpy
@@ -42,16 +40,7 @@ def solve(
     method = method.lower()
     is_feasible = getattr(model, "is_feasible", None)
     if is_feasible is not None and not is_feasible():
-        return Solution(
-            d=None,
-            w=None,
-            primal_value=np.inf,
-            dual_value=np.inf,
-            gap=np.nan,
-            status="infeasible",
-            method=method,
-            side=side,
-            tol=tol,
-            message="the primal feasible set is empty",
+        return Solution.without_point(
+            "infeasible", method, side, tol, message="the primal feasible set is empty"
         )
     return solve_cvxpy(model, method, side, tol, **options)

@@ -29,18 +29,7 @@ def certify(
 ) -> Solution:
     """Build a :class:`Solution` for the pair ``(d, w)`` of ``model`` with certified values."""
     if d is None or w is None or not (np.all(np.isfinite(d)) and np.all(np.isfinite(w))):
-        return Solution(
-            d=None,
-            w=None,
-            primal_value=np.nan,
-            dual_value=np.nan,
-            gap=np.inf,
-            status="failed",
-            method=method,
-            side=side,
-            tol=tol,
-            **fields,
-        )
+        return Solution.without_point("failed", method, side, tol, **fields)
     d = np.asarray(d, dtype=np.float64)
     w = np.asarray(w, dtype=np.float64)
     d_feas, primal_infeas = model.repair_primal(d)

@@ -44,6 +44,14 @@ class Solution:
     message: str = ""
     extra: dict = field(default_factory=dict)
 
+    @classmethod
+    def without_point(cls, status: str, method: str, side: str, tol: float, **fields) -> Solution:
+        """A result that carries no primal-dual pair (``failed`` or ``infeasible``)."""
+        values = {"primal_value": np.nan, "dual_value": np.nan, "gap": np.inf}
+        if status == "infeasible":  # the primal minimum over an empty set is +inf
+            values = {"primal_value": np.inf, "dual_value": np.inf, "gap": np.nan}
+        return cls(d=None, w=None, status=status, method=method, side=side, tol=tol, **values, **fields)
+
     @property
     def relative_gap(self) -> float:
         """``gap / max(1, |primal_value|)``, the quantity compared with ``tol``."""
