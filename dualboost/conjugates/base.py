@@ -14,6 +14,12 @@ A :class:`ConvexFunction` is a closed convex ``f: R^N -> R u {+inf}`` that knows
 
 Fenchel–Young: ``f(x) + f*(theta) >= <x, theta>`` with equality at ``x = conjugate_grad(theta)``
 ([SS] Lemma 17); the tests check it for every entry.
+
+The calculus rules of [SS] Appendix B (spec A.10, Part C item 7) are available as operators:
+``c * f`` and ``f / c`` (scaling, ``c > 0``), ``f + g`` (sum; the conjugate is the infimal
+convolution, with closed forms dispatched where known, see :func:`dualboost.conjugates.calculus.add`),
+``f + b`` (constant), and the methods :meth:`ConvexFunction.shifted`, :meth:`ConvexFunction.tilted`,
+:meth:`ConvexFunction.dilated` and :meth:`ConvexFunction.restricted_to_simplex` ([SS] Lemma 8).
 """
 
 from __future__ import annotations
@@ -33,6 +39,15 @@ CvxpyForm = tuple[cp.Expression, list[cp.Constraint]]
 
 class ConvexFunction(ABC):
     """A closed convex function with its Fenchel conjugate (see the module docstring)."""
+
+    #: The dimension N of the argument when the function fixes it (``None``: any N).
+    n: int | None = None
+    #: True when f* is finite and differentiable on all of R^N, so that ``conjugate_grad`` is its
+    #: gradient; the infimal convolution of :class:`~dualboost.conjugates.calculus.Sum` then runs
+    #: a smooth quasi-Newton method instead of a conic solve.
+    conjugate_is_differentiable: bool = False
+    #: Make numpy defer ``c * f`` with a numpy scalar ``c`` to :meth:`__rmul__`.
+    __array_ufunc__ = None
 
     @abstractmethod
     def value(self, x: ArrayLike) -> float:
@@ -63,3 +78,51 @@ class ConvexFunction(ABC):
         x = np.asarray(x, dtype=np.float64)
         theta = np.asarray(theta, dtype=np.float64)
         return float(self.value(x) + self.conjugate(theta) - x @ theta)
+
+    # -- calculus rules of [SS] Appendix B (spec A.10, Part C item 7) --------------------------
+
+    def __mul__(self, c: object) -> ConvexFunction:
+        """``c * f`` with ``c > 0``: ``(c f)*(theta) = c f*(theta / c)``."""
+        from dualboost.conjugates.calculus import scale
+
+        return scale(self, c)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, c: object) -> ConvexFunction:
+        """``f / c = (1/c) * f`` with ``c > 0``."""
+        from dualboost.conjugates._checks import check_positive
+
+        return self * (1.0 / check_positive(c, "c"))
+
+    def __add__(self, other: object) -> ConvexFunction:
+        """``f + g`` (a :class:`Sum`, or a closed form when one is known) or ``f + b`` (a constant)."""
+        from dualboost.conjugates.calculus import add
+
+        return add(self, other)
+
+    __radd__ = __add__
+
+    def shifted(self, a: ArrayLike) -> ConvexFunction:
+        """``x -> f(x + a)``; conjugate ``f*(theta) - <theta, a>``."""
+        from dualboost.conjugates.calculus import Shifted
+
+        return Shifted(self, a)
+
+    def tilted(self, a: ArrayLike) -> ConvexFunction:
+        """``x -> f(x) + <a, x>``; conjugate ``f*(theta - a)``."""
+        from dualboost.conjugates.calculus import Tilted
+
+        return Tilted(self, a)
+
+    def dilated(self, c: float) -> ConvexFunction:
+        """``x -> f(c x)`` with ``c != 0``; conjugate ``f*(theta / c)``."""
+        from dualboost.conjugates.calculus import Dilated
+
+        return Dilated(self, c)
+
+    def restricted_to_simplex(self) -> ConvexFunction:
+        """``f + I_S`` with the conjugate of [SS] Lemma 8 (spec Part C item 3)."""
+        from dualboost.conjugates.restriction import SimplexRestriction
+
+        return SimplexRestriction(self)

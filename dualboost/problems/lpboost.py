@@ -21,7 +21,11 @@ from dualboost.conjugates import CappedSimplex
 from dualboost.problems.base import KKTMultipliers
 from dualboost.problems.max_edge import MaxEdgeModel
 
-__all__ = ["LPBoost", "min_max_edge"]
+__all__ = ["LPBoost", "min_max_edge", "HIGHS_OPTIONS"]
+
+#: HiGHS's default feasibility tolerances (1e-7) stop at a vertex up to 1e-7 from the optimum;
+#: the certificates here are meant to hold to 1e-9.
+HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 
 
 def min_max_edge(
@@ -38,7 +42,16 @@ def min_max_edge(
     a_ub = np.hstack([U.T, -np.ones((t, 1))])
     a_eq = np.r_[np.ones(n), 0.0][None, :]
     bounds = np.column_stack([np.r_[lower, -np.inf], np.r_[upper, np.inf]])
-    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(t), A_eq=a_eq, b_eq=[1.0], bounds=bounds, method="highs")
+    res = linprog(
+        c,
+        A_ub=a_ub,
+        b_ub=np.zeros(t),
+        A_eq=a_eq,
+        b_eq=[1.0],
+        bounds=bounds,
+        method="highs",
+        options=HIGHS_OPTIONS,
+    )
     if res.status != 0:
         return None
     return float(res.x[-1]), res.x[:n], -res.ineqlin.marginals
@@ -101,7 +114,16 @@ class LPBoost(MaxEdgeModel):
         a_ub = np.hstack([-self.U[:, active], -np.eye(n), np.ones((n, 1))])
         a_eq = np.r_[np.ones(k), np.zeros(n), 0.0][None, :]
         bounds = [(0, None)] * (k + n) + [(None, None)]
-        res = linprog(c, A_ub=a_ub, b_ub=np.zeros(n), A_eq=a_eq, b_eq=[1.0], bounds=bounds, method="highs")
+        res = linprog(
+            c,
+            A_ub=a_ub,
+            b_ub=np.zeros(n),
+            A_eq=a_eq,
+            b_eq=[1.0],
+            bounds=bounds,
+            method="highs",
+            options=HIGHS_OPTIONS,
+        )
         w = np.zeros(self.n_hypotheses)
         w[active] = res.x[:k]
         psi, rho = res.x[k : k + n], res.x[-1]

@@ -1,0 +1,111 @@
+"""Relative entropies on the non-negative orthant (spec A.5, A.9, B.8.7, Part C item 4).
+
+* :class:`RelativeEntropy` ``sum_n d_n ln(d_n / d0_n)`` -> ``sum_n d0_n e^{theta_n - 1}``;
+* :class:`UnnormalisedRelativeEntropy` ``sum_n d_n ln(d_n / d0_n) - d_n + d0_n`` ->
+  ``sum_n d0_n (e^{theta_n} - 1)`` ([KG] Sec 3.2.6, the Delta_U of model M5u).
+
+Both are closed, strictly convex and finite for ``d >= 0`` (``0 ln 0 = 0``); their conjugates
+are smooth, with gradients ``d0 e^{theta - 1}`` and ``d0 e^{theta}`` (stationarity of each term).
+The prior ``d0 > 0`` need not be normalised. Restricted to the (capped) simplex they become
+:class:`~dualboost.conjugates.entropy.CappedRelativeEntropy` (``(1/eta) * RelativeEntropy(d0) +
+CappedSimplex(nu)`` dispatches to it, see :func:`dualboost.conjugates.calculus.add`).
+"""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import kl_div, logsumexp, rel_entr
+
+from dualboost._validation import check_vector
+from dualboost.conjugates._checks import check_positive_vector
+from dualboost.conjugates.base import ConvexFunction, CvxpyForm
+
+__all__ = ["RelativeEntropy", "UnnormalisedRelativeEntropy"]
+
+
+class _OrthantEntropy(ConvexFunction):
+    """Shared state: a positive prior ``d0`` (length N), its logarithm, domain ``d >= 0``."""
+
+    conjugate_is_differentiable = True
+
+    def __init__(self, d0: ArrayLike) -> None:
+        self.d0 = check_positive_vector(d0, "d0")
+        self.n = self.d0.size
+        self._log_d0 = np.log(self.d0)
+
+    def in_domain(self, x: ArrayLike, tol: float = 1e-9) -> bool:
+        x = np.asarray(x, dtype=np.float64)
+        return bool(x.shape == (self.n,) and np.all(np.isfinite(x)) and x.min() >= -tol)
+
+    def _point(self, x: ArrayLike) -> NDArray[np.float64] | None:
+        """``x`` clipped to the orthant, or ``None`` outside the domain."""
+        x = check_vector(x, "d", self.n)
+        return np.clip(x, 0.0, None) if self.in_domain(x) else None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(d0=<{self.n} entries, sum {self.d0.sum():.6g}>)"
+
+
+class RelativeEntropy(_OrthantEntropy):
+    """``f(d) = sum_n d_n ln(d_n / d0_n)`` on ``d >= 0``; ``f*(theta) = sum_n d0_n e^{theta_n - 1}``.
+
+    Stationarity of ``theta_n d_n - d_n ln(d_n/d0_n)`` gives ``d_n = d0_n e^{theta_n - 1}``
+    (``conjugate_grad``), where the term equals ``d_n``. The conjugate is evaluated as
+    ``exp(logsumexp(ln d0 + theta - 1))`` so that only the result, never an intermediate, overflows.
+    """
+
+    def value(self, x: ArrayLike) -> float:
+        d = self._point(x)
+        return np.inf if d is None else float(rel_entr(d, self.d0).sum())
+
+    def conjugate(self, theta: ArrayLike) -> float:
+        theta = check_vector(theta, "theta", self.n)
+        with np.errstate(over="ignore"):
+            return float(np.exp(logsumexp(self._log_d0 + theta - 1.0)))
+
+    def conjugate_grad(self, theta: ArrayLike) -> NDArray[np.float64]:
+        theta = check_vector(theta, "theta", self.n)
+        return np.exp(self._log_d0 + theta - 1.0)
+
+    def cvxpy_value(self, x: cp.Expression) -> CvxpyForm:
+        return cp.sum(cp.rel_entr(x, self.d0)), []
+
+    def cvxpy_conjugate(self, theta: cp.Expression) -> CvxpyForm:
+        return cp.sum(cp.exp(theta + (self._log_d0 - 1.0))), []
+
+
+class UnnormalisedRelativeEntropy(_OrthantEntropy):
+    """``f(d) = sum_n d_n ln(d_n/d0_n) - d_n + d0_n`` on ``d >= 0``.
+
+    ``f*(theta) = sum_n d0_n (e^{theta_n} - 1)``.
+    [KG] Sec 3.2.6 (Delta_U). Stationarity gives ``d_n = d0_n e^{theta_n}`` (``conjugate_grad``). The
+    conjugate uses ``expm1`` for ``theta_n <= 1`` (no cancellation near 0) and
+    ``e^{ln d0_n + theta_n} - d0_n`` above (no overflow of ``e^{theta_n}`` alone when d0_n is small).
+    """
+
+    def value(self, x: ArrayLike) -> float:
+        d = self._point(x)
+        return np.inf if d is None else float(kl_div(d, self.d0).sum())
+
+    def conjugate(self, theta: ArrayLike) -> float:
+        theta = check_vector(theta, "theta", self.n)
+        small = theta <= 1.0
+        with np.errstate(over="ignore"):
+            terms = np.where(
+                small,
+                self.d0 * np.expm1(np.minimum(theta, 1.0)),
+                np.exp(self._log_d0 + theta) - self.d0,
+            )
+        return float(terms.sum())
+
+    def conjugate_grad(self, theta: ArrayLike) -> NDArray[np.float64]:
+        theta = check_vector(theta, "theta", self.n)
+        return np.exp(self._log_d0 + theta)
+
+    def cvxpy_value(self, x: cp.Expression) -> CvxpyForm:
+        return cp.sum(cp.kl_div(x, self.d0)), []
+
+    def cvxpy_conjugate(self, theta: cp.Expression) -> CvxpyForm:
+        return cp.sum(cp.exp(theta + self._log_d0)) - self.d0.sum(), []
