@@ -135,6 +135,20 @@ class Model(ABC):
         return {"N": self.n_samples, "t": self.n_hypotheses}
 
     # --- shared helpers ------------------------------------------------------------------
+    def _dual_objective_expr(
+        self, margins_expr: cp.Expression
+    ) -> tuple[cp.Expression, list[cp.Constraint], cp.Constraint]:
+        """``-f*(-m)`` in cvxpy for the margins ``m = margins_expr`` ([SS] Thm 3 dual).
+
+        The margins are a variable tied to ``margins_expr`` by an equality constraint; that
+        constraint's multiplier is the KKT map's d (``grad f*(-m)``), which is how the dual side
+        reads d from the solver. Returns the objective, the constraints and the link.
+        """
+        margins = cp.Variable(self.n_samples, name="margins")
+        link = margins == margins_expr
+        conj, cons = self.regularizer.cvxpy_conjugate(-margins)
+        return -conj, [link, *cons], link
+
     def _stationarity_multipliers(
         self,
         d: NDArray[np.float64],

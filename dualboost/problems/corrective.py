@@ -145,10 +145,8 @@ class _CorrectiveModel(Model):
 
     def cvxpy_dual(self) -> CvxpyModel:
         a = cp.Variable(name="a")
-        margins = cp.Variable(self.n_samples, name="margins")
-        link = margins == self.old_margins + a * self.direction  # multipliers: d
-        conj, cons = self.regularizer.cvxpy_conjugate(-margins)
-        problem = cp.Problem(cp.Maximize(-conj), [link, *cons])
+        objective, cons, link = self._dual_objective_expr(self.old_margins + a * self.direction)
+        problem = cp.Problem(cp.Maximize(objective), cons)
 
         def readout():
             return as_array(link.dual_value), None if a.value is None else self.weights(float(a.value))

@@ -121,8 +121,6 @@ class SoftBoost(Model):
 
     def cvxpy_dual(self) -> CvxpyModel:
         w = cp.Variable(self.n_hypotheses, nonneg=True, name="w")
-        margins = cp.Variable(self.n_samples, name="margins")
-        link = margins == self.U @ w  # multipliers: d
-        conj, cons = self.regularizer.cvxpy_conjugate(-margins)
-        problem = cp.Problem(cp.Maximize(-conj - self.edge_bound * cp.sum(w)), [link, *cons])
+        objective, cons, link = self._dual_objective_expr(self.U @ w)
+        problem = cp.Problem(cp.Maximize(objective - self.edge_bound * cp.sum(w)), cons)
         return CvxpyModel(problem, lambda: (as_array(link.dual_value), w.value))
