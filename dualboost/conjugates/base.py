@@ -73,6 +73,18 @@ class ConvexFunction(ABC):
         """``f*(theta)`` as a cvxpy expression plus constraints."""
         raise NotImplementedError(f"{type(self).__name__} has no cvxpy form of f*")
 
+    def with_warm_starts(self) -> ConvexFunction:
+        """A version of f for an iterative solver: entries whose conjugate needs an inner iteration
+        (the binary entropy's normaliser) return a copy that starts it from the previous call's
+        result. Values agree with ``self`` to rounding, but depend on the call history, so
+        certificates are computed with ``self``. Default: ``self``."""
+        return self
+
+    def conjugate_and_grad(self, theta: ArrayLike) -> tuple[float, NDArray[np.float64]]:
+        """``(f*(theta), conjugate_grad(theta))`` together; entries whose conjugate is computed
+        through its maximiser override this to do the work once (the dual solvers call it)."""
+        return self.conjugate(theta), self.conjugate_grad(theta)
+
     def fenchel_young_gap(self, x: ArrayLike, theta: ArrayLike) -> float:
         """``f(x) + f*(theta) - <x, theta> >= 0``; zero iff ``x`` is a maximiser for ``theta``."""
         x = np.asarray(x, dtype=np.float64)

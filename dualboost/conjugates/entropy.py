@@ -12,10 +12,11 @@ Both work in the log domain: no ``exp`` of an unbounded argument, so eta up to 1
 
 from __future__ import annotations
 
+import copy
+
 import cvxpy as cp
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import brentq
 from scipy.special import expit, log1p, logsumexp, rel_entr
 
 from dualboost._validation import check_distribution, check_eta, check_nu, check_vector
@@ -63,11 +64,16 @@ class CappedRelativeEntropy(ConvexFunction):
         return entropic_project_capped_simplex(self._log_d0 + self.eta * theta, self.nu)
 
     def conjugate(self, theta: ArrayLike) -> float:
+        return self.conjugate_and_grad(theta)[0]
+
+    def conjugate_and_grad(self, theta: ArrayLike) -> tuple[float, NDArray[np.float64]]:
         theta = check_vector(theta, "theta", self.n)
+        logits = self._log_d0 + self.eta * theta
         if self.nu == 1.0:
-            return float(logsumexp(self._log_d0 + self.eta * theta) / self.eta)
-        d = entropic_project_capped_simplex(self._log_d0 + self.eta * theta, self.nu)
-        return float(d @ theta - rel_entr(d, self.d0).sum() / self.eta)
+            lse = logsumexp(logits)
+            return float(lse / self.eta), np.exp(logits - lse)
+        d = entropic_project_capped_simplex(logits, self.nu)
+        return float(d @ theta - rel_entr(d, self.d0).sum() / self.eta), d
 
     def smooth_gradient(self, x: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
         """``(1/eta) (1 + ln(x / d0))`` on the rows where ``x > 0``: the gradient of the entropy as in
@@ -126,6 +132,8 @@ class CappedBinaryRelativeEntropy(ConvexFunction):
         nd0 = self.nu * self.d0
         self._log1m = log1p(-nd0)  # ln(1 - nu d0)
         self._logit = np.log(nd0) - self._log1m  # logit(nu d0)
+        self._last_root = np.nan  # the previous normaliser root (used only by a warm copy)
+        self._warm = False
 
     def value(self, x: ArrayLike) -> float:
         x = check_vector(x, "d", self.n)
@@ -139,44 +147,62 @@ class CappedBinaryRelativeEntropy(ConvexFunction):
         return _on_capped_simplex(np.asarray(x, dtype=np.float64), self.cap, tol)
 
     def normalizer(self, theta: ArrayLike) -> float:
-        """``b = eta * beta``: the root of ``sum_n (1/nu) expit(logit(nu d0_n) + eta theta_n - b) = 1``.
+        """``b = eta * beta``, root of ``s(b) = (1/nu) sum_n expit(logit(nu d0_n) + eta theta_n - b) = 1``.
 
-        The sum is strictly decreasing in b. With ``z = logit(nu d0) + eta theta`` the bracket
-        ``[min z - logit(nu/N), max z + ln(N/nu)]`` has sum >= 1 at its left end and < 1 at its
-        right end (each term is at least ``nu/N``, resp. below ``nu/N``). The sum is exactly 1 at
-        the left end when ``z`` is constant (uniform d0, constant theta), so rounding can put it
-        below 1 there: the left end is moved out by 1 to keep a strict sign change.
+        [KG] Alg. 4.4 with the errata of spec Part D item 14 fixed, as a safeguarded Newton
+        iteration: s is strictly decreasing, so every evaluation shrinks a bracket ``[lo, hi]`` and
+        a Newton step that leaves the bracket is replaced by bisection. With
+        ``z = logit(nu d0) + eta theta`` the bracket ``[min z - logit(nu/N) - 1, max z + ln(N/nu)]``
+        has s >= 1 at its left end and s < 1 at its right end (each term is at least ``nu/N``,
+        resp. below it; the left end is moved out by 1 because s is exactly 1 there when z is
+        constant, and rounding could put it below). In a copy made by :meth:`with_warm_starts`
+        the previous root starts the iteration: the dual solvers call this with slowly changing
+        theta, where Newton then converges in a few steps.
         """
         theta = check_vector(theta, "theta", self.n)
         z = self._logit + self.eta * theta
         ratio = self.nu / self.n
-
-        def excess(b: float) -> float:
-            return float(expit(z - b).sum() * self.cap - 1.0)
-
         lo = z.min() - (np.log(ratio) - np.log1p(-ratio)) - 1.0
         hi = z.max() + np.log(self.n / self.nu)
-        scale = max(1.0, abs(lo), abs(hi))
-        b = brentq(excess, lo, hi, xtol=1e-15 * scale, rtol=1e-15, maxiter=500)
-        # One Newton step polishes the root to the resolution of float64.
-        p = expit(z - b)
-        slope = -(p * (1.0 - p)).sum() * self.cap
-        if slope < 0:
-            b_new = b - excess(b) / slope
-            if abs(excess(b_new)) < abs(excess(b)):
+        warm = self._warm and lo < self._last_root < hi
+        b = self._last_root if warm else 0.5 * (lo + hi)
+        for _ in range(200):
+            p = expit(z - b)
+            excess = p.sum() * self.cap - 1.0
+            if excess > 0:
+                lo = b
+            elif excess < 0:
+                hi = b
+            else:
+                break
+            slope = -(p * (1.0 - p)).sum() * self.cap
+            step = b - excess / slope if slope < 0 else np.nan
+            b_new = step if lo < step < hi else 0.5 * (lo + hi)
+            if abs(b_new - b) <= 4.0 * np.finfo(float).eps * max(1.0, abs(b)):
                 b = b_new
+                break
+            b = b_new
+        if self._warm:
+            self._last_root = float(b)
         return float(b)
 
+    def with_warm_starts(self) -> CappedBinaryRelativeEntropy:
+        warm = copy.copy(self)
+        warm._warm = True
+        return warm
+
     def conjugate_grad(self, theta: ArrayLike) -> NDArray[np.float64]:
-        theta = check_vector(theta, "theta", self.n)
-        b = self.normalizer(theta)
-        return self.cap * expit(self._logit + self.eta * theta - b)
+        return self.conjugate_and_grad(theta)[1]
 
     def conjugate(self, theta: ArrayLike) -> float:
+        return self.conjugate_and_grad(theta)[0]
+
+    def conjugate_and_grad(self, theta: ArrayLike) -> tuple[float, NDArray[np.float64]]:
         theta = check_vector(theta, "theta", self.n)
         b = self.normalizer(theta)
-        softplus = np.logaddexp(0.0, self._logit + self.eta * theta - b)
-        return float((self._log1m + softplus).sum() * self.cap / self.eta + b / self.eta)
+        x = self._logit + self.eta * theta - b
+        value = (self._log1m + np.logaddexp(0.0, x)).sum() * self.cap / self.eta + b / self.eta
+        return float(value), self.cap * expit(x)
 
     def smooth_gradient(self, x: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
         """``(1/eta) [ln(x/d0) - ln((1/nu - x)/(1/nu - d0))]`` on the rows with ``0 < x < 1/nu``
