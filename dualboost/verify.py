@@ -43,9 +43,20 @@ __all__ = [
 ]
 
 #: certified relative gap tolerance per method
-GAP_TOL = {"clarabel": 1e-6, "ecos": 1e-6, "scs": 1e-4}
+GAP_TOL = {"clarabel": 1e-6, "ecos": 1e-6, "scs": 1e-4, "auglag": 1e-6, "highs": 1e-6}
 #: map error tolerance per method (see module docstring)
-MAP_TOL = {"clarabel": 1e-5, "ecos": 1e-5, "scs": 1e-3}
+MAP_TOL = {"clarabel": 1e-5, "ecos": 1e-5, "scs": 1e-3, "auglag": 1e-5, "highs": 1e-5}
+
+
+def applies(model: Model, method: str, side: str) -> bool:
+    """Whether ``method`` solves ``side`` of ``model``: the cvxpy solvers solve every side of every
+    model; ``auglag`` solves the dual of the models with a differentiable dual; ``highs`` solves
+    both sides of the linear programs."""
+    if method == "auglag":
+        return side == "dual" and model.smooth_dual
+    if method == "highs":
+        return hasattr(model, "solve_linear_program")
+    return True
 
 FAMILIES = (
     "lpboost",
@@ -182,8 +193,9 @@ def run_verify(
     seed: int = 0,
     extreme: bool = False,
 ) -> Iterator[VerifyRow]:
-    """Yield one :class:`VerifyRow` per (family, instance, method, side); ``extreme`` uses
-    :func:`extreme_instances` instead of :func:`default_instances`."""
+    """Yield one :class:`VerifyRow` per (family, instance, method, side) where the method applies
+    (:func:`applies`); ``extreme`` uses :func:`extreme_instances` instead of
+    :func:`default_instances`."""
     families, methods, sides = list(families), list(methods), list(sides)
     for name, allowed, kind in (
         (families, FAMILIES, "model"),
@@ -199,4 +211,5 @@ def run_verify(
             model = factory()
             for method in methods:
                 for side in sides:
-                    yield verify_one(model, method, side)
+                    if applies(model, method, side):
+                        yield verify_one(model, method, side)

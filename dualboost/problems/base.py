@@ -55,6 +55,11 @@ class Model(ABC):
 
     #: short name used in tables and errors
     name: str = "model"
+    #: the w-domain of the dual: "simplex" (sum w = 1, w >= 0), "orthant" (w >= 0) or "line"
+    #: (``w(a) = ((1 - a) w_prev, a)``, the corrective subproblems)
+    w_domain: str = "simplex"
+    #: whether ``dual_value_and_grad`` exists (a differentiable dual, for ``method="auglag"``)
+    smooth_dual: bool = True
 
     def __init__(self, U: ArrayLike) -> None:
         self.U = check_edge_matrix(U)
@@ -77,6 +82,26 @@ class Model(ABC):
     def dual_objective(self, w: ArrayLike) -> float:
         """The w-domain objective with the auxiliary multipliers maximised out exactly;
         ``-inf`` when ``w`` is infeasible beyond 1e-9."""
+
+    def dual_value_and_grad(
+        self, w: NDArray[np.float64], regularizer=None
+    ) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
+        """``(D(w), grad D(w), d(w))`` in one pass, for gradient-based dual solvers: the gradient is
+        ``U^T d(w)`` (spec Part D item 7, the envelope theorem). ``regularizer`` replaces the model's
+        own (a warm-started copy, see ``ConvexFunction.with_warm_starts``). Defined for every w
+        in R^t, not only on the w-domain. This default is ``D(w) = -f*(-U w)``, the max-edge and
+        corrective duals."""
+        value, d = (regularizer or self.regularizer).conjugate_and_grad(-(self.U @ w))
+        return -value, self.U.T @ d, d
+
+    def dual_hessian(self, w: NDArray[np.float64], columns: NDArray[np.intp]) -> NDArray[np.float64]:
+        """The Hessian of ``D(w) = -f*(-U w)`` (plus linear terms) restricted to ``columns``:
+        ``-U_S^T hess f*(-U w) U_S`` with the regulariser's factored Hessian, O(N |S|^2)."""
+        s, scale = self.regularizer.conjugate_hessian_factors(-(self.U @ w))
+        B = self.U[:, columns]
+        a = B.T @ s
+        total = s.sum()
+        return -scale * (B.T @ (s[:, None] * B) - (np.outer(a, a) / total if total > 0 else 0.0))
 
     @abstractmethod
     def d_from_w(self, w: ArrayLike) -> NDArray[np.float64]:

@@ -38,6 +38,7 @@ class _CorrectiveModel(Model):
     """Shared algebra of M8 and M9; subclasses set ``regularizer``."""
 
     regularizer: ConvexFunction
+    w_domain = "line"
 
     def __init__(self, U: ArrayLike, w_prev: ArrayLike):
         super().__init__(U)

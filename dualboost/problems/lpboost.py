@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy import sparse
 from scipy.optimize import linprog
 
 from dualboost._validation import check_nu
@@ -21,11 +22,19 @@ from dualboost.conjugates import CappedSimplex
 from dualboost.problems.base import KKTMultipliers
 from dualboost.problems.max_edge import MaxEdgeModel
 
-__all__ = ["LPBoost", "min_max_edge", "HIGHS_OPTIONS"]
+__all__ = ["LPBoost", "min_max_edge", "max_soft_margin", "HIGHS_OPTIONS"]
 
 #: HiGHS's default feasibility tolerances (1e-7) stop at a vertex up to 1e-7 from the optimum;
 #: the certificates here are meant to hold to 1e-9.
 HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+
+
+def _highs(c, a_ub, a_eq, bounds):
+    """``min c.x`` s.t. ``a_ub x <= 0``, ``a_eq x = 1``, bounds, by HiGHS at tight tolerances."""
+    zeros = np.zeros(a_ub.shape[0])
+    return linprog(
+        c, A_ub=a_ub, b_ub=zeros, A_eq=a_eq, b_eq=[1.0], bounds=bounds, method="highs", options=HIGHS_OPTIONS
+    )
 
 
 def min_max_edge(
@@ -42,19 +51,35 @@ def min_max_edge(
     a_ub = np.hstack([U.T, -np.ones((t, 1))])
     a_eq = np.r_[np.ones(n), 0.0][None, :]
     bounds = np.column_stack([np.r_[lower, -np.inf], np.r_[upper, np.inf]])
-    res = linprog(
-        c,
-        A_ub=a_ub,
-        b_ub=np.zeros(t),
-        A_eq=a_eq,
-        b_eq=[1.0],
-        bounds=bounds,
-        method="highs",
-        options=HIGHS_OPTIONS,
-    )
+    res = _highs(c, a_ub, a_eq, bounds)
     if res.status != 0:
         return None
     return float(res.x[-1]), res.x[:n], -res.ineqlin.marginals
+
+
+def max_soft_margin(
+    U: NDArray[np.float64], nu: float
+) -> tuple[float, NDArray[np.float64], NDArray[np.float64], float, NDArray[np.float64], int]:
+    """The soft-margin LP (Eq. 2.2) by HiGHS: ``max_{w in S^t, rho, psi >= 0} rho - (1/nu) sum psi``
+    s.t. ``U w + psi >= rho``.
+
+    Returns ``(value, w, psi, rho, d, iterations)``; ``d`` is the LP multiplier vector of the
+    margin constraints, a primal (d-domain) optimum. The constraint matrix is sparse (the psi
+    block is an identity), so N may be large.
+    """
+    n, t = U.shape
+    # variables (w, psi, rho): minimise -rho + (1/nu) sum psi s.t. -U w - psi + rho <= 0, sum w = 1
+    c = np.r_[np.zeros(t), np.full(n, 1.0 / nu), -1.0]
+    a_ub = sparse.hstack(
+        [sparse.csr_matrix(-U), -sparse.identity(n, format="csr"), sparse.csr_matrix(np.ones((n, 1)))]
+    ).tocsr()
+    a_eq = np.r_[np.ones(t), np.zeros(n), 0.0][None, :]
+    bounds = [(0, None)] * (t + n) + [(None, None)]
+    res = _highs(c, a_ub, a_eq, bounds)
+    if res.status != 0:
+        raise RuntimeError(f"HiGHS failed on the soft-margin LP: {res.message}")
+    w, psi, rho = res.x[:t], res.x[t : t + n], float(res.x[-1])
+    return -float(res.fun), w, psi, rho, -res.ineqlin.marginals, int(res.nit)
 
 
 class LPBoost(MaxEdgeModel):
@@ -69,6 +94,9 @@ class LPBoost(MaxEdgeModel):
 
     def describe(self) -> dict[str, float]:
         return {**super().describe(), "nu": self.nu}
+
+    #: the dual is piecewise linear: no gradient method; ``method="highs"`` solves the LP
+    smooth_dual = False
 
     @property
     def d_is_unique(self) -> bool:
@@ -98,6 +126,18 @@ class LPBoost(MaxEdgeModel):
                 best, best_value = np.clip(found[1], 0.0, cap), found[0]
         return best
 
+    def solve_linear_program(self, side: str) -> tuple[NDArray[np.float64], NDArray[np.float64], int | None]:
+        """Solve one side's LP with HiGHS; return ``(d, w, iterations)``, the other side read from the
+        LP multipliers (solver protocol of ``method="highs"``)."""
+        cap = 1.0 / self.nu
+        if side == "primal":
+            found = min_max_edge(self.U, np.zeros(self.n_samples), np.full(self.n_samples, cap))
+            if found is None:
+                raise RuntimeError("HiGHS failed on the capped min-max-edge LP")
+            return found[1], found[2], None
+        _, w, _, _, d, iterations = max_soft_margin(self.U, self.nu)
+        return d, w, iterations
+
     def kkt_from_d(self, d: ArrayLike, tol: float = 1e-7) -> KKTMultipliers:
         """w from d: the best soft margin over the hypotheses active at d (``u^q . d >= max - tol``).
 
@@ -108,26 +148,10 @@ class LPBoost(MaxEdgeModel):
         d = self._d(d)
         edges = self.U.T @ d
         active = np.flatnonzero(edges >= edges.max() - tol)
-        n, k = self.n_samples, active.size
-        # variables (w_A, psi, rho): minimise -rho + (1/nu) sum psi
-        c = np.r_[np.zeros(k), np.full(n, 1.0 / self.nu), -1.0]
-        a_ub = np.hstack([-self.U[:, active], -np.eye(n), np.ones((n, 1))])
-        a_eq = np.r_[np.ones(k), np.zeros(n), 0.0][None, :]
-        bounds = [(0, None)] * (k + n) + [(None, None)]
-        res = linprog(
-            c,
-            A_ub=a_ub,
-            b_ub=np.zeros(n),
-            A_eq=a_eq,
-            b_eq=[1.0],
-            bounds=bounds,
-            method="highs",
-            options=HIGHS_OPTIONS,
-        )
+        value, w_active, psi, rho, _, _ = max_soft_margin(self.U[:, active], self.nu)
         w = np.zeros(self.n_hypotheses)
-        w[active] = res.x[:k]
-        psi, rho = res.x[k : k + n], res.x[-1]
-        residual = float(abs((-res.fun) - self.primal_objective(np.clip(d, 0, None) / d.sum())))
+        w[active] = w_active
+        residual = float(abs(value - self.primal_objective(np.clip(d, 0, None) / d.sum())))
         return KKTMultipliers(
             w=w,
             psi=psi,

@@ -32,6 +32,7 @@ class SoftBoost(Model):
     prior ``d0`` (uniform when None)."""
 
     name = "softboost"
+    w_domain = "orthant"
 
     def __init__(
         self,
@@ -77,6 +78,10 @@ class SoftBoost(Model):
         if w.min() < -DOMAIN_TOL:
             return -np.inf
         return -self.regularizer.conjugate(-(self.U @ w)) - self.edge_bound * w.sum()
+
+    def dual_value_and_grad(self, w, regularizer=None):
+        value, d = (regularizer or self.regularizer).conjugate_and_grad(-(self.U @ w))
+        return -value - self.edge_bound * w.sum(), self.U.T @ d - self.edge_bound, d
 
     def d_from_w(self, w: ArrayLike) -> NDArray[np.float64]:
         """``d`` proportional to ``d0 e^{-U w - psi}`` with the optimal psi (Eq. 3.2)."""

@@ -7,13 +7,16 @@ one side, maps to the other side and certifies the pair (:mod:`dualboost.solvers
 from __future__ import annotations
 
 from dualboost._validation import check_scalar
+from dualboost.solvers.auglag import solve_auglag
 from dualboost.solvers.certify import certify
 from dualboost.solvers.cvxpy_backend import CVXPY_METHODS, solve_cvxpy
+from dualboost.solvers.highs import solve_highs
 from dualboost.solvers.solution import STATUSES, Solution
 
 __all__ = ["solve", "certify", "Solution", "STATUSES", "METHODS", "SIDES"]
 
-METHODS = tuple(CVXPY_METHODS)
+#: every method: the cvxpy solvers, the hand-written dual path, HiGHS for LPs
+METHODS = (*CVXPY_METHODS, "auglag", "highs")
 SIDES = ("primal", "dual")
 
 
@@ -28,7 +31,7 @@ def solve(
     infeasible (SoftBoost, the corrective subproblems) are checked first by an independent
     computation and return ``status="infeasible"``.
     """
-    if not isinstance(method, str) or method.lower() not in CVXPY_METHODS:
+    if not isinstance(method, str) or method.lower() not in METHODS:
         raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}; got {method!r}")
     if side not in SIDES:
         raise ValueError(f"side must be 'primal' or 'dual'; got {side!r}")
@@ -43,4 +46,10 @@ def solve(
         return Solution.without_point(
             "infeasible", method, side, tol, message="the primal feasible set is empty"
         )
+    if method == "auglag":
+        return solve_auglag(model, side, tol, warm_start, **options)
+    if method == "highs":
+        if options:
+            raise ValueError(f"method='highs' takes no options; got {sorted(options)}")
+        return solve_highs(model, side, tol)
     return solve_cvxpy(model, method, side, tol, **options)

@@ -1,0 +1,250 @@
+"""Data: LIBSVM / CSV readers, the named data sets of [KG] Ch. 5 and the thesis's split (spec B.14.1).
+
+* :func:`load_libsvm`, :func:`load_csv`: read a file into ``(X, y)`` with X dense or
+  ``scipy.sparse`` (CSR) and y in {-1, +1} (two classes, the larger label is +1).
+* :func:`load_dataset`: a named data set (``a9a``, ``german.numer`` alias ``german``,
+  ``diabetes``) as a :class:`DataSplit` (train, valid, test). Files are searched in the directory
+  named by the environment variable ``DUALBOOST_DATA``, then in the user cache directory
+  (``$XDG_CACHE_HOME/dualboost``, default ``~/.cache/dualboost``); if absent they are downloaded
+  from the LIBSVM binary data site into the cache (``download=True``), and offline a
+  :class:`DatasetNotFoundError` says which file to put where.
+* :func:`thesis_split`: the thesis's random 60/20/20 split of the concatenated data (Table 5.2).
+
+a9a: the files ``a9a.train``, ``a9a.valid``, ``a9a.test`` (29,305 / 9,768 / 9,769 examples, the
+split of the 2009 C++ ERLPBoost code, i.e. the thesis's) are used as shipped when present.
+Otherwise LIBSVM's ``a9a`` and ``a9a.t`` are concatenated and split by :func:`thesis_split` with the
+given seed (same sizes, different examples). german and diabetes are always split by seed.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import tempfile
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+from sklearn.datasets import load_svmlight_file
+
+from dualboost.oracles._inputs import Matrix, binary_labels
+
+__all__ = [
+    "DataSplit",
+    "DatasetNotFoundError",
+    "DATASETS",
+    "LIBSVM_URL",
+    "load_libsvm",
+    "load_csv",
+    "load_dataset",
+    "data_dirs",
+    "download_file",
+    "thesis_split",
+    "split_sizes",
+]
+
+LIBSVM_URL = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary/"
+#: Seconds to wait for the LIBSVM site before giving up.
+DOWNLOAD_TIMEOUT = 10.0
+
+
+class DataSplit(NamedTuple):
+    """Train, validation and test sets, each an ``(X, y)`` pair with y in {-1, +1}."""
+
+    train: tuple[Matrix, NDArray[np.float64]]
+    valid: tuple[Matrix, NDArray[np.float64]]
+    test: tuple[Matrix, NDArray[np.float64]]
+
+
+class DatasetNotFoundError(FileNotFoundError):
+    """A named data set is neither in the data directories nor downloadable."""
+
+
+@dataclass(frozen=True)
+class _Dataset:
+    """A LIBSVM binary data set: ``files`` to concatenate, or the ``presplit`` train/valid/test."""
+
+    files: tuple[str, ...]
+    n_features: int
+    sparse: bool
+    presplit: tuple[str, str, str] | None = None
+
+
+#: The named data sets of [KG] Table 5.1 that are small enough to ship or download here.
+DATASETS: dict[str, _Dataset] = {
+    "a9a": _Dataset(("a9a", "a9a.t"), 123, True, ("a9a.train", "a9a.valid", "a9a.test")),
+    "german.numer": _Dataset(("german.numer",), 24, False),
+    "diabetes": _Dataset(("diabetes",), 8, False),
+}
+_ALIASES = {"german": "german.numer", "adult9": "a9a"}
+
+
+def load_libsvm(
+    path: str | os.PathLike, *, sparse: bool = True, n_features: int | None = None
+) -> tuple[Matrix, NDArray[np.float64]]:
+    """Read a LIBSVM/svmlight file: X (CSR, or dense with ``sparse=False``) and y in {-1, +1}.
+
+    ``n_features`` fixes the width (a test file may not use the last features).
+    """
+    X, y = load_svmlight_file(str(path), n_features=n_features, dtype=np.float64)
+    y, _ = binary_labels(y, name="y")
+    return (X.tocsr() if sparse else X.toarray()), y
+
+
+def _is_number(field: str) -> bool:
+    try:
+        float(field)
+    except ValueError:
+        return False
+    return True
+
+
+def load_csv(
+    path: str | os.PathLike,
+    label_column: int | str = -1,
+    *,
+    delimiter: str = ",",
+    header: bool | None = None,
+    sparse: bool = False,
+) -> tuple[Matrix, NDArray[np.float64]]:
+    """Read a delimited text file: every column but ``label_column`` is a numeric feature.
+
+    ``label_column``: an index (negative counts from the end) or a column name (needs a header).
+    ``header``: whether the first row holds names; ``None`` detects it (a non-numeric field).
+    Labels may be any two values (strings too); the larger becomes +1.
+    """
+    with open(path, newline="") as handle:
+        rows = [row for row in csv.reader(handle, delimiter=delimiter) if row]
+    if not rows:
+        raise ValueError(f"path {str(path)!r} holds no data")
+    if header is None:
+        header = not all(_is_number(field) for field in rows[0])
+    names, rows = (rows[0], rows[1:]) if header else (None, rows)
+    width = len(rows[0]) if rows else 0
+    if not rows or any(len(row) != width for row in rows):
+        raise ValueError(f"path {str(path)!r} must hold rows of equal length with at least one data row")
+    if isinstance(label_column, str):
+        if names is None or label_column not in names:
+            raise ValueError(f"label_column {label_column!r} is not a column name of {str(path)!r}")
+        label_column = names.index(label_column)
+    if not -width <= label_column < width or width < 2:
+        raise ValueError(f"label_column must index one of the {width} columns; got {label_column!r}")
+    label_column %= width
+    table = np.array(rows, dtype=object)
+    try:
+        X = np.delete(table, label_column, axis=1).astype(np.float64)
+    except ValueError as exc:
+        raise ValueError(f"the feature columns of {str(path)!r} must be numeric") from exc
+    y, _ = binary_labels(np.char.strip(table[:, label_column].astype(str)), name="y")
+    return (sp.csr_matrix(X) if sparse else X), y
+
+
+def split_sizes(n_samples: int) -> tuple[int, int, int]:
+    """The thesis's 60/20/20 sizes: train = floor(0.6 N), the rest halved (valid gets the floor).
+
+    This reproduces all six rows of [KG] Table 5.2 from Table 5.1 (spec B.14.1, E18), e.g.
+    48,842 -> 29,305 / 9,768 / 9,769, 72,309 -> 43,385 / 14,462 / 14,462 and 768 -> 460 / 154 / 154
+    (valid = floor(0.2 N) would give 14,461 and 153 instead).
+    """
+    if n_samples < 3:
+        raise ValueError(f"n_samples must be >= 3 to split into train, valid and test; got {n_samples}")
+    train = 6 * n_samples // 10
+    valid = (n_samples - train) // 2
+    return train, valid, n_samples - train - valid
+
+
+def thesis_split(X: Matrix, y: NDArray[np.float64], seed: int | None = 0) -> DataSplit:
+    """A random 60/20/20 train/valid/test split of (X, y) ([KG] Sec 5, spec B.14.1).
+
+    Concatenate the original train and test sets first (as the thesis does); sizes are
+    :func:`split_sizes`, the permutation is ``numpy.random.default_rng(seed).permutation(N)``.
+    """
+    X = X.tocsr() if sp.issparse(X) else np.asarray(X)
+    n = X.shape[0]
+    y = np.asarray(y)
+    if y.shape != (n,):
+        raise ValueError(f"y must have one label per row of X ({n}); got shape {y.shape}")
+    train, valid, _ = split_sizes(n)
+    order = np.random.default_rng(seed).permutation(n)
+    parts = np.split(order, [train, train + valid])
+    return DataSplit(*((X[idx], y[idx]) for idx in parts))
+
+
+def data_dirs() -> list[Path]:
+    """Where named data sets are searched, in order: ``$DUALBOOST_DATA``, then the user cache."""
+    dirs = [Path(os.environ["DUALBOOST_DATA"]).expanduser()] if os.environ.get("DUALBOOST_DATA") else []
+    cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return [*dirs, Path(cache).expanduser() / "dualboost"]
+
+
+def _find(filename: str) -> Path | None:
+    for directory in data_dirs():
+        if (directory / filename).is_file():
+            return directory / filename
+    return None
+
+
+def download_file(filename: str, directory: Path, timeout: float = DOWNLOAD_TIMEOUT) -> Path:
+    """Fetch ``LIBSVM_URL + filename`` into ``directory`` (atomically); raises ``OSError`` on failure."""
+    directory.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=directory, prefix=f".{filename}.", delete=False) as tmp:
+        partial = Path(tmp.name)
+        try:
+            with urllib.request.urlopen(LIBSVM_URL + filename, timeout=timeout) as response:
+                shutil.copyfileobj(response, tmp)
+        except BaseException:
+            tmp.close()
+            partial.unlink(missing_ok=True)
+            raise
+    return partial.replace(directory / filename)
+
+
+def _locate(filenames: tuple[str, ...], name: str, allow_download: bool) -> list[Path]:
+    """Paths of ``filenames``, downloading the missing ones into the cache when allowed."""
+    found = {f: _find(f) for f in filenames}
+    missing = [f for f, path in found.items() if path is None]
+    reason = "downloading is disabled (download=False)"
+    if missing and allow_download:
+        try:
+            found.update({f: download_file(f, data_dirs()[-1]) for f in missing})
+            missing = []
+        except OSError as exc:
+            reason = f"the download from {LIBSVM_URL} failed ({exc})"
+    if not missing:
+        return [found[f] for f in filenames]
+    where = " or ".join(str(d) for d in data_dirs())
+    env = os.environ.get("DUALBOOST_DATA")
+    raise DatasetNotFoundError(
+        f"data set {name!r} not found: put {', '.join(missing)} (from {LIBSVM_URL}) in {where}"
+        f" (DUALBOOST_DATA is {'set to ' + repr(env) if env else 'unset'}); {reason}"
+    )
+
+
+def load_dataset(
+    name: str, *, seed: int | None = 0, sparse: bool | None = None, download: bool = True
+) -> DataSplit:
+    """A named data set of [KG] Table 5.1 as its train/valid/test :class:`DataSplit`.
+
+    ``name``: ``a9a`` (alias ``adult9``), ``german.numer`` (alias ``german``) or ``diabetes``.
+    ``seed``: the seed of :func:`thesis_split` (unused for a9a when its shipped split is found).
+    ``sparse``: CSR (True) or dense (False); ``None`` keeps each set's natural format (a9a sparse).
+    """
+    key = _ALIASES.get(name, name)
+    if key not in DATASETS:
+        raise ValueError(f"name must be one of {sorted([*DATASETS, *_ALIASES])}; got {name!r}")
+    spec = DATASETS[key]
+    as_sparse = spec.sparse if sparse is None else sparse
+    if spec.presplit is not None and all(_find(f) for f in spec.presplit):
+        parts = [load_libsvm(_find(f), sparse=as_sparse, n_features=spec.n_features) for f in spec.presplit]
+        return DataSplit(*parts)
+    parts = [
+        load_libsvm(path, sparse=as_sparse, n_features=spec.n_features)
+        for path in _locate(spec.files, key, download)
+    ]
+    stack = sp.vstack if as_sparse else np.vstack
+    return thesis_split(stack([X for X, _ in parts]), np.concatenate([y for _, y in parts]), seed)

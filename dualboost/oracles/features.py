@@ -1,0 +1,151 @@
+"""Raw-data and linear-kernel ("SVM") hypotheses ([KG] Sec 5, spec B.14.3), rescaled into [-1, 1].
+
+The thesis uses h_j(x) = x_j (raw data) and h_i(x) = <x, x_i> (one hypothesis per training
+example) without scaling. The analysis needs u in [-1, 1] (spec B.14.3, [DERIVED caution]), so
+dualboost divides each hypothesis by its largest absolute value on the training data:
+
+* raw data:       h_j(x) = x_j / s_j,        s_j = max_n |X[n, j]|;
+* linear kernel:  h_i(x) = <x, x_i> / s_i,   s_i = max_n |<x_n, x_i>|  (computed in row chunks of
+  the Gram matrix at fit time; the N x N matrix is never stored).
+
+Hypotheses with s = 0 (all-zero features, all-zero examples) are dropped. On new data the values
+are clipped to [-1, 1]. Both classes are reflexive by default (the negations are included,
+``reflexive=False`` removes them). Edges are linear in d: raw, X^T (d * y) / s; kernel,
+X (X^T (d * y)) / s; a call costs O(nnz) for sparse X and O(N p) for dense X.
+
+Order for ties: index ascending (feature j, or example i), sign +1 before -1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+
+from dualboost.oracles._inputs import Matrix
+from dualboost.oracles.base import Hypothesis, Oracle, Selection, feature_column, first_max_signed
+
+__all__ = ["RawFeatures", "RawFeature", "LinearKernel", "KernelColumn"]
+
+#: Entries of one chunk of the Gram matrix computed at a time by ``LinearKernel.fit``.
+GRAM_CHUNK_ENTRIES = 1 << 22
+#: Sparse X with at most this many entries when densified is multiplied as a dense matrix.
+DENSE_GRAM_ENTRIES = 1 << 26
+
+
+def _clipped(values: NDArray[np.float64], sign: int, scale: float) -> NDArray[np.float64]:
+    return np.clip(sign * values / scale, -1.0, 1.0)
+
+
+def _dense_1d(values: object) -> NDArray[np.float64]:
+    return np.asarray(values.toarray() if sp.issparse(values) else values, dtype=np.float64).ravel()
+
+
+@dataclass(frozen=True)
+class RawFeature(Hypothesis):
+    """h(x) = clip(sign * x[feature] / scale, -1, 1)."""
+
+    feature: int
+    scale: float
+    sign: int
+
+    def _predict(self, X: Matrix) -> NDArray[np.float64]:
+        return _clipped(feature_column(X, self.feature), self.sign, self.scale)
+
+    def describe(self) -> str:
+        return f"{'+' if self.sign > 0 else '-'}x[{self.feature}] / {self.scale:.6g}"
+
+
+@dataclass(frozen=True)
+class KernelColumn(Hypothesis):
+    """h(x) = clip(sign * <x, x_i> / scale, -1, 1) for the training example i = ``index``.
+
+    ``support`` holds x_i as a sparse p x 1 column (not compared: ``index`` identifies it).
+    """
+
+    index: int
+    scale: float
+    sign: int
+    support: sp.csc_matrix = field(compare=False, repr=False)
+
+    def _predict(self, X: Matrix) -> NDArray[np.float64]:
+        return _clipped(_dense_1d(X @ self.support), self.sign, self.scale)
+
+    def describe(self) -> str:
+        return f"{'+' if self.sign > 0 else '-'}<x, x_{self.index}> / {self.scale:.6g}"
+
+
+class RawFeatures(Oracle):
+    """The max-edge raw feature h_j(x) = x_j / max_n |X[n, j]| (and its negation if ``reflexive``)."""
+
+    def __init__(self, *, reflexive: bool = True) -> None:
+        self.reflexive = reflexive
+
+    def _fit(self, X: Matrix) -> None:
+        self.X_ = sp.csc_matrix(X) if sp.issparse(X) else X
+        scale = _dense_1d(abs(self.X_).max(axis=0))
+        self.features_ = np.flatnonzero(scale > 0)
+        self.scales_ = scale[self.features_]
+        if self.features_.size == 0:
+            raise ValueError("X has no non-zero feature: the raw-feature class is empty")
+
+    def _best(self, d: NDArray[np.float64]) -> Selection:
+        edges = _dense_1d(self.X_.T @ (d * self.y_))[self.features_] / self.scales_
+        k, sign = first_max_signed(edges, float(d.sum()), self.reflexive)
+        j, scale = int(self.features_[k]), float(self.scales_[k])
+        hypothesis = RawFeature(n_features=self.n_features_, feature=j, scale=scale, sign=sign)
+        return self._select(hypothesis, d, self.X_)
+
+    def __repr__(self) -> str:
+        return f"RawFeatures(reflexive={self.reflexive})"
+
+
+def gram_abs_max(X: Matrix) -> NDArray[np.float64]:
+    """s_i = max_n |<x_n, x_i>| for every row i of X, by chunks of rows of the Gram matrix."""
+    n = X.shape[0]
+    if sp.issparse(X) and n * X.shape[1] <= DENSE_GRAM_ENTRIES:
+        X = X.toarray()
+    step = max(1, GRAM_CHUNK_ENTRIES // n)
+    out = np.empty(n)
+    for start in range(0, n, step):
+        block = X @ X[start : start + step].T
+        out[start : start + step] = _dense_1d(abs(block).max(axis=0))
+    return out
+
+
+class LinearKernel(Oracle):
+    """The max-edge linear-kernel ("SVM") hypothesis h_i(x) = <x, x_i> / max_n |<x_n, x_i>|.
+
+    One hypothesis per training example with a non-zero row (and its negation if ``reflexive``).
+    """
+
+    def __init__(self, *, reflexive: bool = True) -> None:
+        self.reflexive = reflexive
+
+    def _fit(self, X: Matrix) -> None:
+        self.X_ = sp.csr_matrix(X) if sp.issparse(X) else X
+        scale = gram_abs_max(self.X_)
+        self.indices_ = np.flatnonzero(scale > 0)
+        self.scales_ = scale[self.indices_]
+        if self.indices_.size == 0:
+            raise ValueError("X has only zero rows: the linear-kernel class is empty")
+
+    def _best(self, d: NDArray[np.float64]) -> Selection:
+        X = self.X_
+        margin_direction = _dense_1d(X.T @ (d * self.y_))  # sum_n d_n y_n x_n
+        edges = _dense_1d(X @ margin_direction)[self.indices_] / self.scales_
+        k, sign = first_max_signed(edges, float(d.sum()), self.reflexive)
+        i = int(self.indices_[k])
+        hypothesis = KernelColumn(
+            n_features=self.n_features_,
+            index=i,
+            scale=float(self.scales_[k]),
+            sign=sign,
+            support=sp.csc_matrix(X[[i]]).T.tocsc(),
+        )
+        return self._select(hypothesis, d, X)
+
+    def __repr__(self) -> str:
+        return f"LinearKernel(reflexive={self.reflexive})"

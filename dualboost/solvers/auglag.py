@@ -1,0 +1,305 @@
+"""The hand-written dual path: augmented Lagrangian around L-BFGS-B (spec B.10, [KG] Ch. 4.1).
+
+The w-domain dual ``D(w)`` of ERLPBoost, Binary ERLPBoost, SoftBoost and the corrective
+subproblems has its auxiliary multipliers eliminated exactly by the conjugate library (psi by the
+capped softmax, beta by a safeguarded 1-D root), so it is a smooth concave function of the t
+hypothesis weights alone, with gradient ``U^T d(w)`` (spec Part D item 7). By w-domain:
+
+* **simplex** (ERLPBoost, Binary ERLPBoost): minimise
+  ``L_A(w) = -D(w) - lam c(w) + c(w)^2 / (2 mu)``, ``c(w) = sum w - 1``, over ``w >= 0`` with
+  scipy's L-BFGS-B (Eq. 4.1, with the sign of Part D item 8: -D is minimised); then
+  ``lam <- lam - c/mu``, and ``mu`` shrinks tenfold when ``|c|`` did not drop fourfold;
+* **orthant** (SoftBoost, w unnormalised): L-BFGS-B on ``-D`` over ``w >= 0``;
+* **line** (the corrective subproblems M8, M9): ``a -> D(w(a))`` is concave in one variable, so
+  its maximiser is the root of the monotone derivative ``x . d(a)`` (bracketed, Brent).
+
+Every outer iteration normalises w onto its domain and computes the certified gap
+``primal_objective(d_from_w(w)) - dual_objective(w)``; the solver stops when it is below the
+target, so the returned pair is certified by construction (and certified again by
+:func:`~dualboost.solvers.certify.certify`, like every method's).
+
+Warm starts ([KG] B.10): a previous Solution with one hypothesis fewer starts from its w with the
+corrective step ``alpha = clip(x . d / (eta ||x||_inf^2), 0, 1)``, ``x = u^t - U w``, for the new
+column (``w <- ((1 - alpha) w, alpha)``); with columns removed (``removed=[...]``), their weights
+are dropped and the rest renormalised.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.optimize import brentq, minimize
+
+from dualboost.solvers.certify import certify
+from dualboost.solvers.solution import Solution
+
+__all__ = ["solve_auglag", "warm_start_weights"]
+
+
+class _Counter:
+    """The dual oracle with evaluation counting."""
+
+    def __init__(self, model) -> None:
+        self.model = model
+        self.regularizer = model.regularizer.with_warm_starts()
+        self.evaluations = 0
+
+    def __call__(self, w: NDArray[np.float64]) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
+        self.evaluations += 1
+        return self.model.dual_value_and_grad(w, self.regularizer)
+
+
+def _certified_gap(model, w: NDArray[np.float64]) -> float:
+    """Relative certified gap of ``(d_from_w(w), w)`` after moving d onto the feasible set."""
+    d, _ = model.repair_primal(model.d_from_w(w))
+    primal, dual = model.primal_objective(d), model.dual_objective(w)
+    return (primal - dual) / max(1.0, abs(primal)) if np.isfinite(primal) else np.inf
+
+
+def _normalised(w: NDArray[np.float64]) -> NDArray[np.float64]:
+    w = np.clip(w, 0.0, None)
+    total = w.sum()
+    return w / total if total > 0 else np.full(w.size, 1.0 / w.size)
+
+
+def warm_start_weights(
+    model, warm_start: Solution | None, removed: Sequence[int] | None
+) -> NDArray[np.float64] | None:
+    """The starting w for ``model`` from a previous solution (see the module docstring), or None."""
+    if warm_start is None:
+        if removed:
+            raise ValueError("removed= needs warm_start= (the solution before the columns were removed)")
+        return None
+    w = np.asarray(warm_start.w, dtype=np.float64)
+    if removed:
+        idx = np.asarray(removed, dtype=int)
+        if idx.size and (idx.min() < 0 or idx.max() >= w.size or np.unique(idx).size != idx.size):
+            raise ValueError(f"removed must list distinct column indices of warm_start.w (0..{w.size - 1})")
+        w = np.delete(w, idx)
+        if model.w_domain == "simplex":
+            w = _normalised(w)
+    t = model.n_hypotheses
+    if w.size == t:
+        return w
+    if w.size == t - 1 and model.w_domain != "line":
+        if model.w_domain == "orthant":  # SoftBoost: w is unnormalised, the new weight starts at 0
+            return np.r_[w, 0.0]
+        w = _normalised(w)
+        d_prev = warm_start.d
+        if d_prev is None or np.asarray(d_prev).size != model.n_samples:
+            return np.r_[w, 0.0]
+        x = model.U[:, -1] - model.U[:, :-1] @ w
+        norm = np.abs(x).max()
+        eta = getattr(model, "eta", 1.0)
+        alpha = 0.0 if norm == 0 else float(np.clip(x @ d_prev / (eta * norm**2), 0.0, 1.0))
+        return np.r_[(1.0 - alpha) * w, alpha]
+    raise ValueError(
+        f"warm_start has {w.size} weights after removals; the model has t = {t} hypotheses "
+        "(a warm start may add one column, the last, or remove columns listed in removed=)"
+    )
+
+
+def _solve_simplex(model, oracle, w, target, max_iter):
+    t = model.n_hypotheses
+    value, grad, _ = oracle(w)
+    lam, mu = -float(w @ grad), 0.1
+    c_prev, iterations, gtol = np.inf, 0, 1e-3
+    bounds = [(0.0, None)] * t
+
+    def lagrangian(x):
+        v, g, _ = oracle(x)
+        c = x.sum() - 1.0
+        return -v - lam * c + c * c / (2 * mu), -g + (c / mu - lam)
+
+    gap = _certified_gap(model, _normalised(w))
+    for _ in range(60):
+        if gap <= target or iterations >= max_iter:
+            break
+        res = minimize(
+            lagrangian,
+            w,
+            jac=True,
+            method="L-BFGS-B",
+            bounds=bounds,
+            options={"maxiter": min(300, max_iter - iterations), "maxcor": 20, "ftol": 0.0, "gtol": gtol},
+        )
+        iterations += int(res.nit)
+        w = res.x
+        c = w.sum() - 1.0
+        gap = _certified_gap(model, _normalised(w))
+        lam -= c / mu
+        if abs(c) > 0.25 * abs(c_prev):
+            mu = max(mu / 10.0, 1e-10)
+        c_prev = c
+        gtol = max(gtol / 10.0, 1e-14)
+        if gap <= 1e-2 or res.nit >= 300:
+            break  # close enough for Newton, or L-BFGS-B is crawling (large eta): Newton takes over
+    w, steps, gap = _newton_polish(model, _normalised(w), target, sum_to_one=True)
+    return w, iterations + steps, gap
+
+
+def _newton_polish(model, w, target, *, sum_to_one, max_steps=200):
+    """Active-set Newton on the face of w's support (and the best column outside it), with the
+    model's exact Hessian (``Model.dual_hessian``) and a backtracking line search on D.
+
+    L-BFGS-B stalls near the optimum where the capped set changes (D is C^1 but not C^2 there,
+    and its curvature grows with eta); Newton on the current piece converges in a few steps.
+    ``sum_to_one``: the step keeps ``sum w = 1`` (simplex) or is free in scale (orthant).
+    """
+    steps = 0
+    gap = _certified_gap(model, w)
+    while gap > target and steps < max_steps:
+        steps += 1
+        value, g, _ = model.dual_value_and_grad(w)
+        support = w > 0
+        reference = (w @ g) / w.sum() if sum_to_one and w.sum() > 0 else 0.0
+        support |= g > reference  # columns whose edge beats the current combination enter the face
+        cols = np.flatnonzero(support)
+        H = model.dual_hessian(w, cols)
+        k = cols.size
+        ridge = 1e-12 * max(1.0, np.abs(np.diag(H)).max())
+        if sum_to_one:
+            kkt = np.zeros((k + 1, k + 1))
+            kkt[:k, :k] = H - ridge * np.eye(k)
+            kkt[:k, k] = kkt[k, :k] = 1.0
+            rhs = np.r_[-g[cols], 0.0]
+            step = np.linalg.lstsq(kkt, rhs, rcond=None)[0][:k]
+        else:
+            step = np.linalg.lstsq(H - ridge * np.eye(k), -g[cols], rcond=None)[0]
+        direction = np.zeros_like(w)
+        direction[cols] = step
+        slope = float(g @ direction)
+        if not slope > 0:
+            break
+        alpha = 1.0  # projected Newton (Bertsekas): backtrack along the clipped path
+        while alpha > 1e-12:
+            trial = np.clip(w + alpha * direction, 0.0, None)
+            if sum_to_one:
+                trial /= trial.sum()
+            if model.dual_value_and_grad(trial)[0] >= value + 1e-4 * float(g @ (trial - w)):
+                break
+            alpha *= 0.5
+        else:
+            break
+        w = trial
+        gap = _certified_gap(model, w)
+    return w, steps, gap
+
+
+def _solve_orthant(model, oracle, w, target, max_iter):
+    iterations, gtol = 0, 1e-4
+
+    def negated(x):
+        v, g, _ = oracle(x)
+        return -v, -g
+
+    gap = _certified_gap(model, w)
+    for _ in range(12):
+        if gap <= target or iterations >= max_iter:
+            break
+        res = minimize(
+            negated,
+            w,
+            jac=True,
+            method="L-BFGS-B",
+            bounds=[(0.0, None)] * w.size,
+            options={"maxiter": min(300, max_iter - iterations), "maxcor": 20, "ftol": 0.0, "gtol": gtol},
+        )
+        iterations += int(res.nit)
+        w = np.clip(res.x, 0.0, None)
+        gap = _certified_gap(model, w)
+        gtol = max(gtol / 100.0, 1e-15)
+        if gap <= 1e-2 or res.nit >= 300:
+            break
+    w, steps, gap = _newton_polish(model, w, target, sum_to_one=False)
+    return w, iterations + steps, gap
+
+
+def _solve_line(model, oracle, a0, max_iter):
+    """Maximise ``D(w(a))``: root of ``phi(a) = x . d(a)``, which is non-increasing in a."""
+    slope_of_w = np.r_[-model.w_prev, 1.0]  # dw/da
+
+    def phi(a: float) -> float:
+        return float(oracle(model.weights(a))[1] @ slope_of_w)
+
+    f0 = phi(a0)
+    if f0 == 0.0:
+        return a0, 1
+    step, lo, hi = 1.0, a0, a0
+    for _ in range(200):  # expand until phi changes sign (it does: the problem is feasible)
+        if f0 > 0:
+            hi = a0 + step
+            if phi(hi) <= 0:
+                break
+            lo = hi
+        else:
+            lo = a0 - step
+            if phi(lo) >= 0:
+                break
+            hi = lo
+        step *= 2.0
+    else:
+        raise RuntimeError("could not bracket the corrective step: the derivative never changes sign")
+    a, info = brentq(
+        phi, lo, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=max_iter, full_output=True
+    )
+    return a, info.iterations
+
+
+def solve_auglag(
+    model,
+    side: str,
+    tol: float,
+    warm_start: Solution | None = None,
+    *,
+    max_iter: int = 10_000,
+    removed: Sequence[int] | None = None,
+) -> Solution:
+    """Solve ``model``'s dual with the hand-written path and certify the pair.
+
+    ``max_iter`` bounds the L-BFGS-B iterations summed over the outer loop; ``removed`` lists
+    the columns removed since ``warm_start`` was computed.
+    """
+    if side != "dual":
+        raise ValueError("method='auglag' solves the dual (w-domain) side: use side='dual'")
+    if not getattr(model, "smooth_dual", False):
+        raise ValueError(
+            f"method='auglag' needs a differentiable dual; {model.name} is an LP: use method='highs'"
+        )
+    if not (isinstance(max_iter, int | np.integer) and max_iter >= 1):
+        raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}")
+    start = time.perf_counter()
+    oracle = _Counter(model)
+    w0 = warm_start_weights(model, warm_start, removed)
+    target = 0.5 * tol
+    if model.w_domain == "line":
+        if w0 is None:  # the clipped corrective step of [KG] Alg. 4.1 (b) as the starting point
+            d_prev = model.d_from_w(model.weights(0.0))
+            norm = np.abs(model.direction).max()
+            a0 = 0.0 if norm == 0 else float(np.clip(model.direction @ d_prev / (model.eta * norm**2), 0, 1))
+        else:
+            a0 = float(w0[-1])
+        a, iterations = _solve_line(model, oracle, a0, max_iter)
+        w = model.weights(a)
+    elif model.w_domain == "orthant":
+        w0 = np.zeros(model.n_hypotheses) if w0 is None else np.clip(w0, 0.0, None)
+        w, iterations, _ = _solve_orthant(model, oracle, w0, target, max_iter)
+    else:
+        w0 = np.full(model.n_hypotheses, 1.0 / model.n_hypotheses) if w0 is None else _normalised(w0)
+        w, iterations, _ = _solve_simplex(model, oracle, w0, target, max_iter)
+    d = model.d_from_w(w)
+    return certify(
+        model,
+        d,
+        w,
+        tol=tol,
+        method="auglag",
+        side=side,
+        iterations=iterations,
+        solve_time=time.perf_counter() - start,
+        solver_status="",
+        extra={"evaluations": oracle.evaluations},
+    )
