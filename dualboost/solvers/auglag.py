@@ -18,6 +18,11 @@ Every outer iteration normalises w onto its domain and computes the certified ga
 target, so the returned pair is certified by construction (and certified again by
 :func:`~dualboost.solvers.certify.certify`, like every method's).
 
+Large eta: near the optimum L-BFGS-B crawls (the capped set changes where D is only C^1, and the
+curvature grows with eta), so an active-set Newton step with the model's exact Hessian finishes
+the job; a cold start above ``CONTINUATION_ETA`` first solves the problem at eta/10 (recursively)
+and starts from that solution.
+
 Warm starts ([KG] B.10): a previous Solution with one hypothesis fewer starts from its w with the
 corrective step ``alpha = clip(x . d / (eta ||x||_inf^2), 0, 1)``, ``x = u^t - U w``, for the new
 column (``w <- ((1 - alpha) w, alpha)``); with columns removed (``removed=[...]``), their weights
@@ -32,11 +37,15 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import brentq, minimize
+from threadpoolctl import threadpool_limits
 
 from dualboost.solvers.certify import certify
 from dualboost.solvers.solution import Solution
 
-__all__ = ["solve_auglag", "warm_start_weights"]
+__all__ = ["solve_auglag", "warm_start_weights", "CONTINUATION_ETA"]
+
+#: cold starts above this eta go through eta/10, eta/100, ... (each stage warm-starts the next)
+CONTINUATION_ETA = 1e3
 
 
 class _Counter:
@@ -141,8 +150,22 @@ def _solve_simplex(model, oracle, w, target, max_iter):
     return w, iterations + steps, gap
 
 
+def _newton_step(H: NDArray[np.float64], g: NDArray[np.float64], sum_to_one: bool) -> NDArray[np.float64]:
+    """The Newton step maximising ``g.s + s.H.s/2`` (H negative semidefinite, a tiny ridge makes it
+    definite), subject to ``sum s = 0`` when ``sum_to_one``; least squares for singular faces."""
+    k = g.size
+    ridge = 1e-12 * max(1.0, np.abs(np.diag(H)).max())
+    if not sum_to_one:
+        return np.linalg.lstsq(H - ridge * np.eye(k), -g, rcond=None)[0]
+    kkt = np.zeros((k + 1, k + 1))
+    kkt[:k, :k] = H - ridge * np.eye(k)
+    kkt[:k, k] = kkt[k, :k] = 1.0
+    return np.linalg.lstsq(kkt, np.r_[-g, 0.0], rcond=None)[0][:k]
+
+
 def _newton_polish(model, w, target, *, sum_to_one, max_steps=200):
-    """Active-set Newton on the face of w's support (and the best column outside it), with the
+    """Active-set Newton on the face of w's support (plus the columns whose edge beats the current
+    combination, minus those the step would push below 0), with the
     model's exact Hessian (``Model.dual_hessian``) and a backtracking line search on D.
 
     L-BFGS-B stalls near the optimum where the capped set changes (D is C^1 but not C^2 there,
@@ -157,18 +180,15 @@ def _newton_polish(model, w, target, *, sum_to_one, max_steps=200):
         support = w > 0
         reference = (w @ g) / w.sum() if sum_to_one and w.sum() > 0 else 0.0
         support |= g > reference  # columns whose edge beats the current combination enter the face
-        cols = np.flatnonzero(support)
-        H = model.dual_hessian(w, cols)
-        k = cols.size
-        ridge = 1e-12 * max(1.0, np.abs(np.diag(H)).max())
-        if sum_to_one:
-            kkt = np.zeros((k + 1, k + 1))
-            kkt[:k, :k] = H - ridge * np.eye(k)
-            kkt[:k, k] = kkt[k, :k] = 1.0
-            rhs = np.r_[-g[cols], 0.0]
-            step = np.linalg.lstsq(kkt, rhs, rcond=None)[0][:k]
-        else:
-            step = np.linalg.lstsq(H - ridge * np.eye(k), -g[cols], rcond=None)[0]
+        for _ in range(5):  # columns at 0 that the Newton step would push negative leave the face
+            cols = np.flatnonzero(support)
+            step = _newton_step(model.dual_hessian(w, cols), g[cols], sum_to_one)
+            blocked = cols[(w[cols] == 0) & (step < 0)]
+            if not blocked.size:
+                break
+            support[blocked] = False
+        if not cols.size:
+            break
         direction = np.zeros_like(w)
         direction[cols] = step
         slope = float(g @ direction)
@@ -261,8 +281,23 @@ def solve_auglag(
     """Solve ``model``'s dual with the hand-written path and certify the pair.
 
     ``max_iter`` bounds the L-BFGS-B iterations summed over the outer loop; ``removed`` lists
-    the columns removed since ``warm_start`` was computed.
+    the columns removed since ``warm_start`` was computed. BLAS runs single-threaded here: the
+    work is many small products (L-BFGS-B's t-sized updates, one GEMV per evaluation), where
+    waking OpenBLAS threads costs more than it saves (measured 20x on N = 1000, t = 100).
     """
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _solve_auglag(model, side, tol, warm_start, max_iter=max_iter, removed=removed)
+
+
+def _solve_auglag(
+    model,
+    side: str,
+    tol: float,
+    warm_start: Solution | None = None,
+    *,
+    max_iter: int = 10_000,
+    removed: Sequence[int] | None = None,
+) -> Solution:
     if side != "dual":
         raise ValueError("method='auglag' solves the dual (w-domain) side: use side='dual'")
     if not getattr(model, "smooth_dual", False):
@@ -288,6 +323,11 @@ def solve_auglag(
         w0 = np.zeros(model.n_hypotheses) if w0 is None else np.clip(w0, 0.0, None)
         w, iterations, _ = _solve_orthant(model, oracle, w0, target, max_iter)
     else:
+        if w0 is None and getattr(model, "eta", 0.0) > CONTINUATION_ETA:
+            # eta continuation: a cold start at large eta is slow (the dual is nearly an LP); solve
+            # at eta/10 first and start from there (recursively down to CONTINUATION_ETA)
+            coarse = _solve_auglag(model.with_eta(model.eta / 10.0), side, tol, max_iter=max_iter)
+            w0 = coarse.w
         w0 = np.full(model.n_hypotheses, 1.0 / model.n_hypotheses) if w0 is None else _normalised(w0)
         w, iterations, _ = _solve_simplex(model, oracle, w0, target, max_iter)
     d = model.d_from_w(w)
