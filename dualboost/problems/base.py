@@ -96,9 +96,12 @@ class Model(ABC):
 
     def dual_hessian(self, w: NDArray[np.float64], columns: NDArray[np.intp]) -> NDArray[np.float64]:
         """The Hessian of ``D(w) = -f*(-U w)`` (plus linear terms) restricted to ``columns``:
-        ``-U_S^T hess f*(-U w) U_S`` with the regulariser's factored Hessian, O(N |S|^2)."""
+        ``-U_S^T hess f*(-U w) U_S`` with the regulariser's factored Hessian, O(N |S|^2) (only the
+        examples whose curvature weight is not negligible count)."""
         s, scale = self.regularizer.conjugate_hessian_factors(-(self.U @ w))
-        B = self.U[:, columns]
+        rows = s > 1e-17 * s.max(initial=0.0)  # examples of negligible weight add nothing
+        s = s[rows]
+        B = self.U[np.ix_(rows, columns)]
         a = B.T @ s
         total = s.sum()
         return -scale * (B.T @ (s[:, None] * B) - (np.outer(a, a) / total if total > 0 else 0.0))
@@ -108,10 +111,11 @@ class Model(ABC):
         """The KKT map from the w-domain to the d-domain."""
 
     @abstractmethod
-    def kkt_from_d(self, d: ArrayLike, tol: float = 1e-7) -> KKTMultipliers:
-        """Active-set recovery of all dual variables from a primal point."""
+    def kkt_from_d(self, d: ArrayLike, tol: float | None = None) -> KKTMultipliers:
+        """Active-set recovery of all dual variables from a primal point; ``tol`` is the active-set
+        tolerance, None for a tolerance-aware choice."""
 
-    def w_from_d(self, d: ArrayLike, tol: float = 1e-7) -> NDArray[np.float64]:
+    def w_from_d(self, d: ArrayLike, tol: float | None = None) -> NDArray[np.float64]:
         """KKT active-set recovery of w from a primal solution d (spec B.8.5, B.13)."""
         return self.kkt_from_d(d, tol).w
 
@@ -160,6 +164,19 @@ class Model(ABC):
         return {"N": self.n_samples, "t": self.n_hypotheses}
 
     # --- shared helpers ------------------------------------------------------------------
+    #: the active-set tolerances tried when none is given (d from a solver carries noise of
+    #: unknown size: [KG] App. A warns that the active set is then ambiguous)
+    ACTIVE_SET_TOLERANCES = (1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3)
+
+    def _tolerance_aware(self, recover, tol: float | None) -> KKTMultipliers:
+        """``recover(tol)`` at the given tolerance, or, when ``tol`` is None, at each of
+        ``ACTIVE_SET_TOLERANCES`` keeping the multipliers whose w has the best dual objective: the
+        certificate itself judges which active set fits d's noise."""
+        if tol is not None:
+            return recover(tol)
+        candidates = [recover(t) for t in self.ACTIVE_SET_TOLERANCES]
+        return max(candidates, key=lambda kkt: self.dual_objective(kkt.w))
+
     def _dual_objective_expr(
         self, margins_expr: cp.Expression
     ) -> tuple[cp.Expression, list[cp.Constraint], cp.Constraint]:

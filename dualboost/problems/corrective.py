@@ -93,22 +93,27 @@ class _CorrectiveModel(Model):
         a, _ = self._line_parameter(self._w(w))
         return self.regularizer.conjugate_grad(-(self.old_margins + a * self.direction))
 
-    def kkt_from_d(self, d: ArrayLike, tol: float = 1e-7) -> KKTMultipliers:
+    def kkt_from_d(self, d: ArrayLike, tol: float | None = None) -> KKTMultipliers:
         """Stationarity ``grad f(d) + v + a x + psi + beta = 0``: least squares in (a, beta) on the
-        uncapped rows (a is free: it multiplies the equality constraint)."""
+        uncapped rows (a is free: it multiplies the equality constraint). ``tol`` decides which
+        coordinates count as capped; None tries several and keeps the best certified w."""
         d = self._d(d)
-        kkt = self._stationarity_multipliers(
-            d,
-            self.direction[:, None],
-            np.array([0]),
-            offset=self.old_margins,
-            tol=tol,
-            nonneg=False,
-            sum_to_one=False,
-        )
-        kkt.w = self.weights(float(kkt.w[0]))
-        kkt.active_w = np.arange(self.n_hypotheses)
-        return kkt
+
+        def recover(t: float) -> KKTMultipliers:
+            kkt = self._stationarity_multipliers(
+                d,
+                self.direction[:, None],
+                np.array([0]),
+                offset=self.old_margins,
+                tol=t,
+                nonneg=False,
+                sum_to_one=False,
+            )
+            kkt.w = self.weights(float(kkt.w[0]))
+            kkt.active_w = np.arange(self.n_hypotheses)
+            return kkt
+
+        return self._tolerance_aware(recover, tol)
 
     # --- feasibility repair ----------------------------------------------------------------
     def repair_primal(self, d: ArrayLike) -> tuple[NDArray[np.float64], float]:

@@ -138,8 +138,9 @@ class LPBoost(MaxEdgeModel):
         _, w, _, _, d, iterations = max_soft_margin(self.U, self.nu)
         return d, w, iterations
 
-    def kkt_from_d(self, d: ArrayLike, tol: float = 1e-7) -> KKTMultipliers:
-        """w from d: the best soft margin over the hypotheses active at d (``u^q . d >= max - tol``).
+    def kkt_from_d(self, d: ArrayLike, tol: float | None = None) -> KKTMultipliers:
+        """w from d: the best soft margin over the hypotheses active at d (``u^q . d >= max - tol``;
+        ``tol=None``: 1e-7, the restricted LP needs no tuning: extra columns only add freedom).
 
         By complementary slackness every optimal w lives on that active set; the restricted LP
         ``max_{w, rho, psi >= 0} rho - (1/nu) sum psi s.t. U_A w + psi >= rho`` (Eq. 2.2) gives it,
@@ -147,7 +148,7 @@ class LPBoost(MaxEdgeModel):
         """
         d = self._d(d)
         edges = self.U.T @ d
-        active = np.flatnonzero(edges >= edges.max() - tol)
+        active = np.flatnonzero(edges >= edges.max() - (1e-7 if tol is None else tol))
         value, w_active, psi, rho, _, _ = max_soft_margin(self.U[:, active], self.nu)
         w = np.zeros(self.n_hypotheses)
         w[active] = w_active

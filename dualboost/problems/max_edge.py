@@ -89,13 +89,18 @@ class MaxEdgeModel(Model):
         return CvxpyModel(problem, lambda: (as_array(link.dual_value), w.value))
 
     # --- active-set recovery ---------------------------------------------------------------
-    def kkt_from_d(self, d: ArrayLike, tol: float = 1e-7) -> KKTMultipliers:
+    def kkt_from_d(self, d: ArrayLike, tol: float | None = None) -> KKTMultipliers:
         """Recover (w, psi, beta) from d (spec B.8.5): ``A_w = {q : u^q.d >= max edge - tol}``,
-        ``A_psi`` = the capped coordinates; least squares with ``w >= 0``, ``sum w = 1``."""
+        ``A_psi`` = the capped coordinates; least squares with ``w >= 0``, ``sum w = 1``.
+        ``tol=None`` tries several tolerances and keeps the best certified w."""
         d = self._d(d)
         edges = self.U.T @ d
-        active = np.flatnonzero(edges >= edges.max() - tol)
-        return self._stationarity_multipliers(d, self.U, active, tol=tol, nonneg=True, sum_to_one=True)
+
+        def recover(t: float) -> KKTMultipliers:
+            active = np.flatnonzero(edges >= edges.max() - t)
+            return self._stationarity_multipliers(d, self.U, active, tol=t, nonneg=True, sum_to_one=True)
+
+        return self._tolerance_aware(recover, tol)
 
 
 def as_array(x):

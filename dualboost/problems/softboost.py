@@ -87,12 +87,18 @@ class SoftBoost(Model):
         """``d`` proportional to ``d0 e^{-U w - psi}`` with the optimal psi (Eq. 3.2)."""
         return self.regularizer.conjugate_grad(-(self.U @ self._w(w)))
 
-    def kkt_from_d(self, d: ArrayLike, tol: float = 1e-7) -> KKTMultipliers:
+    def kkt_from_d(self, d: ArrayLike, tol: float | None = None) -> KKTMultipliers:
         """Active sets ``A_w = {q : u^q.d >= g - tol}``, caps as for ERLPBoost; ``w >= 0`` free
-        in scale (spec B.7 KKT with eta = 1)."""
+        in scale (spec B.7 KKT with eta = 1). ``tol=None`` tries several tolerances and keeps
+        the best certified w."""
         d = self._d(d)
-        active = np.flatnonzero(self.U.T @ d >= self.edge_bound - tol)
-        return self._stationarity_multipliers(d, self.U, active, tol=tol, nonneg=True, sum_to_one=False)
+        edges = self.U.T @ d
+
+        def recover(t: float) -> KKTMultipliers:
+            active = np.flatnonzero(edges >= self.edge_bound - t)
+            return self._stationarity_multipliers(d, self.U, active, tol=t, nonneg=True, sum_to_one=False)
+
+        return self._tolerance_aware(recover, tol)
 
     # --- feasibility repair ----------------------------------------------------------------
     def repair_primal(self, d: ArrayLike) -> tuple[NDArray[np.float64], float]:

@@ -45,7 +45,7 @@ from dualboost.solvers.solution import Solution
 __all__ = ["solve_auglag", "warm_start_weights", "CONTINUATION_ETA"]
 
 #: cold starts above this eta go through eta/10, eta/100, ... (each stage warm-starts the next)
-CONTINUATION_ETA = 1e3
+CONTINUATION_ETA = 1e4
 
 
 class _Counter:
@@ -281,11 +281,13 @@ def solve_auglag(
     """Solve ``model``'s dual with the hand-written path and certify the pair.
 
     ``max_iter`` bounds the L-BFGS-B iterations summed over the outer loop; ``removed`` lists
-    the columns removed since ``warm_start`` was computed. BLAS runs single-threaded here: the
-    work is many small products (L-BFGS-B's t-sized updates, one GEMV per evaluation), where
-    waking OpenBLAS threads costs more than it saves (measured 20x on N = 1000, t = 100).
+    the columns removed since ``warm_start`` was computed. On small problems BLAS runs
+    single-threaded: the work is then many small products (L-BFGS-B's t-sized updates, a small
+    GEMV per evaluation), where waking OpenBLAS threads costs more than it saves (measured 20x
+    on N = 1000, t = 100); from ``N t >= 2e6`` on the GEMVs dominate and use every core.
     """
-    with threadpool_limits(limits=1, user_api="blas"):
+    threads = 1 if model.n_samples * model.n_hypotheses < 2_000_000 else None
+    with threadpool_limits(limits=threads, user_api="blas"):
         return _solve_auglag(model, side, tol, warm_start, max_iter=max_iter, removed=removed)
 
 
