@@ -35,7 +35,7 @@ TOL = 1e-6
 LIMITS = {
     "clarabel": {"time_limit": 120.0},
     "ecos": {"max_iters": 200},
-    "scs": {"time_limit_secs": 60.0},
+    "scs": {"time_limit_secs": 20.0},
 }
 
 
