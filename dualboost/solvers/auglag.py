@@ -115,7 +115,7 @@ def _solve_simplex(model, oracle, w, target, max_iter):
     t = model.n_hypotheses
     value, grad, _ = oracle(w)
     lam, mu = -float(w @ grad), 0.1
-    c_prev, iterations, gtol = np.inf, 0, 1e-3
+    c_prev, iterations, gtol = np.inf, 0, 1e-2
     bounds = [(0.0, None)] * t
 
     def lagrangian(x):
