@@ -305,7 +305,7 @@ class Sum(ConvexFunction):
         self.g = _check_function(g, "g")
         self.n = check_size(f.n, g.n, "g")
         self.conjugate_is_differentiable = f.conjugate_is_differentiable and g.conjugate_is_differentiable
-        self._cache: tuple[bytes, float, NDArray[np.float64]] | None = None
+        self._cache: tuple[bytes, float, NDArray[np.float64], NDArray[np.float64]] | None = None
 
     def value(self, x: ArrayLike) -> float:
         x = check_vector(x, "x", self.n)
@@ -314,7 +314,7 @@ class Sum(ConvexFunction):
     def in_domain(self, x: ArrayLike, tol: float = 1e-9) -> bool:
         return self.f.in_domain(x, tol) and self.g.in_domain(x, tol)
 
-    def _smooth(self, theta: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
+    def _smooth(self, theta: NDArray[np.float64]) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
         def objective(y: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
             value = self.f.conjugate(y) + self.g.conjugate(theta - y)
             grad = self.f.conjugate_grad(y) - self.g.conjugate_grad(theta - y)
@@ -334,9 +334,9 @@ class Sum(ConvexFunction):
             return self._conic(theta)
         candidates = [self.f.conjugate_grad(y), self.g.conjugate_grad(theta - y)]
         x = max(candidates, key=lambda c: float(c @ theta) - self.value(c))
-        return float(result.fun), x
+        return float(result.fun), x, y
 
-    def _conic(self, theta: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
+    def _conic(self, theta: NDArray[np.float64]) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
         y, z = cp.Variable(theta.size, name="y"), cp.Variable(theta.size, name="z")
         f_expr, f_cons = self.f.cvxpy_conjugate(y)
         g_expr, g_cons = self.g.cvxpy_conjugate(z)
@@ -344,24 +344,30 @@ class Sum(ConvexFunction):
         problem = cp.Problem(cp.Minimize(f_expr + g_expr), [*f_cons, *g_cons, split])
         status = solve_cvxpy(problem)
         if status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
-            return np.inf, np.full(theta.size, np.nan)
+            return np.inf, np.full(theta.size, np.nan), np.full(theta.size, np.nan)
         if status in (cp.UNBOUNDED, cp.UNBOUNDED_INACCURATE):
             raise ValueError("dom f and dom g do not intersect: f + g is identically +inf")
-        return float(problem.value), -np.asarray(split.dual_value, dtype=np.float64)
+        x = -np.asarray(split.dual_value, dtype=np.float64)
+        return float(problem.value), x, np.asarray(y.value, dtype=np.float64)
 
-    def _solve(self, theta: ArrayLike) -> tuple[float, NDArray[np.float64]]:
+    def _solve(self, theta: ArrayLike) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
         theta = check_vector(theta, "theta", self.n)
         key = theta.tobytes()
         if self._cache is None or self._cache[0] != key:
             solve = self._smooth if self.conjugate_is_differentiable else self._conic
             self._cache = (key, *solve(theta))
-        return self._cache[1], self._cache[2].copy()
+        return self._cache[1], self._cache[2].copy(), self._cache[3].copy()
+
+    def split(self, theta: ArrayLike) -> NDArray[np.float64]:
+        """The minimiser y of the infimal convolution ``f*(y) + g*(theta - y)``: at the maximiser x,
+        f sees y and g sees ``theta - y`` (both Fenchel-Young pairs are then tight)."""
+        return self._solve(theta)[2]
 
     def conjugate(self, theta: ArrayLike) -> float:
         return self._solve(theta)[0]
 
     def conjugate_grad(self, theta: ArrayLike) -> NDArray[np.float64]:
-        value, x = self._solve(theta)
+        value, x, _ = self._solve(theta)
         if not np.isfinite(value):
             raise ValueError("theta lies outside dom (f + g)*: the supremum is +inf")
         return x
@@ -406,9 +412,28 @@ def _entropy_on_capped_simplex(a: ConvexFunction, b: ConvexFunction) -> ConvexFu
     return capped if abs(constant) <= 1e-12 else Tilted(capped, None, offset=c * constant)
 
 
+def _merge_relative_entropies(a: ConvexFunction, b: ConvexFunction) -> ConvexFunction | None:
+    """``s RelativeEntropy(p) + t RelativeEntropy(q) = (s + t) RelativeEntropy(p^(s/(s+t)) q^(t/(s+t)))``.
+
+    Exact on the orthant: ``s d ln(d/p) + t d ln(d/q) = (s + t) d ln d - d (s ln p + t ln q)``, per entry.
+    (E.g. a regulariser's entropy plus the smoothing ``beta h`` of [SS] Eq. 8.)
+    """
+    parts = []
+    for f in (a, b):
+        c, inner = (f.c, f.f) if isinstance(f, Scaled) else (1.0, f)
+        if type(inner) is not RelativeEntropy:
+            return None
+        parts.append((c, inner))
+    (s, p), (t, q) = parts
+    check_size(p.n, q.n, "b")
+    prior = np.exp((s * p._log_d0 + t * q._log_d0) / (s + t))
+    return scale(RelativeEntropy(prior), s + t)
+
+
 #: Closed-form rules tried by :func:`add`, each ``rule(a, b) -> f | None`` (tried in both orders).
 SUM_RULES: list[Callable[[ConvexFunction, ConvexFunction], ConvexFunction | None]] = [
     _entropy_on_capped_simplex,
+    _merge_relative_entropies,
 ]
 
 

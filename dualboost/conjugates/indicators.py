@@ -66,3 +66,6 @@ class CappedSimplex(ConvexFunction):
             return cp.max(theta), []
         gamma = cp.Variable(name="gamma")
         return gamma + cp.sum(cp.pos(theta - gamma)) / self.nu, []
+
+    def __repr__(self) -> str:
+        return f"CappedSimplex(nu={self.nu!r})"

@@ -90,8 +90,9 @@ class SimplexRestriction(ConvexFunction):
     def _phi(self, gamma: float, theta: NDArray[np.float64]) -> float:
         return gamma - self.f.conjugate(np.maximum(theta + gamma, 0.0))
 
-    def _maximise(self, theta: ArrayLike) -> tuple[NDArray[np.float64], float, tuple, tuple]:
-        """Bisection for ``max phi``: returns theta, the value ``f~*(theta)`` and both bracket ends."""
+    def _maximise(self, theta: ArrayLike) -> tuple[NDArray[np.float64], float, tuple, tuple, float]:
+        """Bisection for ``max phi``: returns theta, the value ``f~*(theta)``, both bracket ends and
+        the maximiser gamma."""
         theta = check_vector(theta, "theta", self.n)
         self._check_min_zero(theta.size)
         scale = max(1.0, float(np.abs(theta).max()))
@@ -115,14 +116,20 @@ class SimplexRestriction(ConvexFunction):
                 hi, right = mid, at_mid
             else:
                 lo, left = mid, at_mid
-        value = -max(self._phi(lo, theta), self._phi(hi, theta) if right[1] is not None else -np.inf)
-        return theta, value, left, right
+        at_lo = self._phi(lo, theta)
+        at_hi = self._phi(hi, theta) if right[1] is not None else -np.inf
+        return theta, -max(at_lo, at_hi), left, right, lo if at_lo >= at_hi else hi
 
     def conjugate(self, theta: ArrayLike) -> float:
         return self._maximise(theta)[1]
 
+    def maximising_gamma(self, theta: ArrayLike) -> float:
+        """The maximiser gamma* of ``gamma - f*([gamma + theta]_+)`` (Lemma 8): ``[theta + gamma*]_+``
+        is the part of theta that f* sees, ``theta - [theta + gamma*]_+`` the part I_S* sees."""
+        return self._maximise(theta)[4]
+
     def conjugate_grad(self, theta: ArrayLike) -> NDArray[np.float64]:
-        theta, value, (s_lo, g_lo), (s_hi, g_hi) = self._maximise(theta)
+        theta, value, (s_lo, g_lo), (s_hi, g_hi), _ = self._maximise(theta)
         if g_hi is not None and g_lo is not None:
             if s_lo <= 0.0 <= s_hi and s_lo < s_hi:  # the convex combination with sum 1
                 d = (s_hi * g_lo - s_lo * g_hi) / (s_hi - s_lo)

@@ -11,6 +11,7 @@ from dualboost.problems.corrective import CorrectiveBinaryERLPBoost, CorrectiveE
 from dualboost.problems.erlpboost import ERLPBoost, erlpboost_eta
 from dualboost.problems.lpboost import LPBoost, min_max_edge
 from dualboost.problems.max_edge import MaxEdgeModel
+from dualboost.problems.relaxation import Relaxation, Theorem7Conditions, theorem7_conditions
 from dualboost.problems.softboost import SoftBoost
 
 __all__ = [
@@ -26,4 +27,7 @@ __all__ = [
     "CorrectiveBinaryERLPBoost",
     "erlpboost_eta",
     "min_max_edge",
+    "Relaxation",
+    "Theorem7Conditions",
+    "theorem7_conditions",
 ]

@@ -1,0 +1,294 @@
+"""Boosters for a prototyped relaxation: [SS] Fig. 1 (corrective) and its totally corrective variant (Eq. 13).
+
+Both maximise the entropy-smoothed dual of [SS] Eq. 8 (model M7) of a
+:class:`~dualboost.problems.Relaxation` with regulariser f:
+
+    D(w) = -F*(-A w),   P(d) = ||d^T A||_inf + F(d),   F = f + I_S + beta h,   beta = eps / (2 log N),
+
+``h(d) = sum d log d + log N``. F is derived by the conjugate calculus
+(:meth:`Relaxation.smoothed`); for the soft margin (f an l_inf ball) it is the capped softmax, whose
+gradient is the O(N log N) entropic projection of [SS] Fig. 2
+(:func:`dualboost.conjugates.entropic_project_capped_simplex`).
+
+Round t (spec A.6): ``d_t = grad F*(-A w_t)`` (Lemma 18); the oracle returns a column ``u`` (the
+max-|edge| column of A by default; the sign is flipped in the l1-ball form so that the edge is
+>= 0, spec A.6 [DERIVED]); the Lemma 11 gap ``<d_t, u - A w_t> = P(d_t) - D(w_t)`` stops the run when
+``<= eps``; otherwise
+
+* corrective (Fig. 1): ``w_{t+1} = (1 - a) w_t + a e^j`` with ``a = clip(beta <d_t, u - A w_t> /
+  ||u - A w_t||_inf^2, 0, 1)``;
+* totally corrective (Eq. 13): ``w_{t+1} = argmax D`` over the weights supported on the columns
+  seen so far, solved and certified through the solver layer (:func:`dualboost.solvers.solve`).
+
+Thm 9: at most ``32 log(N) / eps^2`` rounds, and the returned w is eps-accurate for the unsmoothed
+dual ``max_gamma gamma - f*([gamma - A w]_+)``. An oracle is any callable ``d -> column index``
+(into the model's columns ``U``) or ``d -> column vector`` (a hypothesis outside A).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from dualboost._validation import check_scalar
+from dualboost.problems.relaxation import Relaxation
+
+__all__ = [
+    "RelaxationBoostResult",
+    "max_edge_oracle",
+    "corrective_relaxation_boost",
+    "totally_corrective_relaxation_boost",
+    "theorem9_iterations",
+]
+
+#: ``d -> index into the model's columns`` or ``d -> column vector in [-1, 1]^N``
+Oracle = Callable[[NDArray[np.float64]], "int | ArrayLike"]
+
+
+@dataclass
+class RelaxationBoostResult:
+    """The run: ``w`` over the model's columns (``None`` when the oracle returned vectors; in the
+    simplex form padded onto the simplex by equal weights on a column and its negation, which does
+    not change ``A w``), the ``history`` (one dict per round: ``iteration``, ``column``, ``sign``,
+    ``edge``, ``gap``, ``primal`` = P(d_t), ``dual`` = D(w_t), ``step``, ``n_hypotheses``, and ``d``,
+    ``w`` when asked), ``iterations`` (rounds run), ``converged`` (gap <= eps), ``columns`` and
+    ``weights`` (the hypotheses used and their weights; signed in the l1-ball form)."""
+
+    w: NDArray[np.float64] | None
+    history: list[dict]
+    iterations: int
+    converged: bool
+    eps: float
+    beta: float
+    columns: NDArray[np.float64]
+    weights: NDArray[np.float64]
+    keys: list[int | None] = field(default_factory=list)
+
+    @property
+    def margins(self) -> NDArray[np.float64]:
+        """``A w``: the margin of every example under the returned combination."""
+        return self.columns @ self.weights
+
+
+def theorem9_iterations(n_samples: int, eps: float) -> int:
+    """[SS] Thm 9's bound on the number of rounds: ``32 log(N) / eps^2``."""
+    return math.ceil(32.0 * math.log(n_samples) / eps**2)
+
+
+def max_edge_oracle(model: Relaxation) -> Oracle:
+    """The strongest oracle over the model's columns: ``argmax_j |(d^T A)_j|`` in the l1-ball form,
+    ``argmax_q (d^T U)_q`` in the simplex and edge forms (first index on ties)."""
+
+    def oracle(d: NDArray[np.float64]) -> int:
+        edges = model.U.T @ d
+        return int(np.argmax(np.abs(edges) if model.signed else edges))
+
+    return oracle
+
+
+class _Ensemble:
+    """The hypotheses seen so far (columns as the oracle gave them), their weights and margins."""
+
+    def __init__(self, model: Relaxation) -> None:
+        self.model = model
+        self.columns: list[NDArray[np.float64]] = []
+        self.keys: list[int | None] = []
+        self.weights = np.zeros(0)
+        self.margins = np.zeros(model.n_samples)
+
+    def ask(self, oracle: Oracle, d: NDArray[np.float64]) -> tuple[int | None, NDArray[np.float64]]:
+        """Call the oracle and return ``(index into U or None, column)``."""
+        answer = oracle(d)
+        if np.ndim(answer) == 0 and float(answer) == int(answer):
+            key = int(answer)
+            if not 0 <= key < self.model.n_hypotheses:
+                raise ValueError(f"oracle returned column {key}; the model has {self.model.n_hypotheses}")
+            return key, self.model.U[:, key]
+        column = np.asarray(answer, dtype=np.float64)
+        if column.shape != (self.model.n_samples,) or not np.all(np.abs(column) <= 1.0 + 1e-12):
+            raise ValueError(
+                f"oracle must return a column index or a vector in [-1, 1]^{self.model.n_samples}; "
+                f"got shape {column.shape}"
+            )
+        return None, column
+
+    def position(self, key: int | None, column: NDArray[np.float64]) -> int:
+        """The position of the hypothesis (appended if new)."""
+        for i, (k, c) in enumerate(zip(self.keys, self.columns, strict=True)):
+            if (key is not None and k == key) or (key is None and k is None and np.array_equal(c, column)):
+                return i
+        self.keys.append(key)
+        self.columns.append(column)
+        self.weights = np.r_[self.weights, 0.0]
+        return len(self.keys) - 1
+
+    def matrix(self) -> NDArray[np.float64]:
+        return np.column_stack(self.columns) if self.columns else np.zeros((self.model.n_samples, 0))
+
+    def model_weights(self) -> NDArray[np.float64] | None:
+        """The weights over the model's columns U (``None`` if a hypothesis came as a vector)."""
+        if any(k is None for k in self.keys):
+            return None
+        w = np.zeros(self.model.n_hypotheses)
+        np.add.at(w, np.asarray(self.keys, dtype=np.intp), self.weights)
+        if self.model.form == "simplex" and w.sum() < 1.0:  # U = [A, -A]: pad with e_0 + e_n
+            half = 0.5 * (1.0 - w.sum())
+            w[0] += half
+            w[self.model.A.shape[1]] += half
+        return w
+
+
+def _check_run(model: Relaxation, eps: float, beta: float | None, max_iter: int | None
+               ) -> tuple[float, float, int]:
+    if not isinstance(model, Relaxation):
+        raise ValueError(f"model must be a Relaxation; got {type(model).__name__}")
+    eps = check_scalar(eps, "eps")
+    if eps <= 0:
+        raise ValueError(f"eps must be > 0; got {eps!r}")
+    if model.n_samples < 2:
+        raise ValueError("the boosters need N >= 2 examples (beta = eps / (2 log N))")
+    beta = eps / (2.0 * math.log(model.n_samples)) if beta is None else check_scalar(beta, "beta")
+    if beta <= 0:
+        raise ValueError(f"beta must be > 0; got {beta!r}")
+    if max_iter is None:
+        max_iter = theorem9_iterations(model.n_samples, eps) + 1
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}")
+    return eps, beta, int(max_iter)
+
+
+Update = Callable[[_Ensemble, int, float, float], tuple[float | None, str]]
+
+
+def _boost(
+    model: Relaxation,
+    eps: float,
+    make_update: Callable[[Relaxation, float], Update],
+    *,
+    oracle: Oracle | None,
+    beta: float | None,
+    max_iter: int | None,
+    keep_iterates: bool,
+) -> RelaxationBoostResult:
+    """The loop of [SS] Fig. 1 shared by both variants; ``make_update(smoothed model, beta)`` gives
+    the weight update ``(ensemble, position, sign, gap) -> (step, status)``."""
+    eps, beta, max_iter = _check_run(model, eps, beta, max_iter)
+    oracle = max_edge_oracle(model) if oracle is None else oracle
+    smoothed = model.smoothed(beta)  # Eq. 8: f + beta h, and F = f + I_S + beta h by the calculus
+    F = smoothed.regularizer
+    update = make_update(smoothed, beta)
+    ensemble = _Ensemble(model)
+    history: list[dict] = []
+    converged = False
+    for t in range(1, max_iter + 1):
+        theta = -ensemble.margins
+        d = F.conjugate_grad(theta)  # d_t = grad F*(-A w_t), Lemma 18
+        dual = -F.conjugate(theta)  # D(w_t)
+        key, column = ensemble.ask(oracle, d)
+        raw_edge = float(d @ column)
+        sign = -1.0 if (model.signed and raw_edge < 0) else 1.0
+        edge = sign * raw_edge
+        gap = edge - float(d @ ensemble.margins)  # <d_t, A(e^j - w_t)>, Lemma 11
+        row = {"iteration": t, "column": key, "sign": int(sign), "edge": edge, "gap": gap,
+               "primal": edge + F.value(d), "dual": dual, "step": None, "status": None,
+               "n_hypotheses": int(np.count_nonzero(ensemble.weights))}
+        if keep_iterates:
+            row["d"], row["w"] = d, ensemble.model_weights()
+        history.append(row)
+        if gap <= eps:
+            converged = True
+            break
+        position = ensemble.position(key, column)
+        row["step"], row["status"] = update(ensemble, position, sign, gap)
+    return RelaxationBoostResult(
+        w=ensemble.model_weights(),
+        history=history,
+        iterations=len(history),
+        converged=converged,
+        eps=eps,
+        beta=beta,
+        columns=ensemble.matrix(),
+        weights=ensemble.weights.copy(),
+        keys=list(ensemble.keys),
+    )
+
+
+def corrective_relaxation_boost(
+    model: Relaxation,
+    eps: float,
+    *,
+    oracle: Oracle | None = None,
+    beta: float | None = None,
+    max_iter: int | None = None,
+    keep_iterates: bool = False,
+) -> RelaxationBoostResult:
+    """[SS] Fig. 1 on ``model``: ``w_1 = 0``, the closed-form step, the Lemma 11 stop at ``eps``.
+
+    ``beta`` defaults to ``eps / (2 log N)`` (pass ``1/eta`` to run [KG]'s Corrective ERLPBoost,
+    spec B.11); ``max_iter`` to Thm 9's bound plus one; ``keep_iterates`` stores d_t and w_t in the
+    history.
+    """
+
+    def make_update(smoothed: Relaxation, beta: float) -> Update:
+        def step(ensemble: _Ensemble, position: int, sign: float, gap: float) -> tuple[float, str]:
+            u = sign * ensemble.columns[position]
+            x = u - ensemble.margins  # A(e^j - w_t)
+            scale = float(np.abs(x).max()) ** 2
+            a = 0.0 if scale == 0.0 else min(1.0, max(0.0, beta * gap / scale))
+            ensemble.weights *= 1.0 - a
+            ensemble.weights[position] += a * sign
+            ensemble.margins = (1.0 - a) * ensemble.margins + a * u
+            return a, "corrective"
+
+        return step
+
+    return _boost(model, eps, make_update, oracle=oracle, beta=beta, max_iter=max_iter,
+                  keep_iterates=keep_iterates)
+
+
+def totally_corrective_relaxation_boost(
+    model: Relaxation,
+    eps: float,
+    *,
+    oracle: Oracle | None = None,
+    beta: float | None = None,
+    max_iter: int | None = None,
+    methods: tuple[str, ...] = ("clarabel", "ecos"),
+    tol: float = 1e-8,
+    keep_iterates: bool = False,
+) -> RelaxationBoostResult:
+    """[SS] Eq. 13 on ``model``: after each oracle call, ``w`` maximises the smoothed dual over the
+    columns seen so far (the l1 ball in the abs form, the simplex otherwise), by
+    ``Relaxation(columns, f + beta h, form).solve(method, side, tol)``: the dual side with each of
+    ``methods`` in turn, then the primal side, until a certificate says ``optimal`` (interior-point
+    solvers occasionally fail on the exponential cones of a large ``1/beta``); the history's
+    ``status`` is the certificate's status and ``solver`` the method/side used. Other arguments as
+    :func:`corrective_relaxation_boost`."""
+    sub_form = "abs" if model.signed else "edge"
+    attempts = [(method, side) for side in ("dual", "primal") for method in methods]
+
+    def make_update(smoothed: Relaxation, beta: float) -> Update:
+        def resolve(ensemble: _Ensemble, position: int, sign: float, gap: float) -> tuple[None, str]:
+            sub = Relaxation(ensemble.matrix(), smoothed.f, form=sub_form)
+            best = None
+            for method, side in attempts:
+                sol = sub.solve(method=method, side=side, tol=tol)
+                if sol.w is not None and (best is None or abs(sol.relative_gap) < abs(best[0].relative_gap)):
+                    best = (sol, f"{method}/{side}")
+                if sol.optimal:
+                    break
+            if best is None:
+                raise RuntimeError(f"no method in {methods} solved the restricted dual ({sol.status})")
+            sol, used = best
+            ensemble.weights = np.asarray(sol.w, dtype=np.float64).copy()
+            ensemble.margins = sub.U @ ensemble.weights
+            return None, f"{sol.status} ({used})"
+
+        return resolve
+
+    return _boost(model, eps, make_update, oracle=oracle, beta=beta, max_iter=max_iter,
+                  keep_iterates=keep_iterates)

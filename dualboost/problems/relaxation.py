@@ -1,0 +1,543 @@
+"""The general relaxation scheme of [SS] Sec. 4.2 from any conjugate-library regulariser (spec A.4, M3, M7).
+
+With A in [-1, 1]^{N x n} (N examples, n hypotheses) and a convex regulariser f on d:
+
+    primal (Def. 6):  min_{d in S^N}  max_j |(A^T d)_j| + f(d)
+    dual   (Thm 3):   max_{w in B_1^n}  -(f + I_S)*(-A w)
+                    = max_{w in B_1^n, gamma}  gamma - f*([gamma - A w]_+)      (Thm 7, under (i)-(iii))
+
+``form`` picks the weight set: ``"abs"`` (above), ``"simplex"`` (the columns [A, -A], w in the
+simplex of 2n entries; the same values, spec Sec. 0 (c)) or ``"edge"`` (the columns of A as they
+are, no absolute values, w in the simplex: the max-edge form of LPBoost and ERLPBoost, [KG] Eqs.
+2.2-2.3, 3.6, 3.10).
+
+``f~ = f + I_S`` is derived by the conjugate calculus, never written by hand:
+
+* when f satisfies the conditions of Thm 7 (:func:`theorem7_conditions`), by Lemma 8
+  (:class:`~dualboost.conjugates.SimplexRestriction`): the dual is then Thm 7's hinge form;
+* otherwise by the library's closed forms where the simplex can be absorbed (an l_inf or l1 ball
+  on the simplex is a capped simplex; an entropy plus a capped simplex is the capped softmax, spec
+  Part C items 4-5), else by the infimal convolution ``(f + I_S)* = f* [] max_i`` (:class:`Sum`).
+
+The KKT map is ``d = grad f~*(-A w)`` ([SS] Lemma 18). :meth:`Relaxation.smoothed` gives the
+entropy-smoothed pair of Eq. 8 (model M7) that the boosters of :mod:`dualboost.boosting.relaxation`
+optimise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import reduce
+from itertools import combinations
+from typing import TYPE_CHECKING
+
+import cvxpy as cp
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from dualboost._validation import check_edge_matrix, check_scalar
+from dualboost.conjugates import (
+    CappedBinaryRelativeEntropy,
+    CappedRelativeEntropy,
+    CappedSimplex,
+    ConvexFunction,
+    HalfSquaredNorm,
+    NormBall,
+    RelativeEntropy,
+    Scaled,
+    SimplexRestriction,
+    Sum,
+    Tilted,
+    UnnormalisedRelativeEntropy,
+    add,
+    project_capped_simplex,
+    project_simplex,
+    scale,
+    solve_cvxpy,
+)
+from dualboost.problems.base import CvxpyModel, KKTMultipliers
+from dualboost.problems.max_edge import DOMAIN_TOL, MaxEdgeModel, as_array
+
+if TYPE_CHECKING:
+    from dualboost.problems.relaxation_report import RelaxationReport
+
+__all__ = [
+    "Relaxation",
+    "Theorem7Conditions",
+    "theorem7_conditions",
+    "restrict_to_simplex",
+    "FORMS",
+]
+
+#: ``"abs"``: w in the l1 ball over A ([SS]); ``"simplex"``: w in the simplex over [A, -A];
+#: ``"edge"``: w in the simplex over A, edges without absolute values ([KG]).
+FORMS = ("abs", "simplex", "edge")
+#: relative tolerance of the numerical checks of Thm 7 (conjugates may come from a conic solve)
+CONDITION_TOL = 1e-7
+#: step lengths tried for condition (ii): +-tau e_i in dom f for every i
+_CORE_STEPS = (1e-3, 1e-6, 1e-9)
+#: membership tolerance of the primal repair (rounding of a projection's sum is ~1e-16 N)
+_REPAIR_TOL = 1e-12
+#: relative slacks of the face constraint in :meth:`Relaxation.d_from_w` when d is not unique
+_FACE_SLACKS = (1e-9, 1e-7, 1e-5)
+#: active-set tolerance of :meth:`Relaxation.kkt_from_d` without a smooth regulariser
+_FACE_TOL = 1e-6
+
+
+# --- [SS] Theorem 7's conditions ------------------------------------------------------------
+@dataclass(frozen=True)
+class Theorem7Conditions:
+    """The three conditions of [SS] Thm 7 on f, each ``True``, ``False`` or ``None`` (not checked).
+
+    (i) ``min f = 0``, checked as ``f*(0) = 0`` (``min f = -f*(0)``); (ii) ``0 in core(dom f)``,
+    checked exactly for a convex domain: ``+-tau e_i in dom f`` for all i and some tau > 0 (the
+    cross-polytope they span is a neighbourhood of 0); (iii) ``f*(theta) >= f*(theta - alpha theta_i
+    e_i)``, sampled: a few theta (all negative, mixed, positive; several scales), the largest,
+    smallest and a random |theta_i|, alpha in {1, 1/2}. ``notes`` says why each one fails.
+    """
+
+    min_zero: bool | None
+    zero_in_core: bool | None
+    shrink_monotone: bool | None
+    notes: tuple[str, str, str] = ("", "", "")
+
+    @property
+    def values(self) -> tuple[bool | None, bool | None, bool | None]:
+        return (self.min_zero, self.zero_in_core, self.shrink_monotone)
+
+    @property
+    def hold(self) -> bool:
+        """All three hold: Thm 7's dual form (and Lemma 8) apply."""
+        return all(v is True for v in self.values)
+
+    def failing(self) -> list[str]:
+        """The conditions that fail, with the reason, e.g. ``["(ii) ..."]``."""
+        return [f"{label} {note}" for label, v, note in zip(("(i)", "(ii)", "(iii)"), self.values, self.notes,
+                                                              strict=True) if v is False]
+
+    def __str__(self) -> str:
+        names = ("(i) min f = 0", "(ii) 0 in core(dom f)", "(iii) f* non-increasing towards 0")
+        words = {True: "holds", False: "FAILS", None: "not checked"}
+        lines = []
+        for name, v, note in zip(names, self.values, self.notes, strict=True):
+            lines.append(f"{name}: {words[v]}" + (f" ({note})" if note else ""))
+        return "\n".join(lines)
+
+
+def _conjugate_or_inf(f: ConvexFunction, theta: NDArray[np.float64]) -> float:
+    try:
+        return float(f.conjugate(theta))
+    except (ValueError, RuntimeError):
+        return np.inf
+
+
+def _check_min_zero(f: ConvexFunction, n: int) -> tuple[bool, str]:
+    value = _conjugate_or_inf(f, np.zeros(n))
+    if np.isfinite(value) and abs(value) <= CONDITION_TOL:
+        return True, ""
+    return False, f"f*(0) = {value:.6g}, so min f = {-value:.6g}"
+
+
+def _check_zero_in_core(f: ConvexFunction, n: int) -> tuple[bool, str]:
+    eye = np.eye(n)
+    for tau in _CORE_STEPS:
+        if all(f.in_domain(s * tau * eye[i], tol=0.0) for s in (1.0, -1.0) for i in range(n)):
+            return True, ""
+    for i in range(n):
+        for s in (1.0, -1.0):
+            if not f.in_domain(s * _CORE_STEPS[-1] * eye[i], tol=0.0):
+                return False, f"{'+' if s > 0 else '-'}{_CORE_STEPS[-1]:g} e_{i} is outside dom f"
+    return False, "dom f contains no cross-polytope around 0"  # pragma: no cover
+
+
+def _check_shrink(f: ConvexFunction, n: int, seed: int) -> tuple[bool, str]:
+    rng = np.random.default_rng(seed)
+    base = rng.standard_normal(n)
+    thetas = [-np.abs(base), base, np.abs(base), 0.1 * base, 10.0 * base, 0.01 * rng.standard_normal(n)]
+    for theta in thetas:
+        value = _conjugate_or_inf(f, theta)
+        if not np.isfinite(value):
+            continue  # +inf >= anything
+        for i in {int(np.argmax(np.abs(theta))), int(np.argmin(np.abs(theta))), int(rng.integers(n))}:
+            for alpha in (1.0, 0.5):
+                moved = theta.copy()
+                moved[i] -= alpha * theta[i]
+                after = _conjugate_or_inf(f, moved)
+                if after > value + CONDITION_TOL * max(1.0, abs(value)):
+                    return False, (
+                        f"f*(theta) = {value:.6g} < f*(theta - {alpha:g} theta_i e_i) = {after:.6g} "
+                        f"at i = {i}, theta_i = {theta[i]:.3g}"
+                    )
+    return True, ""
+
+
+def theorem7_conditions(f: ConvexFunction, n: int, *, full: bool = True, seed: int = 0) -> Theorem7Conditions:
+    """Check [SS] Thm 7's conditions (i)-(iii) on ``f`` in dimension ``n`` (see :class:`Theorem7Conditions`).
+
+    (ii) is checked first (no conjugate needed), then (i), then (iii). With ``full=False`` the
+    checks stop at the first failure (the rest are ``None``), which is enough to choose the dual.
+    """
+    results: list[tuple[bool | None, str]] = [(None, ""), (None, ""), (None, "")]
+    checks = ((1, lambda: _check_zero_in_core(f, n)), (0, lambda: _check_min_zero(f, n)),
+              (2, lambda: _check_shrink(f, n, seed)))
+    for index, check in checks:
+        results[index] = check()
+        if not full and results[index][0] is False:
+            break
+    return Theorem7Conditions(
+        results[0][0], results[1][0], results[2][0], (results[0][1], results[1][1], results[2][1])
+    )
+
+
+# --- f + I_S by the conjugate calculus --------------------------------------------------------
+#: entries whose domain already lies in the simplex: adding I_S changes nothing
+_INSIDE_SIMPLEX = (CappedSimplex, CappedRelativeEntropy, CappedBinaryRelativeEntropy, SimplexRestriction)
+
+
+def _ball_on_simplex(f: NormBall, n: int) -> ConvexFunction:
+    """``I{||d||_p <= r} + I_S`` for p in {1, inf}: on the simplex ``||d||_1 = 1`` and
+    ``||d||_inf >= 1/N``, so the l_inf ball is the cap ``d <= r`` (spec A.3) and the l1 ball is all
+    or nothing."""
+    if f.p == 1.0:
+        if f.radius < 1.0:
+            raise ValueError(f"f: the l1 ball of radius {f.radius:g} does not meet the simplex (needs >= 1)")
+        return CappedSimplex(1.0)
+    if f.radius * n < 1.0 - 1e-12:
+        raise ValueError(
+            f"f: the l_inf ball of radius {f.radius:g} does not meet the simplex (needs >= 1/N = {1 / n:g})"
+        )
+    return CappedSimplex(min(max(1.0, 1.0 / f.radius), float(n)))
+
+
+def _flatten(f: ConvexFunction) -> list[ConvexFunction]:
+    return [*_flatten(f.f), *_flatten(f.g)] if isinstance(f, Sum) else [f]
+
+
+def _simplify(parts: list[ConvexFunction]) -> list[ConvexFunction]:
+    """Combine the summands pairwise by the library's closed-form rules until none applies (e.g.
+    two relative entropies merge, an entropy and a capped simplex become the capped softmax)."""
+    parts = list(parts)
+    merged = True
+    while merged:
+        merged = False
+        for i, j in combinations(range(len(parts)), 2):
+            combined = add(parts[i], parts[j])
+            if not isinstance(combined, Sum):
+                parts = [p for k, p in enumerate(parts) if k not in (i, j)] + [combined]
+                merged = True
+                break
+    return parts
+
+
+def _absorb_simplex(f: ConvexFunction, n: int) -> ConvexFunction | None:
+    """``f + I_S`` as a function whose domain lies in the simplex, by closed forms; ``None`` if none.
+
+    A sum is flattened and simplified; the simplex goes to the summand that leaves the fewest
+    summands (so a cap and an entropy become one capped softmax, spec Part C item 5).
+    """
+    if isinstance(f, _INSIDE_SIMPLEX):
+        return f
+    if isinstance(f, NormBall) and f.p != 2.0:
+        return _ball_on_simplex(f, n)
+    if isinstance(f, Sum):
+        parts = _simplify(_flatten(f))
+        best: list[ConvexFunction] | None = None
+        for i, part in enumerate(parts):
+            absorbed = _absorb_simplex(part, n)
+            if absorbed is not None:
+                candidate = _simplify([*parts[:i], *parts[i + 1:], absorbed])
+                best = candidate if best is None or len(candidate) < len(best) else best
+        return None if best is None else reduce(Sum, best)
+    closed = add(f, CappedSimplex(1.0))  # the library's rules (relative entropies, Part C item 4)
+    if not isinstance(closed, Sum):
+        return closed
+    if isinstance(f, Scaled):
+        inner = _absorb_simplex(f.f, n)
+        return None if inner is None else scale(inner, f.c)
+    if isinstance(f, Tilted):
+        inner = _absorb_simplex(f.f, n)
+        return None if inner is None else Tilted(inner, f.a, f.offset)
+    return None
+
+
+def restrict_to_simplex(f: ConvexFunction, n: int, *, lemma8: bool = False) -> ConvexFunction:
+    """``f~ = f + I_S`` from the conjugate calculus (module docstring): [SS] Lemma 8 when ``lemma8``
+    (Thm 7's conditions hold), else a closed form absorbing the simplex, else the infimal
+    convolution ``Sum(f, I_S)``."""
+    if lemma8:
+        return SimplexRestriction(f)
+    absorbed = _absorb_simplex(f, n)
+    return absorbed if absorbed is not None else Sum(f, CappedSimplex(1.0))
+
+
+def _strictly_convex(f: ConvexFunction) -> bool:
+    """Whether f (on the simplex) is strictly convex, so that the primal optimum d is unique."""
+    if isinstance(f, (CappedRelativeEntropy, CappedBinaryRelativeEntropy, RelativeEntropy,
+                      UnnormalisedRelativeEntropy)):
+        return True
+    if isinstance(f, HalfSquaredNorm):
+        return f.p == 2.0
+    if isinstance(f, (Scaled, Tilted, SimplexRestriction)):
+        return _strictly_convex(f.f)
+    if isinstance(f, Sum):
+        return _strictly_convex(f.f) or _strictly_convex(f.g)
+    return False
+
+
+def _project_l1_ball(w: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Euclidean projection onto ``{||w||_1 <= 1}``: ``sign(w) * project_simplex(|w|)`` outside."""
+    if np.abs(w).sum() <= 1.0:
+        return w
+    return np.sign(w) * project_simplex(np.abs(w))
+
+
+# --- the model ---------------------------------------------------------------------------------
+class Relaxation(MaxEdgeModel):
+    """[SS] Def. 6 with the regulariser ``f`` (any :class:`~dualboost.conjugates.ConvexFunction` on R^N).
+
+    Parameters: ``A`` (N x n, entries in [-1, 1]), ``f`` (dimension N or free), ``form`` in
+    :data:`FORMS`. Attributes: ``regularizer`` (f~ = f + I_S, derived), ``conditions`` (Thm 7),
+    ``dual_form`` (``"theorem7"`` or ``"general"``), ``U`` (the columns the weights act on: A,
+    or [A, -A] in the simplex form) and the model contract of :class:`~dualboost.problems.Model`.
+    """
+
+    name = "relaxation"
+
+    def __init__(self, A: ArrayLike, f: ConvexFunction, form: str = "abs") -> None:
+        if not isinstance(form, str) or form not in FORMS:
+            raise ValueError(f"form must be one of {', '.join(map(repr, FORMS))}; got {form!r}")
+        A = check_edge_matrix(A, "A")
+        if not isinstance(f, ConvexFunction):
+            raise ValueError(f"f must be a ConvexFunction from dualboost.conjugates; got {type(f).__name__}")
+        if f.n is not None and f.n != A.shape[0]:
+            raise ValueError(f"f has dimension {f.n}, but A has N = {A.shape[0]} rows (one per example)")
+        super().__init__(np.hstack([A, -A]) if form == "simplex" else A)
+        self.A, self.f, self.form = A, f, form
+        quick = theorem7_conditions(f, self.n_samples, full=False)
+        self._conditions = quick if quick.hold else None
+        self.regularizer = restrict_to_simplex(f, self.n_samples, lemma8=quick.hold)
+        if quick.hold:  # Lemma 8 finds out lazily when dom f misses the simplex: say it now
+            try:
+                self.regularizer.conjugate(np.zeros(self.n_samples))
+            except ValueError as exc:
+                raise ValueError(f"f: {exc}") from exc
+        self.nu = float(getattr(self.regularizer, "nu", 1.0))
+        self._anchor: NDArray[np.float64] | None = None
+        #: the w-domain for the solver layer; the l1 ball of the abs form is none of the simplex,
+        #: orthant and line that ``method="auglag"`` knows
+        self.w_domain = "l1-ball" if form == "abs" else "simplex"
+        #: ``method="auglag"`` (the differentiable dual path) applies to the simplex forms with an
+        #: entropic f~, whose conjugate has a gradient and a factored Hessian
+        self.smooth_dual = form != "abs" and hasattr(self.regularizer, "conjugate_hessian_factors")
+
+    # --- description -------------------------------------------------------------------------
+    @property
+    def conditions(self) -> Theorem7Conditions:
+        """[SS] Thm 7's conditions on f, all three checked (computed on first use)."""
+        if self._conditions is None:
+            self._conditions = theorem7_conditions(self.f, self.n_samples)
+        return self._conditions
+
+    @property
+    def dual_form(self) -> str:
+        """``"theorem7"`` (hinge form via Lemma 8) or ``"general"`` (``-(f + I_S)*(-A w)``)."""
+        return "theorem7" if isinstance(self.regularizer, SimplexRestriction) else "general"
+
+    @property
+    def signed(self) -> bool:
+        """Whether the weights carry signs (the l1 ball of the ``"abs"`` form)."""
+        return self.form == "abs"
+
+    @property
+    def d_is_unique(self) -> bool:
+        return _strictly_convex(self.regularizer)
+
+    def describe(self) -> dict[str, float]:
+        return {"N": self.n_samples, "n": self.A.shape[1]}
+
+    def __repr__(self) -> str:
+        return f"Relaxation(A=<{self.n_samples} x {self.A.shape[1]}>, f={self.f!r}, form={self.form!r})"
+
+    def smoothed(self, beta: float) -> Relaxation:
+        """The entropy-smoothed relaxation of [SS] Eq. 8 (model M7): f replaced by ``f + beta h``,
+        ``h(d) = sum d log d + log N`` (the relative entropy to uniform), on the same A and form."""
+        beta = check_scalar(beta, "beta")
+        if beta <= 0:
+            raise ValueError(f"beta must be > 0; got {beta!r}")
+        uniform = np.full(self.n_samples, 1.0 / self.n_samples)
+        return Relaxation(self.A, self.f + beta * RelativeEntropy(uniform), self.form)
+
+    # --- objectives ----------------------------------------------------------------------------
+    def edge_term(self, d: ArrayLike) -> float:
+        """``max_j |(A^T d)_j|`` (``max_q (U^T d)_q`` in the edge form): the g(d^T A) of [SS] Thm 3."""
+        edges = self.U.T @ self._d(d)
+        return float(np.abs(edges).max() if self.signed else edges.max())
+
+    def primal_objective(self, d: ArrayLike) -> float:
+        d = self._d(d)
+        reg = self.regularizer.value(d)
+        return float(self.edge_term(d) + reg) if np.isfinite(reg) else np.inf
+
+    def dual_objective(self, w: ArrayLike) -> float:
+        """``-f~*(-U w)``: Thm 7's ``max_gamma gamma - f*([gamma - A w]_+)`` or the general form."""
+        w = self._w(w)
+        if self.signed:
+            if np.abs(w).sum() > 1.0 + DOMAIN_TOL * max(1, w.size):
+                return -np.inf
+            return -self.regularizer.conjugate(-(self.U @ w))
+        return super().dual_objective(w)
+
+    def d_from_w(self, w: ArrayLike) -> NDArray[np.float64]:
+        """``d = grad f~*(-U w)`` ([SS] Lemma 18). When f~ is not strictly convex (norm balls: an LP
+        or SOCP), the maximisers of ``<-U w, d> - f~(d)`` form a face and not all of them are primal
+        optimal; then, as for LPBoost, the best primal point on that face is returned (the primal
+        with the face constraint ``f~(d) + <U w, d> <= -f~*(-U w) + slack``, slacks 1e-9, 1e-7, 1e-5
+        relative)."""
+        theta = -(self.U @ self._w(w))
+        best = self.regularizer.conjugate_grad(theta)
+        if self.d_is_unique:
+            return best
+        best_value = self.primal_objective(best)
+        bound = -self.regularizer.conjugate(theta)
+        for slack in _FACE_SLACKS:
+            built = self.cvxpy_primal()
+            d = next(v for v in built.problem.variables() if v.name() == "d")
+            reg, cons = self.regularizer.cvxpy_value(d)
+            face = reg - theta @ d <= bound + slack * max(1.0, abs(bound))
+            problem = cp.Problem(built.problem.objective, [*built.problem.constraints, *cons, face])
+            if solve_cvxpy(problem) not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or d.value is None:
+                continue
+            candidate, _ = self.repair_primal(d.value)
+            value = self.primal_objective(candidate)
+            if value < best_value:
+                best, best_value = candidate, value
+            if best_value - bound <= 1e-12 * max(1.0, abs(bound)):  # closes the gap with w: optimal
+                break
+        return best
+
+    # --- feasibility ---------------------------------------------------------------------------
+    def _domain_anchor(self) -> NDArray[np.float64] | None:
+        """A point of dom f~ to pull points into the domain: the uniform d, else ``argmin f~ =
+        grad f~*(0)``; ``None`` if neither passes the membership test (computed once)."""
+        if self._anchor is None:
+            uniform = np.full(self.n_samples, 1.0 / self.n_samples)
+            candidates = [uniform, lambda: self.regularizer.conjugate_grad(np.zeros(self.n_samples))]
+            self._anchor = np.full(self.n_samples, np.nan)
+            for candidate in candidates:
+                point = candidate() if callable(candidate) else candidate
+                if self.regularizer.in_domain(point, tol=_REPAIR_TOL):
+                    self._anchor = point
+                    break
+        return None if np.isnan(self._anchor).any() else self._anchor
+
+    def repair_primal(self, d: ArrayLike) -> tuple[NDArray[np.float64], float]:
+        """Project onto the (capped) simplex; if f~ has further constraints (e.g. an l2 ball), move
+        towards a point of dom f~ (:meth:`_domain_anchor`) by bisection until inside (dom f~ is
+        convex). Membership is tested to 1e-12, well inside the 1e-9 the objectives accept."""
+        d = self._d(d)
+        if self.regularizer.in_domain(d, tol=0.0):
+            return d, 0.0
+        fixed = project_capped_simplex(d, self.nu)
+        anchor = None if self.regularizer.in_domain(fixed, tol=_REPAIR_TOL) else self._domain_anchor()
+        if anchor is not None:
+            lo, hi = 0.0, 1.0
+            for _ in range(60):
+                mid = 0.5 * (lo + hi)
+                if self.regularizer.in_domain((1 - mid) * fixed + mid * anchor, tol=_REPAIR_TOL):
+                    hi = mid
+                else:
+                    lo = mid
+            fixed = (1 - hi) * fixed + hi * anchor
+        return fixed, float(np.abs(fixed - d).max())
+
+    def repair_dual(self, w: ArrayLike) -> tuple[NDArray[np.float64], float]:
+        if not self.signed:
+            return super().repair_dual(w)
+        w = self._w(w)
+        fixed = _project_l1_ball(w)
+        return fixed, float(np.abs(fixed - w).max())
+
+    # --- cvxpy models --------------------------------------------------------------------------
+    def _signed_columns(self) -> NDArray[np.float64]:
+        """[A, -A] in the abs and simplex forms, A in the edge form: max edge = max |edge|."""
+        return np.hstack([self.A, -self.A]) if self.signed else self.U
+
+    def _fold(self, v: NDArray[np.float64] | None) -> NDArray[np.float64] | None:
+        """Weights over :meth:`_signed_columns` -> weights over U (``w = v+ - v-`` in the abs form)."""
+        if v is None or not self.signed:
+            return as_array(v)
+        v = np.asarray(v, dtype=np.float64)
+        n = self.A.shape[1]
+        return v[:n] - v[n:]
+
+    def cvxpy_primal(self) -> CvxpyModel:
+        """``min_{d, s} s + f~(d)`` s.t. ``+-A^T d <= s``; the multipliers fold to w in the l1 ball."""
+        d = cp.Variable(self.n_samples, name="d")
+        s = cp.Variable(name="s")
+        reg, cons = self.regularizer.cvxpy_value(d)
+        edges = self._signed_columns().T @ d <= s
+        problem = cp.Problem(cp.Minimize(s + reg), [edges, *cons])
+        return CvxpyModel(problem, lambda: (d.value, self._fold(edges.dual_value)))
+
+    def cvxpy_dual(self) -> CvxpyModel:
+        """``max -f~*(-A w)`` over the weight set, f~* from the library's cvxpy forms."""
+        if not self.signed:
+            return super().cvxpy_dual()
+        w = cp.Variable(self.n_hypotheses, name="w")
+        objective, cons, link = self._dual_objective_expr(self.U @ w)
+        problem = cp.Problem(cp.Maximize(objective), [cp.norm1(w) <= 1, *cons])
+        return CvxpyModel(problem, lambda: (as_array(link.dual_value), w.value))
+
+    # --- w from d ----------------------------------------------------------------------------
+    def kkt_from_d(self, d: ArrayLike, tol: float | None = None) -> KKTMultipliers:
+        """w from d on the active set ``{q : edge_q >= max edge - tol}`` of the signed columns.
+
+        With a smooth regulariser (entropies) by the linear stationarity system (spec B.8.5;
+        ``tol=None`` tries several tolerances, as every model); otherwise by maximising the dual
+        over the active face, where every optimal w lives by complementary slackness (``tol=None``
+        means 1e-6: a larger face only helps the maximisation; ``psi = 0``, ``beta = nan`` and
+        ``residual`` is the relative gap ``P(d) - D(w)``).
+        """
+        d = self._d(d)
+        columns = self._signed_columns()
+        edges = columns.T @ d
+
+        def active(t: float) -> NDArray[np.intp]:
+            return np.flatnonzero(edges >= edges.max() - t)
+
+        if hasattr(self.regularizer, "smooth_gradient"):
+
+            def recover(t: float) -> KKTMultipliers:
+                kkt = self._stationarity_multipliers(d, columns, active(t), tol=t, nonneg=True,
+                                                     sum_to_one=True)
+                kkt.w = self._fold(kkt.w)
+                return kkt
+
+            return self._tolerance_aware(recover, tol)
+        face = active(_FACE_TOL if tol is None else tol)
+        v = cp.Variable(face.size, nonneg=True, name="w_active")
+        objective, cons, _ = self._dual_objective_expr(columns[:, face] @ v)
+        problem = cp.Problem(cp.Maximize(objective), [cp.sum(v) == 1, *cons])
+        solve_cvxpy(problem)
+        full = np.zeros(columns.shape[1])
+        if v.value is not None:
+            weights = np.clip(v.value, 0.0, None)
+            full[face] = weights / max(weights.sum(), 1e-300)
+        w = self._fold(full)
+        primal = self.primal_objective(d)
+        residual = abs(primal - self.dual_objective(w)) / max(1.0, abs(primal))
+        return KKTMultipliers(w=w, psi=np.zeros(self.n_samples), beta=float("nan"), residual=float(residual),
+                              active_w=face, active_psi=np.array([], dtype=np.intp))
+
+    def verify(
+        self,
+        methods: Iterable[str] = ("clarabel", "ecos", "scs"),
+        sides: Iterable[str] = ("primal", "dual"),
+        **kwargs,
+    ) -> RelaxationReport:
+        """Solve both sides with each method and report values, gaps, maps, Fenchel-Young residuals
+        and Thm 7's conditions (:func:`dualboost.problems.relaxation_report.verify_relaxation`)."""
+        from dualboost.problems.relaxation_report import verify_relaxation
+
+        return verify_relaxation(self, methods=methods, sides=sides, **kwargs)
