@@ -288,18 +288,10 @@ def solve_auglag(
     """
     threads = 1 if model.n_samples * model.n_hypotheses < 2_000_000 else None
     with threadpool_limits(limits=threads, user_api="blas"):
-        return _solve_auglag(model, side, tol, warm_start, max_iter=max_iter, removed=removed)
+        return _solve_auglag(model, side, tol, warm_start, max_iter, removed)
 
 
-def _solve_auglag(
-    model,
-    side: str,
-    tol: float,
-    warm_start: Solution | None = None,
-    *,
-    max_iter: int = 10_000,
-    removed: Sequence[int] | None = None,
-) -> Solution:
+def _solve_auglag(model, side, tol, warm_start, max_iter, removed) -> Solution:
     if side != "dual":
         raise ValueError("method='auglag' solves the dual (w-domain) side: use side='dual'")
     if not getattr(model, "smooth_dual", False):
@@ -328,7 +320,7 @@ def _solve_auglag(
         if w0 is None and getattr(model, "eta", 0.0) > CONTINUATION_ETA:
             # eta continuation: a cold start at large eta is slow (the dual is nearly an LP); solve
             # at eta/10 first and start from there (recursively down to CONTINUATION_ETA)
-            coarse = _solve_auglag(model.with_eta(model.eta / 10.0), side, tol, max_iter=max_iter)
+            coarse = _solve_auglag(model.with_eta(model.eta / 10.0), side, tol, None, max_iter, None)
             w0 = coarse.w
         w0 = np.full(model.n_hypotheses, 1.0 / model.n_hypotheses) if w0 is None else _normalised(w0)
         w, iterations, _ = _solve_simplex(model, oracle, w0, target, max_iter)
