@@ -187,7 +187,8 @@ class CappedBinaryRelativeEntropy(ConvexFunction):
             else:
                 break
             slope = -(p * (1.0 - p)).sum() * self.cap
-            step = b - excess / slope if slope < 0 else np.nan
+            with np.errstate(over="ignore", divide="ignore"):  # a flat s: the step is rejected below
+                step = b - excess / slope if slope < 0 else np.nan
             b_new = step if lo < step < hi else 0.5 * (lo + hi)
             if abs(b_new - b) <= 4.0 * np.finfo(float).eps * max(1.0, abs(b)):
                 b = b_new

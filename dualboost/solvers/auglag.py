@@ -46,6 +46,8 @@ __all__ = ["solve_auglag", "warm_start_weights", "CONTINUATION_ETA"]
 
 #: cold starts above this eta go through eta/10, eta/100, ... (each stage warm-starts the next)
 CONTINUATION_ETA = 1e4
+#: L-BFGS-B iterations per round before Newton takes a turn
+LBFGSB_ROUND = 300
 
 
 class _Counter:
@@ -112,11 +114,11 @@ def warm_start_weights(
 
 
 def _solve_simplex(model, oracle, w, target, max_iter):
-    t = model.n_hypotheses
+    """Augmented Lagrangian rounds of L-BFGS-B, handing over to Newton when close (or crawling);
+    when Newton stalls (the capped set changed under it), L-BFGS-B rounds resume from its point."""
     value, grad, _ = oracle(w)
     lam, mu = -float(w @ grad), 0.1
     c_prev, iterations, gtol = np.inf, 0, 1e-2
-    bounds = [(0.0, None)] * t
 
     def lagrangian(x):
         v, g, _ = oracle(x)
@@ -127,14 +129,7 @@ def _solve_simplex(model, oracle, w, target, max_iter):
     for _ in range(60):
         if gap <= target or iterations >= max_iter:
             break
-        res = minimize(
-            lagrangian,
-            w,
-            jac=True,
-            method="L-BFGS-B",
-            bounds=bounds,
-            options={"maxiter": min(300, max_iter - iterations), "maxcor": 20, "ftol": 0.0, "gtol": gtol},
-        )
+        res = _lbfgsb(lagrangian, w, gtol, max_iter - iterations)
         iterations += int(res.nit)
         w = res.x
         c = w.sum() - 1.0
@@ -144,10 +139,22 @@ def _solve_simplex(model, oracle, w, target, max_iter):
             mu = max(mu / 10.0, 1e-10)
         c_prev = c
         gtol = max(gtol / 10.0, 1e-14)
-        if gap <= 1e-2 or res.nit >= 300:
-            break  # close enough for Newton, or L-BFGS-B is crawling (large eta): Newton takes over
-    w, steps, gap = _newton_polish(model, _normalised(w), target, sum_to_one=True)
-    return w, iterations + steps, gap
+        if gap <= 1e-2 or res.nit >= LBFGSB_ROUND:
+            w, steps, gap = _newton_polish(model, _normalised(w), target, sum_to_one=True)
+            iterations += steps
+    return _normalised(w), iterations, gap
+
+
+def _lbfgsb(fun, x0, gtol, budget):
+    """One round of L-BFGS-B on ``w >= 0`` (at most LBFGSB_ROUND iterations)."""
+    return minimize(
+        fun,
+        x0,
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(0.0, None)] * x0.size,
+        options={"maxiter": max(1, min(LBFGSB_ROUND, budget)), "maxcor": 20, "ftol": 0.0, "gtol": gtol},
+    )
 
 
 def _newton_step(H: NDArray[np.float64], g: NDArray[np.float64], sum_to_one: bool) -> NDArray[np.float64]:
@@ -163,7 +170,7 @@ def _newton_step(H: NDArray[np.float64], g: NDArray[np.float64], sum_to_one: boo
     return np.linalg.lstsq(kkt, np.r_[-g, 0.0], rcond=None)[0][:k]
 
 
-def _newton_polish(model, w, target, *, sum_to_one, max_steps=200):
+def _newton_polish(model, w, target, *, sum_to_one, max_steps=50):
     """Active-set Newton on the face of w's support (plus the columns whose edge beats the current
     combination, minus those the step would push below 0), with the
     model's exact Hessian (``Model.dual_hessian``) and a backtracking line search on D.
@@ -210,6 +217,7 @@ def _newton_polish(model, w, target, *, sum_to_one, max_steps=200):
 
 
 def _solve_orthant(model, oracle, w, target, max_iter):
+    """L-BFGS-B rounds on ``-D`` over ``w >= 0``, with Newton as in :func:`_solve_simplex`."""
     iterations, gtol = 0, 1e-4
 
     def negated(x):
@@ -220,22 +228,15 @@ def _solve_orthant(model, oracle, w, target, max_iter):
     for _ in range(12):
         if gap <= target or iterations >= max_iter:
             break
-        res = minimize(
-            negated,
-            w,
-            jac=True,
-            method="L-BFGS-B",
-            bounds=[(0.0, None)] * w.size,
-            options={"maxiter": min(300, max_iter - iterations), "maxcor": 20, "ftol": 0.0, "gtol": gtol},
-        )
+        res = _lbfgsb(negated, w, gtol, max_iter - iterations)
         iterations += int(res.nit)
         w = np.clip(res.x, 0.0, None)
         gap = _certified_gap(model, w)
         gtol = max(gtol / 100.0, 1e-15)
-        if gap <= 1e-2 or res.nit >= 300:
-            break
-    w, steps, gap = _newton_polish(model, w, target, sum_to_one=False)
-    return w, iterations + steps, gap
+        if gap <= 1e-2 or res.nit >= LBFGSB_ROUND:
+            w, steps, gap = _newton_polish(model, w, target, sum_to_one=False)
+            iterations += steps
+    return w, iterations, gap
 
 
 def _solve_line(model, oracle, a0, max_iter):
