@@ -201,9 +201,7 @@ def _newton_polish(model, w, target, *, sum_to_one, max_steps=50):
         slope = float(g @ direction)
         if not slope > 0:
             break
-        # A singular face makes the ridge-regularised step huge: no weight needs to move by more
-        # than the simplex's diameter.
-        alpha = min(1.0, 2.0 / max(np.abs(direction).max(), 1e-300))
+        alpha = 1.0
         while alpha > 1e-12:  # projected Newton (Bertsekas): backtrack along the clipped path
             trial = np.clip(w + alpha * direction, 0.0, None)
             if sum_to_one:
