@@ -21,7 +21,7 @@ import warnings
 import cvxpy as cp
 import numpy as np
 import pytest
-from scipy.optimize import linprog
+from references import lp_eq23
 from scipy.special import rel_entr
 
 from dualboost.instances import random_edge_matrix
@@ -54,22 +54,6 @@ ECOS_OPTIONS = {"abstol": 1e-12, "reltol": 1e-12, "feastol": 1e-12, "max_iters":
 
 
 # --- independent references -----------------------------------------------------------------------
-def lp_value(U, nu):
-    """P_LP = min_{d in S^N, d <= 1/nu} max_q u^q . d by HiGHS ([KG] Eq. 2.3), written out here."""
-    n, t = U.shape
-    res = linprog(
-        np.r_[np.zeros(n), 1.0],
-        A_ub=np.hstack([U.T, -np.ones((t, 1))]),
-        b_ub=np.zeros(t),
-        A_eq=np.r_[np.ones(n), 0.0][None, :],
-        b_eq=[1.0],
-        bounds=[(0, 1.0 / nu)] * n + [(None, None)],
-        method="highs",
-    )
-    assert res.status == 0
-    return res.fun
-
-
 def entropy(d, n):
     """Delta(d, uniform) (spec B.8.1); d clipped at 0 (solver noise of ~1e-12 below 0)."""
     return float(rel_entr(np.clip(d, 0.0, None), 1.0 / n).sum())
@@ -177,7 +161,7 @@ class Case:
 def softboost_case(U, nu):
     """A SoftBoost instance whose edge bound g lies halfway between P_LP and the best uniform edge,
     so that edge constraints bind and a Slater point exists."""
-    g = 0.5 * (lp_value(U, nu) + U.mean(axis=0).max())
+    g = 0.5 * (lp_eq23(U, nu)[0] + U.mean(axis=0).max())
     return Case("soft", U, nu, g=g)
 
 

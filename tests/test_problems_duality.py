@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from scipy.optimize import linprog
+from references import lp_eq23
 
 from dualboost.instances import random_edge_matrix
 from dualboost.problems import (
@@ -58,21 +58,6 @@ def greedy_vertex(x, nu):
     if k < x.size:
         d[order[k]] = 1.0 - k / nu
     return d
-
-
-def lp_minimiser(U, nu):
-    n, t = U.shape
-    res = linprog(
-        np.r_[np.zeros(n), 1.0],
-        A_ub=np.hstack([U.T, -np.ones((t, 1))]),
-        b_ub=np.zeros(t),
-        A_eq=np.r_[np.ones(n), 0.0][None, :],
-        b_eq=[1.0],
-        bounds=[(0, 1.0 / nu)] * n + [(None, None)],
-        method="highs",
-    )
-    assert res.status == 0
-    return res.fun, np.clip(res.x[:n], 0.0, 1.0 / nu)
 
 
 def sharpen(model, rng, d, w):
@@ -145,7 +130,7 @@ def test_weak_duality_softboost(inst, slack, scale):
     bring every edge below g = P_LP + slack; w >= 0 of any scale (SoftBoost's w is unnormalised)."""
     rng, U, nu, _ = inst
     n, t = U.shape
-    p_lp, d_lp = lp_minimiser(U, nu)
+    p_lp, d_lp = lp_eq23(U, nu)
     g = p_lp + slack
     model = SoftBoost(U, nu=nu, gamma_hat=g)
     r = capped_point(rng, n, nu)
@@ -191,7 +176,7 @@ def build(name):
     if name == "lpboost":
         return LPBoost(U, nu=2.5)
     if name == "softboost":
-        p_lp, _ = lp_minimiser(U, 2.5)
+        p_lp, _ = lp_eq23(U, 2.5)
         return SoftBoost(U, nu=2.5, gamma_hat=0.5 * (p_lp + U.mean(axis=0).max()))
     if name == "erlpboost":
         return ERLPBoost(U, nu=2.5, eta=5.0)
@@ -279,7 +264,7 @@ def test_non_uniform_prior(name):
     elif name == "binary":
         model = BinaryERLPBoost(U, nu=nu, eta=eta, d0=d0)
     elif name == "softboost":
-        p_lp, _ = lp_minimiser(U, nu)
+        p_lp, _ = lp_eq23(U, nu)
         model = SoftBoost(U, nu=nu, gamma_hat=0.5 * (p_lp + (U.T @ d0).max()), d0=d0)
     else:
         model = CorrectiveERLPBoost(U, rng.dirichlet(np.ones(4)), nu=nu, eta=eta, d0=d0)

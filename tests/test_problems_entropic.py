@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.optimize import linprog, minimize, minimize_scalar
+from references import lp_eq22
+from scipy.optimize import minimize, minimize_scalar
 from scipy.special import logsumexp, rel_entr
 
 from dualboost.instances import bad_example, random_edge_matrix
@@ -24,24 +25,6 @@ D_TOL = 2e-5
 
 
 # --- independent references ---------------------------------------------------------------
-def lp_value(U, nu):
-    """P_LP by HiGHS on (w, psi, rho) ([KG] Eq. 2.2); returns (value, w)."""
-    n, t = U.shape
-    c = np.r_[np.zeros(t), np.full(n, 1.0 / nu), -1.0]
-    a_ub = np.hstack([-U, -np.eye(n), np.ones((n, 1))])
-    res = linprog(
-        c,
-        A_ub=a_ub,
-        b_ub=np.zeros(n),
-        A_eq=np.r_[np.ones(t), np.zeros(n), 0.0][None, :],
-        b_eq=[1.0],
-        bounds=[(0, None)] * (t + n) + [(None, None)],
-        method="highs",
-    )
-    assert res.status == 0
-    return -res.fun, res.x[:t]
-
-
 def avgmin(m, nu):
     """The capped LP dual objective at margins m: mean of the nu smallest (real nu)."""
     s = np.sort(m)
@@ -247,7 +230,7 @@ def test_smoothing_sandwich_at_every_eta(cls, nu, extra, eta):
     model = cls(U, nu=nu, eta=eta)
     bound = (np.log(n / nu) + extra) / eta
     rng = np.random.default_rng(4)
-    p_lp, w_lp = lp_value(U, nu)
+    p_lp, w_lp = lp_eq22(U, nu)
     for w in [w_lp, *rng.dirichlet(np.ones(t), size=8), np.eye(t)[0]]:
         value = model.dual_objective(w)
         d = model.d_from_w(w)
@@ -270,7 +253,7 @@ def test_smoothing_sandwich_at_every_eta(cls, nu, extra, eta):
 def test_solve_lies_in_the_smoothing_sandwich(cls, eta):
     n, nu = 30, 3.0
     U = random_edge_matrix(n, 6, seed=2)
-    p_lp, _ = lp_value(U, nu)
+    p_lp, _ = lp_eq22(U, nu)
     extra = 1.0 if cls is BinaryERLPBoost else 0.0
     bound = (np.log(n / nu) + extra) / eta
     solution = cls(U, nu=nu, eta=eta).solve(method="clarabel", side="dual")
@@ -285,7 +268,7 @@ def test_large_eta_never_certifies_a_wrong_answer(cls, method, eta):
     """Conic solvers may fail at large eta; a status 'optimal' must still be right."""
     n, nu = 30, 3.0
     U = random_edge_matrix(n, 6, seed=2)
-    p_lp, _ = lp_value(U, nu)
+    p_lp, _ = lp_eq22(U, nu)
     extra = 1.0 if cls is BinaryERLPBoost else 0.0
     bound = (np.log(n / nu) + extra) / eta
     options = {"max_iters": 5000} if method == "scs" else {}  # SCS would spend seconds failing
@@ -381,7 +364,7 @@ def test_one_solve_at_n_2000():
     model = ERLPBoost(U, nu=nu, eta=eta)
     solution = model.solve(method="clarabel", side="dual")
     assert solution.status == "optimal"
-    p_lp, _ = lp_value(U, nu)
+    p_lp, _ = lp_eq22(U, nu)
     assert p_lp - 1e-6 <= solution.dual_value <= p_lp + np.log(n / nu) / eta + 1e-6
     # the certified pair satisfies the KKT map
     np.testing.assert_allclose(model.d_from_w(solution.w), solution.d, atol=1e-9)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 import pytest
-from scipy.optimize import linprog
+from references import lp_eq23
 from scipy.special import logsumexp
 
 from dualboost.instances import random_edge_matrix
@@ -38,16 +38,7 @@ def softboost_instance(seed, n, t, nu):
     """A SoftBoost instance whose edge bound is halfway between P_LP and the best uniform edge, so
     that edge constraints bind and a Slater point exists."""
     U = random_edge_matrix(n, t, seed=seed)
-    res = linprog(
-        np.r_[np.zeros(n), 1.0],
-        A_ub=np.hstack([U.T, -np.ones((t, 1))]),
-        b_ub=np.zeros(t),
-        A_eq=np.r_[np.ones(n), 0.0][None, :],
-        b_eq=[1.0],
-        bounds=[(0, 1.0 / nu)] * n + [(None, None)],
-        method="highs",
-    )
-    g = 0.5 * (res.fun + U.mean(axis=0).max())
+    g = 0.5 * (lp_eq23(U, nu)[0] + U.mean(axis=0).max())
     return SoftBoost(U, nu=nu, gamma_hat=g, eps=0.0)
 
 

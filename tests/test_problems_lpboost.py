@@ -13,6 +13,7 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 import pytest
+from references import lp_eq22, lp_eq23
 from scipy.optimize import linprog
 
 from dualboost.instances import bad_example, lpboost_lower_bound, pivot_example, random_edge_matrix
@@ -22,30 +23,6 @@ LP_TOL = 1e-7  # HiGHS feasibility/optimality tolerance is 1e-7; interior point 
 
 
 # --- independent references ---------------------------------------------------------------
-def lp_eq22(U, nu):
-    """[KG] Eq. 2.2 as an LP in (w, psi, rho): max rho - (1/nu) sum psi, U w + psi >= rho."""
-    n, t = U.shape
-    c = np.r_[np.zeros(t), np.full(n, 1.0 / nu), -1.0]
-    a_ub = np.hstack([-U, -np.eye(n), np.ones((n, 1))])
-    a_eq = np.r_[np.ones(t), np.zeros(n), 0.0][None, :]
-    bounds = [(0, None)] * (t + n) + [(None, None)]
-    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(n), A_eq=a_eq, b_eq=[1.0], bounds=bounds, method="highs")
-    assert res.status == 0
-    return -res.fun, res.x[:t]
-
-
-def lp_eq23(U, nu):
-    """[KG] Eq. 2.3 as an LP in (d, gamma): min gamma, U^T d <= gamma, sum d = 1, 0 <= d <= 1/nu."""
-    n, t = U.shape
-    c = np.r_[np.zeros(n), 1.0]
-    a_ub = np.hstack([U.T, -np.ones((t, 1))])
-    a_eq = np.r_[np.ones(n), 0.0][None, :]
-    bounds = [(0, 1.0 / nu)] * n + [(None, None)]
-    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(t), A_eq=a_eq, b_eq=[1.0], bounds=bounds, method="highs")
-    assert res.status == 0
-    return res.fun, res.x[:n]
-
-
 def hinge_form(U, nu):
     """max_{w in simplex, rho} rho - (1/nu) sum [rho - (U w)_n]_+ (spec M2, [SS] Eq. 6)."""
     w = cp.Variable(U.shape[1], nonneg=True)

@@ -10,28 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.optimize import linprog, minimize
+from references import lp_eq23
+from scipy.optimize import minimize
 from scipy.special import logsumexp, rel_entr
 
 from dualboost.instances import random_edge_matrix
 from dualboost.problems import SoftBoost
 
 VALUE_TOL = 1e-6  # L-BFGS-B / SLSQP references stop at ~1e-9-1e-7 in value
-
-
-def lp_value(U, nu):
-    n, t = U.shape
-    res = linprog(
-        np.r_[np.zeros(n), 1.0],
-        A_ub=np.hstack([U.T, -np.ones((t, 1))]),
-        b_ub=np.zeros(t),
-        A_eq=np.r_[np.ones(n), 0.0][None, :],
-        b_eq=[1.0],
-        bounds=[(0, 1.0 / nu)] * n + [(None, None)],
-        method="highs",
-    )
-    assert res.status == 0
-    return res.fun
 
 
 def dual_by_lbfgsb(U, g, nu, d0):
@@ -88,7 +74,7 @@ def primal_by_slsqp(U, g, nu, d0):
 def instance(seed, n, t, nu, position=0.5):
     """Edge bound g = P_LP + position * (best uniform edge - P_LP): binding and Slater-feasible."""
     U = random_edge_matrix(n, t, seed=seed)
-    p_lp = lp_value(U, nu)
+    p_lp = lp_eq23(U, nu)[0]
     g = p_lp + position * (U.mean(axis=0).max() - p_lp)
     return U, p_lp, g
 
@@ -166,7 +152,7 @@ def test_softboost_dual_objective_eliminates_psi_exactly(nu):
 def test_softboost_infeasible_edge_bound(nu, side, method):
     """An edge bound below P_LP (HiGHS) leaves no feasible d: status 'infeasible' (Thm 3.2 proof)."""
     U = random_edge_matrix(15, 5, seed=5)
-    p_lp = lp_value(U, nu)
+    p_lp = lp_eq23(U, nu)[0]
     model = SoftBoost(U, nu=nu, gamma_hat=p_lp - 0.05)
     assert not model.is_feasible()
     solution = model.solve(method=method, side=side)
