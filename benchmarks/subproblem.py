@@ -141,6 +141,22 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def large(n_samples: int = 200_000, n_columns: int = 200) -> int:
+    """The issue's large case: ERLPBoost with N = 2e5, t = 200 (+-1 entries, as stumps give), eta at
+    its theoretical value for eps = 0.01, auglag only (a conic solve at this size takes hours)."""
+    U = random_edge_matrix(n_samples, n_columns, seed=7, binary=True)
+    for frac in ("1/N", "0.1"):
+        nu = 1.0 if frac == "1/N" else float(frac) * n_samples
+        eta = erlpboost_eta(n_samples, nu, 0.01)
+        sol, seconds = timed(ERLPBoost(U, nu=nu, eta=eta), "auglag")
+        print(
+            f"large N={n_samples} t={n_columns} nu/N={frac} eta={eta:.0f}: {sol.status}, relative gap "
+            f"{sol.relative_gap:.1e}, {sol.iterations} iterations, {seconds:.2f} s",
+            flush=True,
+        )
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -153,8 +169,11 @@ def main(argv=None) -> int:
         "--eps", type=float, nargs="+", default=[0.01, 0.001], help="eps (eta is theoretical)"
     )
     parser.add_argument("--solvers", nargs="+", default=["clarabel", "ecos", "scs"], help="cvxpy solvers")
+    parser.add_argument("--large", action="store_true", help="only the N = 2e5, t = 200 auglag timing")
     parser.add_argument("--sources", nargs="+", default=["random", "a9a"], choices=["random", "a9a"])
     args = parser.parse_args(argv)
+    if args.large:
+        return large()
     if args.sizes is None:
         args.sizes = [1000, 10000, 30000] if args.full else [1000, 10000]
     if args.columns is None:
