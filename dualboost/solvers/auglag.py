@@ -48,6 +48,8 @@ __all__ = ["solve_auglag", "warm_start_weights", "CONTINUATION_ETA"]
 CONTINUATION_ETA = 1e4
 #: L-BFGS-B iterations per round before Newton takes a turn
 LBFGSB_ROUND = 300
+#: the certified relative gap below which Newton takes over from L-BFGS-B
+NEWTON_GAP = 1e-2
 
 
 class _Counter:
@@ -126,6 +128,8 @@ def _solve_simplex(model, oracle, w, target, max_iter):
         return -v - lam * c + c * c / (2 * mu), -g + (c / mu - lam)
 
     gap = _certified_gap(model, _normalised(w))
+    if gap <= NEWTON_GAP:  # a good (warm) start: Newton first
+        w, iterations, gap = _newton_polish(model, _normalised(w), target, sum_to_one=True)
     for _ in range(60):
         if gap <= target or iterations >= max_iter:
             break
@@ -139,7 +143,7 @@ def _solve_simplex(model, oracle, w, target, max_iter):
             mu = max(mu / 10.0, 1e-10)
         c_prev = c
         gtol = max(gtol / 10.0, 1e-14)
-        if gap <= 1e-2 or res.nit >= LBFGSB_ROUND:
+        if gap <= NEWTON_GAP or res.nit >= LBFGSB_ROUND:
             w, steps, gap = _newton_polish(model, _normalised(w), target, sum_to_one=True)
             iterations += steps
     return _normalised(w), iterations, gap
@@ -238,7 +242,7 @@ def _solve_orthant(model, oracle, w, target, max_iter):
         w = np.clip(res.x, 0.0, None)
         gap = _certified_gap(model, w)
         gtol = max(gtol / 100.0, 1e-15)
-        if gap <= 1e-2 or res.nit >= LBFGSB_ROUND:
+        if gap <= NEWTON_GAP or res.nit >= LBFGSB_ROUND:
             w, steps, gap = _newton_polish(model, w, target, sum_to_one=False)
             iterations += steps
     return w, iterations, gap
