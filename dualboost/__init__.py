@@ -2,6 +2,32 @@
 
 See DESIGN.md for the notation: U is the N x t edge matrix, d a distribution over examples,
 w weights over hypotheses, nu in [1, N] the capping, eta > 0 the entropy regularisation.
+
+The scikit-learn classifiers of :mod:`dualboost.estimators` are exported here (imported on first
+use, so that ``import dualboost.conjugates`` does not load scikit-learn and the solvers).
 """
 
 __version__ = "0.1.0"
+
+_ESTIMATORS = (
+    "LPBoostClassifier",
+    "SoftBoostClassifier",
+    "ERLPBoostClassifier",
+    "BinaryERLPBoostClassifier",
+    "CorrectiveERLPBoostClassifier",
+    "CorrectiveBinaryERLPBoostClassifier",
+)
+
+__all__ = ["__version__", *_ESTIMATORS]
+
+
+def __getattr__(name: str):
+    if name in _ESTIMATORS:
+        from dualboost import estimators
+
+        return getattr(estimators, name)
+    raise AttributeError(f"module 'dualboost' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_ESTIMATORS])

@@ -3,6 +3,8 @@
 ``dualboost verify`` solves every model family on built-in instances, on both sides, with each
 cvxpy solver, maps each solution to the other side, certifies it and prints one table; it exits 1
 when any row fails its tolerance and says which.
+
+``dualboost boost`` trains a booster on a LIBSVM file and reports (:mod:`dualboost.cli_boost`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from dualboost import __version__
+from dualboost.cli_boost import add_boost_parser
 from dualboost.problems.relaxation_report import BUILTIN_RELAXATIONS, builtin_relaxation
 from dualboost.solvers import METHODS, SIDES
 from dualboost.verify import FAMILIES, GAP_TOL, MAP_TOL, VerifyRow, run_verify
@@ -185,6 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("--quiet", action="store_true", help="no progress line on a terminal")
     verify.set_defaults(func=_verify)
+    add_boost_parser(sub)
     return parser
 
 

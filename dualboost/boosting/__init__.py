@@ -1,17 +1,45 @@
 """Boosting drivers (DESIGN.md, "Drivers").
 
+The drivers of [KG] (each takes a fitted oracle and returns a :class:`BoostResult` with the
+hypotheses, their weights w, the per-iteration :class:`History` and the oracle/solver time split):
+
+* totally corrective (:mod:`~dualboost.boosting.totally_corrective`): :func:`lpboost` (Alg. 2.1),
+  :func:`softboost` (Alg. 3.1), :func:`erlpboost` (Alg. 3.2), :func:`binary_erlpboost` (Alg. 3.3);
+* corrective (:mod:`~dualboost.boosting.corrective`): :func:`corrective_erlpboost` (Alg. 4.1),
+  :func:`corrective_binary_erlpboost` (Alg. 4.3);
+* :func:`adaboost` (the baseline, [KG] Sec 6); :data:`ALGORITHMS` and :func:`boost` by name;
+  iteration caps from the theorems in :mod:`~dualboost.boosting.stopping`.
+
 :mod:`dualboost.boosting.relaxation`: [SS] Fig. 1 and its totally corrective variant for any
 :class:`~dualboost.problems.Relaxation`.
 """
 
+from dualboost.boosting.adaboost import adaboost
+from dualboost.boosting.algorithms import ALGORITHMS, boost
+from dualboost.boosting.corrective import corrective_binary_erlpboost, corrective_erlpboost
+from dualboost.boosting.history import History, HistoryRow
 from dualboost.boosting.relaxation import (
     RelaxationBoostResult,
     corrective_relaxation_boost,
     max_edge_oracle,
     totally_corrective_relaxation_boost,
 )
+from dualboost.boosting.result import BoostResult
+from dualboost.boosting.totally_corrective import binary_erlpboost, erlpboost, lpboost, softboost
 
 __all__ = [
+    "lpboost",
+    "softboost",
+    "erlpboost",
+    "binary_erlpboost",
+    "corrective_erlpboost",
+    "corrective_binary_erlpboost",
+    "adaboost",
+    "boost",
+    "ALGORITHMS",
+    "BoostResult",
+    "History",
+    "HistoryRow",
     "RelaxationBoostResult",
     "corrective_relaxation_boost",
     "totally_corrective_relaxation_boost",

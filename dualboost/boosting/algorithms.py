@@ -1,0 +1,30 @@
+"""The drivers by name, for the estimators and the ``dualboost boost`` command."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from dualboost.boosting.adaboost import adaboost
+from dualboost.boosting.corrective import corrective_binary_erlpboost, corrective_erlpboost
+from dualboost.boosting.result import BoostResult
+from dualboost.boosting.totally_corrective import binary_erlpboost, erlpboost, lpboost, softboost
+
+__all__ = ["ALGORITHMS", "boost"]
+
+#: every driver, by the name used in the CLI and in tables
+ALGORITHMS: dict[str, Callable[..., BoostResult]] = {
+    "lpboost": lpboost,
+    "softboost": softboost,
+    "erlpboost": erlpboost,
+    "binary_erlpboost": binary_erlpboost,
+    "corrective_erlpboost": corrective_erlpboost,
+    "corrective_binary_erlpboost": corrective_binary_erlpboost,
+    "adaboost": adaboost,
+}
+
+
+def boost(algorithm: str, oracle, **params) -> BoostResult:
+    """Run the driver named ``algorithm`` (a key of :data:`ALGORITHMS`) with a fitted ``oracle``."""
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}; got {algorithm!r}")
+    return ALGORITHMS[algorithm](oracle, **params)

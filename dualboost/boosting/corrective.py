@@ -1,0 +1,303 @@
+"""The corrective drivers of [KG] Ch. 4: Corrective ERLPBoost (Alg. 4.1, the [SS] Fig. 1 algorithm
+with a stopping criterion) and Corrective Binary ERLPBoost (Alg. 4.3), with the errata of spec
+Part D applied.
+
+Iteration t, with the margins ``m = U w^{t-1}`` of the current combination:
+
+(a) the oracle returns u^t for d^{t-1};
+(b) ``x = u^t - m`` and the step ``w_t = clip(x . d^{t-1} / (eta ||x||_inf^2), 0, 1)`` (the squared
+    norm, item 9; [SS] Eq. 10 with beta = 1/eta, item 10); or, with ``method`` given, the exact step:
+    the maximiser over [0, 1] of the corrective subproblem's dual (M8/M9, [KG] Eqs. 4.7, 4.13,
+    the ``CorrectiveERLPBoost`` / ``CorrectiveBinaryERLPBoost`` models; spec B.11 "an exact line
+    search is a legitimate alternative");
+(c) ``w_q <- (1 - w_t) w_q`` (a re-selected hypothesis adds w_t to its weight);
+(d)-(e) the practical criterion ``delta~^t = min_{q<=t} P^q(d^{q-1}) - Theta^{t-1} <= eps/2`` with the
+    max-form P^t of Eq. 3.6 (item 11); then T = t - 1 and the last hypothesis is discarded;
+(f)-(i) ERLPBoost: the unnormalised weights ``d0 exp(-eta m)``, their entropic projection onto the
+    capped simplex in [KG] units (Alg. 4.2 with item 12), and psi in closed form (item 13):
+    :func:`erlpboost_update`. Binary: beta from the root of ``sum d = 1`` (Alg. 4.4 with item 14,
+    found by the conjugate library's normaliser) and Eq. 4.11: :func:`binary_erlpboost_update`.
+
+[DERIVED] w^0 = 0 is not in the simplex, and ``Theta^^(w, psi)`` bounds ``min P`` from below only for
+w in the simplex (the derivative in gamma of the Lagrangian, Eq. 3.12, forces sum w = 1); so the
+first step is w^1 = e_1, the only point of S^1 (the clipped step would leave a combination of
+total weight < 1). From then on w stays in the simplex.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import expit, log1p
+
+from dualboost._validation import check_distribution, check_eta, check_nu
+from dualboost.boosting.history import History
+from dualboost.boosting.result import BoostResult
+from dualboost.boosting.run import Callback, Ensemble, Run, check_oracle, check_positive, warn_unconverged
+from dualboost.boosting.stopping import check_max_iter, corrective_max_iter
+from dualboost.conjugates import (
+    CappedBinaryRelativeEntropy,
+    CappedRelativeEntropy,
+    entropic_project_capped_simplex,
+)
+from dualboost.conjugates.projections import logsumexp
+from dualboost.problems import CorrectiveBinaryERLPBoost, CorrectiveERLPBoost, erlpboost_eta
+
+__all__ = [
+    "corrective_erlpboost",
+    "corrective_binary_erlpboost",
+    "CorrectiveUpdate",
+    "erlpboost_update",
+    "binary_erlpboost_update",
+    "clipped_step",
+    "exact_step",
+]
+
+
+@dataclass
+class CorrectiveUpdate:
+    """d^t and the dual quantities of one corrective update.
+
+    ``d``: the new distribution; ``theta``: the dual value Theta^^t(w^t, psi^t) (Eq. 3.10) or
+    Theta^_B^t(w^t, beta^t) (Eq. 3.26); ``psi`` (ERLPBoost; zero off the capped set C) or ``beta``
+    (Binary; the multiplier of sum d = 1).
+    """
+
+    d: NDArray[np.float64]
+    theta: float
+    psi: NDArray[np.float64] | None = None
+    beta: float = math.nan
+
+
+def erlpboost_update(margins: ArrayLike, d0: ArrayLike, nu: float, eta: float) -> CorrectiveUpdate:
+    """[KG] Alg. 4.1 steps (f)-(i) for the margins ``m = U w^t``.
+
+    (f) ``log d~_n = ln d0_n - eta m_n`` (unnormalised, kept in the log domain);
+    (g) d^t = the entropic projection of d~ onto ``{sum d = 1, d <= 1/nu}`` (Alg. 4.2, cap 1/nu) and
+        ``C = {n : d^t_n = 1/nu}``;
+    (h) ``Z = sum_{n not in C} d~_n / (1 - |C|/nu)`` (the unnormalised weights, Part D item 13),
+        with ``1 - |C|/nu`` taken as the mass ``sum_{n not in C} d^t_n`` the projection left to the
+        uncapped coordinates (equal in exact arithmetic; at large eta the difference of 1 and
+        |C|/nu can round to 0 while that mass is a positive 1e-190);
+    (i) ``psi_n = -m_n - (1/eta) ln(Z / (d0_n nu))`` on C, 0 elsewhere;
+    and ``Theta^^t = -(1/eta) ln sum_n d0_n e^{-eta (m_n + psi_n)} - (1/nu) sum psi`` (Eq. 3.10).
+
+    If no mass is left off C (nu = N, or underflow), Z is not determined by (h); then Z is the
+    largest value with psi >= 0 (for nu = N: ``psi = max(m) - m``, which makes
+    ``d0 e^{-eta(m + psi)}`` proportional to d^t = d0).
+    """
+    m = np.asarray(margins, dtype=np.float64)
+    log_d0 = np.log(np.asarray(d0, dtype=np.float64))
+    log_weights = log_d0 - eta * m
+    d = entropic_project_capped_simplex(log_weights, nu)
+    capped = d >= 1.0 / nu
+    psi = np.zeros(m.size)
+    if capped.any():
+        free_mass = float(d[~capped].sum())  # = 1 - |C|/nu, as the projection left it
+        if free_mass > 0:
+            log_z = logsumexp(log_weights[~capped]) - math.log(free_mass)
+        else:  # every uncapped weight underflowed (or nu = N): the largest Z with psi >= 0
+            log_z = float(log_weights[capped].min()) + math.log(nu)
+        # psi_n = -m_n - (1/eta) ln(Z/(d0_n nu)) = (ln d~_n + ln nu - ln Z) / eta
+        psi[capped] = (log_weights[capped] + math.log(nu) - log_z) / eta
+    theta = -logsumexp(log_weights - eta * psi) / eta - psi.sum() / nu
+    return CorrectiveUpdate(d=d, theta=float(theta), psi=psi)
+
+
+def binary_erlpboost_update(margins: ArrayLike, regularizer: CappedBinaryRelativeEntropy) -> CorrectiveUpdate:
+    """[KG] Alg. 4.3 steps (f)-(g) for the margins ``m = U w^t``.
+
+    (f) beta: the root of ``sum_n d_n(beta) = 1`` (Alg. 4.4, errata of Part D item 14), found by the
+        regulariser's normaliser (``b = eta beta``, a safeguarded Newton iteration on the bracket);
+    (g) ``d_n = d0_n e^{-eta(m_n + beta)} / (1 - nu d0_n + nu d0_n e^{-eta(m_n + beta)})`` (Eq. 4.11),
+        computed as ``(1/nu) expit(logit(nu d0_n) - eta (m_n + beta))``;
+    and ``Theta^_B^t = -(1/(eta nu)) sum_n ln(1 - nu d0_n + nu d0_n e^{-eta(m_n + beta)}) - beta``
+    (Eq. 3.26).
+    """
+    reg = regularizer
+    m = np.asarray(margins, dtype=np.float64)
+    b = reg.normalizer(-m)  # eta * beta
+    beta = b / reg.eta
+    nd0 = reg.nu * reg.d0
+    z = np.log(nd0) - log1p(-nd0) - reg.eta * m - b  # logit(nu d0) - eta (m + beta)
+    d = expit(z) / reg.nu
+    # ln(1 - nu d0 + nu d0 e^{-eta(m + beta)}) = ln(1 - nu d0) + ln(1 + e^z)
+    theta = -(log1p(-nd0) + np.logaddexp(0.0, z)).sum() / (reg.eta * reg.nu) - beta
+    return CorrectiveUpdate(d=d, theta=float(theta), beta=float(beta))
+
+
+def clipped_step(x: NDArray[np.float64], d: NDArray[np.float64], eta: float) -> float:
+    """``clip(x . d / (eta ||x||_inf^2), 0, 1)`` ([KG] Alg. 4.1(b) with the square, Part D item 9)."""
+    scale = float(np.abs(x).max()) ** 2
+    # np.sum rather than a BLAS dot: see Ensemble.edges
+    return 0.0 if scale == 0.0 else min(1.0, max(0.0, float(np.sum(x * d)) / (eta * scale)))
+
+
+def corrective_erlpboost(
+    oracle,
+    *,
+    nu: float = 1.0,
+    eps: float = 0.01,
+    eta: float | None = None,
+    max_iter: int | None = None,
+    method: str | None = None,
+    callback: Callback | None = None,
+) -> BoostResult:
+    """Corrective ERLPBoost ([KG] Alg. 4.1): only the newest hypothesis's weight is chosen, by the
+    clipped step (``method=None``) or by solving the corrective subproblem M8 with ``method``
+    (e.g. ``"auglag"``); d^t by the entropic projection, psi^t in closed form.
+
+    ``eta``: default the canonical ``max((2/eps) ln(N/nu), 1/2)``; ``max_iter``: default
+    ``32 eta/eps + 1`` (:func:`~dualboost.boosting.stopping.corrective_max_iter`); ``callback``:
+    called with each history row.
+    """
+    return _corrective(
+        "corrective_erlpboost",
+        oracle,
+        nu=nu,
+        eps=eps,
+        eta=eta,
+        max_iter=max_iter,
+        method=method,
+        callback=callback,
+        binary=False,
+    )
+
+
+def corrective_binary_erlpboost(
+    oracle,
+    *,
+    nu: float = 1.0,
+    eps: float = 0.01,
+    eta: float | None = None,
+    max_iter: int | None = None,
+    method: str | None = None,
+    callback: Callback | None = None,
+) -> BoostResult:
+    """Corrective Binary ERLPBoost ([KG] Alg. 4.3): as :func:`corrective_erlpboost` with the binary
+    relative entropy (``nu < N``): no projection, beta by the root of ``sum d = 1``; canonical eta
+    ``max((2/eps)(ln(N/nu) + 1), 1/2)``; the exact step solves M9."""
+    return _corrective(
+        "corrective_binary_erlpboost",
+        oracle,
+        nu=nu,
+        eps=eps,
+        eta=eta,
+        max_iter=max_iter,
+        method=method,
+        callback=callback,
+        binary=True,
+    )
+
+
+def exact_step(
+    model_class,
+    U_old: NDArray[np.float64],
+    w_old: NDArray[np.float64],
+    u: NDArray[np.float64],
+    d_prev: NDArray[np.float64],
+    nu: float,
+    eta: float,
+    d0: NDArray[np.float64],
+    method: str,
+) -> float:
+    """The weight of the new hypothesis maximising the corrective dual over [0, 1] (concave in it):
+    the subproblem's optimum clipped to [0, 1]; when the subproblem is infeasible (the new hypothesis
+    beats, or loses to, the old combination on every capped d) the dual increases without bound
+    towards the new hypothesis, or away from it."""
+    model = model_class(np.column_stack([U_old, u]), w_old, nu=nu, eta=eta, d0=d0)
+    sol = model.solve(method=method, side="dual", tol=1e-10)
+    if sol.w is None:
+        return 1.0 if float(model.direction @ d_prev) > 0 else 0.0
+    return float(np.clip(sol.w[-1], 0.0, 1.0))
+
+
+def _corrective(
+    algorithm: str,
+    oracle,
+    *,
+    nu: float,
+    eps: float,
+    eta: float | None,
+    max_iter: int | None,
+    method: str | None,
+    callback: Callback | None,
+    binary: bool,
+) -> BoostResult:
+    """The loop of [KG] Algs. 4.1 and 4.3."""
+    n = check_oracle(oracle)
+    nu, eps = check_nu(nu, n, strict_upper=binary), check_positive(eps, "eps")
+    eta = erlpboost_eta(n, nu, eps, binary=binary) if eta is None else check_eta(eta)
+    max_iter = check_max_iter(max_iter, corrective_max_iter(eta, eps))
+    if method is not None and not isinstance(method, str):
+        raise ValueError(f"method must be None (the clipped step) or a solver name; got {method!r}")
+    d0 = check_distribution(None, n)
+    if binary:
+        regularizer = CappedBinaryRelativeEntropy(d0, nu, eta).with_warm_starts()
+        model_class = CorrectiveBinaryERLPBoost
+
+        def update(m):
+            return binary_erlpboost_update(m, regularizer)
+    else:
+        regularizer = CappedRelativeEntropy(d0, nu, eta)
+        model_class = CorrectiveERLPBoost
+
+        def update(m):
+            return erlpboost_update(m, d0, nu, eta)
+
+    run = Run(oracle, History("delta~ (practical) <= eps/2", eps / 2.0), callback)
+    ensemble = Ensemble(n)
+    d, margins, w = d0, np.zeros(n), np.zeros(0)
+    p_min, theta_prev = math.inf, -1.0  # Theta^0 = -1 (spec B.11, step 2)
+    max_edge, reg_value = -math.inf, 0.0  # max_{q<t} u^q . d^{t-1} (empty: -inf) and (1/eta) Delta(d^{t-1})
+    converged = False
+    for t in range(1, max_iter + 1):
+        selection = run.ask(d)
+        u, edge = selection.column, selection.edge
+        p_min = min(p_min, max(max_edge, edge) + reg_value)  # P^t(d^{t-1}), max form
+        quantity = p_min - theta_prev
+        if quantity <= eps / 2.0:
+            run.record(t, edge, stopping=quantity, n_hypotheses=int(np.count_nonzero(w > 0)))
+            converged = True
+            break
+        with run.solving():
+            if t == 1:
+                alpha = 1.0  # w^1 = e_1 (module docstring)
+            elif method is None:
+                alpha = clipped_step(u - margins, d, eta)
+            else:
+                alpha = exact_step(model_class, ensemble.U, w, u, d, nu, eta, d0, method)
+            position, is_new = ensemble.add(selection)
+            w = np.r_[w, 0.0] if is_new else w
+            w *= 1.0 - alpha
+            w[position] += alpha
+            margins = (1.0 - alpha) * margins + alpha * u
+            step = update(margins)
+            d = step.d
+            edges = ensemble.edges(d)
+            max_edge, reg_value = float(edges.max()), regularizer.value(d)
+        primal = max_edge + reg_value  # P^t(d^t)
+        run.record(
+            t,
+            edge,
+            primal=primal,
+            dual=step.theta,
+            stopping=quantity,
+            n_hypotheses=int(np.count_nonzero(w > 0)),
+        )
+        theta_prev = step.theta
+    if not converged:
+        warn_unconverged(algorithm, max_iter)
+    reason = "delta~ (practical) <= eps/2" if converged else "max_iter reached"
+    return run.result(
+        algorithm,
+        ensemble.selections[: w.size],
+        w,
+        d,
+        converged=converged,
+        stop_reason=reason,
+        params={"nu": nu, "eps": eps, "eta": eta, "method": method or "clipped step"},
+    )

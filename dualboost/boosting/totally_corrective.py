@@ -1,0 +1,385 @@
+"""The totally corrective drivers of [KG]: LPBoost (Alg. 2.1), SoftBoost / TotalBoost (Alg. 3.1),
+ERLPBoost (Alg. 3.2) and Binary ERLPBoost (Alg. 3.3).
+
+Each iteration t (DESIGN.md, "Drivers"): the oracle returns the maximum-edge hypothesis h^t for
+d^{t-1} (its column u^t = y * h^t(X) joins U unless h^t was selected before); the stopping rule is
+tested; the model of ``dualboost.problems`` over the columns so far is re-solved, warm-started from
+the previous :class:`~dualboost.solvers.Solution`, and its certified pair gives d^t and w^t. The
+oracle sees only d; the driver sees the models only through ``solve`` and their objectives.
+
+Stopping rules (spec B.2, B.7, B.8.3, B.9):
+
+* LPBoost: ``min_{q<=t} u^q . d^{q-1} - P_LP^t <= eps`` after the re-solve; T = t.
+* SoftBoost: the problem of Eq. 3.1 is infeasible (certified by the LP value P_LP^t >
+  gamma_hat_t - eps) or d^t has a zero; T = t. The history's stopping quantity is
+  ``gamma_hat_t - P_LP^t``, which is < eps exactly when the problem is infeasible.
+* ERLPBoost and Binary ERLPBoost, before the re-solve: the practical criterion
+  ``delta~^t = min_{q<=t} P^q(d^{q-1}) - Theta^^{t-1}(w^{t-1}) <= eps/2`` (the default; inexact
+  inner solves with certified gap <= eps/4 are allowed, Lemmas 3.4-3.5) or the simple criterion
+  ``delta^t = min_{q<=t} P^q(d^{q-1}) - P^{t-1}(d^{t-1}) <= eps/2`` (Lemma 3.3, exact solves assumed).
+  Then T = t - 1: the last hypothesis is discarded. ``P^0(d^0) = Theta^^0 = -1`` (spec B.8.1).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dualboost._validation import check_eta, check_nu
+from dualboost.boosting.history import History
+from dualboost.boosting.result import BoostResult
+from dualboost.boosting.run import Callback, Ensemble, Run, check_oracle, check_positive, warn_unconverged
+from dualboost.boosting.stopping import (
+    CRITERIA,
+    LPBOOST_MAX_ITER,
+    check_max_iter,
+    erlpboost_max_iter,
+    softboost_max_iter,
+)
+from dualboost.problems import BinaryERLPBoost, ERLPBoost, LPBoost, SoftBoost, erlpboost_eta
+from dualboost.solvers import Solution
+
+__all__ = ["lpboost", "softboost", "erlpboost", "binary_erlpboost", "SOFTBOOST_ZERO"]
+
+#: SoftBoost's "d^t contains a zero" (Alg. 3.1 step 3(c)): an entry below this fraction of d0_n
+SOFTBOOST_ZERO = 1e-12
+#: the certified gap of every ERLPBoost re-solve must be <= eps/4 ([KG] B.8.3, practical criterion);
+#: an inexact solve is repeated, warm-started, with a tolerance this many times smaller, at most
+#: ``_RESOLVES`` times
+_TIGHTEN, _RESOLVES = 100.0, 3
+
+
+def _uniform(n: int) -> NDArray[np.float64]:
+    return np.full(n, 1.0 / n)
+
+
+def _n_positive(w: NDArray[np.float64] | None) -> int:
+    return 0 if w is None else int(np.count_nonzero(np.asarray(w) > 0))
+
+
+def lpboost(
+    oracle,
+    *,
+    nu: float = 1.0,
+    eps: float = 0.01,
+    max_iter: int | None = None,
+    method: str = "highs",
+    side: str = "primal",
+    tol: float = 1e-7,
+    callback: Callback | None = None,
+    keep_iterates: bool = False,
+) -> BoostResult:
+    """LPBoost ([KG] Alg. 2.1): re-solve the capped min-max-edge LP (Eq. 2.3) after every oracle
+    call; stop when ``min_{q<=t} u^q.d^{q-1} - P_LP^t <= eps``.
+
+    ``oracle``: a fitted oracle (``best(d)``); ``nu`` in [1, N]: the capping (1 = hard margin);
+    ``max_iter``: default 1,000 (no bound is known, Thm 2.5); ``method``/``side``: how the LP is
+    solved (HiGHS on the d-domain LP by default; the LP's d is not unique, spec B.2); ``tol``: the
+    certificate's tolerance; ``callback``: called with each history row; ``keep_iterates``: keep
+    ``(d^t, w^t)`` in ``result.iterates``. The output w maximises the soft margin over the T
+    hypotheses (Eq. 2.2).
+    """
+    n = check_oracle(oracle)
+    nu, eps = check_nu(nu, n), check_positive(eps, "eps")
+    max_iter = check_max_iter(max_iter, LPBOOST_MAX_ITER)
+    run = Run(oracle, History("min_q u^q.d^{q-1} - P_LP^t <= eps", eps), callback, keep_iterates)
+    ensemble = Ensemble(n)
+    d, min_edge, sol = _uniform(n), np.inf, None
+    run.keep(d, np.zeros(0))
+    converged = False
+    for t in range(1, max_iter + 1):
+        selection = run.ask(d)
+        min_edge = min(min_edge, selection.edge)
+        _, is_new = ensemble.add(selection)
+        if is_new or sol is None:
+            with run.solving():
+                sol = LPBoost(ensemble.U, nu=nu).solve(method=method, side=side, tol=tol)
+            _require_point(sol, "lpboost", t)
+        quantity = min_edge - sol.primal_value
+        run.record(
+            t,
+            selection.edge,
+            primal=sol.primal_value,
+            dual=sol.dual_value,
+            stopping=quantity,
+            n_hypotheses=_n_positive(sol.w),
+        )
+        d = sol.d
+        run.keep(d, sol.w)
+        if quantity <= eps:
+            converged = True
+            break
+    if not converged:
+        warn_unconverged("lpboost", max_iter)
+    reason = "min edge - P_LP <= eps" if converged else "max_iter reached"
+    return run.result(
+        "lpboost",
+        ensemble.selections,
+        sol.w,
+        d,
+        converged=converged,
+        stop_reason=reason,
+        params={"nu": nu, "eps": eps, "method": method, "side": side},
+    )
+
+
+def softboost(
+    oracle,
+    *,
+    nu: float = 1.0,
+    eps: float = 0.01,
+    max_iter: int | None = None,
+    method: str = "auglag",
+    tol: float = 1e-6,
+    callback: Callback | None = None,
+    keep_iterates: bool = False,
+) -> BoostResult:
+    """SoftBoost ([KG] Alg. 3.1; TotalBoost when ``nu = 1``): d^t is the relative-entropy projection
+    of d^0 onto ``{d capped : u^q . d <= gamma_hat_t - eps, q <= t}`` (Eq. 3.1, the ``SoftBoost``
+    model), ``gamma_hat_t = min_{q<=t} u^q . d^{q-1}``; stop when that set is empty or d^t has a zero
+    (an entry below ``SOFTBOOST_ZERO * d0_n``).
+
+    ``max_iter`` defaults to Thm 3.2's ``ceil((2/eps^2) ln(N/nu))``. Output: when the last problem is
+    infeasible, w maximises the soft margin over the T hypotheses (the LP whose value P_LP^T >
+    gamma_hat_T - eps >= g - eps is what Thm 3.2's proof certifies); otherwise the last problem's
+    dual w, normalised (spec B.7 [DERIVED]). ``callback`` and ``keep_iterates`` as for
+    :func:`lpboost` (the iterates' w are SoftBoost's unnormalised dual variables).
+    """
+    n = check_oracle(oracle)
+    nu, eps = check_nu(nu, n), check_positive(eps, "eps")
+    max_iter = check_max_iter(max_iter, softboost_max_iter(n, nu, eps))
+    run = Run(
+        oracle,
+        History("gamma_hat_t - P_LP^t < eps (infeasible) or a zero in d^t", eps),
+        callback,
+        keep_iterates,
+    )
+    ensemble = Ensemble(n)
+    d0 = _uniform(n)
+    d, gamma_hat, sol, w = d0, 1.0, None, np.zeros(0)
+    run.keep(d, w)
+    converged, reason = False, "max_iter reached"
+    for t in range(1, max_iter + 1):
+        selection = run.ask(d)
+        gamma_hat = min(gamma_hat, selection.edge)
+        ensemble.add(selection)
+        with run.solving():
+            model = SoftBoost(ensemble.U, nu=nu, gamma_hat=gamma_hat, eps=eps)
+            new_sol = model.solve(method=method, warm_start=sol, tol=tol)
+            p_lp = model.lp_value[0]  # computed (and cached) by the feasibility check of solve
+        quantity = gamma_hat - p_lp
+        if new_sol.status == "infeasible":
+            with run.solving():
+                w = LPBoost(ensemble.U, nu=nu).solve(method="highs").w
+            run.record(t, selection.edge, stopping=quantity, n_hypotheses=_n_positive(w))
+            converged, reason = True, "infeasible (P_LP^t > gamma_hat_t - eps)"
+            break
+        _require_point(new_sol, "softboost", t)
+        sol, d = new_sol, new_sol.d
+        w = sol.w / sol.w.sum() if sol.w.sum() > 0 else sol.w
+        run.keep(d, sol.w)
+        run.record(
+            t,
+            selection.edge,
+            primal=sol.primal_value,
+            dual=sol.dual_value,
+            stopping=quantity,
+            n_hypotheses=_n_positive(w),
+        )
+        if np.any(d < SOFTBOOST_ZERO * d0):
+            converged, reason = True, "a zero in d^t"
+            break
+    if not converged:
+        warn_unconverged("softboost", max_iter)
+    return run.result(
+        "softboost",
+        ensemble.selections,
+        w,
+        d,
+        converged=converged,
+        stop_reason=reason,
+        params={"nu": nu, "eps": eps, "method": method},
+    )
+
+
+def erlpboost(
+    oracle,
+    *,
+    nu: float = 1.0,
+    eps: float = 0.01,
+    eta: float | None = None,
+    max_iter: int | None = None,
+    criterion: str = "practical",
+    method: str = "auglag",
+    tol: float | None = None,
+    callback: Callback | None = None,
+    keep_iterates: bool = False,
+) -> BoostResult:
+    """ERLPBoost ([KG] Alg. 3.2): d^t minimises ``max_q u^q.d + (1/eta) Delta(d, d^0)`` over the
+    capped simplex (Eq. 3.6, the ``ERLPBoost`` model, solved in the w-domain, Eq. 3.10).
+
+    ``eta``: default the canonical ``max((2/eps) ln(N/nu), 1/2)`` (:func:`erlpboost_eta`, spec
+    B.8.1), which makes the stop imply ``g - P_LP^T <= eps`` (Lemmas 3.3, 3.5); ``criterion``:
+    ``"practical"`` (delta~, default) or ``"simple"`` (delta), see the module docstring; ``max_iter``:
+    default Thm 3.12's (practical) or Thm 3.10's (simple) bound plus one; ``method``: the
+    subproblem solver (``"auglag"``: warm-started); ``tol``: the relative tolerance of each
+    re-solve, default eps/8 (practical: the certified gap must be <= eps/4, Lemma 3.4) or
+    eps/1000 (simple, which assumes exact solves); ``callback`` and ``keep_iterates`` as for
+    :func:`lpboost`. The output w is the regularised dual of the T-th problem (step 4).
+    """
+    return _entropy_regularized(
+        ERLPBoost,
+        "erlpboost",
+        oracle,
+        nu=nu,
+        eps=eps,
+        eta=eta,
+        max_iter=max_iter,
+        criterion=criterion,
+        method=method,
+        tol=tol,
+        callback=callback,
+        keep_iterates=keep_iterates,
+    )
+
+
+def binary_erlpboost(
+    oracle,
+    *,
+    nu: float = 1.0,
+    eps: float = 0.01,
+    eta: float | None = None,
+    max_iter: int | None = None,
+    criterion: str = "practical",
+    method: str = "auglag",
+    tol: float | None = None,
+    callback: Callback | None = None,
+    keep_iterates: bool = False,
+) -> BoostResult:
+    """Binary ERLPBoost ([KG] Alg. 3.3): as :func:`erlpboost` with the binary relative entropy
+    ``Delta_{2,nu}`` (Eq. 3.25, the ``BinaryERLPBoost`` model; ``nu < N``), whose canonical eta is
+    ``max((2/eps)(ln(N/nu) + 1), 1/2)`` and whose caps are Thms 3.21 and 3.23 (with the erratum of
+    spec Part D item 16)."""
+    return _entropy_regularized(
+        BinaryERLPBoost,
+        "binary_erlpboost",
+        oracle,
+        nu=nu,
+        eps=eps,
+        eta=eta,
+        max_iter=max_iter,
+        criterion=criterion,
+        method=method,
+        tol=tol,
+        callback=callback,
+        keep_iterates=keep_iterates,
+        binary=True,
+    )
+
+
+def _entropy_regularized(
+    model_class,
+    algorithm: str,
+    oracle,
+    *,
+    nu: float,
+    eps: float,
+    eta: float | None,
+    max_iter: int | None,
+    criterion: str,
+    method: str,
+    tol: float | None,
+    callback: Callback | None,
+    keep_iterates: bool,
+    binary: bool = False,
+) -> BoostResult:
+    """The loop of [KG] Algs. 3.2 and 3.3 for ``model_class`` (ERLPBoost or BinaryERLPBoost)."""
+    n = check_oracle(oracle)
+    nu, eps = check_nu(nu, n, strict_upper=binary), check_positive(eps, "eps")
+    eta = erlpboost_eta(n, nu, eps, binary=binary) if eta is None else check_eta(eta)
+    if criterion not in CRITERIA:
+        raise ValueError(f"criterion must be one of {CRITERIA}; got {criterion!r}")
+    max_iter = check_max_iter(max_iter, erlpboost_max_iter(eta, eps, criterion))
+    practical = criterion == "practical"
+    tol = (eps / 8.0 if practical else eps / 1000.0) if tol is None else check_positive(tol, "tol")
+    name = "delta~ (practical)" if practical else "delta (simple)"
+    run = Run(oracle, History(f"{name} <= eps/2", eps / 2.0), callback, keep_iterates)
+    ensemble = Ensemble(n)
+    d = _uniform(n)
+    run.keep(d, np.zeros(0))
+    sol: Solution | None = None
+    p_min = math.inf  # min_{q<=t} P^q(d^{q-1})
+    p_prev = theta_prev = -1.0  # P^0(d^0) = Theta^^0 = -1 (spec B.8.1)
+    converged, reason, repeats = False, "max_iter reached", 0
+    for t in range(1, max_iter + 1):
+        selection = run.ask(d)
+        _, is_new = ensemble.add(selection)
+        with run.solving():
+            model = model_class(ensemble.U, nu=nu, eta=eta)
+            p_min = min(p_min, model.primal_objective(d))  # P^t(d^{t-1}) includes the new column
+        quantity = p_min - (theta_prev if practical else p_prev)
+        if quantity <= eps / 2.0:
+            weights = np.zeros(0) if sol is None else sol.w
+            run.record(t, selection.edge, stopping=quantity, n_hypotheses=_n_positive(weights))
+            converged, reason = True, f"{name} <= eps/2"
+            break
+        # A re-selected hypothesis leaves the problem unchanged, and then delta~^t <= the certified
+        # gap of the previous solve: the criterion fires unless that solve missed eps/4. So solve
+        # the same problem again, more precisely; give up after _RESOLVES such iterations in a row.
+        repeats = 0 if is_new else repeats + 1
+        if repeats > _RESOLVES:
+            run.record(t, selection.edge, stopping=quantity, n_hypotheses=_n_positive(sol.w))
+            reason = "re-selected hypothesis: the subproblem solver cannot reach the precision eps/4"
+            break
+        with run.solving():
+            sol = _solve_certified(
+                model, method, sol, tol / _TIGHTEN**repeats, eps / 4.0 if practical else None
+            )
+        _require_point(sol, algorithm, t)
+        run.record(
+            t,
+            selection.edge,
+            primal=sol.primal_value,
+            dual=sol.dual_value,
+            stopping=quantity,
+            n_hypotheses=_n_positive(sol.w),
+        )
+        d, p_prev, theta_prev = sol.d, sol.primal_value, sol.dual_value
+        run.keep(d, sol.w)
+    else:
+        warn_unconverged(algorithm, max_iter)
+    T = 0 if sol is None else sol.w.size
+    weights = np.zeros(0) if sol is None else sol.w
+    return run.result(
+        algorithm,
+        ensemble.selections[:T],
+        weights,
+        d,
+        converged=converged,
+        stop_reason=reason,
+        params={"nu": nu, "eps": eps, "eta": eta, "criterion": criterion, "method": method, "tol": tol},
+    )
+
+
+def _solve_certified(
+    model, method: str, warm: Solution | None, tol: float, max_gap: float | None
+) -> Solution:
+    """``model.solve`` warm-started from ``warm``; while the certified gap exceeds ``max_gap``, solve
+    again from the result with a tolerance ``_TIGHTEN`` times smaller (at most ``_RESOLVES`` times)."""
+    sol = model.solve(method=method, side="dual", warm_start=warm, tol=tol)
+    for _ in range(_RESOLVES):
+        if max_gap is None or sol.w is None or sol.gap <= max_gap:
+            break
+        tol /= _TIGHTEN
+        sol = model.solve(method=method, side="dual", warm_start=sol, tol=tol)
+    return sol
+
+
+def _require_point(sol: Solution, algorithm: str, t: int) -> None:
+    if sol.d is None or sol.w is None:
+        raise RuntimeError(
+            f"{algorithm}: the subproblem of iteration {t} returned no primal-dual pair "
+            f"(status {sol.status!r}, method {sol.method!r}): {sol.message}"
+        )

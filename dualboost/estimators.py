@@ -1,0 +1,341 @@
+"""scikit-learn front-ends of the drivers in :mod:`dualboost.boosting` (DESIGN.md, "Layout").
+
+Six binary classifiers, one per algorithm of [KG]: :class:`LPBoostClassifier` (Alg. 2.1),
+:class:`SoftBoostClassifier` (Alg. 3.1), :class:`ERLPBoostClassifier` (Alg. 3.2),
+:class:`BinaryERLPBoostClassifier` (Alg. 3.3), :class:`CorrectiveERLPBoostClassifier` (Alg. 4.1) and
+:class:`CorrectiveBinaryERLPBoostClassifier` (Alg. 4.3). They follow the scikit-learn conventions
+(parameters stored as given and checked in ``fit``; fitted attributes end in ``_``) and pass
+``sklearn.utils.estimator_checks``.
+
+Parameters shared by all:
+
+* ``nu``: the capping as a fraction of the training set in (0, 1], as ``NuSVC`` takes it: the
+  models get ``nu_ = max(1, nu * N)`` (DESIGN.md, notation), so ``d_n <= 1/nu_``. ``nu * N <= 1``
+  is the hard margin; larger values tolerate more noise (at most a fraction ``nu`` of the examples
+  can have margin below the soft margin);
+* ``eps``: the precision of the booster (the stop guarantees a soft margin within eps of the best
+  one of the hypothesis class, [KG] Lemmas 3.3, 3.5);
+* ``max_iter``: a cap on the iterations; None: the theorem's bound (module
+  :mod:`dualboost.boosting.stopping`);
+* ``oracle``: the weak learner: ``"stumps"`` (decision stumps), ``"raw"`` (raw features),
+  ``"svm"`` (linear-kernel hypotheses), a :class:`~dualboost.oracles.Oracle`, or any scikit-learn
+  classifier whose ``fit`` takes ``sample_weight`` (wrapped in
+  :class:`~dualboost.oracles.SklearnOracle`).
+
+Fitted attributes: ``classes_`` (any two labels; the larger one is the positive class),
+``n_iter_`` (iterations, i.e. oracle calls), ``hypotheses_`` and ``estimator_weights_`` (w in the
+simplex), ``history_`` (:class:`~dualboost.boosting.History`), ``nu_`` (the capping in [1, N]),
+``converged_``, and ``eta_`` for the entropy-regularised ones.
+"""
+
+from __future__ import annotations
+
+import copy
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from dualboost._validation import check_scalar
+from dualboost.boosting import boost
+from dualboost.oracles import DecisionStumps, LinearKernel, Oracle, RawFeatures, SklearnOracle
+from dualboost.oracles._inputs import binary_labels
+
+__all__ = [
+    "LPBoostClassifier",
+    "SoftBoostClassifier",
+    "ERLPBoostClassifier",
+    "BinaryERLPBoostClassifier",
+    "CorrectiveERLPBoostClassifier",
+    "CorrectiveBinaryERLPBoostClassifier",
+    "ORACLES",
+    "make_oracle",
+    "capping",
+]
+
+#: the named oracles
+ORACLES = {"stumps": DecisionStumps, "raw": RawFeatures, "svm": LinearKernel}
+
+
+def make_oracle(oracle: object) -> Oracle:
+    """A fresh, unfitted oracle from a name of :data:`ORACLES`, an oracle (copied) or a scikit-learn
+    classifier taking ``sample_weight`` (cloned and wrapped in :class:`SklearnOracle`)."""
+    if isinstance(oracle, str):
+        if oracle not in ORACLES:
+            raise ValueError(
+                f"oracle must be one of {', '.join(map(repr, ORACLES))}, an Oracle or a "
+                f"scikit-learn classifier; got {oracle!r}"
+            )
+        return ORACLES[oracle]()
+    if isinstance(oracle, Oracle):
+        return copy.deepcopy(oracle)
+    if isinstance(oracle, BaseEstimator) and hasattr(oracle, "predict"):
+        return SklearnOracle(clone(oracle))
+    raise ValueError(
+        f"oracle must be one of {', '.join(map(repr, ORACLES))}, an Oracle or a "
+        f"scikit-learn classifier; got {oracle!r}"
+    )
+
+
+def capping(nu: object, n_samples: int, *, below_one: bool = False) -> float:
+    """The model's ``nu`` in [1, N] from the fraction ``nu`` in (0, 1]: ``max(1, nu * N)``
+    (DESIGN.md). ``below_one``: the binary relative entropy needs ``nu * N < N``, i.e. ``nu < 1``."""
+    nu = check_scalar(nu, "nu")
+    if below_one and not 0.0 < nu < 1.0:
+        raise ValueError(f"nu must lie in (0, 1) (the binary entropy needs nu * N < N); got {nu!r}")
+    if not 0.0 < nu <= 1.0:
+        raise ValueError(f"nu must lie in (0, 1] (a fraction of the training set); got {nu!r}")
+    return float(min(max(1.0, nu * n_samples), n_samples))
+
+
+def _check_optional_positive(value: object, name: str) -> float | None:
+    if value is None:
+        return None
+    value = check_scalar(value, name)
+    if value <= 0:
+        raise ValueError(f"{name} must be > 0 or None; got {value!r}")
+    return value
+
+
+class _BoostingClassifier(ClassifierMixin, BaseEstimator):
+    """Shared ``fit``/``predict`` of the six classifiers; a subclass names its driver
+    (``_algorithm``) and the hyperparameters the driver takes besides nu, eps and max_iter."""
+
+    _algorithm: str = ""
+    _binary_entropy: bool = False
+
+    def _driver_params(self, n_samples: int) -> dict:
+        """The driver's keyword arguments, checked (each failure a ValueError naming the argument)."""
+        eps = _check_optional_positive(self.eps, "eps")
+        if eps is None:
+            raise ValueError("eps must be > 0; got None")
+        max_iter = self.max_iter
+        if max_iter is not None and (
+            isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1
+        ):
+            raise ValueError(f"max_iter must be a positive integer or None; got {max_iter!r}")
+        params = {
+            "nu": capping(self.nu, n_samples, below_one=self._binary_entropy),
+            "eps": eps,
+            "max_iter": None if max_iter is None else int(max_iter),
+        }
+        return params | self._extra_params()
+
+    def _extra_params(self) -> dict:
+        return {}
+
+    def fit(self, X: ArrayLike, y: ArrayLike) -> _BoostingClassifier:
+        """Boost the oracle's hypotheses on (X, y): X dense or sparse (N x p), y with two classes."""
+        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
+        check_classification_targets(y)
+        n_classes = np.unique(y).size
+        if n_classes != 2:
+            raise ValueError(
+                "Only binary classification is supported: y must contain exactly two classes; got "
+                f"{n_classes} class{'es' if n_classes != 1 else ''}"
+            )
+        labels, classes = binary_labels(y, X.shape[0], "y")
+        params = self._driver_params(X.shape[0])
+        oracle = make_oracle(self.oracle).fit(X, labels)
+        result = boost(self._algorithm, oracle, **params)
+        self.classes_ = classes
+        self.hypotheses_ = result.hypotheses
+        self.estimator_weights_ = result.weights
+        self.history_ = result.history
+        self.n_iter_ = result.n_iter
+        self.converged_ = result.converged
+        self.nu_ = result.params["nu"]
+        if "eta" in result.params:
+            self.eta_ = result.params["eta"]
+        return self
+
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
+        """``f_w(X) = sum_q w_q h^q(X)`` in [-1, 1]; positive values predict ``classes_[1]``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
+        if sp.issparse(X):
+            X = X.tocsc()  # hypotheses read single features
+        out = np.zeros(X.shape[0])
+        for weight, hypothesis in zip(self.estimator_weights_, self.hypotheses_, strict=True):
+            if weight > 0:
+                out += weight * hypothesis.predict(X)
+        return out
+
+    def predict(self, X: ArrayLike) -> NDArray:
+        """The class of each row of X: ``classes_[1]`` where the decision function is > 0."""
+        positive = self.decision_function(X) > 0
+        return self.classes_[positive.astype(int)]
+
+    def margins(self, X: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
+        """The margins ``y_n f_w(x_n)`` in [-1, 1] ([KG] Def. 2.2) with y_n = +1 for ``classes_[1]``
+        and -1 for ``classes_[0]``; the soft margin is the mean of the ``nu_`` smallest."""
+        check_is_fitted(self)
+        f = self.decision_function(X)
+        y = np.asarray(y)
+        if y.ndim != 1 or y.size != f.size:
+            raise ValueError(
+                f"y must be a 1-D array with one label per row of X ({f.size}); got shape {y.shape}"
+            )
+        unknown = ~np.isin(y, self.classes_)
+        if unknown.any():
+            raise ValueError(
+                f"y holds labels that are not in classes_ {list(self.classes_)}: {y[unknown][:3]}"
+            )
+        return np.where(y == self.classes_[1], 1.0, -1.0) * f
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.sparse = True
+        return tags
+
+
+class LPBoostClassifier(_BoostingClassifier):
+    """LPBoost ([KG] Alg. 2.1): the soft-margin LP re-solved after every hypothesis.
+
+    ``method``: the LP solver (``"highs"``, the default, or a cvxpy solver name). LPBoost has no
+    iteration bound (Thm 2.5): ``max_iter=None`` means 1,000, as in the thesis. See the module
+    docstring for the other parameters and the fitted attributes.
+    """
+
+    _algorithm = "lpboost"
+
+    def __init__(
+        self,
+        nu: float = 0.1,
+        eps: float = 0.01,
+        max_iter: int | None = None,
+        oracle: object = "stumps",
+        method: str = "highs",
+    ) -> None:
+        self.nu = nu
+        self.eps = eps
+        self.max_iter = max_iter
+        self.oracle = oracle
+        self.method = method
+
+    def _extra_params(self) -> dict:
+        return {"method": self.method}
+
+
+class SoftBoostClassifier(_BoostingClassifier):
+    """SoftBoost ([KG] Alg. 3.1; TotalBoost when nu * N <= 1): relative-entropy projections onto the
+    distributions under which every hypothesis so far has edge <= gamma_hat - eps.
+
+    ``method``: the subproblem solver (``"auglag"`` default). ``max_iter=None``: Thm 3.2's bound.
+    """
+
+    _algorithm = "softboost"
+
+    def __init__(
+        self,
+        nu: float = 0.1,
+        eps: float = 0.01,
+        max_iter: int | None = None,
+        oracle: object = "stumps",
+        method: str = "auglag",
+    ) -> None:
+        self.nu = nu
+        self.eps = eps
+        self.max_iter = max_iter
+        self.oracle = oracle
+        self.method = method
+
+    def _extra_params(self) -> dict:
+        return {"method": self.method}
+
+
+class _EntropicClassifier(_BoostingClassifier):
+    """The totally corrective entropy-regularised classifiers: eta, criterion and method."""
+
+    def __init__(
+        self,
+        nu: float = 0.1,
+        eps: float = 0.01,
+        eta: float | None = None,
+        max_iter: int | None = None,
+        oracle: object = "stumps",
+        method: str = "auglag",
+        criterion: str = "practical",
+    ) -> None:
+        self.nu = nu
+        self.eps = eps
+        self.eta = eta
+        self.max_iter = max_iter
+        self.oracle = oracle
+        self.method = method
+        self.criterion = criterion
+
+    def _extra_params(self) -> dict:
+        return {
+            "eta": _check_optional_positive(self.eta, "eta"),
+            "method": self.method,
+            "criterion": self.criterion,
+        }
+
+
+class ERLPBoostClassifier(_EntropicClassifier):
+    """ERLPBoost ([KG] Alg. 3.2): LPBoost regularised by ``(1/eta) Delta(d, d0)``.
+
+    ``eta``: None for the theoretical ``(2/eps) ln(N/nu_)`` (spec B.8.1); ``criterion``:
+    ``"practical"`` (default) or ``"simple"`` (B.8.3); ``method``: the subproblem solver
+    (``"auglag"``, warm-started, default). ``max_iter=None``: Thm 3.12's (or 3.10's) bound.
+    """
+
+    _algorithm = "erlpboost"
+
+
+class BinaryERLPBoostClassifier(_EntropicClassifier):
+    """Binary ERLPBoost ([KG] Alg. 3.3): ERLPBoost with the binary relative entropy, which keeps the
+    caps implicit; ``nu`` must be < 1. Theoretical eta ``(2/eps)(ln(N/nu_) + 1)``; bounds Thms 3.21,
+    3.23."""
+
+    _algorithm = "binary_erlpboost"
+    _binary_entropy = True
+
+
+class _CorrectiveClassifier(_BoostingClassifier):
+    """The corrective classifiers: eta and the step (``method``)."""
+
+    def __init__(
+        self,
+        nu: float = 0.1,
+        eps: float = 0.01,
+        eta: float | None = None,
+        max_iter: int | None = None,
+        oracle: object = "stumps",
+        method: str | None = None,
+    ) -> None:
+        self.nu = nu
+        self.eps = eps
+        self.eta = eta
+        self.max_iter = max_iter
+        self.oracle = oracle
+        self.method = method
+
+    def _extra_params(self) -> dict:
+        return {"eta": _check_optional_positive(self.eta, "eta"), "method": self.method}
+
+
+class CorrectiveERLPBoostClassifier(_CorrectiveClassifier):
+    """Corrective ERLPBoost ([KG] Alg. 4.1): only the newest hypothesis's weight is set per
+    iteration; many more, much cheaper iterations than ERLPBoost.
+
+    ``method``: None for the clipped closed-form step of Alg. 4.1(b), or a solver name (e.g.
+    ``"auglag"``) for the exact step from the corrective subproblem. ``max_iter=None``:
+    ``32 eta/eps + 1``.
+    """
+
+    _algorithm = "corrective_erlpboost"
+
+
+class CorrectiveBinaryERLPBoostClassifier(_CorrectiveClassifier):
+    """Corrective Binary ERLPBoost ([KG] Alg. 4.3): the corrective algorithm with the binary relative
+    entropy (``nu`` < 1); beta by the root of ``sum d = 1`` (Alg. 4.4)."""
+
+    _algorithm = "corrective_binary_erlpboost"
+    _binary_entropy = True

@@ -1,0 +1,124 @@
+"""The scikit-learn classifiers: scikit-learn's own estimator checks, labels, margins, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import dualboost
+from dualboost import (
+    BinaryERLPBoostClassifier,
+    CorrectiveBinaryERLPBoostClassifier,
+    CorrectiveERLPBoostClassifier,
+    ERLPBoostClassifier,
+    LPBoostClassifier,
+    SoftBoostClassifier,
+)
+from dualboost.oracles import DecisionStumps, RawFeatures
+
+CLASSES = [
+    LPBoostClassifier,
+    SoftBoostClassifier,
+    ERLPBoostClassifier,
+    BinaryERLPBoostClassifier,
+    CorrectiveERLPBoostClassifier,
+    CorrectiveBinaryERLPBoostClassifier,
+]
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # max_iter=5, for speed
+@parametrize_with_checks([cls(max_iter=5) for cls in CLASSES])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(n_samples=120, n_features=6, n_informative=3, random_state=0)
+    return X, np.where(y == 1, "spam", "ham")
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_fit_predict_with_string_labels(cls, data):
+    X, y = data
+    clf = cls(nu=0.2, eps=0.1).fit(X, y)
+    assert list(clf.classes_) == ["ham", "spam"]
+    assert clf.n_iter_ == len(clf.history_) >= 1
+    assert len(clf.hypotheses_) == clf.estimator_weights_.size
+    assert clf.estimator_weights_.sum() == pytest.approx(1.0)
+    assert clf.nu_ == pytest.approx(max(1.0, 0.2 * 120))
+    f = clf.decision_function(X)
+    np.testing.assert_array_equal(clf.predict(X), np.where(f > 0, "spam", "ham"))
+    margins = clf.margins(X, y)
+    np.testing.assert_allclose(margins, np.where(y == "spam", 1, -1) * f)
+    assert np.all(np.abs(margins) <= 1 + 1e-12)
+    assert clf.score(X, y) > 0.8
+
+
+def test_theoretical_eta_and_dualboost_exports(data):
+    X, y = data
+    clf = ERLPBoostClassifier(nu=0.1, eps=0.1).fit(X, y)
+    assert clf.eta_ == pytest.approx(2 / 0.1 * np.log(120 / 12))
+    binary = BinaryERLPBoostClassifier(nu=0.1, eps=0.1).fit(X, y)
+    assert binary.eta_ == pytest.approx(2 / 0.1 * (np.log(120 / 12) + 1))
+    assert set(dualboost.__all__) >= {cls.__name__ for cls in CLASSES}
+
+
+def test_hard_margin_and_sparse_input(data):
+    import scipy.sparse as sp
+
+    X, y = data
+    dense = ERLPBoostClassifier(nu=1e-9, eps=0.1).fit(X, y)
+    assert dense.nu_ == 1.0  # max(1, nu N)
+    sparse = ERLPBoostClassifier(nu=1e-9, eps=0.1).fit(sp.csr_matrix(X), y)
+    np.testing.assert_allclose(sparse.decision_function(sp.csr_matrix(X)), dense.decision_function(X))
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_oracle_objects_are_not_modified(data):
+    X, y = data
+    stumps = DecisionStumps()
+    clf = CorrectiveERLPBoostClassifier(oracle=stumps, eps=0.1).fit(X, y)
+    assert not hasattr(stumps, "n_samples_")  # the estimator fitted a copy
+    assert clf.score(X, y) > 0.8
+    raw = ERLPBoostClassifier(oracle=RawFeatures(), eps=0.1).fit(X, y)
+    assert raw.score(X, y) > 0.6
+    tree = ERLPBoostClassifier(oracle=DecisionTreeClassifier(max_depth=2), eps=0.1, max_iter=10).fit(X, y)
+    assert tree.score(X, y) > 0.8
+
+
+@pytest.mark.parametrize(
+    "cls, params, name",
+    [
+        (ERLPBoostClassifier, {"nu": 0.0}, "nu"),
+        (ERLPBoostClassifier, {"nu": 1.5}, "nu"),
+        (BinaryERLPBoostClassifier, {"nu": 1.0}, "nu"),
+        (CorrectiveBinaryERLPBoostClassifier, {"nu": 1.0}, "nu"),
+        (ERLPBoostClassifier, {"eps": 0.0}, "eps"),
+        (LPBoostClassifier, {"eps": None}, "eps"),
+        (ERLPBoostClassifier, {"eta": -2.0}, "eta"),
+        (CorrectiveERLPBoostClassifier, {"eta": "big"}, "eta"),
+        (SoftBoostClassifier, {"max_iter": 0}, "max_iter"),
+        (ERLPBoostClassifier, {"max_iter": 1.5}, "max_iter"),
+        (ERLPBoostClassifier, {"oracle": "trees"}, "oracle"),
+        (ERLPBoostClassifier, {"method": "simplex"}, "method"),
+        (ERLPBoostClassifier, {"criterion": "fast"}, "criterion"),
+    ],
+)
+def test_bad_parameters_name_the_argument(cls, params, name, data):
+    with pytest.raises(ValueError, match=name):
+        cls(**params).fit(*data)
+
+
+def test_bad_data(data):
+    X, y = data
+    with pytest.raises(ValueError, match="two classes"):
+        ERLPBoostClassifier().fit(X, np.arange(X.shape[0]) % 3)
+    clf = ERLPBoostClassifier(eps=0.1).fit(X, y)
+    with pytest.raises(ValueError, match="y holds labels that are not in classes_"):
+        clf.margins(X, np.full(X.shape[0], "eggs"))
+    with pytest.raises(ValueError, match="y must be a 1-D array"):
+        clf.margins(X, y[:-1])
