@@ -55,13 +55,15 @@ def stump_matrix(n_samples: int, n_columns: int, seed: int) -> np.ndarray:
     rows = rng.choice(X.shape[0], size=n_samples, replace=False)
     oracle = DecisionStumps().fit(X[rows], y[rows])
     columns, seen = [], set()
-    while len(columns) < n_columns:
+    for _ in range(50 * n_columns):  # a9a's features are binary: few distinct stumps exist
         d = rng.exponential(size=n_samples) ** 3
         selection = oracle.best(d / d.sum())
         key = selection.column.tobytes()
         if key not in seen:
             seen.add(key)
             columns.append(selection.column)
+            if len(columns) == n_columns:
+                break
     return np.column_stack(columns)
 
 
@@ -115,11 +117,13 @@ def run(args: argparse.Namespace) -> int:
         for n in args.sizes:
             for t in args.columns:
                 U = random_edge_matrix(n, t, seed=n + t) if source == "random" else stump_matrix(n, t, seed=t)
+                if U.shape[1] < t:
+                    print(f"({source} N={n}: only {U.shape[1]} distinct stumps found for t={t})")
                 for frac in args.nu_fractions:
                     nu = 1.0 if frac == "1/N" else max(1.0, float(frac) * n)
                     for eps in args.eps:
                         eta = erlpboost_eta(n, nu, eps)
-                        label = f"{source:7s} {n:6d} {t:4d} {frac:>6s} {eps:6g} {eta:8.0f}"
+                        label = f"{source:7s} {n:6d} {U.shape[1]:4d} {frac:>6s} {eps:6g} {eta:8.0f}"
                         bench_instance(label, U, nu, eta, args.solvers, tally)
     print()
     if tally["missed"]:
