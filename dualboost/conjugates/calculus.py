@@ -404,8 +404,8 @@ def _entropy_on_capped_simplex(a: ConvexFunction, b: ConvexFunction) -> ConvexFu
     if not isinstance(b, CappedSimplex):
         return None
     c, inner = (a.c, a.f) if isinstance(a, Scaled) else (1.0, a)
-    if not isinstance(inner, (RelativeEntropy, UnnormalisedRelativeEntropy)):
-        return None
+    if not isinstance(inner, (RelativeEntropy, UnnormalisedRelativeEntropy)) or inner.d0 is None:
+        return None  # without d0 the dimension is unknown until the first argument: no closed form yet
     z = float(inner.d0.sum())
     constant = -np.log(z) + (z - 1.0 if isinstance(inner, UnnormalisedRelativeEntropy) else 0.0)
     capped = CappedRelativeEntropy(inner.d0 / z, nu=b.nu, eta=1.0 / c)
@@ -425,6 +425,10 @@ def _merge_relative_entropies(a: ConvexFunction, b: ConvexFunction) -> ConvexFun
             return None
         parts.append((c, inner))
     (s, p), (t, q) = parts
+    if p.d0 is None and q.d0 is None:  # two uniform priors: the merged prior is uniform too
+        return scale(RelativeEntropy(), s + t)
+    if p.d0 is None or q.d0 is None:
+        return None
     check_size(p.n, q.n, "b")
     prior = np.exp((s * p._log_d0 + t * q._log_d0) / (s + t))
     return scale(RelativeEntropy(prior), s + t)

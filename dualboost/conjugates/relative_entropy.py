@@ -6,7 +6,8 @@
 
 Both are closed, strictly convex and finite for ``d >= 0`` (``0 ln 0 = 0``); their conjugates
 are smooth, with gradients ``d0 e^{theta - 1}`` and ``d0 e^{theta}`` (stationarity of each term).
-The prior ``d0 > 0`` need not be normalised. Restricted to the (capped) simplex they become
+The prior ``d0 > 0`` need not be normalised; without one it is uniform, ``1/N`` with N the length of
+each argument ([SS]'s ``h(d) = sum d log d + log m``). Restricted to the (capped) simplex they become
 :class:`~dualboost.conjugates.entropy.CappedRelativeEntropy` (``(1/eta) * RelativeEntropy(d0) +
 CappedSimplex(nu)`` dispatches to it, see :func:`dualboost.conjugates.calculus.add`).
 """
@@ -30,14 +31,25 @@ class _OrthantEntropy(ConvexFunction):
 
     conjugate_is_differentiable = True
 
-    def __init__(self, d0: ArrayLike) -> None:
-        self.d0 = check_positive_vector(d0, "d0")
-        self.n = self.d0.size
-        self._log_d0 = np.log(self.d0)
+    def __init__(self, d0: ArrayLike | None = None) -> None:
+        if d0 is None:  # the uniform prior 1/N, N taken from each argument ([SS] h(d))
+            self.d0, self.n, self._log_d0 = None, None, None
+        else:
+            self.d0 = check_positive_vector(d0, "d0")
+            self.n = self.d0.size
+            self._log_d0 = np.log(self.d0)
+
+    def prior(self, size: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """``(d0, ln d0)`` for an argument of length ``size`` (uniform ``1/size`` when no d0 was given)."""
+        if self.d0 is not None:
+            return self.d0, self._log_d0
+        d0 = np.full(size, 1.0 / size)
+        return d0, np.log(d0)
 
     def in_domain(self, x: ArrayLike, tol: float = 1e-9) -> bool:
         x = np.asarray(x, dtype=np.float64)
-        return bool(x.shape == (self.n,) and np.all(np.isfinite(x)) and x.min() >= -tol)
+        shape_ok = x.ndim == 1 and (self.n is None or x.size == self.n)
+        return bool(shape_ok and np.all(np.isfinite(x)) and x.min() >= -tol)
 
     def _point(self, x: ArrayLike) -> NDArray[np.float64] | None:
         """``x`` clipped to the orthant, or ``None`` outside the domain."""
@@ -45,6 +57,8 @@ class _OrthantEntropy(ConvexFunction):
         return np.clip(x, 0.0, None) if self.in_domain(x) else None
 
     def __repr__(self) -> str:
+        if self.d0 is None:
+            return f"{type(self).__name__}(d0=uniform)"
         return f"{type(self).__name__}(d0=<{self.n} entries, sum {self.d0.sum():.6g}>)"
 
 
@@ -58,22 +72,22 @@ class RelativeEntropy(_OrthantEntropy):
 
     def value(self, x: ArrayLike) -> float:
         d = self._point(x)
-        return np.inf if d is None else float(rel_entr(d, self.d0).sum())
+        return np.inf if d is None else float(rel_entr(d, self.prior(d.size)[0]).sum())
 
     def conjugate(self, theta: ArrayLike) -> float:
         theta = check_vector(theta, "theta", self.n)
         with np.errstate(over="ignore"):
-            return float(np.exp(logsumexp(self._log_d0 + theta - 1.0)))
+            return float(np.exp(logsumexp(self.prior(theta.size)[1] + theta - 1.0)))
 
     def conjugate_grad(self, theta: ArrayLike) -> NDArray[np.float64]:
         theta = check_vector(theta, "theta", self.n)
-        return np.exp(self._log_d0 + theta - 1.0)
+        return np.exp(self.prior(theta.size)[1] + theta - 1.0)
 
     def cvxpy_value(self, x: cp.Expression) -> CvxpyForm:
-        return cp.sum(cp.rel_entr(x, self.d0)), []
+        return cp.sum(cp.rel_entr(x, self.prior(x.shape[0])[0])), []
 
     def cvxpy_conjugate(self, theta: cp.Expression) -> CvxpyForm:
-        return cp.sum(cp.exp(theta + (self._log_d0 - 1.0))), []
+        return cp.sum(cp.exp(theta + (self.prior(theta.shape[0])[1] - 1.0))), []
 
 
 class UnnormalisedRelativeEntropy(_OrthantEntropy):
@@ -87,25 +101,23 @@ class UnnormalisedRelativeEntropy(_OrthantEntropy):
 
     def value(self, x: ArrayLike) -> float:
         d = self._point(x)
-        return np.inf if d is None else float(kl_div(d, self.d0).sum())
+        return np.inf if d is None else float(kl_div(d, self.prior(d.size)[0]).sum())
 
     def conjugate(self, theta: ArrayLike) -> float:
         theta = check_vector(theta, "theta", self.n)
+        d0, log_d0 = self.prior(theta.size)
         small = theta <= 1.0
         with np.errstate(over="ignore"):
-            terms = np.where(
-                small,
-                self.d0 * np.expm1(np.minimum(theta, 1.0)),
-                np.exp(self._log_d0 + theta) - self.d0,
-            )
+            terms = np.where(small, d0 * np.expm1(np.minimum(theta, 1.0)), np.exp(log_d0 + theta) - d0)
         return float(terms.sum())
 
     def conjugate_grad(self, theta: ArrayLike) -> NDArray[np.float64]:
         theta = check_vector(theta, "theta", self.n)
-        return np.exp(self._log_d0 + theta)
+        return np.exp(self.prior(theta.size)[1] + theta)
 
     def cvxpy_value(self, x: cp.Expression) -> CvxpyForm:
-        return cp.sum(cp.kl_div(x, self.d0)), []
+        return cp.sum(cp.kl_div(x, self.prior(x.shape[0])[0])), []
 
     def cvxpy_conjugate(self, theta: cp.Expression) -> CvxpyForm:
-        return cp.sum(cp.exp(theta + self._log_d0)) - self.d0.sum(), []
+        d0, log_d0 = self.prior(theta.shape[0])
+        return cp.sum(cp.exp(theta + log_d0)) - d0.sum(), []
