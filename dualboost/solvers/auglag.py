@@ -23,10 +23,11 @@ curvature grows with eta), so an active-set Newton step with the model's exact H
 the job; a cold start above ``CONTINUATION_ETA`` first solves the problem at eta/10 (recursively)
 and starts from that solution.
 
-Warm starts ([KG] B.10): a previous Solution with one hypothesis fewer starts from its w with the
-corrective step ``alpha = clip(x . d / (eta ||x||_inf^2), 0, 1)``, ``x = u^t - U w``, for the new
-column (``w <- ((1 - alpha) w, alpha)``); with columns removed (``removed=[...]``), their weights
-are dropped and the rest renormalised.
+Warm starts ([KG] B.10): a previous Solution with one hypothesis fewer starts from its w with a
+corrective step for the new column, ``w <- ((1 - alpha) w, alpha)``, alpha by exact line search
+on D (B.11's alternative to the clipped ``alpha = clip(x . d / (eta ||x||_inf^2), 0, 1)``, which
+at large eta is nearly 0); with columns removed (``removed=[...]``), their weights are dropped and
+the rest renormalised.
 """
 
 from __future__ import annotations
@@ -100,19 +101,31 @@ def warm_start_weights(
     if w.size == t - 1 and model.w_domain != "line":
         if model.w_domain == "orthant":  # SoftBoost: w is unnormalised, the new weight starts at 0
             return np.r_[w, 0.0]
-        w = _normalised(w)
-        d_prev = warm_start.d
-        if d_prev is None or np.asarray(d_prev).size != model.n_samples:
-            return np.r_[w, 0.0]
-        x = model.U[:, -1] - model.U[:, :-1] @ w
-        norm = np.abs(x).max()
-        eta = getattr(model, "eta", 1.0)
-        alpha = 0.0 if norm == 0 else float(np.clip(x @ d_prev / (eta * norm**2), 0.0, 1.0))
-        return np.r_[(1.0 - alpha) * w, alpha]
+        return _exact_corrective_step(model, np.r_[_normalised(w), 0.0])
     raise ValueError(
         f"warm_start has {w.size} weights after removals; the model has t = {t} hypotheses "
         "(a warm start may add one column, the last, or remove columns listed in removed=)"
     )
+
+
+def _exact_corrective_step(model, w_old: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``w(a) = (1 - a) w_old + a e_t`` at the best ``a`` in [0, 1]: the exact line search of the
+    corrective subproblem ([KG] Eq. 4.2 maximised; spec B.11 calls it the legitimate alternative to
+    B.10's clipped step, which at large eta is nearly 0). The slope ``g . (e_t - w_old)`` is
+    non-increasing in a (D is concave), so a bracketed root finds it."""
+    direction = -w_old.copy()
+    direction[-1] += 1.0
+
+    def slope(a: float) -> float:
+        return float(model.dual_value_and_grad(w_old + a * direction)[1] @ direction)
+
+    lo_slope, hi_slope = slope(0.0), slope(1.0)
+    if lo_slope <= 0.0:
+        return w_old
+    if hi_slope >= 0.0:
+        return w_old + direction
+    a = brentq(slope, 0.0, 1.0, xtol=1e-12, maxiter=60)
+    return w_old + a * direction
 
 
 def _solve_simplex(model, oracle, w, target, max_iter):
