@@ -51,6 +51,8 @@ CONTINUATION_ETA = 1e4
 LBFGSB_ROUND = 300
 #: the certified relative gap below which Newton takes over from L-BFGS-B
 NEWTON_GAP = 1e-2
+#: Newton steps without a better certified gap before L-BFGS-B takes over again
+NEWTON_PATIENCE = 5
 
 
 class _Counter:
@@ -198,7 +200,8 @@ def _newton_polish(model, w, target, *, sum_to_one, max_steps=50):
     """
     steps = 0
     gap = _certified_gap(model, w)
-    while gap > target and steps < max_steps:
+    best_w, best_gap, stalled = w, gap, 0
+    while best_gap > target and steps < max_steps and stalled < NEWTON_PATIENCE:
         steps += 1
         value, g, _ = model.dual_value_and_grad(w)
         support = w > 0
@@ -226,16 +229,21 @@ def _newton_polish(model, w, target, *, sum_to_one, max_steps=50):
             # Near the optimum the predicted rise of D (1e-16..1e-13) drowns in its rounding
             # (1e-11 at eta = 1e6) while the certified gap still drops to first order: accept a
             # step that improves either.
+            if model.dual_value_and_grad(trial)[0] >= value + 1e-4 * float(g @ (trial - w)):
+                trial_gap = _certified_gap(model, trial)
+                break
             trial_gap = _certified_gap(model, trial)
-            if trial_gap < gap or model.dual_value_and_grad(trial)[0] >= value + 1e-4 * float(
-                g @ (trial - w)
-            ):
+            if trial_gap < gap:
                 break
             alpha *= 0.5
         else:
             break
         w, gap = trial, trial_gap
-    return w, steps, gap
+        if gap < best_gap:  # D rises monotonically, the gap need not: keep the best certified point
+            best_w, best_gap, stalled = w, gap, 0
+        else:
+            stalled += 1
+    return best_w, steps, best_gap
 
 
 def _solve_orthant(model, oracle, w, target, max_iter):
