@@ -31,7 +31,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import expit, log1p
 
 from dualboost._validation import check_distribution, check_eta, check_nu
 from dualboost.boosting.history import History
@@ -118,14 +117,8 @@ def binary_erlpboost_update(margins: ArrayLike, regularizer: CappedBinaryRelativ
     (Eq. 3.26).
     """
     reg = regularizer
-    m = np.asarray(margins, dtype=np.float64)
-    b = reg.normalizer(-m)  # eta * beta
-    beta = b / reg.eta
-    nd0 = reg.nu * reg.d0
-    z = np.log(nd0) - log1p(-nd0) - reg.eta * m - b  # logit(nu d0) - eta (m + beta)
-    d = expit(z) / reg.nu
-    # ln(1 - nu d0 + nu d0 e^{-eta(m + beta)}) = ln(1 - nu d0) + ln(1 + e^z)
-    theta = -(log1p(-nd0) + np.logaddexp(0.0, z)).sum() / (reg.eta * reg.nu) - beta
+    value, d, b = reg.conjugate_grad_and_normalizer(-np.asarray(margins, dtype=np.float64))
+    theta, beta = -value, b / reg.eta  # Theta^_B = -f*(-m) (Eq. 3.26 with beta maximised out)
     return CorrectiveUpdate(d=d, theta=float(theta), beta=float(beta))
 
 

@@ -210,11 +210,17 @@ class CappedBinaryRelativeEntropy(ConvexFunction):
         return self.conjugate_and_grad(theta)[0]
 
     def conjugate_and_grad(self, theta: ArrayLike) -> tuple[float, NDArray[np.float64]]:
+        value, d, _ = self.conjugate_grad_and_normalizer(theta)
+        return value, d
+
+    def conjugate_grad_and_normalizer(self, theta: ArrayLike) -> tuple[float, NDArray[np.float64], float]:
+        """``(f*(theta), conjugate_grad(theta), b)`` with one root: ``b = eta beta`` of
+        :meth:`normalizer`, d from Eq. 3.27 as ``(1/nu) expit(logit(nu d0) + eta theta - b)``."""
         theta = check_vector(theta, "theta", self.n)
         b = self.normalizer(theta)
         x = self._logit + self.eta * theta - b
         value = (self._log1m + np.logaddexp(0.0, x)).sum() * self.cap / self.eta + b / self.eta
-        return float(value), self.cap * expit(x)
+        return float(value), self.cap * expit(x), float(b)
 
     def conjugate_hessian_factors(self, theta: ArrayLike) -> tuple[NDArray[np.float64], float]:
         """``(s, eta)`` with ``hess f*(theta) = eta (diag(s) - s s^T / sum s)``, ``s = d (1 - nu d)``:
