@@ -39,3 +39,14 @@ def lp_eq23(U, nu):
     )
     assert res.status == 0
     return res.fun, np.clip(res.x[:n], 0.0, 1.0 / nu)
+
+
+def capped_vertex(rng, n, nu):
+    """A random vertex of {d : sum d = 1, 0 <= d <= 1/nu}: floor(nu) entries at 1/nu, the rest on one."""
+    k = int(np.floor(nu))
+    perm = rng.permutation(n)
+    d = np.zeros(n)
+    d[perm[:k]] = 1.0 / nu
+    if k < n:
+        d[perm[k]] = 1.0 - k / nu
+    return d

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from references import lp_eq23
+from references import capped_vertex, lp_eq23
 
 from dualboost.instances import random_edge_matrix
 from dualboost.problems import (
@@ -30,16 +30,6 @@ HYP = settings(max_examples=100, deadline=None, suppress_health_check=[HealthChe
 
 
 # --- feasible points -------------------------------------------------------------------------
-def capped_vertex(rng, n, nu):
-    k = int(np.floor(nu))
-    perm = rng.permutation(n)
-    d = np.zeros(n)
-    d[perm[:k]] = 1.0 / nu
-    if k < n:
-        d[perm[k]] = 1.0 - k / nu
-    return d
-
-
 def capped_point(rng, n, nu):
     """A random point of {sum d = 1, 0 <= d <= 1/nu}: a Dirichlet mixture of random vertices, or
     (one time in four) a vertex itself."""

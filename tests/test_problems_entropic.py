@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from references import lp_eq22
+from references import capped_vertex, lp_eq22
 from scipy.optimize import minimize, minimize_scalar
 from scipy.special import logsumexp, rel_entr
 
@@ -71,17 +71,6 @@ def delta2(d, d0, nu):
     c = 1.0 / nu
     room = np.clip(c - d, 0.0, None)  # d_n = 1/nu may round to c - d = -1e-17
     return float(rel_entr(d, d0).sum() + rel_entr(room, c - d0).sum())
-
-
-def capped_vertex(rng, n, nu):
-    """A random vertex of {d : sum d = 1, 0 <= d <= 1/nu}: floor(nu) entries at 1/nu, the rest on one."""
-    k = int(np.floor(nu))
-    perm = rng.permutation(n)
-    d = np.zeros(n)
-    d[perm[:k]] = 1.0 / nu
-    if k < n:
-        d[perm[k]] = 1.0 - k / nu
-    return d
 
 
 def capped_point(rng, n, nu, n_vertices=4):
