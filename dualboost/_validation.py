@@ -64,14 +64,16 @@ def check_edge_matrix(U: ArrayLike, name: str = "U") -> NDArray[np.float64]:
         raise ValueError(f"{name} has no rows: at least one example is needed")
     if arr.shape[1] == 0:
         raise ValueError(f"{name} has no columns: the hypothesis set is empty")
-    if not np.all(np.isfinite(arr)):
+    lo, hi = arr.min(), arr.max()  # NaN and inf propagate: two passes check everything
+    if not (np.isfinite(lo) and np.isfinite(hi)):
         raise ValueError(f"{name} must be finite (no NaN or inf)")
-    if np.abs(arr).max() > 1.0 + 1e-12:
+    if max(-lo, hi) > 1.0 + 1e-12:
         raise ValueError(
             f"{name} must lie in [-1, 1] (U[n, q] = y_n h_q(x_n)); max |entry| is "
-            f"{np.abs(arr).max():.6g}: rescale the hypotheses"
+            f"{max(-lo, hi):.6g}: rescale the hypotheses"
         )
-    return np.clip(arr, -1.0, 1.0)
+    # a private copy (in the caller's memory layout), with rounding beyond +-1 clipped
+    return np.clip(arr, -1.0, 1.0) if max(-lo, hi) > 1.0 else arr.copy(order="K")
 
 
 def check_nu(nu: object, n_samples: int, *, strict_upper: bool = False) -> float:

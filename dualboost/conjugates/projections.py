@@ -25,6 +25,10 @@ __all__ = [
     "capped_simplex_support",
 ]
 
+#: a point within this of sum 1, inside the box, is projected by spreading its residual (exact up
+#: to rounding: the shift is too small to move an entry across a bound)
+ROUNDING_TOL = 1e-12
+
 
 def logsumexp(x: NDArray[np.float64]) -> float:
     """``log(sum(exp(x)))`` without overflow: ``max + log(sum(exp(x - max)))``; ``-inf`` for an
@@ -62,6 +66,10 @@ def project_capped_simplex(x: ArrayLike, nu: float = 1.0) -> NDArray[np.float64]
     n = x.size
     nu = _check_nu(nu, n)
     cap = 1.0 / nu
+    if x.min() >= 0.0 and x.max() <= cap and abs(x.sum() - 1.0) <= ROUNDING_TOL:
+        # feasible up to rounding (a capped softmax, say): the shift tau is below 1e-12, so no
+        # entry strictly inside (0, cap) crosses a bound and the projection moves only those
+        return _spread_residual(x.copy(), cap)
     xs = np.sort(x)  # ascending
     csum = np.concatenate(([0.0], np.cumsum(xs)))  # csum[k] = sum of the k smallest
 
@@ -81,8 +89,12 @@ def project_capped_simplex(x: ArrayLike, nu: float = 1.0) -> NDArray[np.float64]
     k = int(np.clip(np.searchsorted(-m, -1.0, side="right") - 1, 0, breaks.size - 2))
     t0, t1, m0, m1 = breaks[k], breaks[k + 1], m[k], m[k + 1]
     tau = t0 if m0 == m1 else t0 + (m0 - 1.0) * (t1 - t0) / (m0 - m1)
-    d = np.clip(x - tau, 0.0, cap)
     # Remove the rounding left by the interpolation: spread the residual over the free entries.
+    return _spread_residual(np.clip(x - tau, 0.0, cap), cap)
+
+
+def _spread_residual(d: NDArray[np.float64], cap: float) -> NDArray[np.float64]:
+    """``d`` (in place) with ``1 - sum d`` spread evenly over its entries strictly inside (0, cap)."""
     free = (d > 0) & (d < cap)
     if np.any(free):
         d[free] += (1.0 - d.sum()) / np.count_nonzero(free)
@@ -95,9 +107,7 @@ def project_simplex(x: ArrayLike) -> NDArray[np.float64]:
     return project_capped_simplex(x, 1.0)
 
 
-def entropic_project_capped_simplex(
-    log_weights: ArrayLike, nu: float = 1.0
-) -> NDArray[np.float64]:
+def entropic_project_capped_simplex(log_weights: ArrayLike, nu: float = 1.0) -> NDArray[np.float64]:
     """Relative-entropy projection of the positive weights ``exp(log_weights)`` onto the capped simplex.
 
     Returns ``argmin_{d : sum d = 1, d <= 1/nu} KL(d || exp(log_weights))``. The weights need not

@@ -20,6 +20,7 @@ import cvxpy as cp
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from dualboost._threads import blas_threads
 from dualboost._validation import check_edge_matrix, check_vector
 
 __all__ = ["Model", "CvxpyModel", "KKTMultipliers"]
@@ -99,12 +100,14 @@ class Model(ABC):
         ``-U_S^T hess f*(-U w) U_S`` with the regulariser's factored Hessian, O(N |S|^2) (only the
         examples whose curvature weight is not negligible count)."""
         s, scale = self.regularizer.conjugate_hessian_factors(-(self.U @ w))
-        rows = s > 1e-17 * s.max(initial=0.0)  # examples of negligible weight add nothing
-        s = s[rows]
-        B = self.U[np.ix_(rows, columns)]
-        a = B.T @ s
+        s = np.where(s > 1e-17 * s.max(initial=0.0), s, 0.0)  # negligible weights add nothing
+        C = self.U[:, columns] if columns.size < self.n_hypotheses else self.U.copy(order="K")
+        a = C.T @ s
         total = s.sum()
-        return -scale * (B.T @ (s[:, None] * B) - (np.outer(a, a) / total if total > 0 else 0.0))
+        C *= np.sqrt(s)[:, None]
+        with blas_threads(C.shape[0] * C.shape[1] ** 2):
+            gram = C.T @ C
+        return -scale * (gram - (np.outer(a, a) / total if total > 0 else 0.0))
 
     @abstractmethod
     def d_from_w(self, w: ArrayLike) -> NDArray[np.float64]:
