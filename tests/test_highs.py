@@ -141,3 +141,38 @@ def test_auglag_is_not_for_linear_programs_and_solves_the_dual_only():
         ERLPBoost(U, nu=3.0, eta=5.0).solve(method="auglag", side="primal")
     with pytest.raises(ValueError, match="method must be one of"):
         LPBoost(U, nu=3.0).solve(method="simplex")
+
+
+@pytest.mark.parametrize("nu", [1.0, 7.5])
+def test_warm_started_primal_lp_grows_by_rows_and_matches_a_cold_solve(nu):
+    """A driver's sequence: each re-solve after new columns reuses the HiGHS model and basis of the
+    previous solution; every value equals a cold solve's and Clarabel's (VALUE_TOL)."""
+    U = random_edge_matrix(120, 24, seed=5)
+    sol = None
+    for t in (3, 4, 5, 8, 12, 13, 20, 24):
+        model = LPBoost(U[:, :t], nu=nu)
+        sol = model.solve(method="highs", side="primal", warm_start=sol)
+        assert sol.optimal
+        assert sol.solver_state is not None and sol.solver_state[0].n_columns == t
+        reference = clarabel_lp(U[:, :t], nu)
+        assert abs(sol.primal_value - reference) <= VALUE_TOL
+        assert abs(sol.dual_value - reference) <= VALUE_TOL
+    assert sol.iterations is not None
+
+
+def test_a_warm_start_that_does_not_match_builds_afresh():
+    """Another U (not an extension), another nu, or a Solution already used as a warm start: the
+    solve builds a new HiGHS model and stays right; a stale model is never re-used."""
+    U = random_edge_matrix(80, 10, seed=6)
+    first = LPBoost(U[:, :6], nu=2.0).solve(method="highs", side="primal")
+    lp = first.solver_state[0]
+    other = U[:, ::-1]  # same shape family, different columns
+    for model in (LPBoost(other[:, :7], nu=2.0), LPBoost(U[:, :7], nu=3.0)):
+        sol = model.solve(method="highs", side="primal", warm_start=first)
+        assert sol.optimal and sol.solver_state[0] is not lp
+        assert abs(sol.primal_value - clarabel_lp(model.U, model.nu)) <= VALUE_TOL
+    grown = LPBoost(U[:, :7], nu=2.0).solve(method="highs", side="primal", warm_start=first)
+    assert grown.solver_state[0] is lp and first.solver_state is None  # taken over
+    again = LPBoost(U[:, :8], nu=2.0).solve(method="highs", side="primal", warm_start=first)
+    assert again.solver_state[0] is not lp
+    assert abs(again.primal_value - clarabel_lp(U[:, :8], 2.0)) <= VALUE_TOL

@@ -12,6 +12,7 @@ of w, found by a small LP (HiGHS).
 
 from __future__ import annotations
 
+import highspy
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import sparse
@@ -22,7 +23,7 @@ from dualboost.conjugates import CappedSimplex
 from dualboost.problems.base import KKTMultipliers
 from dualboost.problems.max_edge import MaxEdgeModel
 
-__all__ = ["LPBoost", "min_max_edge", "max_soft_margin", "HIGHS_OPTIONS"]
+__all__ = ["LPBoost", "PrimalLP", "min_max_edge", "max_soft_margin", "HIGHS_OPTIONS"]
 
 #: HiGHS's default feasibility tolerances (1e-7) stop at a vertex up to 1e-7 from the optimum;
 #: the certificates here are meant to hold to 1e-9.
@@ -82,6 +83,56 @@ def max_soft_margin(
     return -float(res.fun), w, psi, rho, -res.ineqlin.marginals, int(res.nit)
 
 
+class PrimalLP:
+    """LPBoost's d-domain LP (Eq. 2.3) as a HiGHS model that grows by one row per hypothesis.
+
+    Variables ``(d, gamma)``: minimise gamma s.t. ``sum d = 1``, ``0 <= d <= 1/nu`` and one row
+    ``u^q . d - gamma <= 0`` per column of U; w is read from the row duals (``w_q = -dual_q``).
+    :meth:`add_columns` appends rows and the next :meth:`solve` starts HiGHS's dual simplex from
+    the previous optimal basis, which stays dual feasible: a boosting driver's re-solve after one
+    new hypothesis then takes a few pivots instead of a solve from scratch.
+    """
+
+    def __init__(self, U: NDArray[np.float64], nu: float) -> None:
+        n = U.shape[0]
+        self.n_samples, self.nu, self.n_columns = n, float(nu), 0
+        self._highs = highspy.Highs()
+        self._highs.setOptionValue("output_flag", False)
+        for option, value in HIGHS_OPTIONS.items():
+            self._highs.setOptionValue(option, value)
+        inf = highspy.kHighsInf
+        self._highs.addVars(n + 1, np.r_[np.zeros(n), -inf], np.r_[np.full(n, 1.0 / nu), inf])
+        self._highs.changeColsCost(1, np.array([n], dtype=np.int32), np.array([1.0]))
+        self._index = np.arange(n + 1, dtype=np.int32)
+        self._highs.addRow(1.0, 1.0, n, self._index[:n], np.ones(n))
+        self._iterations = 0
+        self.add_columns(U)
+
+    def add_columns(self, columns: NDArray[np.float64]) -> None:
+        """Append the edge rows of new hypotheses (columns of U, N x k)."""
+        n, k = columns.shape
+        if k == 0:
+            return
+        values = np.vstack([columns, -np.ones((1, k))]).T.ravel()  # row q: (u^q, -1)
+        starts = np.arange(k, dtype=np.int32) * (n + 1)
+        indices = np.tile(self._index, k)
+        lower, upper = np.full(k, -highspy.kHighsInf), np.zeros(k)
+        self._highs.addRows(k, lower, upper, values.size, starts, indices, values)
+        self.n_columns += k
+
+    def solve(self) -> tuple[NDArray[np.float64], NDArray[np.float64], int]:
+        """``(d, w, simplex iterations of this solve)``; RuntimeError unless HiGHS reports optimal."""
+        self._highs.run()
+        if self._highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            raise RuntimeError(f"HiGHS failed on the capped min-max-edge LP: {self._highs.getModelStatus()}")
+        solution = self._highs.getSolution()
+        total = int(self._highs.getInfo().simplex_iteration_count)
+        iterations, self._iterations = max(0, total - self._iterations), total
+        d = np.asarray(solution.col_value)[: self.n_samples]
+        w = -np.asarray(solution.row_dual)[1:]
+        return d, w, iterations
+
+
 class LPBoost(MaxEdgeModel):
     """The capped min-max-edge LP: ``U`` (N x t), ``nu`` in [1, N] (1 = hard margin)."""
 
@@ -125,6 +176,10 @@ class LPBoost(MaxEdgeModel):
             if found is not None and found[0] < best_value:
                 best, best_value = np.clip(found[1], 0.0, cap), found[0]
         return best
+
+    def primal_lp(self) -> PrimalLP:
+        """The d-domain LP (Eq. 2.3) as a growing HiGHS model (warm starts of ``method="highs"``)."""
+        return PrimalLP(self.U, self.nu)
 
     def solve_linear_program(self, side: str) -> tuple[NDArray[np.float64], NDArray[np.float64], int | None]:
         """Solve one side's LP with HiGHS; return ``(d, w, iterations)``, the other side read from the

@@ -26,10 +26,11 @@ def solve(
     """Solve ``model`` (a :class:`~dualboost.problems.Model`) and return a certified Solution.
 
     ``method``: one of ``METHODS``; ``side``: ``"primal"`` or ``"dual"``; ``tol``: the relative
-    gap and feasibility tolerance of the certificate. ``warm_start`` (a previous Solution) is
-    accepted for a uniform interface; the interior-point methods cannot use it. Models that can be
-    infeasible (SoftBoost, the corrective subproblems) are checked first by an independent
-    computation and return ``status="infeasible"``.
+    gap and feasibility tolerance of the certificate. ``warm_start`` (a previous Solution, of the
+    model before columns were appended) is used by ``"auglag"`` (its w) and by ``"highs"`` on the
+    primal side (its HiGHS model and basis); the interior-point methods accept and ignore it.
+    Models that can be infeasible (SoftBoost, the corrective subproblems) are checked first by an
+    independent computation and return ``status="infeasible"``.
     """
     if not isinstance(method, str) or method.lower() not in METHODS:
         raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}; got {method!r}")
@@ -51,5 +52,5 @@ def solve(
     if method == "highs":
         if options:
             raise ValueError(f"method='highs' takes no options; got {sorted(options)}")
-        return solve_highs(model, side, tol)
+        return solve_highs(model, side, tol, warm_start)
     return solve_cvxpy(model, method, side, tol, **options)

@@ -44,6 +44,10 @@ class Solution:
     message: str = ""
     extra: dict = field(default_factory=dict)
 
+    #: what a solver keeps for a warm start from this solution (the HiGHS model of LPBoost's LP);
+    #: not a field: not part of the result, not compared, not saved
+    solver_state = None
+
     @classmethod
     def without_point(cls, status: str, method: str, side: str, tol: float, **fields) -> Solution:
         """A result that carries no primal-dual pair (``failed`` or ``infeasible``)."""
