@@ -3,29 +3,34 @@
 See DESIGN.md for the notation: U is the N x t edge matrix, d a distribution over examples,
 w weights over hypotheses, nu in [1, N] the capping, eta > 0 the entropy regularisation.
 
-The scikit-learn classifiers of :mod:`dualboost.estimators` are exported here (imported on first
-use, so that ``import dualboost.conjugates`` does not load scikit-learn and the solvers).
+The scikit-learn estimators (:mod:`dualboost.estimators`: totally corrective and corrective;
+:mod:`dualboost.estimators_maboost`: mirror descent) are exported here, imported on first use so
+that ``import dualboost.conjugates`` does not load scikit-learn and the solvers.
 """
 
 __version__ = "0.1.0"
 
-_ESTIMATORS = (
-    "LPBoostClassifier",
-    "SoftBoostClassifier",
-    "ERLPBoostClassifier",
-    "BinaryERLPBoostClassifier",
-    "CorrectiveERLPBoostClassifier",
-    "CorrectiveBinaryERLPBoostClassifier",
-)
+#: exported estimator -> the module that defines it
+_ESTIMATORS = {
+    "LPBoostClassifier": "estimators",
+    "SoftBoostClassifier": "estimators",
+    "ERLPBoostClassifier": "estimators",
+    "BinaryERLPBoostClassifier": "estimators",
+    "CorrectiveERLPBoostClassifier": "estimators",
+    "CorrectiveBinaryERLPBoostClassifier": "estimators",
+    "MABoostClassifier": "estimators_maboost",
+    "SparseBoostClassifier": "estimators_maboost",
+    "MadaBoostClassifier": "estimators_maboost",
+}
 
 __all__ = ["__version__", *_ESTIMATORS]
 
 
 def __getattr__(name: str):
     if name in _ESTIMATORS:
-        from dualboost import estimators
+        from importlib import import_module
 
-        return getattr(estimators, name)
+        return getattr(import_module(f"dualboost.{_ESTIMATORS[name]}"), name)
     raise AttributeError(f"module 'dualboost' has no attribute {name!r}")
 
 

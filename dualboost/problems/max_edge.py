@@ -39,10 +39,15 @@ class MaxEdgeModel(Model):
     # --- objectives and maps -------------------------------------------------------------
     def primal_objective(self, d: ArrayLike) -> float:
         d = self._d(d)
+        return self.primal_from_edges(d, self.U.T @ d)
+
+    def primal_from_edges(self, d: NDArray[np.float64], edges: NDArray[np.float64]) -> float:
+        """``max_q edges_q + f(d)`` with ``edges = U^T d`` computed by the caller (a dual solver has
+        it: it is the gradient of D at the w that gave d, spec Part D item 7)."""
         reg = self.regularizer.value(d)
         if not np.isfinite(reg):
             return np.inf
-        return float((self.U.T @ d).max() + reg)
+        return float(edges.max() + reg)
 
     def dual_objective(self, w: ArrayLike) -> float:
         w = self._w(w)

@@ -374,10 +374,11 @@ class Relaxation(MaxEdgeModel):
         edges = self.U.T @ self._d(d)
         return float(np.abs(edges).max() if self.signed else edges.max())
 
-    def primal_objective(self, d: ArrayLike) -> float:
-        d = self._d(d)
+    def primal_from_edges(self, d: NDArray[np.float64], edges: NDArray[np.float64]) -> float:
+        """``max_j |edges_j|`` (edge form: ``max_q edges_q``) ``+ f~(d)``, ``edges = A^T d`` given."""
         reg = self.regularizer.value(d)
-        return float(self.edge_term(d) + reg) if np.isfinite(reg) else np.inf
+        term = np.abs(edges).max() if self.signed else edges.max()
+        return float(term + reg) if np.isfinite(reg) else np.inf
 
     def dual_objective(self, w: ArrayLike) -> float:
         """``-f~*(-U w)``: Thm 7's ``max_gamma gamma - f*([gamma - A w]_+)`` or the general form."""

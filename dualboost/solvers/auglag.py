@@ -95,8 +95,11 @@ def _certified_point(model, w: NDArray[np.float64]) -> _Point:
         dual = value
     else:
         d, dual = model.d_from_w(w), model.dual_objective(w)
-    d, _ = model.repair_primal(d)
-    primal = model.primal_objective(d)
+    repaired, moved = model.repair_primal(d)
+    if moved == 0.0 and hasattr(model, "primal_from_edges"):  # U^T d is the gradient just computed
+        primal = model.primal_from_edges(d, grad)
+    else:
+        primal = model.primal_objective(repaired)
     gap = (primal - dual) / max(1.0, abs(primal)) if np.isfinite(primal) else np.inf
     return _Point(w, float(value), grad, float(gap))
 
