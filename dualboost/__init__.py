@@ -4,7 +4,8 @@ See DESIGN.md for the notation: U is the N x t edge matrix, d a distribution ove
 w weights over hypotheses, nu in [1, N] the capping, eta > 0 the entropy regularisation.
 
 The scikit-learn estimators (:mod:`dualboost.estimators`: totally corrective and corrective;
-:mod:`dualboost.estimators_maboost`: mirror descent) are exported here, imported on first use so
+:mod:`dualboost.estimators_maboost`: mirror descent; :mod:`dualboost.estimators_online`: online
+boosting) are exported here, imported on first use so
 that ``import dualboost.conjugates`` does not load scikit-learn and the solvers.
 """
 
@@ -21,6 +22,8 @@ _ESTIMATORS = {
     "MABoostClassifier": "estimators_maboost",
     "SparseBoostClassifier": "estimators_maboost",
     "MadaBoostClassifier": "estimators_maboost",
+    "OnlineBBMClassifier": "estimators_online",
+    "AdaBoostOLClassifier": "estimators_online",
 }
 
 __all__ = ["__version__", *_ESTIMATORS]

@@ -170,6 +170,12 @@ def _solve_simplex(model, oracle, w, target, max_iter, new_column):
         c = x.sum() - 1.0
         return -v - lam * c + c * c / (2 * mu), -g + (c / mu - lam)
 
+    if new_column:
+        # A new column that is not a max-edge one (a random instance) can leave (w, 0) worse than
+        # the cold start: start from whichever has the smaller certified gap.
+        uniform = _certified_point(model, np.full(w.size, 1.0 / w.size))
+        if uniform.gap < point.gap:
+            point, new_column = uniform, False
     if new_column:  # Newton first: its face takes the new column in; if it is slow, line search
         point, iterations = _newton_polish(model, point, target, sum_to_one=True, max_steps=NEWTON_WARM_STEPS)
         if point.gap > target:
