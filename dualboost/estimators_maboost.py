@@ -1,0 +1,178 @@
+"""scikit-learn front-ends of the MABoost family (seed 000, :mod:`dualboost.boosting.maboost`).
+
+* :class:`MABoostClassifier`: MABoost (Alg. 1) with ``regulariser`` (``"entropy"``, ``"euclidean"``
+  or a conjugate-library function with ``L``), ``update`` (``"active"``, or ``"lazy"`` for LAMABoost,
+  §1.9) and ``projection`` (``"simplex"``, ``"capped"`` for smooth MABoost, Thm 3, or ``"mixed"`` for
+  a primary and a secondary data set, §1.7: pass ``fit(X, y, secondary=mask)``);
+* :class:`SparseBoostClassifier`: SparseBoost (Alg. 2, Thm 4);
+* :class:`MadaBoostClassifier`: the MadaBoost variant (Alg. 3, Thm 5).
+
+They share ``decision_function``, ``predict``, ``margins`` and the tags of the classifiers in
+:mod:`dualboost.estimators`. The capping is a fraction ``nu`` in (0, 1] as there (DESIGN.md): the
+projection set caps ``d_n <= 1/nu_`` with ``nu_ = max(1, nu * N)``, i.e. seed 000's smoothness
+``k = N / nu_ ~ 1/nu``, and the target training error of smooth MABoost is ``1/k ~ nu``.
+
+Fitted attributes: ``classes_``, ``hypotheses_``, ``estimator_weights_`` (eta normalised to the
+simplex), ``history_`` (the common :class:`~dualboost.boosting.History`: edge, FTRL primal and dual
+values, the theorem's bound on the training error as ``stopping``), ``n_iter_``, ``converged_``
+(the bound certified a training error below ``nu_/N``), ``nu_``, ``training_error_`` and ``bound_``
+(per round), ``d_`` (the last distribution over the training examples) and ``result_`` (the driver's
+:class:`~dualboost.boosting.maboost.MABoostResult`).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from numpy.typing import ArrayLike
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import validate_data
+
+from dualboost.boosting.maboost import MABoostResult, maboost, madaboost, sparseboost
+from dualboost.estimators import _BoostingClassifier, capping, make_oracle
+from dualboost.oracles._inputs import binary_labels
+
+__all__ = ["MABoostClassifier", "SparseBoostClassifier", "MadaBoostClassifier", "PROJECTIONS"]
+
+#: the projection sets of :class:`MABoostClassifier`
+PROJECTIONS = ("simplex", "capped", "mixed")
+
+
+def _check_max_iter(max_iter: object) -> int:
+    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
+        raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}")
+    return int(max_iter)
+
+
+class _MirrorBoostingClassifier(_BoostingClassifier):
+    """``fit`` for the MABoost family: validate, fit the oracle, run the driver, store the result."""
+
+    def _boost(self, oracle, n_samples: int, secondary: ArrayLike | None, max_iter: int) -> MABoostResult:
+        raise NotImplementedError
+
+    def fit(
+        self, X: ArrayLike, y: ArrayLike, secondary: ArrayLike | None = None
+    ) -> _MirrorBoostingClassifier:
+        """Boost on (X, y): X dense or sparse (N x p), y with two classes; ``secondary`` (only with
+        ``projection="mixed"``): a boolean mask of the secondary examples, §1.7."""
+        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
+        check_classification_targets(y)
+        n_classes = np.unique(y).size
+        if n_classes != 2:
+            raise ValueError(
+                "Only binary classification is supported: y must contain exactly two classes; got "
+                f"{n_classes} class{'es' if n_classes != 1 else ''}"
+            )
+        labels, classes = binary_labels(y, X.shape[0], "y")
+        max_iter = _check_max_iter(self.max_iter)
+        oracle = make_oracle(self.oracle).fit(X, labels)
+        result = self._boost(oracle, X.shape[0], secondary, max_iter)
+        self.classes_ = classes
+        self.hypotheses_ = result.hypotheses
+        self.estimator_weights_ = result.weights
+        self.history_ = result.history
+        self.n_iter_ = result.n_iter
+        self.converged_ = result.converged
+        self.nu_ = result.params["nu"]
+        self.training_error_ = result.training_error
+        self.bound_ = result.bound
+        self.d_ = result.d
+        self.result_ = result
+        return self
+
+
+class MABoostClassifier(_MirrorBoostingClassifier):
+    """MABoost (seed 000 Alg. 1); LAMABoost is ``update="lazy"``; smooth MABoost ``projection="capped"``.
+
+    ``regulariser``: ``"entropy"`` (AdaBoost with step gamma_t, bound (9)), ``"euclidean"`` (projected
+    gradient, bound (8)) or a conjugate-library function (then ``L``, the bound on the squared dual
+    norm of a column, is required). ``update``: ``"active"`` or ``"lazy"``. ``projection``:
+    ``"simplex"``, ``"capped"`` (``d_n <= 1/nu_``) or ``"mixed"`` (the cap on the examples marked by
+    ``fit(..., secondary=mask)`` only). ``nu``: the capping fraction (module docstring; unused with
+    the simplex). ``step``: ``"theory"`` (``gamma/L``) or ``"max_margin"`` (``gamma/(L sqrt t)``, Thm 2).
+    ``max_iter``: rounds (the run stops earlier when the bound certifies a training error below
+    ``nu_/N``).
+    """
+
+    def __init__(
+        self,
+        regulariser: object = "entropy",
+        update: str = "active",
+        projection: str = "simplex",
+        nu: float = 0.1,
+        step: str = "theory",
+        L: float | None = None,
+        max_iter: int = 100,
+        oracle: object = "stumps",
+    ) -> None:
+        self.regulariser = regulariser
+        self.update = update
+        self.projection = projection
+        self.nu = nu
+        self.step = step
+        self.L = L
+        self.max_iter = max_iter
+        self.oracle = oracle
+
+    def _boost(self, oracle, n_samples, secondary, max_iter) -> MABoostResult:
+        if not isinstance(self.projection, str) or self.projection not in PROJECTIONS:
+            choices = ", ".join(map(repr, PROJECTIONS))
+            raise ValueError(f"projection must be one of {choices}; got {self.projection!r}")
+        if (secondary is not None) != (self.projection == "mixed"):
+            raise ValueError(
+                "secondary (a boolean mask passed to fit) is required with projection='mixed' "
+                "and only allowed with it"
+            )
+        nu = 1.0 if self.projection == "simplex" else capping(self.nu, n_samples)
+        if secondary is not None:
+            secondary = np.asarray(secondary)
+            if secondary.dtype != bool:
+                raise ValueError(f"secondary must be a boolean mask; got dtype {secondary.dtype}")
+        return maboost(
+            oracle,
+            regulariser=self.regulariser,
+            update=self.update,
+            nu=nu,
+            secondary=secondary,
+            step=self.step,
+            L=self.L,
+            max_iter=max_iter,
+        )
+
+
+class SparseBoostClassifier(_MirrorBoostingClassifier):
+    """SparseBoost (seed 000 Alg. 2): quadratic MABoost whose projection is preceded by an l1-shrunk
+    projection onto the hypercube, so the distribution ``d_`` may have zeros (``result_.support``).
+
+    ``alpha`` in [0, 1]: ``alpha_t = alpha gamma_t / 2`` (Thm 4); ``threshold``: ``"literal"`` or
+    ``"half"`` (:func:`~dualboost.boosting.maboost.sparseboost`)."""
+
+    def __init__(
+        self, alpha: float = 0.5, threshold: str = "literal", max_iter: int = 100, oracle: object = "stumps"
+    ) -> None:
+        self.alpha = alpha
+        self.threshold = threshold
+        self.max_iter = max_iter
+        self.oracle = oracle
+
+    def _boost(self, oracle, n_samples, secondary, max_iter) -> MABoostResult:
+        if secondary is not None:
+            raise ValueError("secondary is only used by MABoostClassifier(projection='mixed')")
+        return sparseboost(oracle, alpha=self.alpha, threshold=self.threshold, max_iter=max_iter)
+
+
+class MadaBoostClassifier(_MirrorBoostingClassifier):
+    """The MadaBoost variant of seed 000 (Alg. 3): weights ``min(1, e^{-margin})``, step
+    ``eta_t = eps_t gamma_t`` with ``step="previous"`` (eps from the ensemble before the round, the
+    default) or ``"fixed_point"`` (spec defect 4)."""
+
+    def __init__(self, step: str = "previous", max_iter: int = 100, oracle: object = "stumps") -> None:
+        self.step = step
+        self.max_iter = max_iter
+        self.oracle = oracle
+
+    def _boost(self, oracle, n_samples, secondary, max_iter) -> MABoostResult:
+        if secondary is not None:
+            raise ValueError("secondary is only used by MABoostClassifier(projection='mixed')")
+        return madaboost(oracle, step=self.step, max_iter=max_iter)
