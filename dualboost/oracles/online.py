@@ -1,0 +1,360 @@
+"""Weak *online* learners for the online boosters of seed 002 (spec Sec. 3; issue 7).
+
+The batch oracles of :mod:`dualboost.oracles.base` answer ``best(d)`` on a fixed training set.
+An online booster instead keeps N copies WL^1..WL^N of a weak online learner, asks each for a
+prediction WL^i(x_t) in {-1, +1} on every example, and then passes (x_t, y_t) to WL^i with an
+importance weight p_t^i in [0, 1] (0 = not passed; spec Sec. 3.2, Eq. (2)). A
+:class:`OnlineLearners` object is the whole *bank* of N copies, so that an implementation can keep
+one (p, N) state matrix and update all N learners with one numpy operation per example.
+
+Protocol (used by :mod:`dualboost.boosting.online`)
+
+* ``init(n_learners, n_features, X=None)``: allocate a fresh bank (``X``: the first batch of the
+  stream, from which e.g. stump thresholds are chosen; may be None);
+* ``prepare(X)``: the batch as the bank wants to read it row by row (default: unchanged;
+  :class:`OnlineLinear` appends its intercept column), called once per batch by the booster;
+* ``predict_row(indices, values)``: the N predictions in {-1, +1} (shape (N,), integer or float)
+  on one example of a prepared batch given sparsely (feature indices and their values; a dense
+  row is ``(arange(p), x)``); ties (score 0) predict -1;
+* ``learn_row(indices, values, y, weights)``: update learner i with importance weight
+  ``weights[i]`` (0 skips it; a boolean array means weights 0/1, as rejection sampling passes)
+  on the example of the *last* ``predict_row`` call, label y in
+  {-1, +1};
+* ``predict_matrix(X)``: the (n, N) predictions on a batch (dense or CSR), for ``predict``;
+* ``grow(n_features)``: accept new features (River-style dict input); optional.
+
+Banks: :class:`OnlineLinear` (logistic / hinge / squared loss, AdaGrad steps, numpy, vectorized
+across the N learners), :class:`OnlineStumps` (follow-the-leader decision stumps over fixed
+thresholds, vectorized), :class:`PartialFitLearners` (N clones of any estimator whose
+``partial_fit`` takes ``sample_weight``, e.g. ``SGDClassifier``; a Python loop over the learners).
+"""
+
+from __future__ import annotations
+
+import copy
+from abc import ABC, abstractmethod
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+from scipy.special import expit
+from sklearn.base import BaseEstimator, clone
+from sklearn.utils.validation import has_fit_parameter
+
+from dualboost._validation import check_scalar
+from dualboost.oracles._inputs import Matrix
+
+__all__ = ["OnlineLearners", "OnlineLinear", "OnlineStumps", "PartialFitLearners", "make_online_learners"]
+
+#: the named banks of :func:`make_online_learners`
+LOSSES = ("logistic", "hinge", "squared")
+
+
+def _signs(scores: NDArray[np.float64]) -> NDArray[np.float64]:
+    """+1 where the score is > 0, else -1 (ties go to -1, as ``predict`` of the estimators)."""
+    return np.where(scores > 0.0, 1.0, -1.0)
+
+
+class OnlineLearners(ABC):
+    """A bank of N weak online learners (see the module docstring for the protocol).
+
+    Constructed with options only; ``init`` allocates the state for N learners and p features.
+    """
+
+    n_learners: int
+    n_features: int
+
+    def init(self, n_learners: int, n_features: int, X: Matrix | None = None) -> OnlineLearners:
+        """Fresh state for ``n_learners`` copies on ``n_features`` features; returns self."""
+        if isinstance(n_learners, bool) or not isinstance(n_learners, (int, np.integer)) or n_learners < 1:
+            raise ValueError(f"n_learners must be a positive integer; got {n_learners!r}")
+        if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) or n_features < 1:
+            raise ValueError(f"n_features must be a positive integer; got {n_features!r}")
+        self.n_learners, self.n_features = int(n_learners), int(n_features)
+        self._init(X)
+        return self
+
+    @abstractmethod
+    def _init(self, X: Matrix | None) -> None:
+        """Allocate the state (``n_learners`` and ``n_features`` are set)."""
+
+    def prepare(self, X: Matrix) -> Matrix:
+        """The batch X (validated, dense or CSR) in the form ``predict_row`` reads (default: X)."""
+        return X
+
+    @abstractmethod
+    def predict_row(self, indices: NDArray[np.intp], values: NDArray[np.float64]) -> NDArray[np.float64]:
+        """WL^i(x) in {-1, +1} for i = 1..N on one example given by its non-zero features."""
+
+    @abstractmethod
+    def learn_row(
+        self, indices: NDArray[np.intp], values: NDArray[np.float64], y: float, weights: NDArray[np.float64]
+    ) -> None:
+        """Pass the last predicted example with label y to WL^i with importance weight weights[i]."""
+
+    @abstractmethod
+    def predict_matrix(self, X: Matrix) -> NDArray[np.float64]:
+        """The (n, N) matrix of predictions WL^i(x_n) in {-1, +1} (the learners' current state)."""
+
+    def grow(self, n_features: int) -> None:
+        """Accept ``n_features`` >= the current number of features (new ones start untrained)."""
+        if n_features != self.n_features:
+            raise ValueError(
+                f"{type(self).__name__} cannot add features after init (has {self.n_features}, "
+                f"got {n_features}): pass every feature in the first batch"
+            )
+
+    def __repr__(self) -> str:
+        params = ", ".join(
+            f"{k}={v!r}"
+            for k, v in vars(self).items()
+            if not k.startswith("_") and k[-1] != "_" and k not in ("n_learners", "n_features")
+        )
+        return f"{type(self).__name__}({params})"
+
+
+class OnlineLinear(OnlineLearners):
+    """N online linear classifiers h_i(x) = sign(<W_i, x> + b_i) trained by importance-weighted SGD.
+
+    One (p, N) weight matrix holds all N learners: an example with k non-zero features costs one
+    (k, N) gather for the N scores and one (k, N) scatter for the N updates.
+
+    ``loss``: ``"logistic"`` (log(1 + e^{-y m})), ``"hinge"`` (max(0, 1 - y m)) or ``"squared"``
+    (½(m - y)², Vowpal Wabbit's default). ``adaptive=True``: AdaGrad per-coordinate steps as in
+    VW: an importance weight w counts as w copies of the example, i.e. the squared-gradient sum
+    grows by w g_j² and the step is ``learning_rate * w g_j / sqrt(sum)``; ``adaptive=False``:
+    plain steps ``learning_rate * w g_j``.
+    """
+
+    def __init__(self, loss: str = "logistic", learning_rate: float = 0.5, adaptive: bool = True) -> None:
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.adaptive = adaptive
+
+    def _init(self, X: Matrix | None) -> None:
+        if self.loss not in LOSSES:
+            raise ValueError(f"loss must be one of {', '.join(map(repr, LOSSES))}; got {self.loss!r}")
+        rate = check_scalar(self.learning_rate, "learning_rate")
+        if rate <= 0:
+            raise ValueError(f"learning_rate must be > 0; got {self.learning_rate!r}")
+        self._rate = rate
+        n, p = self.n_learners, self.n_features
+        # state[j] = [W[j, :] | G[j, :]]: the weights of feature j in the N learners and their
+        # AdaGrad sums, side by side so that one gather and one scatter serve both; row p is the
+        # intercept (a feature always equal to 1)
+        self.state = np.zeros((p + 1, 2 * n))
+        self.state[:, n:] = 1e-300  # AdaGrad sums start at 0 (this keeps 0/sqrt(0) away)
+        self._rows = np.empty((0, 2 * n))
+
+    @property
+    def W(self) -> NDArray[np.float64]:
+        """The (p, N) weights: column i is learner i."""
+        return self.state[:-1, : self.n_learners]
+
+    @property
+    def b(self) -> NDArray[np.float64]:
+        """The N intercepts."""
+        return self.state[-1, : self.n_learners]
+
+    def grow(self, n_features: int) -> None:
+        extra = n_features - self.n_features
+        if extra < 0:
+            raise ValueError(f"n_features cannot shrink (has {self.n_features}, got {n_features})")
+        if extra:
+            pad = np.zeros((extra, 2 * self.n_learners))
+            pad[:, self.n_learners :] = 1e-300
+            self.state = np.vstack([self.state[:-1], pad, self.state[-1:]])
+            self.n_features = n_features
+
+    def prepare(self, X: Matrix) -> Matrix:
+        """X with a last column of ones: the intercept is feature p of every prepared row."""
+        if sp.issparse(X):
+            return sp.hstack([X, np.ones((X.shape[0], 1))], format="csr")
+        return np.hstack([np.asarray(X, dtype=np.float64), np.ones((X.shape[0], 1))])
+
+    def scores_row(self, indices: NDArray[np.intp], values: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The N real scores <W_i, x> + b_i of a prepared row (intercept included)."""
+        return values @ self.state.take(indices, axis=0)[:, : self.n_learners]
+
+    def predict_row(self, indices: NDArray[np.intp], values: NDArray[np.float64]) -> NDArray[np.intp]:
+        self._indices, self._values = indices, values
+        self._rows = self.state.take(indices, axis=0)  # kept for learn_row
+        self._scores = values @ self._rows[:, : self.n_learners]
+        return np.where(self._scores > 0.0, 1, -1)
+
+    def _loss_gradient(self, y: float) -> NDArray[np.float64]:
+        """d loss / d score at the cached scores, per learner."""
+        m = self._scores
+        if self.loss == "logistic":
+            return expit(m) - (y > 0)  # -y sigma(-y m) for y in {-1, +1}
+        if self.loss == "hinge":
+            return np.where(y * m < 1.0, -y, 0.0)
+        return m - y
+
+    def learn_row(
+        self, indices: NDArray[np.intp], values: NDArray[np.float64], y: float, weights: NDArray[np.float64]
+    ) -> None:
+        n, rows, values = self.n_learners, self._rows, self._values
+        d = self._loss_gradient(y)
+        g = weights * d
+        if self.adaptive:
+            sums = rows[:, n:]
+            sums += np.multiply.outer(values * values, g * d)
+            rows[:, :n] -= np.multiply.outer(values, self._rate * g) / np.sqrt(sums)
+        else:
+            rows[:, :n] -= np.multiply.outer(values, self._rate * g)
+        self.state[self._indices] = rows
+
+    def predict_matrix(self, X: Matrix) -> NDArray[np.float64]:
+        return _signs(np.asarray(X @ self.W) + self.b)
+
+
+class OnlineStumps(OnlineLearners):
+    """N online decision stumps ``s * sign(x_j - theta)`` by follow-the-leader on the weighted edge.
+
+    The candidate thresholds are fixed when the bank is initialised: ``n_thresholds`` quantiles of
+    each feature on the first batch (a single example or no data: theta = 0 only). Learner i keeps
+    E_i[j, b] = sum_t w_t^i y_t sign(x_tj - theta_jb) (its weighted edges, all stumps at once) and
+    predicts with the stump of largest |E_i[j, b]| (sign s = sign E_i[j, b]; first in (j, b) order
+    on ties). Cost per example: O(N p B) numpy work, so meant for a few hundred features.
+    """
+
+    def __init__(self, n_thresholds: int = 8) -> None:
+        self.n_thresholds = n_thresholds
+
+    def _init(self, X: Matrix | None) -> None:
+        B = self.n_thresholds
+        if isinstance(B, bool) or not isinstance(B, (int, np.integer)) or B < 1:
+            raise ValueError(f"n_thresholds must be a positive integer; got {B!r}")
+        p = self.n_features
+        thresholds = np.full((p, B), np.inf)  # padding: the stump "always -1" (a constant)
+        thresholds[:, 0] = 0.0
+        if X is not None and X.shape[0] >= 2:
+            dense = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+            levels = np.linspace(0.0, 1.0, B + 2)[1:-1]
+            for j in range(p):
+                q = np.unique(np.quantile(dense[:, j], levels, method="lower"))
+                values = np.unique(dense[:, j])
+                # a threshold at a data value v separates x <= v from x > v
+                q = q[q < values.max()] if values.size > 1 else q[:1]
+                thresholds[j, : q.size] = q
+                thresholds[j, q.size :] = np.inf
+        self.thresholds = thresholds
+        self.E = np.zeros((self.n_learners, p, B))
+        self._best = np.zeros(self.n_learners, dtype=np.intp)  # flat index j * B + b
+        self._sign = np.ones(self.n_learners)
+        self._x = np.zeros(p)
+
+    def grow(self, n_features: int) -> None:
+        extra = n_features - self.n_features
+        if extra < 0:
+            raise ValueError(f"n_features cannot shrink (has {self.n_features}, got {n_features})")
+        if extra:
+            B = self.thresholds.shape[1]
+            new = np.full((extra, B), np.inf)
+            new[:, 0] = 0.0
+            self.thresholds = np.vstack([self.thresholds, new])
+            self.E = np.concatenate([self.E, np.zeros((self.n_learners, extra, B))], axis=1)
+            # appended features: the flat indices j * B + b of the current best stumps are unchanged
+            self._x = np.zeros(n_features)
+            self.n_features = n_features
+
+    def _stump_outputs(self, indices: NDArray[np.intp], values: NDArray[np.float64]) -> NDArray[np.float64]:
+        x = self._x
+        x[:] = 0.0
+        x[indices] = values
+        return np.where(x[:, None] > self.thresholds, 1.0, -1.0).ravel()
+
+    def predict_row(self, indices: NDArray[np.intp], values: NDArray[np.float64]) -> NDArray[np.float64]:
+        self._outputs = self._stump_outputs(indices, values)
+        return self._sign * self._outputs[self._best]
+
+    def learn_row(
+        self, indices: NDArray[np.intp], values: NDArray[np.float64], y: float, weights: NDArray[np.float64]
+    ) -> None:
+        flat = self.E.reshape(self.n_learners, -1)
+        flat += np.outer(y * weights, self._outputs)
+        self._best = np.abs(flat).argmax(axis=1)
+        self._sign = np.where(flat[np.arange(self.n_learners), self._best] < 0.0, -1.0, 1.0)
+
+    def predict_matrix(self, X: Matrix) -> NDArray[np.float64]:
+        B = self.thresholds.shape[1]
+        features, bins = np.divmod(self._best, B)
+        if sp.issparse(X):
+            cols = np.asarray(X.tocsc()[:, features].toarray())
+        else:
+            cols = np.asarray(X, dtype=np.float64)[:, features]
+        return self._sign * np.where(cols > self.thresholds[features, bins], 1.0, -1.0)
+
+
+class PartialFitLearners(OnlineLearners):
+    """N clones of a scikit-learn classifier whose ``partial_fit`` takes ``sample_weight``.
+
+    Learner i is updated by ``partial_fit(x, [y], classes=[-1, 1], sample_weight=[weights[i]])``
+    when ``weights[i] > 0``; before its first update it predicts -1. A Python loop over the N
+    learners (generic, and slow next to :class:`OnlineLinear`).
+    """
+
+    def __init__(self, estimator: BaseEstimator) -> None:
+        self.estimator = estimator
+
+    def _init(self, X: Matrix | None) -> None:
+        est = self.estimator
+        if not (
+            isinstance(est, BaseEstimator)
+            and hasattr(est, "partial_fit")
+            and has_fit_parameter(est, "sample_weight")
+        ):
+            raise ValueError(
+                "estimator must be a scikit-learn classifier whose fit and partial_fit take sample_weight "
+                f"(e.g. SGDClassifier); got {est!r}"
+            )
+        self.learners_ = [clone(est) for _ in range(self.n_learners)]
+        self._fitted = np.zeros(self.n_learners, dtype=bool)
+        self._classes = np.array([-1.0, 1.0])
+
+    def _row(self, indices: NDArray[np.intp], values: NDArray[np.float64]) -> sp.csr_matrix:
+        return sp.csr_matrix((values, indices, [0, indices.size]), shape=(1, self.n_features))
+
+    def predict_row(self, indices: NDArray[np.intp], values: NDArray[np.float64]) -> NDArray[np.float64]:
+        self._x = self._row(indices, values)
+        return self._predict(self._x)[0]
+
+    def learn_row(
+        self, indices: NDArray[np.intp], values: NDArray[np.float64], y: float, weights: NDArray[np.float64]
+    ) -> None:
+        label, weights = np.array([y]), np.asarray(weights, dtype=np.float64)
+        for i in np.flatnonzero(weights > 0):
+            self.learners_[i].partial_fit(
+                self._x, label, classes=self._classes, sample_weight=weights[i : i + 1]
+            )
+            self._fitted[i] = True
+
+    def _predict(self, X: Matrix) -> NDArray[np.float64]:
+        out = np.full((X.shape[0], self.n_learners), -1.0)
+        for i in np.flatnonzero(self._fitted):
+            out[:, i] = np.where(np.asarray(self.learners_[i].predict(X), dtype=np.float64) > 0, 1.0, -1.0)
+        return out
+
+    def predict_matrix(self, X: Matrix) -> NDArray[np.float64]:
+        return self._predict(sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X, dtype=np.float64))
+
+
+#: the named banks
+ONLINE_LEARNERS = {"linear": OnlineLinear, "stumps": OnlineStumps}
+
+
+def make_online_learners(learner: object) -> OnlineLearners:
+    """A fresh (uninitialised) bank from a name of ``ONLINE_LEARNERS`` (``"linear"``, ``"stumps"``),
+    an :class:`OnlineLearners` (copied), or a scikit-learn estimator with ``partial_fit`` and
+    ``sample_weight`` (wrapped in :class:`PartialFitLearners`)."""
+    if isinstance(learner, str) and learner in ONLINE_LEARNERS:
+        return ONLINE_LEARNERS[learner]()
+    if isinstance(learner, OnlineLearners):
+        return copy.deepcopy(learner)
+    if isinstance(learner, BaseEstimator) and hasattr(learner, "partial_fit"):
+        return PartialFitLearners(learner)
+    raise ValueError(
+        f"learner must be one of {', '.join(map(repr, ONLINE_LEARNERS))}, an OnlineLearners bank or a "
+        f"scikit-learn classifier with partial_fit(..., sample_weight=...); got {learner!r}"
+    )
