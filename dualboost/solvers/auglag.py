@@ -255,13 +255,16 @@ def _newton_polish(model, point: _Point, target, *, sum_to_one, max_steps=50) ->
         support = w > 0
         reference = (w @ g) / w.sum() if sum_to_one and w.sum() > 0 else 0.0
         support |= g > reference  # columns whose edge beats the current combination enter the face
+        face = np.flatnonzero(support)
+        H = model.dual_hessian(w, face) if face.size else np.zeros((0, 0))
+        keep = np.ones(face.size, dtype=bool)
         for _ in range(5):  # columns at 0 that the Newton step would push negative leave the face
-            cols = np.flatnonzero(support)
-            step = _newton_step(model.dual_hessian(w, cols), g[cols], sum_to_one)
-            blocked = cols[(w[cols] == 0) & (step < 0)]
-            if not blocked.size:
+            cols = face[keep]
+            step = _newton_step(H[np.ix_(keep, keep)], g[cols], sum_to_one)
+            blocked = (w[cols] == 0) & (step < 0)
+            if not blocked.any():
                 break
-            support[blocked] = False
+            keep[np.flatnonzero(keep)[blocked]] = False
         if not cols.size:
             break
         direction = np.zeros_like(w)
