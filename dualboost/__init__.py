@@ -5,7 +5,7 @@ w weights over hypotheses, nu in [1, N] the capping, eta > 0 the entropy regular
 
 The scikit-learn estimators (:mod:`dualboost.estimators`: totally corrective and corrective;
 :mod:`dualboost.estimators_maboost`: mirror descent; :mod:`dualboost.estimators_online`: online
-boosting) are exported here, imported on first use so
+boosting; :mod:`dualboost.estimators_gradient`: gradient boosting) are exported here, imported on first use so
 that ``import dualboost.conjugates`` does not load scikit-learn and the solvers.
 """
 
@@ -24,6 +24,8 @@ _ESTIMATORS = {
     "MadaBoostClassifier": "estimators_maboost",
     "OnlineBBMClassifier": "estimators_online",
     "AdaBoostOLClassifier": "estimators_online",
+    "GradientProjectionClassifier": "estimators_gradient",
+    "GradientProjectionRegressor": "estimators_gradient",
 }
 
 __all__ = ["__version__", *_ESTIMATORS]

@@ -1,0 +1,237 @@
+"""scikit-learn front-ends of generalized gradient boosting (seed 001; :mod:`dualboost.boosting.gradient`).
+
+:class:`GradientProjectionClassifier` (two or more classes) and :class:`GradientProjectionRegressor`
+boost a restriction set of weak learners by restricted gradient descent in function space, with
+``projection="naive"`` (Alg. 1, Mason et al. / Friedman), ``"repeated"`` (Alg. 2) or ``"residual"``
+(Alg. 3, the default: it converges on non-smooth losses where the naive method can stall, spec §2.4).
+
+Parameters shared by both:
+
+* ``loss``: a name (classifier: ``"auto"`` = ``"logistic"`` for two classes, ``"multiclass_hinge"``
+  for more or with a K-output learner such as ``"multiclass_stumps"``; also ``"hinge"``,
+  ``"exponential"``, ``"squared"``; regressor: ``"squared"``, ``"absolute"``) or a
+  :class:`~dualboost.boosting.gradient_losses.FunctionalLoss` such as a
+  :class:`~dualboost.boosting.gradient_losses.CallableLoss`. Binary losses see labels in {-1, +1}
+  (``classes_[1]`` is +1); a multiclass loss sees class indices and K outputs;
+* ``n_estimators``: the budget of weak learners (Alg. 2 trains t of them in round t);
+* ``learning_rate``, ``step``: the step sizes η_t (``"auto"``, ``"constant"``, ``"sqrt"``,
+  ``"inverse"`` or a callable; :func:`~dualboost.boosting.gradient.step_schedule`);
+* ``learner``: the restriction set: ``"stumps"`` (least-squares regression stumps, any number of
+  outputs), ``"multiclass_stumps"`` (multiclass decision stumps, rule (3)), ``"decision_stumps"``
+  (binary decision stumps, rule (3), one output), a
+  :class:`~dualboost.oracles.regression.ProjectionOracle`, a dualboost binary
+  :class:`~dualboost.oracles.Oracle`, a scikit-learn regressor (rule (4)) or a scikit-learn
+  classifier taking ``sample_weight`` (rule (3), one output);
+* ``tol``: stop when the gradient norm is <= tol.
+
+Fitted attributes: ``result_`` (:class:`~dualboost.boosting.gradient.GradientBoostResult`),
+``history_`` (the common :class:`~dualboost.boosting.History`: ``edge`` = Definition 1's edge,
+``primal`` = the training objective), ``estimators_`` and ``estimator_weights_`` (the hypotheses and
+their coefficients: f = init_ + sum_i weight_i h_i), ``init_``, ``n_estimators_`` (weak learners
+used), ``n_iter_`` (rounds), ``objective_`` (the final training objective), ``loss_``.
+"""
+
+from __future__ import annotations
+
+import copy
+import numbers
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone, is_classifier
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from dualboost.boosting.gradient import PROJECTIONS, gradient_projection
+from dualboost.boosting.gradient_losses import FunctionalLoss, make_loss
+from dualboost.estimators import make_oracle
+from dualboost.oracles import Oracle
+from dualboost.oracles.regression import (
+    ClassifierProjection,
+    MulticlassStumps,
+    ProjectionOracle,
+    RegressionStumps,
+    SklearnRegressorOracle,
+)
+
+__all__ = ["GradientProjectionClassifier", "GradientProjectionRegressor", "LEARNERS", "make_learner"]
+
+#: the named restriction sets
+LEARNERS = ("stumps", "multiclass_stumps", "decision_stumps")
+
+
+def make_learner(learner: object) -> ProjectionOracle:
+    """A fresh, unfitted :class:`~dualboost.oracles.regression.ProjectionOracle` (module docstring)."""
+    if isinstance(learner, str) and learner in LEARNERS:
+        if learner == "stumps":
+            return RegressionStumps()
+        if learner == "multiclass_stumps":
+            return MulticlassStumps()
+        return ClassifierProjection(make_oracle("stumps"))
+    if isinstance(learner, ProjectionOracle):
+        return copy.deepcopy(learner)
+    if isinstance(learner, Oracle) or (isinstance(learner, BaseEstimator) and is_classifier(learner)):
+        return ClassifierProjection(make_oracle(learner))
+    if isinstance(learner, BaseEstimator) and hasattr(learner, "predict"):
+        return SklearnRegressorOracle(clone(learner))
+    raise ValueError(
+        f"learner must be one of {', '.join(map(repr, LEARNERS))}, a ProjectionOracle, a dualboost Oracle, "
+        f"or a scikit-learn regressor or classifier; got {learner!r}"
+    )
+
+
+class _GradientProjection(BaseEstimator):
+    """Shared parameters, checks and the call of the driver."""
+
+    def __init__(
+        self,
+        loss: object = "auto",
+        projection: str = "residual",
+        n_estimators: int = 100,
+        learning_rate: float = 1.0,
+        step: object = "auto",
+        learner: object = "stumps",
+        tol: float = 0.0,
+    ) -> None:
+        self.loss = loss
+        self.projection = projection
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.step = step
+        self.learner = learner
+        self.tol = tol
+
+    def _boost(
+        self,
+        X,
+        targets: NDArray,
+        loss: FunctionalLoss,
+        n_outputs: int | None,
+        init,
+        learner: ProjectionOracle,
+    ) -> None:
+        if self.projection not in PROJECTIONS:
+            raise ValueError(
+                f"projection must be one of {', '.join(map(repr, PROJECTIONS))}; got {self.projection!r}"
+            )
+        n = self.n_estimators
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+            raise ValueError(f"n_estimators must be a positive integer; got {n!r}")
+        if loss.multiclass and learner.outputs == "single":
+            raise ValueError(
+                f"learner {self.learner!r} fits one output, but loss {loss.name!r} has one output per "
+                "class: use learner='stumps' or 'multiclass_stumps'"
+            )
+        if not loss.multiclass and learner.outputs == "multi":
+            raise ValueError(f"learner {self.learner!r} fits K outputs, but loss {loss.name!r} has one")
+        learner.fit(X)
+        result = gradient_projection(
+            learner,
+            targets,
+            loss,
+            projection=self.projection,
+            n_learners=int(n),
+            step=self.step,
+            learning_rate=self.learning_rate,
+            init=init,
+            n_outputs=n_outputs,
+            tol=self.tol,
+        )
+        self.result_ = result
+        self.loss_ = result.loss
+        self.history_ = result.history
+        self.estimators_ = result.hypotheses
+        self.estimator_weights_ = result.coefficients
+        self.init_ = result.init
+        self.n_estimators_ = result.n_learners
+        self.n_iter_ = result.n_rounds
+        self.objective_ = result.objective
+
+    def _raw(self, X: ArrayLike) -> NDArray[np.float64]:
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
+        return self.result_.decision_function(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+class GradientProjectionClassifier(ClassifierMixin, _GradientProjection):
+    """Generalized gradient boosting for classification (seed 001; module docstring for the parameters).
+
+    ``decision_function``: f(X) (N,) for two classes with a binary loss (positive: ``classes_[1]``),
+    f_1 - f_0 for two classes with a multiclass loss, (N, K) for K > 2 classes.
+    """
+
+    def fit(self, X: ArrayLike, y: ArrayLike) -> GradientProjectionClassifier:
+        """Boost on (X, y): X dense or sparse (N x p), y with two or more classes."""
+        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
+        check_classification_targets(y)
+        classes, indices = np.unique(y, return_inverse=True)
+        if classes.size < 2:
+            raise ValueError(f"y must contain at least two classes; got {classes.size} class")
+        learner = make_learner(self.learner)
+        multi = classes.size > 2 or learner.outputs == "multi"
+        default = "multiclass_hinge" if multi else "logistic"
+        loss = make_loss(default if isinstance(self.loss, str) and self.loss == "auto" else self.loss)
+        if loss.multiclass:
+            targets, n_outputs, init = indices, classes.size, None
+        elif classes.size == 2:
+            targets, n_outputs, init = np.where(indices == 1, 1.0, -1.0), None, 0.0
+        else:
+            raise ValueError(
+                f"loss {loss.name!r} is binary but y has {classes.size} classes: use "
+                "loss='multiclass_hinge' (or a multiclass CallableLoss)"
+            )
+        self.classes_ = classes
+        self._boost(X, targets, loss, n_outputs, init, learner)
+        return self
+
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
+        """f(X) (see the class docstring for the shapes)."""
+        F = self._raw(X)
+        if F.ndim == 2 and self.classes_.size == 2:
+            return F[:, 1] - F[:, 0]
+        return F
+
+    def predict(self, X: ArrayLike) -> NDArray:
+        """The class with the largest output (two classes: ``classes_[1]`` where f > 0)."""
+        F = self.decision_function(X)
+        if F.ndim == 1:
+            return self.classes_[(F > 0).astype(int)]
+        return self.classes_[np.argmax(F, axis=1)]
+
+
+class GradientProjectionRegressor(RegressorMixin, _GradientProjection):
+    """Generalized gradient boosting for regression (seed 001; module docstring for the parameters).
+
+    ``loss``: ``"squared"`` (default), ``"absolute"`` or a one-output FunctionalLoss; f_0 is the loss's
+    best constant (mean, median; 0 for a user loss).
+    """
+
+    def __init__(
+        self,
+        loss: object = "squared",
+        projection: str = "residual",
+        n_estimators: int = 100,
+        learning_rate: float = 1.0,
+        step: object = "auto",
+        learner: object = "stumps",
+        tol: float = 0.0,
+    ) -> None:
+        super().__init__(loss, projection, n_estimators, learning_rate, step, learner, tol)
+
+    def fit(self, X: ArrayLike, y: ArrayLike) -> GradientProjectionRegressor:
+        """Boost on (X, y): X dense or sparse (N x p), y real (N,)."""
+        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, y_numeric=True)
+        loss = make_loss(self.loss)
+        if loss.multiclass:
+            raise ValueError(f"loss {loss.name!r} is a multiclass loss; a regressor needs a one-output loss")
+        self._boost(X, np.asarray(y, dtype=np.float64), loss, None, None, make_learner(self.learner))
+        return self
+
+    def predict(self, X: ArrayLike) -> NDArray[np.float64]:
+        """f(X)."""
+        return self._raw(X)
