@@ -4,7 +4,8 @@ Registered by :mod:`dualboost.cli`. The run: load TRAIN (and TEST), fit the orac
 driver of :mod:`dualboost.boosting` with a progress line on stderr (only on a terminal), then print
 a summary (iterations, train and test error, the time split into oracle and solver, hypotheses
 with w > 0); ``--history`` writes the per-iteration CSV and ``--plot`` the convergence figure
-([KG] Fig. 5.28).
+([KG] Fig. 5.28); ``--checkpoint PATH`` saves the state every ``--checkpoint-every`` iterations and
+``--resume`` continues a killed run from it (:mod:`dualboost.boosting.checkpoint`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from dualboost.boosting import ALGORITHMS, BoostResult, HistoryRow, boost
+from dualboost.boosting.checkpoint import DEFAULT_EVERY
 from dualboost.datasets import DATASETS, DatasetNotFoundError, load_dataset, load_libsvm
 from dualboost.estimators import ORACLES, capping, make_oracle
 
@@ -106,6 +108,25 @@ def add_boost_parser(sub) -> None:
         "iterations and time (needs matplotlib: pip install 'dualboost[plot]')",
     )
     boost_parser.add_argument("--history", metavar="FILE", help="write the per-iteration history as CSV")
+    boost_parser.add_argument(
+        "--checkpoint",
+        metavar="PATH",
+        help="save the booster's state to PATH (atomically) every --checkpoint-every iterations, so that "
+        "a killed run can be continued with --resume",
+    )
+    boost_parser.add_argument(
+        "--checkpoint-every",
+        type=int,
+        default=DEFAULT_EVERY,
+        metavar="K",
+        help=f"iterations between checkpoints (default {DEFAULT_EVERY})",
+    )
+    boost_parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run saved in --checkpoint PATH (same data and options) to the result an "
+        "uninterrupted run gives; a checkpoint of another run is an error",
+    )
     boost_parser.add_argument("--quiet", action="store_true", help="no progress line")
     boost_parser.set_defaults(func=run_boost)
 
@@ -153,6 +174,11 @@ def _driver_params(args: argparse.Namespace, n_samples: int) -> dict:
         options = ", ".join("--" + name.replace("_", "-") for name in unused)
         raise ValueError(f"{options} does not apply to {args.algorithm}")
     params = {name: value for name, value in given.items() if value is not None}
+    if args.resume and not args.checkpoint:
+        raise ValueError("--resume needs --checkpoint PATH (the file to resume from)")
+    if args.checkpoint:
+        params["checkpoint"], params["resume"] = args.checkpoint, args.resume
+        params["checkpoint_every"] = args.checkpoint_every
     if "nu" in taken:
         nu = _DEFAULT_NU if args.nu is None else args.nu
         if nu == 0:

@@ -20,7 +20,10 @@ Parameters shared by all:
 * ``oracle``: the weak learner: ``"stumps"`` (decision stumps), ``"raw"`` (raw features),
   ``"svm"`` (linear-kernel hypotheses), a :class:`~dualboost.oracles.Oracle`, or any scikit-learn
   classifier whose ``fit`` takes ``sample_weight`` (wrapped in
-  :class:`~dualboost.oracles.SklearnOracle`).
+  :class:`~dualboost.oracles.SklearnOracle`);
+* ``checkpoint``, ``checkpoint_every``, ``resume``: a file to which ``fit`` saves its state every
+  ``checkpoint_every`` iterations, and whether ``fit`` continues a killed run from it
+  (:mod:`dualboost.boosting.checkpoint`); None: no checkpoints.
 
 Fitted attributes: ``classes_`` (any two labels; the larger one is the positive class),
 ``n_iter_`` (iterations, i.e. oracle calls), ``hypotheses_`` and ``estimator_weights_`` (w in the
@@ -42,6 +45,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from dualboost._validation import check_scalar
 from dualboost.boosting import boost
+from dualboost.boosting.checkpoint import DEFAULT_EVERY
 from dualboost.oracles import DecisionStumps, LinearKernel, Oracle, RawFeatures, SklearnOracle
 from dualboost.oracles._inputs import binary_labels
 
@@ -122,6 +126,9 @@ class _BoostingClassifier(ClassifierMixin, BaseEstimator):
             "nu": capping(self.nu, n_samples, below_one=self._binary_entropy),
             "eps": eps,
             "max_iter": None if max_iter is None else int(max_iter),
+            "checkpoint": self.checkpoint,
+            "checkpoint_every": self.checkpoint_every,
+            "resume": self.resume,
         }
         return params | self._extra_params()
 
@@ -211,12 +218,18 @@ class LPBoostClassifier(_BoostingClassifier):
         max_iter: int | None = None,
         oracle: object = "stumps",
         method: str = "highs",
+        checkpoint: str | None = None,
+        checkpoint_every: int = DEFAULT_EVERY,
+        resume: bool = False,
     ) -> None:
         self.nu = nu
         self.eps = eps
         self.max_iter = max_iter
         self.oracle = oracle
         self.method = method
+        self.checkpoint = checkpoint
+        self.checkpoint_every = checkpoint_every
+        self.resume = resume
 
     def _extra_params(self) -> dict:
         return {"method": self.method}
@@ -238,12 +251,18 @@ class SoftBoostClassifier(_BoostingClassifier):
         max_iter: int | None = None,
         oracle: object = "stumps",
         method: str = "auglag",
+        checkpoint: str | None = None,
+        checkpoint_every: int = DEFAULT_EVERY,
+        resume: bool = False,
     ) -> None:
         self.nu = nu
         self.eps = eps
         self.max_iter = max_iter
         self.oracle = oracle
         self.method = method
+        self.checkpoint = checkpoint
+        self.checkpoint_every = checkpoint_every
+        self.resume = resume
 
     def _extra_params(self) -> dict:
         return {"method": self.method}
@@ -261,6 +280,9 @@ class _EntropicClassifier(_BoostingClassifier):
         oracle: object = "stumps",
         method: str = "auglag",
         criterion: str = "practical",
+        checkpoint: str | None = None,
+        checkpoint_every: int = DEFAULT_EVERY,
+        resume: bool = False,
     ) -> None:
         self.nu = nu
         self.eps = eps
@@ -269,6 +291,9 @@ class _EntropicClassifier(_BoostingClassifier):
         self.oracle = oracle
         self.method = method
         self.criterion = criterion
+        self.checkpoint = checkpoint
+        self.checkpoint_every = checkpoint_every
+        self.resume = resume
 
     def _extra_params(self) -> dict:
         return {
@@ -309,6 +334,9 @@ class _CorrectiveClassifier(_BoostingClassifier):
         max_iter: int | None = None,
         oracle: object = "stumps",
         method: str | None = None,
+        checkpoint: str | None = None,
+        checkpoint_every: int = DEFAULT_EVERY,
+        resume: bool = False,
     ) -> None:
         self.nu = nu
         self.eps = eps
@@ -316,6 +344,9 @@ class _CorrectiveClassifier(_BoostingClassifier):
         self.max_iter = max_iter
         self.oracle = oracle
         self.method = method
+        self.checkpoint = checkpoint
+        self.checkpoint_every = checkpoint_every
+        self.resume = resume
 
     def _extra_params(self) -> dict:
         return {"eta": _check_optional_positive(self.eta, "eta"), "method": self.method}

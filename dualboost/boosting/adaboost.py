@@ -17,11 +17,13 @@ normalised (the sign of f_w, hence every prediction, is unchanged).
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import brentq
 
+from dualboost.boosting.checkpoint import DEFAULT_EVERY, Checkpoint
 from dualboost.boosting.history import History
 from dualboost.boosting.result import BoostResult
 from dualboost.boosting.run import Callback, Ensemble, Run, check_oracle
@@ -51,20 +53,35 @@ def adaboost_step(u: NDArray[np.float64], d: NDArray[np.float64]) -> float:
     return brentq(slope, 0.0, high, xtol=1e-14)
 
 
-def adaboost(oracle, *, max_iter: int | None = None, callback: Callback | None = None) -> BoostResult:
+def adaboost(
+    oracle,
+    *,
+    max_iter: int | None = None,
+    callback: Callback | None = None,
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_every: int = DEFAULT_EVERY,
+    resume: bool = False,
+) -> BoostResult:
     """AdaBoost with the oracle's hypotheses (max-edge selection, as in all of [KG]'s experiments).
 
-    ``max_iter``: rounds, default 1,000 (:data:`~dualboost.boosting.stopping.ADABOOST_MAX_ITER`).
+    ``max_iter``: rounds, default 1,000 (:data:`~dualboost.boosting.stopping.ADABOOST_MAX_ITER`);
+    ``checkpoint``, ``checkpoint_every``, ``resume``: save the state every so many rounds and
+    continue a killed run (:mod:`dualboost.boosting.checkpoint`).
     """
     n = check_oracle(oracle)
     max_iter = check_max_iter(max_iter, ADABOOST_MAX_ITER)
-    run = Run(oracle, History("none (max_iter rounds)"), callback)
+    params = {"max_iter": max_iter}
+    saving = Checkpoint.create(checkpoint, checkpoint_every, resume, "adaboost", params)
+    run = Run(oracle, History("none (max_iter rounds)"), callback, checkpoint=saving)
     ensemble = Ensemble(n)
     log_d0 = np.full(n, -math.log(n))
     d, margins, alpha = np.exp(log_d0), np.zeros(n), np.zeros(0)
     min_edge = math.inf
     converged, reason = False, "max_iter reached"
-    for t in range(1, max_iter + 1):
+    first, (d, margins, alpha, min_edge) = run.resume(
+        ensemble, d=d, margins=margins, alpha=alpha, min_edge=min_edge
+    )
+    for t in range(first, max_iter + 1):
         selection = run.ask(d)
         u, edge = selection.column, selection.edge
         if edge <= 0:
@@ -90,15 +107,10 @@ def adaboost(oracle, *, max_iter: int | None = None, callback: Callback | None =
         if math.isinf(step):
             converged, reason = True, "a hypothesis with edge 1"
             break
+        run.save(t, ensemble, d=d, margins=margins, alpha=alpha, min_edge=min_edge)
     if not converged:
         reason = "max_iter rounds"
     weights = alpha / alpha.sum() if alpha.sum() > 0 else alpha
     return run.result(
-        "adaboost",
-        ensemble.selections,
-        weights,
-        d,
-        converged=converged,
-        stop_reason=reason,
-        params={"max_iter": max_iter},
+        "adaboost", ensemble, weights, d, converged=converged, stop_reason=reason, params=params
     )

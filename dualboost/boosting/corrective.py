@@ -27,12 +27,14 @@ total weight < 1). From then on w stays in the simplex.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_distribution, check_eta, check_nu
+from dualboost.boosting.checkpoint import DEFAULT_EVERY, Checkpoint
 from dualboost.boosting.history import History
 from dualboost.boosting.result import BoostResult
 from dualboost.boosting.run import Callback, Ensemble, Run, check_oracle, check_positive, warn_unconverged
@@ -138,6 +140,9 @@ def corrective_erlpboost(
     max_iter: int | None = None,
     method: str | None = None,
     callback: Callback | None = None,
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_every: int = DEFAULT_EVERY,
+    resume: bool = False,
 ) -> BoostResult:
     """Corrective ERLPBoost ([KG] Alg. 4.1): only the newest hypothesis's weight is chosen, by the
     clipped step (``method=None``) or by solving the corrective subproblem M8 with ``method``
@@ -145,7 +150,8 @@ def corrective_erlpboost(
 
     ``eta``: default the canonical ``max((2/eps) ln(N/nu), 1/2)``; ``max_iter``: default
     ``32 eta/eps + 1`` (:func:`~dualboost.boosting.stopping.corrective_max_iter`); ``callback``:
-    called with each history row.
+    called with each history row; ``checkpoint``, ``checkpoint_every``, ``resume``: save the state
+    every so many iterations and continue a killed run (:mod:`dualboost.boosting.checkpoint`).
     """
     return _corrective(
         "corrective_erlpboost",
@@ -156,6 +162,9 @@ def corrective_erlpboost(
         max_iter=max_iter,
         method=method,
         callback=callback,
+        checkpoint=checkpoint,
+        checkpoint_every=checkpoint_every,
+        resume=resume,
         binary=False,
     )
 
@@ -169,6 +178,9 @@ def corrective_binary_erlpboost(
     max_iter: int | None = None,
     method: str | None = None,
     callback: Callback | None = None,
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_every: int = DEFAULT_EVERY,
+    resume: bool = False,
 ) -> BoostResult:
     """Corrective Binary ERLPBoost ([KG] Alg. 4.3): as :func:`corrective_erlpboost` with the binary
     relative entropy (``nu < N``): no projection, beta by the root of ``sum d = 1``; canonical eta
@@ -182,6 +194,9 @@ def corrective_binary_erlpboost(
         max_iter=max_iter,
         method=method,
         callback=callback,
+        checkpoint=checkpoint,
+        checkpoint_every=checkpoint_every,
+        resume=resume,
         binary=True,
     )
 
@@ -218,6 +233,9 @@ def _corrective(
     max_iter: int | None,
     method: str | None,
     callback: Callback | None,
+    checkpoint: str | os.PathLike | None,
+    checkpoint_every: int,
+    resume: bool,
     binary: bool,
 ) -> BoostResult:
     """The loop of [KG] Algs. 4.1 and 4.3."""
@@ -241,13 +259,32 @@ def _corrective(
         def update(m):
             return erlpboost_update(m, d0, nu, eta)
 
-    run = Run(oracle, History("delta~ (practical) <= eps/2", eps / 2.0), callback)
+    params = {"nu": nu, "eps": eps, "eta": eta, "method": method or "clipped step"}
+    saving = Checkpoint.create(
+        checkpoint, checkpoint_every, resume, algorithm, params | {"max_iter": max_iter}
+    )
+    run = Run(oracle, History("delta~ (practical) <= eps/2", eps / 2.0), callback, checkpoint=saving)
     ensemble = Ensemble(n)
     d, margins, w = d0, np.zeros(n), np.zeros(0)
     p_min, theta_prev = math.inf, -1.0  # Theta^0 = -1 (spec B.11, step 2)
     max_edge, reg_value = -math.inf, 0.0  # max_{q<t} u^q . d^{t-1} (empty: -inf) and (1/eta) Delta(d^{t-1})
+    # the binary entropy's normaliser starts from its previous root: part of the state
+    root = getattr(regularizer, "_last_root", math.nan)
+    first, (d, margins, w, p_min, theta_prev, max_edge, reg_value, root) = run.resume(
+        ensemble,
+        d=d,
+        margins=margins,
+        w=w,
+        p_min=p_min,
+        theta_prev=theta_prev,
+        max_edge=max_edge,
+        reg_value=reg_value,
+        root=root,
+    )
+    if binary:
+        regularizer._last_root = root
     converged = False
-    for t in range(1, max_iter + 1):
+    for t in range(first, max_iter + 1):
         selection = run.ask(d)
         u, edge = selection.column, selection.edge
         p_min = min(p_min, max(max_edge, edge) + reg_value)  # P^t(d^{t-1}), max form
@@ -282,15 +319,10 @@ def _corrective(
             n_hypotheses=int(np.count_nonzero(w > 0)),
         )
         theta_prev = step.theta
+        state = {"p_min": p_min, "theta_prev": theta_prev, "max_edge": max_edge, "reg_value": reg_value}
+        root = getattr(regularizer, "_last_root", math.nan)
+        run.save(t, ensemble, d=d, margins=margins, w=w, root=root, **state)
     if not converged:
         warn_unconverged(algorithm, max_iter)
     reason = "delta~ (practical) <= eps/2" if converged else "max_iter reached"
-    return run.result(
-        algorithm,
-        ensemble.selections[: w.size],
-        w,
-        d,
-        converged=converged,
-        stop_reason=reason,
-        params={"nu": nu, "eps": eps, "eta": eta, "method": method or "clipped step"},
-    )
+    return run.result(algorithm, ensemble, w, d, converged=converged, stop_reason=reason, params=params)

@@ -20,7 +20,8 @@ class BoostResult:
     ``hypotheses``: the T hypotheses of the output (the last oracle answer of ERLPBoost-type runs
     is discarded, [KG] Alg. 3.2 step 3(c)); ``weights``: w in the simplex over them (AdaBoost's
     and SoftBoost's weights normalised); ``columns``: their columns of U on the training set
-    (N x T); ``d``: the last distribution over the examples; ``history``: one row per iteration;
+    (N x T; ``int8`` when every entry is -1, 0 or +1, e.g. for stumps, else float64); ``d``: the
+    last distribution over the examples; ``history``: one row per iteration;
     ``n_iter``: iterations run (oracle calls); ``converged``: whether the stopping rule fired
     (rather than ``max_iter``); ``stop_reason``: why the run ended; ``oracle_time``,
     ``solver_time``, ``total_time``: seconds; ``params``: the parameters used (nu in [1, N], eps,
@@ -31,7 +32,7 @@ class BoostResult:
     algorithm: str
     hypotheses: list[Hypothesis]
     weights: NDArray[np.float64]
-    columns: NDArray[np.float64]
+    columns: NDArray[np.float64] | NDArray[np.int8]
     d: NDArray[np.float64]
     history: History
     n_iter: int
@@ -55,7 +56,9 @@ class BoostResult:
 
     @property
     def margins(self) -> NDArray[np.float64]:
-        """The training margins ``y_n f_w(x_n) = (U w)_n``."""
+        """The training margins ``y_n f_w(x_n) = (U w)_n`` (``int8`` columns without a float64 copy)."""
+        if self.columns.dtype != np.float64:
+            return np.einsum("nk,k->n", self.columns, self.weights)
         return self.columns @ self.weights
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:

@@ -23,11 +23,13 @@ Stopping rules (spec B.2, B.7, B.8.3, B.9):
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 from numpy.typing import NDArray
 
 from dualboost._validation import check_eta, check_nu
+from dualboost.boosting.checkpoint import DEFAULT_EVERY, Checkpoint
 from dualboost.boosting.history import History
 from dualboost.boosting.result import BoostResult
 from dualboost.boosting.run import Callback, Ensemble, Run, check_oracle, check_positive, warn_unconverged
@@ -70,6 +72,9 @@ def lpboost(
     tol: float = 1e-7,
     callback: Callback | None = None,
     keep_iterates: bool = False,
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_every: int = DEFAULT_EVERY,
+    resume: bool = False,
 ) -> BoostResult:
     """LPBoost ([KG] Alg. 2.1): re-solve the capped min-max-edge LP (Eq. 2.3) after every oracle
     call; stop when ``min_{q<=t} u^q.d^{q-1} - P_LP^t <= eps``.
@@ -79,17 +84,24 @@ def lpboost(
     solved (HiGHS on the d-domain LP by default; the LP's d is not unique, spec B.2); ``tol``: the
     certificate's tolerance; ``callback``: called with each history row; ``keep_iterates``: keep
     ``(d^t, w^t)`` in ``result.iterates``. The output w maximises the soft margin over the T
-    hypotheses (Eq. 2.2).
+    hypotheses (Eq. 2.2). ``checkpoint``: a file to which the state is written atomically every
+    ``checkpoint_every`` iterations; ``resume``: continue from it to the result an uninterrupted run
+    gives (:mod:`dualboost.boosting.checkpoint`; the same three arguments on every driver).
     """
     n = check_oracle(oracle)
     nu, eps = check_nu(nu, n), check_positive(eps, "eps")
     max_iter = check_max_iter(max_iter, LPBOOST_MAX_ITER)
-    run = Run(oracle, History("min_q u^q.d^{q-1} - P_LP^t <= eps", eps), callback, keep_iterates)
+    params = {"nu": nu, "eps": eps, "method": method, "side": side}
+    saving = Checkpoint.create(
+        checkpoint, checkpoint_every, resume, "lpboost", params | {"max_iter": max_iter, "tol": tol}
+    )
+    run = Run(oracle, History("min_q u^q.d^{q-1} - P_LP^t <= eps", eps), callback, keep_iterates, saving)
     ensemble = Ensemble(n)
     d, min_edge, sol = _uniform(n), np.inf, None
     run.keep(d, np.zeros(0))
+    first, (d, min_edge, sol) = run.resume(ensemble, d=d, min_edge=min_edge, sol=sol)
     converged = False
-    for t in range(1, max_iter + 1):
+    for t in range(first, max_iter + 1):
         selection = run.ask(d)
         min_edge = min(min_edge, selection.edge)
         _, is_new = ensemble.add(selection)
@@ -111,18 +123,11 @@ def lpboost(
         if quantity <= eps:
             converged = True
             break
+        run.save(t, ensemble, d=d, min_edge=min_edge, sol=sol)
     if not converged:
         warn_unconverged("lpboost", max_iter)
     reason = "min edge - P_LP <= eps" if converged else "max_iter reached"
-    return run.result(
-        "lpboost",
-        ensemble.selections,
-        sol.w,
-        d,
-        converged=converged,
-        stop_reason=reason,
-        params={"nu": nu, "eps": eps, "method": method, "side": side},
-    )
+    return run.result("lpboost", ensemble, sol.w, d, converged=converged, stop_reason=reason, params=params)
 
 
 def softboost(
@@ -135,6 +140,9 @@ def softboost(
     tol: float = 1e-6,
     callback: Callback | None = None,
     keep_iterates: bool = False,
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_every: int = DEFAULT_EVERY,
+    resume: bool = False,
 ) -> BoostResult:
     """SoftBoost ([KG] Alg. 3.1; TotalBoost when ``nu = 1``): d^t is the relative-entropy projection
     of d^0 onto ``{d capped : u^q . d <= gamma_hat_t - eps, q <= t}`` (Eq. 3.1, the ``SoftBoost``
@@ -150,18 +158,24 @@ def softboost(
     n = check_oracle(oracle)
     nu, eps = check_nu(nu, n), check_positive(eps, "eps")
     max_iter = check_max_iter(max_iter, softboost_max_iter(n, nu, eps))
+    params = {"nu": nu, "eps": eps, "method": method}
+    saving = Checkpoint.create(
+        checkpoint, checkpoint_every, resume, "softboost", params | {"max_iter": max_iter, "tol": tol}
+    )
     run = Run(
         oracle,
         History("gamma_hat_t - P_LP^t < eps (infeasible) or a zero in d^t", eps),
         callback,
         keep_iterates,
+        saving,
     )
     ensemble = Ensemble(n)
     d0 = _uniform(n)
     d, gamma_hat, sol, w = d0, 1.0, None, np.zeros(0)
     run.keep(d, w)
+    first, (d, gamma_hat, sol, w) = run.resume(ensemble, d=d, gamma_hat=gamma_hat, sol=sol, w=w)
     converged, reason = False, "max_iter reached"
-    for t in range(1, max_iter + 1):
+    for t in range(first, max_iter + 1):
         selection = run.ask(d)
         gamma_hat = min(gamma_hat, selection.edge)
         ensemble.add(selection)
@@ -191,17 +205,10 @@ def softboost(
         if np.any(d < SOFTBOOST_ZERO * d0):
             converged, reason = True, "a zero in d^t"
             break
+        run.save(t, ensemble, d=d, gamma_hat=gamma_hat, sol=sol, w=w)
     if not converged:
         warn_unconverged("softboost", max_iter)
-    return run.result(
-        "softboost",
-        ensemble.selections,
-        w,
-        d,
-        converged=converged,
-        stop_reason=reason,
-        params={"nu": nu, "eps": eps, "method": method},
-    )
+    return run.result("softboost", ensemble, w, d, converged=converged, stop_reason=reason, params=params)
 
 
 def erlpboost(
@@ -216,6 +223,9 @@ def erlpboost(
     tol: float | None = None,
     callback: Callback | None = None,
     keep_iterates: bool = False,
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_every: int = DEFAULT_EVERY,
+    resume: bool = False,
 ) -> BoostResult:
     """ERLPBoost ([KG] Alg. 3.2): d^t minimises ``max_q u^q.d + (1/eta) Delta(d, d^0)`` over the
     capped simplex (Eq. 3.6, the ``ERLPBoost`` model, solved in the w-domain, Eq. 3.10).
@@ -242,6 +252,9 @@ def erlpboost(
         tol=tol,
         callback=callback,
         keep_iterates=keep_iterates,
+        checkpoint=checkpoint,
+        checkpoint_every=checkpoint_every,
+        resume=resume,
     )
 
 
@@ -257,6 +270,9 @@ def binary_erlpboost(
     tol: float | None = None,
     callback: Callback | None = None,
     keep_iterates: bool = False,
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_every: int = DEFAULT_EVERY,
+    resume: bool = False,
 ) -> BoostResult:
     """Binary ERLPBoost ([KG] Alg. 3.3): as :func:`erlpboost` with the binary relative entropy
     ``Delta_{2,nu}`` (Eq. 3.25, the ``BinaryERLPBoost`` model; ``nu < N``), whose canonical eta is
@@ -275,6 +291,9 @@ def binary_erlpboost(
         tol=tol,
         callback=callback,
         keep_iterates=keep_iterates,
+        checkpoint=checkpoint,
+        checkpoint_every=checkpoint_every,
+        resume=resume,
         binary=True,
     )
 
@@ -293,6 +312,9 @@ def _entropy_regularized(
     tol: float | None,
     callback: Callback | None,
     keep_iterates: bool,
+    checkpoint: str | os.PathLike | None,
+    checkpoint_every: int,
+    resume: bool,
     binary: bool = False,
 ) -> BoostResult:
     """The loop of [KG] Algs. 3.2 and 3.3 for ``model_class`` (ERLPBoost or BinaryERLPBoost)."""
@@ -305,7 +327,10 @@ def _entropy_regularized(
     practical = criterion == "practical"
     tol = (eps / 8.0 if practical else eps / 1000.0) if tol is None else check_positive(tol, "tol")
     name = "delta~ (practical)" if practical else "delta (simple)"
-    run = Run(oracle, History(f"{name} <= eps/2", eps / 2.0), callback, keep_iterates)
+    params = {"nu": nu, "eps": eps, "eta": eta, "criterion": criterion, "method": method, "tol": tol}
+    settings = params | {"max_iter": max_iter}
+    saving = Checkpoint.create(checkpoint, checkpoint_every, resume, algorithm, settings)
+    run = Run(oracle, History(f"{name} <= eps/2", eps / 2.0), callback, keep_iterates, saving)
     ensemble = Ensemble(n)
     d = _uniform(n)
     run.keep(d, np.zeros(0))
@@ -313,7 +338,10 @@ def _entropy_regularized(
     p_min = math.inf  # min_{q<=t} P^q(d^{q-1})
     p_prev = theta_prev = -1.0  # P^0(d^0) = Theta^^0 = -1 (spec B.8.1)
     converged, reason, repeats = False, "max_iter reached", 0
-    for t in range(1, max_iter + 1):
+    first, (d, sol, p_min, p_prev, theta_prev, repeats) = run.resume(
+        ensemble, d=d, sol=sol, p_min=p_min, p_prev=p_prev, theta_prev=theta_prev, repeats=repeats
+    )
+    for t in range(first, max_iter + 1):
         selection = run.ask(d)
         _, is_new = ensemble.add(selection)
         with run.solving():
@@ -348,19 +376,12 @@ def _entropy_regularized(
         )
         d, p_prev, theta_prev = sol.d, sol.primal_value, sol.dual_value
         run.keep(d, sol.w)
+        state = {"p_min": p_min, "p_prev": p_prev, "theta_prev": theta_prev, "repeats": repeats}
+        run.save(t, ensemble, d=d, sol=sol, **state)
     else:
         warn_unconverged(algorithm, max_iter)
-    T = 0 if sol is None else sol.w.size
-    weights = np.zeros(0) if sol is None else sol.w
-    return run.result(
-        algorithm,
-        ensemble.selections[:T],
-        weights,
-        d,
-        converged=converged,
-        stop_reason=reason,
-        params={"nu": nu, "eps": eps, "eta": eta, "criterion": criterion, "method": method, "tol": tol},
-    )
+    weights = np.zeros(0) if sol is None else sol.w  # T = its size: the last hypothesis is discarded
+    return run.result(algorithm, ensemble, weights, d, converged=converged, stop_reason=reason, params=params)
 
 
 def _solve_certified(

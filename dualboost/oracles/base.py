@@ -20,7 +20,7 @@ Exact ties are broken deterministically: among the hypotheses whose edge is with
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 import scipy.sparse as sp
@@ -84,6 +84,32 @@ class Hypothesis(ABC):
     @abstractmethod
     def describe(self) -> str:
         """A short human-readable description, e.g. ``x[3] > 0.5 -> +1``."""
+
+    def to_dict(self) -> dict:
+        """The fields as JSON values (for checkpoints, :mod:`dualboost.boosting.checkpoint`); floats
+        round-trip exactly through JSON. A field that is not a bool, int, float or str raises
+        ValueError: such a class overrides this and :meth:`from_dict`."""
+        out = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, (np.integer, np.floating, np.bool_)):
+                value = value.item()
+            if not isinstance(value, (bool, int, float, str)):
+                raise ValueError(
+                    f"{type(self).__name__} cannot be written to a checkpoint: its field {f.name!r} holds "
+                    f"a {type(value).__name__}"
+                )
+            out[f.name] = value
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Hypothesis:
+        """The hypothesis of :meth:`to_dict`'s output (ValueError if the fields differ)."""
+        expected = {f.name for f in fields(cls)}
+        if not isinstance(data, dict) or set(data) != expected:
+            got = sorted(data) if isinstance(data, dict) else type(data).__name__
+            raise ValueError(f"{cls.__name__} needs the fields {sorted(expected)}; got {got}")
+        return cls(**data)
 
 
 @dataclass(frozen=True, eq=False)

@@ -73,6 +73,33 @@ class KernelColumn(Hypothesis):
     def _predict(self, X: Matrix) -> NDArray[np.float64]:
         return _clipped(_dense_1d(X @ self.support), self.sign, self.scale)
 
+    def to_dict(self) -> dict:
+        """The fields as JSON values, ``support`` as its row indices and values (x_i's non-zeros)."""
+        support = sp.csc_matrix(self.support)
+        return {
+            "n_features": int(self.n_features),
+            "index": int(self.index),
+            "scale": float(self.scale),
+            "sign": int(self.sign),
+            "support": {"indices": support.indices.tolist(), "data": support.data.tolist()},
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> KernelColumn:
+        support = data["support"]
+        indices = np.asarray(support["indices"], dtype=np.int64)
+        values = np.asarray(support["data"], dtype=np.float64)
+        column = sp.csc_matrix(
+            (values, indices, [0, indices.size]), shape=(int(data["n_features"]), 1), dtype=np.float64
+        )
+        return cls(
+            n_features=int(data["n_features"]),
+            index=int(data["index"]),
+            scale=float(data["scale"]),
+            sign=int(data["sign"]),
+            support=column,
+        )
+
     def describe(self) -> str:
         return f"{'+' if self.sign > 0 else '-'}<x, x_{self.index}> / {self.scale:.6g}"
 

@@ -45,6 +45,26 @@ class MatrixColumn(Hypothesis):
     def _predict(self, X: object) -> NDArray[np.float64]:
         return self.values
 
+    def to_dict(self) -> dict:
+        """The fields as JSON values (``values`` as a list of floats)."""
+        return {
+            "n_features": int(self.n_features),
+            "index": int(self.index),
+            "sign": int(self.sign),
+            "values": np.asarray(self.values, dtype=np.float64).tolist(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> MatrixColumn:
+        values = np.array(data["values"], dtype=np.float64)
+        values.setflags(write=False)
+        return cls(
+            n_features=int(data["n_features"]),
+            index=int(data["index"]),
+            sign=int(data["sign"]),
+            values=values,
+        )
+
     def describe(self) -> str:
         return f"{'' if self.sign > 0 else '-'}column {self.index}"
 

@@ -1,0 +1,389 @@
+"""Checkpoints: long runs that survive being killed (issue 8, part 3).
+
+A driver given ``checkpoint=PATH`` writes its state every ``checkpoint_every`` iterations, after the
+iteration's update; ``resume=True`` restores the last such state and continues the loop, so that a
+killed and resumed run ends with the same hypotheses, the same weights (to rounding) and the same
+history rows (except the times) as an uninterrupted one.
+
+The file (``numpy.savez``, loaded with ``allow_pickle=False``: no code is run when reading it):
+
+* ``header``: UTF-8 JSON with the format name and :data:`VERSION`, the algorithm and its parameters,
+  a fingerprint of the oracle and its training data (:func:`fingerprint`), the iteration, the
+  hypotheses (``Hypothesis.to_dict``, the class by name from :data:`HYPOTHESES`), a digest of each
+  column of U, the clock, the scalar part of the driver's loop state and numpy's global random
+  state (``np.random.get_state``, for oracles that draw from it);
+* arrays: the history rows, the random state's key, and the driver's array state (d, w, the margins,
+  the warm-start :class:`~dualboost.solvers.Solution`'s d and w, ...).
+
+The columns of U are not stored: they are regenerated from the hypotheses and the oracle's training
+data (``y * h(X)``, as the oracle computed them) and checked against the digests.
+
+Writes are atomic: the file is written to a temporary file in the same directory, flushed to disk
+(``fsync``), then renamed over PATH (``os.replace``); a kill at any moment leaves either the previous
+checkpoint or the new one. Reading a file that is not a complete checkpoint of this run -- truncated,
+corrupt, of another format version, of another algorithm or parameters, of other training data or
+another oracle -- raises ValueError saying which; a run never silently starts over.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import math
+import os
+import tempfile
+import time
+from dataclasses import astuple, fields
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import scipy.sparse as sp
+
+from dualboost.boosting.history import HISTORY_FIELDS, HistoryRow
+from dualboost.oracles import Constant, Hypothesis, KernelColumn, MatrixColumn, RawFeature, Selection, Stump
+from dualboost.solvers import Solution
+
+if TYPE_CHECKING:
+    from dualboost.boosting.run import Ensemble, Run
+
+__all__ = ["Checkpoint", "FORMAT", "VERSION", "HYPOTHESES", "fingerprint", "read_header", "DEFAULT_EVERY"]
+
+#: the ``format`` entry of every header
+FORMAT = "dualboost-checkpoint"
+#: incremented whenever the layout changes; other versions are refused
+VERSION = 1
+#: the hypothesis classes a checkpoint can hold, by the name written in the file (a registry, so that
+#: reading a file never imports or constructs anything else); add a class with ``to_dict`` and
+#: ``from_dict`` here to make it checkpointable
+HYPOTHESES: dict[str, type[Hypothesis]] = {
+    cls.__name__: cls for cls in (Stump, Constant, RawFeature, KernelColumn, MatrixColumn)
+}
+#: the default of ``checkpoint_every``
+DEFAULT_EVERY = 10
+
+_SOLUTION_SCALARS = tuple(f.name for f in fields(Solution) if f.name not in ("d", "w", "extra"))
+
+
+def _digest_update(h, array: np.ndarray) -> None:
+    array = np.asarray(array)
+    h.update(f"{array.dtype.str}{array.shape}".encode())
+    if array.flags.c_contiguous:
+        h.update(memoryview(array).cast("B"))
+    elif array.flags.f_contiguous:
+        h.update(b"F")
+        h.update(memoryview(array.T).cast("B"))
+    else:
+        h.update(np.ascontiguousarray(array).tobytes())
+
+
+def fingerprint(oracle: object) -> str:
+    """A digest of the oracle (its class and ``repr``, i.e. its options) and of the training data
+    it holds: ``y_`` and ``X_`` (dense, or a sparse matrix's format, shape, indices and values) or a
+    matrix oracle's ``U``. One pass over the data (blake2b, about 1 GB/s)."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"{type(oracle).__module__}.{type(oracle).__qualname__}|{oracle!r}".encode())
+    h.update(f"|{getattr(oracle, 'n_samples_', None)}|{getattr(oracle, 'n_features_', None)}".encode())
+    for name in ("y_", "X_", "U"):
+        value = getattr(oracle, name, None)
+        if value is None:
+            continue
+        h.update(name.encode())
+        if sp.issparse(value):
+            h.update(f"{value.format}{value.shape}".encode())
+            for part in ("indptr", "indices", "data"):
+                _digest_update(h, getattr(value, part))
+        else:
+            _digest_update(h, np.asarray(value))
+    return h.hexdigest()
+
+
+def _column_digest(column: np.ndarray) -> str:
+    """The digest of one column of U, as float64 (so ``int8`` and float64 storage agree)."""
+    h = hashlib.blake2b(digest_size=8)
+    h.update(np.ascontiguousarray(column, dtype=np.float64).tobytes())
+    return h.hexdigest()
+
+
+def _json_value(value: object, name: str) -> object:
+    """A scalar of the loop state as JSON (None, bool, int, float incl. inf/nan, str)."""
+    if isinstance(value, (np.integer, np.floating, np.bool_)):
+        value = value.item()
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise TypeError(f"checkpoint: the state entry {name!r} has type {type(value).__name__}")
+
+
+class Checkpoint:
+    """Where and how often a run saves its state, and whether it resumes from it.
+
+    ``path``: the checkpoint file; ``every``: write after every ``every``-th iteration (>= 1);
+    ``resume``: continue from the file (which must exist and belong to this run) instead of
+    starting afresh (a fresh run overwrites the file); ``algorithm`` and ``params``: the run's
+    name and parameters, which the file must match on resume.
+    """
+
+    def __init__(
+        self, path: str | os.PathLike, every: int, resume: bool, algorithm: str, params: dict
+    ) -> None:
+        self.path = Path(path)
+        if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
+            raise ValueError(f"checkpoint_every must be a positive integer; got {every!r}")
+        if not isinstance(resume, (bool, np.bool_)):
+            raise ValueError(f"resume must be True or False; got {resume!r}")
+        if self.path.is_dir():
+            raise ValueError(f"checkpoint must be a file path; {str(self.path)!r} is a directory")
+        self.every = int(every)
+        self.resume = bool(resume)
+        self.algorithm = algorithm
+        self.params = {name: _json_value(value, name) for name, value in params.items()}
+        self._fingerprint: str | None = None
+        self._digests: list[str] = []
+
+    @classmethod
+    def create(
+        cls,
+        path: str | os.PathLike | None,
+        every: int,
+        resume: bool,
+        algorithm: str,
+        params: dict,
+    ) -> Checkpoint | None:
+        """The driver's ``checkpoint``, ``checkpoint_every`` and ``resume`` arguments as a
+        :class:`Checkpoint`, or None without a path (then ``resume`` must be False)."""
+        if path is None:
+            if resume:
+                raise ValueError("resume=True needs checkpoint=PATH (the file to resume from)")
+            return None
+        return cls(path, every, resume, algorithm, params)
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    def _oracle_fingerprint(self, oracle: object) -> str:
+        if self._fingerprint is None:
+            if not callable(getattr(oracle, "_select", None)):
+                raise ValueError(
+                    "checkpoint= needs a dualboost Oracle (dualboost.oracles.Oracle): the columns of U are "
+                    f"regenerated from the hypotheses with its _select; got {type(oracle).__name__}"
+                )
+            self._fingerprint = fingerprint(oracle)
+        return self._fingerprint
+
+    def _column_digests(self, ensemble: Ensemble) -> list[str]:
+        """Digests of the ensemble's columns (each column hashed once, when first saved)."""
+        stored = ensemble.stored
+        for q in range(len(self._digests), stored.shape[1]):
+            self._digests.append(_column_digest(stored[:, q]))
+        return self._digests[: stored.shape[1]]
+
+    def save(self, iteration: int, run: Run, ensemble: Ensemble, state: dict) -> None:
+        """Write the state after ``iteration`` atomically (module docstring)."""
+        arrays: dict[str, np.ndarray] = {}
+        scalars: dict[str, object] = {}
+        kinds: dict[str, str] = {}
+        for name, value in state.items():
+            if isinstance(value, Solution):
+                kinds[name] = "solution"
+                scalars[name] = {f: _json_value(getattr(value, f), f) for f in _SOLUTION_SCALARS}
+                extra = {}
+                for key, item in value.extra.items():
+                    if isinstance(item, np.ndarray) and item.dtype.kind in "biuf":
+                        arrays[f"state.{name}.extra.{key}"] = item
+                    else:
+                        with contextlib.suppress(TypeError):
+                            extra[key] = _json_value(item, key)
+                scalars[name]["extra"] = extra
+                for part in ("d", "w"):
+                    if getattr(value, part) is not None:
+                        arrays[f"state.{name}.{part}"] = np.asarray(getattr(value, part), dtype=np.float64)
+            elif isinstance(value, np.ndarray):
+                kinds[name] = "array"
+                arrays[f"state.{name}"] = value
+            else:
+                kinds[name] = "scalar"
+                scalars[name] = _json_value(value, name)
+        rng = np.random.get_state()  # noqa: NPY002 - the global state is what an oracle may draw from
+        header = {
+            "format": FORMAT,
+            "version": VERSION,
+            "algorithm": self.algorithm,
+            "params": self.params,
+            "fingerprint": self._oracle_fingerprint(run.oracle),
+            "n_samples": int(getattr(run.oracle, "n_samples_", -1)),
+            "iteration": int(iteration),
+            "hypotheses": [
+                {"class": type(h).__name__, "fields": _hypothesis_dict(h)} for h in ensemble.hypotheses
+            ],
+            "columns": self._column_digests(ensemble),
+            "clock": {
+                "elapsed": time.perf_counter() - run.start,
+                "oracle_time": run.oracle_time,
+                "solver_time": run.solver_time,
+            },
+            "history": {"criterion": run.history.criterion, "threshold": run.history.threshold},
+            "kinds": kinds,
+            "state": scalars,
+            "random": {"name": rng[0], "pos": int(rng[2]), "has_gauss": int(rng[3]), "gauss": float(rng[4])},
+        }
+        arrays["random.key"] = np.asarray(rng[1])
+        arrays["history"] = np.array(
+            [[float(v) for v in astuple(row)] for row in run.history], dtype=np.float64
+        ).reshape(len(run.history), len(HISTORY_FIELDS))
+        text = json.dumps(header, allow_nan=True)
+        arrays["header"] = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+        _write_atomic(self.path, arrays)
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def load(self, run: Run, ensemble: Ensemble, names: list[str]) -> tuple[int, dict]:
+        """Restore a saved run into ``run`` (history, clock) and the empty ``ensemble``; return the
+        saved iteration and the loop state ``names``. ValueError if the file is missing,
+        unreadable, or of another run (module docstring)."""
+        header, arrays = _read(self.path)
+        self._check(header, run.oracle, names)
+        try:
+            return self._restore(header, arrays, run, ensemble, names)
+        except (KeyError, TypeError, IndexError, AttributeError) as exc:
+            where = f"checkpoint {str(self.path)!r}"
+            raise ValueError(f"{where} is corrupt: {type(exc).__name__}: {exc}") from exc
+
+    def _check(self, header: dict, oracle: object, names: list[str]) -> None:
+        where = f"checkpoint {str(self.path)!r}"
+        if header.get("algorithm") != self.algorithm:
+            raise ValueError(
+                f"{where} was written by {header.get('algorithm')!r}, not {self.algorithm!r}: "
+                "resume with the same algorithm, or start afresh without resume"
+            )
+        saved = header.get("params")
+        if saved != self.params:
+            saved = saved if isinstance(saved, dict) else {}
+            differ = sorted(k for k in set(saved) | set(self.params) if saved.get(k) != self.params.get(k))
+            shown = ", ".join(f"{k} {saved.get(k)!r} in the file, {self.params.get(k)!r} now" for k in differ)
+            raise ValueError(f"{where} was written with other parameters ({shown})")
+        if header.get("fingerprint") != self._oracle_fingerprint(oracle):
+            raise ValueError(
+                f"{where} was written for other training data or another oracle (fingerprints differ: "
+                f"{header.get('fingerprint')} in the file, {self._oracle_fingerprint(oracle)} now)"
+            )
+        if sorted(header.get("kinds", {})) != sorted(names):
+            kept = sorted(header.get("kinds", {}))
+            raise ValueError(f"{where} holds the loop state {kept}, not {sorted(names)}")
+
+    def _restore(self, header: dict, arrays: dict, run: Run, ensemble: Ensemble, names: list[str]):
+        where = f"checkpoint {str(self.path)!r}"
+        if len(ensemble):
+            raise RuntimeError("Checkpoint.load needs an empty ensemble")  # pragma: no cover
+        n = int(header["n_samples"])
+        probe = np.full(n, 1.0 / n) if n > 0 else None
+        training = getattr(run.oracle, "X_", None)
+        for entry in header["hypotheses"]:
+            cls = HYPOTHESES.get(entry["class"])
+            if cls is None:
+                raise ValueError(f"{where} holds a hypothesis of unknown class {entry['class']!r}")
+            try:
+                hypothesis = cls.from_dict(entry["fields"])
+            except (TypeError, KeyError) as exc:
+                raise ValueError(f"{where}: cannot rebuild a {entry['class']}: {exc}") from exc
+            # the column as the oracle computed it: y * h(X_train) (oracles.base.Oracle._select)
+            column = run.oracle._select(hypothesis, probe, training).column
+            ensemble.add(Selection(hypothesis, math.nan, column))
+        digests = [_column_digest(ensemble.stored[:, q]) for q in range(len(ensemble))]
+        if digests != header["columns"]:
+            raise ValueError(
+                f"{where}: the hypotheses' columns on the training data differ from the saved ones "
+                "(other training data, or a changed oracle)"
+            )
+        self._digests = digests
+        table = arrays["history"]
+        if table.ndim != 2 or table.shape[1] != len(HISTORY_FIELDS) or table.shape[0] != header["iteration"]:
+            raise ValueError(f"{where}: the history has shape {table.shape}, not {header['iteration']} rows")
+        for values in table:
+            row = {f: v for f, v in zip(HISTORY_FIELDS, values.tolist(), strict=True)}
+            row["iteration"], row["n_hypotheses"] = int(row["iteration"]), int(row["n_hypotheses"])
+            run.history.append(HistoryRow(**row))
+        clock = header["clock"]
+        run.start = time.perf_counter() - float(clock["elapsed"])
+        run.oracle_time, run.solver_time = float(clock["oracle_time"]), float(clock["solver_time"])
+        rng = header["random"]
+        np.random.set_state(  # noqa: NPY002
+            (rng["name"], arrays["random.key"], int(rng["pos"]), int(rng["has_gauss"]), float(rng["gauss"]))
+        )
+        state = {}
+        for name in names:
+            kind = header["kinds"][name]
+            if kind == "array":
+                state[name] = arrays[f"state.{name}"]
+            elif kind == "scalar":
+                state[name] = header["state"][name]
+            elif kind == "solution":
+                saved = dict(header["state"][name])
+                extra = saved.pop("extra")
+                prefix = f"state.{name}.extra."
+                extra |= {key[len(prefix) :]: arr for key, arr in arrays.items() if key.startswith(prefix)}
+                state[name] = Solution(
+                    d=arrays.get(f"state.{name}.d"), w=arrays.get(f"state.{name}.w"), extra=extra, **saved
+                )
+            else:
+                raise ValueError(f"{where}: unknown state kind {kind!r}")
+        return int(header["iteration"]), state
+
+
+def _hypothesis_dict(hypothesis: Hypothesis) -> dict:
+    name = type(hypothesis).__name__
+    if HYPOTHESES.get(name) is not type(hypothesis):
+        raise ValueError(
+            f"checkpoint: hypotheses of class {name} cannot be saved (the checkpointable classes are "
+            f"{', '.join(HYPOTHESES)}; register a class with to_dict/from_dict in "
+            "dualboost.boosting.checkpoint.HYPOTHESES)"
+        )
+    return hypothesis.to_dict()
+
+
+def read_header(path: str | os.PathLike) -> dict:
+    """The JSON header of the checkpoint at ``path`` (ValueError if it is not a readable checkpoint)."""
+    return _read(Path(path))[0]
+
+
+def _read(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
+    """The header and the arrays of a checkpoint file; ValueError for anything else."""
+    where = f"checkpoint {str(path)!r}"
+    if not path.exists():
+        raise ValueError(f"{where} does not exist: nothing to resume (run without resume to start)")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {name: data[name] for name in data.files}  # reads every entry: CRC-checked
+        header = json.loads(arrays.pop("header").tobytes().decode("utf-8"))
+    except Exception as exc:  # truncated zip, bad CRC, not an npz, pickled data, bad JSON, ...
+        raise ValueError(
+            f"{where} is corrupt or not a dualboost checkpoint ({type(exc).__name__}: {exc})"
+        ) from exc
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise ValueError(f"{where} is not a dualboost checkpoint (no {FORMAT!r} header)")
+    if header.get("version") != VERSION:
+        raise ValueError(
+            f"{where} has format version {header.get('version')!r}; this dualboost reads version {VERSION}"
+        )
+    return header, arrays
+
+
+def _write_atomic(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """``np.savez`` to a temporary file next to ``path``, fsync, then ``os.replace`` onto it."""
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            np.savez(handle, **arrays)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    with contextlib.suppress(OSError):  # make the rename itself durable (POSIX; not on Windows)
+        dir_fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)

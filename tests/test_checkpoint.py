@@ -1,0 +1,416 @@
+"""Checkpoints (issue 8, part 3; :mod:`dualboost.boosting.checkpoint`).
+
+* a run killed with SIGKILL in a subprocess, after its checkpoint file appeared, and resumed,
+  ends exactly as an uninterrupted run: the same hypotheses, w to 1e-10, the same history rows
+  except the times (the independent computation is the uninterrupted run in this process);
+* every driver, the estimators and the CLI resume to the uninterrupted result (interrupted by an
+  exception from the progress callback after a checkpoint);
+* a corrupt, truncated or foreign checkpoint (other data, oracle, algorithm, parameters, format
+  version) is a ValueError that says so, never a fresh start;
+* atomicity: a failure between writing the temporary file and renaming it, or while writing it,
+  leaves the previous checkpoint valid (and resumable) and no temporary file behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import warnings
+import zipfile
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import dump_svmlight_file
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.tree import DecisionTreeClassifier
+
+from dualboost import cli
+from dualboost.boosting import boost
+from dualboost.boosting.checkpoint import FORMAT, VERSION, fingerprint, read_header
+from dualboost.estimators import CorrectiveERLPBoostClassifier, ERLPBoostClassifier
+from dualboost.oracles import DecisionStumps, RawFeatures, SklearnOracle
+
+#: history columns that must agree exactly (the times of a resumed run differ)
+COMPARED = ("iteration", "edge", "primal", "dual", "gap", "stopping", "n_hypotheses")
+#: the weights of a resumed run equal the uninterrupted ones to this (bit-identical in practice:
+#: the same operations on the same floats; the bound allows a different BLAS blocking)
+W_TOL = 1e-10
+
+#: the data of the subprocess and of the in-process runs (the subprocess rebuilds it from this)
+DATA_CODE = (
+    "from sklearn.datasets import make_classification\n"
+    "X, y = make_classification(n_samples=240, n_features=8, n_informative=4, flip_y=0.1, "
+    "random_state=3)\n"
+)
+
+
+def data():
+    scope: dict = {}
+    exec(DATA_CODE, scope)  # noqa: S102 - the same data as the subprocess
+    return scope["X"], scope["y"]
+
+
+CASES = {
+    "lpboost": {"nu": 24.0, "eps": 0.02, "max_iter": 30},
+    "softboost": {"nu": 24.0, "eps": 0.05},
+    "erlpboost": {"nu": 24.0, "eps": 0.02},
+    "binary_erlpboost": {"nu": 24.0, "eps": 0.02},
+    "corrective_erlpboost": {"nu": 24.0, "eps": 0.05, "max_iter": 150},
+    "corrective_binary_erlpboost": {"nu": 24.0, "eps": 0.05, "max_iter": 150},
+    "adaboost": {"max_iter": 40},
+}
+
+
+class Interrupt(Exception):
+    """Raised by the progress callback to stop a run (a kill without losing the process)."""
+
+
+def interrupt_at(iteration: int):
+    def callback(row):
+        if row.iteration == iteration:
+            raise Interrupt
+
+    return callback
+
+
+def run(algorithm, oracle, **params):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return boost(algorithm, oracle, **params)
+
+
+def assert_same_result(resumed, reference):
+    assert resumed.hypotheses == reference.hypotheses
+    assert resumed.weights.shape == reference.weights.shape
+    np.testing.assert_allclose(resumed.weights, reference.weights, rtol=0, atol=W_TOL)
+    np.testing.assert_allclose(resumed.d, reference.d, rtol=0, atol=W_TOL)
+    assert len(resumed.history) == len(reference.history)
+    for column in COMPARED:
+        np.testing.assert_array_equal(resumed.history[column], reference.history[column])
+    assert (resumed.converged, resumed.stop_reason) == (reference.converged, reference.stop_reason)
+    np.testing.assert_array_equal(resumed.columns, reference.columns)
+
+
+# -- kill -9 in a subprocess ------------------------------------------------------------------------
+
+KILLED_RUN = (
+    DATA_CODE
+    + """
+import sys, time, warnings
+from dualboost.boosting import boost
+from dualboost.oracles import DecisionStumps
+warnings.simplefilter("ignore")
+algorithm, path, params = sys.argv[1], sys.argv[2], eval(sys.argv[3])
+boost(algorithm, DecisionStumps().fit(X, y), checkpoint=path, checkpoint_every=3,
+      callback=lambda row: time.sleep(0.05), **params)
+print("finished")
+"""
+)
+
+
+@pytest.mark.parametrize("algorithm", ["erlpboost", "corrective_binary_erlpboost"])
+def test_sigkill_then_resume_equals_uninterrupted_run(algorithm, tmp_path):
+    X, y = data()
+    params = CASES[algorithm]
+    reference = run(algorithm, DecisionStumps().fit(X, y), **params)
+    assert reference.n_iter > 12  # long enough to be killed mid-way
+    path = tmp_path / "run.ckpt"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", KILLED_RUN, algorithm, str(path), repr(params)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 40
+        saved = 0
+        while time.monotonic() < deadline and proc.poll() is None:
+            if path.exists():
+                saved = read_header(path)["iteration"]
+                if saved >= 6:
+                    break
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr.read().decode()  # killed, not finished
+    assert 6 <= saved < reference.n_iter
+    resumed = run(algorithm, DecisionStumps().fit(X, y), checkpoint=path, checkpoint_every=3, resume=True,
+                  **params)  # fmt: skip
+    assert_same_result(resumed, reference)
+    assert read_header(path)["iteration"] >= saved  # the resumed run went on saving
+
+
+# -- every driver, the estimators, the CLI ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("algorithm", list(CASES))
+def test_every_driver_resumes_to_the_uninterrupted_result(algorithm, tmp_path):
+    X, y = data()
+    params = CASES[algorithm]
+    reference = run(algorithm, DecisionStumps().fit(X, y), **params)
+    path = tmp_path / f"{algorithm}.ckpt"
+    stop = reference.n_iter // 2 + 2
+    with pytest.raises(Interrupt):
+        run(algorithm, DecisionStumps().fit(X, y), checkpoint=path, checkpoint_every=4,
+            callback=interrupt_at(stop), **params)  # fmt: skip
+    header = read_header(path)
+    assert header["iteration"] == 4 * ((stop - 1) // 4)  # the last multiple of 4 completed
+    resumed = run(algorithm, DecisionStumps().fit(X, y), checkpoint=path, checkpoint_every=4, resume=True,
+                  **params)  # fmt: skip
+    assert_same_result(resumed, reference)
+
+
+def test_sparse_raw_features_resume(tmp_path):
+    """Float64 columns (raw features of sparse data), ERLPBoost with warm starts."""
+    rng = np.random.default_rng(5)
+    X = sp.random(300, 400, density=0.05, format="csr", random_state=rng)
+    y = np.where(X[:, :20] @ rng.standard_normal(20) + 0.05 * rng.standard_normal(300) > 0, 1, -1)
+    params = {"nu": 30.0, "eps": 0.05}
+    reference = run("erlpboost", RawFeatures().fit(X, y), **params)
+    assert reference.columns.dtype == np.float64 and reference.n_iter > 6
+    path = tmp_path / "raw.ckpt"
+    with pytest.raises(Interrupt):
+        run("erlpboost", RawFeatures().fit(X, y), checkpoint=path, checkpoint_every=2,
+            callback=interrupt_at(reference.n_iter - 2), **params)  # fmt: skip
+    resumed = run("erlpboost", RawFeatures().fit(X, y), checkpoint=path, checkpoint_every=2, resume=True,
+                  **params)  # fmt: skip
+    assert_same_result(resumed, reference)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("estimator", [ERLPBoostClassifier, CorrectiveERLPBoostClassifier])
+def test_estimator_resumes(estimator, tmp_path):
+    X, y = data()
+    reference = estimator(nu=0.1, eps=0.05, max_iter=60).fit(X, y)
+    path = tmp_path / "estimator.ckpt"
+    killed = estimator(nu=0.1, eps=0.05, max_iter=60, checkpoint=str(path), checkpoint_every=5)
+    killed.fit(X, y)  # runs to the end, leaving the checkpoint of the last multiple of 5
+    assert 5 * ((reference.n_iter_ - 1) // 5) <= read_header(path)["iteration"] <= reference.n_iter_
+    resumed = estimator(nu=0.1, eps=0.05, max_iter=60, checkpoint=str(path), checkpoint_every=5, resume=True)
+    resumed.fit(X, y)
+    assert resumed.hypotheses_ == reference.hypotheses_
+    np.testing.assert_allclose(resumed.estimator_weights_, reference.estimator_weights_, atol=W_TOL, rtol=0)
+    np.testing.assert_array_equal(resumed.history_["stopping"], reference.history_["stopping"])
+    np.testing.assert_array_equal(resumed.predict(X), reference.predict(X))
+
+
+def test_cli_checkpoint_and_resume(tmp_path, capsys):
+    X, y = data()
+    train = tmp_path / "train.svm"
+    dump_svmlight_file(X, y, str(train))
+    path, h1, h2 = tmp_path / "cli.ckpt", tmp_path / "h1.csv", tmp_path / "h2.csv"
+    common = ["boost", str(train), "--algorithm", "erlpboost", "--nu", "0.1", "--eps", "0.05", "--quiet"]
+    assert (
+        cli.main(common + ["--checkpoint", str(path), "--checkpoint-every", "4", "--history", str(h1)]) == 0
+    )
+    first = capsys.readouterr().out
+    assert path.exists() and read_header(path)["iteration"] % 4 == 0
+    assert cli.main(common + ["--checkpoint", str(path), "--resume", "--history", str(h2)]) == 0
+    second = capsys.readouterr().out
+    for label in ("iterations", "hypotheses", "train error", "stopped"):
+        line = [s for s in first.splitlines() if s.strip().startswith(label)]
+        assert line and line[0] in second
+    rows1 = [r.split(",")[:6] for r in h1.read_text().splitlines()]
+    rows2 = [r.split(",")[:6] for r in h2.read_text().splitlines()]
+    assert rows1 == rows2
+    # errors: --resume without --checkpoint, and a foreign checkpoint
+    assert cli.main(common + ["--resume"]) == 1
+    assert "--resume needs --checkpoint" in capsys.readouterr().err
+    other = common[:3] + ["corrective_erlpboost"] + common[4:]
+    assert cli.main(other + ["--checkpoint", str(path), "--resume"]) == 1
+    assert "written by 'erlpboost'" in capsys.readouterr().err
+
+
+# -- corrupt and foreign checkpoints ---------------------------------------------------------------
+
+
+@pytest.fixture()
+def saved(tmp_path):
+    """A checkpoint of ERLPBoost after 4 iterations, and how to resume it."""
+    X, y = data()
+    path = tmp_path / "run.ckpt"
+    params = {"nu": 24.0, "eps": 0.02}
+    with pytest.raises(Interrupt):
+        run("erlpboost", DecisionStumps().fit(X, y), checkpoint=path, checkpoint_every=4,
+            callback=interrupt_at(6), **params)  # fmt: skip
+
+    def resume(algorithm="erlpboost", oracle=None, **changes):
+        oracle = DecisionStumps().fit(X, y) if oracle is None else oracle
+        return run(algorithm, oracle, checkpoint=path, resume=True, **(params | changes))
+
+    return path, resume, (X, y)
+
+
+def test_valid_checkpoint_header(saved):
+    path, _, (X, y) = saved
+    header = read_header(path)
+    assert (header["format"], header["version"], header["iteration"]) == (FORMAT, VERSION, 4)
+    assert header["fingerprint"] == fingerprint(DecisionStumps().fit(X, y))
+    assert len(header["hypotheses"]) == len(header["columns"]) >= 1
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda b: b[: len(b) // 2], "corrupt or not a dualboost checkpoint"),  # truncated
+        (lambda b: b[:200], "corrupt or not a dualboost checkpoint"),
+        (lambda b: b"", "corrupt or not a dualboost checkpoint"),
+        (lambda b: b"not a checkpoint at all" * 10, "corrupt or not a dualboost checkpoint"),
+    ],
+)
+def test_truncated_or_garbage_file(saved, damage, message):
+    path, resume, _ = saved
+    path.write_bytes(damage(path.read_bytes()))
+    with pytest.raises(ValueError, match=message):
+        resume()
+
+
+def test_flipped_byte_is_detected(saved):
+    """A flipped byte in a stored array fails the zip CRC check."""
+    path, resume, _ = saved
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo("state.d.npy")
+    raw = bytearray(path.read_bytes())
+    position = info.header_offset + 30 + len(info.filename) + len(info.extra) + 200  # inside the data
+    raw[position] ^= 0xFF
+    path.write_bytes(bytes(raw))
+    with pytest.raises(ValueError, match="corrupt"):
+        resume()
+
+
+def _rewrite(path, change):
+    """Rewrite the header of a checkpoint through ``change(header)`` (a foreign or future file)."""
+    with np.load(path) as data:
+        arrays = {name: data[name] for name in data.files}
+    header = json.loads(arrays["header"].tobytes())
+    change(header)
+    arrays["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+    with open(path, "wb") as handle:
+        np.savez(handle, **arrays)
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda h: h.update(version=VERSION + 1), "format version"),
+        (lambda h: h.update(format="something-else"), "not a dualboost checkpoint"),
+        (lambda h: h["columns"].__setitem__(0, "0" * 16), "columns on the training data differ"),
+        (lambda h: h["hypotheses"][0].update({"class": "Evil"}), "unknown class 'Evil'"),
+        (lambda h: h.pop("state"), "corrupt"),
+    ],
+)
+def test_foreign_or_damaged_header(saved, change, message):
+    path, resume, _ = saved
+    _rewrite(path, change)
+    with pytest.raises(ValueError, match=message):
+        resume()
+
+
+def test_other_data_oracle_algorithm_or_parameters(saved):
+    path, resume, (X, y) = saved
+    with pytest.raises(ValueError, match="other training data or another oracle"):
+        resume(oracle=DecisionStumps().fit(X, -y))
+    with pytest.raises(ValueError, match="other training data or another oracle"):
+        resume(oracle=DecisionStumps().fit(X[:, ::-1], y))
+    with pytest.raises(ValueError, match="other training data or another oracle"):
+        resume(oracle=RawFeatures().fit(X, y))
+    with pytest.raises(ValueError, match="written by 'erlpboost', not 'binary_erlpboost'"):
+        resume("binary_erlpboost")
+    with pytest.raises(ValueError, match=r"other parameters \(eps 0.02 in the file, 0.03 now"):
+        resume(eps=0.03)
+    with pytest.raises(ValueError, match="other parameters"):
+        resume(max_iter=500)
+    assert read_header(path)["iteration"] == 4  # the refused resumes did not touch the file
+
+
+def test_missing_file_and_bad_arguments(tmp_path):
+    X, y = data()
+    oracle = DecisionStumps().fit(X, y)
+    with pytest.raises(ValueError, match="does not exist: nothing to resume"):
+        run("erlpboost", oracle, checkpoint=tmp_path / "none.ckpt", resume=True)
+    with pytest.raises(ValueError, match="resume=True needs checkpoint=PATH"):
+        run("erlpboost", oracle, resume=True)
+    with pytest.raises(ValueError, match="checkpoint_every must be a positive integer"):
+        run("erlpboost", oracle, checkpoint=tmp_path / "x.ckpt", checkpoint_every=0)
+    with pytest.raises(ValueError, match="is a directory"):
+        run("erlpboost", oracle, checkpoint=tmp_path)
+    with pytest.raises(ValueError, match="keep_iterates=True cannot be combined"):
+        run("erlpboost", oracle, checkpoint=tmp_path / "x.ckpt", keep_iterates=True)
+    np.save(tmp_path / "pickled.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    os.replace(tmp_path / "pickled.npy", tmp_path / "pickled.ckpt")
+    with pytest.raises(ValueError, match="corrupt or not a dualboost checkpoint"):
+        run("erlpboost", oracle, checkpoint=tmp_path / "pickled.ckpt", resume=True)
+
+
+def test_unsupported_hypotheses_say_so(tmp_path):
+    X, y = data()
+    oracle = SklearnOracle(DecisionTreeClassifier(max_depth=1, random_state=0)).fit(X, y)
+    with pytest.raises(ValueError, match="FittedEstimator cannot be saved"):
+        run("adaboost", oracle, max_iter=5, checkpoint=tmp_path / "t.ckpt", checkpoint_every=1)
+
+
+# -- atomicity -------------------------------------------------------------------------------------
+
+
+def test_failure_before_rename_keeps_previous_checkpoint(saved, monkeypatch):
+    """Simulates a kill between the temporary file's fsync and the rename."""
+    path, resume, (X, y) = saved
+    before = path.read_bytes()
+    real_replace = os.replace
+
+    def failing_replace(src, dst):
+        if os.fspath(dst) == os.fspath(path):
+            raise OSError("simulated kill before the rename")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    with pytest.raises(OSError, match="simulated kill"):
+        run("erlpboost", DecisionStumps().fit(X, y), nu=24.0, eps=0.02, checkpoint=path, checkpoint_every=4)
+    monkeypatch.undo()
+    assert path.read_bytes() == before  # the previous checkpoint, untouched and valid
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]  # no temporary file left
+    reference = run("erlpboost", DecisionStumps().fit(X, y), nu=24.0, eps=0.02)
+    assert_same_result(resume(), reference)
+
+
+def test_failure_while_writing_keeps_previous_checkpoint(saved, monkeypatch):
+    """A write that dies half-way (disk full, kill) never reaches the checkpoint's name."""
+    path, resume, (X, y) = saved
+    before = path.read_bytes()
+    real_savez = np.savez
+
+    def dying_savez(file, **arrays):
+        real_savez(file, **arrays)
+        file.truncate(file.tell() // 2)
+        raise OSError("simulated crash while writing")
+
+    monkeypatch.setattr(np, "savez", dying_savez)
+    with pytest.raises(OSError, match="simulated crash"):
+        run("erlpboost", DecisionStumps().fit(X, y), nu=24.0, eps=0.02, checkpoint=path, checkpoint_every=4)
+    monkeypatch.undo()
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
+    assert read_header(path)["iteration"] == 4
+
+
+def test_the_docs_example_runs(tmp_path, monkeypatch):
+    """The ``py`` snippet of docs/boosting.md, section 6, on small data (its files in tmp_path)."""
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "boosting.md").read_text()
+    section = doc[doc.index("## 6. Long runs") :]
+    (block,) = re.findall(r"```py\n(.*?)```", section, flags=re.S)
+    monkeypatch.chdir(tmp_path)
+    X, y = data()
+    namespace = {"X_big": X, "y_big": np.where(y == 1, 1.0, -1.0)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        exec(compile(block, "docs/boosting.md", "exec"), namespace)  # noqa: S102
+    assert namespace["result"].converged and (tmp_path / "run.ckpt").is_file()
+    assert (tmp_path / "clf.ckpt").is_file() and namespace["clf"].n_iter_ >= 1
