@@ -107,7 +107,7 @@ def lpboost(
         _, is_new = ensemble.add(selection)
         if is_new or sol is None:
             with run.solving():
-                sol = LPBoost(ensemble.U, nu=nu).solve(method=method, side=side, tol=tol)
+                sol = LPBoost(ensemble.U, nu=nu).solve(method=method, side=side, tol=tol, warm_start=sol)
             _require_point(sol, "lpboost", t)
         quantity = min_edge - sol.primal_value
         run.record(
