@@ -9,6 +9,8 @@ certification step moves anything) is checked as well as the certified Solution.
 
 from __future__ import annotations
 
+import copy
+
 import cvxpy as cp
 import numpy as np
 import pytest
@@ -176,3 +178,23 @@ def test_a_warm_start_that_does_not_match_builds_afresh():
     again = LPBoost(U[:, :8], nu=2.0).solve(method="highs", side="primal", warm_start=first)
     assert again.solver_state[0] is not lp
     assert abs(again.primal_value - clarabel_lp(U[:, :8], 2.0)) <= VALUE_TOL
+
+
+def test_a_solution_without_its_highs_model_restarts_from_its_saved_basis():
+    """What a checkpoint keeps (d, w, extra; not the HiGHS model): the re-solve rebuilds the LP,
+    sets the saved basis and appends the new column, and lands on the same vertex as the
+    uninterrupted warm start (LP optima are not unique, so a cold solve need not)."""
+    U = random_edge_matrix(150, 30, seed=8)
+    sol = None
+    for t in range(2, 21):
+        sol = LPBoost(U[:, :t], nu=3.0).solve(method="highs", side="primal", warm_start=sol)
+    saved = copy.copy(sol)
+    saved.solver_state = None
+    assert saved.extra["basis_rows"].size == 21 and saved.extra["basis_columns"].size == 151
+    model = LPBoost(U[:, :21], nu=3.0)
+    uninterrupted = model.solve(method="highs", side="primal", warm_start=sol)
+    resumed = model.solve(method="highs", side="primal", warm_start=saved)
+    assert resumed.optimal and resumed.solver_state is not None
+    # the same vertex: equal up to the rounding of a fresh LU factorisation
+    np.testing.assert_allclose(resumed.d, uninterrupted.d, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(resumed.w, uninterrupted.w, rtol=0, atol=1e-12)

@@ -120,6 +120,25 @@ class PrimalLP:
         self._highs.addRows(k, lower, upper, values.size, starts, indices, values)
         self.n_columns += k
 
+    def basis(self) -> tuple[NDArray[np.int8], NDArray[np.int8]]:
+        """The current simplex basis as ``(column statuses, row statuses)`` (HiGHS's codes)."""
+        basis = self._highs.getBasis()
+        return (
+            np.fromiter((int(b) for b in basis.col_status), np.int8, self.n_samples + 1),
+            np.fromiter((int(b) for b in basis.row_status), np.int8, self.n_columns + 1),
+        )
+
+    def set_basis(self, columns: NDArray[np.integer], rows: NDArray[np.integer]) -> bool:
+        """Start the next solve from a saved :meth:`basis`; False (nothing changed) if its sizes do
+        not fit this LP or HiGHS rejects it."""
+        if len(columns) != self.n_samples + 1 or len(rows) != self.n_columns + 1:
+            return False
+        basis = highspy.HighsBasis()
+        basis.col_status = [highspy.HighsBasisStatus(int(b)) for b in columns]
+        basis.row_status = [highspy.HighsBasisStatus(int(b)) for b in rows]
+        basis.valid = True
+        return self._highs.setBasis(basis) == highspy.HighsStatus.kOk
+
     def solve(self) -> tuple[NDArray[np.float64], NDArray[np.float64], int]:
         """``(d, w, simplex iterations of this solve)``; RuntimeError unless HiGHS reports optimal."""
         self._highs.run()
@@ -177,9 +196,10 @@ class LPBoost(MaxEdgeModel):
                 best, best_value = np.clip(found[1], 0.0, cap), found[0]
         return best
 
-    def primal_lp(self) -> PrimalLP:
-        """The d-domain LP (Eq. 2.3) as a growing HiGHS model (warm starts of ``method="highs"``)."""
-        return PrimalLP(self.U, self.nu)
+    def primal_lp(self, n_columns: int | None = None) -> PrimalLP:
+        """The d-domain LP (Eq. 2.3) on the first ``n_columns`` columns (all by default) as a
+        growing HiGHS model (warm starts of ``method="highs"``)."""
+        return PrimalLP(self.U[:, : self.n_hypotheses if n_columns is None else n_columns], self.nu)
 
     def solve_linear_program(self, side: str) -> tuple[NDArray[np.float64], NDArray[np.float64], int | None]:
         """Solve one side's LP with HiGHS; return ``(d, w, iterations)``, the other side read from the

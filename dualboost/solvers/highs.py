@@ -26,11 +26,11 @@ def _reusable_lp(model, warm_start: Solution | None):
 
     The model is taken over (the warm start gives it up): a second warm start from the same
     Solution builds afresh rather than solving an LP that has already grown."""
-    if warm_start is None:
+    if warm_start is None or warm_start.w is None:
         return None
     state = warm_start.solver_state
-    if state is None or not isinstance(state, tuple) or len(state) != 2:
-        return None
+    if state is None:  # a Solution read back from a checkpoint: rebuild its LP from its basis
+        return _rebuilt_lp(model, warm_start)
     lp, U_old = state
     t_old = U_old.shape[1]
     if (
@@ -42,6 +42,21 @@ def _reusable_lp(model, warm_start: Solution | None):
     ):
         return None
     warm_start.solver_state = None
+    lp.add_columns(model.U[:, t_old:])
+    return lp
+
+
+def _rebuilt_lp(model, warm_start: Solution):
+    """The LP of ``warm_start`` rebuilt from the basis saved in its ``extra`` (the first
+    ``warm_start.w.size`` columns of U are taken to be the ones it was solved with), with the new
+    columns appended: the re-solve then follows the path an uninterrupted run takes."""
+    columns, rows = warm_start.extra.get("basis_columns"), warm_start.extra.get("basis_rows")
+    t_old = warm_start.w.size
+    if columns is None or rows is None or not 0 < t_old <= model.n_hypotheses:
+        return None
+    lp = model.primal_lp(t_old)
+    if not lp.set_basis(np.asarray(columns), np.asarray(rows)):
+        return None
     lp.add_columns(model.U[:, t_old:])
     return lp
 
@@ -73,4 +88,7 @@ def solve_highs(model, side: str, tol: float, warm_start: Solution | None = None
     )
     if lp is not None:
         solution.solver_state = (lp, model.U)
+        # the basis travels with the result (checkpoints save ``extra``): a resumed run re-solves
+        # from it and takes the same path as an uninterrupted one (LP optima are not unique)
+        solution.extra["basis_columns"], solution.extra["basis_rows"] = lp.basis()
     return solution
