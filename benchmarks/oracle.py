@@ -76,8 +76,10 @@ def main(argv: list[str] | None = None) -> int:
     excess = gini_err - ours_err
     ok &= bool(np.all(excess >= -1e-12))
     print(f"weighted error, ours: mean {ours_err.mean():.6f} over {len(ds)} d")
-    print(f"depth-1 tree on all features (Gini split): larger by {excess.min():.2e} .. {excess.max():.2e}, "
-          f"never smaller: {bool(np.all(excess >= -1e-12))}")
+    print(
+        f"depth-1 tree on all features (Gini split): larger by {excess.min():.2e} .. {excess.max():.2e}, "
+        f"never smaller: {bool(np.all(excess >= -1e-12))}"
+    )
     binary = all(np.unique(X_sparse[:, [j]].toarray()).size <= 2 for j in range(X_sparse.shape[1]))
     columns = [X_sparse[:, [j]].toarray() for j in range(X_sparse.shape[1])]
     diffs = []
@@ -86,10 +88,14 @@ def main(argv: list[str] | None = None) -> int:
         diffs.append(abs(min(per_feature) - ours))
     exact = binary and max(diffs) <= 1e-12
     ok &= exact
-    print(f"min over features of depth-1 trees on one binary feature (exact reference), {len(diffs)} d: "
-          f"max |difference| {max(diffs):.1e}, agree: {exact}")
-    print(f"{'PASS' if ok else 'FAIL'}: under {TARGET_MS:g} ms per call; the exact minimum weighted error,"
-          " never above sklearn's")
+    print(
+        f"min over features of depth-1 trees on one binary feature (exact reference), {len(diffs)} d: "
+        f"max |difference| {max(diffs):.1e}, agree: {exact}"
+    )
+    print(
+        f"{'PASS' if ok else 'FAIL'}: under {TARGET_MS:g} ms per call; the exact minimum weighted error,"
+        " never above sklearn's"
+    )
     return 0 if ok else 1
 
 

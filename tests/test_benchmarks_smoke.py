@@ -1,0 +1,173 @@
+"""Smoke tests of the thesis benchmarks (issue 4 part 5) on tiny configurations of german.
+
+Each script runs end to end in seconds; the checks are consistency checks that can fail:
+
+* ``benchmarks/thesis.py``: the selected setting is a grid point and has the smallest validation
+  error of its group; errors are fractions of the split's sizes; the selected ERLPBoost run's test
+  error equals that of ``ERLPBoostClassifier`` fitted independently with the same parameters; the
+  printed table carries the thesis's numbers (Table 5.4) beside ours.
+* ``benchmarks/tc_vs_corrective.py``: the duality gap delta~ = min_q P^q(d^{q-1}) - Theta^{t-1}
+  ([KG] B.8.3) decreases as the theory says: min P is a running minimum and Theta^t increases, for
+  the totally corrective run up to the certified gap of each inexact re-solve (the exact optimum
+  Theta*_t grows with t since S^{t-1} is a face of S^t) and for the corrective run exactly (the
+  clipped step increases the dual, [SS] Lemma 12); the reach table is monotone in the threshold;
+  the PNG is written.
+* ``benchmarks/cpp_erlpboost.py``: the run converges (delta~ <= eps/2) within Thm 3.12's bound, the
+  oracle and solver times add up to at most the total, and the printed ratio is C++ time / ours.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data"
+pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data folder {DATA} is absent")
+
+
+def _load(name: str):
+    """Import ``benchmarks/<name>.py`` (the folder is not a package)."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(autouse=True)
+def _data_dir(monkeypatch):
+    monkeypatch.setenv("DUALBOOST_DATA", str(DATA))
+
+
+# ---------------------------------------------------------------- thesis.py
+
+
+def test_thesis_selection_is_consistent_and_matches_the_estimator(tmp_path):
+    thesis = _load("thesis")
+    from dualboost import ERLPBoostClassifier
+    from dualboost.datasets import load_dataset
+
+    argv = ["--nu", "0", "0.5", "--eps", "0.1", "--max-iter", "25"]
+    grid = thesis.grid_from_args(thesis.build_parser().parse_args(argv))
+    algorithms = ["erlpboost", "corrective_erlpboost", "adaboost", "sklearn_adaboost"]
+    runs = thesis.run_grid(grid, ["german"], algorithms, ["stumps"], [0])
+    assert len(runs) == 2 + 2 + 1 + 1  # two nu/N values for the entropic ones, one AdaBoost run each
+    split = load_dataset("german", seed=0, download=False)
+    n_valid, n_test = split.valid[1].size, split.test[1].size
+    for run in runs:
+        assert run.config in grid.configs(run.algorithm)
+        for err, n in ((run.valid_error, n_valid), (run.test_error, n_test)):
+            assert 0.0 <= err <= 1.0
+            assert math.isclose(err * n, round(err * n), abs_tol=1e-9)  # a count of mistakes
+        assert 1 <= run.iterations <= 25 and 0 <= run.hypotheses <= run.iterations
+        no_rule = run.algorithm in thesis.ADABOOSTS  # AdaBoost runs its rounds: never "capped"
+        assert run.capped == (not no_rule and not run.converged and run.iterations == 25)
+    selections = thesis.select(runs)
+    assert {s.algorithm for s in selections} == set(algorithms)
+    for sel in selections:
+        group = [r for r in runs if r.algorithm == sel.algorithm]
+        (chosen,) = sel.selected
+        assert chosen.valid_error == min(r.valid_error for r in group)
+        assert chosen is next(r for r in group if r.valid_error == chosen.valid_error)  # ties: first
+        assert sel.best_test == [min(r.test_error for r in group)]
+
+    # independent path: the estimator with the selected parameters predicts the same test labels
+    (erlp,) = [s.selected[0] for s in selections if s.algorithm == "erlpboost"]
+    nu = erlp.config.nu_fraction or 1.0 / split.train[1].size  # nu/N = 0 stands for nu = 1
+    clf = ERLPBoostClassifier(nu=nu, eps=0.1, max_iter=25).fit(*split.train)
+    assert clf.n_iter_ == erlp.iterations
+    assert np.mean(clf.predict(split.test[0]) != split.test[1]) == pytest.approx(erlp.test_error, abs=0)
+
+    text = thesis.format_tables(selections, grid)
+    row = next(line for line in text.splitlines() if line.startswith("erlpboost "))
+    assert "28.50" in row  # Table 5.4, erlp on german
+    assert f"{100 * erlp.test_error:.2f}" in row
+
+
+def test_thesis_main_writes_table_and_runs_csv(tmp_path):
+    thesis = _load("thesis")
+    out = tmp_path / "thesis.txt"
+    argv = ["--datasets", "german", "--algorithms", "binary_erlpboost", "corrective_binary_erlpboost"]
+    argv += ["--oracles", "raw", "--nu", "0.3", "--eps", "0.2", "--max-iter", "15", "--out", str(out)]
+    assert thesis.main(argv) == 0
+    text = out.read_text()
+    assert "raw on german" in text and "Table 5.5" in text
+    assert re.search(r"^binary_erlpboost .* 26\.50 ", text, re.M)  # Table 5.5, bin on german
+    csv_lines = (tmp_path / "thesis-runs.csv").read_text().splitlines()
+    assert len(csv_lines) == 1 + 2 and csv_lines[0].startswith("oracle,dataset,seed,algorithm")
+    with pytest.raises(SystemExit):
+        thesis.main(["--nu", "1.5", "--out", "-"])
+
+
+# ---------------------------------------------------------------- tc_vs_corrective.py
+
+
+def test_gap_traces_decrease_as_the_theory_says():
+    tc = _load("tc_vs_corrective")
+    from dualboost.datasets import load_dataset
+    from dualboost.oracles import DecisionStumps
+
+    X, y = load_dataset("german", seed=0, download=False).train
+    oracle = DecisionStumps().fit(X, y)
+    eps = 0.02
+    for algorithm in ("erlpboost", "corrective_erlpboost"):
+        trace = tc.run_capped(algorithm, oracle, nu=1.0, eps=eps, max_iter=80, time_cap=30.0)
+        gap, dual, certified = trace.column("stopping"), trace.column("dual"), trace.column("gap")
+        assert np.all(np.isfinite(gap)) and gap[0] > eps / 2
+        if algorithm == "erlpboost":
+            slack = np.r_[0.0, np.nan_to_num(certified[:-1])]  # gap of the solve behind Theta^{t-1}
+        else:
+            slack = np.zeros(gap.size)
+            theta = dual[np.isfinite(dual)]
+            assert np.all(np.diff(theta) >= -1e-12)  # the clipped step never lowers the dual
+        assert np.all(np.diff(gap) <= slack[1:] + 1e-12)
+        if trace.stop == "converged":
+            assert gap[-1] <= eps / 2 < gap[-2]
+        hits = [trace.reach(t) for t in tc.THRESHOLDS]
+        reached = [h for h in hits if h is not None]
+        assert hits == reached + [None] * (len(hits) - len(reached))  # smaller thresholds later
+        assert all(a[0] <= b[0] and a[1] <= b[1] for a, b in zip(reached, reached[1:], strict=False))
+        for threshold, hit in zip(tc.THRESHOLDS, hits, strict=True):
+            if hit is not None:
+                assert gap[hit[0] - 1] <= threshold and np.all(gap[: hit[0] - 1] > threshold)
+
+
+def test_tc_vs_corrective_main_writes_table_and_png(tmp_path):
+    tc = _load("tc_vs_corrective")
+    out = tmp_path / "tc.txt"
+    argv = ["--datasets", "german", "--eps", "0.05", "--max-iter", "40", "--time-cap", "20"]
+    assert tc.main(argv + ["--pairs", "erlpboost", "--out", str(out)]) == 0
+    text = out.read_text()
+    assert "german, stumps, eps = 0.05" in text and "Fig. 5.29" in text
+    rows = [line.split() for line in text.splitlines() if line.startswith(("erlpboost ", "corrective_"))]
+    assert [r[0] for r in rows] == ["erlpboost", "corrective_erlpboost"]
+    png = tmp_path / "tc-german-stumps.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# ---------------------------------------------------------------- cpp_erlpboost.py
+
+
+def test_cpp_comparison_run_converges_within_the_bound(tmp_path):
+    cpp = _load("cpp_erlpboost")
+    from dualboost.boosting.stopping import erlpboost_max_iter
+
+    ref = cpp.REFERENCES["german"]
+    (label, X, y), *_ = cpp.training_sets("german", [])
+    assert label == cpp.WHOLE and X.shape[0] == 1000  # the whole german.numer file
+    r = cpp.run_one(X, y, ref)
+    assert r["converged"] and r["stopping"] <= ref.eps / 2
+    assert r["iterations"] <= erlpboost_max_iter(r["eta"], ref.eps)
+    assert r["eta"] == pytest.approx(2.0 / ref.eps * math.log(1000.0))  # canonical eta, nu = 1
+    assert r["oracle"] + r["solver"] <= r["time"] + 1e-9
+    line = cpp.row("german", label, r, ref)
+    assert f"{ref.seconds / r['time']:.1f}x" in line and f" {r['iterations']} " in line
