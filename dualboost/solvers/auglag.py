@@ -77,11 +77,13 @@ class _Counter:
 
 
 class _Point(NamedTuple):
-    """A point of the w-domain with its dual value, dual gradient and certified relative gap."""
+    """A point of the w-domain with its dual value, dual gradient, ``d_from_w(w)`` and certified
+    relative gap."""
 
     w: NDArray[np.float64]
     value: float
     grad: NDArray[np.float64]
+    d: NDArray[np.float64]
     gap: float
 
 
@@ -101,7 +103,7 @@ def _certified_point(model, w: NDArray[np.float64]) -> _Point:
     else:
         primal = model.primal_objective(repaired)
     gap = (primal - dual) / max(1.0, abs(primal)) if np.isfinite(primal) else np.inf
-    return _Point(w, float(value), grad, float(gap))
+    return _Point(w, float(value), grad, d, float(gap))
 
 
 def _normalised(w: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -170,16 +172,13 @@ def _solve_simplex(model, oracle, w, target, max_iter, new_column):
         c = x.sum() - 1.0
         return -v - lam * c + c * c / (2 * mu), -g + (c / mu - lam)
 
-    if new_column:
-        # A new column that is not a max-edge one (a random instance) can leave (w, 0) worse than
-        # the cold start: start from whichever has the smaller certified gap.
-        uniform = _certified_point(model, np.full(w.size, 1.0 / w.size))
-        if uniform.gap < point.gap:
-            point, new_column = uniform, False
-    if new_column:  # Newton first: its face takes the new column in; if it is slow, line search
+    if new_column:  # Newton first: its face takes the new column in
         point, iterations = _newton_polish(model, point, target, sum_to_one=True, max_steps=NEWTON_WARM_STEPS)
-        if point.gap > target:
-            point = min(point, _certified_point(model, _corrective_step(model, w)), key=lambda p: p.gap)
+        if point.gap > target:  # slow: the corrective line search, or the cold start (a new
+            # column that is not a max-edge one, as in a random instance, can make (w, 0) a
+            # worse start than uniform w): go on from the best certified of the three
+            others = (_corrective_step(model, w), np.full(w.size, 1.0 / w.size))
+            point = min([point, *(_certified_point(model, x) for x in others)], key=lambda p: p.gap)
     if point.gap <= NEWTON_GAP:  # a good start: Newton first
         point, steps = _newton_polish(model, point, target, sum_to_one=True)
         iterations += steps
@@ -200,7 +199,7 @@ def _solve_simplex(model, oracle, w, target, max_iter, new_column):
         if point.gap <= NEWTON_GAP or res.nit >= LBFGSB_ROUND:
             point, steps = _newton_polish(model, point, target, sum_to_one=True)
             iterations += steps
-    return point.w, iterations, point.gap
+    return point, iterations
 
 
 def _lbfgsb(fun, x0, gtol, budget):
@@ -312,7 +311,7 @@ def _solve_orthant(model, oracle, w, target, max_iter):
         if point.gap <= NEWTON_GAP or res.nit >= LBFGSB_ROUND:
             point, steps = _newton_polish(model, point, target, sum_to_one=False)
             iterations += steps
-    return point.w, iterations, point.gap
+    return point, iterations
 
 
 def _solve_line(model, oracle, a0, max_iter):
@@ -391,7 +390,7 @@ def _solve_auglag(model, side, tol, warm_start, max_iter, removed) -> Solution:
         w = model.weights(a)
     elif model.w_domain == "orthant":
         w0 = np.zeros(model.n_hypotheses) if w0 is None else np.clip(w0, 0.0, None)
-        w, iterations, _ = _solve_orthant(model, oracle, w0, target, max_iter)
+        point, iterations = _solve_orthant(model, oracle, w0, target, max_iter)
     else:
         if w0 is None and getattr(model, "eta", 0.0) > CONTINUATION_ETA:
             # eta continuation: a cold start at large eta is slow (the dual is nearly an LP); solve
@@ -401,8 +400,11 @@ def _solve_auglag(model, side, tol, warm_start, max_iter, removed) -> Solution:
         # a warm start with a new column (at weight 0, the previous w untouched)
         new_column = warm_start is not None and not removed and warm_start.w.size == model.n_hypotheses - 1
         w0 = np.full(model.n_hypotheses, 1.0 / model.n_hypotheses) if w0 is None else _normalised(w0)
-        w, iterations, _ = _solve_simplex(model, oracle, w0, target, max_iter, new_column)
-    d = model.d_from_w(w)
+        point, iterations = _solve_simplex(model, oracle, w0, target, max_iter, new_column)
+    if model.w_domain == "line":
+        d = model.d_from_w(w)
+    else:
+        w, d = point.w, point.d
     return certify(
         model,
         d,
