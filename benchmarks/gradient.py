@@ -39,7 +39,7 @@ from sklearn.model_selection import train_test_split
 
 from dualboost.boosting.gradient import gradient_projection
 from dualboost.boosting.gradient_losses import make_loss
-from dualboost.cli_boost import _Progress
+from dualboost.boosting.progress import ProgressLine
 from dualboost.oracles.regression import MulticlassStumps, RegressionStumps
 
 RESULTS = Path(__file__).resolve().parent / "results" / "gradient.txt"
@@ -207,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     budget = 1000 if args.full else 300
     checkpoints = [c for c in (10, 30, 100, 300, 1000) if c <= budget]
-    progress = _Progress(sys.stderr.isatty())
+    progress = ProgressLine(sys.stderr.isatty())
     lines = [
         "Generalized gradient boosting (seed 001, Grubb & Bagnell 2011): benchmarks/gradient.py"
         + (" --full" if args.full else ""),

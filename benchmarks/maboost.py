@@ -31,7 +31,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from dualboost.boosting import adaboost
 from dualboost.boosting.maboost import maboost, madaboost, sparseboost
-from dualboost.cli_boost import _Progress
+from dualboost.boosting.progress import ProgressLine
 from dualboost.datasets import load_dataset
 from dualboost.oracles import DecisionStumps
 
@@ -77,7 +77,7 @@ def run_dataset(name: str, rounds: int) -> list[tuple]:
     n = X.shape[0]
     rows = []
     for label, driver in _variants(n):
-        progress = _Progress(sys.stderr.isatty())
+        progress = ProgressLine(sys.stderr.isatty())
         start = time.perf_counter()
         result = driver(oracle, rounds, progress)
         seconds = time.perf_counter() - start

@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import math
 import sys
-import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from dualboost.boosting import ALGORITHMS, BoostResult, HistoryRow, boost
+from dualboost.boosting import ALGORITHMS, BoostResult, boost
 from dualboost.boosting.checkpoint import DEFAULT_EVERY
+from dualboost.boosting.progress import ProgressLine
 from dualboost.datasets import DATASETS, DatasetNotFoundError, load_dataset, load_libsvm
 from dualboost.estimators import ORACLES, capping, make_oracle
 
@@ -189,33 +188,6 @@ def _driver_params(args: argparse.Namespace, n_samples: int) -> dict:
     return params
 
 
-class _Progress:
-    """One overwritten line on stderr per iteration (at most 10 per second), on a terminal only."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self.last = 0.0
-
-    def __call__(self, row: HistoryRow) -> None:
-        now = time.perf_counter()
-        if not self.enabled or now - self.last < 0.1:
-            return
-        self.last = now
-        line = (
-            f"iteration {row.iteration}  edge {row.edge:+.4f}  gap {_number(row.gap)}  "
-            f"stopping {_number(row.stopping)}  hypotheses {row.n_hypotheses}"
-        )
-        print("\r" + line.ljust(78), end="", file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        if self.enabled and self.last:
-            print("\r" + " " * 78 + "\r", end="", file=sys.stderr, flush=True)
-
-
-def _number(value: float) -> str:
-    return "-" if not math.isfinite(value) else f"{value:.3g}"
-
-
 def _error(result: BoostResult, X, y) -> float:
     """The fraction of examples whose predicted label (+1 where f > 0, else -1) differs from y."""
     return float(np.mean(np.where(result.decision_function(X) > 0, 1.0, -1.0) != y))
@@ -253,7 +225,7 @@ def run_boost(args: argparse.Namespace) -> int:
     except (ValueError, OSError, DatasetNotFoundError) as exc:
         print(f"dualboost boost: error: {exc}", file=sys.stderr)
         return 1
-    progress = _Progress(sys.stderr.isatty() and not args.quiet)
+    progress = ProgressLine(sys.stderr.isatty() and not args.quiet)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)  # the summary says "NOT converged"

@@ -35,7 +35,6 @@ from __future__ import annotations
 import math
 import numbers
 import sys
-import time
 
 import numpy as np
 import scipy.sparse as sp
@@ -46,6 +45,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from dualboost.boosting.history import History, HistoryRow
 from dualboost.boosting.online import WEIGHTINGS, AdaBoostOL, OnlineBBM, OnlineBooster
+from dualboost.boosting.progress import ProgressLine
 from dualboost.oracles.online import make_online_learners
 
 __all__ = ["OnlineBBMClassifier", "AdaBoostOLClassifier"]
@@ -54,29 +54,13 @@ __all__ = ["OnlineBBMClassifier", "AdaBoostOLClassifier"]
 CHECKPOINT = 1000
 
 
-class _StreamProgress:
-    """One overwritten line on stderr per checkpoint (at most 10 per second), on a terminal only
-    (the mechanism of ``dualboost boost``'s progress line, for a stream)."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self.last = 0.0
-
-    def __call__(self, row: HistoryRow) -> None:
-        now = time.perf_counter()
-        if not self.enabled or now - self.last < 0.1:
-            return
-        self.last = now
-        rate = row.iteration / row.time if row.time > 0 else math.nan
-        line = (
-            f"examples {row.iteration}  progressive loss {row.stopping:.4f}  mean edge {row.edge:+.4f}  "
-            f"{rate:,.0f} ex/s"
-        )
-        print("\r" + line.ljust(78), end="", file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        if self.enabled and self.last:
-            print("\r" + " " * 78 + "\r", end="", file=sys.stderr, flush=True)
+def _stream_text(row: HistoryRow) -> str:
+    """The progress line of a stream: examples seen, progressive loss, mean edge, throughput."""
+    rate = row.iteration / row.time if row.time > 0 else math.nan
+    return (
+        f"examples {row.iteration}  progressive loss {row.stopping:.4f}  mean edge {row.edge:+.4f}  "
+        f"{rate:,.0f} ex/s"
+    )
 
 
 class _OnlineBoostingClassifier(ClassifierMixin, BaseEstimator):
@@ -160,7 +144,7 @@ class _OnlineBoostingClassifier(ClassifierMixin, BaseEstimator):
 
     def _learn(self, X, y: NDArray) -> None:
         labels = self._labels(y)
-        progress = _StreamProgress(bool(self.verbose) and sys.stderr.isatty())
+        progress = ProgressLine(bool(self.verbose) and sys.stderr.isatty(), _stream_text)
 
         def record(row: HistoryRow) -> None:
             self.history_.append(row)
