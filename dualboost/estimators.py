@@ -85,6 +85,22 @@ def make_oracle(oracle: object) -> Oracle:
     )
 
 
+def binary_training_data(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike) -> tuple:
+    """``(X, labels, classes)`` for ``estimator.fit``: X validated by scikit-learn (dense float64 or
+    CSR/CSC; ``n_features_in_`` set), y with exactly two classes (else a ValueError saying so),
+    ``labels`` in {-1, +1} with ``classes[1]`` as +1."""
+    X, y = validate_data(estimator, X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
+    check_classification_targets(y)
+    n_classes = np.unique(y).size
+    if n_classes != 2:
+        raise ValueError(
+            "Only binary classification is supported: y must contain exactly two classes; got "
+            f"{n_classes} class{'es' if n_classes != 1 else ''}"
+        )
+    labels, classes = binary_labels(y, X.shape[0], "y")
+    return X, labels, classes
+
+
 def capping(nu: object, n_samples: int, *, below_one: bool = False) -> float:
     """The model's ``nu`` in [1, N] from the fraction ``nu`` in (0, 1]: ``max(1, nu * N)``
     (DESIGN.md). ``below_one``: the binary relative entropy needs ``nu * N < N``, i.e. ``nu < 1``."""
@@ -137,15 +153,7 @@ class _BoostingClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> _BoostingClassifier:
         """Boost the oracle's hypotheses on (X, y): X dense or sparse (N x p), y with two classes."""
-        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
-        check_classification_targets(y)
-        n_classes = np.unique(y).size
-        if n_classes != 2:
-            raise ValueError(
-                "Only binary classification is supported: y must contain exactly two classes; got "
-                f"{n_classes} class{'es' if n_classes != 1 else ''}"
-            )
-        labels, classes = binary_labels(y, X.shape[0], "y")
+        X, labels, classes = binary_training_data(self, X, y)
         params = self._driver_params(X.shape[0])
         oracle = make_oracle(self.oracle).fit(X, labels)
         result = boost(self._algorithm, oracle, **params)

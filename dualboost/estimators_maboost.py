@@ -26,12 +26,9 @@ import numbers
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import validate_data
 
 from dualboost.boosting.maboost import MABoostResult, maboost, madaboost, sparseboost
-from dualboost.estimators import _BoostingClassifier, capping, make_oracle
-from dualboost.oracles._inputs import binary_labels
+from dualboost.estimators import _BoostingClassifier, binary_training_data, capping, make_oracle
 
 __all__ = ["MABoostClassifier", "SparseBoostClassifier", "MadaBoostClassifier", "PROJECTIONS"]
 
@@ -56,15 +53,7 @@ class _MirrorBoostingClassifier(_BoostingClassifier):
     ) -> _MirrorBoostingClassifier:
         """Boost on (X, y): X dense or sparse (N x p), y with two classes; ``secondary`` (only with
         ``projection="mixed"``): a boolean mask of the secondary examples, §1.7."""
-        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
-        check_classification_targets(y)
-        n_classes = np.unique(y).size
-        if n_classes != 2:
-            raise ValueError(
-                "Only binary classification is supported: y must contain exactly two classes; got "
-                f"{n_classes} class{'es' if n_classes != 1 else ''}"
-            )
-        labels, classes = binary_labels(y, X.shape[0], "y")
+        X, labels, classes = binary_training_data(self, X, y)
         max_iter = _check_max_iter(self.max_iter)
         oracle = make_oracle(self.oracle).fit(X, labels)
         result = self._boost(oracle, X.shape[0], secondary, max_iter)
