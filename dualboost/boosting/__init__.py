@@ -12,12 +12,27 @@ hypotheses, their weights w, the per-iteration :class:`History` and the oracle/s
 
 :mod:`dualboost.boosting.relaxation`: [SS] Fig. 1 and its totally corrective variant for any
 :class:`~dualboost.problems.Relaxation`.
+
+The other families of DESIGN.md, same history format:
+
+* mirror descent (seed 000, :mod:`~dualboost.boosting.maboost`): :func:`maboost`,
+  :func:`lamaboost`, :func:`sparseboost`, :func:`madaboost`;
+* gradient boosting in function space (seed 001, :mod:`~dualboost.boosting.gradient`):
+  :func:`gradient_projection` (naive, repeated, residual);
+* online boosting (seed 002, :mod:`~dualboost.boosting.online`): :class:`OnlineBBM`,
+  :class:`AdaBoostOL`;
+* checkpoints of long runs: :mod:`~dualboost.boosting.checkpoint`; the progress line:
+  :class:`~dualboost.boosting.progress.ProgressLine`.
 """
 
 from dualboost.boosting.adaboost import adaboost
 from dualboost.boosting.algorithms import ALGORITHMS, boost
 from dualboost.boosting.corrective import corrective_binary_erlpboost, corrective_erlpboost
+from dualboost.boosting.gradient import GradientBoostResult, gradient_projection
 from dualboost.boosting.history import History, HistoryRow
+from dualboost.boosting.maboost import MABoostResult, lamaboost, maboost, madaboost, sparseboost
+from dualboost.boosting.online import AdaBoostOL, OnlineBBM
+from dualboost.boosting.progress import ProgressLine
 from dualboost.boosting.relaxation import (
     RelaxationBoostResult,
     corrective_relaxation_boost,
@@ -44,4 +59,14 @@ __all__ = [
     "corrective_relaxation_boost",
     "totally_corrective_relaxation_boost",
     "max_edge_oracle",
+    "maboost",
+    "lamaboost",
+    "sparseboost",
+    "madaboost",
+    "MABoostResult",
+    "gradient_projection",
+    "GradientBoostResult",
+    "OnlineBBM",
+    "AdaBoostOL",
+    "ProgressLine",
 ]
