@@ -1,23 +1,29 @@
-"""One switch for BLAS threads: small products run single-threaded.
+"""One switch for BLAS threads: the solvers run BLAS on one thread.
 
-Waking OpenBLAS's threads for a product of a few hundred thousand flops costs more than the product
-(measured 20x on N = 1000, t = 100 in the auglag path). ``threadpoolctl.threadpool_limits`` finds
-the BLAS libraries by reading ``/proc/self/maps`` on every call (3-5 ms, more than a warm-started
-subproblem solve), so the libraries are found once, by one :class:`threadpoolctl.ThreadpoolController`
-created on first use (after numpy and scipy have loaded their BLAS), and each call only sets limits.
+Two measurements on the 2-core development machine decided this:
+
+* small products (a warm-started subproblem is many GEMVs of a few hundred thousand flops and
+  L-BFGS-B's t-sized updates): waking OpenBLAS's threads costs more than the product (20x slower
+  on N = 1000, t = 100);
+* large products on a machine that is doing anything else: OpenBLAS's threads spin-wait for each
+  other, so a Gram matrix C^T C of a 200,000 x 200 matrix took 4.0 s on two threads against
+  0.25 s on one while another process kept the machine busy (load 4); on an idle machine two
+  threads gain at most 2x.
+
+``threadpoolctl.threadpool_limits`` finds the BLAS libraries by reading ``/proc/self/maps`` on every
+call (3-5 ms, more than a warm-started subproblem solve), so the libraries are found once, by one
+:class:`threadpoolctl.ThreadpoolController` created on first use (after numpy and scipy have
+loaded their BLAS), and each call only sets the limit.
 """
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager
 from functools import lru_cache
 
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["blas_threads", "SMALL_WORK"]
-
-#: products with fewer multiply-adds than this (N * t) run on one BLAS thread
-SMALL_WORK = 2_000_000
+__all__ = ["single_blas_thread"]
 
 
 @lru_cache(maxsize=1)
@@ -28,17 +34,6 @@ def _controller() -> ThreadpoolController:
     return ThreadpoolController()
 
 
-@lru_cache(maxsize=1)
-def _default_threads() -> int:
-    return max([1, *(lib.num_threads for lib in _controller().lib_controllers if lib.user_api == "blas")])
-
-
-def blas_threads(work: int) -> AbstractContextManager:
-    """A context in which BLAS runs on one thread when ``work`` (multiply-adds per product, e.g.
-    N * t for U w) is below :data:`SMALL_WORK`, and on the default number of threads otherwise
-    (also inside an enclosing single-thread context: a large product within a loop of small ones)."""
-    if work < SMALL_WORK:
-        return _controller().limit(limits=1, user_api="blas")
-    if _default_threads() == 1:
-        return nullcontext()
-    return _controller().limit(limits=_default_threads(), user_api="blas")
+def single_blas_thread() -> AbstractContextManager:
+    """A context in which BLAS (numpy's and scipy's OpenBLAS) runs on one thread."""
+    return _controller().limit(limits=1, user_api="blas")

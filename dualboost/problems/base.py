@@ -20,7 +20,6 @@ import cvxpy as cp
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dualboost._threads import blas_threads
 from dualboost._validation import check_edge_matrix, check_vector
 
 __all__ = ["Model", "CvxpyModel", "KKTMultipliers"]
@@ -105,8 +104,7 @@ class Model(ABC):
         a = C.T @ s
         total = s.sum()
         C *= np.sqrt(s)[:, None]
-        with blas_threads(C.shape[0] * C.shape[1] ** 2):
-            gram = C.T @ C
+        gram = C.T @ C
         return -scale * (gram - (np.outer(a, a) / total if total > 0 else 0.0))
 
     @abstractmethod

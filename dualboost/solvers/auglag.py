@@ -44,7 +44,7 @@ from numpy.typing import NDArray
 from scipy.linalg import LinAlgError, LinAlgWarning, solve
 from scipy.optimize import brentq, minimize
 
-from dualboost._threads import blas_threads
+from dualboost._threads import single_blas_thread
 from dualboost.solvers.certify import certify
 from dualboost.solvers.solution import Solution
 
@@ -357,12 +357,11 @@ def solve_auglag(
     """Solve ``model``'s dual with the hand-written path and certify the pair.
 
     ``max_iter`` bounds the L-BFGS-B iterations summed over the outer loop; ``removed`` lists
-    the columns removed since ``warm_start`` was computed. On small problems BLAS runs
-    single-threaded: the work is then many small products (L-BFGS-B's t-sized updates, a small
-    GEMV per evaluation), where waking OpenBLAS threads costs more than it saves (measured 20x
-    on N = 1000, t = 100); from ``N t >= 2e6`` on the GEMVs dominate and use every core.
+    the columns removed since ``warm_start`` was computed. BLAS runs on one thread
+    (:mod:`dualboost._threads` says why: measured 20x faster on small problems, and 16x on a
+    large Gram matrix when the machine is busy).
     """
-    with blas_threads(model.n_samples * model.n_hypotheses):
+    with single_blas_thread():
         return _solve_auglag(model, side, tol, warm_start, max_iter, removed)
 
 
