@@ -329,3 +329,62 @@ def test_boosters_reject_bad_parameters():
         AdaBoostOL(object(), 2)
     with pytest.raises(ValueError, match="i must"):
         bbm_potential(5, 0, 3, 0.2)
+
+
+# -- the vectorised machinery ---------------------------------------------------------------------------
+
+
+def test_strict_prefix_matrix_gives_exclusive_prefix_sums_and_total():
+    from dualboost.boosting.online import _strict_prefix_matrix
+
+    rng = np.random.default_rng(4)
+    for N in (1, 2, 7, 30):
+        v = rng.normal(size=N)
+        expected = np.concatenate([[0.0], np.cumsum(v)])  # entry i = sum_{j<i} v_j, i = 0..N
+        np.testing.assert_allclose(v @ _strict_prefix_matrix(N), expected, atol=1e-12)
+
+
+class BooleanScriptedLearners(ScriptedLearners):
+    """The same scripted predictions returned as booleans (True = +1), as OnlineLinear does."""
+
+    def predict_row(self, indices, values):
+        return super().predict_row(indices, values) > 0
+
+
+@pytest.mark.parametrize("booster_cls", [OnlineBBM, AdaBoostOL])
+def test_boolean_and_signed_predictions_give_the_same_run(booster_cls):
+    rng = np.random.default_rng(5)
+    T, N = 300, 7
+    H = np.where(rng.random((T, N)) < 0.6, 1, -1)
+    y = np.where(rng.random(T) < 0.5, 1, -1)
+    runs = []
+    for bank in (ScriptedLearners(H), BooleanScriptedLearners(H)):
+        booster = booster_cls(bank, N, random_state=3).start(1)
+        weights = []
+        for t in range(T):
+            booster.learn_row(np.array([0]), np.array([float(t)]), int(y[t]))
+            np.testing.assert_array_equal(booster.last_predictions, H[t])
+            weights.append(booster.last_weights.copy())
+        runs.append((booster.mistakes, np.array(weights), np.array(bank.passed)))
+    assert runs[0][0] == runs[1][0]
+    np.testing.assert_array_equal(runs[0][1], runs[1][1])
+    np.testing.assert_array_equal(runs[0][2], runs[1][2])
+
+
+@pytest.mark.parametrize("booster_cls", [OnlineBBM, AdaBoostOL])
+def test_edges_equal_the_weighted_edge_of_the_recorded_stream(booster_cls):
+    """gamma_i = w^i.z^i / (2||w^i||_1) from the per-example weights and predictions, across the
+    block boundary of the buffered statistics (T > 1024)."""
+    rng = np.random.default_rng(6)
+    T, N = 1500, 5
+    H = np.where(rng.random((T, N)) < np.linspace(0.7, 0.5, N), 1, -1)
+    y = np.where(rng.random(T) < 0.5, 1, -1)
+    booster = booster_cls(ScriptedLearners(H * y[:, None]), N, random_state=0).start(1)
+    W, Z = np.zeros((T, N)), np.zeros((T, N))
+    for t in range(T):
+        booster.learn_row(np.array([0]), np.array([float(t)]), int(y[t]))
+        W[t], Z[t] = booster.last_weights, y[t] * booster.last_predictions
+        if t in (10, 1023, 1024):
+            expected = (W[: t + 1] * Z[: t + 1]).sum(0) / (2 * W[: t + 1].sum(0))
+            np.testing.assert_allclose(booster.edges, expected, rtol=1e-10)
+    np.testing.assert_allclose(booster.edges, (W * Z).sum(0) / (2 * W.sum(0)), rtol=1e-10)

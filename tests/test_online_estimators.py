@@ -152,3 +152,57 @@ def test_bad_stream_input_raises(stream):
         from sklearn.svm import SVC
 
         OnlineBBMClassifier(learner=SVC()).fit(X, y)
+
+
+def _binary_stream(seed=0, n=300, p=12):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, p, density=0.3, random_state=seed, format="csr")
+    X.data[:] = 1.0
+    y = np.where(X @ rng.normal(size=p) + 0.3 * rng.normal(size=n) > 0.5, 1, -1)
+    return X, y
+
+
+@pytest.mark.parametrize(
+    "params", [{}, {"loss": "hinge"}, {"loss": "squared", "adaptive": False}, {"learning_rate": 0.1}]
+)
+def test_binary_fast_path_is_exactly_the_general_update(params):
+    """Rows of ones skip the outer products with x (OnlineLinear.rows marks them): bit-for-bit the
+    same learners as the general path fed with the same values as plain arrays."""
+    X, y = _binary_stream()
+    fast, general = OnlineLinear(**params).init(4, 12), OnlineLinear(**params).init(4, 12)
+    rng = np.random.default_rng(1)
+    Xp = fast.prepare(X)
+    n_fast = 0
+    for t, (idx, vals) in enumerate(fast.rows(Xp)):
+        n_fast += vals.base is fast._ones
+        weights = rng.random(4)
+        h_fast = fast.predict_row(idx, vals)
+        h_general = general.predict_row(idx, np.array(vals))  # a copy: the general path
+        np.testing.assert_array_equal(h_fast, h_general)
+        fast.learn_row(idx, vals, y[t], weights)
+        general.learn_row(idx, np.array(vals), y[t], weights)
+    assert n_fast == X.shape[0]
+    np.testing.assert_array_equal(fast.state, general.state)
+
+
+def test_rows_marks_only_rows_of_ones_and_keeps_the_values():
+    X = sp.csr_matrix(np.array([[1.0, 0.0, 1.0], [2.0, 1.0, 0.0], [0.0, 0.0, 0.0], [0.0, 1.0, 0.5]]))
+    bank = OnlineLinear().init(2, 3)
+    Xp = bank.prepare(X)
+    rows = list(bank.rows(Xp))
+    assert [vals.base is bank._ones for _, vals in rows] == [True, False, True, False]
+    for r, (idx, vals) in enumerate(rows):
+        dense = np.zeros(4)
+        dense[idx] = vals
+        np.testing.assert_array_equal(dense, Xp[r].toarray()[0])
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_sparse_binary_stream_equals_the_dense_stream(cls):
+    """The binary fast path (CSR rows of ones) and the dense path learn the same model."""
+    X, y = _binary_stream(seed=2, n=400)
+    sparse = cls(n_learners=6, random_state=0).fit(X, y)
+    dense = cls(n_learners=6, random_state=0).fit(X.toarray(), y)
+    assert sparse.progressive_loss_ == dense.progressive_loss_
+    np.testing.assert_allclose(sparse.decision_function(X), dense.decision_function(X.toarray()))
+    np.testing.assert_allclose(sparse.booster_.learners.state, dense.booster_.learners.state, rtol=1e-12)

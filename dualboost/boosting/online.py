@@ -28,7 +28,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit, gammaln
 
@@ -139,12 +138,20 @@ class OnlineBooster(ABC):
     deterministic given it.
 
     After :meth:`start`: ``n_seen`` (t), ``mistakes`` (progressive-validation mistakes: each
-    prediction is made before the example is learned), ``last_predictions`` (WL^i(x_t)),
-    ``last_weights`` (w_t^i), ``last_probabilities`` (p_t^i), ``last_passed`` (the weights given
-    to the learners), and the running sums behind :attr:`edges`.
+    prediction is made before the example is learned), ``last_predictions`` (WL^i(x_t) in
+    {-1, +1}), ``last_weights`` (w_t^i), ``last_probabilities`` (p_t^i), ``last_passed`` (the
+    weights given to the learners), and the running sums behind :attr:`edges`.
+
+    Speed: one example costs a fixed, small number of numpy calls on length-N vectors. The weak
+    predictions enter the boosters as booleans b^i = [WL^i(x_t) = +1]; the partial sums s_t^{i-1}
+    are one ``dot`` with a triangular 0/1 matrix (instead of ``cumsum``), the per-example
+    bookkeeping of the edges goes to block buffers reduced every ``_BLOCK`` examples.
     """
 
     name = ""
+
+    #: random numbers are drawn, and edge statistics reduced, in blocks of this many examples
+    _BLOCK = 1024
 
     def __init__(
         self,
@@ -168,14 +175,24 @@ class OnlineBooster(ABC):
 
     def start(self, n_features: int, X: Matrix | None = None) -> OnlineBooster:
         """Fresh learners and booster state for a stream with ``n_features`` features."""
-        self.learners.init(self.n_learners, n_features, X)
+        N = self.n_learners
+        self.learners.init(N, n_features, X)
         self.rng = np.random.default_rng(self.random_state)
-        self._uniforms = self._gumbels = np.empty((0, self.n_learners))
+        self._uniforms = self._gumbels = np.empty((0, N))
         self.n_seen = 0
         self.mistakes = 0
         self.start_time = time.perf_counter()
-        self._wz = np.zeros(self.n_learners)
-        self._w = np.zeros(self.n_learners)
+        self._wz = np.zeros(N)
+        self._w = np.zeros(N)
+        # block buffers of the edge statistics: b_t (WL = +1), the d-domain weight (up to a
+        # per-learner constant, which cancels in gamma_i) and y_t
+        self._buf_b = np.zeros((self._BLOCK, N), dtype=bool)
+        self._buf_w = np.zeros((self._BLOCK, N))
+        self._buf_y: list[int] = []
+        self._n_buf = 0
+        self._sampling = self.weighting == "sampling"
+        self.last_passed = self.last_probabilities = np.zeros(N)
+        self._last_b = np.zeros(N, dtype=bool)
         self._start()
         return self
 
@@ -184,32 +201,50 @@ class OnlineBooster(ABC):
         """Reset the algorithm's own state."""
 
     @abstractmethod
-    def _step(self, h: NDArray, y: int) -> tuple[int, NDArray[np.float64], NDArray[np.float64], NDArray]:
-        """One round given the predictions h = WL(x_t) and the label: update the booster's state
-        and return (the prediction made before seeing y, w_t, p_t, z_t = y h)."""
+    def _step(self, b: NDArray[np.bool_], y: int) -> tuple[int, NDArray[np.float64], NDArray[np.float64]]:
+        """One round given b^i = [WL^i(x_t) = +1] and the label y in {-1, +1}: update the booster's
+        state and return (the prediction made before seeing y, p_t (the learners' importance
+        weights / sampling probabilities), the d-domain weights up to a per-learner constant)."""
 
     @abstractmethod
     def decision_matrix(self, H: NDArray[np.float64]) -> NDArray[np.float64]:
         """The booster's score in [-1, 1] per row of the (n, N) weak predictions H (> 0: +1)."""
 
+    @property
+    def last_predictions(self) -> NDArray[np.intp]:
+        """WL^i(x_t) in {-1, +1} on the last example."""
+        return np.where(self._last_b, 1, -1)
+
     def learn_row(self, indices: NDArray[np.intp], values: NDArray[np.float64], y: int) -> int:
         """Predict x_t (a row of ``learners.prepare(X)``, given sparsely), then learn (x_t, y_t),
         y in {-1, +1}; returns the prediction (progressive validation)."""
         h = self.learners.predict_row(indices, values)
+        b = h if h.dtype.kind == "b" else h > 0
         self.n_seen += 1
-        yhat, w, p, z = self._step(h, y)
-        passed = p
-        if self.weighting == "sampling":
-            passed = self._uniform_row() < p  # booleans: the learners multiply them as 0/1
+        yhat, p, w = self._step(b, y)
+        passed = self._uniform_row() < p if self._sampling else p  # booleans act as weights 0/1
         self.learners.learn_row(indices, values, y, passed)
         self.mistakes += yhat != y
-        self._wz += w * z
-        self._w += w
-        self.last_predictions, self.last_weights, self.last_probabilities, self.last_passed = h, w, p, passed
+        j = self._n_buf
+        self._buf_b[j] = b
+        self._buf_w[j] = w
+        self._buf_y.append(y)
+        self._n_buf = j = j + 1
+        if j == self._BLOCK:
+            self._flush()
+        self._last_b, self.last_probabilities, self.last_passed = b, p, passed
         return yhat
 
-    #: random numbers are drawn in blocks of this many rows (one numpy call per block, not per example)
-    _BLOCK = 1024
+    def _flush(self) -> None:
+        """Add the buffered examples to the edge sums: sum_t w_t^i z_t^i and sum_t w_t^i."""
+        j = self._n_buf
+        if j:
+            w = self._buf_w[:j]
+            z = np.where(self._buf_b[:j], 1.0, -1.0) * np.asarray(self._buf_y, dtype=np.float64)[:, None]
+            self._wz += (w * z).sum(axis=0)
+            self._w += w.sum(axis=0)
+            self._n_buf = 0
+            self._buf_y.clear()
 
     def _uniform_row(self) -> NDArray[np.float64]:
         """N fresh U(0, 1) numbers (for sampling)."""
@@ -217,13 +252,6 @@ class OnlineBooster(ABC):
         if t == 0 or self._uniforms.shape[0] == 0:
             self._uniforms = self.rng.random((self._BLOCK, self.n_learners))
         return self._uniforms[t]
-
-    def _gumbel_row(self) -> NDArray[np.float64]:
-        """N fresh standard Gumbel numbers (for the Hedge draw)."""
-        t = self.n_seen % self._BLOCK
-        if t == 0 or self._gumbels.shape[0] == 0:
-            self._gumbels = self.rng.gumbel(size=(self._BLOCK, self.n_learners))
-        return self._gumbels[t]
 
     def learn_many(
         self,
@@ -235,24 +263,15 @@ class OnlineBooster(ABC):
         """:meth:`learn_row` on each row of X (CSR or dense, not yet prepared) in order, labels y
         in {-1, +1}; returns the progressive predictions. ``callback`` gets a :meth:`row` every
         ``every`` examples."""
-        n = X.shape[0]
-        out = np.empty(n, dtype=np.intp)
-        labels = np.asarray(y).astype(np.intp).tolist()  # Python ints: z = y h stays integer
-        learn = self.learn_row
-        X = self.learners.prepare(X)
-        if sp.issparse(X):
-            X = X.tocsr()
-            indptr, indices, data = X.indptr, X.indices, X.data
-            rows = ((indices[indptr[r] : indptr[r + 1]], data[indptr[r] : indptr[r + 1]]) for r in range(n))
-        else:
-            X = np.asarray(X, dtype=np.float64)
-            columns = np.arange(X.shape[1])
-            rows = ((columns, X[r]) for r in range(n))
-        for r, (idx, vals) in enumerate(rows):
-            out[r] = learn(idx, vals, labels[r])
+        labels = np.asarray(y).astype(np.intp).tolist()  # Python ints: cheap scalar arithmetic
+        out = []
+        append, learn = out.append, self.learn_row
+        rows = self.learners.rows(self.learners.prepare(X))
+        for (indices, values), label in zip(rows, labels, strict=True):
+            append(learn(indices, values, label))
             if callback is not None and self.n_seen % every == 0:
                 callback(self.row())
-        return out
+        return np.asarray(out, dtype=np.intp)
 
     def decision_function(self, X: Matrix) -> NDArray[np.float64]:
         """:meth:`decision_matrix` of the learners' current predictions on X."""
@@ -261,6 +280,7 @@ class OnlineBooster(ABC):
     @property
     def edges(self) -> NDArray[np.float64]:
         """gamma_i = w^i . z^i / (2 ||w^i||_1) per learner (spec Sec. 3.6; 0 before any weight)."""
+        self._flush()
         return np.divide(self._wz, 2.0 * self._w, out=np.zeros(self.n_learners), where=self._w > 0)
 
     @property
@@ -283,11 +303,22 @@ class OnlineBooster(ABC):
         return self.n_learners
 
 
+def _strict_prefix_matrix(n_learners: int) -> NDArray[np.float64]:
+    """T[j, i] = 1 if j < i (j < N, i <= N): (v @ T)[i] = sum_{j<i} v_j, the exclusive prefix sums
+    followed by the total (one BLAS call instead of ``cumsum``; exact on small integers)."""
+    return np.triu(np.ones((n_learners, n_learners + 1)), 1)
+
+
 class OnlineBBM(OnlineBooster):
     """Online boost-by-majority (seed 002 Alg. 1; spec Sec. 3.4): alpha = 1, BBM weights (5).
 
     ``gamma``: the assumed edge in (0, 1) (p = ½ + gamma/2; Vowpal Wabbit's ``--gamma g`` is
     gamma = 2g). Theorem 2: mistakes <= exp(-N gamma²/2) T + O~(sqrt(N)(S + 1/gamma)).
+
+    Implementation: w_t^i depends on (i, s_t^{i-1}) only, and s_t^{i-1} = y(2 c_i - (i-1)) with
+    c_i = #{j < i: WL^j(x_t) = +1}. The weights and p = w/||w^i||_inf are tabulated once over
+    (i, s) in [1, N] x [-N, N] (flattened), and the flat index of example t is
+    ``A_y + b @ M_y`` (M_y = 2y T, T the strict prefix matrix): one dot, one add, one take.
     """
 
     name = "Online BBM"
@@ -311,17 +342,34 @@ class OnlineBBM(OnlineBooster):
         s = np.arange(-N, N + 1)[None, :]
         k = (N - i - s + 1) // 2
         self.by_sum = table[np.arange(N)[:, None], np.where(k < 0, N + 1, np.minimum(k, N + 1))]
-        self._rows = np.arange(N)
-        self._inv_bound = 1.0 / self.bound
+        self._w_flat = self.by_sum.ravel()
+        self._p_flat = (self.by_sum / self.bound[:, None]).ravel()
+        # flat index of learner i0 = i - 1: i0 (2N+1) + N + s, s = y (2 c - i0); entry N counts the +1s
+        i0 = np.arange(N + 1, dtype=np.float64)
+        T = _strict_prefix_matrix(N)
+        T[:, N] = 1.0
+        self._offsets, self._counts = {}, {}
+        for y in (1, -1):
+            offsets = i0 * (2 * N + 1) + N - y * i0
+            offsets[N] = 0.0
+            M = 2.0 * y * T
+            M[:, N] = 1.0
+            self._offsets[y], self._counts[y] = offsets, M
+        self._index = np.zeros(N + 1, dtype=np.intp)
 
-    def _step(self, h, y):
-        yhat = 1 if h.sum() > 0 else -1
-        z = y * h
-        s_prev = np.cumsum(z) - z  # s^{i-1}: integers in [-(i-1), i-1]
-        if s_prev.dtype.kind != "i":
-            s_prev = s_prev.astype(np.intp)
-        w = self.by_sum[self._rows, s_prev + self.n_learners]
-        return yhat, w, w * self._inv_bound, z
+    @property
+    def last_weights(self) -> NDArray[np.float64]:
+        """w_t^i of the last example (Eq. (5))."""
+        return self._w_flat.take(self._index[:-1])
+
+    def _step(self, b, y):
+        N = self.n_learners
+        q = np.dot(b, self._counts[y])  # 2y c_i for i < N, and #{+1 votes}
+        index = self._index
+        np.add(q, self._offsets[y], out=index, casting="unsafe")  # exact: small integers
+        p = self._p_flat.take(index)[:N]
+        yhat = 1 if 2.0 * q[N] > N else -1  # sign of the unweighted vote, ties -> -1
+        return yhat, p, p
 
     def decision_matrix(self, H: NDArray[np.float64]) -> NDArray[np.float64]:
         """The unweighted vote (1/N) sum_i WL^i(x)."""
@@ -336,6 +384,9 @@ class AdaBoostOL(OnlineBooster):
     :meth:`decision_matrix` (used for ``predict`` on new data) is the deterministic Hedge-weighted
     vote sum_i v_i sign(sum_{j<=i} alpha^j WL^j(x)). Theorem 4: mistakes <= 2T / sum_i gamma_i²
     + O~(N² / sum_i gamma_i²).
+
+    Implementation: with -s_t^i = (-alpha z_t) @ T (T the strict prefix matrix, entries i = 0..N),
+    one ``expit`` gives both w_t^i = 1/(1 + e^{s^{i-1}}) and the OGD factor 1/(1 + e^{s^i}).
     """
 
     name = "AdaBoost.OL"
@@ -344,6 +395,10 @@ class AdaBoostOL(OnlineBooster):
         N = self.n_learners
         self.alpha = np.zeros(N)
         self.log_v = np.zeros(N)  # log Hedge weights, up to a common constant
+        self._prefix = _strict_prefix_matrix(N)
+        self._neg_z = {1: np.array([1.0, -1.0]), -1: np.array([-1.0, 1.0])}  # -y h, h = -1 / +1
+        self._scratch = np.zeros(N)
+        self.last_weights = np.zeros(N)
 
     @property
     def v(self) -> NDArray[np.float64]:
@@ -351,25 +406,33 @@ class AdaBoostOL(OnlineBooster):
         v = np.exp(self.log_v - self.log_v.max())
         return v / v.sum()
 
-    def _step(self, h, y):
-        z = y * h
-        az = self.alpha * z
-        s = az.cumsum()  # s_t^i = sum_{j<=i} alpha_t^j z_t^j; expert i predicts sign(y s^i)
-        # i_t drawn with Pr[i_t = i] = v_t^i (Gumbel-max on the log weights)
-        i_t = (self.log_v + self._gumbel_row()).argmax()
-        yhat = 1 if y * s[i_t] > 0 else -1
-        w = expit(az - s)  # 1/(1 + exp(s_t^{i-1})), s^{i-1} = s^i - alpha^i z^i
-        eta = 4.0 / math.sqrt(self.n_seen)
+    def _step(self, b, y):
+        alpha, scratch = self.alpha, self._scratch
+        nz = self._neg_z[y].take(b)  # -z_t^i
+        np.multiply(alpha, nz, out=scratch)
+        neg_s = np.dot(scratch, self._prefix)  # -s_t^i for i = 0..N (alpha_t, before the update)
+        # i_t drawn with Pr[i_t = i] = v_t^i (Gumbel-max on the log weights); expert i predicts
+        # sign(y s^i) (ties -> -1)
+        t = self.n_seen % self._BLOCK
+        if t == 0 or self._gumbels.shape[0] == 0:
+            self._gumbels = self.rng.gumbel(size=(self._BLOCK, self.n_learners))
+        i_t = int((self.log_v + self._gumbels[t]).argmax())
+        yhat = 1 if y * neg_s[i_t + 1] < 0.0 else -1
+        e = expit(neg_s)  # e[i] = 1/(1 + exp(s^i)): w_t^i = e[i-1], the OGD factor is e[i]
+        w = e[:-1]
         # projected OGD: alpha <- clip(alpha + eta z / (1 + exp(s^i)), -2, 2)
-        alpha = self.alpha + (eta * z) * expit(-s)
-        np.minimum(np.maximum(alpha, -2.0, out=alpha), 2.0, out=alpha)
-        self.alpha = alpha
-        # Hedge, learning rate 1: v^i *= exp(-1{expert i erred}), in log space; expert i errs
-        # iff sign(y s^i) != y, i.e. s^i <= 0 for y = +1 and s^i < 0 for y = -1 (ties -> -1)
-        self.log_v -= (s <= 0) if y > 0 else (s < 0)
-        if self.n_seen % 1024 == 0:
+        np.multiply(nz, e[1:], out=scratch)
+        scratch *= 4.0 / math.sqrt(self.n_seen)
+        alpha -= scratch
+        np.minimum(alpha, 2.0, out=alpha)
+        np.maximum(alpha, -2.0, out=alpha)
+        # Hedge, learning rate 1: v^i *= exp(-1{expert i erred}), in log space; expert i errs iff
+        # y s^i <= 0 for y = +1 and y s^i < 0 for y = -1, i.e. -s^i >= 0 resp. -s^i > 0
+        self.log_v -= neg_s[1:] >= 0.0 if y > 0 else neg_s[1:] > 0.0
+        if t == 0:
             self.log_v -= self.log_v.max()
-        return yhat, w, w, z
+        self.last_weights = w
+        return yhat, w, w
 
     def decision_matrix(self, H: NDArray[np.float64]) -> NDArray[np.float64]:
         partial = np.cumsum(np.asarray(H, dtype=np.float64) * self.alpha, axis=1)

@@ -13,9 +13,12 @@ Protocol (used by :mod:`dualboost.boosting.online`)
   stream, from which e.g. stump thresholds are chosen; may be None);
 * ``prepare(X)``: the batch as the bank wants to read it row by row (default: unchanged;
   :class:`OnlineLinear` appends its intercept column), called once per batch by the booster;
-* ``predict_row(indices, values)``: the N predictions in {-1, +1} (shape (N,), integer or float)
-  on one example of a prepared batch given sparsely (feature indices and their values; a dense
-  row is ``(arange(p), x)``); ties (score 0) predict -1;
+* ``rows(X)``: the rows of a prepared batch as the ``(indices, values)`` pairs that
+  ``predict_row`` and ``learn_row`` take (default: CSR slices, or ``(arange(p), x)`` for a dense
+  row);
+* ``predict_row(indices, values)``: the N predictions in {-1, +1} (shape (N,), integer or float),
+  or as booleans (True = +1), on one example of a prepared batch given sparsely (feature indices
+  and their values; a dense row is ``(arange(p), x)``); ties (score 0) predict -1;
 * ``learn_row(indices, values, y, weights)``: update learner i with importance weight
   ``weights[i]`` (0 skips it; a boolean array means weights 0/1, as rejection sampling passes)
   on the example of the *last* ``predict_row`` call, label y in
@@ -33,6 +36,7 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 
 import numpy as np
 import scipy.sparse as sp
@@ -82,9 +86,24 @@ class OnlineLearners(ABC):
         """The batch X (validated, dense or CSR) in the form ``predict_row`` reads (default: X)."""
         return X
 
+    def rows(self, X: Matrix) -> Iterator[tuple[NDArray[np.intp], NDArray[np.float64]]]:
+        """The rows of a prepared batch, in order, as ``(indices, values)`` pairs."""
+        if sp.issparse(X):
+            X = X.tocsr()
+            indptr, indices, data = X.indptr, X.indices, X.data
+            for r in range(X.shape[0]):
+                a, b = indptr[r], indptr[r + 1]
+                yield indices[a:b], data[a:b]
+        else:
+            X = np.asarray(X, dtype=np.float64)
+            columns = np.arange(X.shape[1])
+            for x in X:
+                yield columns, x
+
     @abstractmethod
     def predict_row(self, indices: NDArray[np.intp], values: NDArray[np.float64]) -> NDArray[np.float64]:
-        """WL^i(x) in {-1, +1} for i = 1..N on one example given by its non-zero features."""
+        """WL^i(x) in {-1, +1} (or True for +1) for i = 1..N on one example given by its non-zero
+        features."""
 
     @abstractmethod
     def learn_row(
@@ -124,6 +143,11 @@ class OnlineLinear(OnlineLearners):
     VW: an importance weight w counts as w copies of the example, i.e. the squared-gradient sum
     grows by w g_j² and the step is ``learning_rate * w g_j / sqrt(sum)``; ``adaptive=False``:
     plain steps ``learning_rate * w g_j``.
+
+    Rows whose values are all 1 (binary features, e.g. a9a; the intercept is such a feature) take
+    a shorter path: the outer products with x are skipped, which is exact (x_j = 1). :meth:`rows`
+    marks such a row by giving its values as a view of an internal array of ones.
+    ``predict_row`` returns booleans (True = +1).
     """
 
     def __init__(self, loss: str = "logistic", learning_rate: float = 0.5, adaptive: bool = True) -> None:
@@ -144,6 +168,7 @@ class OnlineLinear(OnlineLearners):
         # intercept (a feature always equal to 1)
         self.state = np.zeros((p + 1, 2 * n))
         self.state[:, n:] = 1e-300  # AdaGrad sums start at 0 (this keeps 0/sqrt(0) away)
+        self._ones = np.ones(p + 1)
         self._rows = np.empty((0, 2 * n))
 
     @property
@@ -164,6 +189,7 @@ class OnlineLinear(OnlineLearners):
             pad = np.zeros((extra, 2 * self.n_learners))
             pad[:, self.n_learners :] = 1e-300
             self.state = np.vstack([self.state[:-1], pad, self.state[-1:]])
+            self._ones = np.ones(n_features + 1)
             self.n_features = n_features
 
     def prepare(self, X: Matrix) -> Matrix:
@@ -172,21 +198,39 @@ class OnlineLinear(OnlineLearners):
             return sp.hstack([X, np.ones((X.shape[0], 1))], format="csr")
         return np.hstack([np.asarray(X, dtype=np.float64), np.ones((X.shape[0], 1))])
 
+    def rows(self, X: Matrix) -> Iterator[tuple[NDArray[np.intp], NDArray[np.float64]]]:
+        """As :meth:`OnlineLearners.rows`; a sparse row whose values are all 1 gets a view of the
+        bank's array of ones as its values (the binary fast path)."""
+        if not sp.issparse(X):
+            yield from super().rows(X)
+            return
+        X = X.tocsr()
+        indptr, indices, data = X.indptr, X.indices, X.data
+        not_one = np.concatenate([[0], np.cumsum(data != 1.0)])
+        binary = (not_one[indptr[1:]] == not_one[indptr[:-1]]).tolist()
+        ones = [self._ones[:k] for k in range(self._ones.size + 1)]
+        starts, stops = indptr[:-1].tolist(), indptr[1:].tolist()
+        for a, b, flag in zip(starts, stops, binary, strict=True):
+            yield indices[a:b], (ones[b - a] if flag else data[a:b])
+
     def scores_row(self, indices: NDArray[np.intp], values: NDArray[np.float64]) -> NDArray[np.float64]:
         """The N real scores <W_i, x> + b_i of a prepared row (intercept included)."""
         return values @ self.state.take(indices, axis=0)[:, : self.n_learners]
 
-    def predict_row(self, indices: NDArray[np.intp], values: NDArray[np.float64]) -> NDArray[np.intp]:
+    def predict_row(self, indices: NDArray[np.intp], values: NDArray[np.float64]) -> NDArray[np.bool_]:
         self._indices, self._values = indices, values
-        self._rows = self.state.take(indices, axis=0)  # kept for learn_row
-        self._scores = values @ self._rows[:, : self.n_learners]
-        return np.where(self._scores > 0.0, 1, -1)
+        self._rows = rows = self.state.take(indices, axis=0)  # kept for learn_row
+        self._scores = scores = np.dot(values, rows)[: self.n_learners]
+        return scores > 0.0
 
     def _loss_gradient(self, y: float) -> NDArray[np.float64]:
-        """d loss / d score at the cached scores, per learner."""
+        """d loss / d score at the cached scores, per learner (a fresh array)."""
         m = self._scores
         if self.loss == "logistic":
-            return expit(m) - (y > 0)  # -y sigma(-y m) for y in {-1, +1}
+            d = expit(m)  # -y sigma(-y m) = sigma(m) - [y = +1] for y in {-1, +1}
+            if y > 0:
+                d -= 1.0
+            return d
         if self.loss == "hinge":
             return np.where(y * m < 1.0, -y, 0.0)
         return m - y
@@ -195,14 +239,25 @@ class OnlineLinear(OnlineLearners):
         self, indices: NDArray[np.intp], values: NDArray[np.float64], y: float, weights: NDArray[np.float64]
     ) -> None:
         n, rows, values = self.n_learners, self._rows, self._values
-        d = self._loss_gradient(y)
-        g = weights * d
+        binary = values.base is self._ones
+        if self.loss == "logistic":  # inlined _loss_gradient
+            d = expit(self._scores)
+            if y > 0:
+                d -= 1.0
+        else:
+            d = self._loss_gradient(y)
+        g = d * weights
         if self.adaptive:
             sums = rows[:, n:]
-            sums += np.multiply.outer(values * values, g * d)
-            rows[:, :n] -= np.multiply.outer(values, self._rate * g) / np.sqrt(sums)
+            gd = g * d
+            sums += gd if binary else np.multiply.outer(values * values, gd)
+            step = np.sqrt(sums)
+            g *= self._rate
+            np.divide(g if binary else np.multiply.outer(values, g), step, out=step)
         else:
-            rows[:, :n] -= np.multiply.outer(values, self._rate * g)
+            g *= self._rate
+            step = g if binary else np.multiply.outer(values, g)
+        rows[:, :n] -= step
         self.state[self._indices] = rows
 
     def predict_matrix(self, X: Matrix) -> NDArray[np.float64]:
