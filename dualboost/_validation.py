@@ -54,6 +54,8 @@ def check_edge_matrix(U: ArrayLike, name: str = "U") -> NDArray[np.float64]:
     """The edge matrix U in [-1, 1]^{N x t}, N >= 1 examples, t >= 1 hypotheses."""
     try:
         arr = np.asarray(U, dtype=np.float64)
+        # a conversion (an int8 store, a list) already made a private array: no second copy
+        fresh = arr is not U and not np.may_share_memory(arr, U)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be a numeric 2-D array (N examples x t hypotheses)") from exc
     if arr.ndim == 1:
@@ -73,7 +75,9 @@ def check_edge_matrix(U: ArrayLike, name: str = "U") -> NDArray[np.float64]:
             f"{max(-lo, hi):.6g}: rescale the hypotheses"
         )
     # a private copy (in the caller's memory layout), with rounding beyond +-1 clipped
-    return np.clip(arr, -1.0, 1.0) if max(-lo, hi) > 1.0 else arr.copy(order="K")
+    if max(-lo, hi) > 1.0:
+        return np.clip(arr, -1.0, 1.0)
+    return arr if fresh else arr.copy(order="K")
 
 
 def check_nu(nu: object, n_samples: int, *, strict_upper: bool = False) -> float:

@@ -299,7 +299,7 @@ def _corrective(
             elif method is None:
                 alpha = clipped_step(u - margins, d, eta)
             else:
-                alpha = exact_step(model_class, ensemble.U, w, u, d, nu, eta, d0, method)
+                alpha = exact_step(model_class, ensemble.stored, w, u, d, nu, eta, d0, method)
             position, is_new = ensemble.add(selection)
             w = np.r_[w, 0.0] if is_new else w
             w *= 1.0 - alpha

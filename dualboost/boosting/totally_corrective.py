@@ -107,7 +107,7 @@ def lpboost(
         _, is_new = ensemble.add(selection)
         if is_new or sol is None:
             with run.solving():
-                sol = LPBoost(ensemble.U, nu=nu).solve(method=method, side=side, tol=tol, warm_start=sol)
+                sol = LPBoost(ensemble.stored, nu=nu).solve(method=method, side=side, tol=tol, warm_start=sol)
             _require_point(sol, "lpboost", t)
         quantity = min_edge - sol.primal_value
         run.record(
@@ -180,13 +180,13 @@ def softboost(
         gamma_hat = min(gamma_hat, selection.edge)
         ensemble.add(selection)
         with run.solving():
-            model = SoftBoost(ensemble.U, nu=nu, gamma_hat=gamma_hat, eps=eps)
+            model = SoftBoost(ensemble.stored, nu=nu, gamma_hat=gamma_hat, eps=eps)
             new_sol = model.solve(method=method, warm_start=sol, tol=tol)
             p_lp = model.lp_value[0]  # computed (and cached) by the feasibility check of solve
         quantity = gamma_hat - p_lp
         if new_sol.status == "infeasible":
             with run.solving():
-                w = LPBoost(ensemble.U, nu=nu).solve(method="highs").w
+                w = LPBoost(ensemble.stored, nu=nu).solve(method="highs").w
             run.record(t, selection.edge, stopping=quantity, n_hypotheses=_n_positive(w))
             converged, reason = True, "infeasible (P_LP^t > gamma_hat_t - eps)"
             break
@@ -345,7 +345,7 @@ def _entropy_regularized(
         selection = run.ask(d)
         _, is_new = ensemble.add(selection)
         with run.solving():
-            model = model_class(ensemble.U, nu=nu, eta=eta)
+            model = model_class(ensemble.stored, nu=nu, eta=eta)
             p_min = min(p_min, model.primal_objective(d))  # P^t(d^{t-1}) includes the new column
         quantity = p_min - (theta_prev if practical else p_prev)
         if quantity <= eps / 2.0:
