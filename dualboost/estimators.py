@@ -156,7 +156,11 @@ class _BoostingClassifier(ClassifierMixin, BaseEstimator):
         X, labels, classes = binary_training_data(self, X, y)
         params = self._driver_params(X.shape[0])
         oracle = make_oracle(self.oracle).fit(X, labels)
-        result = boost(self._algorithm, oracle, **params)
+        self._store(boost(self._algorithm, oracle, **params), classes)
+        return self
+
+    def _store(self, result, classes: NDArray) -> None:
+        """The fitted attributes every boosting classifier has, from a driver's result."""
         self.classes_ = classes
         self.hypotheses_ = result.hypotheses
         self.estimator_weights_ = result.weights
@@ -166,7 +170,6 @@ class _BoostingClassifier(ClassifierMixin, BaseEstimator):
         self.nu_ = result.params["nu"]
         if "eta" in result.params:
             self.eta_ = result.params["eta"]
-        return self
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """``f_w(X) = sum_q w_q h^q(X)`` in [-1, 1]; positive values predict ``classes_[1]``."""

@@ -57,13 +57,7 @@ class _MirrorBoostingClassifier(_BoostingClassifier):
         max_iter = _check_max_iter(self.max_iter)
         oracle = make_oracle(self.oracle).fit(X, labels)
         result = self._boost(oracle, X.shape[0], secondary, max_iter)
-        self.classes_ = classes
-        self.hypotheses_ = result.hypotheses
-        self.estimator_weights_ = result.weights
-        self.history_ = result.history
-        self.n_iter_ = result.n_iter
-        self.converged_ = result.converged
-        self.nu_ = result.params["nu"]
+        self._store(result, classes)
         self.training_error_ = result.training_error
         self.bound_ = result.bound
         self.d_ = result.d
