@@ -1,0 +1,216 @@
+"""``dask_erlpboost``: ERLPBoost ([KG] Alg. 3.2) with decision stumps on row-partitioned data.
+
+The loop is the one of :func:`dualboost.boosting.erlpboost` (same stopping rule, tolerances, re-solve
+policy, history and result; the helpers are imported from there, not copied); what changes is where
+the N-sized objects live. X, y, the bins of the oracle, U and d stay on the workers:
+
+* the oracle call is one reduction (per partition: a vector of weighted sums per feature and
+  distinct value; :mod:`dualboost.dask.stumps`), and the new column is made on the workers;
+* ``P^t(d^{t-1})`` is one reduction (``U^T d`` and four scalars);
+* the re-solve is ``DaskERLPBoost.solve(method="auglag")``: each dual evaluation is one reduction for
+  ``nu = 1`` and 2 + ~5 for ``nu > 1`` (the threshold search, :mod:`dualboost.dask.softmax`), each
+  returning t numbers and a few scalars per partition; the Newton steps reduce |S| x |S| matrices;
+* once per solve, d is gathered for the certified Solution and its repaired copy sent back (2 N numbers).
+
+Why a separate entry instead of dask arrays in :func:`~dualboost.boosting.erlpboost`: the in-memory
+driver builds U as a numpy matrix on the driver (``Ensemble``) and hands the oracle a numpy d, which is
+exactly what this path must avoid; the hook that would let the shared driver do both is described in
+``docs/dask.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from dualboost._validation import check_eta, check_nu
+from dualboost.boosting.history import History
+from dualboost.boosting.result import BoostResult
+from dualboost.boosting.run import Callback, Run, check_positive, warn_unconverged
+from dualboost.boosting.stopping import CRITERIA, check_max_iter, erlpboost_max_iter
+from dualboost.boosting.totally_corrective import (
+    _RESOLVES,
+    _TIGHTEN,
+    _n_positive,
+    _require_point,
+    _solve_certified,
+)
+from dualboost.dask.data import partition_rows
+from dualboost.dask.edges import DistributedVector, PartitionedEdges
+from dualboost.dask.executor import Executor
+from dualboost.dask.model import DaskERLPBoost
+from dualboost.dask.stumps import DaskDecisionStumps, DaskSelection
+from dualboost.problems import erlpboost_eta
+
+__all__ = ["dask_erlpboost", "fit_dask_erlpboost", "DaskEnsemble"]
+
+
+def _uniform_block(n_rows: int, n: int) -> np.ndarray:
+    return np.full(n_rows, 1.0 / n)
+
+
+def _int8_columns(block, count: int) -> np.ndarray:
+    return block.matrix[:, :count].astype(np.int8)  # stump columns are -1 or +1
+
+
+class DaskEnsemble:
+    """The distinct hypotheses so far and their columns U on the workers (a
+    :class:`~dualboost.dask.edges.PartitionedEdges`); a re-selected hypothesis gets no new column."""
+
+    def __init__(self, executor: Executor, sizes: list[int]) -> None:
+        self.U = PartitionedEdges.empty(executor, sizes)
+        self.hypotheses: list = []
+        self._position: dict = {}
+
+    def add(self, selection: DaskSelection) -> tuple[int, bool]:
+        position = self._position.get(selection.hypothesis)
+        if position is not None:
+            return position, False
+        self.U = self.U.append(selection.columns)
+        self.hypotheses.append(selection.hypothesis)
+        self._position[selection.hypothesis] = len(self.hypotheses) - 1
+        return len(self.hypotheses) - 1, True
+
+    def __len__(self) -> int:
+        return len(self.hypotheses)
+
+    def columns(self, count: int | None = None):
+        """The first ``count`` columns as a row-chunked int8 ``dask.array`` (stump columns are ±1),
+        lazily read from the workers."""
+        import dask.array as da
+
+        count = len(self) if count is None else count
+        ex = self.U.executor
+        futures = [ex.submit(_int8_columns, b, count, partition=p) for p, b in enumerate(self.U.blocks)]
+        if not ex.distributed:
+            return da.concatenate([da.from_array(f.result()) for f in futures])
+        return da.concatenate(
+            [
+                da.from_delayed(f, shape=(n, count), dtype=np.int8)
+                for f, n in zip(futures, self.U.sizes, strict=True)
+            ]
+        )
+
+
+def dask_erlpboost(
+    X: Any,
+    y: Any,
+    *,
+    client: Any = None,
+    nu: float = 1.0,
+    eps: float = 0.01,
+    eta: float | None = None,
+    max_iter: int | None = None,
+    criterion: str = "practical",
+    tol: float | None = None,
+    callback: Callback | None = None,
+    n_partitions: int | None = None,
+) -> BoostResult:
+    """ERLPBoost ([KG] Alg. 3.2) with decision stumps on (X, y) split into row partitions.
+
+    ``X``: a row-chunked ``dask.array`` (N x p), or a numpy array (split into ``n_partitions``
+    blocks, default one per worker and at least 2); ``y``: N labels with two classes (dask or numpy,
+    aligned to X's row chunks). ``client``: a ``dask.distributed.Client`` (None: the default client if
+    there is one, else in-process execution of the same tasks). ``nu`` in [1, N], ``eps``, ``eta``,
+    ``max_iter``, ``criterion``, ``tol`` and ``callback``: as for :func:`dualboost.boosting.erlpboost`,
+    whose result this equals to rounding (hypotheses, weights, history values). The result's ``d`` is a
+    numpy array; its ``columns`` a ``dask.array``.
+    """
+    return fit_dask_erlpboost(
+        X,
+        y,
+        client=client,
+        nu=nu,
+        eps=eps,
+        eta=eta,
+        max_iter=max_iter,
+        criterion=criterion,
+        tol=tol,
+        callback=callback,
+        n_partitions=n_partitions,
+    )[0]
+
+
+def fit_dask_erlpboost(
+    X: Any,
+    y: Any,
+    *,
+    client: Any,
+    nu: float,
+    eps: float,
+    eta: float | None,
+    max_iter: int | None,
+    criterion: str,
+    tol: float | None,
+    callback: Callback | None,
+    n_partitions: int | None,
+) -> tuple[BoostResult, np.ndarray]:
+    """:func:`dask_erlpboost` and the two classes of y (negative, positive), for the estimator."""
+    executor = Executor(client)
+    data = partition_rows(X, y, executor, n_partitions)
+    oracle = DaskDecisionStumps().fit(data)
+    n = data.n_samples
+    nu, eps = check_nu(nu, n), check_positive(eps, "eps")
+    eta = erlpboost_eta(n, nu, eps) if eta is None else check_eta(eta)
+    if criterion not in CRITERIA:
+        raise ValueError(f"criterion must be one of {CRITERIA}; got {criterion!r}")
+    max_iter = check_max_iter(max_iter, erlpboost_max_iter(eta, eps, criterion))
+    practical = criterion == "practical"
+    tol = (eps / 8.0 if practical else eps / 1000.0) if tol is None else check_positive(tol, "tol")
+    name = "delta~ (practical)" if practical else "delta (simple)"
+    params = {"nu": nu, "eps": eps, "eta": eta, "criterion": criterion, "method": "auglag", "tol": tol}
+    classes = data.classes
+    del data  # X's blocks are no longer needed: the oracle keeps their bins
+    run = Run(oracle, History(f"{name} <= eps/2", eps / 2.0), callback)
+    ensemble = DaskEnsemble(executor, oracle.sizes)
+    d = DistributedVector(
+        executor,
+        [executor.submit(_uniform_block, m, n, partition=p) for p, m in enumerate(oracle.sizes)],
+        oracle.sizes,
+    )
+    sol = None
+    p_min = math.inf
+    p_prev = theta_prev = -1.0  # P^0(d^0) = Theta^^0 = -1 (spec B.8.1)
+    converged, reason, repeats = False, "max_iter reached", 0
+    for t in range(1, max_iter + 1):
+        selection = run.ask(d)
+        _, is_new = ensemble.add(selection)
+        with run.solving():
+            model = DaskERLPBoost(ensemble.U, nu=nu, eta=eta)
+            p_min = min(p_min, model.primal_objective(d))
+        quantity = p_min - (theta_prev if practical else p_prev)
+        if quantity <= eps / 2.0:
+            weights = np.zeros(0) if sol is None else sol.w
+            run.record(t, selection.edge, stopping=quantity, n_hypotheses=_n_positive(weights))
+            converged, reason = True, f"{name} <= eps/2"
+            break
+        repeats = 0 if is_new else repeats + 1
+        if repeats > _RESOLVES:
+            run.record(t, selection.edge, stopping=quantity, n_hypotheses=_n_positive(sol.w))
+            reason = "re-selected hypothesis: the subproblem solver cannot reach the precision eps/4"
+            break
+        with run.solving():
+            sol = _solve_certified(
+                model, "auglag", sol, tol / _TIGHTEN**repeats, eps / 4.0 if practical else None
+            )
+            _require_point(sol, "erlpboost", t)
+            d = model.distributed(sol.d)
+        run.record(
+            t,
+            selection.edge,
+            primal=sol.primal_value,
+            dual=sol.dual_value,
+            stopping=quantity,
+            n_hypotheses=_n_positive(sol.w),
+        )
+        p_prev, theta_prev = sol.primal_value, sol.dual_value
+    else:
+        warn_unconverged("erlpboost", max_iter)
+    weights = np.zeros(0) if sol is None else sol.w
+    d_out = np.full(n, 1.0 / n) if sol is None else sol.d
+    result = run.result(
+        "erlpboost", ensemble, weights, d_out, converged=converged, stop_reason=reason, params=params
+    )
+    return result, classes

@@ -1,0 +1,35 @@
+"""ERLPBoost with decision stumps on a Dask LocalCluster (two worker processes); see docs/dask.md.
+
+python examples/dask_local_cluster.py
+"""
+
+from __future__ import annotations
+
+import dask.array as da
+import numpy as np
+from distributed import Client, LocalCluster
+
+from dualboost.dask import DaskERLPBoostClassifier, dask_erlpboost
+
+
+def main() -> None:
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 32, size=(20_000, 20)).astype(float)
+    y = np.where(X[:, 0] - X[:, 1] + 4 * rng.normal(size=X.shape[0]) > 0, 1, -1)
+    Xd = da.from_array(X, chunks=(5_000, 20))  # row chunks = partitions
+    yd = da.from_array(y, chunks=5_000)
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
+        result = dask_erlpboost(Xd, yd, client=client, nu=0.1 * X.shape[0], eps=0.1)
+        print(result)
+        for hypothesis, weight in zip(result.hypotheses, result.weights, strict=True):
+            if weight > 0:
+                print(f"  {weight:.3f}  {hypothesis.describe()}")
+        clf = DaskERLPBoostClassifier(nu=0.1, eps=0.1).fit(Xd, yd)  # the default client
+        print("training accuracy:", float((clf.predict(Xd) == yd).mean().compute()))
+
+
+if __name__ == "__main__":
+    main()
