@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -43,7 +45,16 @@ from dualboost.boosting.stopping import (
 from dualboost.problems import BinaryERLPBoost, ERLPBoost, LPBoost, SoftBoost, erlpboost_eta
 from dualboost.solvers import Solution
 
-__all__ = ["lpboost", "softboost", "erlpboost", "binary_erlpboost", "SOFTBOOST_ZERO"]
+__all__ = [
+    "lpboost",
+    "softboost",
+    "erlpboost",
+    "binary_erlpboost",
+    "entropy_setup",
+    "entropy_loop",
+    "EntropySetup",
+    "SOFTBOOST_ZERO",
+]
 
 #: SoftBoost's "d^t contains a zero" (Alg. 3.1 step 3(c)): an entry below this fraction of d0_n
 SOFTBOOST_ZERO = 1e-12
@@ -319,6 +330,71 @@ def _entropy_regularized(
 ) -> BoostResult:
     """The loop of [KG] Algs. 3.2 and 3.3 for ``model_class`` (ERLPBoost or BinaryERLPBoost)."""
     n = check_oracle(oracle)
+    setup = entropy_setup(n, nu, eps, eta, max_iter, criterion, method, tol, binary=binary)
+    settings = setup.params | {"max_iter": setup.max_iter}
+    saving = Checkpoint.create(checkpoint, checkpoint_every, resume, algorithm, settings)
+    run = Run(oracle, setup.history(), callback, keep_iterates, saving)
+    ensemble = Ensemble(n)
+    d = _uniform(n)
+    run.keep(d, np.zeros(0))
+    sol, d, converged, reason = entropy_loop(
+        run, ensemble, lambda: model_class(ensemble.stored, nu=setup.nu, eta=setup.eta), d, setup, algorithm
+    )
+    weights = np.zeros(0) if sol is None else sol.w  # T = its size: the last hypothesis is discarded
+    return run.result(
+        algorithm, ensemble, weights, d, converged=converged, stop_reason=reason, params=setup.params
+    )
+
+
+@dataclass(frozen=True)
+class EntropySetup:
+    """The checked settings of an ERLPBoost-type run ([KG] Algs. 3.2, 3.3; spec B.8.1, B.8.3)."""
+
+    nu: float
+    eps: float
+    eta: float
+    max_iter: int
+    criterion: str
+    method: str
+    tol: float
+
+    @property
+    def practical(self) -> bool:
+        return self.criterion == "practical"
+
+    @property
+    def params(self) -> dict:
+        """The run's parameters as a result reports them."""
+        return {
+            "nu": self.nu,
+            "eps": self.eps,
+            "eta": self.eta,
+            "criterion": self.criterion,
+            "method": self.method,
+            "tol": self.tol,
+        }
+
+    def history(self) -> History:
+        """An empty history compared with the stopping rule ``delta~ (or delta) <= eps/2``."""
+        name = "delta~ (practical)" if self.practical else "delta (simple)"
+        return History(f"{name} <= eps/2", self.eps / 2.0)
+
+
+def entropy_setup(
+    n: int,
+    nu: object,
+    eps: object,
+    eta: object,
+    max_iter: object,
+    criterion: str,
+    method: str,
+    tol: object,
+    *,
+    binary: bool = False,
+) -> EntropySetup:
+    """Check an ERLPBoost-type run's arguments and fill in the defaults: the canonical eta (spec
+    B.8.1), Thm 3.12's / 3.10's iteration cap, the re-solve tolerance eps/8 (practical criterion:
+    the certified gap must be <= eps/4, Lemma 3.4) or eps/1000 (simple)."""
     nu, eps = check_nu(nu, n, strict_upper=binary), check_positive(eps, "eps")
     eta = erlpboost_eta(n, nu, eps, binary=binary) if eta is None else check_eta(eta)
     if criterion not in CRITERIA:
@@ -326,14 +402,25 @@ def _entropy_regularized(
     max_iter = check_max_iter(max_iter, erlpboost_max_iter(eta, eps, criterion))
     practical = criterion == "practical"
     tol = (eps / 8.0 if practical else eps / 1000.0) if tol is None else check_positive(tol, "tol")
+    return EntropySetup(nu, eps, eta, max_iter, criterion, method, tol)
+
+
+def entropy_loop(
+    run: Run,
+    ensemble,
+    make_model: Callable[[], object],
+    d,
+    setup: EntropySetup,
+    algorithm: str,
+    next_d: Callable[[object, Solution], object] | None = None,
+) -> tuple[Solution | None, object, bool, str]:
+    """The iterations of [KG] Algs. 3.2/3.3 on ``run`` and ``ensemble``: ask the oracle for ``d``,
+    build the model of the hypotheses so far (``make_model()``), stop on ``delta~`` (``delta``)
+    ``<= eps/2``, else re-solve warm-started and certified. ``next_d(model, solution)`` gives the
+    distribution the oracle sees next (default ``solution.d``; the Dask driver keeps it on the
+    workers). Returns ``(last solution, last d, converged, stop reason)``."""
+    eps, practical = setup.eps, setup.practical
     name = "delta~ (practical)" if practical else "delta (simple)"
-    params = {"nu": nu, "eps": eps, "eta": eta, "criterion": criterion, "method": method, "tol": tol}
-    settings = params | {"max_iter": max_iter}
-    saving = Checkpoint.create(checkpoint, checkpoint_every, resume, algorithm, settings)
-    run = Run(oracle, History(f"{name} <= eps/2", eps / 2.0), callback, keep_iterates, saving)
-    ensemble = Ensemble(n)
-    d = _uniform(n)
-    run.keep(d, np.zeros(0))
     sol: Solution | None = None
     p_min = math.inf  # min_{q<=t} P^q(d^{q-1})
     p_prev = theta_prev = -1.0  # P^0(d^0) = Theta^^0 = -1 (spec B.8.1)
@@ -341,11 +428,11 @@ def _entropy_regularized(
     first, (d, sol, p_min, p_prev, theta_prev, repeats) = run.resume(
         ensemble, d=d, sol=sol, p_min=p_min, p_prev=p_prev, theta_prev=theta_prev, repeats=repeats
     )
-    for t in range(first, max_iter + 1):
+    for t in range(first, setup.max_iter + 1):
         selection = run.ask(d)
         _, is_new = ensemble.add(selection)
         with run.solving():
-            model = model_class(ensemble.stored, nu=nu, eta=eta)
+            model = make_model()
             p_min = min(p_min, model.primal_objective(d))  # P^t(d^{t-1}) includes the new column
         quantity = p_min - (theta_prev if practical else p_prev)
         if quantity <= eps / 2.0:
@@ -363,9 +450,10 @@ def _entropy_regularized(
             break
         with run.solving():
             sol = _solve_certified(
-                model, method, sol, tol / _TIGHTEN**repeats, eps / 4.0 if practical else None
+                model, setup.method, sol, setup.tol / _TIGHTEN**repeats, eps / 4.0 if practical else None
             )
-        _require_point(sol, algorithm, t)
+            _require_point(sol, algorithm, t)
+            d = sol.d if next_d is None else next_d(model, sol)
         run.record(
             t,
             selection.edge,
@@ -374,14 +462,13 @@ def _entropy_regularized(
             stopping=quantity,
             n_hypotheses=_n_positive(sol.w),
         )
-        d, p_prev, theta_prev = sol.d, sol.primal_value, sol.dual_value
+        p_prev, theta_prev = sol.primal_value, sol.dual_value
         run.keep(d, sol.w)
         state = {"p_min": p_min, "p_prev": p_prev, "theta_prev": theta_prev, "repeats": repeats}
         run.save(t, ensemble, d=d, sol=sol, **state)
     else:
-        warn_unconverged(algorithm, max_iter)
-    weights = np.zeros(0) if sol is None else sol.w  # T = its size: the last hypothesis is discarded
-    return run.result(algorithm, ensemble, weights, d, converged=converged, stop_reason=reason, params=params)
+        warn_unconverged(algorithm, setup.max_iter)
+    return sol, d, converged, reason
 
 
 def _solve_certified(

@@ -1,7 +1,8 @@
 """``dask_erlpboost``: ERLPBoost ([KG] Alg. 3.2) with decision stumps on row-partitioned data.
 
-The loop is the one of :func:`dualboost.boosting.erlpboost` (same stopping rule, tolerances, re-solve
-policy, history and result; the helpers are imported from there, not copied); what changes is where
+The loop is the one of :func:`dualboost.boosting.erlpboost` (``entropy_setup`` and ``entropy_loop`` of
+:mod:`dualboost.boosting.totally_corrective`: same checks, stopping rule, tolerances, re-solve policy,
+history and result); what changes is where
 the N-sized objects live. X, y, the bins of the oracle, U and d stay on the workers:
 
 * the oracle call is one reduction (per partition: a vector of weighted sums per feature and
@@ -20,29 +21,18 @@ exactly what this path must avoid; the hook that would let the shared driver do 
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
-from dualboost._validation import check_eta, check_nu
-from dualboost.boosting.history import History
 from dualboost.boosting.result import BoostResult
-from dualboost.boosting.run import Callback, Run, check_positive, warn_unconverged
-from dualboost.boosting.stopping import CRITERIA, check_max_iter, erlpboost_max_iter
-from dualboost.boosting.totally_corrective import (
-    _RESOLVES,
-    _TIGHTEN,
-    _n_positive,
-    _require_point,
-    _solve_certified,
-)
+from dualboost.boosting.run import Callback, Run
+from dualboost.boosting.totally_corrective import entropy_loop, entropy_setup
 from dualboost.dask.data import partition_rows
 from dualboost.dask.edges import DistributedVector, PartitionedEdges
 from dualboost.dask.executor import Executor
 from dualboost.dask.model import DaskERLPBoost
 from dualboost.dask.stumps import DaskDecisionStumps, DaskSelection
-from dualboost.problems import erlpboost_eta
 
 __all__ = ["dask_erlpboost", "fit_dask_erlpboost", "DaskEnsemble"]
 
@@ -152,62 +142,26 @@ def fit_dask_erlpboost(
     data = partition_rows(X, y, executor, n_partitions)
     oracle = DaskDecisionStumps().fit(data)
     n = data.n_samples
-    nu, eps = check_nu(nu, n), check_positive(eps, "eps")
-    eta = erlpboost_eta(n, nu, eps) if eta is None else check_eta(eta)
-    if criterion not in CRITERIA:
-        raise ValueError(f"criterion must be one of {CRITERIA}; got {criterion!r}")
-    max_iter = check_max_iter(max_iter, erlpboost_max_iter(eta, eps, criterion))
-    practical = criterion == "practical"
-    tol = (eps / 8.0 if practical else eps / 1000.0) if tol is None else check_positive(tol, "tol")
-    name = "delta~ (practical)" if practical else "delta (simple)"
-    params = {"nu": nu, "eps": eps, "eta": eta, "criterion": criterion, "method": "auglag", "tol": tol}
+    setup = entropy_setup(n, nu, eps, eta, max_iter, criterion, "auglag", tol)
     classes = data.classes
     del data  # X's blocks are no longer needed: the oracle keeps their bins
-    run = Run(oracle, History(f"{name} <= eps/2", eps / 2.0), callback)
+    run = Run(oracle, setup.history(), callback)
     ensemble = DaskEnsemble(executor, oracle.sizes)
     d = DistributedVector(
         executor,
         [executor.submit(_uniform_block, m, n, partition=p) for p, m in enumerate(oracle.sizes)],
         oracle.sizes,
     )
-    sol = None
-    p_min = math.inf
-    p_prev = theta_prev = -1.0  # P^0(d^0) = Theta^^0 = -1 (spec B.8.1)
-    converged, reason, repeats = False, "max_iter reached", 0
-    for t in range(1, max_iter + 1):
-        selection = run.ask(d)
-        _, is_new = ensemble.add(selection)
-        with run.solving():
-            model = DaskERLPBoost(ensemble.U, nu=nu, eta=eta)
-            p_min = min(p_min, model.primal_objective(d))
-        quantity = p_min - (theta_prev if practical else p_prev)
-        if quantity <= eps / 2.0:
-            weights = np.zeros(0) if sol is None else sol.w
-            run.record(t, selection.edge, stopping=quantity, n_hypotheses=_n_positive(weights))
-            converged, reason = True, f"{name} <= eps/2"
-            break
-        repeats = 0 if is_new else repeats + 1
-        if repeats > _RESOLVES:
-            run.record(t, selection.edge, stopping=quantity, n_hypotheses=_n_positive(sol.w))
-            reason = "re-selected hypothesis: the subproblem solver cannot reach the precision eps/4"
-            break
-        with run.solving():
-            sol = _solve_certified(
-                model, "auglag", sol, tol / _TIGHTEN**repeats, eps / 4.0 if practical else None
-            )
-            _require_point(sol, "erlpboost", t)
-            d = model.distributed(sol.d)
-        run.record(
-            t,
-            selection.edge,
-            primal=sol.primal_value,
-            dual=sol.dual_value,
-            stopping=quantity,
-            n_hypotheses=_n_positive(sol.w),
-        )
-        p_prev, theta_prev = sol.primal_value, sol.dual_value
-    else:
-        warn_unconverged("erlpboost", max_iter)
+    sol, d, converged, reason = entropy_loop(
+        run,
+        ensemble,
+        lambda: DaskERLPBoost(ensemble.U, nu=setup.nu, eta=setup.eta),
+        d,
+        setup,
+        "erlpboost",
+        next_d=lambda model, solution: model.distributed(solution.d),
+    )
+    params = setup.params
     weights = np.zeros(0) if sol is None else sol.w
     d_out = np.full(n, 1.0 / n) if sol is None else sol.d
     result = run.result(
