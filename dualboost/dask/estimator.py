@@ -18,12 +18,11 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from dualboost.dask.data import is_dask_array
 from dualboost.dask.driver import fit_dask_erlpboost
-from dualboost.estimators import _BoostingClassifier, _check_optional_positive, capping
+from dualboost.estimators import _BoostingClassifier, _check_optional_positive, binary_training_data, capping
 
 __all__ = ["DaskERLPBoostClassifier"]
 
@@ -59,17 +58,11 @@ class DaskERLPBoostClassifier(_BoostingClassifier):
             if X.ndim != 2:
                 raise ValueError(f"X must be 2-D (N examples x p features); got shape {X.shape}")
             self.n_features_in_ = int(X.shape[1])
+            labels = y
         else:
             if is_dask_array(y):
                 y = y.compute()
-            X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
-            check_classification_targets(y)
-            n_classes = np.unique(y).size
-            if n_classes != 2:
-                raise ValueError(
-                    "Only binary classification is supported: y must contain exactly two classes; got "
-                    f"{n_classes} class{'es' if n_classes != 1 else ''}"
-                )
+            X, labels, classes = binary_training_data(self, X, y)
         eps = _check_optional_positive(self.eps, "eps")
         if eps is None:
             raise ValueError("eps must be > 0; got None")
@@ -78,9 +71,9 @@ class DaskERLPBoostClassifier(_BoostingClassifier):
             isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1
         ):
             raise ValueError(f"max_iter must be a positive integer or None; got {max_iter!r}")
-        result, classes = fit_dask_erlpboost(
+        result, found = fit_dask_erlpboost(
             X,
-            y,
+            labels,
             client=None,
             nu=capping(self.nu, int(X.shape[0])),
             eps=eps,
@@ -91,14 +84,8 @@ class DaskERLPBoostClassifier(_BoostingClassifier):
             callback=None,
             n_partitions=self.n_partitions,
         )
-        self.classes_ = classes
-        self.hypotheses_ = result.hypotheses
-        self.estimator_weights_ = result.weights
-        self.history_ = result.history
-        self.n_iter_ = result.n_iter
-        self.converged_ = result.converged
-        self.nu_ = result.params["nu"]
-        self.eta_ = result.params["eta"]
+        # numpy input was checked and mapped to -1/+1 here; dask input's classes come from the workers
+        self._store(result, found if is_dask_array(X) else classes)
         return self
 
     def _block_decision(self, block: NDArray[np.float64]) -> NDArray[np.float64]:
