@@ -21,7 +21,7 @@ from scipy.special import expit, log1p, rel_entr
 
 from dualboost._validation import check_distribution, check_eta, check_nu, check_vector
 from dualboost.conjugates.base import ConvexFunction, CvxpyForm
-from dualboost.conjugates.projections import entropic_project_capped_simplex, logsumexp
+from dualboost.conjugates.projections import capped_softmax
 
 __all__ = ["CappedRelativeEntropy", "CappedBinaryRelativeEntropy"]
 
@@ -47,7 +47,10 @@ class CappedRelativeEntropy(ConvexFunction):
         self.n = self.d0.size
         self.nu = check_nu(nu, self.n)
         self.eta = check_eta(eta)
-        self._log_d0 = np.log(self.d0)
+        with np.errstate(divide="ignore"):
+            self._log_d0 = np.log(self.d0)
+        #: the capped simplex meets d0's support only if ceil(nu) entries of d0 are positive
+        self._feasible = np.count_nonzero(self.d0 > 0) >= np.ceil(self.nu - 1e-12)
 
     def value(self, x: ArrayLike) -> float:
         x = check_vector(x, "d", self.n)
@@ -60,20 +63,31 @@ class CappedRelativeEntropy(ConvexFunction):
         return _on_capped_simplex(np.asarray(x, dtype=np.float64), 1.0 / self.nu, tol)
 
     def conjugate_grad(self, theta: ArrayLike) -> NDArray[np.float64]:
-        theta = check_vector(theta, "theta", self.n)
-        return entropic_project_capped_simplex(self._log_d0 + self.eta * theta, self.nu)
+        return self.conjugate_and_grad(theta)[1]
 
     def conjugate(self, theta: ArrayLike) -> float:
         return self.conjugate_and_grad(theta)[0]
 
     def conjugate_and_grad(self, theta: ArrayLike) -> tuple[float, NDArray[np.float64]]:
+        """``(f*(theta), d*)`` from the structure of the capped softmax d* ([SS] Lemma 16): with C
+        the capped coordinates and ``d*_n = exp(s + ln d0_n + eta theta_n)`` off C,
+        ``f*(theta) = <d*, theta> - f(d*) = sum_C (theta_n - ln(cap / d0_n) / eta) / nu
+        - (1 - |C|/nu) s / eta`` (spec Part C item 5; the log-sum-exp / eta when nothing is
+        capped): O(|C|) after the projection, no logarithm of d*."""
         theta = check_vector(theta, "theta", self.n)
-        logits = self._log_d0 + self.eta * theta
-        if self.nu == 1.0:
-            lse = logsumexp(logits)
-            return float(lse / self.eta), np.exp(logits - lse)
-        d = entropic_project_capped_simplex(logits, self.nu)
-        return float(d @ theta - rel_entr(d, self.d0).sum() / self.eta), d
+        if not self._feasible:
+            raise ValueError(
+                f"the projection onto the capped simplex with nu={self.nu} needs at least ceil(nu) "
+                "entries of positive weight (d0 has fewer positive entries)"
+            )
+        projection = capped_softmax(self._log_d0 + self.eta * theta, self.nu)
+        capped = projection.capped
+        cap = 1.0 / self.nu
+        free_mass = 1.0 - capped.size / self.nu
+        value = -free_mass * projection.log_scale / self.eta if free_mass > 0 else 0.0
+        if capped.size:
+            value += cap * float(np.sum(theta[capped] - (np.log(cap) - self._log_d0[capped]) / self.eta))
+        return float(value), projection.d
 
     def conjugate_hessian_factors(self, theta: ArrayLike) -> tuple[NDArray[np.float64], float]:
         """``(s, eta)`` with ``hess f*(theta) = eta (diag(s) - s s^T / sum s)``: ``s = d*`` on the

@@ -12,6 +12,8 @@ The capped simplex is ``{d in R^N : sum(d) = 1, 0 <= d <= 1/nu}`` with a real ``
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -22,6 +24,8 @@ __all__ = [
     "project_simplex",
     "project_capped_simplex",
     "entropic_project_capped_simplex",
+    "capped_softmax",
+    "CappedSoftmax",
     "capped_simplex_support",
 ]
 
@@ -107,16 +111,26 @@ def project_simplex(x: ArrayLike) -> NDArray[np.float64]:
     return project_capped_simplex(x, 1.0)
 
 
+class CappedSoftmax(NamedTuple):
+    """The entropic projection with its structure: ``d[capped] = 1/nu`` and
+    ``d[n] = exp(log_scale + log_weights[n])`` for every other n ([SS] Lemma 16), so that the
+    conjugate of the capped relative entropy follows in O(#capped) (spec Part C item 5)."""
+
+    d: NDArray[np.float64]
+    capped: NDArray[np.intp]
+    log_scale: float
+
+
 def entropic_project_capped_simplex(log_weights: ArrayLike, nu: float = 1.0) -> NDArray[np.float64]:
     """Relative-entropy projection of the positive weights ``exp(log_weights)`` onto the capped simplex.
 
     Returns ``argmin_{d : sum d = 1, d <= 1/nu} KL(d || exp(log_weights))``. The weights need not
     be normalised (only ratios matter, spec A.9). The solution has the form of Lemma 16 of [SS]:
     the ``i`` largest weights are capped at ``1/nu`` and the rest are ``xi * weight`` with
-    ``log xi = log(1 - i/nu) - logsumexp(remaining log weights)``; ``i`` is the first index in
-    the descending order at which the scaled weight does not exceed the cap ([SS] Fig. 2, with
-    the cap value ``1/nu`` in [KG] units, spec Part D item 12). Only the ``floor(nu) + 1``
-    largest weights are sorted: cost O(N + nu log nu), and O(N) when no weight reaches the cap.
+    ``xi = (1 - i/nu) / (sum of the remaining weights)``; ``i`` is the first index in the
+    descending order at which the scaled weight does not exceed the cap ([SS] Fig. 2, with the
+    cap value ``1/nu`` in [KG] units, spec Part D item 12). Only the ``floor(nu) + 1`` largest
+    weights are sorted: cost O(N + nu log nu), and O(N) when no weight reaches the cap.
 
     Entries of ``log_weights`` may be ``-inf`` (zero weight); at least ``ceil(nu)`` of them must be
     finite for the projection to exist.
@@ -124,26 +138,68 @@ def entropic_project_capped_simplex(log_weights: ArrayLike, nu: float = 1.0) -> 
     lw = _as_vector(log_weights, "log_weights")
     if np.any(np.isnan(lw)) or np.any(lw == np.inf):
         raise ValueError("log_weights must not contain NaN or +inf")
-    n = lw.size
-    nu = _check_nu(nu, n)
-    lse = logsumexp(lw)
-    log_cap = -np.log(nu)
-    if nu == 1.0 or lw.max() - lse <= log_cap:  # no entry reaches the cap: plain softmax, O(N)
-        return np.exp(lw - lse)
+    nu = _check_nu(nu, lw.size)
     if np.count_nonzero(np.isfinite(lw)) < np.ceil(nu - 1e-12):
         raise ValueError(
             f"the projection onto the capped simplex with nu={nu} needs at least ceil(nu) "
             "entries of positive weight"
         )
+    return capped_softmax(lw, nu).d
+
+
+def capped_softmax(lw: NDArray[np.float64], nu: float) -> CappedSoftmax:
+    """:func:`entropic_project_capped_simplex` of checked input (float64, no NaN or +inf, at least
+    ceil(nu) finite entries, ``nu`` in [1, N]), with its structure; the dual solvers' hot path.
+
+    The weights are scaled by their largest, ``e = exp(lw - max lw)`` in [0, 1] (one exp pass):
+    no overflow, and an entry that underflows is below 1e-308 of the largest. The sums of the
+    weights outside the ``i`` largest are exact sums of non-negative terms (no cancellation); when
+    they underflow (all remaining weights below 1e-280 of the largest, eta ~ 10^6 with far
+    margins) the log-domain computation takes over.
+    """
+    n = lw.size
+    top = lw.max()
+    e = np.exp(lw - top)
+    total = e.sum()
+    cap = 1.0 / nu
+    if nu == 1.0 or total * cap >= 1.0:  # no entry reaches the cap (the largest is e = 1): softmax
+        e /= total
+        return CappedSoftmax(e, np.zeros(0, dtype=np.intp), float(-top - np.log(total)))
     # Fewer than nu entries are capped, so only the K = floor(nu) + 1 largest weights need sorting:
     # O(N + K log K) instead of a full sort.
-    i_max = min(int(np.floor(nu)), n - 1)
-    k = i_max + 1
-    top = np.argpartition(-lw, k - 1)[:k] if k < n else np.arange(n)
-    top = top[np.argsort(-lw[top], kind="stable")]
-    ts = lw[top]
+    k = min(int(np.floor(nu)), n - 1) + 1
+    largest = np.argpartition(-e, k - 1)[:k] if k < n else np.arange(n)
+    largest = largest[np.argsort(-e[largest], kind="stable")]
+    ts = e[largest]
+    saved = ts.copy()
+    e[largest] = 0.0
+    rest = e.sum()
+    e[largest] = saved
+    suffix = np.cumsum(ts[::-1])[::-1] + rest  # suffix[i]: the sum of every weight below the i largest
+    mass = 1.0 - np.arange(k) / nu  # 1 - i/nu
+    ok = mass * ts <= cap * suffix * (1.0 + 1e-12)  # xi_i * weight_i <= cap
+    i = int(np.argmax(ok)) if np.any(ok) else k - 1
+    if mass[i] <= 0.0:  # nu an integer and i = nu: the rest get nothing
+        d, log_scale = np.zeros(n), -np.inf
+    elif suffix[i] < 1e-280:  # the weights that share 1 - i/nu underflowed: in the log domain
+        return _capped_softmax_log(lw, nu, k)
+    else:
+        xi = mass[i] / suffix[i]
+        d = np.minimum(e * xi, cap, out=e)
+        log_scale = float(np.log(xi) - top)
+    d[largest[:i]] = cap
+    return CappedSoftmax(d, largest[:i], log_scale)
+
+
+def _capped_softmax_log(lw: NDArray[np.float64], nu: float, k: int) -> CappedSoftmax:
+    """:func:`capped_softmax` in the log domain (the K = ``k`` largest log-weights sorted)."""
+    n = lw.size
+    largest = np.argpartition(-lw, k - 1)[:k] if k < n else np.arange(n)
+    largest = largest[np.argsort(-lw[largest], kind="stable")]
+    log_cap = -np.log(nu)
+    ts = lw[largest]
     rest = np.ones(n, dtype=bool)
-    rest[top] = False
+    rest[largest] = False
     lse_rest = logsumexp(lw[rest]) if rest.any() else -np.inf
     # suffix[i] = logsumexp of every weight below the i largest
     suffix = np.logaddexp.accumulate(np.r_[ts, lse_rest][::-1])[::-1][:k]
@@ -152,12 +208,12 @@ def entropic_project_capped_simplex(log_weights: ArrayLike, nu: float = 1.0) -> 
         log_mass = np.log1p(-idx / nu)  # log(1 - i/nu), -inf when i == nu
         log_xi = log_mass - suffix
         ok = log_xi + ts <= log_cap + 1e-12
-    i = int(np.argmax(ok)) if np.any(ok) else i_max
+    i = int(np.argmax(ok)) if np.any(ok) else k - 1
     # Lemma 16: d = min(cap, xi * weight), the min taken in the log domain (no overflow)
     with np.errstate(invalid="ignore"):  # -inf - -inf where the remaining weights are all zero
         d = np.nan_to_num(np.exp(np.minimum(log_xi[i] + lw, log_cap)), nan=0.0)
-    d[top[:i]] = 1.0 / nu
-    return d
+    d[largest[:i]] = 1.0 / nu
+    return CappedSoftmax(d, largest[:i], float(log_xi[i]) if np.isfinite(log_xi[i]) else -np.inf)
 
 
 def capped_simplex_support(theta: ArrayLike, nu: float = 1.0) -> float:

@@ -47,7 +47,19 @@ class MaxEdgeModel(Model):
         reg = self.regularizer.value(d)
         if not np.isfinite(reg):
             return np.inf
-        return float(edges.max() + reg)
+        return float(self.edge_objective(edges) + reg)
+
+    def edge_objective(self, edges: NDArray[np.float64]) -> float:
+        """The primal's hard part as a function of the edges ``U^T d``: ``max_q edges_q``."""
+        return float(edges.max())
+
+    def gap_from_gradient(self, w: NDArray[np.float64], grad: NDArray[np.float64]) -> float:
+        """``edge_objective(grad) - w . grad``: the duality gap at ``(d(w), w)`` when ``d(w)`` maximises
+        exactly, with ``grad = U^T d(w)`` the dual gradient. By the Fenchel-Young equality
+        ``f(d) = <d, -U w> + D(w)``, so ``P(d) - D(w) = max_q (U^T d)_q - w . U^T d`` (the
+        Frank-Wolfe gap). A dual solver's cheap progress measure (O(t), no pass over the N
+        examples); certificates recompute ``P(d)`` from d itself."""
+        return self.edge_objective(grad) - float(w @ grad)
 
     def dual_objective(self, w: ArrayLike) -> float:
         w = self._w(w)

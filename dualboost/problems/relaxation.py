@@ -371,14 +371,11 @@ class Relaxation(MaxEdgeModel):
     # --- objectives ----------------------------------------------------------------------------
     def edge_term(self, d: ArrayLike) -> float:
         """``max_j |(A^T d)_j|`` (``max_q (U^T d)_q`` in the edge form): the g(d^T A) of [SS] Thm 3."""
-        edges = self.U.T @ self._d(d)
-        return float(np.abs(edges).max() if self.signed else edges.max())
+        return self.edge_objective(self.U.T @ self._d(d))
 
-    def primal_from_edges(self, d: NDArray[np.float64], edges: NDArray[np.float64]) -> float:
-        """``max_j |edges_j|`` (edge form: ``max_q edges_q``) ``+ f~(d)``, ``edges = A^T d`` given."""
-        reg = self.regularizer.value(d)
-        term = np.abs(edges).max() if self.signed else edges.max()
-        return float(term + reg) if np.isfinite(reg) else np.inf
+    def edge_objective(self, edges: NDArray[np.float64]) -> float:
+        """``max_j |edges_j|`` (edge form: ``max_q edges_q``), ``edges = A^T d``."""
+        return float(np.abs(edges).max() if self.signed else edges.max())
 
     def dual_objective(self, w: ArrayLike) -> float:
         """``-f~*(-U w)``: Thm 7's ``max_gamma gamma - f*([gamma - A w]_+)`` or the general form."""

@@ -63,6 +63,8 @@ NEWTON_PATIENCE = 5
 #: Newton steps tried first after a new column (one to four suffice in boosting runs); if they do
 #: not reach the tolerance, the corrective line search for the new column starts over
 NEWTON_WARM_STEPS = 4
+#: step halvings of Newton's line search before the step is damped instead (Levenberg-Marquardt)
+NEWTON_BACKTRACK = 6
 
 
 class _Counter:
@@ -89,14 +91,25 @@ class _Point(NamedTuple):
     gap: float
 
 
-def _certified_point(model, w: NDArray[np.float64]) -> _Point:
+def _certified_point(model, w: NDArray[np.float64], exact_below: float = np.inf) -> _Point:
     """``D(w)``, ``grad D(w)`` and the relative certified gap of ``(d(w), w)`` for ``w`` on the
     w-domain, from one dual evaluation: d is moved onto the feasible set and the primal value is
     recomputed from it, the dual value is ``D(w)`` itself (``dual_objective`` for the orthant,
-    whose D carries SoftBoost's extra terms)."""
+    whose D carries SoftBoost's extra terms).
+
+    On the simplex the max-edge models give the gap from the gradient alone
+    (``gap_from_gradient``, exact when d(w) is the exact maximiser); it is used while it is above
+    ``exact_below`` (a solver's target: such a point cannot stop the solver), and the certified
+    gap computed from d itself below it, so that every stopping decision rests on a certificate.
+    """
     value, grad, d = model.dual_value_and_grad(w)
     if model.w_domain == "simplex":
         dual = value
+        if hasattr(model, "gap_from_gradient"):
+            estimate = model.gap_from_gradient(w, grad)
+            gap = estimate / max(1.0, abs(value + estimate))
+            if gap > exact_below:
+                return _Point(w, float(value), grad, d, float(gap))
     else:
         d, dual = model.d_from_w(w), model.dual_objective(w)
     repaired, moved = model.repair_primal(d)
@@ -165,7 +178,7 @@ def _corrective_step(model, w_old: NDArray[np.float64]) -> NDArray[np.float64]:
 def _solve_simplex(model, oracle, w, target, max_iter, new_column):
     """Augmented Lagrangian rounds of L-BFGS-B, handing over to Newton when close (or crawling);
     when Newton stalls (the capped set changed under it), L-BFGS-B rounds resume from its point."""
-    point = _certified_point(model, _normalised(w))
+    point = _certified_point(model, _normalised(w), target)
     lam, mu = -float(point.w @ point.grad), 0.1
     c_prev, iterations, gtol = np.inf, 0, 1e-2
 
@@ -180,7 +193,7 @@ def _solve_simplex(model, oracle, w, target, max_iter, new_column):
             # column that is not a max-edge one, as in a random instance, can make (w, 0) a
             # worse start than uniform w): go on from the best certified of the three
             others = (_corrective_step(model, w), np.full(w.size, 1.0 / w.size))
-            point = min([point, *(_certified_point(model, x) for x in others)], key=lambda p: p.gap)
+            point = min([point, *(_certified_point(model, x, target) for x in others)], key=lambda p: p.gap)
     if point.gap <= NEWTON_GAP:  # a good start: Newton first
         point, steps = _newton_polish(model, point, target, sum_to_one=True)
         iterations += steps
@@ -192,7 +205,7 @@ def _solve_simplex(model, oracle, w, target, max_iter, new_column):
         iterations += int(res.nit)
         w = res.x
         c = w.sum() - 1.0
-        point = _certified_point(model, _normalised(w))
+        point = _certified_point(model, _normalised(w), target)
         lam -= c / mu
         if abs(c) > 0.25 * abs(c_prev):
             mu = max(mu / 10.0, 1e-10)
@@ -216,12 +229,16 @@ def _lbfgsb(fun, x0, gtol, budget):
     )
 
 
-def _newton_step(H: NDArray[np.float64], g: NDArray[np.float64], sum_to_one: bool) -> NDArray[np.float64]:
-    """The Newton step maximising ``g.s + s.H.s/2`` (H negative semidefinite, a tiny ridge makes it
-    definite), subject to ``sum s = 0`` when ``sum_to_one``: the symmetric KKT system by LDL^T
-    (``scipy.linalg.solve``, 10x faster than an SVD), least squares if it is numerically singular."""
+def _newton_step(
+    H: NDArray[np.float64], g: NDArray[np.float64], sum_to_one: bool, damping: float = 0.0
+) -> NDArray[np.float64]:
+    """The step maximising ``g.s + s.H.s/2 - damping s.s/2`` (H negative semidefinite; a tiny
+    ridge makes it definite), subject to ``sum s = 0`` when ``sum_to_one``: the symmetric KKT
+    system by LDL^T (``scipy.linalg.solve``, 10x faster than an SVD), least squares if it is
+    numerically singular. ``damping`` > 0 is the Levenberg-Marquardt shift: large values turn the
+    step into a short (projected) gradient step."""
     k = g.size
-    ridge = 1e-12 * max(1.0, np.abs(np.diag(H)).max())
+    ridge = 1e-12 * max(1.0, np.abs(np.diag(H)).max()) + damping
     if sum_to_one:
         kkt = np.zeros((k + 1, k + 1))
         kkt[:k, :k] = H - ridge * np.eye(k)
@@ -238,55 +255,76 @@ def _newton_step(H: NDArray[np.float64], g: NDArray[np.float64], sum_to_one: boo
     return step[:k]
 
 
+def _face_step(model, point: _Point, sum_to_one: bool, H, face, damping: float):
+    """The (damped) Newton direction on ``face``, with the columns at 0 that it would push below 0
+    dropped from the face (at most five rounds); None when no ascent direction is left."""
+    w, g = point.w, point.grad
+    keep = np.ones(face.size, dtype=bool)
+    for _ in range(5):
+        cols = face[keep]
+        if not cols.size:
+            return None
+        step = _newton_step(H[np.ix_(keep, keep)], g[cols], sum_to_one, damping)
+        blocked = (w[cols] == 0) & (step < 0)
+        if not blocked.any():
+            break
+        keep[np.flatnonzero(keep)[blocked]] = False
+    direction = np.zeros_like(w)
+    direction[cols] = step
+    return direction if float(g @ direction) > 0 else None
+
+
 def _newton_polish(model, point: _Point, target, *, sum_to_one, max_steps=50) -> tuple[_Point, int]:
     """Active-set Newton on the face of w's support (plus the columns whose edge beats the current
-    combination, minus those the step would push below 0), with the
-    model's exact Hessian (``Model.dual_hessian``) and a backtracking line search on D.
+    combination, minus those the step would push below 0), with the model's exact Hessian
+    (``Model.dual_hessian``), a short backtracking line search on D along the projected path
+    (Bertsekas) and Levenberg-Marquardt damping when the line search fails.
 
-    L-BFGS-B stalls near the optimum where the capped set changes (D is C^1 but not C^2 there,
-    and its curvature grows with eta); Newton on the current piece converges in a few steps.
-    ``sum_to_one``: the step keeps ``sum w = 1`` (simplex) or is free in scale (orthant).
-    Returns the best certified point seen and the number of steps.
+    Where the capped set changes D is C^1 but not C^2 (its curvature grows with eta), so the
+    Hessian of the current piece can point past the optimum; then the step is damped
+    (``H - lambda I``, lambda grows tenfold per failure and shrinks after full steps, the same
+    Hessian reused) instead of halved dozens of times: a damped step is a scaled gradient step,
+    which always rises. ``sum_to_one``: the step keeps ``sum w = 1`` (simplex) or is free in
+    scale (orthant). Returns the best certified point seen and the number of steps.
     """
     steps = 0
-    best, stalled = point, 0
+    best, stalled, damping = point, 0, 0.0
+    H = face = None
     while best.gap > target and steps < max_steps and stalled < NEWTON_PATIENCE:
         steps += 1
         w, g = point.w, point.grad
-        support = w > 0
-        reference = (w @ g) / w.sum() if sum_to_one and w.sum() > 0 else 0.0
-        support |= g > reference  # columns whose edge beats the current combination enter the face
-        face = np.flatnonzero(support)
-        H = model.dual_hessian(w, face) if face.size else np.zeros((0, 0))
-        keep = np.ones(face.size, dtype=bool)
-        for _ in range(5):  # columns at 0 that the Newton step would push negative leave the face
-            cols = face[keep]
-            step = _newton_step(H[np.ix_(keep, keep)], g[cols], sum_to_one)
-            blocked = (w[cols] == 0) & (step < 0)
-            if not blocked.any():
+        if H is None:  # a new point: its face and Hessian
+            support = w > 0
+            reference = (w @ g) / w.sum() if sum_to_one and w.sum() > 0 else 0.0
+            support |= g > reference  # columns whose edge beats the current combination enter the face
+            face = np.flatnonzero(support)
+            if not face.size:
                 break
-            keep[np.flatnonzero(keep)[blocked]] = False
-        if not cols.size:
+            H = model.dual_hessian(w, face)
+            scale = max(1e-300, float(np.abs(np.diag(H)).max(initial=0.0)))
+        direction = _face_step(model, point, sum_to_one, H, face, damping * scale)
+        if direction is None:
             break
-        direction = np.zeros_like(w)
-        direction[cols] = step
-        if not float(g @ direction) > 0:
-            break
-        alpha = 1.0
-        while alpha > 1e-12:  # projected Newton (Bertsekas): backtrack along the clipped path
+        alpha, trial = 1.0, None
+        for _ in range(NEWTON_BACKTRACK):  # projected Newton: backtrack along the clipped path
             trial_w = np.clip(w + alpha * direction, 0.0, None)
             if sum_to_one:
                 trial_w /= trial_w.sum()
-            trial = _certified_point(model, trial_w)
+            candidate = _certified_point(model, trial_w, target)
             # Near the optimum the predicted rise of D (1e-16..1e-13) drowns in its rounding
             # (1e-11 at eta = 1e6) while the certified gap still drops to first order: accept a
             # step that improves either.
-            if trial.value >= point.value + 1e-4 * float(g @ (trial_w - w)) or trial.gap < point.gap:
+            if candidate.value >= point.value + 1e-4 * float(g @ (trial_w - w)) or candidate.gap < point.gap:
+                trial = candidate
                 break
             alpha *= 0.5
-        else:
-            break
-        point = trial
+        if trial is None:  # the piece's Hessian overshoots: damp it and try again from here
+            damping = max(10.0 * damping, 1e-3)
+            stalled += 1
+            continue
+        if alpha == 1.0:
+            damping = damping / 10.0 if damping > 1e-3 else 0.0
+        point, H = trial, None
         if point.gap < best.gap:  # D rises monotonically, the gap need not: keep the best point
             best, stalled = point, 0
         else:
