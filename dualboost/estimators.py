@@ -25,6 +25,13 @@ Parameters shared by all:
   ``checkpoint_every`` iterations, and whether ``fit`` continues a killed run from it
   (:mod:`dualboost.boosting.checkpoint`); None: no checkpoints.
 
+Dask: :class:`ERLPBoostClassifier` with ``oracle="stumps"`` and ``method="auglag"`` (no checkpoint) fits
+a row-chunked ``dask.array`` X and y on the Dask path (:func:`dualboost.dask.fit_dask_erlpboost`, on the
+default ``dask.distributed`` client, in-process without one) to the same fitted attributes as on the
+numpy arrays; every other configuration raises a ValueError for dask input (:func:`reject_dask_input`)
+instead of computing it. ``decision_function``, ``predict`` and ``margins`` of a dask X return dask arrays
+computed block by block, whatever data the model was fitted on. Dask is imported only for dask input.
+
 Fitted attributes: ``classes_`` (any two labels; the larger one is the positive class),
 ``n_iter_`` (iterations, i.e. oracle calls), ``hypotheses_`` and ``estimator_weights_`` (w in the
 simplex), ``history_`` (:class:`~dualboost.boosting.History`), ``nu_`` (the capping in [1, N]),
@@ -59,6 +66,8 @@ __all__ = [
     "ORACLES",
     "make_oracle",
     "capping",
+    "dask_kind",
+    "reject_dask_input",
 ]
 
 #: the named oracles
@@ -112,6 +121,43 @@ def capping(nu: object, n_samples: int, *, below_one: bool = False) -> float:
     return float(min(max(1.0, nu * n_samples), n_samples))
 
 
+def dask_kind(x: object) -> str | None:
+    """``"array"`` if ``x`` is a ``dask.array``, ``"collection"`` for another Dask collection (a Dask
+    DataFrame, Bag, Delayed), None otherwise. Imports no Dask module: a Dask object's type comes from
+    a module that is loaded already (:func:`dualboost.dask.is_dask_array`)."""
+    module = type(x).__module__
+    if not module.startswith(("dask.", "dask_expr.")) or not hasattr(x, "__dask_graph__"):
+        return None
+    from dualboost.dask.data import is_dask_array  # lazily: dualboost.dask imports this module
+
+    return "array" if is_dask_array(x) else "collection"
+
+
+#: what trains on dask input, for the error messages
+DASK_FIT = (
+    "only ERLPBoostClassifier(oracle='stumps', method='auglag') without checkpoint, and "
+    "dualboost.dask.DaskERLPBoostClassifier, train on row-partitioned dask arrays X and y"
+)
+
+
+def reject_dask_input(estimator: object, X: object, y: object = None, *, why: str = "") -> None:
+    """Raise a ValueError if X or y is a Dask collection, for an estimator (or a configuration: ``why``)
+    that trains in memory only: the message names the dask input, says what runs on Dask and how to
+    proceed (``X.compute()`` when X fits in memory). Nothing is computed."""
+    kinds = {name: dask_kind(value) for name, value in (("X", X), ("y", y))}
+    found = [name for name, kind in kinds.items() if kind is not None]
+    if not found:
+        return
+    arrays = all(kinds[name] == "array" for name in found)
+    what = " and ".join(found) + (" are " if len(found) == 2 else " is a ")
+    what += ("dask array" if arrays else "Dask collection") + ("s" if len(found) == 2 else "")
+    raise ValueError(
+        f"X and y must be in-memory arrays for {type(estimator).__name__}{why}; {what}. On Dask, {DASK_FIT}"
+        f"{'' if arrays else ' (a Dask DataFrame: X.to_dask_array(lengths=True))'}. If X fits in memory, "
+        "pass X.compute() (and y.compute()); nothing was computed."
+    )
+
+
 def _check_optional_positive(value: object, name: str) -> float | None:
     if value is None:
         return None
@@ -128,8 +174,9 @@ class _BoostingClassifier(ClassifierMixin, BaseEstimator):
     _algorithm: str = ""
     _binary_entropy: bool = False
 
-    def _driver_params(self, n_samples: int) -> dict:
-        """The driver's keyword arguments, checked (each failure a ValueError naming the argument)."""
+    def _loop_params(self, n_samples: int) -> dict:
+        """``nu`` (the model's, in [1, N]), ``eps`` and ``max_iter``, checked (each failure a ValueError
+        naming the argument)."""
         eps = _check_optional_positive(self.eps, "eps")
         if eps is None:
             raise ValueError("eps must be > 0; got None")
@@ -138,10 +185,15 @@ class _BoostingClassifier(ClassifierMixin, BaseEstimator):
             isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1
         ):
             raise ValueError(f"max_iter must be a positive integer or None; got {max_iter!r}")
-        params = {
+        return {
             "nu": capping(self.nu, n_samples, below_one=self._binary_entropy),
             "eps": eps,
             "max_iter": None if max_iter is None else int(max_iter),
+        }
+
+    def _driver_params(self, n_samples: int) -> dict:
+        """The driver's keyword arguments, checked (each failure a ValueError naming the argument)."""
+        params = self._loop_params(n_samples) | {
             "checkpoint": self.checkpoint,
             "checkpoint_every": self.checkpoint_every,
             "resume": self.resume,
@@ -151,8 +203,21 @@ class _BoostingClassifier(ClassifierMixin, BaseEstimator):
     def _extra_params(self) -> dict:
         return {}
 
+    def _dask_unsupported(self) -> str | None:
+        """None if this configuration trains on dask arrays, else the ``why`` of :func:`reject_dask_input`."""
+        return ""
+
     def fit(self, X: ArrayLike, y: ArrayLike) -> _BoostingClassifier:
-        """Boost the oracle's hypotheses on (X, y): X dense or sparse (N x p), y with two classes."""
+        """Boost the oracle's hypotheses on (X, y): X dense or sparse (N x p), y with two classes.
+        Dask input: see the module docstring."""
+        if dask_kind(X) is not None or dask_kind(y) is not None:
+            why = self._dask_unsupported()
+            if why is not None:
+                reject_dask_input(self, X, y, why=why)
+            from dualboost.dask.estimator import fit_partitioned
+
+            fit_partitioned(self, X, y)
+            return self
         X, labels, classes = binary_training_data(self, X, y)
         params = self._driver_params(X.shape[0])
         oracle = make_oracle(self.oracle).fit(X, labels)
@@ -171,9 +236,8 @@ class _BoostingClassifier(ClassifierMixin, BaseEstimator):
         if "eta" in result.params:
             self.eta_ = result.params["eta"]
 
-    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
-        """``f_w(X) = sum_q w_q h^q(X)`` in [-1, 1]; positive values predict ``classes_[1]``."""
-        check_is_fitted(self)
+    def _block_decision(self, X: ArrayLike) -> NDArray[np.float64]:
+        """The decision function of an in-memory X (the whole X, or one row block of a dask X)."""
         X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
         if sp.issparse(X):
             X = X.tocsc()  # hypotheses read single features
@@ -183,16 +247,8 @@ class _BoostingClassifier(ClassifierMixin, BaseEstimator):
                 out += weight * hypothesis.predict(X)
         return out
 
-    def predict(self, X: ArrayLike) -> NDArray:
-        """The class of each row of X: ``classes_[1]`` where the decision function is > 0."""
-        positive = self.decision_function(X) > 0
-        return self.classes_[positive.astype(int)]
-
-    def margins(self, X: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
-        """The margins ``y_n f_w(x_n)`` in [-1, 1] ([KG] Def. 2.2) with y_n = +1 for ``classes_[1]``
-        and -1 for ``classes_[0]``; the soft margin is the mean of the ``nu_`` smallest."""
-        check_is_fitted(self)
-        f = self.decision_function(X)
+    def _block_margins(self, f: NDArray[np.float64], y: ArrayLike) -> NDArray[np.float64]:
+        """``y_n f_n`` with y_n = +1 for ``classes_[1]``, -1 for ``classes_[0]`` (checked)."""
         y = np.asarray(y)
         if y.ndim != 1 or y.size != f.size:
             raise ValueError(
@@ -204,6 +260,40 @@ class _BoostingClassifier(ClassifierMixin, BaseEstimator):
                 f"y holds labels that are not in classes_ {list(self.classes_)}: {y[unknown][:3]}"
             )
         return np.where(y == self.classes_[1], 1.0, -1.0) * f
+
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
+        """``f_w(X) = sum_q w_q h^q(X)`` in [-1, 1]; positive values predict ``classes_[1]``. A dask
+        X gives a dask array, computed block by block."""
+        check_is_fitted(self)
+        if dask_kind(X) is not None:
+            from dualboost.dask.estimator import dask_decision_function
+
+            return dask_decision_function(self, X)
+        return self._block_decision(X)
+
+    def predict(self, X: ArrayLike) -> NDArray:
+        """The class of each row of X: ``classes_[1]`` where the decision function is > 0 (a dask
+        array for a dask X)."""
+        f = self.decision_function(X)
+        if dask_kind(f) is not None:
+            from dualboost.dask.estimator import dask_predict
+
+            return dask_predict(self, f)
+        return self.classes_[(f > 0).astype(int)]
+
+    def margins(self, X: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
+        """The margins ``y_n f_w(x_n)`` in [-1, 1] ([KG] Def. 2.2) with y_n = +1 for ``classes_[1]``
+        and -1 for ``classes_[0]``; the soft margin is the mean of the ``nu_`` smallest. A dask X gives
+        a dask array (block by block; bad labels raise when it is computed); a dask y beside an
+        in-memory X is computed."""
+        check_is_fitted(self)
+        if dask_kind(X) is not None:
+            from dualboost.dask.estimator import dask_margins
+
+            return dask_margins(self, X, y)
+        if dask_kind(y) is not None:
+            y = y.compute()  # N labels, smaller than the in-memory X
+        return self._block_margins(self.decision_function(X), y)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -323,6 +413,18 @@ class ERLPBoostClassifier(_EntropicClassifier):
     """
 
     _algorithm = "erlpboost"
+
+    def _dask_unsupported(self) -> str | None:
+        """Dask input trains on the Dask path with decision stumps and the auglag solver, no checkpoint."""
+        oracle = self.oracle
+        stumps = (isinstance(oracle, str) and oracle == "stumps") or type(oracle) is DecisionStumps
+        if stumps and self.method == "auglag" and self.checkpoint is None and not self.resume:
+            return None
+        given = [f"oracle={self.oracle!r}"] if not stumps else []
+        given += [f"method={self.method!r}"] if self.method != "auglag" else []
+        given += [f"checkpoint={self.checkpoint!r}"] if self.checkpoint is not None else []
+        given += ["resume=True"] if self.resume else []
+        return f" with {', '.join(given)}"
 
 
 class BinaryERLPBoostClassifier(_EntropicClassifier):

@@ -44,7 +44,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from dualboost.boosting.gradient import PROJECTIONS, gradient_projection
 from dualboost.boosting.gradient_losses import FunctionalLoss, make_loss
-from dualboost.estimators import make_oracle
+from dualboost.estimators import make_oracle, reject_dask_input
 from dualboost.oracles import Oracle
 from dualboost.oracles.regression import (
     ClassifierProjection,
@@ -167,6 +167,7 @@ class GradientProjectionClassifier(ClassifierMixin, _GradientProjection):
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> GradientProjectionClassifier:
         """Boost on (X, y): X dense or sparse (N x p), y with two or more classes."""
+        reject_dask_input(self, X, y)
         X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
         check_classification_targets(y)
         classes, indices = np.unique(y, return_inverse=True)
@@ -225,6 +226,7 @@ class GradientProjectionRegressor(RegressorMixin, _GradientProjection):
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> GradientProjectionRegressor:
         """Boost on (X, y): X dense or sparse (N x p), y real (N,)."""
+        reject_dask_input(self, X, y)
         X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, y_numeric=True)
         loss = make_loss(self.loss)
         if loss.multiclass:

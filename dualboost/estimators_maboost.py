@@ -28,7 +28,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dualboost.boosting.maboost import MABoostResult, maboost, madaboost, sparseboost
-from dualboost.estimators import _BoostingClassifier, binary_training_data, capping, make_oracle
+from dualboost.estimators import (
+    _BoostingClassifier,
+    binary_training_data,
+    capping,
+    make_oracle,
+    reject_dask_input,
+)
 
 __all__ = ["MABoostClassifier", "SparseBoostClassifier", "MadaBoostClassifier", "PROJECTIONS"]
 
@@ -53,6 +59,7 @@ class _MirrorBoostingClassifier(_BoostingClassifier):
     ) -> _MirrorBoostingClassifier:
         """Boost on (X, y): X dense or sparse (N x p), y with two classes; ``secondary`` (only with
         ``projection="mixed"``): a boolean mask of the secondary examples, §1.7."""
+        reject_dask_input(self, X, y)
         X, labels, classes = binary_training_data(self, X, y)
         max_iter = _check_max_iter(self.max_iter)
         oracle = make_oracle(self.oracle).fit(X, labels)

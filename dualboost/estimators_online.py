@@ -46,6 +46,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from dualboost.boosting.history import History, HistoryRow
 from dualboost.boosting.online import WEIGHTINGS, AdaBoostOL, OnlineBBM, OnlineBooster
 from dualboost.boosting.progress import ProgressLine
+from dualboost.estimators import reject_dask_input
 from dualboost.oracles.online import make_online_learners
 
 __all__ = ["OnlineBBMClassifier", "AdaBoostOLClassifier"]
@@ -115,6 +116,7 @@ class _OnlineBoostingClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> _OnlineBoostingClassifier:
         """A fresh model learned on the rows of X in order (``n_passes`` times)."""
+        reject_dask_input(self, X, y)
         X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
         check_classification_targets(y)
         self._vocabulary = {}
@@ -128,6 +130,7 @@ class _OnlineBoostingClassifier(ClassifierMixin, BaseEstimator):
     ) -> _OnlineBoostingClassifier:
         """Learn the rows of X in order. On the first call ``classes`` gives the two labels (default:
         the classes of this y, which must then hold both)."""
+        reject_dask_input(self, X, y, why=" (partial_fit: pass row blocks one by one, X.blocks[i].compute())")
         first = not hasattr(self, "booster_")
         X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, reset=first)
         check_classification_targets(y)

@@ -14,7 +14,6 @@ import pytest
 pytest.importorskip("distributed")
 
 import dask.array as da  # noqa: E402
-from distributed import Client, LocalCluster  # noqa: E402
 
 from dualboost.boosting import boost  # noqa: E402
 from dualboost.conjugates import entropic_project_capped_simplex  # noqa: E402
@@ -34,15 +33,8 @@ TOL = 1e-8
 
 
 @pytest.fixture(scope="module")
-def executor():
-    cluster = LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
-    )
-    client = Client(cluster)
-    assert len(client.scheduler_info()["workers"]) == 2
-    yield Executor(client)
-    client.close()
-    cluster.close()
+def executor(dask_client):
+    return Executor(dask_client)
 
 
 def _edge_matrix(rng, n: int, t: int) -> np.ndarray:

@@ -1,34 +1,143 @@
-"""``DaskERLPBoostClassifier``: the scikit-learn front-end of :func:`~dualboost.dask.dask_erlpboost`.
+"""scikit-learn estimators on dask arrays: ERLPBoost's Dask fit and block-by-block predictions.
 
-ERLPBoost ([KG] Alg. 3.2) with decision stumps, trained by partition reductions. ``fit`` takes a
-row-chunked ``dask.array`` X (N x p) and y, or numpy arrays (split into ``n_partitions`` row blocks);
-the tasks run on the default ``dask.distributed`` client (``with Client(...):`` or the last one
-created), in this process when there is none. ``decision_function`` / ``predict`` of a dask X return
-dask arrays (block by block), of a numpy X numpy arrays.
+* :func:`fit_partitioned`: the fit that :class:`~dualboost.estimators.ERLPBoostClassifier` (with
+  ``oracle="stumps"``, ``method="auglag"``) runs on dask input and :class:`DaskERLPBoostClassifier`
+  on any input: ERLPBoost ([KG] Alg. 3.2) with decision stumps by
+  :func:`~dualboost.dask.driver.fit_dask_erlpboost` with the estimator's ``nu``, ``eps``, ``eta``,
+  ``max_iter`` and ``criterion``, stored as by an in-memory fit (``_BoostingClassifier._store``);
+* :func:`dask_decision_function`, :func:`dask_predict`, :func:`dask_margins`: a fitted boosting
+  classifier on a row-chunked dask X, as dask arrays computed block by block (the hypotheses travel
+  to the workers, X does not travel back);
+* :class:`DaskERLPBoostClassifier`: ERLPBoost that always fits on the Dask path (a numpy X is split
+  into ``n_partitions`` row blocks).
 
-Parameters and fitted attributes as :class:`~dualboost.estimators.ERLPBoostClassifier` (``nu`` a
-fraction in (0, 1], ``eps``, ``eta``, ``max_iter``, ``criterion``); the oracle is always decision
-stumps and the solver ``"auglag"``; no checkpoints.
+The tasks run on the default ``dask.distributed`` client (``with Client(...):`` or the last one
+created), in this process when there is none.
 """
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from sklearn.utils.validation import check_is_fitted
 
 from dualboost.dask.data import is_dask_array
 from dualboost.dask.driver import fit_dask_erlpboost
-from dualboost.estimators import _BoostingClassifier, _check_optional_positive, binary_training_data, capping
+from dualboost.estimators import (
+    _BoostingClassifier,
+    _check_optional_positive,
+    binary_training_data,
+    dask_kind,
+)
 
-__all__ = ["DaskERLPBoostClassifier"]
+__all__ = [
+    "DaskERLPBoostClassifier",
+    "fit_partitioned",
+    "dask_decision_function",
+    "dask_predict",
+    "dask_margins",
+]
+
+
+def _known_rows(a: Any) -> Any:
+    """A dask array with its row-chunk sizes known (after boolean indexing they are NaN until
+    computed: one pass over the blocks, only the sizes travel)."""
+    return a.compute_chunk_sizes() if a.ndim >= 1 and any(np.isnan(c) for c in a.chunks[0]) else a
+
+
+def _dask_X(X: Any, n_features: int | None = None) -> Any:
+    """A 2-D dask X with known row chunks and one column chunk (ValueErrors name X)."""
+    if not is_dask_array(X):
+        raise ValueError(
+            "X must be a dask array (a Dask DataFrame: X.to_dask_array(lengths=True)); "
+            f"got {type(X).__name__}"
+        )
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D (N examples x p features); got shape {X.shape}")
+    if n_features is not None and X.shape[1] != n_features:
+        raise ValueError(f"X must have {n_features} features (as in training); got shape {X.shape}")
+    return _known_rows(X).rechunk({1: -1})
+
+
+def fit_partitioned(
+    estimator: _BoostingClassifier, X: Any, y: Any, *, n_partitions: int | None = None
+) -> None:
+    """Fit ``estimator`` (an ERLPBoost classifier: ``nu``, ``eps``, ``eta``, ``max_iter``, ``criterion``)
+    on row partitions of (X, y) by :func:`~dualboost.dask.driver.fit_dask_erlpboost` ([KG] Alg. 3.2 with
+    decision stumps, the auglag dual solver) and store the fitted attributes of an in-memory fit.
+
+    ``X``: a row-chunked dask array (its row chunks are the partitions; it stays on the workers) or an
+    in-memory array (validated here and split into ``n_partitions`` row blocks); ``y``: N labels with two
+    classes, dask or in-memory (a dask y with an in-memory X is computed: it is smaller than X).
+    """
+    if dask_kind(X) is not None:
+        X = _dask_X(X)
+        estimator.n_features_in_ = int(X.shape[1])
+        if hasattr(estimator, "feature_names_in_"):
+            del estimator.feature_names_in_  # a dask array has no column names
+        labels, classes = (_known_rows(y) if is_dask_array(y) else y), None  # checked on the workers
+    else:
+        X, labels, classes = binary_training_data(estimator, X, y.compute() if is_dask_array(y) else y)
+    result, found = fit_dask_erlpboost(
+        X,
+        labels,
+        client=None,
+        eta=_check_optional_positive(estimator.eta, "eta"),
+        criterion=estimator.criterion,
+        tol=None,
+        callback=None,
+        n_partitions=n_partitions,
+        **estimator._loop_params(int(X.shape[0])),
+    )
+    estimator._store(result, found if classes is None else classes)
+
+
+def dask_decision_function(estimator: _BoostingClassifier, X: Any) -> Any:
+    """``f_w(X)`` of a fitted boosting classifier on a dask X: a dask array, one block per row chunk
+    (each block validated and evaluated by ``estimator._block_decision`` on a worker)."""
+    X = _dask_X(X, estimator.n_features_in_)
+    return X.map_blocks(estimator._block_decision, drop_axis=1, dtype=np.float64)
+
+
+def _classes_of(f: NDArray[np.float64], classes: NDArray) -> NDArray:
+    return classes[(f > 0).astype(int)]
+
+
+def dask_predict(estimator: _BoostingClassifier, f: Any) -> Any:
+    """The classes where the dask decision function ``f`` is > 0 (``classes_[1]``), block by block."""
+    return f.map_blocks(_classes_of, estimator.classes_, dtype=estimator.classes_.dtype)
+
+
+def dask_margins(estimator: _BoostingClassifier, X: Any, y: Any) -> Any:
+    """The margins ``y_n f_w(x_n)`` on a dask X (and y, dask or in-memory, aligned to X's row chunks)
+    as a dask array; the labels are checked (``estimator._block_margins``) when it is computed."""
+    import dask.array as da
+
+    f = dask_decision_function(estimator, X)
+    if not is_dask_array(y):
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != f.shape[0]:
+            raise ValueError(
+                f"y must be a 1-D array with one label per row of X ({f.shape[0]}); got shape {y.shape}"
+            )
+        y = da.from_array(y, chunks=f.chunks)
+    else:
+        y = _known_rows(y)
+        if y.ndim != 1 or y.shape[0] != f.shape[0]:
+            raise ValueError(
+                f"y must be a 1-D array with one label per row of X ({f.shape[0]}); got shape {y.shape}"
+            )
+        y = y.rechunk(f.chunks)
+    return da.map_blocks(estimator._block_margins, f, y, dtype=np.float64)
 
 
 class DaskERLPBoostClassifier(_BoostingClassifier):
-    """ERLPBoost with decision stumps on row-partitioned data (module docstring).
+    """ERLPBoost ([KG] Alg. 3.2) with decision stumps, always trained by partition reductions
+    (:func:`fit_partitioned`); :class:`~dualboost.estimators.ERLPBoostClassifier` does the same on dask
+    input. Parameters and fitted attributes as ERLPBoostClassifier (``nu`` a fraction in (0, 1],
+    ``eps``, ``eta``, ``max_iter``, ``criterion``); the oracle is always decision stumps and the solver
+    ``"auglag"``; no checkpoints.
 
     ``n_partitions``: the row blocks a numpy X is split into (None: one per worker, at least 2);
     a dask X keeps its row chunks.
@@ -54,62 +163,5 @@ class DaskERLPBoostClassifier(_BoostingClassifier):
 
     def fit(self, X: Any, y: Any) -> DaskERLPBoostClassifier:
         """Boost decision stumps on (X, y): X a row-chunked dask array or a numpy array, y two classes."""
-        if is_dask_array(X):
-            if X.ndim != 2:
-                raise ValueError(f"X must be 2-D (N examples x p features); got shape {X.shape}")
-            self.n_features_in_ = int(X.shape[1])
-            labels = y
-        else:
-            if is_dask_array(y):
-                y = y.compute()
-            X, labels, classes = binary_training_data(self, X, y)
-        eps = _check_optional_positive(self.eps, "eps")
-        if eps is None:
-            raise ValueError("eps must be > 0; got None")
-        max_iter = self.max_iter
-        if max_iter is not None and (
-            isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1
-        ):
-            raise ValueError(f"max_iter must be a positive integer or None; got {max_iter!r}")
-        result, found = fit_dask_erlpboost(
-            X,
-            labels,
-            client=None,
-            nu=capping(self.nu, int(X.shape[0])),
-            eps=eps,
-            eta=_check_optional_positive(self.eta, "eta"),
-            max_iter=None if max_iter is None else int(max_iter),
-            criterion=self.criterion,
-            tol=None,
-            callback=None,
-            n_partitions=self.n_partitions,
-        )
-        # numpy input was checked and mapped to -1/+1 here; dask input's classes come from the workers
-        self._store(result, found if is_dask_array(X) else classes)
+        fit_partitioned(self, X, y, n_partitions=self.n_partitions)
         return self
-
-    def _block_decision(self, block: NDArray[np.float64]) -> NDArray[np.float64]:
-        out = np.zeros(block.shape[0])
-        for weight, hypothesis in zip(self.estimator_weights_, self.hypotheses_, strict=True):
-            if weight > 0:
-                out += weight * hypothesis.predict(block)
-        return out
-
-    def decision_function(self, X: Any):
-        """``f_w(X) = sum_q w_q h^q(X)``; a dask X gives a dask array computed block by block."""
-        if not is_dask_array(X):
-            return super().decision_function(X)
-        check_is_fitted(self)
-        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X must be 2-D with {self.n_features_in_} features; got shape {X.shape}")
-        X = X.rechunk({1: -1})
-        return X.map_blocks(self._block_decision, drop_axis=1, dtype=np.float64)
-
-    def predict(self, X: Any):
-        """The class of each row: ``classes_[1]`` where the decision function is > 0."""
-        if not is_dask_array(X):
-            return super().predict(X)
-        classes = self.classes_
-        return self.decision_function(X).map_blocks(
-            lambda f: classes[(f > 0).astype(int)], dtype=classes.dtype
-        )
