@@ -89,11 +89,14 @@ class CappedRelativeEntropy(ConvexFunction):
             value += cap * float(np.sum(theta[capped] - (np.log(cap) - self._log_d0[capped]) / self.eta))
         return float(value), projection.d
 
-    def conjugate_hessian_factors(self, theta: ArrayLike) -> tuple[NDArray[np.float64], float]:
+    def conjugate_hessian_factors(
+        self, theta: ArrayLike, grad: NDArray[np.float64] | None = None
+    ) -> tuple[NDArray[np.float64], float]:
         """``(s, eta)`` with ``hess f*(theta) = eta (diag(s) - s s^T / sum s)``: ``s = d*`` on the
         uncapped coordinates and 0 on the capped ones (the capped softmax is constant there).
-        Where the capped set changes, f* is C^1 but not C^2; this is the Hessian of the piece."""
-        d = self.conjugate_grad(theta)
+        Where the capped set changes, f* is C^1 but not C^2; this is the Hessian of the piece.
+        ``grad``: ``d* = conjugate_grad(theta)`` when the caller has it."""
+        d = self.conjugate_grad(theta) if grad is None else grad
         s = np.where(d < (1.0 - 1e-12) / self.nu, d, 0.0) if self.nu > 1.0 else d
         return s, self.eta
 
@@ -236,10 +239,13 @@ class CappedBinaryRelativeEntropy(ConvexFunction):
         value = (self._log1m + np.logaddexp(0.0, x)).sum() * self.cap / self.eta + b / self.eta
         return float(value), self.cap * expit(x), float(b)
 
-    def conjugate_hessian_factors(self, theta: ArrayLike) -> tuple[NDArray[np.float64], float]:
+    def conjugate_hessian_factors(
+        self, theta: ArrayLike, grad: NDArray[np.float64] | None = None
+    ) -> tuple[NDArray[np.float64], float]:
         """``(s, eta)`` with ``hess f*(theta) = eta (diag(s) - s s^T / sum s)``, ``s = d (1 - nu d)``:
-        differentiate ``d_n = (1/nu) expit(z_n - b)`` with ``b`` moving to keep ``sum d = 1``."""
-        d = self.conjugate_grad(theta)
+        differentiate ``d_n = (1/nu) expit(z_n - b)`` with ``b`` moving to keep ``sum d = 1``.
+        ``grad``: ``d = conjugate_grad(theta)`` when the caller has it."""
+        d = self.conjugate_grad(theta) if grad is None else grad
         return d * (1.0 - self.nu * d), self.eta
 
     def smooth_gradient(self, x: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:

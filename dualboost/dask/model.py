@@ -119,9 +119,10 @@ class DaskERLPBoost(ERLPBoost):
         ev = self.evaluation(w)
         return -ev.conjugate, ev.edges.copy(), ev
 
-    def dual_hessian(self, w: NDArray[np.float64], columns: NDArray[np.intp]) -> NDArray[np.float64]:
+    def dual_hessian(self, w: NDArray[np.float64], columns: NDArray[np.intp], d=None) -> NDArray[np.float64]:
         """As :meth:`Model.dual_hessian`, from the partitions' |S| x |S| Gram matrices (the in-memory
-        path also drops weights below 1e-17 of the largest; they change H by less than that)."""
+        path also drops weights below 1e-17 of the largest; they change H by less than that). ``d`` is
+        not needed: the evaluation at w is cached on the workers."""
         return self.evaluation(w).hessian(np.asarray(columns, dtype=np.intp))
 
     def dual_objective(self, w: ArrayLike) -> float:

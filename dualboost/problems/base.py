@@ -94,11 +94,15 @@ class Model(ABC):
         value, d = (regularizer or self.regularizer).conjugate_and_grad(-(self.U @ w))
         return -value, self.U.T @ d, d
 
-    def dual_hessian(self, w: NDArray[np.float64], columns: NDArray[np.intp]) -> NDArray[np.float64]:
+    def dual_hessian(
+        self, w: NDArray[np.float64], columns: NDArray[np.intp], d: NDArray[np.float64] | None = None
+    ) -> NDArray[np.float64]:
         """The Hessian of ``D(w) = -f*(-U w)`` (plus linear terms) restricted to ``columns``:
         ``-U_S^T hess f*(-U w) U_S`` with the regulariser's factored Hessian, O(N |S|^2) (only the
-        examples whose curvature weight is not negligible count)."""
-        s, scale = self.regularizer.conjugate_hessian_factors(-(self.U @ w))
+        examples whose curvature weight is not negligible count). ``d``: ``d(w)`` when the caller
+        has it (a dual solver does: ``dual_value_and_grad`` returned it), saving an evaluation."""
+        theta = -(self.U @ w) if d is None else None  # the factors depend on theta through d only
+        s, scale = self.regularizer.conjugate_hessian_factors(theta, d)
         rows = s > 1e-17 * s.max(initial=0.0)  # examples of negligible weight add nothing
         if 2 * np.count_nonzero(rows) < rows.size:
             # most examples are negligible (large eta, small nu: d sits on the smallest margins):

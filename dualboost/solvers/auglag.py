@@ -316,7 +316,7 @@ def _newton_polish(model, point: _Point, target, *, sum_to_one, max_steps=50) ->
             face = np.flatnonzero(support)
             if not face.size:
                 break
-            H = model.dual_hessian(w, face)
+            H = model.dual_hessian(w, face, point.d)
             scale = max(1e-300, float(np.abs(np.diag(H)).max(initial=0.0)))
         direction = _face_step(model, point, sum_to_one, H, face, damping * scale)
         if direction is None:
