@@ -3,42 +3,65 @@
 The stream is a9a train + valid (39,073 examples, the thesis's split, in file order), the held-out
 set a9a test (9,769). Every learner makes one online pass over the stream and is then scored on
 the test set (0-1 loss); ``pv`` is the progressive-validation 0-1 loss on the stream (each example
-predicted before it is learned). Rows, with N weak learners each:
+predicted before it is learned), ``pv post`` the same on the part of the stream after the tuning
+prefix (29,073 examples no tuning decision has seen). Rows:
 
-* VW's base learner alone (``vw --binary``: VW's default SGD, adaptive/normalized/invariant
-  updates, squared loss), and ``vw --boosting N --alg BBM | logistic | adaptive`` (VW's
-  ``--gamma g`` is our gamma = 2g; ``logistic`` is AdaBoost.OL with importance weights,
-  ``adaptive`` the Hedge variant of Alg. 2);
-* our weak learner alone (:class:`~dualboost.oracles.online.OnlineLinear`: logistic loss,
-  AdaGrad; one copy, every example at weight 1), and :class:`OnlineBBMClassifier`,
-  :class:`AdaBoostOLClassifier` (importance weights) and AdaBoost.OL.S (``weighting="sampling"``)
-  on the same N learners.
+* VW's base learner alone (``vw --binary``: VW's default learner, squared loss with adaptive,
+  normalized, importance-invariant updates), and ``vw --boosting N --alg BBM | logistic |
+  adaptive`` (VW's ``--gamma g`` is our gamma = 2g; ``logistic`` is AdaBoost.OL with importance
+  weights, ``adaptive`` the Hedge variant of Alg. 2);
+* our weak learner alone (one :class:`~dualboost.oracles.online.OnlineLinear`, every example at
+  weight 1) and :class:`OnlineBBMClassifier`, :class:`AdaBoostOLClassifier` (importance weights)
+  and AdaBoost.OL.S (``weighting="sampling"``) on N copies of it. ``--learner vw`` (default):
+  ``OnlineLinear(loss="modified_huber", adaptive=True, normalized=True, invariant=True)``, the
+  same kind of learner as VW's default (the seed used "VW's default base learning algorithm as
+  our weak learner"); ``--learner adagrad``: ``OnlineLinear()`` (logistic loss, plain AdaGrad).
 
-Tuning (the seed's protocol, Sec. 5: the learning rate and, for Online BBM, the edge gamma chosen
-by progressive-validation 0-1 loss on the training stream): every row, ours **and** VW's, picks
-its parameters from a grid of the same size by its progressive loss on the first
-``--tune-prefix`` examples of the stream (default 10,000; ties go to the earlier grid point), then
-runs the whole stream with them. Learning rates: 4 values (ours ``OnlineLinear(learning_rate)``,
-VW ``-l``; the two scales differ, so each has its own 4 values around its default 0.5); Online BBM
-also gamma in {0.05, 0.1, 0.2} (VW ``--gamma`` gamma/2): 12 points for BBM, 4 for the others.
+Tuning (the seed's protocol, Sec. 5: "We tuned the learning rate, the number of weak learners, and
+the edge parameter gamma using progressive validation 0-1 loss on the training set"): every row,
+ours **and** VW's, picks its parameters from a grid of the same size by its progressive loss on the
+first ``--tune-prefix`` examples of the stream (default 10,000; ties go to the earlier grid point),
+then runs the whole stream with them; the test set is never used for a choice. Grids: 4 learning
+rates (ours ``OnlineLinear(learning_rate)``, VW ``-l``: the same 4 values for the ``vw`` learner,
+which is on VW's scale; 4 values of its own for ``adagrad``), N in ``--tune-n`` (default 5, 10,
+20, 40) for the boosters, and gamma in {0.05, 0.1, 0.2} (VW ``--gamma`` gamma/2) for Online BBM.
+The first table tunes N; then one table per fixed N in ``--n-learners`` (default 10, 30: the
+issue's "same N" comparison, rate and gamma tuned).
 
-Examples/second: VW is timed in-process reading its text file (parsing included); ours is timed on
-the stream already in memory (``partial_fit``), so the ratio is conservative for VW. The seed's
-Table 3 a9a row is printed beside (their own 80/20 split: compare the ordering, not the digits).
-Targets (issue 7): each booster improves on its own (tuned) weak learner alone; test loss within
-0.003 of VW's corresponding run (ours BBM - VW BBM, ours OL importance - VW logistic, ours OL
-sampling - VW adaptive); throughput >= 1/5 of VW's.
+Statistics: ``vs base`` is the booster's test-set record against its own weak learner alone:
+net = (examples only the booster gets right) - (examples only the base gets right), and the exact
+two-sided McNemar p-value of those two counts (``scipy.stats.binomtest``). A difference of a few
+test examples is not evidence either way. The diagnostics give, for the N-tuned boosters, the
+weighted edges gamma_i of the weak learners on the streams the boosters gave them (Theorem 2 and 4
+need gamma_i > 0), their test errors, AdaBoost.OL's Hedge weight on expert 1, and the test loss of
+two batch models on the same split (logistic regression, histogram gradient boosting) as the
+headroom any online method has on a9a.
 
-Run: ``python benchmarks/online.py [--n-learners 10 30] [--repeats 2] [--tune-prefix 10000]
-[--no-tune] [--full]`` (``--full``: best of 3 timings). Output: ``benchmarks/results/online.txt``.
-Without ``vowpalwabbit`` installed (``pip install vowpalwabbit``) the VW rows are skipped with a
-message and our rows still run.
+Examples/second: VW is timed in-process reading its text file (parsing included, in VW's own
+parser thread); ours is timed on the stream already in memory (``partial_fit``). Wall-clock, best
+of ``--repeats``; the machine is shared, so the ratios are noisy (the load average is printed).
+The seed's Table 3 a9a row is printed beside (their own 80/20 split: compare the ordering, not the
+digits). Targets (issue 7): each booster improves on its own (tuned) weak learner alone; test loss
+within 0.003 of VW's corresponding run (ours BBM - VW BBM, ours OL importance - VW logistic, ours
+OL sampling - VW adaptive); throughput >= 1/5 of VW's (same N).
+
+``--orders K`` reruns the N-tuned rows with the same parameters on K random orders of the stream
+(mean and sd of the test loss, the mean net count against the base learner, and how many orders
+each booster wins): the part of a difference that depends on the order of the stream rather than
+on the test sample.
+
+Run: ``python benchmarks/online.py [--learner vw adagrad] [--n-learners 10 30] [--tune-n 5 10 20 40]
+[--repeats 2] [--tune-prefix 10000] [--orders K] [--no-tune] [--full]`` (``--full``: both
+learners, best of 3 timings, 5 orders).
+Output: ``benchmarks/results/online.txt`` (``--output``). Without ``vowpalwabbit`` installed
+(``pip install vowpalwabbit``) the VW rows are skipped with a message and our rows still run.
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import datetime
 import io
 import os
 import pstats
@@ -49,6 +72,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.stats import binomtest
 
 from dualboost.datasets import load_dataset
 from dualboost.estimators_online import AdaBoostOLClassifier, OnlineBBMClassifier
@@ -58,10 +82,16 @@ SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 RESULTS = Path(__file__).resolve().parent / "results" / "online.txt"
 #: seed 002 Table 3, a9a row (test 0-1 loss)
 SEED_A9A = {"VW baseline": 0.1509, "Online BBM": 0.1495, "AdaBoost.OL": 0.1497, "AdaBoost.OL.S": 0.1497}
-#: the tuning grids (same size for ours and VW's): learning rates, and Online BBM's gamma (VW: gamma/2)
-OUR_RATES = (0.1, 0.25, 0.5, 1.0)
-VW_RATES = (0.25, 0.5, 1.0, 2.0)
+#: VW's learning rates (-l; default 0.5) and Online BBM's gamma (VW: gamma/2)
+VW_RATES = (0.125, 0.25, 0.5, 1.0)
+#: our weak learners: options of OnlineLinear and the 4 learning rates of the grid ('vw' is on VW's
+#: -l scale: at the same rate it makes the same predictions as VW's base learner but for a handful)
+LEARNERS = {
+    "vw": ({"loss": "modified_huber", "adaptive": True, "normalized": True, "invariant": True}, VW_RATES),
+    "adagrad": ({}, (0.1, 0.25, 0.5, 1.0)),
+}
 GAMMAS = (0.05, 0.1, 0.2)
+TUNE_N = (5, 10, 20, 40)
 
 
 def write_vw(path: Path, X: sp.csr_matrix, y: np.ndarray) -> None:
@@ -85,35 +115,70 @@ def vw_progressive(options: str, stream: Path) -> float:
     return loss
 
 
-def run_vw(options: str, stream: Path, test: Path, model: Path, repeats: int, n: int) -> dict:
-    """Train (timed, best of ``repeats``) on the stream, then test with ``-t``."""
+def run_vw(options: str, files: dict, repeats: int, n: int, prefix: int) -> dict:
+    """Train (timed, best of ``repeats``) on the stream; one more pass writes the progressive
+    predictions (for ``pv post``); then test with ``-t`` and read the test predictions."""
     from vowpalwabbit import Workspace
 
     best = np.inf
     for _ in range(repeats):
         start = time.perf_counter()
-        ws = Workspace(f"-d {stream} --binary --quiet -f {model} {options}")  # learns while parsing
-        ws.run_parser()
+        ws = Workspace(f"-d {files['stream']} --binary --quiet -f {files['model']} {options}")
+        ws.run_parser()  # learns while parsing
         progressive = ws.get_sum_loss() / ws.get_weighted_examples()
         ws.finish()
         best = min(best, time.perf_counter() - start)
-    tester = Workspace(f"-d {test} -t -i {model} --binary --quiet")
+    ws = Workspace(f"-d {files['stream']} --binary --quiet -p {files['pred']} {options}")
+    ws.run_parser()
+    ws.finish()
+    pv_pred = np.loadtxt(files["pred"])
+    tester = Workspace(f"-d {files['test']} -t -i {files['model']} --binary --quiet -p {files['pred']}")
     tester.run_parser()
     loss = tester.get_sum_loss() / tester.get_weighted_examples()
     tester.finish()
-    return {"pv": progressive, "test": loss, "rate": n / best}
+    y = files["y"]
+    return {
+        "pv": progressive,
+        "post": float(np.mean(pv_pred[prefix:] != y[prefix:])),
+        "test": loss,
+        "pred": np.loadtxt(files["pred"]),
+        "rate": n / best,
+    }
 
 
-def run_ours(make, stream, test, repeats: int) -> dict:
+def run_ours(make, stream, test, repeats: int, prefix: int) -> dict:
     (X, y), (Xt, yt) = stream, test
-    best, clf = np.inf, None
+    best, clf, post = np.inf, None, np.nan
     for _ in range(repeats):
         clf = make()
         start = time.perf_counter()
-        clf.partial_fit(X, y, classes=[-1.0, 1.0])
+        clf.partial_fit(X[:prefix], y[:prefix], classes=[-1.0, 1.0])
+        before = clf.booster_.mistakes
+        clf.partial_fit(X[prefix:], y[prefix:])
         best = min(best, time.perf_counter() - start)
-    test_loss = float(np.mean(clf.predict(Xt) != yt))
-    return {"pv": clf.progressive_loss_, "test": test_loss, "rate": X.shape[0] / best}
+        post = (clf.booster_.mistakes - before) / max(X.shape[0] - prefix, 1)
+    pred = clf.predict(Xt)
+    return {
+        "pv": clf.progressive_loss_,
+        "post": post,
+        "test": float(np.mean(pred != yt)),
+        "pred": pred,
+        "rate": X.shape[0] / best,
+        "model": clf,
+    }
+
+
+def vw_test_predictions(options: str, stream: Path, files: dict) -> np.ndarray:
+    """Train VW on ``stream`` (one pass) and return its test-set predictions."""
+    from vowpalwabbit import Workspace
+
+    ws = Workspace(f"-d {stream} --binary --quiet -f {files['model']} {options}")
+    ws.run_parser()
+    ws.finish()
+    tester = Workspace(f"-d {files['test']} -t -i {files['model']} --binary --quiet -p {files['pred']}")
+    tester.run_parser()
+    tester.finish()
+    return np.loadtxt(files["pred"])
 
 
 def ours_progressive(make, X, y) -> float:
@@ -129,9 +194,17 @@ def pick(grid: list, loss) -> tuple[object, float]:
     return grid[best], losses[best]
 
 
-def profile_inner_loop(X, y, n_learners: int) -> str:
+def mcnemar(pred: np.ndarray, base: np.ndarray, y: np.ndarray) -> tuple[int, int, float]:
+    """(only this right, only the base right, exact two-sided McNemar p-value)."""
+    right, base_right = pred == y, base == y
+    wins, losses = int(np.sum(right & ~base_right)), int(np.sum(~right & base_right))
+    p = binomtest(wins, wins + losses, 0.5).pvalue if wins + losses else 1.0
+    return wins, losses, float(p)
+
+
+def profile_inner_loop(X, y, n_learners: int, learner: OnlineLinear) -> str:
     """cProfile of Online BBM's per-example loop on the first 5,000 examples (top functions)."""
-    clf = OnlineBBMClassifier(n_learners=n_learners, random_state=0)
+    clf = OnlineBBMClassifier(n_learners=n_learners, learner=learner, random_state=0)
     profiler = cProfile.Profile()
     profiler.runcall(clf.partial_fit, X[:5000], y[:5000], classes=[-1.0, 1.0])
     out = io.StringIO()
@@ -141,9 +214,9 @@ def profile_inner_loop(X, y, n_learners: int) -> str:
     return "\n".join(lines[start:])
 
 
-def our_maker(key: str, N: int, rate: float, gamma: float | None):
+def our_maker(key: str, options: dict, rate: float, N: int, gamma: float | None):
     """A factory of our estimator for a row key."""
-    learner = OnlineLinear(learning_rate=rate)
+    learner = OnlineLinear(learning_rate=rate, **options)
     if key == "base":
         return lambda: OnlineBBMClassifier(n_learners=1, learner=learner)
     if key == "bbm":
@@ -152,7 +225,7 @@ def our_maker(key: str, N: int, rate: float, gamma: float | None):
     return lambda: AdaBoostOLClassifier(n_learners=N, learner=learner, weighting=weighting, random_state=0)
 
 
-def vw_options(key: str, N: int, rate: float, gamma: float | None) -> str:
+def vw_options(key: str, rate: float, N: int, gamma: float | None) -> str:
     """VW's options for a row key (``--gamma`` is half our gamma)."""
     boost = {
         "vw": "",
@@ -174,20 +247,69 @@ ROWS = (
     ("ol", "ours: AdaBoostOLClassifier (importance)", "AdaBoost.OL", False),
     ("ols", "ours: AdaBoostOLClassifier (sampling)", "AdaBoost.OL.S", False),
 )
+#: each row's own weak learner alone, and the VW run it is compared with
+BASE_OF = {"vw_bbm": "vw", "vw_ol": "vw", "vw_ada": "vw", "bbm": "base", "ol": "base", "ols": "base"}
+PEER_OF = {"bbm": "vw_bbm", "ol": "vw_ol", "ols": "vw_ada"}
+HEADER = (
+    f"{'learner':<40}{'N':>4}{'rate':>7}{'gamma':>6}{'pv pre':>8}{'pv':>8}{'pv post':>8}{'test':>8}"
+    f"{'ex/s':>10}{'seed T3':>8}  vs base: net (+/-), McNemar p"
+)
+
+
+def diagnostics(tuned: dict[str, dict], Xt, yt, say) -> None:
+    """Why the N-tuned boosters do (not) beat their weak learner: edges, weak learners' test errors,
+    ties of the vote, AdaBoost.OL's Hedge weights."""
+    for key in ("bbm", "ol", "ols"):
+        clf = tuned[key]["model"]
+        H = clf.booster_.learners.predict_matrix(Xt)
+        errors = np.mean(H != yt[:, None], axis=0)
+        say(f"  {key}: N = {H.shape[1]}")
+        say(f"    weighted edges gamma_i on its stream: {np.array2string(clf.edges_[:10], precision=3)}")
+        say(f"    test error of each weak learner:      {np.array2string(errors[:10], precision=3)}")
+        if key == "bbm":
+            vote = H.sum(axis=1)
+            ties = float(np.mean(vote == 0))
+            up = float(np.mean(np.where(vote >= 0, 1.0, -1.0) != yt))
+            say(
+                f"    tied votes on test: {ties:.4f} of the examples (ties go to -1); test loss with ties to "
+                f"+1 (the seed's sign(0) = +1): {up:.4f}"
+            )
+        else:
+            first = np.where(H[:, 0] > 0, 1.0, -1.0)
+            differ = int(np.sum(clf.decision_function(Xt) * first <= 0))
+            say(
+                f"    Hedge weight of expert 1: {clf.hedge_weights_[0]:.3f}; alpha: "
+                f"{np.array2string(clf.alpha_[:6], precision=2)}; test predictions that differ from "
+                f"weak learner 1 alone: {differ}"
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n-learners", type=int, nargs="+", default=None, help="N (default: 10 30)")
+    parser.add_argument(
+        "--learner",
+        choices=sorted(LEARNERS),
+        nargs="+",
+        default=None,
+        help="our weak learner(s) (default vw)",
+    )
+    parser.add_argument("--n-learners", type=int, nargs="*", default=None, help="fixed N (default: 10 30)")
+    parser.add_argument("--tune-n", type=int, nargs="*", default=None, help="N grid (default 5 10 20 40)")
     parser.add_argument("--repeats", type=int, default=None, help="timing repeats, best kept (default 2)")
     parser.add_argument("--tune-prefix", type=int, default=10000, help="examples used for tuning")
-    parser.add_argument("--no-tune", action="store_true", help="defaults: rate 0.5 (both), gamma 0.2")
-    parser.add_argument("--full", action="store_true", help="best of 3 timings")
+    parser.add_argument("--no-tune", action="store_true", help="no tuning: rate 0.5, gamma 0.2, first N")
+    parser.add_argument("--full", action="store_true", help="both learners, best of 3 timings, 5 orders")
+    parser.add_argument(
+        "--orders", type=int, default=None, help="rerun the N-tuned rows on K shuffled streams (default 0)"
+    )
     parser.add_argument("--data", type=Path, default=None, help="folder with a9a.* (default ../shared/data)")
     parser.add_argument("--output", type=Path, default=RESULTS, help=f"results file (default {RESULTS})")
     args = parser.parse_args(argv)
     repeats = args.repeats or (3 if args.full else 2)
-    sizes = args.n_learners or [10, 30]
+    learners = args.learner or (["vw", "adagrad"] if args.full else ["vw"])
+    n_orders = args.orders if args.orders is not None else (5 if args.full else 0)
+    sizes = [10, 30] if args.n_learners is None else args.n_learners
+    tune_n = list(TUNE_N) if args.tune_n is None else args.tune_n
     if args.data or not os.environ.get("DUALBOOST_DATA"):
         os.environ["DUALBOOST_DATA"] = str(args.data or SHARED_DATA)
     split = load_dataset("a9a", sparse=True, download=False)
@@ -196,23 +318,29 @@ def main(argv: list[str] | None = None) -> int:
     Xt, yt = split.test
     n, prefix = X.shape[0], min(args.tune_prefix, X.shape[0])
     lines: list[str] = []
+    started = time.perf_counter()
 
     def say(text: str = "") -> None:
         print(text, flush=True)
         lines.append(text)
 
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    say(
+        f"run {datetime.datetime.now().isoformat(timespec='minutes')} (python benchmarks/online.py "
+        f"{' '.join(sys.argv[1:] if argv is None else argv)}); machine: {os.cpu_count()} cores shared "
+        f"with other jobs, load average (1, 5, 15 min) at start {load}"
+    )
     say(
         f"a9a: stream = train + valid ({n} examples, {X.shape[1]} features, {X.nnz / n:.1f} non-zeros per "
-        f"example), test = {Xt.shape[0]} held out; one online pass; timings best of {repeats}"
+        f"example), test = {Xt.shape[0]} held out; one online pass; timings best of {repeats} (wall clock)"
     )
     if args.no_tune:
         say("no tuning: learning rate 0.5 (ours and VW's default), gamma 0.2 (VW --gamma 0.1)")
     else:
         say(
-            f"tuning by progressive validation on the first {prefix} examples of the stream, same grid "
-            f"size for ours and VW: rates ours {OUR_RATES}, VW -l {VW_RATES}; BBM also gamma {GAMMAS} "
-            f"(VW --gamma = gamma/2): {len(OUR_RATES) * len(GAMMAS)} points for BBM, {len(OUR_RATES)} "
-            "for the others"
+            f"tuning by progressive validation on the first {prefix} examples of the stream, grids of the "
+            f"same size for ours and VW: 4 rates (VW -l {VW_RATES}, ours below); BBM also gamma {GAMMAS} "
+            f"(VW --gamma = gamma/2); the first table also N in {tuple(tune_n)}"
         )
     try:
         import vowpalwabbit
@@ -223,77 +351,213 @@ def main(argv: list[str] | None = None) -> int:
         have_vw = False
         say("peer: vowpalwabbit is NOT installed (pip install vowpalwabbit): the VW rows are skipped")
 
-    header = (
-        f"{'learner':<40}{'N':>4}{'rate':>6}{'gamma':>7}{'pv pre':>8}{'pv loss':>9}{'test loss':>11}"
-        f"{'ex/s':>10}{'seed T3':>9}"
-    )
-    ok = True
+    vw_cache: dict[tuple, dict] = {}  # VW's rows do not depend on our learner: run them once
+    summary: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        files = (tmp / "stream.vw", tmp / "test.vw", tmp / "m.vw")
+        files = {
+            "stream": tmp / "stream.vw",
+            "test": tmp / "test.vw",
+            "model": tmp / "m.vw",
+            "pred": tmp / "pred.txt",
+            "y": y,
+        }
         if have_vw:
-            write_vw(files[0], X, y)
-            write_vw(files[1], Xt, yt)
+            write_vw(files["stream"], X, y)
+            write_vw(files["test"], Xt, yt)
             write_vw(tmp / "prefix.vw", X[:prefix], y[:prefix])
-        for N in sizes:
+
+        def table(title: str, Ns: list[int], options: dict, our_rates: tuple) -> dict[str, dict]:
             say()
-            say(header)
-            say("-" * len(header))
+            say(title)
+            say(HEADER)
+            say("-" * len(HEADER))
             rows: dict[str, dict] = {}
             for key, label, seed, uses_gamma in ROWS:
                 is_vw = key.startswith("vw")
                 if is_vw and not have_vw:
                     continue
-                rates = VW_RATES if is_vw else OUR_RATES
-                grid = [(r, g) for r in rates for g in (GAMMAS if uses_gamma else (None,))]
+                alone = key in ("vw", "base")
+                rates = VW_RATES if is_vw else our_rates
+                grid = [
+                    (r, N, g)
+                    for r in rates
+                    for N in ((1,) if alone else Ns)
+                    for g in (GAMMAS if uses_gamma else (None,))
+                ]
                 if args.no_tune:
-                    grid = [(0.5, 0.2 if uses_gamma else None)]
-                if is_vw:
+                    grid = [(0.5, N, 0.2 if uses_gamma else None) for N in ((1,) if alone else Ns[:1])]
+                cached = (key, tuple(grid))
+                if is_vw and cached in vw_cache:
+                    result = vw_cache[cached]
+                elif is_vw:
 
-                    def loss(point, key=key, N=N):
-                        return vw_progressive(vw_options(key, N, *point), tmp / "prefix.vw")
+                    def loss(point, key=key):
+                        return vw_progressive(vw_options(key, *point), tmp / "prefix.vw")
 
-                    (rate, gamma), pre = pick(grid, loss)
-                    result = run_vw(vw_options(key, N, rate, gamma), *files, repeats, n)
+                    (rate, N, gamma), pre = pick(grid, loss)
+                    result = run_vw(vw_options(key, rate, N, gamma), files, repeats, n, prefix)
+                    result.update(rate_param=rate, gamma=gamma, pre=pre, N=N)
+                    vw_cache[cached] = result
                 else:
 
-                    def loss(point, key=key, N=N):
-                        return ours_progressive(our_maker(key, N, *point), X[:prefix], y[:prefix])
+                    def loss(point, key=key):
+                        return ours_progressive(our_maker(key, options, *point), X[:prefix], y[:prefix])
 
-                    (rate, gamma), pre = pick(grid, loss)
-                    result = run_ours(our_maker(key, N, rate, gamma), (X, y), (Xt, yt), repeats)
-                result.update(rate_param=rate, gamma=gamma, pre=pre)
+                    (rate, N, gamma), pre = pick(grid, loss)
+                    result = run_ours(
+                        our_maker(key, options, rate, N, gamma), (X, y), (Xt, yt), repeats, prefix
+                    )
+                    result.update(rate_param=rate, gamma=gamma, pre=pre, N=N)
                 rows[key] = result
-                size = 1 if key in ("vw", "base") else N
                 ref = f"{SEED_A9A[seed]:.4f}" if seed else ""
-                shown_gamma = f"{gamma:.2f}" if gamma else ""
+                shown_gamma = f"{result['gamma']:.2f}" if result["gamma"] else ""
+                versus = ""
+                if key in BASE_OF and BASE_OF[key] in rows:
+                    wins, losses, p = mcnemar(result["pred"], rows[BASE_OF[key]]["pred"], yt)
+                    result["mcnemar"] = (wins, losses, p)
+                    versus = f"  {wins - losses:+4d} ({wins}/{losses}), p = {p:.2f}"
                 say(
-                    f"{label:<40}{size:>4}{rate:>6.2f}{shown_gamma:>7}{pre:>8.4f}{result['pv']:>9.4f}"
-                    f"{result['test']:>11.4f}{result['rate']:>10,.0f}{ref:>9}"
+                    f"{label:<40}{result['N']:>4}{result['rate_param']:>7.3f}{shown_gamma:>6}{result['pre']:>8.4f}"
+                    f"{result['pv']:>8.4f}{result['post']:>8.4f}{result['test']:>8.4f}{result['rate']:>10,.0f}"
+                    f"{ref:>8}{versus}"
                 )
+            return rows
+
+        def targets(rows: dict[str, dict], same_n: bool, title: str) -> list[tuple[str, bool]]:
+            verdicts = []
             say()
-            say(f"targets, N = {N}:")
-            for key, peer in (("bbm", "vw_bbm"), ("ol", "vw_ol"), ("ols", "vw_ada")):
-                better = rows[key]["test"] < rows["base"]["test"]
-                verdict = (
-                    f"  {key:<4} improves on its weak learner alone ({rows[key]['test']:.4f} < "
-                    f"{rows['base']['test']:.4f}): {better}"
+            say(f"targets, {title}:")
+            for key in ("bbm", "ol", "ols"):
+                base = rows["base"]["test"]
+                better = rows[key]["test"] < base
+                wins, losses, p = rows[key]["mcnemar"]
+                text = (
+                    f"  {key:<4} improves on its weak learner alone ({rows[key]['test']:.4f} < {base:.4f}): "
+                    f"{better} (net {wins - losses:+d} of {wins + losses} disagreements, McNemar "
+                    f"p = {p:.2f}: {'significant' if p < 0.05 else 'not significant'} at 0.05)"
                 )
-                ok &= better
+                verdicts.append((f"{title}: {key} improves on its weak learner", better))
+                peer = PEER_OF[key]
                 if have_vw:
                     gap = rows[key]["test"] - rows[peer]["test"]
-                    ratio = rows[key]["rate"] / rows[peer]["rate"]
-                    ok &= gap <= 0.003 and ratio >= 0.2
-                    verdict += (
-                        f"; test loss - VW {peer[3:]}: {gap:+.4f} (<= 0.003: {gap <= 0.003}); "
-                        f"speed {ratio:.2f} x VW (>= 0.2: {ratio >= 0.2})"
+                    verdicts.append((f"{title}: {key} within 0.003 of VW {peer[3:]}", gap <= 0.003))
+                    text += f"; test loss - VW {peer[3:]}: {gap:+.4f} (<= 0.003: {gap <= 0.003})"
+                    if same_n:
+                        ratio = rows[key]["rate"] / rows[peer]["rate"]
+                        verdicts.append((f"{title}: {key} speed >= 0.2 x VW", ratio >= 0.2))
+                        text += f"; speed {ratio:.2f} x VW (>= 0.2: {ratio >= 0.2})"
+                say(text)
+            if have_vw:
+                same = int(np.sum(rows["base"]["pred"] != rows["vw"]["pred"]))
+                say(
+                    f"  (our weak learner alone (rate {rows['base']['rate_param']}) and VW's base learner "
+                    f"alone (-l {rows['vw']['rate_param']}) differ on {same} test predictions)"
+                )
+                vw_base = rows["vw"]["test"]
+                for key in ("vw_bbm", "vw_ol", "vw_ada"):
+                    wins, losses, p = rows[key]["mcnemar"]
+                    say(
+                        f"  (VW {key[3:]:<4} vs VW's base learner alone: {rows[key]['test']:.4f} vs "
+                        f"{vw_base:.4f}, net {wins - losses:+d} of {wins + losses}, McNemar p = {p:.2f})"
                     )
-                say(verdict)
+            return verdicts
+
+        order_files: dict[int, Path] = {}
+
+        def shuffled(tuned: dict[str, dict], options: dict, K: int) -> None:
+            """The N-tuned rows (same parameters) on K random orders of the stream: the learners'
+            dependence on the order, the part of the test-loss differences that is not the test set's."""
+            say()
+            say(
+                f"the N-tuned rows on {K} random orders of the stream (numpy seeds 0..{K - 1}; same "
+                "parameters): test loss mean (sd), and vs base: mean net, orders won/lost"
+            )
+            losses: dict[str, list] = {key: [] for key, *_ in ROWS if key in tuned}
+            nets: dict[str, list] = {key: [] for key in losses}
+            for k in range(K):
+                perm = np.random.default_rng(k).permutation(n)
+                preds = {}
+                for key in losses:
+                    row = tuned[key]
+                    point = (row["rate_param"], row["N"], row["gamma"])
+                    if key.startswith("vw"):
+                        if k not in order_files:
+                            order_files[k] = tmp / f"order{k}.vw"
+                            write_vw(order_files[k], X[perm], y[perm])
+                        preds[key] = vw_test_predictions(vw_options(key, *point), order_files[k], files)
+                    else:
+                        clf = our_maker(key, options, *point)()
+                        clf.partial_fit(X[perm], y[perm], classes=[-1.0, 1.0])
+                        preds[key] = clf.predict(Xt)
+                    losses[key].append(float(np.mean(preds[key] != yt)))
+                    if key in BASE_OF:
+                        wins, lost, _ = mcnemar(preds[key], preds[BASE_OF[key]], yt)
+                        nets[key].append(wins - lost)
+            for key, label, *_ in ROWS:
+                if key not in losses:
+                    continue
+                text = f"  {label:<40}{np.mean(losses[key]):.4f} ({np.std(losses[key]):.4f})"
+                if nets[key]:
+                    won = sum(v > 0 for v in nets[key])
+                    text += (
+                        f"   net {np.mean(nets[key]):+6.1f}, won {won}, lost {sum(v < 0 for v in nets[key])}"
+                    )
+                say(text)
+
+        for name in learners:
+            options, our_rates = LEARNERS[name]
+            say()
+            say(
+                f"=== ours: weak learner '{name}' = OnlineLinear("
+                f"{', '.join(f'{k}={v!r}' for k, v in options.items())}), rates {our_rates} ==="
+            )
+            verdicts: list[tuple[str, bool]] = []
+            if tune_n:
+                tuned = table(
+                    f"N tuned by progressive validation (N in {tuple(tune_n)}):", tune_n, options, our_rates
+                )
+                verdicts += targets(tuned, False, "N tuned")
+                say()
+                say(f"diagnostics of our N-tuned boosters (learner '{name}'):")
+                diagnostics(tuned, Xt, yt, say)
+                if n_orders:
+                    shuffled(tuned, options, n_orders)
+            for N in sizes:
+                rows = table(f"same N = {N} for every booster:", [N], options, our_rates)
+                verdicts += targets(rows, True, f"N = {N}")
+            failed = [text for text, ok in verdicts if not ok]
+            summary.append(
+                f"learner '{name}': all targets met: {not failed}"
+                + (f" (not met: {'; '.join(failed)})" if failed else "")
+            )
+
     say()
-    say(f"profile of the inner loop (Online BBM, N = {sizes[0]}, first 5,000 examples, cProfile):")
-    say(profile_inner_loop(X, y, sizes[0]))
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.linear_model import LogisticRegression
+
+    lr = LogisticRegression(C=1.0, max_iter=2000).fit(X, y)
+    hgb = HistGradientBoostingClassifier(random_state=0).fit(X.toarray(), y)
+    say(
+        "headroom on this split (batch models, many passes over the stream): logistic regression (C = 1) "
+        f"{np.mean(lr.predict(Xt) != yt):.4f}, HistGradientBoostingClassifier "
+        f"{np.mean(hgb.predict(Xt.toarray()) != yt):.4f}"
+    )
     say()
-    say(f"all targets met: {ok}")
+    options, our_rates = LEARNERS[learners[0]]
+    N0 = sizes[0] if sizes else 10
+    say(
+        f"profile of the inner loop (Online BBM, learner '{learners[0]}', N = {N0}, first 5,000 examples, "
+        "cProfile):"
+    )
+    say(profile_inner_loop(X, y, N0, OnlineLinear(learning_rate=our_rates[1], **options)))
+    say()
+    say(
+        f"load average at the end {', '.join(f'{x:.2f}' for x in os.getloadavg())}; run time "
+        f"{time.perf_counter() - started:.0f} s"
+    )
+    for text in summary:
+        say(text)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"written to {args.output}", file=sys.stderr)

@@ -12,9 +12,11 @@ Parameters shared by both:
 
 * ``n_learners``: N, the number of weak online learners;
 * ``learner``: the weak online learner: ``"linear"`` (numpy logistic regression with AdaGrad
-  steps, vectorized across the N copies), ``"stumps"`` (online decision stumps), an
-  :class:`~dualboost.oracles.online.OnlineLearners` bank (copied), or a scikit-learn classifier with
-  ``partial_fit(..., sample_weight=...)`` such as ``SGDClassifier`` (N clones);
+  steps, vectorized across the N copies; pass e.g. ``OnlineLinear(loss="modified_huber",
+  normalized=True, invariant=True)`` for Vowpal Wabbit-like updates), ``"stumps"`` (online
+  decision stumps), an :class:`~dualboost.oracles.online.OnlineLearners` bank (copied), or a
+  scikit-learn classifier with ``partial_fit(..., sample_weight=...)`` such as ``SGDClassifier``
+  (N clones);
 * ``weighting``: ``"importance"`` (every example reaches every learner with importance weight
   p_t^i; AdaBoost.OL.W) or ``"sampling"`` (with probability p_t^i; AdaBoost.OL.S), spec Sec. 3.2;
 * ``random_state``: seed of the booster (sampling, Hedge draws); a run is deterministic given it;

@@ -26,7 +26,8 @@ Protocol (used by :mod:`dualboost.boosting.online`)
 * ``predict_matrix(X)``: the (n, N) predictions on a batch (dense or CSR), for ``predict``;
 * ``grow(n_features)``: accept new features (River-style dict input); optional.
 
-Banks: :class:`OnlineLinear` (logistic / hinge / squared loss, AdaGrad steps, numpy, vectorized
+Banks: :class:`OnlineLinear` (logistic / hinge / squared / modified Huber loss; AdaGrad, optionally
+normalized and importance-invariant steps as in Vowpal Wabbit's default learner; numpy, vectorized
 across the N learners), :class:`OnlineStumps` (follow-the-leader decision stumps over fixed
 thresholds, vectorized), :class:`PartialFitLearners` (N clones of any estimator whose
 ``partial_fit`` takes ``sample_weight``, e.g. ``SGDClassifier``; a Python loop over the learners).
@@ -35,23 +36,33 @@ thresholds, vectorized), :class:`PartialFitLearners` (N clones of any estimator 
 from __future__ import annotations
 
 import copy
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 
 import numpy as np
 import scipy.sparse as sp
-from numpy.typing import NDArray
-from scipy.special import expit
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import expit, wrightomega
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import has_fit_parameter
 
 from dualboost._validation import check_scalar
 from dualboost.oracles._inputs import Matrix
 
-__all__ = ["OnlineLearners", "OnlineLinear", "OnlineStumps", "PartialFitLearners", "make_online_learners"]
+__all__ = [
+    "OnlineLearners",
+    "OnlineLinear",
+    "OnlineStumps",
+    "PartialFitLearners",
+    "make_online_learners",
+    "margin_slope",
+    "invariant_step",
+    "invariant_margin",
+]
 
 #: the named banks of :func:`make_online_learners`
-LOSSES = ("logistic", "hinge", "squared")
+LOSSES = ("logistic", "hinge", "squared", "modified_huber")
 
 
 def _signs(scores: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -132,17 +143,108 @@ class OnlineLearners(ABC):
         return f"{type(self).__name__}({params})"
 
 
+def margin_slope(loss: str, m: ArrayLike) -> NDArray[np.float64]:
+    """phi(m) = -d loss / d m of a margin loss at the margins m = y <W, x> (>= 0; the step direction).
+
+    ``logistic``: 1/(1 + e^m); ``hinge``: 1{m < 1}; ``squared`` (½(1 - m)² = ½(score - y)²): 1 - m;
+    ``modified_huber`` (½ max(0, 1 - m)² for m >= -1, -2m below): max(0, 1 - m) for m >= -1 and 2
+    below, i.e. the squared-loss gradient at the score clipped to [-1, 1], which is what a learner
+    with squared loss and predictions clipped to the label range (Vowpal Wabbit's default) uses.
+    """
+    m = np.asarray(m, dtype=np.float64)
+    if loss == "logistic":
+        return expit(-m)
+    if loss == "hinge":
+        return np.where(m < 1.0, 1.0, 0.0)
+    u = 1.0 - m
+    if loss == "squared":
+        return u
+    return np.minimum(np.maximum(u, 0.0), 2.0)  # max(0, 1 - m) for m >= -1, 2 below
+
+
+def invariant_step(loss: str, m0: ArrayLike, tau: ArrayLike) -> NDArray[np.float64]:
+    """m(tau) - m0, the change of the margin in an importance-invariant update, where m(tau) solves
+    dm/dtau = phi(m), m(0) = m0 (phi: :func:`margin_slope`).
+
+    Karampatziakis & Langford, "Online Importance Weight Aware Updates" (UAI 2011), define the
+    update of an example with importance weight h as the limit of infinitely many infinitesimal
+    gradient steps whose weights add up to h: w(h) = w - s(h) A x with ds/dh = eta l'(p - s(h) q),
+    s(0) = 0, p = <w, x> and q = x^T A x (A: the per-feature step sizes). In margin form, with
+    tau = h eta q, the margin m = y p follows dm/dtau = phi(m). Closed forms, with u = 1 - m:
+
+    * logistic: m + e^m = m0 + e^{m0} + tau, so m = c - W(e^c) = log W(e^c) with c the right side
+      and W the Lambert function (``scipy.special.wrightomega(c)`` = W(e^c));
+    * hinge: m = min(1, m0 + tau) for m0 < 1 (else unchanged);
+    * squared: u = u0 e^{-tau};
+    * modified Huber: u falls linearly, u0 - 2 tau, while u > 2, i.e. for tau_1 = (u0 - 2)/2, then
+      decays, u = min(u0, 2) e^{-(tau - tau_1)}; nothing moves for u0 <= 0 (m0 >= 1).
+
+    The margin never overshoots the loss's minimiser, whatever the importance weight, unlike the
+    plain step tau phi(m0). Exactly 0 at tau = 0 except for the logistic loss (rounding).
+    Vectorised over m0 and tau.
+    """
+    m0, tau = np.asarray(m0, dtype=np.float64), np.asarray(tau, dtype=np.float64)
+    if loss == "logistic":
+        c = np.minimum(m0, 700.0)  # e^700 is finite; phi(700) = 0 to double precision anyway
+        c += np.exp(c)
+        c += tau
+        omega = wrightomega(c)
+        # two forms of the same root: c - W (no cancellation for c < 1), log W (none for large c)
+        return np.where(c < 1.0, c - omega, np.log(np.maximum(omega, 1e-300))) - m0
+    if loss == "squared":
+        return (1.0 - m0) * -np.expm1(-tau)
+    if loss == "hinge":
+        return np.minimum(np.maximum(1.0 - m0, 0.0), tau)
+    v = m0 - 1.0  # -u
+    if v.min(initial=0.0) >= -2.0:  # no linear part (the usual case): as the squared loss for u > 0
+        moved = np.expm1(-tau)
+        moved *= np.minimum(v, 0.0)  # -max(u, 0)
+        return moved
+    u = -v
+    left = tau - 0.5 * np.maximum(u - 2.0, 0.0)  # time left after the linear part
+    u_end = np.where(left < 0.0, u - 2.0 * tau, np.minimum(u, 2.0) * np.exp(-np.maximum(left, 0.0)))
+    return np.maximum(u - u_end, 0.0, out=u_end)
+
+
+def invariant_margin(loss: str, m0: ArrayLike, tau: ArrayLike) -> NDArray[np.float64]:
+    """m(tau): the margin after an importance-invariant update (:func:`invariant_step`)."""
+    return np.asarray(m0, dtype=np.float64) + invariant_step(loss, m0, tau)
+
+
 class OnlineLinear(OnlineLearners):
     """N online linear classifiers h_i(x) = sign(<W_i, x> + b_i) trained by importance-weighted SGD.
 
     One (p, N) weight matrix holds all N learners: an example with k non-zero features costs one
     (k, N) gather for the N scores and one (k, N) scatter for the N updates.
 
-    ``loss``: ``"logistic"`` (log(1 + e^{-y m})), ``"hinge"`` (max(0, 1 - y m)) or ``"squared"``
-    (½(m - y)², Vowpal Wabbit's default). ``adaptive=True``: AdaGrad per-coordinate steps as in
-    VW: an importance weight w counts as w copies of the example, i.e. the squared-gradient sum
-    grows by w g_j² and the step is ``learning_rate * w g_j / sqrt(sum)``; ``adaptive=False``:
-    plain steps ``learning_rate * w g_j``.
+    ``loss``: ``"logistic"`` (log(1 + e^{-y m})), ``"hinge"`` (max(0, 1 - y m)), ``"squared"``
+    (½(m - y)²) or ``"modified_huber"`` (the squared loss at the score clipped to [-1, 1]: Vowpal
+    Wabbit's default, see :func:`margin_slope`). With importance weight h, the gradient of the
+    loss at the score m is g = h l'(m) x. The step of feature j is ``learning_rate * r_j`` times
+    g_j (``invariant=False``) or the importance-invariant step below, with
+
+    * ``adaptive``: AdaGrad, r_j = 1/sqrt(G_j), G_j = sum of h l'(m)² x_j² over the updates so
+      far *including this one* (an importance weight h counts as h copies of the example);
+      otherwise r_j = 1;
+    * ``normalized``: scale-free steps after Ross, Mineiro & Langford, "Normalized Online
+      Learning" (UAI 2013): with s_j = max |x_j| over the examples learned so far (including this
+      one), r_j is divided by s_j (adaptive) or s_j² (plain), and every step is multiplied by
+      sqrt(T / S), T the number of examples learned and S the sum of their sum_j x_j²/s_j² (one
+      over the mean squared normalized norm). Both statistics describe the input stream, so the
+      N learners share them (importance weights do not enter). Rescaling a feature by c > 0 then
+      rescales its weights by 1/c and leaves every prediction unchanged;
+    * ``invariant``: the importance-invariant update of Karampatziakis & Langford (UAI 2011): the
+      limit of many tiny steps whose weights add up to h (:func:`invariant_margin`; the rates r_j
+      are held fixed during the example). An update of weight 2h equals two updates of weight h
+      (for fixed rates), and a large weight moves the score toward the label without
+      overshooting. With ``adaptive``, ``normalized`` and ``invariant`` all True and
+      ``loss="modified_huber"`` this is the kind of learner Vowpal Wabbit uses by default
+      (written from the two papers' definitions, not from VW's code); on a9a it makes the same
+      predictions as ``vw --binary -l r`` at ``learning_rate=r`` but for a handful (VW computes
+      in float32).
+
+    Defaults (``adaptive=True``, ``normalized=False``, ``invariant=False``) are plain AdaGrad:
+    the step of feature j is ``learning_rate * h l'(m) x_j / sqrt(G_j)``.
 
     Rows whose values are all 1 (binary features, e.g. a9a; the intercept is such a feature) take
     a shorter path: the outer products with x are skipped, which is exact (x_j = 1). :meth:`rows`
@@ -150,10 +252,19 @@ class OnlineLinear(OnlineLearners):
     ``predict_row`` returns booleans (True = +1).
     """
 
-    def __init__(self, loss: str = "logistic", learning_rate: float = 0.5, adaptive: bool = True) -> None:
+    def __init__(
+        self,
+        loss: str = "logistic",
+        learning_rate: float = 0.5,
+        adaptive: bool = True,
+        normalized: bool = False,
+        invariant: bool = False,
+    ) -> None:
         self.loss = loss
         self.learning_rate = learning_rate
         self.adaptive = adaptive
+        self.normalized = normalized
+        self.invariant = invariant
 
     def _init(self, X: Matrix | None) -> None:
         if self.loss not in LOSSES:
@@ -161,13 +272,21 @@ class OnlineLinear(OnlineLearners):
         rate = check_scalar(self.learning_rate, "learning_rate")
         if rate <= 0:
             raise ValueError(f"learning_rate must be > 0; got {self.learning_rate!r}")
+        for name in ("adaptive", "normalized", "invariant"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False; got {getattr(self, name)!r}")
         self._rate = rate
+        self._plain = not (self.normalized or self.invariant)
         n, p = self.n_learners, self.n_features
         # state[j] = [W[j, :] | G[j, :]]: the weights of feature j in the N learners and their
         # AdaGrad sums, side by side so that one gather and one scatter serve both; row p is the
         # intercept (a feature always equal to 1)
         self.state = np.zeros((p + 1, 2 * n))
         self.state[:, n:] = 1e-300  # AdaGrad sums start at 0 (this keeps 0/sqrt(0) away)
+        self.scale = np.zeros(p + 1)  # s_j (normalized): max |x_j| so far
+        self.n_normalized = 0  # T (normalized): examples learned
+        self.total_norm = 0.0  # S (normalized): the sum of their sum_j x_j²/s_j²
+        self._unit_scale = True  # every s_j seen so far is 0 or 1 (binary features)
         self._ones = np.ones(p + 1)
         self._rows = np.empty((0, 2 * n))
 
@@ -189,6 +308,7 @@ class OnlineLinear(OnlineLearners):
             pad = np.zeros((extra, 2 * self.n_learners))
             pad[:, self.n_learners :] = 1e-300
             self.state = np.vstack([self.state[:-1], pad, self.state[-1:]])
+            self.scale = np.concatenate([self.scale[:-1], np.zeros(extra), self.scale[-1:]])
             self._ones = np.ones(n_features + 1)
             self.n_features = n_features
 
@@ -224,20 +344,20 @@ class OnlineLinear(OnlineLearners):
         return scores > 0.0
 
     def _loss_gradient(self, y: float) -> NDArray[np.float64]:
-        """d loss / d score at the cached scores, per learner (a fresh array)."""
-        m = self._scores
+        """d loss / d score at the cached scores, per learner (a fresh array): -y phi(y m)."""
         if self.loss == "logistic":
-            d = expit(m)  # -y sigma(-y m) = sigma(m) - [y = +1] for y in {-1, +1}
+            d = expit(self._scores)  # -y sigma(-y m) = sigma(m) - [y = +1] for y in {-1, +1}
             if y > 0:
                 d -= 1.0
             return d
-        if self.loss == "hinge":
-            return np.where(y * m < 1.0, -y, 0.0)
-        return m - y
+        return -y * margin_slope(self.loss, y * self._scores)
 
     def learn_row(
         self, indices: NDArray[np.intp], values: NDArray[np.float64], y: float, weights: NDArray[np.float64]
     ) -> None:
+        if not self._plain:
+            self._learn_scaled(y, np.asarray(weights, dtype=np.float64))
+            return
         n, rows, values = self.n_learners, self._rows, self._values
         binary = values.base is self._ones
         if self.loss == "logistic":  # inlined _loss_gradient
@@ -259,6 +379,58 @@ class OnlineLinear(OnlineLearners):
             step = g if binary else np.multiply.outer(values, g)
         rows[:, :n] -= step
         self.state[self._indices] = rows
+
+    def _learn_scaled(self, y: float, h: NDArray[np.float64]) -> None:
+        """The update with ``normalized`` and/or ``invariant`` (see the class docstring).
+
+        With r_j the per-feature factor (1/sqrt(G_j), over s_j with ``normalized``) and eta the
+        rate (``learning_rate``, times sqrt(T/S) with ``normalized``), the plain step is
+        w_j += eta h y phi(m) r_j x_j, the invariant one w_j += y (m(tau) - m) r_j x_j / q with
+        q = sum_j r_j x_j² and tau = h eta q: the same direction, another length.
+        """
+        n, rows, values, indices = self.n_learners, self._rows, self._values, self._indices
+        binary = values.base is self._ones
+        m0 = y * self._scores
+        phi = margin_slope(self.loss, m0)  # l'(score) = -y phi
+        x2 = None if binary else values * values
+        if self.adaptive:
+            G = rows[:, n:]
+            hp2 = h * phi
+            hp2 *= phi
+            G += hp2 if binary else np.multiply.outer(x2, hp2)
+            r = np.power(G, -0.5)
+        else:
+            r = np.ones((indices.size, n))
+        eta = self._rate
+        if self.normalized:
+            if binary and self._unit_scale:
+                self.scale[indices] = 1.0
+                norm = float(indices.size)
+            else:
+                s = np.maximum(self.scale.take(indices), np.abs(values))
+                self.scale[indices] = s
+                self._unit_scale = self._unit_scale and bool(np.all(s == 1.0))
+                s[s == 0.0] = 1.0  # features never non-zero (dense rows): x_j = 0, no step either way
+                r /= (s if self.adaptive else s * s)[:, None]
+                norm = float(np.sum(x2 / (s * s))) if x2 is not None else float(np.sum(1.0 / (s * s)))
+            self.n_normalized += 1
+            self.total_norm += norm
+            eta *= math.sqrt(self.n_normalized / self.total_norm)
+        if self.invariant:
+            q = self._ones[: indices.size] @ r if binary else x2 @ r  # sum_j r_j x_j² (> 0: intercept)
+            tau = h * q
+            tau *= eta
+            coef = invariant_step(self.loss, m0, tau)
+            if self.loss == "logistic":
+                coef[h == 0.0] = 0.0  # exactly no change at weight 0 (the others give exact zeros)
+            coef /= q
+        else:
+            coef = h * phi
+            coef *= eta
+        coef *= y
+        r *= coef
+        rows[:, :n] += r if binary else values[:, None] * r
+        self.state[indices] = rows
 
     def predict_matrix(self, X: Matrix) -> NDArray[np.float64]:
         return _signs(np.asarray(X @ self.W) + self.b)
