@@ -6,11 +6,17 @@
 * scikit-learn's DecisionTreeClassifier(max_depth=1) with sample_weight: our weighted error is
   never larger (a depth-1 tree is a stump; it minimises Gini impurity, not the error);
 * deterministic ties, hashable hypotheses, predict on new data;
-* on a9a (../shared/data, when present): a per-feature sort-and-cumsum reference.
+* on a9a (../shared/data, when present): a per-feature sort-and-cumsum reference;
+* the edges of every threshold against a brute-force sum on random sparse data with many distinct
+  values, ties, all-zero features, features whose largest block is not zero and negative values,
+  with the segmented prefix sum cut into chunks of 2, 3 and 64 blocks (one to three levels of
+  carries) and the layout searched in pieces of 5 slots; the segmented prefix sum itself against
+  a per-run cumulative sum.
 """
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +28,7 @@ from hypothesis.extra import numpy as hnp
 from sklearn.tree import DecisionTreeClassifier
 
 from dualboost.oracles import Constant, DecisionStumps, Stump
+from dualboost.oracles import stumps as stumps_module
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -194,3 +201,104 @@ def test_a9a_sparse_and_dense_against_reference():
         a, b = sparse.best(d), dense.best(d)
         assert a == b and a.edge == b.edge
         assert a.edge == pytest.approx(reference_edges(Xd, y, d), abs=1e-12)
+
+
+def brute_force_edges(X, y, d):
+    """sum(d y) and the edge of every stump (j, theta, +1), thresholds in (feature, value) order."""
+    v = d * y
+    edges = []
+    for j in range(X.shape[1]):
+        values = np.unique(X[:, j])
+        for theta in (values[:-1] + values[1:]) / 2:
+            above = X[:, j] > theta
+            edges.append(v[above].sum() - v[~above].sum())
+    return v.sum(), np.array(edges)
+
+
+def mixed_sparse_data(rng, n=300):
+    """Columns of every kind the block layout distinguishes (see the module docstring)."""
+    columns = [
+        rng.normal(size=n) * (rng.random(n) < 0.3),  # sparse, continuous, both signs: zeros implicit
+        np.zeros(n),  # all zero: no stump
+        np.full(n, 2.5),  # one non-zero value: no stump
+        np.where(rng.random(n) < 0.7, 1.5, rng.normal(size=n)),  # largest block 1.5, in the middle
+        -np.abs(rng.normal(size=n)) * (rng.random(n) < 0.4),  # negative only: zeros the largest, at the top
+        rng.integers(-2, 3, n).astype(float),  # many ties
+        rng.normal(size=n),  # dense, all distinct: runs longer than CHUNK
+        np.where(rng.random(n) < 0.5, 0.0, rng.choice([-1.0, 3.0, 7.0], n)),  # implicit between runs
+        np.exp(rng.normal(size=n)) * (rng.random(n) < 0.05),  # very sparse, positive
+    ]
+    X = np.column_stack(columns)
+    y = np.where(X[:, 0] + X[:, 6] + rng.normal(size=n) > 0, 1.0, -1.0)
+    return X, y
+
+
+@pytest.mark.parametrize("chunk", [2, 3, 64])
+def test_edges_equal_brute_force_on_mixed_sparse_data(chunk, monkeypatch):
+    monkeypatch.setattr(stumps_module, "CHUNK", chunk)
+    monkeypatch.setattr(stumps_module, "PIECE", 5)
+    rng = np.random.default_rng(chunk)
+    X, y = mixed_sparse_data(rng)
+    dense, sparse = DecisionStumps().fit(X, y), DecisionStumps().fit(sp.csc_matrix(X), y)
+    weights = [rng.dirichlet(np.ones(X.shape[0])), np.where(rng.random(X.shape[0]) < 0.2, 1.0, 0.0)]
+    weights.append(np.full(X.shape[0], 3.0))  # not normalised; balanced-ish labels
+    for d in weights:
+        total, edges = dense._edges(d)
+        ref_total, ref_edges = brute_force_edges(X, y, d)
+        assert total == pytest.approx(ref_total, abs=1e-12 * d.sum())
+        np.testing.assert_allclose(edges, ref_edges, rtol=0, atol=1e-12 * d.sum())
+        other_total, other_edges = sparse._edges(d)
+        assert other_total == total
+        np.testing.assert_array_equal(other_edges, edges)  # bit-identical, dense vs sparse
+        a, b = dense.best(d), sparse.best(d)
+        assert a == b and a.edge == b.edge
+        # the documented order: first within TIE_TOL of the maximum of [total, -total, e1, -e1, ...]
+        signed = np.column_stack([np.r_[ref_total, ref_edges], -np.r_[ref_total, ref_edges]]).ravel()
+        first = int(np.argmax(signed >= signed.max() - 1e-12 * d.sum()))
+        hyps = all_stumps(X)
+        assert a.hypothesis == hyps[first]
+        assert a.edge == pytest.approx(signed.max(), abs=1e-12 * d.sum())
+
+
+def test_run_scan_equals_cumsum_per_run():
+    rng = np.random.default_rng(5)
+    for chunk in (1, 2, 3, 7, 64):
+        lengths = np.r_[rng.integers(1, 4 * chunk + 3, 40), 1, chunk, chunk + 1, 2 * chunk, 9 * chunk + 5]
+        values = rng.normal(size=lengths.sum())
+        scan, slots, pad_slots, pad_elements = stumps_module._run_scan(lengths, chunk)
+        A = np.zeros(scan.size)
+        A[slots] = values
+        scan(A)
+        starts = np.r_[0, np.cumsum(lengths)]
+        pieces = zip(starts[:-1], starts[1:], strict=True)
+        expected = np.concatenate([np.cumsum(values[a:b]) for a, b in pieces])
+        np.testing.assert_allclose(A[slots], expected, rtol=0, atol=1e-12 * np.abs(values).sum())
+        np.testing.assert_array_equal(A[pad_slots], A[slots][pad_elements])  # padding repeats the last
+        assert np.unique(np.r_[slots, pad_slots]).size == scan.size  # every slot used exactly once
+
+
+def test_pickled_oracle_selects_the_same():
+    rng = np.random.default_rng(7)
+    X, y = mixed_sparse_data(rng, n=80)
+    oracle = DecisionStumps().fit(sp.csr_matrix(X), y)
+    d = rng.dirichlet(np.ones(80))
+    first = oracle.best(d)
+    copy = pickle.loads(pickle.dumps(oracle))
+    assert "_buffer" not in copy.__dict__
+    again = copy.best(d)
+    assert again == first and again.edge == first.edge
+    assert oracle.best(d) == first  # the reused buffer gives the same answer
+
+
+def test_first_max_signed_equals_the_interleaved_definition():
+    """first_max_signed works on |edges|; the definition orders [e0, -e0, e1, -e1, ...]."""
+    from dualboost.oracles.base import TIE_TOL, first_max_signed
+
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        edges = rng.choice([-0.5, -0.25, 0.0, 0.25, 0.5], size=int(rng.integers(1, 12)))
+        edges = edges + rng.choice([0.0, 0.0, 0.4e-12, -0.4e-12, 1e-9], size=edges.size)  # near-ties
+        scale = float(rng.choice([1.0, 3.0]))
+        signed = np.column_stack([edges, -edges]).ravel()
+        index, odd = divmod(int(np.argmax(signed >= signed.max() - TIE_TOL * scale)), 2)
+        assert first_max_signed(edges, scale) == (index, -1 if odd else 1)
