@@ -9,7 +9,8 @@ import dask.array as da
 import numpy as np
 from distributed import Client, LocalCluster
 
-from dualboost.dask import DaskERLPBoostClassifier, dask_erlpboost
+from dualboost import ERLPBoostClassifier
+from dualboost.dask import dask_erlpboost
 
 
 def main() -> None:
@@ -27,7 +28,8 @@ def main() -> None:
         for hypothesis, weight in zip(result.hypotheses, result.weights, strict=True):
             if weight > 0:
                 print(f"  {weight:.3f}  {hypothesis.describe()}")
-        clf = DaskERLPBoostClassifier(nu=0.1, eps=0.1).fit(Xd, yd)  # the default client
+        # the main estimator takes the dask arrays as they are (stumps, auglag: the Dask path)
+        clf = ERLPBoostClassifier(nu=0.1, eps=0.1).fit(Xd, yd)  # on the default client
         print("training accuracy:", float((clf.predict(Xd) == yd).mean().compute()))
 
 
