@@ -54,7 +54,7 @@ from dualboost._validation import check_scalar
 from dualboost.boosting import boost
 from dualboost.boosting.checkpoint import DEFAULT_EVERY
 from dualboost.oracles import DecisionStumps, LinearKernel, Oracle, RawFeatures, SklearnOracle
-from dualboost.oracles._inputs import binary_labels
+from dualboost.oracles._inputs import binary_labels, check_label_vector
 
 __all__ = [
     "LPBoostClassifier",
@@ -249,11 +249,7 @@ class _BoostingClassifier(ClassifierMixin, BaseEstimator):
 
     def _block_margins(self, f: NDArray[np.float64], y: ArrayLike) -> NDArray[np.float64]:
         """``y_n f_n`` with y_n = +1 for ``classes_[1]``, -1 for ``classes_[0]`` (checked)."""
-        y = np.asarray(y)
-        if y.ndim != 1 or y.size != f.size:
-            raise ValueError(
-                f"y must be a 1-D array with one label per row of X ({f.size}); got shape {y.shape}"
-            )
+        y = check_label_vector(np.asarray(y), f.size)
         unknown = ~np.isin(y, self.classes_)
         if unknown.any():
             raise ValueError(

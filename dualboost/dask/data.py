@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dualboost.dask.executor import Executor
-from dualboost.oracles._inputs import binary_labels, check_features
+from dualboost.oracles._inputs import binary_labels, check_features, check_label_vector
 
 __all__ = ["RowPartitions", "partition_rows", "is_dask_array"]
 
@@ -50,11 +50,7 @@ def _check_block(X: NDArray, y: NDArray, n_features: int) -> tuple[NDArray, NDAr
     X = check_features(X, "X", n_features)
     if hasattr(X, "toarray"):
         X = X.toarray()
-    y = np.asarray(y)
-    if y.ndim == 2 and 1 in y.shape:
-        y = y.ravel()
-    if y.ndim != 1 or y.size != X.shape[0]:
-        raise ValueError(f"y must be 1-D with one label per row of X; got a block of shape {y.shape}")
+    y = check_label_vector(np.asarray(y), X.shape[0], column=True)
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError("y must be finite (no NaN or inf)")
     return np.ascontiguousarray(X, dtype=np.float64), y, np.unique(y)
@@ -118,16 +114,9 @@ def _dask_blocks(X: Any, y: Any, executor: Executor) -> tuple[list, list, list[i
         raise ValueError(f"X must have at least one example and one feature; got shape {X.shape}")
     X = X.rechunk({1: -1})
     if not is_dask_array(y):
-        y = np.asarray(y)
-        if y.ndim != 1 or y.size != n:
-            raise ValueError(f"y must be a 1-D array with one label per row of X ({n}); got shape {y.shape}")
-        y = da.from_array(y, chunks=(X.chunks[0],))
+        y = da.from_array(check_label_vector(np.asarray(y), n), chunks=(X.chunks[0],))
     else:
-        if y.ndim == 2 and 1 in y.shape:
-            y = y.ravel()
-        if y.ndim != 1 or y.shape[0] != n:
-            raise ValueError(f"y must be a 1-D array with one label per row of X ({n}); got shape {y.shape}")
-        y = y.rechunk((X.chunks[0],))
+        y = check_label_vector(y, n, column=True).rechunk((X.chunks[0],))
     keep = [i for i, size in enumerate(X.chunks[0]) if size > 0]
     sizes = [int(X.chunks[0][i]) for i in keep]
     dx = [X.to_delayed()[i, 0] for i in keep]
@@ -145,13 +134,7 @@ def _numpy_blocks(
     X = check_features(X, "X")
     if hasattr(X, "toarray"):
         X = X.toarray()
-    y = np.asarray(y)
-    if y.ndim == 2 and 1 in y.shape:
-        y = y.ravel()
-    if y.ndim != 1 or y.size != X.shape[0]:
-        raise ValueError(
-            f"y must be a 1-D array with one label per row of X ({X.shape[0]}); got shape {y.shape}"
-        )
+    y = check_label_vector(np.asarray(y), X.shape[0], column=True)
     if n_partitions is None:
         n_partitions = max(2, len(executor.workers))
     if isinstance(n_partitions, bool) or not isinstance(n_partitions, int | np.integer) or n_partitions < 1:

@@ -30,6 +30,7 @@ from dualboost.estimators import (
     binary_training_data,
     dask_kind,
 )
+from dualboost.oracles._inputs import check_label_vector
 
 __all__ = [
     "DaskERLPBoostClassifier",
@@ -116,19 +117,9 @@ def dask_margins(estimator: _BoostingClassifier, X: Any, y: Any) -> Any:
 
     f = dask_decision_function(estimator, X)
     if not is_dask_array(y):
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != f.shape[0]:
-            raise ValueError(
-                f"y must be a 1-D array with one label per row of X ({f.shape[0]}); got shape {y.shape}"
-            )
-        y = da.from_array(y, chunks=f.chunks)
+        y = da.from_array(check_label_vector(np.asarray(y), f.shape[0]), chunks=f.chunks)
     else:
-        y = _known_rows(y)
-        if y.ndim != 1 or y.shape[0] != f.shape[0]:
-            raise ValueError(
-                f"y must be a 1-D array with one label per row of X ({f.shape[0]}); got shape {y.shape}"
-            )
-        y = y.rechunk(f.chunks)
+        y = check_label_vector(_known_rows(y), f.shape[0]).rechunk(f.chunks)
     return da.map_blocks(estimator._block_margins, f, y, dtype=np.float64)
 
 

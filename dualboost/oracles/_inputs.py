@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["Matrix", "check_features", "binary_labels", "check_weights"]
+__all__ = ["Matrix", "check_features", "check_label_vector", "binary_labels", "check_weights"]
 
 #: Feature matrices: dense float64 arrays or scipy.sparse matrices / arrays.
 Matrix = NDArray[np.float64] | sp.spmatrix | sp.sparray
@@ -43,6 +43,17 @@ def check_features(X: object, name: str = "X", n_features: int | None = None) ->
     if not np.all(np.isfinite(values)):
         raise ValueError(f"{name} must be finite (no NaN or inf)")
     return X
+
+
+def check_label_vector(y, n_rows: int, *, column: bool = False):
+    """``y`` as a 1-D array of ``n_rows`` labels, one per row of X. Only ``y``'s shape is read, so
+    a numpy or a dask array passes unchanged (nothing is computed); ``column``: a (n, 1) or (1, n)
+    ``y`` is raveled first."""
+    if column and y.ndim == 2 and 1 in y.shape:
+        y = y.ravel()
+    if y.ndim != 1 or y.shape[0] != n_rows:
+        raise ValueError(f"y must be a 1-D array with one label per row of X ({n_rows}); got shape {y.shape}")
+    return y
 
 
 def binary_labels(y: ArrayLike, n_samples: int | None = None, name: str = "y") -> tuple[
