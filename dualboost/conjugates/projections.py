@@ -168,13 +168,11 @@ def capped_softmax(lw: NDArray[np.float64], nu: float) -> CappedSoftmax:
     # Fewer than nu entries are capped, so only the K = floor(nu) + 1 largest weights need sorting:
     # O(N + K log K) instead of a full sort.
     k = min(int(np.floor(nu)), n - 1) + 1
-    largest = np.argpartition(-e, k - 1)[:k] if k < n else np.arange(n)
-    largest = largest[np.argsort(-e[largest], kind="stable")]
-    ts = e[largest]
-    saved = ts.copy()
+    largest = _largest(e, k)
+    ts = e[largest]  # a copy (fancy indexing): e's top entries are zeroed to sum the rest exactly
     e[largest] = 0.0
     rest = e.sum()
-    e[largest] = saved
+    e[largest] = ts
     suffix = np.cumsum(ts[::-1])[::-1] + rest  # suffix[i]: the sum of every weight below the i largest
     mass = 1.0 - np.arange(k) / nu  # 1 - i/nu
     ok = mass * ts <= cap * suffix * (1.0 + 1e-12)  # xi_i * weight_i <= cap
@@ -191,11 +189,17 @@ def capped_softmax(lw: NDArray[np.float64], nu: float) -> CappedSoftmax:
     return CappedSoftmax(d, largest[:i], log_scale)
 
 
+def _largest(x: NDArray[np.float64], k: int) -> NDArray[np.intp]:
+    """The indices of ``k`` largest entries of ``x`` in descending order: a partition, then a stable
+    sort of those k only, O(N + k log k)."""
+    top = np.argpartition(-x, k - 1)[:k] if k < x.size else np.arange(x.size)
+    return top[np.argsort(-x[top], kind="stable")]
+
+
 def _capped_softmax_log(lw: NDArray[np.float64], nu: float, k: int) -> CappedSoftmax:
     """:func:`capped_softmax` in the log domain (the K = ``k`` largest log-weights sorted)."""
     n = lw.size
-    largest = np.argpartition(-lw, k - 1)[:k] if k < n else np.arange(n)
-    largest = largest[np.argsort(-lw[largest], kind="stable")]
+    largest = _largest(lw, k)
     log_cap = -np.log(nu)
     ts = lw[largest]
     rest = np.ones(n, dtype=bool)
