@@ -257,10 +257,9 @@ def _newton_step(
     into a short (projected) gradient step."""
     k = g.size
     ridge = 1e-12 * max(1.0, np.abs(np.diag(H)).max()) + damping
-    A = -H
-    A[np.diag_indices(k)] += ridge
+    shifted = H - ridge * np.eye(k)  # negative definite up to rounding: A = -shifted
     try:
-        factor = cho_factor(A, lower=True, check_finite=False)
+        factor = cho_factor(-shifted, lower=True, check_finite=False)
         pivots = np.abs(np.diag(factor[0]))
         if pivots.min() > 1e-5 * pivots.max():  # condition number of A below 1e10
             if not sum_to_one:
@@ -271,11 +270,11 @@ def _newton_step(
         pass
     if sum_to_one:
         kkt = np.zeros((k + 1, k + 1))
-        kkt[:k, :k] = H - ridge * np.eye(k)
+        kkt[:k, :k] = shifted
         kkt[:k, k] = kkt[k, :k] = 1.0
         rhs = np.r_[-g, 0.0]
     else:
-        kkt, rhs = H - ridge * np.eye(k), -g
+        kkt, rhs = shifted, -g
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", LinAlgWarning)
