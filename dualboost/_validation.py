@@ -54,8 +54,9 @@ def check_edge_matrix(U: ArrayLike, name: str = "U") -> NDArray[np.float64]:
     """The edge matrix U in [-1, 1]^{N x t}, N >= 1 examples, t >= 1 hypotheses."""
     try:
         arr = np.asarray(U, dtype=np.float64)
-        # a conversion (an int8 store, a list) already made a private array: no second copy
-        fresh = arr is not U and not np.may_share_memory(arr, U)
+        # a conversion (an int8 store, a list) already made a private array, and a read-only float64
+        # array is one its owner promised not to change (the drivers' Ensemble.U): no copy
+        fresh = (arr is not U and not np.may_share_memory(arr, U)) or not arr.flags.writeable
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be a numeric 2-D array (N examples x t hypotheses)") from exc
     if arr.ndim == 1:

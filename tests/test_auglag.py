@@ -355,6 +355,59 @@ def test_warm_start_after_a_new_column_matches_the_cold_solve_and_saves_work():
     assert work["warm_it"] < work["cold_it"], work
 
 
+@pytest.mark.parametrize("eta, nu", [(50.0, 200.0), (5e3, 1.0)])
+def test_dual_hessian_block_is_the_block_of_the_hessian(eta, nu):
+    """Both paths of the curvature weights: all examples (moderate eta), and only the few that are
+    not negligible (eta = 5e3 at nu = 1: d sits on the smallest margins)."""
+    model = ERLPBoost(random_edge_matrix(400, 12, seed=4), nu=nu, eta=eta)
+    w = np.random.default_rng(5).dirichlet(np.ones(12))
+    s, _, kept = model._curvature_weights(w, None)
+    assert (kept is not None) == (eta > 1e3)  # the instance exercises the path it is meant to
+    H = model.dual_hessian(w, np.arange(12))
+    rows, cols = np.array([0, 3, 11]), np.array([3, 5])
+    block = model.dual_hessian_block(w, rows, cols)
+    np.testing.assert_allclose(block, H[np.ix_(rows, cols)], rtol=1e-12, atol=1e-14 * np.abs(H).max())
+
+
+def test_warm_starts_from_a_kept_hessian_match_the_cold_solve(monkeypatch):
+    """Boosting-like appends (the max-edge column of a pool under the current d): the warm solve
+    starts Newton from the previous solve's Hessian (``solver_state``), computing only the new
+    column's block (``CHORD_MIN_WORK`` lowered so that this small instance takes that path; the
+    saving is measured in benchmarks/scale.py, not asserted). Every solve is certified and agrees
+    with a cold solve as in the test above, and so does a warm solve without the kept Hessian."""
+    from dualboost.solvers import auglag
+
+    calls = {"block": 0}
+    block = ERLPBoost.dual_hessian_block
+
+    def counted_block(self, *args, **kwargs):
+        calls["block"] += 1
+        return block(self, *args, **kwargs)
+
+    monkeypatch.setattr(ERLPBoost, "dual_hessian_block", counted_block)
+    monkeypatch.setattr(auglag, "CHORD_MIN_WORK", 0.0)
+    n, t0 = 600, 40
+    pool = random_edge_matrix(n, t0 + 40, seed=6)
+    U = pool[:, :t0]
+    kwargs = {"nu": 0.1 * n, "eta": 100.0}
+    previous = ERLPBoost(U, **kwargs).solve(method="auglag", tol=AGREE_TOL)
+    for _ in range(5):
+        edges = pool.T @ previous.d
+        edges[: U.shape[1]] = -np.inf  # a new column: the best of the rest of the pool
+        U = np.column_stack([U, pool[:, int(np.argmax(edges))]])
+        model = ERLPBoost(U, **kwargs)
+        cold = model.solve(method="auglag", tol=AGREE_TOL)
+        assert isinstance(previous.solver_state, auglag._Curvature)
+        stateless = Solution(**{f: getattr(previous, f) for f in previous.__dataclass_fields__})
+        for start in (previous, stateless):
+            warm = model.solve(method="auglag", tol=AGREE_TOL, warm_start=start)
+            assert warm.status == "optimal", warm
+            assert warm.dual_value == pytest.approx(cold.dual_value, rel=1e-9, abs=1e-9)
+            np.testing.assert_allclose(warm.d, cold.d, rtol=0, atol=D_ATOL)
+        previous = model.solve(method="auglag", tol=AGREE_TOL, warm_start=previous)
+    assert calls["block"] >= 5  # the kept Hessian was extended by the new column's block
+
+
 def test_softboost_warm_start_after_a_new_column_matches_the_cold_solve():
     """SoftBoost's w is unnormalised: the new weight starts at 0 (the edge bound g is set for the
     larger U, so the smaller problem, with fewer constraints, is feasible too)."""
@@ -524,6 +577,10 @@ def test_gradient_and_hessian_match_finite_differences(name):
         # a subset of columns gives the corresponding block
         cols = np.array([0, 2, t - 1])
         np.testing.assert_allclose(model.dual_hessian(w, cols), H[np.ix_(cols, cols)], rtol=1e-12, atol=1e-14)
+        # and so does dual_hessian_block for any rows and columns (a kept Hessian's new block)
+        rows = np.array([1, 2, t - 1])
+        block = model.dual_hessian_block(w, rows, cols)
+        np.testing.assert_allclose(block, H[np.ix_(rows, cols)], rtol=1e-12, atol=1e-14 * np.abs(H).max())
     assert checked >= 3
     assert capped_seen == (name == "erlp-caps")  # the capped piece was exercised where intended
 

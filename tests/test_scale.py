@@ -64,6 +64,33 @@ def test_ensemble_int8_until_a_fractional_column():
     assert np.shares_memory(ensemble.U, ensemble.stored)  # float64 storage: U is a view
 
 
+def test_ensemble_U_is_a_read_only_float64_view_that_models_take_without_a_copy():
+    """Ensemble.U keeps the float64 copy of the int8 columns and extends it by the new ones: views
+    handed out earlier keep their values while columns are appended and the buffers grow, writing
+    through them is refused, and a subproblem model takes the view as it is (no per-iteration
+    copy of U) while a writable array given by a user is still copied."""
+    from dualboost.problems import ERLPBoost
+
+    rng = np.random.default_rng(3)
+    n = 300
+    ensemble = Ensemble(n)
+    columns, views = [], []
+    for j in range(40):  # past the initial capacity of 16 twice
+        s = stump_selection(n, j, rng)
+        ensemble.add(s)
+        columns.append(s.column)
+        views.append((ensemble.U, np.column_stack(columns)))
+    for view, expected in views:
+        np.testing.assert_array_equal(view, expected)
+        assert view.dtype == np.float64 and not view.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        views[-1][0][0, 0] = 0.5
+    U = ensemble.U
+    assert np.shares_memory(ERLPBoost(U, nu=10.0, eta=5.0).U, U)
+    mine = np.column_stack(columns)
+    assert not np.shares_memory(ERLPBoost(mine, nu=10.0, eta=5.0).U, mine)
+
+
 def test_compact_products_allocate_no_float64_copy():
     rng = np.random.default_rng(1)
     n, t = 200_000, 40

@@ -118,7 +118,7 @@ def lpboost(
         _, is_new = ensemble.add(selection)
         if is_new or sol is None:
             with run.solving():
-                sol = LPBoost(ensemble.stored, nu=nu).solve(method=method, side=side, tol=tol, warm_start=sol)
+                sol = LPBoost(ensemble.U, nu=nu).solve(method=method, side=side, tol=tol, warm_start=sol)
             _require_point(sol, "lpboost", t)
         quantity = min_edge - sol.primal_value
         run.record(
@@ -191,13 +191,13 @@ def softboost(
         gamma_hat = min(gamma_hat, selection.edge)
         ensemble.add(selection)
         with run.solving():
-            model = SoftBoost(ensemble.stored, nu=nu, gamma_hat=gamma_hat, eps=eps)
+            model = SoftBoost(ensemble.U, nu=nu, gamma_hat=gamma_hat, eps=eps)
             new_sol = model.solve(method=method, warm_start=sol, tol=tol)
             p_lp = model.lp_value[0]  # computed (and cached) by the feasibility check of solve
         quantity = gamma_hat - p_lp
         if new_sol.status == "infeasible":
             with run.solving():
-                w = LPBoost(ensemble.stored, nu=nu).solve(method="highs").w
+                w = LPBoost(ensemble.U, nu=nu).solve(method="highs").w
             run.record(t, selection.edge, stopping=quantity, n_hypotheses=_n_positive(w))
             converged, reason = True, "infeasible (P_LP^t > gamma_hat_t - eps)"
             break
@@ -338,7 +338,7 @@ def _entropy_regularized(
     d = _uniform(n)
     run.keep(d, np.zeros(0))
     sol, d, converged, reason = entropy_loop(
-        run, ensemble, lambda: model_class(ensemble.stored, nu=setup.nu, eta=setup.eta), d, setup, algorithm
+        run, ensemble, lambda: model_class(ensemble.U, nu=setup.nu, eta=setup.eta), d, setup, algorithm
     )
     weights = np.zeros(0) if sol is None else sol.w  # T = its size: the last hypothesis is discarded
     return run.result(

@@ -125,6 +125,9 @@ class DaskERLPBoost(ERLPBoost):
         not needed: the evaluation at w is cached on the workers."""
         return self.evaluation(w).hessian(np.asarray(columns, dtype=np.intp))
 
+    #: no Hessian blocks for a kept Hessian (``method="auglag"``): each would be one more reduction
+    dual_hessian_block = None
+
     def dual_objective(self, w: ArrayLike) -> float:
         w = self._w(w)
         if w.min() < -DOMAIN_TOL or abs(w.sum() - 1.0) > DOMAIN_TOL * max(1, w.size):

@@ -101,22 +101,52 @@ class Model(ABC):
         ``-U_S^T hess f*(-U w) U_S`` with the regulariser's factored Hessian, O(N |S|^2) (only the
         examples whose curvature weight is not negligible count). ``d``: ``d(w)`` when the caller
         has it (a dual solver does: ``dual_value_and_grad`` returned it), saving an evaluation."""
-        theta = -(self.U @ w) if d is None else None  # the factors depend on theta through d only
-        s, scale = self.regularizer.conjugate_hessian_factors(theta, d)
-        rows = s > 1e-17 * s.max(initial=0.0)  # examples of negligible weight add nothing
-        if 2 * np.count_nonzero(rows) < rows.size:
-            # most examples are negligible (large eta, small nu: d sits on the smallest margins):
-            # gather the few that count (the gather is cheaper than the products it saves)
-            s = s[rows]
+        s, scale, rows = self._curvature_weights(w, d)
+        if rows is not None:
             C = self.U[rows][:, columns]
         else:
-            s = np.where(rows, s, 0.0)
             C = self.U[:, columns] if columns.size < self.n_hypotheses else self.U.copy(order="K")
         a = C.T @ s
         total = s.sum()
         C *= np.sqrt(s)[:, None]
         gram = C.T @ C
         return -scale * (gram - (np.outer(a, a) / total if total > 0 else 0.0))
+
+    def dual_hessian_block(
+        self,
+        w: NDArray[np.float64],
+        rows: NDArray[np.intp],
+        columns: NDArray[np.intp],
+        d: NDArray[np.float64] | None = None,
+    ) -> NDArray[np.float64]:
+        """The block ``(rows, columns)`` of the Hessian of :meth:`dual_hessian`, O(N |rows| |columns|):
+        what a solver that keeps an older Hessian computes for the columns it has not seen (the
+        active-set Newton step of ``method="auglag"`` after a column was appended)."""
+        s, scale, kept = self._curvature_weights(w, d)
+        U = self.U if kept is None else self.U[kept]
+        Bs = U[:, columns] * s[:, None]
+        # one pass over U for both (s B)^T U and s^T U, no copy of its |rows| columns
+        products = np.column_stack([Bs, s]).T @ U
+        gram = products[:-1, rows].T
+        total = s.sum()
+        if total > 0:
+            gram -= np.outer(products[-1, rows], Bs.sum(axis=0)) / total
+        return -scale * gram
+
+    def _curvature_weights(
+        self, w: NDArray[np.float64], d: NDArray[np.float64] | None
+    ) -> tuple[NDArray[np.float64], float, NDArray[np.bool_] | None]:
+        """The regulariser's Hessian factors ``(s, scale)`` at w (``hess f*(-U w) = scale (diag s -
+        s s^T / sum s)``) and the examples that count: a mask when most are negligible (large eta,
+        small nu: d sits on the smallest margins; gathering the few that count is cheaper than the
+        products it saves), else None, with the negligible weights (below 1e-17 of the largest) set
+        to 0."""
+        theta = -(self.U @ w) if d is None else None  # the factors depend on theta through d only
+        s, scale = self.regularizer.conjugate_hessian_factors(theta, d)
+        rows = s > 1e-17 * s.max(initial=0.0)
+        if 2 * np.count_nonzero(rows) < rows.size:
+            return s[rows], scale, rows
+        return np.where(rows, s, 0.0), scale, None
 
     @abstractmethod
     def d_from_w(self, w: ArrayLike) -> NDArray[np.float64]:
