@@ -408,6 +408,28 @@ def test_warm_starts_from_a_kept_hessian_match_the_cold_solve(monkeypatch):
     assert calls["block"] >= 5  # the kept Hessian was extended by the new column's block
 
 
+def test_kept_hessian_on_an_appended_face_extends_its_cholesky_factor():
+    """``_Curvature.on`` for a face with columns appended: the kept entries, the new block from
+    ``dual_hessian_block`` and the bordered Cholesky factor all equal what is computed from scratch
+    (the exact Hessian at the same w and numpy's Cholesky of ridge I - H) to rounding."""
+    from dualboost.solvers import auglag
+
+    model = ERLPBoost(random_edge_matrix(500, 30, seed=8), nu=50.0, eta=20.0)
+    w = np.random.default_rng(9).dirichlet(np.ones(30))
+    H = model.dual_hessian(w, np.arange(30))
+    old = auglag._Curvature(np.arange(27), H[:27, :27].copy(), auglag._Curvature.key_of(model))
+    L_old, ridge = old.factor()
+    assert L_old is not None
+    new = old.on(model, w, np.arange(30), None)
+    np.testing.assert_allclose(new.H, H, rtol=0, atol=1e-13 * np.abs(H).max())
+    L, ridge_new = new._factor  # extended, not computed anew
+    assert ridge_new == ridge
+    reference = np.linalg.cholesky(ridge * np.eye(30) - H)
+    np.testing.assert_allclose(np.tril(L), reference, rtol=0, atol=1e-10 * np.abs(reference).max())
+    # the same face again: the same object (Hessian and factor reused by a chord step)
+    assert new.on(model, w, np.arange(30), None) is new
+
+
 def test_softboost_warm_start_after_a_new_column_matches_the_cold_solve():
     """SoftBoost's w is unnormalised: the new weight starts at 0 (the edge bound g is set for the
     larger U, so the smaller problem, with fewer constraints, is feasible too)."""

@@ -41,7 +41,7 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.linalg import LinAlgError, LinAlgWarning, cho_factor, cho_solve, solve
+from scipy.linalg import LinAlgError, LinAlgWarning, cho_factor, cho_solve, solve, solve_triangular
 from scipy.optimize import brentq, minimize
 
 from dualboost._threads import single_blas_thread
@@ -113,8 +113,9 @@ class _Curvature:
     reused).
     """
 
-    def __init__(self, face: NDArray[np.intp], H: NDArray[np.float64], key: dict) -> None:
+    def __init__(self, face: NDArray[np.intp], H: NDArray[np.float64], key: dict, factor=None) -> None:
         self.face, self.H, self.key = face, H, key
+        self._factor = factor  # (L, ridge), L None where singular; None: not computed yet
 
     @staticmethod
     def key_of(model) -> dict:
@@ -123,9 +124,20 @@ class _Curvature:
     def usable_for(self, model) -> bool:
         return getattr(model, "dual_hessian_block", None) is not None and self.key == self.key_of(model)
 
-    def on(self, model, w, face: NDArray[np.intp], d) -> NDArray[np.float64]:
+    def factor(self) -> tuple:
+        """``(L, ridge)``: the Cholesky factor of ``ridge I - H`` (:func:`_definite_factor`, None where
+        it is numerically singular), computed once per Hessian: chord steps reuse it."""
+        if self._factor is None:
+            ridge = _ridge(self.H)
+            self._factor = (_definite_factor(self.H, ridge), ridge)
+        return self._factor
+
+    def on(self, model, w, face: NDArray[np.intp], d) -> _Curvature:
         """The Hessian on ``face``: kept entries where both columns are known, exact blocks for the
-        columns that are not."""
+        columns that are not. When the kept face is a prefix of ``face`` (columns appended) its
+        Cholesky factor is extended by the new rows, O(|S|^2) instead of O(|S|^3)."""
+        if np.array_equal(face, self.face):
+            return self
         pos = np.minimum(np.searchsorted(self.face, face), self.face.size - 1)
         known = self.face[pos] == face
         H = np.empty((face.size, face.size))
@@ -136,7 +148,54 @@ class _Curvature:
             block = model.dual_hessian_block(w, face, face[fresh], d)
             H[:, fresh] = block
             H[fresh, :] = block.T
-        return H
+        m = self.face.size
+        factor = None
+        appended = face.size > m and np.array_equal(face[:m], self.face)
+        if appended and self._factor is not None and self._factor[0] is not None:
+            factor = _bordered_factor(self._factor, H, m)
+        return _Curvature(face, H, self.key, factor)
+
+
+def _ridge(H: NDArray[np.float64]) -> float:
+    """The ridge that makes ``ridge I - H`` definite for a negative semidefinite H."""
+    return 1e-12 * max(1.0, float(np.abs(np.diag(H)).max(initial=0.0)))
+
+
+def _definite_factor(H: NDArray[np.float64], ridge: float) -> NDArray[np.float64] | None:
+    """The lower Cholesky factor of ``A = ridge I - H``, or None when A is not numerically positive
+    definite (not positive definite, or its pivots spanning more than 1e5: condition above 1e10)."""
+    A = -H
+    A[np.diag_indices_from(A)] += ridge
+    try:
+        L, _ = cho_factor(A, lower=True, overwrite_a=True, check_finite=False)
+    except LinAlgError:
+        return None
+    pivots = np.abs(np.diag(L))
+    return L if pivots.min() > 1e-5 * pivots.max() else None
+
+
+def _bordered_factor(factor, H: NDArray[np.float64], m: int):
+    """``(L, ridge)`` of ``ridge I - H`` from that of its leading m x m block: the new rows are
+    ``L21 = B^T L11^-T`` and the Cholesky factor of the Schur complement ``C - L21 L21^T``; None where
+    that complement is not numerically definite."""
+    L11, ridge = factor
+    B = -H[:m, m:]
+    C = -H[m:, m:]
+    C[np.diag_indices_from(C)] += ridge
+    L21 = solve_triangular(L11, B, lower=True, check_finite=False).T
+    try:
+        L22 = np.linalg.cholesky(C - L21 @ L21.T)
+    except np.linalg.LinAlgError:
+        return None  # computed anew when needed
+    pivots = np.r_[np.abs(np.diag(L11)), np.abs(np.diag(L22))]
+    if pivots.min() <= 1e-5 * pivots.max():
+        return None
+    k = H.shape[0]
+    L = np.zeros((k, k))
+    L[:m, :m] = L11
+    L[m:, :m] = L21
+    L[m:, m:] = L22
+    return L, ridge
 
 
 class _Point(NamedTuple):
@@ -294,29 +353,33 @@ def _lbfgsb(fun, x0, gtol, budget):
 
 
 def _newton_step(
-    H: NDArray[np.float64], g: NDArray[np.float64], sum_to_one: bool, damping: float = 0.0
+    H: NDArray[np.float64],
+    g: NDArray[np.float64],
+    sum_to_one: bool,
+    damping: float = 0.0,
+    factor: tuple | None = None,
 ) -> NDArray[np.float64]:
     """The step maximising ``g.s + s.H.s/2 - damping s.s/2`` (H negative semidefinite; a tiny
     ridge makes it definite), subject to ``sum s = 0`` when ``sum_to_one``. With ``A = ridge I - H``
     (positive definite) the step is ``A^-1 (g - mu 1)``, ``mu = 1.A^-1 g / 1.A^-1 1``: one Cholesky
-    factorisation and two triangular solves (half the cost of an LDL^T of the KKT system). When A
-    is numerically singular (its Cholesky pivots span more than 1e10, or it is not positive
+    factorisation and two triangular solves (half the cost of an LDL^T of the KKT system);
+    ``factor``: ``(L, ridge)`` when the caller has it (damping 0; L None: A is singular). When A
+    is numerically singular (its Cholesky pivots span more than 1e5, or it is not positive
     definite), the symmetric KKT system by LDL^T (``scipy.linalg.solve``), least squares if that
     is singular too. ``damping`` > 0 is the Levenberg-Marquardt shift: large values turn the step
     into a short (projected) gradient step."""
     k = g.size
-    ridge = 1e-12 * max(1.0, np.abs(np.diag(H)).max()) + damping
-    shifted = H - ridge * np.eye(k)  # negative definite up to rounding: A = -shifted
-    try:
-        factor = cho_factor(-shifted, lower=True, check_finite=False)
-        pivots = np.abs(np.diag(factor[0]))
-        if pivots.min() > 1e-5 * pivots.max():  # condition number of A below 1e10
-            if not sum_to_one:
-                return cho_solve(factor, g, check_finite=False)
-            x, y = cho_solve(factor, np.column_stack([g, np.ones(k)]), check_finite=False).T
-            return x - (x.sum() / y.sum()) * y
-    except LinAlgError:
-        pass
+    if factor is None:
+        ridge = _ridge(H) + damping
+        L = _definite_factor(H, ridge)
+    else:
+        L, ridge = factor
+    if L is not None:
+        if not sum_to_one:
+            return cho_solve((L, True), g, check_finite=False)
+        x, y = cho_solve((L, True), np.column_stack([g, np.ones(k)]), check_finite=False).T
+        return x - (x.sum() / y.sum()) * y
+    shifted = H - ridge * np.eye(k)
     if sum_to_one:
         kkt = np.zeros((k + 1, k + 1))
         kkt[:k, :k] = shifted
@@ -333,16 +396,22 @@ def _newton_step(
     return step[:k]
 
 
-def _face_step(model, point: _Point, sum_to_one: bool, H, face, damping: float):
-    """The (damped) Newton direction on ``face``, with the columns at 0 that it would push below 0
-    dropped from the face (at most five rounds); None when no ascent direction is left."""
+def _face_step(point: _Point, sum_to_one: bool, curvature: _Curvature, damping: float):
+    """The (damped) Newton direction on the face of ``curvature`` (its columns and Hessian), with
+    the columns at 0 that it would push below 0 dropped from the face (at most five rounds); None
+    when no ascent direction is left. Undamped on the whole face, the Hessian's kept Cholesky
+    factor is used."""
     w, g = point.w, point.grad
+    H, face = curvature.H, curvature.face
     keep = np.ones(face.size, dtype=bool)
     for _ in range(5):
         cols = face[keep]
         if not cols.size:
             return None
-        step = _newton_step(H[np.ix_(keep, keep)], g[cols], sum_to_one, damping)
+        if damping == 0.0 and keep.all():
+            step = _newton_step(H, g[cols], sum_to_one, factor=curvature.factor())
+        else:
+            step = _newton_step(H[np.ix_(keep, keep)], g[cols], sum_to_one, damping)
         blocked = (w[cols] == 0) & (step < 0)
         if not blocked.any():
             break
@@ -374,12 +443,12 @@ def _newton_polish(
     model = oracle.model
     steps = 0
     best, stalled, damping = point, 0, 0.0
-    H = face = None
+    current = None  # the Hessian at the current point (a _Curvature)
     chord = kept is not None
     while best.gap > target and steps < max_steps and stalled < NEWTON_PATIENCE:
         steps += 1
         w, g = point.w, point.grad
-        if H is None:  # a new point: its face and Hessian
+        if current is None:  # a new point: its face and Hessian
             support = w > 0
             reference = (w @ g) / w.sum() if sum_to_one and w.sum() > 0 else 0.0
             support |= g > reference  # columns whose edge beats the current combination enter the face
@@ -388,12 +457,12 @@ def _newton_polish(
                 break
             chord = chord and model.n_samples * face.size**2 >= CHORD_MIN_WORK and kept.usable_for(model)
             if chord:
-                H = kept.on(model, w, face, point.d)
+                current = kept.on(model, w, face, point.d)
             else:
-                H = model.dual_hessian(w, face, point.d)
-            kept = _Curvature(face, H, _Curvature.key_of(model))
-            scale = max(1e-300, float(np.abs(np.diag(H)).max(initial=0.0)))
-        direction = _face_step(model, point, sum_to_one, H, face, damping * scale)
+                current = _Curvature(face, model.dual_hessian(w, face, point.d), _Curvature.key_of(model))
+            kept = current
+            scale = max(1e-300, float(np.abs(np.diag(current.H)).max(initial=0.0)))
+        direction = _face_step(point, sum_to_one, current, damping * scale)
         if direction is None:
             break
         alpha, trial = 1.0, None
@@ -411,7 +480,7 @@ def _newton_polish(
             alpha *= 0.5
         if trial is None:
             if chord:  # the kept Hessian is too old: the exact one, from here
-                chord, H = False, None
+                chord, current = False, None
                 continue
             # the piece's Hessian overshoots: damp it and try again from here
             damping = max(10.0 * damping, 1e-3)
@@ -421,7 +490,7 @@ def _newton_polish(
             damping = damping / 10.0 if damping > 1e-3 else 0.0
         # fast convergence: the next step keeps this Hessian (exact or kept), else computes it anew
         chord = trial.gap <= CHORD_RATE * point.gap
-        point, H = trial, None
+        point, current = trial, None
         if point.gap < best.gap:  # D rises monotonically, the gap need not: keep the best point
             best, stalled = point, 0
         else:
