@@ -113,9 +113,13 @@ class _Curvature:
     reused).
     """
 
-    def __init__(self, face: NDArray[np.intp], H: NDArray[np.float64], key: dict, factor=None) -> None:
+    def __init__(
+        self, face: NDArray[np.intp], H: NDArray[np.float64], key: dict, factor=None, singular: bool = False
+    ) -> None:
         self.face, self.H, self.key = face, H, key
         self._factor = factor  # (L, ridge), L None where singular; None: not computed yet
+        #: whether the Hessian it was made from needed the raised ridge (so will this one, likely)
+        self.singular = singular
 
     @staticmethod
     def key_of(model) -> dict:
@@ -128,7 +132,8 @@ class _Curvature:
         """``(L, ridge)``: the Cholesky factor of ``ridge I - H`` (:func:`_definite_factor`, None where
         it is numerically singular), computed once per Hessian: chord steps reuse it."""
         if self._factor is None:
-            self._factor = _regularised_factor(self.H)
+            self._factor = _regularised_factor(self.H, raised=self.singular)
+            self.singular = self._factor[1] > _ridge(self.H)
         return self._factor
 
     def on(self, model, w, face: NDArray[np.intp], d) -> _Curvature:
@@ -152,7 +157,7 @@ class _Curvature:
         appended = face.size > m and np.array_equal(face[:m], self.face)
         if appended and self._factor is not None and self._factor[0] is not None:
             factor = _bordered_factor(self._factor, H, m)
-        return _Curvature(face, H, self.key, factor)
+        return _Curvature(face, H, self.key, factor, self.singular)
 
 
 def _ridge(H: NDArray[np.float64]) -> float:
@@ -182,11 +187,12 @@ def _definite_factor(H: NDArray[np.float64], ridge: float) -> NDArray[np.float64
     return L if pivots.min() > 1e-5 * pivots.max() else None
 
 
-def _regularised_factor(H: NDArray[np.float64], damping: float = 0.0) -> tuple:
+def _regularised_factor(H: NDArray[np.float64], damping: float = 0.0, raised: bool = False) -> tuple:
     """``(L, ridge)`` for ``A = ridge I - H``: the smallest ridge (plus ``damping``) that makes A
-    numerically definite, then ``RIDGE_SINGULAR max|H_ii|``; L None if neither does."""
+    numerically definite, then ``RIDGE_SINGULAR max|H_ii|``; L None if neither does. ``raised``:
+    start with the raised ridge (the previous Hessian of this face needed it)."""
     ridge = _ridge(H) + damping
-    L = _definite_factor(H, ridge)
+    L = None if raised else _definite_factor(H, ridge)
     if L is None:
         raised = RIDGE_SINGULAR * max(1.0, float(np.abs(np.diag(H)).max(initial=0.0)))
         if raised > ridge:
@@ -477,7 +483,9 @@ def _newton_polish(
             if chord:
                 current = kept.on(model, w, face, point.d)
             else:
-                current = _Curvature(face, model.dual_hessian(w, face, point.d), _Curvature.key_of(model))
+                H = model.dual_hessian(w, face, point.d)
+                singular = kept is not None and kept.singular
+                current = _Curvature(face, H, _Curvature.key_of(model), singular=singular)
             kept = current
             scale = max(1e-300, float(np.abs(np.diag(current.H)).max(initial=0.0)))
         direction = _face_step(point, sum_to_one, current, damping * scale)
