@@ -109,8 +109,9 @@ class _Curvature:
     is computed, O(N |S|) instead of O(N |S|^2): measured on a news20-shaped run at t = 800 the
     exact Hessian was 73 % of the solve. The Newton step with it is a chord step: the line search
     still decides, and the exact Hessian replaces it when a step fails or converges slowly
-    (:data:`CHORD_RATE`). ``key``: the model's parameters other than t (another eta or nu: not
-    reused).
+    (:data:`CHORD_RATE`). The Cholesky factor of the Newton system is kept with it (chord steps
+    reuse it; appended columns extend it). ``key``: the model's parameters other than t (another
+    eta or nu: not reused).
     """
 
     def __init__(
@@ -194,9 +195,9 @@ def _regularised_factor(H: NDArray[np.float64], damping: float = 0.0, raised: bo
     ridge = _ridge(H) + damping
     L = None if raised else _definite_factor(H, ridge)
     if L is None:
-        raised = RIDGE_SINGULAR * max(1.0, float(np.abs(np.diag(H)).max(initial=0.0)))
-        if raised > ridge:
-            ridge = raised
+        higher = RIDGE_SINGULAR * max(1.0, float(np.abs(np.diag(H)).max(initial=0.0)))
+        if higher > ridge:
+            ridge = higher
             L = _definite_factor(H, ridge)
     return L, ridge
 
