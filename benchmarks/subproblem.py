@@ -13,6 +13,7 @@ problem).
     python benchmarks/subproblem.py                 # the default grid (a few minutes)
     python benchmarks/subproblem.py --full          # the issue's full grid (long: hours)
     python benchmarks/subproblem.py --sizes 1000 --columns 10 100 --solvers clarabel
+    python benchmarks/subproblem.py --trajectory    # warm vs cold re-solves along boosting runs
 
 The summary line gives the median speed-up of auglag over cvxpy + Clarabel at equal certified gap,
 and the median speed-up of a warm re-solve over a cold one.
@@ -72,11 +73,11 @@ def stump_matrix(n_samples: int, n_columns: int, seed: int) -> np.ndarray:
     return np.column_stack(columns)
 
 
-def timed(model, method, **kwargs):
+def timed(model, method, tol: float = TOL, **kwargs):
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        sol = model.solve(method=method, side="dual", tol=TOL, **kwargs)
+        sol = model.solve(method=method, side="dual", tol=tol, **kwargs)
     return sol, time.perf_counter() - start
 
 
@@ -196,6 +197,64 @@ def large(n_samples: int = 200_000, n_columns: int = 200) -> int:
     return 0
 
 
+#: the boosting runs of --trajectory: (data set, nu/N) with decision stumps, eps = 0.01
+TRAJECTORY_RUNS = (("german", "0.1"), ("diabetes", "0.1"), ("a9a", "0.1"), ("a9a", "1/N"))
+
+
+def trajectory(eps: float = 0.01, points: int = 6, runs=TRAJECTORY_RUNS) -> int:
+    """Warm against cold re-solves along real boosting runs: ERLPBoost with decision stumps on the
+    thesis's data (training split), then, at ``points`` values of t spread over the run, the
+    subproblem over the run's first t columns solved cold and warm-started from the solution over
+    its first t - 1 columns (what a booster's next iteration does), at the benchmark's certified gap
+    (1e-6) and at the driver's own tolerance (eps / 8). A row whose solves are not both certified
+    ends with their statuses; one whose dual values differ by more than the tolerance, with
+    ``disagree``."""
+    from dualboost.boosting import erlpboost
+    from dualboost.datasets import load_dataset
+    from dualboost.oracles import DecisionStumps
+
+    ratios: dict[str, list[float]] = {"1e-6": [], "driver": []}
+    header = f"{'data':9s} {'nu/N':>5s} {'N':>6s} {'t':>4s} {'eta':>6s} {'tol':>8s} "
+    header += f"{'cold s':>8s} {'warm s':>8s} {'iters c/w':>10s} {'ratio':>6s}"
+    print(header)
+    print("-" * len(header))
+    for name, frac in runs:
+        X, y = load_dataset(name, download=False).train
+        n = y.size
+        nu = 1.0 if frac == "1/N" else float(frac) * n
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            run = erlpboost(DecisionStumps().fit(X, y), nu=nu, eps=eps)
+        U = np.asarray(run.columns, dtype=np.float64)
+        eta = erlpboost_eta(n, nu, eps)
+        for t in np.unique(np.linspace(2, U.shape[1], points).astype(int)):
+            for label, tol in (("1e-6", TOL), ("driver", eps / 8.0)):
+                previous = ERLPBoost(U[:, : t - 1], nu=nu, eta=eta).solve(method="auglag", tol=tol)
+                model = ERLPBoost(U[:, :t], nu=nu, eta=eta)
+                cold, cold_time = timed(model, "auglag", tol=tol)
+                warm, warm_time = timed(model, "auglag", tol=tol, warm_start=previous)
+                ratios[label].append(cold_time / warm_time)
+                print(
+                    f"{name:9s} {frac:>5s} {n:6d} {t:4d} {eta:6.0f} {tol:8.2g} "
+                    f"{cold_time:8.3f} {warm_time:8.3f} {cold.iterations:>4d}/{warm.iterations:<5d} "
+                    f"{cold_time / warm_time:6.1f}"
+                    + ("" if warm.status == cold.status == "optimal" else f"  {cold.status}/{warm.status}")
+                    + (
+                        ""
+                        if abs(warm.dual_value - cold.dual_value) <= tol * max(1.0, abs(cold.primal_value))
+                        else "  disagree"
+                    ),
+                    flush=True,
+                )
+    for label, values in ratios.items():
+        print(
+            f"median speed-up of a warm re-solve along the runs ({label} tolerance): "
+            f"{statistics.median(values):.1f}x over {len(values)} re-solves (min {min(values):.1f}x, "
+            f"max {max(values):.1f}x)"
+        )
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -209,10 +268,15 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--solvers", nargs="+", default=["clarabel", "ecos", "scs"], help="cvxpy solvers")
     parser.add_argument("--large", action="store_true", help="only the N = 2e5, t = 200 auglag timing")
+    parser.add_argument(
+        "--trajectory", action="store_true", help="only warm against cold re-solves along boosting runs"
+    )
     parser.add_argument("--sources", nargs="+", default=["random", "a9a"], choices=["random", "a9a"])
     args = parser.parse_args(argv)
     if args.large:
         return large()
+    if args.trajectory:
+        return trajectory()
     if args.sizes is None:
         args.sizes = [1000, 10000, 30000] if args.full else [1000, 10000]
     if args.columns is None:

@@ -12,6 +12,8 @@ Each script runs end to end in seconds; the checks are consistency checks that c
   Theta*_t grows with t since S^{t-1} is a face of S^t) and for the corrective run exactly (the
   clipped step increases the dual, [SS] Lemma 12); the reach table is monotone in the threshold;
   the PNG is written.
+* ``benchmarks/subproblem.py --trajectory``: every re-solve along the run is certified cold and
+  warm, and the two dual values agree within the tolerance.
 * ``benchmarks/cpp_erlpboost.py``: the run converges (delta~ <= eps/2) within Thm 3.12's bound, the
   oracle and solver times add up to at most the total, and the printed ratio is C++ time / ours.
 """
@@ -171,3 +173,17 @@ def test_cpp_comparison_run_converges_within_the_bound(tmp_path):
     assert r["oracle"] + r["solver"] <= r["time"] + 1e-9
     line = cpp.row("german", label, r, ref)
     assert f"{ref.seconds / r['time']:.1f}x" in line and f" {r['iterations']} " in line
+
+
+# ---------------------------------------------------------------- subproblem.py --trajectory
+
+
+def test_trajectory_resolves_are_certified_and_agree(capsys):
+    subproblem = _load("subproblem")
+    assert subproblem.trajectory(eps=0.1, points=3, runs=(("german", "0.1"),)) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("german")]
+    assert len(rows) == 6  # 3 values of t, 2 tolerances
+    for row in rows:
+        assert re.search(r"\d+/\d+\s+[\d.]+$", row), row  # no status or disagreement after the ratio
+    assert "median speed-up of a warm re-solve along the runs (1e-6 tolerance)" in out
