@@ -66,6 +66,8 @@ def test_model_matches_in_memory(executor, nu):
         assert model.primal_objective(d2) == pytest.approx(ref.primal_objective(d), abs=TOL)
         H, H2 = ref.dual_hessian(w, np.arange(6)), model.dual_hessian(w, np.array([0, 2, 5]))
         np.testing.assert_allclose(H2, H[np.ix_([0, 2, 5], [0, 2, 5])], atol=TOL * max(1.0, np.abs(H).max()))
+        block = model.dual_hessian_block(w, np.array([1, 2, 5]), np.array([0, 4]))
+        np.testing.assert_allclose(block, H[np.ix_([1, 2, 5], [0, 4])], atol=TOL * max(1.0, np.abs(H).max()))
         # a d the workers did not make (scattered once): same primal value
         other = rng.dirichlet(np.ones(U.shape[0]))
         other = np.minimum(other, 1.0 / nu)
@@ -121,9 +123,15 @@ def test_oracle_matches_decision_stumps(executor):
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-@pytest.mark.parametrize("nu", [1.0, 30.0])
-def test_full_run_matches_in_memory(executor, nu):
-    """dask_erlpboost on a row-chunked dask array = boost("erlpboost", DecisionStumps) to 1e-8."""
+@pytest.mark.parametrize("nu, chord", [(1.0, False), (30.0, False), (30.0, True)])
+def test_full_run_matches_in_memory(executor, nu, chord, monkeypatch):
+    """dask_erlpboost on a row-chunked dask array = boost("erlpboost", DecisionStumps) to 1e-8;
+    ``chord``: with the kept Hessians of warm starts (auglag's chord steps, used in memory from
+    N |S|^2 >= 1e8 on) on this small set, which the Dask model extends by partition reductions."""
+    from dualboost.solvers import auglag
+
+    if chord:
+        monkeypatch.setattr(auglag, "CHORD_MIN_WORK", 0.0)
     rng = np.random.default_rng(11)
     X, y = _stump_data(rng)
     Xd, yd = da.from_array(X, chunks=(110, 2)), da.from_array(y, chunks=110)  # columns are merged

@@ -2,11 +2,12 @@
 
 Needs the ``dask`` extra (``dask[distributed]``); ``import dualboost`` does not import this package.
 
-* :func:`dask_erlpboost`: ERLPBoost with decision stumps on row-chunked ``dask.array`` (or numpy)
-  X, y, on a ``dask.distributed`` client or in-process;
+* :func:`dask_erlpboost`: ERLPBoost with decision stumps or raw features on row-chunked
+  ``dask.array`` (or numpy) X, y, on a ``dask.distributed`` client or in-process;
 * :class:`DaskERLPBoostClassifier`: its scikit-learn front-end;
 * :class:`DaskERLPBoost`: the ERLPBoost model over a row-partitioned U (``solve(method="auglag")``);
 * :class:`DaskDecisionStumps`: the stump oracle with per-partition weighted sums;
+* :class:`DaskRawFeatures`: the raw-feature oracle (``features="raw"``), one reduction per call;
 * :class:`PartitionedEdges`, :class:`DistributedVector`, :class:`Executor`, :func:`partition_rows`:
   the building blocks.
 
@@ -18,6 +19,7 @@ from dualboost.dask.driver import DaskEnsemble, dask_erlpboost
 from dualboost.dask.edges import DistributedVector, PartitionedEdges
 from dualboost.dask.estimator import DaskERLPBoostClassifier
 from dualboost.dask.executor import Executor
+from dualboost.dask.features import DaskRawFeatures
 from dualboost.dask.model import DaskERLPBoost
 from dualboost.dask.softmax import Evaluation, evaluate
 from dualboost.dask.stumps import DaskDecisionStumps, DaskSelection
@@ -27,6 +29,7 @@ __all__ = [
     "DaskERLPBoostClassifier",
     "DaskERLPBoost",
     "DaskDecisionStumps",
+    "DaskRawFeatures",
     "DaskSelection",
     "DaskEnsemble",
     "PartitionedEdges",

@@ -1,4 +1,5 @@
-"""``dask_erlpboost``: ERLPBoost ([KG] Alg. 3.2) with decision stumps on row-partitioned data.
+"""``dask_erlpboost``: ERLPBoost ([KG] Alg. 3.2) with decision stumps or raw features on row-partitioned
+data.
 
 The loop is the one of :func:`dualboost.boosting.erlpboost` (``entropy_setup`` and ``entropy_loop`` of
 :mod:`dualboost.boosting.totally_corrective`: same checks, stopping rule, tolerances, re-solve policy,
@@ -6,7 +7,8 @@ history and result); what changes is where
 the N-sized objects live. X, y, the bins of the oracle, U and d stay on the workers:
 
 * the oracle call is one reduction (per partition: a vector of weighted sums per feature and
-  distinct value; :mod:`dualboost.dask.stumps`), and the new column is made on the workers;
+  distinct value, :mod:`dualboost.dask.stumps`; or ``X_p^T (d_p * y_p)``, p numbers, for raw
+  features, :mod:`dualboost.dask.features`), and the new column is made on the workers;
 * ``P^t(d^{t-1})`` is one reduction (``U^T d`` and four scalars);
 * the re-solve is ``DaskERLPBoost.solve(method="auglag")``: each dual evaluation is one reduction for
   ``nu = 1`` and 2 + ~5 for ``nu > 1`` (the threshold search, :mod:`dualboost.dask.softmax`), each
@@ -31,26 +33,33 @@ from dualboost.boosting.totally_corrective import entropy_loop, entropy_setup
 from dualboost.dask.data import partition_rows
 from dualboost.dask.edges import DistributedVector, PartitionedEdges
 from dualboost.dask.executor import Executor
+from dualboost.dask.features import DaskRawFeatures
 from dualboost.dask.model import DaskERLPBoost
 from dualboost.dask.stumps import DaskDecisionStumps, DaskSelection
 
 __all__ = ["dask_erlpboost", "fit_dask_erlpboost", "DaskEnsemble"]
+
+#: the oracles of ``features=`` and the dtype their columns are returned in (stumps: -1 or +1)
+_ORACLES = {"stumps": (DaskDecisionStumps, np.int8), "raw": (DaskRawFeatures, np.float64)}
 
 
 def _uniform_block(n_rows: int, n: int) -> np.ndarray:
     return np.full(n_rows, 1.0 / n)
 
 
-def _int8_columns(block, count: int) -> np.ndarray:
-    return block.matrix[:, :count].astype(np.int8)  # stump columns are -1 or +1
+def _typed_columns(block, count: int, dtype: type) -> np.ndarray:
+    return block.matrix[:, :count].astype(dtype)
 
 
 class DaskEnsemble:
     """The distinct hypotheses so far and their columns U on the workers (a
-    :class:`~dualboost.dask.edges.PartitionedEdges`); a re-selected hypothesis gets no new column."""
+    :class:`~dualboost.dask.edges.PartitionedEdges`); a re-selected hypothesis gets no new column.
+    ``dtype``: the dtype :meth:`columns` returns (``int8`` for stumps' ±1 columns, float64 for raw
+    features); the blocks on the workers are float64 either way."""
 
-    def __init__(self, executor: Executor, sizes: list[int]) -> None:
+    def __init__(self, executor: Executor, sizes: list[int], dtype: type = np.int8) -> None:
         self.U = PartitionedEdges.empty(executor, sizes)
+        self.dtype = np.dtype(dtype)
         self.hypotheses: list = []
         self._position: dict = {}
 
@@ -67,18 +76,20 @@ class DaskEnsemble:
         return len(self.hypotheses)
 
     def columns(self, count: int | None = None):
-        """The first ``count`` columns as a row-chunked int8 ``dask.array`` (stump columns are ±1),
-        lazily read from the workers."""
+        """The first ``count`` columns as a row-chunked ``dask.array`` of :attr:`dtype`, lazily read
+        from the workers."""
         import dask.array as da
 
         count = len(self) if count is None else count
         ex = self.U.executor
-        futures = [ex.submit(_int8_columns, b, count, partition=p) for p, b in enumerate(self.U.blocks)]
+        futures = [
+            ex.submit(_typed_columns, b, count, self.dtype, partition=p) for p, b in enumerate(self.U.blocks)
+        ]
         if not ex.distributed:
             return da.concatenate([da.from_array(f.result()) for f in futures])
         return da.concatenate(
             [
-                da.from_delayed(f, shape=(n, count), dtype=np.int8)
+                da.from_delayed(f, shape=(n, count), dtype=self.dtype)
                 for f, n in zip(futures, self.U.sizes, strict=True)
             ]
         )
@@ -97,16 +108,19 @@ def dask_erlpboost(
     tol: float | None = None,
     callback: Callback | None = None,
     n_partitions: int | None = None,
+    features: str = "stumps",
 ) -> BoostResult:
-    """ERLPBoost ([KG] Alg. 3.2) with decision stumps on (X, y) split into row partitions.
+    """ERLPBoost ([KG] Alg. 3.2) with decision stumps or raw features on (X, y) split into row partitions.
 
     ``X``: a row-chunked ``dask.array`` (N x p), or a numpy array (split into ``n_partitions``
     blocks, default one per worker and at least 2); ``y``: N labels with two classes (dask or numpy,
     aligned to X's row chunks). ``client``: a ``dask.distributed.Client`` (None: the default client if
     there is one, else in-process execution of the same tasks). ``nu`` in [1, N], ``eps``, ``eta``,
     ``max_iter``, ``criterion``, ``tol`` and ``callback``: as for :func:`dualboost.boosting.erlpboost`,
-    whose result this equals to rounding (hypotheses, weights, history values). The result's ``d`` is a
-    numpy array; its ``columns`` a ``dask.array``.
+    whose result this equals to rounding (hypotheses, weights, history values). ``features``: the
+    hypothesis class, ``"stumps"`` (:class:`~dualboost.oracles.DecisionStumps`' class) or ``"raw"``
+    (:class:`~dualboost.oracles.RawFeatures`' class, h_j(x) = ±x_j / max_n |X[n, j]|). The result's
+    ``d`` is a numpy array; its ``columns`` a ``dask.array`` (int8 for stumps, float64 for raw).
     """
     return fit_dask_erlpboost(
         X,
@@ -120,6 +134,7 @@ def dask_erlpboost(
         tol=tol,
         callback=callback,
         n_partitions=n_partitions,
+        features=features,
     )[0]
 
 
@@ -136,17 +151,21 @@ def fit_dask_erlpboost(
     tol: float | None,
     callback: Callback | None,
     n_partitions: int | None,
+    features: str = "stumps",
 ) -> tuple[BoostResult, np.ndarray]:
     """:func:`dask_erlpboost` and the two classes of y (negative, positive), for the estimator."""
+    if not isinstance(features, str) or features not in _ORACLES:
+        raise ValueError(f"features must be one of {sorted(_ORACLES)}; got {features!r}")
+    oracle_class, column_dtype = _ORACLES[features]
     executor = Executor(client)
     data = partition_rows(X, y, executor, n_partitions)
-    oracle = DaskDecisionStumps().fit(data)
+    oracle = oracle_class().fit(data)
     n = data.n_samples
     setup = entropy_setup(n, nu, eps, eta, max_iter, criterion, "auglag", tol)
     classes = data.classes
-    del data  # X's blocks are no longer needed: the oracle keeps their bins
+    del data  # the oracle keeps what it needs (the stumps' bins, the raw features' X blocks)
     run = Run(oracle, setup.history(), callback)
-    ensemble = DaskEnsemble(executor, oracle.sizes)
+    ensemble = DaskEnsemble(executor, oracle.sizes, column_dtype)
     d = DistributedVector(
         executor,
         [executor.submit(_uniform_block, m, n, partition=p) for p, m in enumerate(oracle.sizes)],

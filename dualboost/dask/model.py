@@ -8,7 +8,8 @@ certification work unchanged:
   :class:`~dualboost.dask.edges.DistributedVector`-backed :class:`~dualboost.dask.softmax.Evaluation`
   (it stays on the workers); ``repair_primal`` and ``primal_from_edges`` accept it and use its
   reduced scalars (sum, min, max, the regulariser's value);
-* ``dual_hessian(w, S)`` reduces the |S| x |S| Gram matrices of the partitions;
+* ``dual_hessian(w, S)`` reduces the |S| x |S| Gram matrices of the partitions, and
+  ``dual_hessian_block(w, R, S)`` their |R| x |S| blocks (a kept Hessian's new columns);
 * ``d_from_w(w)`` returns d as a numpy array: the one gather of a solve (the Solution holds d);
   ``primal_objective`` of that array reuses the evaluation's ``U^T d``; any other numpy d is
   scattered once to compute ``U^T d`` on the workers.
@@ -125,8 +126,13 @@ class DaskERLPBoost(ERLPBoost):
         not needed: the evaluation at w is cached on the workers."""
         return self.evaluation(w).hessian(np.asarray(columns, dtype=np.intp))
 
-    #: no Hessian blocks for a kept Hessian (``method="auglag"``): each would be one more reduction
-    dual_hessian_block = None
+    def dual_hessian_block(
+        self, w: NDArray[np.float64], rows: NDArray[np.intp], columns: NDArray[np.intp], d=None
+    ) -> NDArray[np.float64]:
+        """As :meth:`Model.dual_hessian_block` (the new columns' block of a kept Hessian), by one
+        reduction over the partitions: the solver takes the same steps as in memory."""
+        rows, columns = np.asarray(rows, dtype=np.intp), np.asarray(columns, dtype=np.intp)
+        return self.evaluation(w).hessian_block(rows, columns)
 
     def dual_objective(self, w: ArrayLike) -> float:
         w = self._w(w)

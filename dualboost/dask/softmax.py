@@ -115,6 +115,14 @@ def _hessian_block(block, theta, log_d0, eta, tau, c, cap, nu, columns):
     return C.T @ C, a, float(s.sum())
 
 
+def _hessian_cross_block(block, theta, log_d0, eta, tau, c, cap, nu, rows, columns):
+    d = _d_block(theta, log_d0, eta, tau, c, cap)
+    s = np.where(d < (1.0 - 1e-12) / nu, d, 0.0) if nu > 1.0 else d
+    Bs = block.matrix[:, columns] * s[:, None]
+    products = np.column_stack([Bs, s]).T @ block.matrix  # one pass over the block, as in memory
+    return products[:-1, rows].T, products[-1, rows], Bs.sum(axis=0), float(s.sum())
+
+
 # --- the driver side ----------------------------------------------------------------------------
 @dataclass(eq=False)
 class Evaluation:
@@ -178,6 +186,20 @@ class Evaluation:
         a = np.sum([p[1] for p in parts], axis=0)
         total = float(np.sum([p[2] for p in parts]))
         return -self.eta * (gram - (np.outer(a, a) / total if total > 0 else 0.0))
+
+    def hessian_block(self, rows: NDArray[np.intp], columns: NDArray[np.intp]) -> NDArray[np.float64]:
+        """The block ``(rows, columns)`` of :meth:`hessian`'s matrix (``Model.dual_hessian_block``):
+        per partition ``U_p[:, rows]^T diag(s) U_p[:, columns]`` and the vectors of the rank-one
+        term; |rows| x |columns| + |rows| + |columns| + 1 numbers travel per partition."""
+        U = self.edges_of
+        ex = U.executor
+        args = (self.log_d0, self.eta, self.tau, self.c, self.cap, self.nu, rows, columns)
+        parts = ex.gather(ex.map(_hessian_cross_block, list(zip(U.blocks, self.theta, strict=True)), *args))
+        gram = np.sum([p[0] for p in parts], axis=0)
+        a_rows = np.sum([p[1] for p in parts], axis=0)
+        a_columns = np.sum([p[2] for p in parts], axis=0)
+        total = float(np.sum([p[3] for p in parts]))
+        return -self.eta * (gram - (np.outer(a_rows, a_columns) / total if total > 0 else 0.0))
 
 
 def find_threshold(
