@@ -5,9 +5,9 @@ large synthetic sets, in memory (numpy / scipy.sparse; the Dask part of issue 8 
    :class:`~dualboost.boosting.run.Ensemble` (``int8`` for +-1 columns) against float64, the time of
    ``U^T d`` and ``U w`` on the compact storage against a float64 GEMV, and the peak memory of one
    subproblem model construction, ``ERLPBoost(ensemble.U, ...)`` (the solvers take U as a float64
-   ndarray: ``ensemble.U`` makes a float64 copy and ``check_edge_matrix`` a second one, per
-   iteration). Default N = 10^5; ``--full``: N = 10^6 (the model construction is measured at
-   N = 2 10^5 and reported per entry, since at 10^6 x 500 it needs ~12 GB).
+   ndarray: ``ensemble.U`` is a read-only float64 copy of the int8 store, kept and extended by the
+   new columns, which the model takes without a copy). Default N = 10^5; ``--full``: N = 10^6
+   (the model construction is measured at N = 2 10^5 and reported per entry).
 2. ERLPBoost (nu = 0.1 N, eps = 0.01, the theoretical eta, practical criterion) with decision
    stumps and with raw features on
    * a dense set: N x 100 Gaussian features rounded to 1/8 (binned, like histogram boosters' input),
@@ -159,8 +159,8 @@ def edge_matrix(n: int, t: int, model_n: int) -> list[str]:
         f"  max |int8 - float64| of the products: {agree:.1e}",
         f"  ERLPBoost(ensemble.U, ...) at N = {model_n:,}: peak {model_peak / mb:,.0f} MB, held "
         f"{model_held / mb:,.0f} MB = {per_entry:.1f} bytes per entry of U at the peak",
-        f"    -> at N = {n:,}, t = {t}: about {per_entry * n * t / 2**30:.1f} GiB per iteration "
-        f"(float64 copy in Ensemble.U + the model's clipped copy + temporaries), on top of the "
+        f"    -> at N = {n:,}, t = {t}: about {per_entry * n * t / 2**30:.1f} GiB "
+        f"(the float64 copy kept by Ensemble.U, taken by the model without a copy), on top of the "
         f"{ensemble.nbytes / 2**30:.2f} GiB int8 store",
     ]
 
