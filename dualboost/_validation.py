@@ -51,7 +51,9 @@ def check_vector(x: ArrayLike, name: str, size: int | None = None) -> NDArray[np
 
 
 def check_edge_matrix(U: ArrayLike, name: str = "U") -> NDArray[np.float64]:
-    """The edge matrix U in [-1, 1]^{N x t}, N >= 1 examples, t >= 1 hypotheses."""
+    """The edge matrix U in [-1, 1]^{N x t}, N >= 1 examples, t >= 1 hypotheses, as a private float64
+    array: a copy of a writable array, the array itself when it is read-only float64 (a model keeps
+    it: its owner must not make it writable and change it; the drivers' ``Ensemble.U`` never does)."""
     try:
         arr = np.asarray(U, dtype=np.float64)
         # a conversion (an int8 store, a list) already made a private array, and a read-only float64
