@@ -119,7 +119,7 @@ class _Curvature:
     ) -> None:
         self.face, self.H, self.key = face, H, key
         self._factor = factor  # (L, ridge), L None where singular; None: not computed yet
-        #: whether the Hessian it was made from needed the raised ridge (so will this one, likely)
+        #: whether the Hessian it was made from was numerically singular (so will this one, likely)
         self.singular = singular
 
     @staticmethod
@@ -133,8 +133,8 @@ class _Curvature:
         """``(L, ridge)``: the Cholesky factor of ``ridge I - H`` (:func:`_definite_factor`, None where
         it is numerically singular), computed once per Hessian: chord steps reuse it."""
         if self._factor is None:
-            self._factor = _regularised_factor(self.H, raised=self.singular)
-            self.singular = self._factor[1] > _ridge(self.H)
+            self._factor = _regularised_factor(self.H, singular=self.singular)
+            self.singular = self._factor[0] is None
         return self._factor
 
     def on(self, model, w, face: NDArray[np.intp], d) -> _Curvature:
@@ -166,15 +166,6 @@ def _ridge(H: NDArray[np.float64]) -> float:
     return 1e-12 * max(1.0, float(np.abs(np.diag(H)).max(initial=0.0)))
 
 
-#: when ``1e-12 max|H_ii| I - H`` is numerically singular (nearly collinear columns: stumps on one
-#: feature with neighbouring thresholds, hundreds of columns of a news20-shaped run), the ridge is
-#: raised to this fraction of max|H_ii| before the KKT system is solved by LDL^T: a
-#: Levenberg-Marquardt step that leaves the well-determined directions alone and damps the ones H
-#: does not determine (at t = 1,100 of that run, every Cholesky failed and each step paid an LDL^T
-#: of the KKT system on top)
-RIDGE_SINGULAR = 1e-6
-
-
 def _definite_factor(H: NDArray[np.float64], ridge: float) -> NDArray[np.float64] | None:
     """The lower Cholesky factor of ``A = ridge I - H``, or None when A is not numerically positive
     definite (not positive definite, or its pivots spanning more than 1e5: condition above 1e10)."""
@@ -188,18 +179,15 @@ def _definite_factor(H: NDArray[np.float64], ridge: float) -> NDArray[np.float64
     return L if pivots.min() > 1e-5 * pivots.max() else None
 
 
-def _regularised_factor(H: NDArray[np.float64], damping: float = 0.0, raised: bool = False) -> tuple:
-    """``(L, ridge)`` for ``A = ridge I - H``: the smallest ridge (plus ``damping``) that makes A
-    numerically definite, then ``RIDGE_SINGULAR max|H_ii|``; L None if neither does. ``raised``:
-    start with the raised ridge (the previous Hessian of this face needed it)."""
+def _regularised_factor(H: NDArray[np.float64], damping: float = 0.0, singular: bool = False) -> tuple:
+    """``(L, ridge)`` for ``A = ridge I - H`` with the smallest ridge (plus ``damping``); L None when
+    A is numerically singular (the Newton step then solves the KKT system), or without trying when
+    ``singular`` (the previous Hessian of this face was: hundreds of nearly collinear stump columns
+    of a news20-shaped run make every one singular, and a failed Cholesky costs as much as the
+    LDL^T that follows it). A larger ridge instead was measured to slow the solves at large eta
+    (random N = 1000, t = 100, eta = 13,816: 752 iterations instead of 448)."""
     ridge = _ridge(H) + damping
-    L = None if raised else _definite_factor(H, ridge)
-    if L is None:
-        higher = RIDGE_SINGULAR * max(1.0, float(np.abs(np.diag(H)).max(initial=0.0)))
-        if higher > ridge:
-            ridge = higher
-            L = _definite_factor(H, ridge)
-    return L, ridge
+    return (None if singular else _definite_factor(H, ridge)), ridge
 
 
 def _bordered_factor(factor, H: NDArray[np.float64], m: int):
@@ -393,9 +381,8 @@ def _newton_step(
     factorisation and two triangular solves (half the cost of an LDL^T of the KKT system);
     ``factor``: ``(L, ridge)`` when the caller has it (damping 0; L None: A is singular). When A
     is numerically singular (its Cholesky pivots span more than 1e5, or it is not positive
-    definite), the ridge is raised to ``RIDGE_SINGULAR`` (:func:`_regularised_factor`); if A is
-    still singular, the symmetric KKT system by LDL^T (``scipy.linalg.solve``), least squares if
-    that is singular too. ``damping`` > 0 is the Levenberg-Marquardt shift: large values turn the step
+    definite), the symmetric KKT system by LDL^T (``scipy.linalg.solve``), least squares if that
+    is singular too. ``damping`` > 0 is the Levenberg-Marquardt shift: large values turn the step
     into a short (projected) gradient step."""
     k = g.size
     L, ridge = _regularised_factor(H, damping) if factor is None else factor
