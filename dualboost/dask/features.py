@@ -72,10 +72,7 @@ class DaskRawFeatures:
         """The maximum-edge raw feature for the weights d (one reduction over the partitions)."""
         if not hasattr(self, "scales_"):
             raise ValueError("DaskRawFeatures is not fitted: call fit(data) before best(d)")
-        if not isinstance(d, DistributedVector):
-            from dualboost.oracles._inputs import check_weights
-
-            d = DistributedVector.scatter(self.executor, check_weights(d, self.n_samples_, "d"), self.sizes)
+        d = DistributedVector.weights(self.executor, d, self.sizes)
         ex = self.executor
         parts = ex.gather(ex.map(_weighted_sums, list(zip(self.X, self.y, d.blocks, strict=True))))
         edges = np.sum([p[0] for p in parts], axis=0)[self.features_] / self.scales_

@@ -123,10 +123,7 @@ class DaskDecisionStumps:
         """The maximum-edge stump for the weights d (on the workers)."""
         if not hasattr(self, "bins"):
             raise ValueError("DaskDecisionStumps is not fitted: call fit(data) before best(d)")
-        if not isinstance(d, DistributedVector):
-            from dualboost.oracles._inputs import check_weights
-
-            d = DistributedVector.scatter(self.executor, check_weights(d, self.n_samples_, "d"), self.sizes)
+        d = DistributedVector.weights(self.executor, d, self.sizes)
         ex = self.executor
         blocks = list(zip(self.bins, self.y, d.blocks, strict=True))
         parts = ex.gather(ex.map(_sums, blocks, self._lengths))
