@@ -374,7 +374,8 @@ def test_warm_starts_from_a_kept_hessian_match_the_cold_solve(monkeypatch):
     starts Newton from the previous solve's Hessian (``solver_state``), computing only the new
     column's block (``CHORD_MIN_WORK`` lowered so that this small instance takes that path; the
     saving is measured in benchmarks/scale.py, not asserted). Every solve is certified and agrees
-    with a cold solve as in the test above, and so does a warm solve without the kept Hessian."""
+    with a cold solve as in the test above, and so does a warm solve without the kept Hessian; the
+    Hessian rebuilt from ``extra`` (what a checkpoint keeps) gives the same steps bit for bit."""
     from dualboost.solvers import auglag
 
     calls = {"block": 0}
@@ -398,7 +399,14 @@ def test_warm_starts_from_a_kept_hessian_match_the_cold_solve(monkeypatch):
         model = ERLPBoost(U, **kwargs)
         cold = model.solve(method="auglag", tol=AGREE_TOL)
         assert isinstance(previous.solver_state, auglag._Curvature)
-        stateless = Solution(**{f: getattr(previous, f) for f in previous.__dataclass_fields__})
+        fields = {f: getattr(previous, f) for f in previous.__dataclass_fields__}
+        # as read back from a checkpoint (solver_state None, the Hessian in extra), and without it
+        from_extra = Solution(**fields)
+        kept = {k: v for k, v in previous.extra.items() if k not in auglag._Curvature.EXTRA}
+        stateless = Solution(**(fields | {"extra": kept}))
+        warm = model.solve(method="auglag", tol=AGREE_TOL, warm_start=previous)
+        again = model.solve(method="auglag", tol=AGREE_TOL, warm_start=from_extra)
+        np.testing.assert_array_equal(again.w, warm.w)  # the same steps, bit for bit
         for start in (previous, stateless):
             warm = model.solve(method="auglag", tol=AGREE_TOL, warm_start=start)
             assert warm.status == "optimal", warm

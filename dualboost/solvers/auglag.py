@@ -34,6 +34,7 @@ dropped and the rest renormalised.
 
 from __future__ import annotations
 
+import json
 import time
 import warnings
 from collections.abc import Sequence
@@ -101,7 +102,8 @@ class _Counter:
 
 
 class _Curvature:
-    """A Hessian of D on a face of columns, kept in ``Solution.solver_state`` for the next warm start.
+    """A Hessian of D on a face of columns, kept in ``Solution.solver_state`` (and ``extra``) for the next
+    warm start.
 
     After a column is appended the Hessian at the new optimum differs from the previous one by the
     change of d, which is small when the new column's weight is small (boosting at large t). Its
@@ -124,7 +126,33 @@ class _Curvature:
 
     @staticmethod
     def key_of(model) -> dict:
-        return {k: v for k, v in model.describe().items() if k != "t"}
+        return {k: float(v) for k, v in model.describe().items() if k != "t"}
+
+    #: the entries of ``Solution.extra`` that carry it (checkpoints save ``extra``, so that a resumed
+    #: run takes the same steps as an uninterrupted one)
+    EXTRA = ("kept_face", "kept_hessian", "kept_factor", "kept_ridge", "kept_singular", "kept_key")
+
+    def to_extra(self, extra: dict) -> None:
+        """Write this Hessian, its factor (if computed) and its key into ``extra``."""
+        L, ridge = self._factor if self._factor is not None else (None, np.nan)
+        extra["kept_face"], extra["kept_hessian"] = self.face, self.H
+        extra["kept_factor"] = np.zeros((0, 0)) if L is None else L
+        extra["kept_ridge"] = float(ridge) if self._factor is not None else np.nan
+        extra["kept_singular"] = bool(self.singular)
+        extra["kept_key"] = json.dumps(self.key, sort_keys=True)
+
+    @classmethod
+    def from_extra(cls, extra: dict) -> _Curvature | None:
+        """The Hessian written by :meth:`to_extra` (a Solution read back from a checkpoint), or None."""
+        if not all(name in extra for name in cls.EXTRA):
+            return None
+        factor = None
+        if np.isfinite(extra["kept_ridge"]):
+            L = np.asarray(extra["kept_factor"], dtype=np.float64)
+            factor = (L if L.size else None, float(extra["kept_ridge"]))
+        face = np.asarray(extra["kept_face"], dtype=np.intp)
+        H = np.asarray(extra["kept_hessian"], dtype=np.float64)
+        return cls(face, H, json.loads(extra["kept_key"]), factor, bool(extra["kept_singular"]))
 
     def usable_for(self, model) -> bool:
         return getattr(model, "dual_hessian_block", None) is not None and self.key == self.key_of(model)
@@ -649,8 +677,10 @@ def _solve_auglag(model, side, tol, warm_start, max_iter, removed) -> Solution:
         point, iterations = _solve_orthant(model, oracle, w0, target, max_iter)
     else:
         new_column = w0 is not None and not removed and warm_start.w.size == model.n_hypotheses - 1
-        kept = warm_start.solver_state if new_column else None
-        kept = kept if isinstance(kept, _Curvature) else None
+        kept = None
+        if new_column:  # the previous solve's Hessian (rebuilt from extra after a checkpoint)
+            kept = warm_start.solver_state
+            kept = kept if isinstance(kept, _Curvature) else _Curvature.from_extra(warm_start.extra)
         point, iterations, kept = _solve_on_simplex(model, oracle, w0, new_column, target, max_iter, kept)
     if model.w_domain == "line":
         d = model.d_from_w(w)
@@ -668,6 +698,7 @@ def _solve_auglag(model, side, tol, warm_start, max_iter, removed) -> Solution:
         solver_status="",
         extra={"evaluations": oracle.evaluations},
     )
-    if model.w_domain == "simplex":
+    if model.w_domain == "simplex" and kept is not None:
         solution.solver_state = kept  # the last Hessian, for a warm start after a new column
+        kept.to_extra(solution.extra)
     return solution
