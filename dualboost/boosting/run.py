@@ -98,6 +98,7 @@ class Ensemble:
         column = selection.column
         if self._buffer.dtype == np.int8 and not _ternary(column):
             self._buffer = self._buffer.astype(np.float64, order="F")
+            self._float, self._converted = np.empty((self._buffer.shape[0], 0), order="F"), 0  # unused now
         if k == self._buffer.shape[1]:
             grown = np.empty((self._buffer.shape[0], 2 * k), dtype=self._buffer.dtype, order="F")
             grown[:, :k] = self._buffer
