@@ -23,13 +23,20 @@ from dualboost._validation import check_distribution, check_eta, check_nu, check
 from dualboost.conjugates.base import ConvexFunction, CvxpyForm
 from dualboost.conjugates.projections import capped_softmax
 
-__all__ = ["CappedRelativeEntropy", "CappedBinaryRelativeEntropy"]
+__all__ = ["CappedRelativeEntropy", "CappedBinaryRelativeEntropy", "uncapped_weights"]
 
 
 def _on_capped_simplex(x: NDArray[np.float64], cap: float, tol: float) -> bool:
     return bool(
         x.min() >= -tol and x.max() <= cap + tol and abs(x.sum() - 1.0) <= tol * max(1, x.size)
     )
+
+
+def uncapped_weights(d: NDArray[np.float64], nu: float) -> NDArray[np.float64]:
+    """The curvature weights of the capped softmax d ([SS] Lemma 16): ``d_n`` where ``d_n`` is below
+    the cap 1/nu, 0 on the capped entries (d is constant there). Shared by the in-memory Hessian
+    (:meth:`CappedRelativeEntropy.conjugate_hessian_factors`) and the Dask partitions'."""
+    return np.where(d < (1.0 - 1e-12) / nu, d, 0.0) if nu > 1.0 else d
 
 
 class CappedRelativeEntropy(ConvexFunction):
@@ -97,8 +104,7 @@ class CappedRelativeEntropy(ConvexFunction):
         Where the capped set changes, f* is C^1 but not C^2; this is the Hessian of the piece.
         ``grad``: ``d* = conjugate_grad(theta)`` when the caller has it."""
         d = self.conjugate_grad(theta) if grad is None else grad
-        s = np.where(d < (1.0 - 1e-12) / self.nu, d, 0.0) if self.nu > 1.0 else d
-        return s, self.eta
+        return uncapped_weights(d, self.nu), self.eta
 
     def smooth_gradient(self, x: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
         """``(1/eta) (1 + ln(x / d0))`` on the rows where ``x > 0``: the gradient of the entropy as in

@@ -35,7 +35,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from dualboost.conjugates.entropy import uncapped_weights
 from dualboost.dask.edges import ColumnBlock, DistributedVector, PartitionedEdges
+from dualboost.problems.base import centred_hessian, cross_gram_parts, gram_parts
 
 __all__ = ["Evaluation", "evaluate", "find_threshold", "PIVOTS", "MAX_ROUNDS"]
 
@@ -107,20 +109,13 @@ def _d_block(theta: NDArray[np.float64], log_d0: float, eta: float, tau: float, 
 
 
 def _hessian_block(block, theta, log_d0, eta, tau, c, cap, nu, columns):
-    d = _d_block(theta, log_d0, eta, tau, c, cap)
-    s = np.where(d < (1.0 - 1e-12) / nu, d, 0.0) if nu > 1.0 else d
-    C = block.matrix[:, columns]
-    a = C.T @ s
-    C = C * np.sqrt(s)[:, None]
-    return C.T @ C, a, float(s.sum())
+    s = uncapped_weights(_d_block(theta, log_d0, eta, tau, c, cap), nu)
+    return gram_parts(block.matrix[:, columns], s)
 
 
 def _hessian_cross_block(block, theta, log_d0, eta, tau, c, cap, nu, rows, columns):
-    d = _d_block(theta, log_d0, eta, tau, c, cap)
-    s = np.where(d < (1.0 - 1e-12) / nu, d, 0.0) if nu > 1.0 else d
-    Bs = block.matrix[:, columns] * s[:, None]
-    products = np.column_stack([Bs, s]).T @ block.matrix  # one pass over the block, as in memory
-    return products[:-1, rows].T, products[-1, rows], Bs.sum(axis=0), float(s.sum())
+    s = uncapped_weights(_d_block(theta, log_d0, eta, tau, c, cap), nu)
+    return cross_gram_parts(block.matrix, s, rows, columns)
 
 
 # --- the driver side ----------------------------------------------------------------------------
@@ -182,10 +177,8 @@ class Evaluation:
         ex = U.executor
         args = (self.log_d0, self.eta, self.tau, self.c, self.cap, self.nu, columns)
         parts = ex.gather(ex.map(_hessian_block, list(zip(U.blocks, self.theta, strict=True)), *args))
-        gram = np.sum([p[0] for p in parts], axis=0)
-        a = np.sum([p[1] for p in parts], axis=0)
-        total = float(np.sum([p[2] for p in parts]))
-        return -self.eta * (gram - (np.outer(a, a) / total if total > 0 else 0.0))
+        gram, a, total = (np.sum([p[i] for p in parts], axis=0) for i in range(3))
+        return centred_hessian(gram, a, a, float(total), self.eta)
 
     def hessian_block(self, rows: NDArray[np.intp], columns: NDArray[np.intp]) -> NDArray[np.float64]:
         """The block ``(rows, columns)`` of :meth:`hessian`'s matrix (``Model.dual_hessian_block``):
@@ -195,11 +188,8 @@ class Evaluation:
         ex = U.executor
         args = (self.log_d0, self.eta, self.tau, self.c, self.cap, self.nu, rows, columns)
         parts = ex.gather(ex.map(_hessian_cross_block, list(zip(U.blocks, self.theta, strict=True)), *args))
-        gram = np.sum([p[0] for p in parts], axis=0)
-        a_rows = np.sum([p[1] for p in parts], axis=0)
-        a_columns = np.sum([p[2] for p in parts], axis=0)
-        total = float(np.sum([p[3] for p in parts]))
-        return -self.eta * (gram - (np.outer(a_rows, a_columns) / total if total > 0 else 0.0))
+        gram, a_rows, a_columns, total = (np.sum([p[i] for p in parts], axis=0) for i in range(4))
+        return centred_hessian(gram, a_rows, a_columns, float(total), self.eta)
 
 
 def find_threshold(

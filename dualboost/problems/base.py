@@ -50,6 +50,35 @@ class KKTMultipliers:
     active_psi: NDArray[np.intp]
 
 
+def gram_parts(
+    C: NDArray[np.float64], s: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
+    """``(C^T diag(s) C, C^T s, sum s)`` for columns C (a private copy: scaled in place) and curvature
+    weights s: the parts of the dual Hessian, which add up over row blocks (the Dask partitions)."""
+    a = C.T @ s
+    C *= np.sqrt(s)[:, None]
+    return C.T @ C, a, float(s.sum())
+
+
+def cross_gram_parts(
+    U: NDArray[np.float64], s: NDArray[np.float64], rows: NDArray[np.intp], columns: NDArray[np.intp]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], float]:
+    """``(U_R^T diag(s) U_C, U_R^T s, U_C^T s, sum s)`` for the rows R and columns C of a Hessian
+    block, by one pass over U (``[s U_C, s]^T U``; no copy of the |R| columns); adds up over row
+    blocks like :func:`gram_parts`."""
+    Bs = U[:, columns] * s[:, None]
+    products = np.column_stack([Bs, s]).T @ U
+    return products[:-1, rows].T, products[-1, rows], Bs.sum(axis=0), float(s.sum())
+
+
+def centred_hessian(
+    gram: NDArray[np.float64], a: NDArray[np.float64], b: NDArray[np.float64], total: float, scale: float
+) -> NDArray[np.float64]:
+    """``-scale (gram - a b^T / total)``: the dual Hessian (block) from its summed parts, with
+    ``hess f* = scale (diag s - s s^T / sum s)``."""
+    return -scale * (gram - (np.outer(a, b) / total if total > 0 else 0.0))
+
+
 class Model(ABC):
     """Common state and behaviour: the edge matrix ``U`` (N x t) and the solve entry point."""
 
@@ -106,11 +135,8 @@ class Model(ABC):
             C = self.U[rows][:, columns]
         else:
             C = self.U[:, columns] if columns.size < self.n_hypotheses else self.U.copy(order="K")
-        a = C.T @ s
-        total = s.sum()
-        C *= np.sqrt(s)[:, None]
-        gram = C.T @ C
-        return -scale * (gram - (np.outer(a, a) / total if total > 0 else 0.0))
+        gram, a, total = gram_parts(C, s)
+        return centred_hessian(gram, a, a, total, scale)
 
     def dual_hessian_block(
         self,
@@ -124,14 +150,8 @@ class Model(ABC):
         active-set Newton step of ``method="auglag"`` after a column was appended)."""
         s, scale, kept = self._curvature_weights(w, d)
         U = self.U if kept is None else self.U[kept]
-        Bs = U[:, columns] * s[:, None]
-        # one pass over U for both (s B)^T U and s^T U, no copy of its |rows| columns
-        products = np.column_stack([Bs, s]).T @ U
-        gram = products[:-1, rows].T
-        total = s.sum()
-        if total > 0:
-            gram -= np.outer(products[-1, rows], Bs.sum(axis=0)) / total
-        return -scale * gram
+        gram, a_rows, a_columns, total = cross_gram_parts(U, s, rows, columns)
+        return centred_hessian(gram, a_rows, a_columns, total, scale)
 
     def _curvature_weights(
         self, w: NDArray[np.float64], d: NDArray[np.float64] | None
