@@ -134,10 +134,10 @@ class _Curvature:
 
     def to_extra(self, extra: dict) -> None:
         """Write this Hessian, its factor (if computed) and its key into ``extra``."""
-        L, ridge = self._factor if self._factor is not None else (None, np.nan)
+        L, ridge = self._factor or (None, np.nan)  # ridge nan: not factored yet
         extra["kept_face"], extra["kept_hessian"] = self.face, self.H
         extra["kept_factor"] = np.zeros((0, 0)) if L is None else L
-        extra["kept_ridge"] = float(ridge) if self._factor is not None else np.nan
+        extra["kept_ridge"] = float(ridge)
         extra["kept_singular"] = bool(self.singular)
         extra["kept_key"] = json.dumps(self.key, sort_keys=True)
 
@@ -203,8 +203,13 @@ def _definite_factor(H: NDArray[np.float64], ridge: float) -> NDArray[np.float64
         L, _ = cho_factor(A, lower=True, overwrite_a=True, check_finite=False)
     except LinAlgError:
         return None
-    pivots = np.abs(np.diag(L))
-    return L if pivots.min() > 1e-5 * pivots.max() else None
+    return L if _well_conditioned(np.diag(L)) else None
+
+
+def _well_conditioned(pivots: NDArray[np.float64]) -> bool:
+    """Whether Cholesky pivots span at most 1e5 (the factored matrix's condition below 1e10)."""
+    pivots = np.abs(pivots)
+    return bool(pivots.min() > 1e-5 * pivots.max())
 
 
 def _regularised_factor(H: NDArray[np.float64], damping: float = 0.0, singular: bool = False) -> tuple:
@@ -231,8 +236,7 @@ def _bordered_factor(factor, H: NDArray[np.float64], m: int):
         L22 = np.linalg.cholesky(C - L21 @ L21.T)
     except np.linalg.LinAlgError:
         return None  # computed anew when needed
-    pivots = np.r_[np.abs(np.diag(L11)), np.abs(np.diag(L22))]
-    if pivots.min() <= 1e-5 * pivots.max():
+    if not _well_conditioned(np.r_[np.diag(L11), np.diag(L22)]):
         return None
     k = H.shape[0]
     L = np.zeros((k, k))
