@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dualboost import __version__
 from dualboost.cli_boost import add_boost_parser
 from dualboost.problems.relaxation_report import BUILTIN_RELAXATIONS, builtin_relaxation
+from dualboost.problems.relaxation_report import GAP_TOL as RELAXATION_GAP_TOL
 from dualboost.solvers import METHODS, SIDES
 from dualboost.verify import FAMILIES, GAP_TOL, MAP_TOL, VerifyRow, run_verify
 
@@ -71,11 +72,30 @@ def _print_table(rows: list[VerifyRow], out) -> None:
         print("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)), file=out)
 
 
+#: the methods that solve a Relaxation (its own tolerance table): the cvxpy solvers
+RELAXATION_METHODS = tuple(RELAXATION_GAP_TOL)
+
+
 def _verify_relaxations(args: argparse.Namespace) -> int:
     """``--relaxation NAMES``: print the verification report of each named built-in relaxation."""
+    methods = [m for m in args.methods if m in RELAXATION_METHODS]
+    skipped = [m for m in args.methods if m not in RELAXATION_METHODS]
+    if not methods:
+        print(
+            f"dualboost verify: error: --methods {','.join(args.methods)}: a relaxation is solved "
+            f"through cvxpy only ({', '.join(RELAXATION_METHODS)})",
+            file=sys.stderr,
+        )
+        return 2
+    if skipped and args.methods != list(METHODS):
+        print(
+            f"note: {', '.join(skipped)} skipped: a relaxation is solved through cvxpy only "
+            f"({', '.join(RELAXATION_METHODS)})",
+            file=sys.stderr,
+        )
     failed = 0
     for name in args.relaxation:
-        report = builtin_relaxation(name, seed=args.seed).verify(args.methods, args.sides, name=name)
+        report = builtin_relaxation(name, seed=args.seed).verify(methods, args.sides, name=name)
         print(report, end="\n\n")
         failed += not report.passed
     return 1 if failed else 0

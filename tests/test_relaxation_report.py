@@ -139,6 +139,26 @@ def test_cli_exit_status_on_failure(monkeypatch, capsys):
     assert "FAILED" in capsys.readouterr().out
 
 
+def test_cli_default_methods_run_where_they_apply(capsys):
+    """As documented: ``dualboost verify --relaxation NAME`` with the default --methods (which
+    include auglag and highs) runs the cvxpy methods on both sides, and says nothing of the rest."""
+    rc = cli.main(["verify", "--relaxation", "l2-ball+entropy", "--quiet"])
+    captured = capsys.readouterr()
+    assert rc == 0
+    assert "all 6 checks passed" in captured.out  # clarabel, ecos, scs x primal, dual
+    assert captured.err == ""
+
+
+def test_cli_methods_that_do_not_apply(capsys):
+    rc = cli.main(["verify", "--relaxation", "l2-ball", "--methods", "auglag,highs"])
+    assert rc == 2
+    assert "a relaxation is solved through cvxpy only" in capsys.readouterr().err
+    rc = cli.main(["verify", "--relaxation", "l2-ball", "--methods", "auglag,ecos", "--sides", "dual"])
+    captured = capsys.readouterr()
+    assert rc == 0 and "all 1 checks passed" in captured.out
+    assert "auglag skipped" in captured.err
+
+
 def test_cli_unknown_relaxation_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as exc:
         cli.main(["verify", "--relaxation", "l3-ball"])
