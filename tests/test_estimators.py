@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from sklearn.datasets import make_classification
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -29,10 +30,26 @@ CLASSES = [
 ]
 
 
-@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # max_iter=5, for speed
-@parametrize_with_checks([cls(max_iter=5) for cls in CLASSES])
+CORRECTIVE = (CorrectiveERLPBoostClassifier, CorrectiveBinaryERLPBoostClassifier)
+
+
+# the totally corrective ones with max_iter=5, for speed; the corrective ones with their defaults,
+# which must end in seconds (a default run to the theorem's bound took 180,595 iterations)
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@parametrize_with_checks([cls() if cls in CORRECTIVE else cls(max_iter=5) for cls in CLASSES])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("cls", CORRECTIVE)
+def test_corrective_default_max_iter_warns_at_its_cap(cls):
+    """The corrective defaults stop at 1000 iterations, far below the bound 32 eta/eps + 1, and say so."""
+    X, y = make_classification(n_samples=400, n_features=8, n_informative=4, random_state=1)
+    with pytest.warns(ConvergenceWarning, match="max_iter=1000"):
+        clf = cls().fit(X, y)
+    assert clf.n_iter_ == 1000 and not clf.converged_
+    assert clf.n_iter_ < 32 * clf.eta_ / clf.eps
+    assert clf.score(X, y) > 0.8
 
 
 @pytest.fixture(scope="module")

@@ -62,7 +62,8 @@ def check_positive(value: object, name: str) -> float:
 def warn_unconverged(algorithm: str, max_iter: int) -> None:
     """A scikit-learn ``ConvergenceWarning``: the run ended at ``max_iter``, not by its stopping rule."""
     warnings.warn(
-        f"{algorithm} stopped at max_iter={max_iter} before its stopping rule was met",
+        f"{algorithm} stopped at max_iter={max_iter} before its stopping rule was met; "
+        "raise max_iter or eps for a run that meets it",
         ConvergenceWarning,
         stacklevel=3,
     )
