@@ -6,6 +6,12 @@ a summary (iterations, train and test error, the time split into oracle and solv
 with w > 0); ``--history`` writes the per-iteration CSV and ``--plot`` the convergence figure
 ([KG] Fig. 5.28); ``--checkpoint PATH`` saves the state every ``--checkpoint-every`` iterations and
 ``--resume`` continues a killed run from it (:mod:`dualboost.boosting.checkpoint`).
+
+The options are checked before any data is read (an option the algorithm does not take, a
+``--method`` that does not solve its subproblem, an unwritable checkpoint directory), the data
+before fitting (one class only, a TEST file with more features than TRAIN); each is an error
+message on stderr and exit status 1, as the classifiers of :mod:`dualboost.estimators` refuse the
+same things with a ValueError.
 """
 
 from __future__ import annotations
@@ -17,13 +23,25 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from dualboost.boosting import ALGORITHMS, BoostResult, boost
-from dualboost.boosting.checkpoint import DEFAULT_EVERY
+from dualboost.boosting.checkpoint import DEFAULT_EVERY, check_path
 from dualboost.boosting.progress import ProgressLine
 from dualboost.datasets import DATASETS, DatasetNotFoundError, load_dataset, load_libsvm
 from dualboost.estimators import ORACLES, capping, make_oracle
+from dualboost.problems import (
+    BinaryERLPBoost,
+    CorrectiveBinaryERLPBoost,
+    CorrectiveERLPBoost,
+    ERLPBoost,
+    LPBoost,
+    SoftBoost,
+)
+from dualboost.solvers import METHODS
+from dualboost.solvers.cvxpy_backend import CVXPY_METHODS
+from dualboost.verify import applies
 
 __all__ = ["add_boost_parser", "run_boost"]
 
@@ -31,6 +49,16 @@ __all__ = ["add_boost_parser", "run_boost"]
 _BINARY = ("binary_erlpboost", "corrective_binary_erlpboost")
 #: the defaults of --nu and --eps (None in the parser, to tell an explicit option from a default)
 _DEFAULT_NU, _DEFAULT_EPS = 0.1, 0.01
+#: the subproblem model each driver solves with ``--method`` and the side it solves (the drivers'
+#: defaults), to check up front that the method applies (:func:`dualboost.verify.applies`)
+_SUBPROBLEMS = {
+    "lpboost": (LPBoost, "primal"),
+    "softboost": (SoftBoost, "dual"),
+    "erlpboost": (ERLPBoost, "dual"),
+    "binary_erlpboost": (BinaryERLPBoost, "dual"),
+    "corrective_erlpboost": (CorrectiveERLPBoost, "dual"),
+    "corrective_binary_erlpboost": (CorrectiveBinaryERLPBoost, "dual"),
+}
 
 
 def add_boost_parser(sub) -> None:
@@ -53,7 +81,20 @@ def add_boost_parser(sub) -> None:
         "train", metavar="TRAIN", help="training set: a LIBSVM file or a named data set"
     )
     boost_parser.add_argument(
-        "--test", metavar="TEST", help="test set, a LIBSVM file (default for a named data set: its test part)"
+        "--test",
+        metavar="TEST",
+        help="test set, a LIBSVM file (default for a named data set: its test part); a LIBSVM file's "
+        "feature count is its largest feature index, so a TEST with fewer features than TRAIN is read "
+        "with TRAIN's (its last features are zero), and one with more is an error (files of other "
+        "data?) unless --n-features is given",
+    )
+    boost_parser.add_argument(
+        "--n-features",
+        type=_positive_int,
+        metavar="P",
+        help="the number of features of both LIBSVM files, TRAIN and TEST (as scikit-learn's "
+        "load_svmlight_file takes it; default: TRAIN's largest feature index); a file with a larger "
+        "index is an error",
     )
     boost_parser.add_argument(
         "--algorithm", choices=tuple(ALGORITHMS), default="erlpboost", help="the booster (default: erlpboost)"
@@ -62,9 +103,9 @@ def add_boost_parser(sub) -> None:
         "--nu",
         type=float,
         metavar="FRACTION",
-        help=f"capping as a fraction of the training set in [0, 1] (default {_DEFAULT_NU}): d_n <= "
-        "1/max(1, nu N); 0 means the hard margin (the thesis's nu = 1); the binary algorithms need "
-        "nu < 1",
+        help=f"capping as a fraction of the training set, in (0, 1] as the classifiers of "
+        f"dualboost.estimators take it (default {_DEFAULT_NU}): d_n <= 1/max(1, nu N); any nu <= 1/N "
+        "(e.g. 1e-9) is the hard margin (the thesis's nu = 1); the binary algorithms need nu < 1",
     )
     boost_parser.add_argument("--eps", type=float, help=f"precision of the booster (default {_DEFAULT_EPS})")
     boost_parser.add_argument(
@@ -90,7 +131,8 @@ def add_boost_parser(sub) -> None:
         "--method",
         help="subproblem solver (default: highs for lpboost, auglag for the "
         "other totally corrective ones; corrective: the clipped step, or a solver for "
-        "the exact step)",
+        "the exact step); highs applies to lpboost only (a linear program), auglag to all the other "
+        f"algorithms, the cvxpy methods ({', '.join(CVXPY_METHODS)}) to all",
     )
     boost_parser.add_argument(
         "--criterion",
@@ -130,35 +172,65 @@ def add_boost_parser(sub) -> None:
     boost_parser.set_defaults(func=run_boost)
 
 
-def _read_pair(train: str, test: str | None) -> tuple:
-    """(X, y) of two LIBSVM files with a common number of features."""
-    X, y = load_libsvm(train)
-    if test is None:
-        return (X, y), None
-    Xt, yt = load_libsvm(test)
-    width = max(X.shape[1], Xt.shape[1])
+def _positive_int(text: str) -> int:
+    """An argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer; got {text!r}")
+    return value
+
+
+def _read_test(test: str, width: int, n_features: int | None) -> tuple:
+    """(X, y) of the LIBSVM file TEST with TRAIN's ``width`` features: with ``n_features`` (then
+    ``width == n_features``) as given; without, a TEST whose largest feature index is smaller is
+    widened (a sparse file need not use the last features), a larger one is refused."""
+    X, y = load_libsvm(test, n_features=n_features)
+    if X.shape[1] > width:
+        raise ValueError(
+            f"TEST {test!r} has {X.shape[1]} features (from its largest feature index), TRAIN {width}: "
+            "are they of the same data? If they share their features, give the count with "
+            f"--n-features {X.shape[1]}"
+        )
     if X.shape[1] < width:
-        X, y = load_libsvm(train, n_features=width)
-    if Xt.shape[1] < width:
-        Xt, yt = load_libsvm(test, n_features=width)
-    return (X, y), (Xt, yt)
+        X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
+    return X, y
 
 
 def _load(args: argparse.Namespace) -> tuple[str, tuple, tuple | None]:
     """The name, the training pair and the test pair (or None) the arguments point to."""
     if Path(args.train).is_file():
-        train, test = _read_pair(args.train, args.test)
-        return Path(args.train).name, train, test
-    try:
-        split = load_dataset(args.train, seed=args.seed)
-    except ValueError as exc:
-        raise ValueError(f"TRAIN {args.train!r} is neither a file nor a named data set ({exc})") from None
-    test = _read_pair(args.test, None)[0] if args.test else split.test
-    return args.train, split.train, test
+        name, train = Path(args.train).name, load_libsvm(args.train, n_features=args.n_features)
+        test = None
+    else:
+        try:
+            split = load_dataset(args.train, seed=args.seed)
+        except ValueError as exc:
+            raise ValueError(f"TRAIN {args.train!r} is neither a file nor a named data set ({exc})") from None
+        if args.n_features is not None:
+            raise ValueError(
+                f"--n-features applies to LIBSVM files; the data set {args.train!r} has its own "
+                f"{split.train[0].shape[1]} features"
+            )
+        name, train, test = args.train, split.train, split.test
+    classes = np.unique(train[1])
+    if classes.size < 2:
+        raise ValueError(
+            f"TRAIN {args.train!r} holds one class only (all {train[1].size} labels are {classes[0]:+g}): "
+            "boosting needs examples of both classes (the classifiers of dualboost.estimators refuse "
+            "such data too)"
+        )
+    if args.test:
+        test = _read_test(args.test, train[0].shape[1], args.n_features)
+    return name, train, test
 
 
-def _driver_params(args: argparse.Namespace, n_samples: int) -> dict:
-    """The driver's keyword arguments; an option the algorithm does not take is an error."""
+def _check_options(args: argparse.Namespace) -> None:
+    """Refuse, before any data is read, an option the algorithm does not take, a --method that
+    does not solve its subproblem, --resume without --checkpoint and a checkpoint path that cannot
+    be written."""
     taken = inspect.signature(ALGORITHMS[args.algorithm]).parameters
     given = {
         "nu": args.nu,
@@ -172,16 +244,41 @@ def _driver_params(args: argparse.Namespace, n_samples: int) -> dict:
     if unused:
         options = ", ".join("--" + name.replace("_", "-") for name in unused)
         raise ValueError(f"{options} does not apply to {args.algorithm}")
-    params = {name: value for name, value in given.items() if value is not None}
+    method = args.method.lower() if args.method is not None else None
+    if method in METHODS and args.algorithm in _SUBPROBLEMS:  # another name: the driver's message
+        model, side = _SUBPROBLEMS[args.algorithm]
+        if not applies(model, method, side):
+            cvxpy = f"a cvxpy method ({', '.join(CVXPY_METHODS)})"
+            if method == "auglag":
+                why = "auglag needs a smooth (differentiable) dual, and the subproblem of "
+                why += f"{args.algorithm} is a linear program: use --method highs or {cvxpy}"
+            else:
+                why = f"HiGHS solves linear programs, and the subproblem of {args.algorithm} is not one "
+                why += f"(it is entropy-regularised): use --method auglag or {cvxpy}"
+            raise ValueError(f"--method {args.method} does not apply to {args.algorithm}: {why}")
     if args.resume and not args.checkpoint:
         raise ValueError("--resume needs --checkpoint PATH (the file to resume from)")
+    if args.checkpoint:
+        check_path(args.checkpoint)
+
+
+def _driver_params(args: argparse.Namespace, n_samples: int) -> dict:
+    """The driver's keyword arguments (the options are checked by :func:`_check_options`); nu in
+    (0, 1] becomes the model's capping by :func:`dualboost.estimators.capping`, as in the classifiers."""
+    taken = inspect.signature(ALGORITHMS[args.algorithm]).parameters
+    given = {
+        "eps": args.eps,
+        "eta": args.eta,
+        "max_iter": args.max_iter,
+        "method": args.method,
+        "criterion": args.criterion,
+    }
+    params = {name: value for name, value in given.items() if value is not None}
     if args.checkpoint:
         params["checkpoint"], params["resume"] = args.checkpoint, args.resume
         params["checkpoint_every"] = args.checkpoint_every
     if "nu" in taken:
         nu = _DEFAULT_NU if args.nu is None else args.nu
-        if nu == 0:
-            nu = 1.0 / n_samples  # the hard margin: max(1, nu N) = 1
         params["nu"] = capping(nu, n_samples, below_one=args.algorithm in _BINARY)
     if "eps" in taken:
         params["eps"] = _DEFAULT_EPS if args.eps is None else args.eps
@@ -219,6 +316,7 @@ def _summary(name: str, args: argparse.Namespace, result: BoostResult, train, te
 def run_boost(args: argparse.Namespace) -> int:
     """The ``boost`` subcommand; returns the exit status (1 on a data or parameter error)."""
     try:
+        _check_options(args)
         name, train, test = _load(args)
         params = _driver_params(args, train[0].shape[0])
         oracle = make_oracle(args.oracle).fit(*train)

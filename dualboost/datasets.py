@@ -1,7 +1,8 @@
 """Data: LIBSVM / CSV readers, the named data sets of [KG] Ch. 5 and the thesis's split (spec B.14.1).
 
 * :func:`load_libsvm`, :func:`load_csv`: read a file into ``(X, y)`` with X dense or
-  ``scipy.sparse`` (CSR) and y in {-1, +1} (two classes, the larger label is +1).
+  ``scipy.sparse`` (CSR) and y in {-1, +1} (two classes, the larger label is +1); a malformed
+  LIBSVM file is a ValueError naming the file and the line (:func:`libsvm_error`).
 * :func:`load_dataset`: a named data set (``a9a``, ``german.numer`` alias ``german``,
   ``diabetes``) as a :class:`DataSplit` (train, valid, test). Files are searched in the directory
   named by the environment variable ``DUALBOOST_DATA``, then in the user cache directory
@@ -18,7 +19,9 @@ given seed (same sizes, different examples). german and diabetes are always spli
 
 from __future__ import annotations
 
+import bz2
 import csv
+import gzip
 import os
 import shutil
 import tempfile
@@ -40,6 +43,7 @@ __all__ = [
     "DATASETS",
     "LIBSVM_URL",
     "load_libsvm",
+    "libsvm_error",
     "load_csv",
     "load_dataset",
     "data_dirs",
@@ -89,11 +93,108 @@ def load_libsvm(
 ) -> tuple[Matrix, NDArray[np.float64]]:
     """Read a LIBSVM/svmlight file: X (CSR, or dense with ``sparse=False``) and y in {-1, +1}.
 
-    ``n_features`` fixes the width (a test file may not use the last features).
+    ``n_features`` fixes the width (a test file may not use the last features); without it the
+    width is the largest feature index in the file. A malformed file is a ValueError naming the
+    file, the (1-based) line and what is wrong with it (:func:`libsvm_error`).
     """
-    X, y = load_svmlight_file(str(path), n_features=n_features, dtype=np.float64)
-    y, _ = binary_labels(y, name="y")
+    if n_features is not None and (
+        isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) or n_features < 1
+    ):
+        raise ValueError(f"n_features must be a positive integer or None; got {n_features!r}")
+    try:
+        X, y = load_svmlight_file(str(path), n_features=n_features, dtype=np.float64)
+    except (ValueError, OverflowError) as exc:
+        raise libsvm_error(path, exc, n_features) from None
+    y, _ = binary_labels(y, name=f"the labels of {os.fspath(path)}")
     return (X.tocsr() if sparse else X.toarray()), y
+
+
+#: what a LIBSVM line looks like, for the error messages
+_LIBSVM_LINE = "a line is 'LABEL INDEX:VALUE INDEX:VALUE ...' with increasing integer indices"
+
+
+def _open_binary(path: str | os.PathLike):
+    """``path`` opened for reading bytes, decompressed as ``load_svmlight_file`` does (.gz, .bz2)."""
+    suffix = Path(path).suffix
+    if suffix == ".gz":
+        return gzip.open(path, "rb")
+    if suffix == ".bz2":
+        return bz2.open(path, "rb")
+    return open(path, "rb")
+
+
+def _shown(token: bytes) -> str:
+    """A field of a LIBSVM line as text for a message (quoted, at most 40 characters)."""
+    text = token.decode("utf-8", "replace")
+    return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
+def _line_problem(line: bytes) -> tuple[str | None, int, int]:
+    """What is wrong with one LIBSVM line (None if nothing), its smallest and largest feature index
+    (-1 without features). The grammar is ``load_svmlight_file``'s: ``#`` starts a comment, the
+    label is a number, then an optional ``qid:N``, then ``INDEX:VALUE`` pairs with INDEX an integer
+    >= 0, strictly increasing, and VALUE a number."""
+    fields = line.split(b"#", 1)[0].split()
+    if not fields:
+        return None, -1, -1
+    try:
+        float(fields[0])
+    except ValueError:
+        return f"the label {_shown(fields[0])} is not a number", -1, -1
+    features = fields[1:]
+    if features and features[0].startswith(b"qid:"):
+        features = features[1:]
+    smallest, largest = -1, -1
+    for feature in features:
+        index_text, colon, value = feature.partition(b":")
+        if not colon:
+            return f"{_shown(feature)} is not INDEX:VALUE", smallest, largest
+        try:
+            index = int(index_text)
+        except ValueError:
+            return f"the feature index {_shown(index_text)} is not an integer", smallest, largest
+        if index < 0 or index >= 2**63:
+            return f"the feature index {index} is out of range", smallest, largest
+        if index <= largest:
+            return f"the feature indices are not increasing ({largest}, then {index})", smallest, largest
+        try:
+            float(value)
+        except ValueError:
+            return f"the value {_shown(value)} of feature {index} is not a number", smallest, largest
+        smallest = index if smallest < 0 else smallest
+        largest = index
+    return None, smallest, largest
+
+
+def libsvm_error(path: str | os.PathLike, error: Exception, n_features: int | None = None) -> ValueError:
+    """The ValueError for a LIBSVM file that ``load_svmlight_file`` refused with ``error``.
+
+    A scan of the file (on this error path only: the reading itself is sklearn's) names the file,
+    the first bad line (1-based) and what is wrong with it; with ``n_features``, the first line
+    whose feature index does not fit. Without such a line, ``error`` with the file's name.
+    """
+    name = os.fspath(path)
+    zero_based = False
+    too_wide: dict[bool, tuple[int, int]] = {}  # by zero_based: the first line whose index does not fit
+    with _open_binary(path) as handle:
+        for number, line in enumerate(handle, start=1):
+            problem, smallest, largest = _line_problem(line)
+            if problem is not None:
+                return ValueError(f"{name}, line {number}: {problem} ({_LIBSVM_LINE})")
+            zero_based |= smallest == 0
+            if n_features is not None and largest >= 0:
+                if largest >= n_features:
+                    too_wide.setdefault(True, (number, largest))
+                if largest > n_features:
+                    too_wide.setdefault(False, (number, largest))
+    if zero_based in too_wide:
+        number, index = too_wide[zero_based]
+        base = "0-based: indices 0 to n_features - 1" if zero_based else "1-based: indices 1 to n_features"
+        return ValueError(
+            f"{name}, line {number}: the feature index {index} does not fit n_features = {n_features} "
+            f"(the file is {base})"
+        )
+    return ValueError(f"{name}: {error}")
 
 
 def _is_number(field: str) -> bool:

@@ -13,16 +13,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from environment import DATA_DIR, requires_data
 from sklearn.datasets import dump_svmlight_file
 
 from dualboost import cli
 from dualboost.datasets import load_libsvm
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-needs_data = pytest.mark.skipif(
-    not (DATA / "german.numer").is_file() or not (DATA / "diabetes").is_file(),
-    reason=f"the shared data sets german.numer and diabetes are not in {DATA}",
-)
+DATA = DATA_DIR
+needs_data = requires_data("german.numer", "diabetes")
 
 
 def summary_value(text: str, label: str) -> str:
@@ -41,7 +39,7 @@ def error_percent(text: str, label: str) -> float:
     [
         ("german.numer", "erlpboost", "0.1"),
         ("diabetes", "corrective_erlpboost", "0.1"),
-        ("diabetes", "binary_erlpboost", "0"),
+        ("diabetes", "binary_erlpboost", "1e-9"),  # the hard margin: max(1, nu N) = 1
     ],
 )
 def test_boost_writes_summary_history_and_plot(dataset, algorithm, nu, tmp_path, capsys):
@@ -133,14 +131,147 @@ def toy_file(tmp_path):
         (["--algorithm", "adaboost", "--nu", "0.2"], "--nu does not apply to adaboost"),
         (["--algorithm", "binary_erlpboost", "--nu", "1"], "nu must lie in (0, 1)"),
         (["--nu", "1.5"], "nu must lie in (0, 1]"),
+        (["--nu", "0"], "nu must lie in (0, 1] (a fraction of the training set); got 0.0"),
         (["--eps", "-1"], "eps must be > 0"),
         (["--method", "simplex"], "method must be one of"),
+        (
+            ["--algorithm", "lpboost", "--method", "auglag"],
+            "--method auglag does not apply to lpboost: auglag needs a smooth (differentiable) dual, and "
+            "the subproblem of lpboost is a linear program: use --method highs or a cvxpy method",
+        ),
+        (
+            ["--algorithm", "corrective_erlpboost", "--method", "highs"],
+            "--method highs does not apply to corrective_erlpboost: HiGHS solves linear programs",
+        ),
     ],
 )
 def test_boost_parameter_errors(options, message, tmp_path, capsys):
     rc = cli.main(["boost", str(toy_file(tmp_path)), "--quiet", *options])
     assert rc == 1
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and "side=" not in err
+
+
+def test_boost_nu_range_is_the_classifiers(tmp_path, capsys):
+    """Issue 14: --nu 0 was accepted while the message said nu must lie in (0, 1]. The CLI refuses
+    what the classifiers refuse, and its help gives the same range."""
+    from dualboost.estimators import ERLPBoostClassifier
+
+    X, y = load_libsvm(toy_file(tmp_path))
+    for nu in ("0", "-0.5", "1.5"):
+        assert cli.main(["boost", str(toy_file(tmp_path)), "--quiet", "--nu", nu]) == 1
+        with pytest.raises(ValueError, match=r"nu must lie in \(0, 1\]"):
+            ERLPBoostClassifier(nu=float(nu)).fit(X, y)
+        assert "nu must lie in (0, 1]" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["boost", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "in (0, 1]" in help_text and "[0, 1]" not in help_text and "0 means" not in help_text
+
+
+def test_boost_method_check_covers_every_algorithm_with_a_method():
+    """The up-front --method check knows the subproblem of every driver that takes a method."""
+    import inspect
+
+    from dualboost.boosting import ALGORITHMS
+    from dualboost.cli_boost import _SUBPROBLEMS
+
+    with_method = {
+        name for name, driver in ALGORITHMS.items() if "method" in inspect.signature(driver).parameters
+    }
+    assert with_method == set(_SUBPROBLEMS)
+
+
+@pytest.mark.parametrize(
+    "algorithm, method",
+    [("lpboost", "highs"), ("lpboost", "clarabel"), ("erlpboost", "auglag"), ("softboost", "auglag")],
+)
+def test_boost_methods_that_apply_run(algorithm, method, tmp_path, capsys):
+    rc = cli.main(["boost", str(toy_file(tmp_path)), "--quiet", "--algorithm", algorithm, "--method", method])
+    assert rc == 0, capsys.readouterr().err
+
+
+def test_boost_refuses_one_class_training_data(tmp_path, capsys):
+    """Issue 14: one-class data trained to "train error 0.00 %"; the classifiers refuse it."""
+    path = tmp_path / "one.libsvm"
+    path.write_text("".join(f"+1 1:{i} 2:{i % 3}\n" for i in range(20)))
+    assert cli.main(["boost", str(path), "--quiet"]) == 1
+    captured = capsys.readouterr()
+    assert "holds one class only (all 20 labels are +1)" in captured.err and str(path) in captured.err
+    assert "Traceback" not in captured.err and captured.out == ""
+
+
+def write_libsvm(path: Path, rows: int, width: int, seed: int = 0) -> Path:
+    """A 1-based LIBSVM file whose largest feature index is ``width`` (every row uses feature 1 and
+    the last one)."""
+    rng = np.random.default_rng(seed)
+    lines = []
+    for i in range(rows):
+        label = "+1" if i % 2 else "-1"
+        x = rng.normal(size=width) + (0.8 if i % 2 else -0.8)
+        lines.append(" ".join([label, *(f"{j + 1}:{x[j]:.4f}" for j in range(width))]))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_boost_test_file_with_more_features_is_refused(tmp_path, capsys):
+    """Issue 14: a test file of other data (24 vs 122 features) was padded and scored silently. A
+    TEST whose largest feature index exceeds TRAIN's is refused unless --n-features is given; one
+    with a smaller largest index (a sparse file need not use the last features) is read at TRAIN's
+    width."""
+    train = write_libsvm(tmp_path / "train.libsvm", 40, 3)
+    wide = write_libsvm(tmp_path / "wide.libsvm", 20, 5, seed=1)
+    narrow = write_libsvm(tmp_path / "narrow.libsvm", 20, 2, seed=2)
+    common = ["boost", str(train), "--quiet", "--eps", "0.1"]
+    assert cli.main([*common, "--test", str(wide)]) == 1
+    err = capsys.readouterr().err
+    assert f"TEST {str(wide)!r} has 5 features (from its largest feature index), TRAIN 3" in err
+    assert "--n-features 5" in err and "Traceback" not in err
+    assert cli.main([*common, "--test", str(wide), "--n-features", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "(40 examples, 5 features)" in out and "(20 examples)" in summary_value(out, "test error")
+    assert cli.main([*common, "--test", str(narrow)]) == 0
+    out = capsys.readouterr().out
+    assert "(40 examples, 3 features)" in out and "(20 examples)" in summary_value(out, "test error")
+    assert cli.main([*common, "--test", str(wide), "--n-features", "4"]) == 1
+    err = capsys.readouterr().err
+    assert f"{wide}, line 1: the feature index 5 does not fit n_features = 4" in err
+
+
+@pytest.mark.skipif(
+    not all((DATA / name).is_file() for name in ("german.numer", "a9a.train", "a9a.test")),
+    reason=f"the shared data sets german.numer, a9a.train and a9a.test are not in {DATA}",
+)
+def test_boost_shared_files_feature_counts(capsys):
+    """The issue's case, german.numer (24 features) with a9a's test file (122), is refused; a9a's own
+    train and test files (122 features each) need no --n-features."""
+    assert cli.main(["boost", str(DATA / "german.numer"), "--test", str(DATA / "a9a.test"), "--quiet"]) == 1
+    assert "has 122 features (from its largest feature index), TRAIN 24" in capsys.readouterr().err
+    rc = cli.main(
+        ["boost", str(DATA / "a9a.train"), "--test", str(DATA / "a9a.test"), "--algorithm", "adaboost",
+         "--max-iter", "2", "--quiet"]
+    )  # fmt: skip
+    assert rc == 0 and "(9769 examples)" in summary_value(capsys.readouterr().out, "test error")
+
+
+def test_boost_garbage_libsvm_line_names_file_and_line(tmp_path, capsys):
+    """Issue 14: "could not convert string to float: b'garbage'", with no file and no line."""
+    path = write_libsvm(tmp_path / "bad.libsvm", 6, 2)
+    path.write_text(path.read_text() + "garbage\n")
+    assert cli.main(["boost", str(path), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}, line 7: the label 'garbage' is not a number" in err and "Traceback" not in err
+
+
+def test_boost_n_features_with_a_named_data_set_is_refused(tmp_path, monkeypatch, capsys):
+    directory = tmp_path / "data"
+    directory.mkdir()
+    write_libsvm(directory / "diabetes", 20, 8)
+    monkeypatch.setenv("DUALBOOST_DATA", str(directory))
+    assert cli.main(["boost", "diabetes", "--n-features", "9", "--quiet"]) == 1
+    assert "--n-features applies to LIBSVM files; the data set 'diabetes' has its own 8 features" in (
+        capsys.readouterr().err
+    )
 
 
 def test_boost_unknown_train(tmp_path, capsys):
@@ -150,7 +281,7 @@ def test_boost_unknown_train(tmp_path, capsys):
 
 
 def test_boost_lpboost_hard_margin_on_a_toy_file(tmp_path, capsys):
-    rc = cli.main(["boost", str(toy_file(tmp_path)), "--algorithm", "lpboost", "--nu", "0", "--quiet"])
+    rc = cli.main(["boost", str(toy_file(tmp_path)), "--algorithm", "lpboost", "--nu", "1e-9", "--quiet"])
     out = capsys.readouterr().out
     assert rc == 0 and "nu = 1," in summary_value(out, "parameters")
 
@@ -169,6 +300,7 @@ def test_boost_help_lists_the_options(capsys):
         "--max-iter",
         "--oracle",
         "--method",
+        "--n-features",
         "--plot",
         "--history",
         "--quiet",

@@ -7,11 +7,13 @@ nu/N and epsilon. No test uses the network.
 
 from __future__ import annotations
 
-from pathlib import Path
+import gzip
+import re
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from environment import DATA_DIR, requires_data
 
 from dualboost import datasets
 from dualboost.datasets import (
@@ -24,8 +26,8 @@ from dualboost.datasets import (
 )
 from dualboost.problems import erlpboost_eta
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data folder {DATA} is absent")
+DATA = DATA_DIR
+needs_data = requires_data("a9a.train", "a9a.valid", "a9a.test", "german.numer", "diabetes")
 
 # [KG] Table 5.1 (train + test sizes before processing) and Table 5.2 (after the 60/20/20 split)
 TABLE_5_1 = {
@@ -124,8 +126,63 @@ def test_load_libsvm_dense_sparse_and_labels(tmp_path):
     Xd, _ = load_libsvm(path, sparse=False, n_features=5)
     np.testing.assert_array_equal(Xd, [[0.5, 0, -1, 0, 0], [0, 2, 0, 0, 0], [1.5, 0, 0, 0, 0]])
     path.write_text("1 1:1\n2 1:2\n3 1:3\n")
-    with pytest.raises(ValueError, match=r"\by\b.*two classes"):
+    with pytest.raises(ValueError, match=r"the labels of .*toy\.libsvm must have exactly two classes"):
         load_libsvm(path)
+
+
+@pytest.mark.parametrize(
+    "text, line, problem",
+    [
+        ("1 1:0.5 2:1\n-1 1:0.2\ngarbage\n", 3, "the label 'garbage' is not a number"),
+        ("# a comment\n\n1 1:0.5\n-1 2:abc\n", 4, "the value 'abc' of feature 2 is not a number"),
+        ("1 1:1\n-1 a:1\n", 2, "the feature index 'a' is not an integer"),
+        ("1 1:1\n-1 1.5:1\n", 2, "the feature index '1.5' is not an integer"),
+        ("1 3:1 2:1\n", 1, r"the feature indices are not increasing \(3, then 2\)"),
+        ("1 2:1 2:1\n", 1, r"the feature indices are not increasing \(2, then 2\)"),
+        ("1 1:1\n-1 2\n", 2, "'2' is not INDEX:VALUE"),
+        ("1 1:1\n-1 -1:2\n", 2, "the feature index -1 is out of range"),
+        ("1 1:1\n-1 99999999999999999999:2\n", 2, "the feature index 99999999999999999999 is out of range"),
+        ("1 qid:2 1:1\n-1 qid:2 1:\n", 2, "the value '' of feature 1 is not a number"),
+    ],
+)
+def test_malformed_libsvm_line_names_file_and_line(tmp_path, text, line, problem):
+    """Issue 14: a garbage line gave "could not convert string to float: b'garbage'" with no file
+    and no line. The message names both (the line 1-based) and what is wrong."""
+    path = tmp_path / "bad.libsvm"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(path))}, line {line}: {problem} \(a line is"):
+        load_libsvm(path)
+
+
+def test_malformed_compressed_libsvm_and_n_features(tmp_path):
+    """A .gz file is scanned as sklearn reads it; a feature index beyond n_features names its line."""
+    gz = tmp_path / "bad.libsvm.gz"
+    with gzip.open(gz, "wb") as handle:
+        handle.write(b"1 1:1\n-1 2:1\n1 x:1\n")
+    with pytest.raises(ValueError, match=rf"{re.escape(str(gz))}, line 3: the feature index 'x'"):
+        load_libsvm(gz)
+    wide = tmp_path / "wide.libsvm"
+    wide.write_text("1 1:1\n-1 2:1 7:1\n1 9:2\n")
+    message = r"wide\.libsvm, line 2: the feature index 7 does not fit n_features = 5 \(the file is 1-based"
+    with pytest.raises(ValueError, match=message):
+        load_libsvm(wide, n_features=5)
+    assert load_libsvm(wide, n_features=9)[0].shape == (3, 9)
+    zero = tmp_path / "zero.libsvm"
+    zero.write_text("1 0:1 4:1\n-1 5:1\n")
+    with pytest.raises(
+        ValueError, match=r"line 2: the feature index 5 does not fit n_features = 5 \(the file is 0-based"
+    ):
+        load_libsvm(zero, n_features=5)
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ValueError, match="n_features must be a positive integer or None"):
+            load_libsvm(wide, n_features=bad)
+
+
+def test_libsvm_error_keeps_sklearn_message_without_a_bad_line(tmp_path):
+    path = tmp_path / "fine.libsvm"
+    path.write_text("1 1:1\n-1 2:1\n")
+    error = datasets.libsvm_error(path, ValueError("something else"))
+    assert str(error) == f"{path}: something else"
 
 
 def test_load_csv_with_header_names_and_string_labels(tmp_path):

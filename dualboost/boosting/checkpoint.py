@@ -8,21 +8,26 @@ history rows (except the times) as an uninterrupted one.
 The file (``numpy.savez``, loaded with ``allow_pickle=False``: no code is run when reading it):
 
 * ``header``: UTF-8 JSON with the format name and :data:`VERSION`, the algorithm and its parameters,
-  a fingerprint of the oracle and its training data (:func:`fingerprint`), the iteration, the
-  hypotheses (``Hypothesis.to_dict``, the class by name from :data:`HYPOTHESES`), a digest of each
-  column of U, the clock, the scalar part of the driver's loop state and numpy's global random
-  state (``np.random.get_state``, for oracles that draw from it);
+  a fingerprint of the oracle and its training data (:func:`fingerprint`) and, apart, the data's
+  shape and digest and the oracle's class and options (so that a resume says which differs; files
+  without them are checked by the fingerprint alone), the iteration, the hypotheses
+  (``Hypothesis.to_dict``, the class by name from :data:`HYPOTHESES`), a digest of each column of
+  U, the clock, the scalar part of the driver's loop state and numpy's global random state
+  (``np.random.get_state``, for oracles that draw from it);
 * arrays: the history rows, the random state's key, and the driver's array state (d, w, the margins,
   the warm-start :class:`~dualboost.solvers.Solution`'s d and w, ...).
 
 The columns of U are not stored: they are regenerated from the hypotheses and the oracle's training
 data (``y * h(X)``, as the oracle computed them) and checked against the digests.
 
-Writes are atomic: the file is written to a temporary file in the same directory, flushed to disk
-(``fsync``), then renamed over PATH (``os.replace``); a kill at any moment leaves either the previous
-checkpoint or the new one. Reading a file that is not a complete checkpoint of this run -- truncated,
-corrupt, of another format version, of another algorithm or parameters, of other training data or
-another oracle -- raises ValueError saying which; a run never silently starts over.
+The directory of PATH must be writable; that is checked when the run starts (:func:`check_path`),
+not at its first checkpoint. Writes are atomic: the file is written to a temporary file in the same
+directory, flushed to disk (``fsync``), then renamed over PATH (``os.replace``); a kill at any
+moment leaves either the previous checkpoint or the new one. Reading a file that is not a complete
+checkpoint of this run -- truncated, corrupt, of another format version, of other training data
+(compared first: nu and eta depend on N), another oracle, another algorithm or other parameters --
+raises ValueError saying which, in our words (numpy's advice on pickled data is no use here); a run
+never silently starts over.
 """
 
 from __future__ import annotations
@@ -34,6 +39,9 @@ import math
 import os
 import tempfile
 import time
+import zipfile
+import zlib
+from collections.abc import Callable
 from dataclasses import astuple, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -48,7 +56,16 @@ from dualboost.solvers import Solution
 if TYPE_CHECKING:
     from dualboost.boosting.run import Ensemble, Run
 
-__all__ = ["Checkpoint", "FORMAT", "VERSION", "HYPOTHESES", "fingerprint", "read_header", "DEFAULT_EVERY"]
+__all__ = [
+    "Checkpoint",
+    "FORMAT",
+    "VERSION",
+    "HYPOTHESES",
+    "fingerprint",
+    "check_path",
+    "read_header",
+    "DEFAULT_EVERY",
+]
 
 #: the ``format`` entry of every header
 FORMAT = "dualboost-checkpoint"
@@ -66,37 +83,87 @@ DEFAULT_EVERY = 10
 _SOLUTION_SCALARS = tuple(f.name for f in fields(Solution) if f.name not in ("d", "w", "extra"))
 
 
-def _digest_update(h, array: np.ndarray) -> None:
+def _digest_update(update: Callable[[bytes], None], array: np.ndarray) -> None:
     array = np.asarray(array)
-    h.update(f"{array.dtype.str}{array.shape}".encode())
+    update(f"{array.dtype.str}{array.shape}".encode())
     if array.flags.c_contiguous:
-        h.update(memoryview(array).cast("B"))
+        update(memoryview(array).cast("B"))
     elif array.flags.f_contiguous:
-        h.update(b"F")
-        h.update(memoryview(array.T).cast("B"))
+        update(b"F")
+        update(memoryview(array.T).cast("B"))
     else:
-        h.update(np.ascontiguousarray(array).tobytes())
+        update(np.ascontiguousarray(array).tobytes())
+
+
+def _oracle_description(oracle: object) -> dict[str, str]:
+    """The oracle's class (module and name) and ``repr`` (its options), as a header records them."""
+    return {"class": f"{type(oracle).__module__}.{type(oracle).__qualname__}", "repr": repr(oracle)}
+
+
+def _digests(oracle: object) -> tuple[str, str]:
+    """``(fingerprint(oracle), data digest)`` in one pass over the data: the data digest covers
+    what :func:`fingerprint` covers but the oracle's class and options (the shape, ``y_``, ``X_``,
+    ``U``), so that a checkpoint can tell other data from another oracle."""
+    whole, data = hashlib.blake2b(digest_size=16), hashlib.blake2b(digest_size=16)
+    description = _oracle_description(oracle)
+    whole.update(f"{description['class']}|{description['repr']}".encode())
+
+    def update(chunk: bytes | memoryview) -> None:
+        whole.update(chunk)
+        data.update(chunk)
+
+    update(f"|{getattr(oracle, 'n_samples_', None)}|{getattr(oracle, 'n_features_', None)}".encode())
+    for name in ("y_", "X_", "U"):
+        value = getattr(oracle, name, None)
+        if value is None:
+            continue
+        update(name.encode())
+        if sp.issparse(value):
+            update(f"{value.format}{value.shape}".encode())
+            for part in ("indptr", "indices", "data"):
+                _digest_update(update, getattr(value, part))
+        else:
+            _digest_update(update, np.asarray(value))
+    return whole.hexdigest(), data.hexdigest()
 
 
 def fingerprint(oracle: object) -> str:
     """A digest of the oracle (its class and ``repr``, i.e. its options) and of the training data
     it holds: ``y_`` and ``X_`` (dense, or a sparse matrix's format, shape, indices and values) or a
     matrix oracle's ``U``. One pass over the data (blake2b, about 1 GB/s)."""
-    h = hashlib.blake2b(digest_size=16)
-    h.update(f"{type(oracle).__module__}.{type(oracle).__qualname__}|{oracle!r}".encode())
-    h.update(f"|{getattr(oracle, 'n_samples_', None)}|{getattr(oracle, 'n_features_', None)}".encode())
-    for name in ("y_", "X_", "U"):
-        value = getattr(oracle, name, None)
-        if value is None:
-            continue
-        h.update(name.encode())
-        if sp.issparse(value):
-            h.update(f"{value.format}{value.shape}".encode())
-            for part in ("indptr", "indices", "data"):
-                _digest_update(h, getattr(value, part))
+    return _digests(oracle)[0]
+
+
+def _shape(n_samples: object, n_features: object) -> str:
+    """``"N examples x p features"`` (or ``"N examples"`` for an oracle without features)."""
+    return f"{n_samples} examples" + ("" if n_features is None else f" x {n_features} features")
+
+
+def check_path(path: str | os.PathLike) -> Path:
+    """``path`` as a Path, once it is known that a checkpoint can be written there: it is not a
+    directory, and a file can be created in its directory -- tried by creating (and removing) an
+    empty file there, since permission bits do not stop root and a read-only file system shows only
+    then. A ValueError saying "directory not writable" and naming the directory otherwise, so that
+    a run fails before it starts, not at its first checkpoint."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"checkpoint must be a file path; {str(path)!r} is a directory")
+    directory = path.parent
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".probe", dir=directory)
+    except OSError as exc:
+        if isinstance(exc, FileNotFoundError):
+            reason = "it does not exist"
+        elif isinstance(exc, NotADirectoryError):
+            reason = "a part of it is not a directory"
         else:
-            _digest_update(h, np.asarray(value))
-    return h.hexdigest()
+            reason = exc.strerror or type(exc).__name__
+        raise ValueError(
+            f"checkpoint {str(path)!r}: directory not writable: {str(directory)!r} ({reason})"
+        ) from None
+    os.close(fd)
+    os.unlink(probe)
+    return path
 
 
 def _column_digest(column: np.ndarray) -> str:
@@ -127,18 +194,16 @@ class Checkpoint:
     def __init__(
         self, path: str | os.PathLike, every: int, resume: bool, algorithm: str, params: dict
     ) -> None:
-        self.path = Path(path)
         if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
             raise ValueError(f"checkpoint_every must be a positive integer; got {every!r}")
         if not isinstance(resume, (bool, np.bool_)):
             raise ValueError(f"resume must be True or False; got {resume!r}")
-        if self.path.is_dir():
-            raise ValueError(f"checkpoint must be a file path; {str(self.path)!r} is a directory")
+        self.path = check_path(path)
         self.every = int(every)
         self.resume = bool(resume)
         self.algorithm = algorithm
         self.params = {name: _json_value(value, name) for name, value in params.items()}
-        self._fingerprint: str | None = None
+        self._fingerprint: tuple[str, str] | None = None  # fingerprint(oracle) and its data digest
         self._digests: list[str] = []
 
     @classmethod
@@ -160,14 +225,15 @@ class Checkpoint:
 
     # -- writing ---------------------------------------------------------------------------------
 
-    def _oracle_fingerprint(self, oracle: object) -> str:
+    def _oracle_fingerprint(self, oracle: object) -> tuple[str, str]:
+        """``fingerprint(oracle)`` and the digest of its data alone (:func:`_digests`), computed once."""
         if self._fingerprint is None:
             if not callable(getattr(oracle, "_select", None)):
                 raise ValueError(
                     "checkpoint= needs a dualboost Oracle (dualboost.oracles.Oracle): the columns of U are "
                     f"regenerated from the hypotheses with its _select; got {type(oracle).__name__}"
                 )
-            self._fingerprint = fingerprint(oracle)
+            self._fingerprint = _digests(oracle)
         return self._fingerprint
 
     def _column_digests(self, ensemble: Ensemble) -> list[str]:
@@ -209,8 +275,11 @@ class Checkpoint:
             "version": VERSION,
             "algorithm": self.algorithm,
             "params": self.params,
-            "fingerprint": self._oracle_fingerprint(run.oracle),
+            "fingerprint": self._oracle_fingerprint(run.oracle)[0],
+            "data": self._oracle_fingerprint(run.oracle)[1],
+            "oracle": _oracle_description(run.oracle),
             "n_samples": int(getattr(run.oracle, "n_samples_", -1)),
+            "n_features": _json_value(getattr(run.oracle, "n_features_", None), "n_features"),
             "iteration": int(iteration),
             "hypotheses": [
                 {"class": type(h).__name__, "fields": _hypothesis_dict(h)} for h in ensemble.hypotheses
@@ -249,7 +318,38 @@ class Checkpoint:
             raise ValueError(f"{where} is corrupt: {type(exc).__name__}: {exc}") from exc
 
     def _check(self, header: dict, oracle: object, names: list[str]) -> None:
+        """Refuse a checkpoint of another run, saying how it differs: the data first (their shape,
+        then, for the same oracle, their digest), then the oracle, the algorithm, the parameters."""
         where = f"checkpoint {str(self.path)!r}"
+        whole, data = self._oracle_fingerprint(oracle)
+        now = (
+            int(getattr(oracle, "n_samples_", -1)),
+            _json_value(getattr(oracle, "n_features_", None), "n_features"),
+        )
+        kept = (header.get("n_samples"), header.get("n_features", now[1]))  # older files: no n_features
+        other_data = f"{where} was written for other data"
+        start_afresh = "resume on the data it was written for, or start afresh without resume"
+        if kept != now:
+            raise ValueError(
+                f"{other_data} ({_shape(*kept)} in the file, {_shape(*now)} now): {start_afresh}"
+            )
+        description, written = _oracle_description(oracle), header.get("oracle")
+        if written is not None and written != description:
+            written = written if isinstance(written, dict) else {}
+            key = "repr" if written.get("repr") != description["repr"] else "class"
+            raise ValueError(
+                f"{where} was written for another oracle ({written.get(key)} in the file, "
+                f"{description[key]} now): resume with the same oracle, or start afresh without resume"
+            )
+        if "data" in header and header["data"] != data:
+            raise ValueError(
+                f"{other_data} (the same shape, {_shape(*now)}, but other values or labels): " + start_afresh
+            )
+        if header.get("fingerprint") != whole:  # a file without the "data" entry: data or oracle
+            raise ValueError(
+                f"{where} was written for other training data or another oracle (fingerprints differ: "
+                f"{header.get('fingerprint')} in the file, {whole} now)"
+            )
         if header.get("algorithm") != self.algorithm:
             raise ValueError(
                 f"{where} was written by {header.get('algorithm')!r}, not {self.algorithm!r}: "
@@ -261,11 +361,6 @@ class Checkpoint:
             differ = sorted(k for k in set(saved) | set(self.params) if saved.get(k) != self.params.get(k))
             shown = ", ".join(f"{k} {saved.get(k)!r} in the file, {self.params.get(k)!r} now" for k in differ)
             raise ValueError(f"{where} was written with other parameters ({shown})")
-        if header.get("fingerprint") != self._oracle_fingerprint(oracle):
-            raise ValueError(
-                f"{where} was written for other training data or another oracle (fingerprints differ: "
-                f"{header.get('fingerprint')} in the file, {self._oracle_fingerprint(oracle)} now)"
-            )
         if sorted(header.get("kinds", {})) != sorted(names):
             kept = sorted(header.get("kinds", {}))
             raise ValueError(f"{where} holds the loop state {kept}, not {sorted(names)}")
@@ -345,19 +440,42 @@ def read_header(path: str | os.PathLike) -> dict:
     return _read(Path(path))[0]
 
 
+#: the first bytes of every checkpoint: ``numpy.savez`` writes a zip archive
+_ZIP_MAGIC = b"PK\x03\x04"
+
+
+def _unreadable(exc: Exception) -> str:
+    """Why a checkpoint that starts as a zip archive could not be read, in our words (numpy's and
+    zipfile's messages speak of their own API, e.g. of loading pickled data "unsafely")."""
+    if isinstance(exc, zipfile.BadZipFile) and "CRC" in str(exc):
+        return f"damaged data ({exc})"
+    if isinstance(exc, (zipfile.BadZipFile, EOFError, zlib.error)):
+        return "a truncated or damaged archive"
+    if isinstance(exc, KeyError):
+        return "no header"
+    if isinstance(exc, (UnicodeDecodeError, json.JSONDecodeError)):
+        return "its header is not JSON"
+    if isinstance(exc, ValueError) and "pickle" in str(exc):
+        return "it holds Python objects, which a checkpoint never does (they were not loaded)"
+    return f"unreadable ({type(exc).__name__})"
+
+
 def _read(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
     """The header and the arrays of a checkpoint file; ValueError for anything else."""
     where = f"checkpoint {str(path)!r}"
     if not path.exists():
         raise ValueError(f"{where} does not exist: nothing to resume (run without resume to start)")
+    with open(path, "rb") as handle:
+        start = handle.read(len(_ZIP_MAGIC))
+    if start != _ZIP_MAGIC:
+        what = "an empty file" if not start else "not a zip archive as numpy.savez writes"
+        raise ValueError(f"{where} is not a dualboost checkpoint ({what})")
     try:
         with np.load(path, allow_pickle=False) as data:
             arrays = {name: data[name] for name in data.files}  # reads every entry: CRC-checked
         header = json.loads(arrays.pop("header").tobytes().decode("utf-8"))
-    except Exception as exc:  # truncated zip, bad CRC, not an npz, pickled data, bad JSON, ...
-        raise ValueError(
-            f"{where} is corrupt or not a dualboost checkpoint ({type(exc).__name__}: {exc})"
-        ) from exc
+    except Exception as exc:  # truncated zip, bad CRC, pickled data, no header, bad JSON, ...
+        raise ValueError(f"{where} is corrupt or not a dualboost checkpoint: {_unreadable(exc)}") from None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise ValueError(f"{where} is not a dualboost checkpoint (no {FORMAT!r} header)")
     if header.get("version") != VERSION:
