@@ -54,6 +54,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from dualboost._validation import check_scalar
 from dualboost.boosting import boost
 from dualboost.boosting.checkpoint import DEFAULT_EVERY
+from dualboost.boosting.result import combined_decision
 from dualboost.oracles import DecisionStumps, LinearKernel, Oracle, RawFeatures, SklearnOracle
 from dualboost.oracles._inputs import binary_labels, check_label_vector
 
@@ -242,11 +243,7 @@ class _BoostingClassifier(ClassifierMixin, BaseEstimator):
         X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
         if sp.issparse(X):
             X = X.tocsc()  # hypotheses read single features
-        out = np.zeros(X.shape[0])
-        for weight, hypothesis in zip(self.estimator_weights_, self.hypotheses_, strict=True):
-            if weight > 0:
-                out += weight * hypothesis.predict(X)
-        return out
+        return combined_decision(self.estimator_weights_, self.hypotheses_, X)
 
     def _block_margins(self, f: NDArray[np.float64], y: ArrayLike) -> NDArray[np.float64]:
         """``y_n f_n`` with y_n = +1 for ``classes_[1]``, -1 for ``classes_[0]`` (checked)."""
@@ -259,8 +256,10 @@ class _BoostingClassifier(ClassifierMixin, BaseEstimator):
         return np.where(y == self.classes_[1], 1.0, -1.0) * f
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
-        """``f_w(X) = sum_q w_q h^q(X)`` in [-1, 1]; positive values predict ``classes_[1]``. A dask
-        X gives a dask array, computed block by block."""
+        """``f_w(X) = sum_q w_q h^q(X)`` in [-1, 1]; positive values predict ``classes_[1]``, and
+        values within 1e-9 of 0 (cancelling weights at a degenerate optimum) are exactly 0, a tie that
+        predicts ``classes_[0]`` (:func:`~dualboost.boosting.result.combined_decision`). A dask X
+        gives a dask array, computed block by block."""
         check_is_fitted(self)
         if dask_kind(X) is not None:
             from dualboost.dask.estimator import dask_decision_function

@@ -325,4 +325,6 @@ def _corrective(
     if not converged:
         warn_unconverged(algorithm, max_iter)
     reason = "delta~ (practical) <= eps/2" if converged else "max_iter reached"
-    return run.result(algorithm, ensemble, w, d, converged=converged, stop_reason=reason, params=params)
+    return run.result(
+        algorithm, ensemble, w, d, converged=converged, stop_reason=reason, params=params, soft_margin=True
+    )

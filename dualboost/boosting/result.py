@@ -8,9 +8,34 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dualboost.boosting.history import History
+from dualboost.conjugates.projections import capped_simplex_support
 from dualboost.oracles import Hypothesis
 
-__all__ = ["BoostResult"]
+__all__ = ["BoostResult", "combined_decision", "TIE_TOL"]
+
+#: |f_w(x)| at or below this is a tie, reported as exactly 0 (:func:`combined_decision`)
+TIE_TOL = 1e-9
+
+
+def combined_decision(
+    weights: NDArray[np.float64], hypotheses: list[Hypothesis], X: ArrayLike
+) -> NDArray[np.float64]:
+    """``f_w(X) = sum_q w_q h^q(X)`` over the hypotheses with w > 0 (0 for an empty output), with
+    every value of magnitude ``<= TIE_TOL`` set to exactly 0.
+
+    At a degenerate optimum the weights cancel: two complementary stumps with weight 1/2 each give
+    ``f ~ 1e-12`` of either sign, set by rounding and by the solver's own tolerances (1e-10 for
+    HiGHS). Such values carry no information, so they are ties; a classifier predicts its
+    ``classes_[0]`` on a tie (the scikit-learn convention ``f > 0`` for ``classes_[1]``), the same
+    on every machine. 1e-9 is above the rounding of a sum of thousands of terms of magnitude <= 1
+    and below any margin a booster certifies (eps >= 1e-6 in practice).
+    """
+    out = np.zeros(_n_rows(X))
+    for weight, hypothesis in zip(weights, hypotheses, strict=True):
+        if weight > 0:
+            out += weight * hypothesis.predict(X)
+    out[np.abs(out) <= TIE_TOL] = 0.0
+    return out
 
 
 @dataclass
@@ -61,16 +86,17 @@ class BoostResult:
             return np.einsum("nk,k->n", self.columns, self.weights)
         return self.columns @ self.weights
 
+    @property
+    def soft_margin(self) -> float:
+        """The soft margin of the output ([KG] Eq. 2.2 at w): the mean of the ``nu`` smallest training
+        margins ``AvgMin_nu(U w) = -max_{d capped} <d, -U w>`` (real nu, spec Part C item 2), with
+        ``nu = params["nu"]`` (1, the hard margin ``min_n (U w)_n``, for a run without one); 0 for
+        an empty output."""
+        return -capped_simplex_support(-self.margins, float(self.params.get("nu", 1.0)))
+
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
-        """``f_w(X) = sum_q w_q h^q(X)`` (0 for an empty output); hypotheses with w = 0 are skipped."""
-        out = None
-        for weight, hypothesis in zip(self.weights, self.hypotheses, strict=True):
-            if weight > 0:
-                term = weight * hypothesis.predict(X)
-                out = term if out is None else out + term
-        if out is None:
-            return np.zeros(_n_rows(X))
-        return out
+        """``f_w(X) = sum_q w_q h^q(X)`` (:func:`combined_decision`: ties exactly 0)."""
+        return combined_decision(self.weights, self.hypotheses, X)
 
     def __repr__(self) -> str:
         return (

@@ -138,7 +138,16 @@ def lpboost(
     if not converged:
         warn_unconverged("lpboost", max_iter)
     reason = "min edge - P_LP <= eps" if converged else "max_iter reached"
-    return run.result("lpboost", ensemble, sol.w, d, converged=converged, stop_reason=reason, params=params)
+    return run.result(
+        "lpboost",
+        ensemble,
+        sol.w,
+        d,
+        converged=converged,
+        stop_reason=reason,
+        params=params,
+        soft_margin=True,
+    )
 
 
 def softboost(
@@ -219,7 +228,9 @@ def softboost(
         run.save(t, ensemble, d=d, gamma_hat=gamma_hat, sol=sol, w=w)
     if not converged:
         warn_unconverged("softboost", max_iter)
-    return run.result("softboost", ensemble, w, d, converged=converged, stop_reason=reason, params=params)
+    return run.result(
+        "softboost", ensemble, w, d, converged=converged, stop_reason=reason, params=params, soft_margin=True
+    )
 
 
 def erlpboost(
@@ -342,7 +353,14 @@ def _entropy_regularized(
     )
     weights = np.zeros(0) if sol is None else sol.w  # T = its size: the last hypothesis is discarded
     return run.result(
-        algorithm, ensemble, weights, d, converged=converged, stop_reason=reason, params=setup.params
+        algorithm,
+        ensemble,
+        weights,
+        d,
+        converged=converged,
+        stop_reason=reason,
+        params=setup.params,
+        soft_margin=True,
     )
 
 

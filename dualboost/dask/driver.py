@@ -184,6 +184,13 @@ def fit_dask_erlpboost(
     weights = np.zeros(0) if sol is None else sol.w
     d_out = np.full(n, 1.0 / n) if sol is None else sol.d
     result = run.result(
-        "erlpboost", ensemble, weights, d_out, converged=converged, stop_reason=reason, params=params
+        "erlpboost",
+        ensemble,
+        weights,
+        d_out,
+        converged=converged,
+        stop_reason=reason,
+        params=params,
+        soft_margin=True,
     )
     return result, classes
