@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import sparse
 from scipy.optimize import linprog
 
+from dualboost._quiet import silenced_fds
 from dualboost._validation import check_nu
 from dualboost.conjugates import CappedSimplex
 from dualboost.problems.base import KKTMultipliers
@@ -83,6 +84,16 @@ def max_soft_margin(
     return -float(res.fun), w, psi, rho, -res.ineqlin.marginals, int(res.nit)
 
 
+def quiet_highs() -> highspy.Highs:
+    """A ``highspy.Highs`` object that prints nothing: built with stdout and stderr silenced
+    (highspy 1.16 prints its banner in the constructor, before any option can be set), then
+    ``output_flag`` off for everything it does afterwards."""
+    with silenced_fds():
+        highs = highspy.Highs()
+    highs.setOptionValue("output_flag", False)
+    return highs
+
+
 class PrimalLP:
     """LPBoost's d-domain LP (Eq. 2.3) as a HiGHS model that grows by one row per hypothesis.
 
@@ -96,8 +107,7 @@ class PrimalLP:
     def __init__(self, U: NDArray[np.float64], nu: float) -> None:
         n = U.shape[0]
         self.n_samples, self.nu, self.n_columns = n, float(nu), 0
-        self._highs = highspy.Highs()
-        self._highs.setOptionValue("output_flag", False)
+        self._highs = quiet_highs()
         for option, value in HIGHS_OPTIONS.items():
             self._highs.setOptionValue(option, value)
         inf = highspy.kHighsInf
