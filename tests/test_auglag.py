@@ -511,8 +511,10 @@ def test_auglag_rejects_the_primal_side_lps_and_bad_options():
     U = random_edge_matrix(30, 5, seed=0)
     with pytest.raises(ValueError, match="dual"):
         ERLPBoost(U, nu=3.0, eta=5.0).solve(method="auglag", side="primal")
-    with pytest.raises(ValueError, match="highs"):
-        LPBoost(U, nu=3.0).solve(method="auglag")
+    # the real reason first, whichever side is asked for (not "use side='dual'" for an LP)
+    for side in ("dual", "primal"):
+        with pytest.raises(ValueError, match="dual of lpboost is a linear program: use method='highs'"):
+            LPBoost(U, nu=3.0).solve(method="auglag", side=side)
     with pytest.raises(ValueError, match="max_iter"):
         ERLPBoost(U, nu=3.0, eta=5.0).solve(method="auglag", max_iter=0)
 

@@ -655,12 +655,19 @@ def solve_auglag(
 
 
 def _solve_auglag(model, side, tol, warm_start, max_iter, removed) -> Solution:
+    if not getattr(model, "smooth_dual", False):
+        if hasattr(model, "solve_linear_program"):
+            why, use = "is a linear program", "method='highs' or a cvxpy method ('clarabel', 'ecos', 'scs')"
+        else:
+            why, use = (
+                "is not differentiable, or has no closed-form gradient and curvature in dualboost",
+                ("a cvxpy method ('clarabel', 'ecos', 'scs')"),
+            )
+        raise ValueError(
+            f"method='auglag' needs a differentiable dual; the dual of {model.name} {why}: use {use}"
+        )
     if side != "dual":
         raise ValueError("method='auglag' solves the dual (w-domain) side: use side='dual'")
-    if not getattr(model, "smooth_dual", False):
-        raise ValueError(
-            f"method='auglag' needs a differentiable dual; {model.name} is an LP: use method='highs'"
-        )
     if not (isinstance(max_iter, int | np.integer) and max_iter >= 1):
         raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}")
     start = time.perf_counter()
