@@ -231,19 +231,18 @@ def _load(args: argparse.Namespace) -> tuple[str, tuple, tuple | None]:
     return name, train, test
 
 
+def _given_options(args: argparse.Namespace) -> dict:
+    """The driver options as given on the command line (None: not given)."""
+    names = ("nu", "eps", "eta", "max_iter", "method", "criterion")
+    return {name: getattr(args, name) for name in names}
+
+
 def _check_options(args: argparse.Namespace) -> None:
     """Refuse, before any data is read, an option the algorithm does not take, a --method that
     does not solve its subproblem, --resume without --checkpoint and a checkpoint path that cannot
     be written."""
     taken = inspect.signature(ALGORITHMS[args.algorithm]).parameters
-    given = {
-        "nu": args.nu,
-        "eps": args.eps,
-        "eta": args.eta,
-        "max_iter": args.max_iter,
-        "method": args.method,
-        "criterion": args.criterion,
-    }
+    given = _given_options(args)
     unused = [name for name, value in given.items() if value is not None and name not in taken]
     if unused:
         options = ", ".join("--" + name.replace("_", "-") for name in unused)
@@ -270,13 +269,8 @@ def _driver_params(args: argparse.Namespace, n_samples: int) -> dict:
     """The driver's keyword arguments (the options are checked by :func:`_check_options`); nu in
     (0, 1] becomes the model's capping by :func:`dualboost.estimators.capping`, as in the classifiers."""
     taken = inspect.signature(ALGORITHMS[args.algorithm]).parameters
-    given = {
-        "eps": args.eps,
-        "eta": args.eta,
-        "max_iter": args.max_iter,
-        "method": args.method,
-        "criterion": args.criterion,
-    }
+    given = _given_options(args)
+    del given["nu"]  # a fraction here: converted below
     params = {name: value for name, value in given.items() if value is not None}
     if args.algorithm in _CORRECTIVE and args.max_iter is None:
         params["max_iter"] = CORRECTIVE_MAX_ITER  # as the classifiers: the bound is O(1/eps^2)
