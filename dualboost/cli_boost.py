@@ -28,7 +28,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 from dualboost.boosting import ALGORITHMS, BoostResult, boost
 from dualboost.boosting.checkpoint import DEFAULT_EVERY, check_path
-from dualboost.boosting.progress import ProgressLine
+from dualboost.boosting.history import HistoryRow
+from dualboost.boosting.progress import ProgressLine, iteration_text
 from dualboost.boosting.run import SoftMarginWarning
 from dualboost.datasets import DATASETS, DatasetNotFoundError, load_dataset, load_libsvm
 from dualboost.estimators import CORRECTIVE_MAX_ITER, ORACLES, capping, make_oracle
@@ -172,8 +173,20 @@ def add_boost_parser(sub) -> None:
         help="continue the run saved in --checkpoint PATH (same data and options) to the result an "
         "uninterrupted run gives; a checkpoint of another run is an error",
     )
-    boost_parser.add_argument("--quiet", action="store_true", help="no progress line")
+    shown = boost_parser.add_mutually_exclusive_group()
+    shown.add_argument("--quiet", action="store_true", help="no progress line")
+    shown.add_argument(
+        "--verbose",
+        action="store_true",
+        help="one line per iteration on stderr (iteration, edge, certified gap, stopping quantity, "
+        "hypotheses in use), also when stderr is not a terminal; the solvers themselves print nothing",
+    )
     boost_parser.set_defaults(func=run_boost)
+
+
+def _log_iteration(row: HistoryRow) -> None:
+    """``--verbose``: the row of each iteration as a line of its own on stderr."""
+    print(iteration_text(row), file=sys.stderr, flush=True)
 
 
 def _positive_int(text: str) -> int:
@@ -333,7 +346,8 @@ def run_boost(args: argparse.Namespace) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("ignore", ConvergenceWarning)  # the summary says "NOT converged"
             warnings.simplefilter("always", SoftMarginWarning)  # printed after the progress line
-            result = boost(args.algorithm, oracle, callback=progress, **params)
+            callback = _log_iteration if args.verbose else progress
+            result = boost(args.algorithm, oracle, callback=callback, **params)
     except ValueError as exc:
         print(f"dualboost boost: error: {exc}", file=sys.stderr)
         return 1
