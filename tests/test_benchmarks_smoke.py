@@ -28,10 +28,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from environment import DATA_DIR, requires_data
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data"
-pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data folder {DATA} is absent")
+DATA = DATA_DIR
+pytestmark = requires_data("german.numer")
 
 
 def _load(name: str):

@@ -13,16 +13,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from environment import DATA_DIR, requires_data
 from sklearn.datasets import dump_svmlight_file
 
 from dualboost import cli
 from dualboost.datasets import load_libsvm
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-needs_data = pytest.mark.skipif(
-    not (DATA / "german.numer").is_file() or not (DATA / "diabetes").is_file(),
-    reason=f"the shared data sets german.numer and diabetes are not in {DATA}",
-)
+DATA = DATA_DIR
+needs_data = requires_data("german.numer", "diabetes")
 
 
 def summary_value(text: str, label: str) -> str:

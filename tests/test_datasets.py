@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import gzip
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from environment import DATA_DIR, requires_data
 
 from dualboost import datasets
 from dualboost.datasets import (
@@ -26,8 +26,8 @@ from dualboost.datasets import (
 )
 from dualboost.problems import erlpboost_eta
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data folder {DATA} is absent")
+DATA = DATA_DIR
+needs_data = requires_data("a9a.train", "a9a.valid", "a9a.test", "german.numer", "diabetes")
 
 # [KG] Table 5.1 (train + test sizes before processing) and Table 5.2 (after the 60/20/20 split)
 TABLE_5_1 = {

@@ -17,11 +17,11 @@
 from __future__ import annotations
 
 import pickle
-from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from environment import DATA_DIR, requires_data
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -30,7 +30,7 @@ from sklearn.tree import DecisionTreeClassifier
 from dualboost.oracles import Constant, DecisionStumps, Stump
 from dualboost.oracles import stumps as stumps_module
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATA = DATA_DIR
 
 
 def all_stumps(X):
@@ -187,7 +187,7 @@ def reference_edges(X, y, d):
     return best
 
 
-@pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data folder {DATA} is absent")
+@requires_data("a9a.train")
 def test_a9a_sparse_and_dense_against_reference():
     from dualboost.datasets import load_libsvm
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from environment import requires_data
 
 from dualboost import cli
 from dualboost import conjugates as cj
@@ -23,7 +24,6 @@ from dualboost.problems.relaxation_report import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "german.numer"
 
 
 @pytest.fixture(scope="module")
@@ -176,7 +176,7 @@ def test_cli_help_lists_the_relaxations(capsys):
 
 
 # --- the example -----------------------------------------------------------------------------------
-@pytest.mark.skipif(not DATA.exists(), reason=f"german.numer not found at {DATA} (../shared/data is absent)")
+@requires_data("german.numer")
 def test_new_relaxation_example_runs():
     result = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "new_relaxation.py")],
