@@ -20,8 +20,8 @@ import numpy as np
 from dualboost.datasets import load_dataset
 from dualboost.estimators_maboost import MABoostClassifier, MadaBoostClassifier, SparseBoostClassifier
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-if "DUALBOOST_DATA" not in os.environ and (SHARED / "german.numer").is_file():
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"  # ../shared/data beside the repository
+if not os.environ.get("DUALBOOST_DATA") and SHARED.is_dir():
     os.environ["DUALBOOST_DATA"] = str(SHARED)
 
 # 1. The thesis's split of german.numer: 600 train, 200 validation, 200 test.
