@@ -332,3 +332,45 @@ def test_progress_line_only_on_a_terminal(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     assert cli.main(["boost", path, "--eps", "0.1", "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+
+
+@requires_data("german.numer")
+def test_boost_lpboost_on_german_warns_of_its_zero_soft_margin(monkeypatch, capsys):
+    """The reproduction of the issue: LPBoost at nu = 0.1 on german reaches the degenerate LP optimum
+    (soft margin 0). The run says so on stderr, the summary shows the soft margin, and the error is
+    that of deterministic ties (classes_[0] = -1, german's majority class), not of rounding noise."""
+    monkeypatch.setenv("DUALBOOST_DATA", str(DATA))
+    rc = cli.main(["boost", "german", "--algorithm", "lpboost", "--quiet"])
+    captured = capsys.readouterr()
+    assert rc == 0
+    assert "dualboost boost: warning: lpboost: the soft margin of the output" in captured.err
+    assert "raise nu" in captured.err
+    assert abs(float(summary_value(captured.out, "soft margin").split()[0])) < 1e-9
+    X, y = load_libsvm(DATA / "german.numer")[:2]
+    assert np.mean(y == -1) > 0.5  # -1 is the majority: ties predicted -1 cost at most the minority
+    assert error_percent(captured.out, "train error") < 35
+
+
+def test_boost_corrective_default_max_iter_is_the_classifiers(tmp_path, capsys):
+    rc = cli.main(["boost", str(toy_file(tmp_path)), "--algorithm", "corrective_erlpboost", "--quiet"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert summary_value(out, "iterations") == "1000"
+    assert "max_iter reached (NOT converged)" in out
+
+
+def test_boost_verbose_logs_every_iteration_and_quiet_excludes_it(tmp_path, capsys):
+    toy = str(toy_file(tmp_path))
+    rc = cli.main(["boost", toy, "--algorithm", "erlpboost", "--verbose"])
+    captured = capsys.readouterr()
+    assert rc == 0
+    lines = [line for line in captured.err.splitlines() if line.startswith("iteration ")]
+    assert len(lines) == int(summary_value(captured.out, "iterations"))
+    assert lines[0].startswith("iteration 1  edge")
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["boost", toy, "--verbose", "--quiet"])
+    assert exc.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err
+    # without --verbose, stderr is empty when it is not a terminal (no progress line, no solver output)
+    assert cli.main(["boost", toy, "--algorithm", "lpboost", "--nu", "0.5"]) == 0
+    assert capsys.readouterr().err == ""
