@@ -73,7 +73,7 @@ def check_maboost_german(out: str) -> None:
 
 
 def check_new_relaxation(out: str) -> None:
-    assert "all 4 checks passed" in out
+    assert "all 4 checks passed" in out and "Theorem 7 conditions on f:" in out
     runs = re.findall(r"(\d+) rounds, final gap (\S+), +\d+ stumps, relaxed margin (\S+) \(rho (\S+)\)", out)
     assert len(runs) == 3
     for _, gap, margin, rho in runs:
