@@ -510,21 +510,3 @@ def test_failure_while_writing_keeps_previous_checkpoint(saved, monkeypatch):
     assert path.read_bytes() == before
     assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
     assert read_header(path)["iteration"] == 4
-
-
-def test_the_docs_example_runs(tmp_path, monkeypatch):
-    """The ``py`` snippet of docs/boosting.md, section 6, on small data (its files in tmp_path)."""
-    import re
-    from pathlib import Path
-
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "boosting.md").read_text()
-    section = doc[doc.index("## 6. Long runs") :]
-    (block,) = re.findall(r"```py\n(.*?)```", section, flags=re.S)
-    monkeypatch.chdir(tmp_path)
-    X, y = data()
-    namespace = {"X_big": X, "y_big": np.where(y == 1, 1.0, -1.0)}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        exec(compile(block, "docs/boosting.md", "exec"), namespace)  # noqa: S102
-    assert namespace["result"].converged and (tmp_path / "run.ckpt").is_file()
-    assert (tmp_path / "clf.ckpt").is_file() and namespace["clf"].n_iter_ >= 1
