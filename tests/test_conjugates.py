@@ -290,8 +290,11 @@ def _capped_simplex_box(n: int, w: Vec) -> NormBall:
 
 
 def _l2_radius(n: int, w: Vec) -> float:
-    """A radius at which the l2 ball meets the simplex (>= 1/sqrt(n))."""
-    return (1.0 + 0.5 * (w[-1] + 1.0)) / np.sqrt(n)
+    """A radius at which the l2 ball meets the simplex in more than one point (> 1/sqrt(n)). At
+    exactly 1/sqrt(n) the intersection is the uniform point alone, where the 1-D maximisation of
+    Lemma 8 is ill-conditioned (gamma ~ 1e6; the value is off by ~5e-7 relative) and the conic
+    solvers end 'inaccurate' (hypothesis 6.155 draws that radius)."""
+    return (1.001 + 0.5 * (w[-1] + 1.0)) / np.sqrt(n)
 
 
 def _simplex_l2_point(n: int, w: Vec, z: Vec) -> Vec:
