@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -90,3 +91,22 @@ def needs(code: str) -> list[pytest.MarkDecorator]:
             reason = f"needs the optional dependency {module} (pip install -e '.[{extra}]')"
             marks.append(pytest.mark.skip(reason=reason))
     return marks
+
+
+#: seconds a documented block or an example may take (they are sized to take a few seconds to ~20)
+SCRIPT_TIMEOUT = 300
+
+
+def run_script(command: list[str], cwd: Path, what: str) -> subprocess.CompletedProcess:
+    """Run ``command`` in ``cwd`` with :func:`script_env`; fail the test, showing the ends of its
+    output, unless it exits 0. ``what`` names it in that message (``the example x.py``)."""
+    result = subprocess.run(
+        command, cwd=cwd, env=script_env(), capture_output=True, text=True, timeout=SCRIPT_TIMEOUT
+    )
+    if result.returncode:
+        pytest.fail(
+            f"{what} exited {result.returncode}\n--- stdout (end) ---\n{result.stdout[-3000:]}"
+            f"\n--- stderr (end) ---\n{result.stderr[-3000:]}",
+            pytrace=False,
+        )
+    return result

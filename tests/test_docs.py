@@ -17,16 +17,14 @@ saying where the data was looked for, when it is absent (tests/environment.py). 
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from environment import ROOT, needs, script_env
+from environment import ROOT, needs, run_script
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 PYTHON, SHELL, NOT_RUN = {"python", "py"}, {"bash", "sh", "shell", "console"}, {"text"}
-TIMEOUT = 300  # seconds per block; the blocks are sized to take a few seconds to about 20
 
 
 def fenced_blocks(path: Path) -> list[tuple[int, str, str]]:
@@ -81,26 +79,10 @@ def commands(code: str, console: bool) -> tuple[list[str], list[str]]:
     return run, not_run
 
 
-def failure(result: subprocess.CompletedProcess, where: str) -> str:
-    return (
-        f"{where} exited {result.returncode}\n--- stdout (end) ---\n{result.stdout[-3000:]}"
-        f"\n--- stderr (end) ---\n{result.stderr[-3000:]}"
-    )
-
-
 @pytest.mark.parametrize(("page", "line", "language", "code"), cases(PYTHON))
 def test_python_block_runs_on_its_own(page, line, language, code, tmp_path):
     (tmp_path / "block.py").write_text(code)
-    result = subprocess.run(
-        [sys.executable, "block.py"],
-        cwd=tmp_path,
-        env=script_env(),
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-    )
-    if result.returncode:
-        pytest.fail(failure(result, f"the Python block at {page.name}:{line}"), pytrace=False)
+    run_script([sys.executable, "block.py"], tmp_path, f"the Python block at {page.name}:{line}")
 
 
 #: the shell blocks with a command to run here (a block of install and test-suite commands only,
@@ -113,16 +95,7 @@ def test_shell_block_runs(page, line, language, code, tmp_path):
     run, _ = commands(code, console=language == "console")
     (tmp_path / "examples").symlink_to(ROOT / "examples")
     script = "set -eu\ntrap 'echo \"failed: $BASH_COMMAND\" >&2' ERR\n" + "\n".join(run) + "\n"
-    result = subprocess.run(
-        ["bash", "-c", script],
-        cwd=tmp_path,
-        env=script_env(),
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-    )
-    if result.returncode:
-        pytest.fail(failure(result, f"the commands at {page.name}:{line}"), pytrace=False)
+    run_script(["bash", "-c", script], tmp_path, f"the commands at {page.name}:{line}")
 
 
 def test_every_block_names_a_known_language():

@@ -11,14 +11,12 @@ optional dependency that is not installed, is skipped, saying which.
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 
 import pytest
-from environment import ROOT, needs, script_env
+from environment import ROOT, needs, run_script
 
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
-TIMEOUT = 300  # seconds; each example takes 5-20 s
 
 
 def numbers(text: str) -> list[float]:
@@ -123,18 +121,5 @@ def test_example_runs_and_shows_its_result(path, tmp_path):
     source = path.read_text()
     assert source.startswith('"""'), f"{path.name} starts with a docstring saying what it shows"
     assert path.stem in CHECKS, f"add a check of what {path.name} prints to CHECKS"
-    result = subprocess.run(
-        [sys.executable, str(path)],
-        cwd=tmp_path,
-        env=script_env(),
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-    )
-    if result.returncode:
-        pytest.fail(
-            f"{path.name} exited {result.returncode}\n--- stdout (end) ---\n{result.stdout[-3000:]}"
-            f"\n--- stderr (end) ---\n{result.stderr[-3000:]}",
-            pytrace=False,
-        )
+    result = run_script([sys.executable, str(path)], tmp_path, f"the example {path.name}")
     CHECKS[path.stem](result.stdout)
