@@ -89,7 +89,8 @@ class BoostResult:
     @property
     def soft_margin(self) -> float:
         """The soft margin of the output ([KG] Eq. 2.2 at w): the mean of the ``nu`` smallest training
-        margins ``AvgMin_nu(U w) = -max_{d capped} <d, -U w>`` (real nu, spec Part C item 2), with
+        margins ``AvgMin_nu(U w) = -max_{d capped} <d, -U w>`` (real nu: the support function of the
+        capped simplex, :func:`~dualboost.conjugates.projections.capped_simplex_support`), with
         ``nu = params["nu"]`` (1, the hard margin ``min_n (U w)_n``, for a run without one); 0 for
         an empty output."""
         return -capped_simplex_support(-self.margins, float(self.params.get("nu", 1.0)))
