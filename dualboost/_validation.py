@@ -1,6 +1,6 @@
 """Input validation shared by every layer: each failure is a ``ValueError`` naming the argument.
 
-Messages use the notation of DESIGN.md (N examples, t hypotheses, nu in [1, N], eta > 0).
+Messages use the notation of docs/math.md#notation (N examples, t hypotheses, nu in [1, N], eta > 0).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Data: LIBSVM / CSV readers, the named data sets of [KG] Ch. 5 and the thesis's split (spec B.14.1).
+"""Data: LIBSVM / CSV readers, the named data sets of [KG] Ch. 5 and the thesis's split
+(docs/math.md#thesis-experiments).
 
 * :func:`load_libsvm`, :func:`load_csv`: read a file into ``(X, y)`` with X dense or
   ``scipy.sparse`` (CSR) and y in {-1, +1} (two classes, the larger label is +1); a malformed
@@ -248,7 +249,7 @@ def load_csv(
 def split_sizes(n_samples: int) -> tuple[int, int, int]:
     """The thesis's 60/20/20 sizes: train = floor(0.6 N), the rest halved (valid gets the floor).
 
-    This reproduces all six rows of [KG] Table 5.2 from Table 5.1 (spec B.14.1, E18), e.g.
+    This reproduces all six rows of [KG] Table 5.2 from Table 5.1 (docs/math.md#thesis-experiments), e.g.
     48,842 -> 29,305 / 9,768 / 9,769, 72,309 -> 43,385 / 14,462 / 14,462 and 768 -> 460 / 154 / 154
     (valid = floor(0.2 N) would give 14,461 and 153 instead).
     """
@@ -260,7 +261,7 @@ def split_sizes(n_samples: int) -> tuple[int, int, int]:
 
 
 def thesis_split(X: Matrix, y: NDArray[np.float64], seed: int | None = 0) -> DataSplit:
-    """A random 60/20/20 train/valid/test split of (X, y) ([KG] Sec 5, spec B.14.1).
+    """A random 60/20/20 train/valid/test split of (X, y) ([KG] Ch. 5, docs/math.md#thesis-experiments).
 
     Concatenate the original train and test sets first (as the thesis does); sizes are
     :func:`split_sizes`, the permutation is ``numpy.random.default_rng(seed).permutation(N)``.

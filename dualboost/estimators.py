@@ -1,4 +1,4 @@
-"""scikit-learn front-ends of the drivers in :mod:`dualboost.boosting` (DESIGN.md, "Layout").
+"""scikit-learn front-ends of the drivers in :mod:`dualboost.boosting` (docs/architecture.md#layers).
 
 Six binary classifiers, one per algorithm of [KG]: :class:`LPBoostClassifier` (Alg. 2.1),
 :class:`SoftBoostClassifier` (Alg. 3.1), :class:`ERLPBoostClassifier` (Alg. 3.2),
@@ -10,7 +10,7 @@ Six binary classifiers, one per algorithm of [KG]: :class:`LPBoostClassifier` (A
 Parameters shared by all:
 
 * ``nu``: the capping as a fraction of the training set in (0, 1], as ``NuSVC`` takes it: the
-  models get ``nu_ = max(1, nu * N)`` (DESIGN.md, notation), so ``d_n <= 1/nu_``. ``nu * N <= 1``
+  models get ``nu_ = max(1, nu * N)`` (docs/math.md#capping-nu), so ``d_n <= 1/nu_``. ``nu * N <= 1``
   is the hard margin; larger values tolerate more noise (at most a fraction ``nu`` of the examples
   can have margin below the soft margin);
 * ``eps``: the precision of the booster (the stop guarantees a soft margin within eps of the best
@@ -114,7 +114,8 @@ def binary_training_data(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike) -
 
 def capping(nu: object, n_samples: int, *, below_one: bool = False) -> float:
     """The model's ``nu`` in [1, N] from the fraction ``nu`` in (0, 1]: ``max(1, nu * N)``
-    (DESIGN.md). ``below_one``: the binary relative entropy needs ``nu * N < N``, i.e. ``nu < 1``."""
+    (docs/math.md#capping-nu). ``below_one``: the binary relative entropy needs ``nu * N < N``, i.e.
+    ``nu < 1``."""
     nu = check_scalar(nu, "nu")
     if below_one and not 0.0 < nu < 1.0:
         raise ValueError(f"nu must lie in (0, 1) (the binary entropy needs nu * N < N); got {nu!r}")
@@ -403,9 +404,10 @@ class _EntropicClassifier(_BoostingClassifier):
 class ERLPBoostClassifier(_EntropicClassifier):
     """ERLPBoost ([KG] Alg. 3.2): LPBoost regularised by ``(1/eta) Delta(d, d0)``.
 
-    ``eta``: None for the theoretical ``(2/eps) ln(N/nu_)`` (spec B.8.1); ``criterion``:
-    ``"practical"`` (default) or ``"simple"`` (B.8.3); ``method``: the subproblem solver
-    (``"auglag"``, warm-started, default). ``max_iter=None``: Thm 3.12's (or 3.10's) bound.
+    ``eta``: None for the theoretical ``(2/eps) ln(N/nu_)`` (docs/math.md#canonical-eta); ``criterion``:
+    ``"practical"`` (default) or ``"simple"`` (docs/math.md#erlpboost-stopping); ``method``: the
+    subproblem solver (``"auglag"``, warm-started, default). ``max_iter=None``: Thm 3.12's (or 3.10's)
+    bound.
     """
 
     _algorithm = "erlpboost"

@@ -1,9 +1,10 @@
-"""scikit-learn front-ends of generalized gradient boosting (seed 001; :mod:`dualboost.boosting.gradient`).
+"""scikit-learn front-ends of generalized gradient boosting ([GB]; :mod:`dualboost.boosting.gradient`).
 
 :class:`GradientProjectionClassifier` (two or more classes) and :class:`GradientProjectionRegressor`
 boost a restriction set of weak learners by restricted gradient descent in function space, with
 ``projection="naive"`` (Alg. 1, Mason et al. / Friedman), ``"repeated"`` (Alg. 2) or ``"residual"``
-(Alg. 3, the default: it converges on non-smooth losses where the naive method can stall, spec §2.4).
+(Alg. 3, the default: it converges on non-smooth losses where the naive method can stall,
+docs/math.md#naive-projection).
 
 Parameters shared by both:
 
@@ -159,7 +160,7 @@ class _GradientProjection(BaseEstimator):
 
 
 class GradientProjectionClassifier(ClassifierMixin, _GradientProjection):
-    """Generalized gradient boosting for classification (seed 001; module docstring for the parameters).
+    """Generalized gradient boosting for classification ([GB]; module docstring for the parameters).
 
     ``decision_function``: f(X) (N,) for two classes with a binary loss (positive: ``classes_[1]``),
     f_1 - f_0 for two classes with a multiclass loss, (N, K) for K > 2 classes.
@@ -206,7 +207,7 @@ class GradientProjectionClassifier(ClassifierMixin, _GradientProjection):
 
 
 class GradientProjectionRegressor(RegressorMixin, _GradientProjection):
-    """Generalized gradient boosting for regression (seed 001; module docstring for the parameters).
+    """Generalized gradient boosting for regression ([GB]; module docstring for the parameters).
 
     ``loss``: ``"squared"`` (default), ``"absolute"`` or a one-output FunctionalLoss; f_0 is the loss's
     best constant (mean, median; 0 for a user loss).

@@ -1,16 +1,18 @@
-"""scikit-learn front-ends of the MABoost family (seed 000, :mod:`dualboost.boosting.maboost`).
+"""scikit-learn front-ends of the MABoost family ([NP], :mod:`dualboost.boosting.maboost`).
 
-* :class:`MABoostClassifier`: MABoost (Alg. 1) with ``regulariser`` (``"entropy"``, ``"euclidean"``
-  or a conjugate-library function with ``L``), ``update`` (``"active"``, or ``"lazy"`` for LAMABoost,
-  §1.9) and ``projection`` (``"simplex"``, ``"capped"`` for smooth MABoost, Thm 3, or ``"mixed"`` for
-  a primary and a secondary data set, §1.7: pass ``fit(X, y, secondary=mask)``);
+* :class:`MABoostClassifier`: MABoost (Alg. 1) with ``regulariser`` (``"entropy"``, ``"euclidean"`` or a
+  conjugate-library function with ``L``), ``update`` (``"active"``, or ``"lazy"`` for LAMABoost,
+  docs/math.md#lamaboost) and ``projection`` (``"simplex"``, ``"capped"`` for smooth MABoost, Thm 3, or
+  ``"mixed"`` for a primary and a secondary data set, docs/math.md#mixed-projection-set: pass
+  ``fit(X, y, secondary=mask)``);
 * :class:`SparseBoostClassifier`: SparseBoost (Alg. 2, Thm 4);
 * :class:`MadaBoostClassifier`: the MadaBoost variant (Alg. 3, Thm 5).
 
 They share ``decision_function``, ``predict``, ``margins`` and the tags of the classifiers in
-:mod:`dualboost.estimators`. The capping is a fraction ``nu`` in (0, 1] as there (DESIGN.md): the
-projection set caps ``d_n <= 1/nu_`` with ``nu_ = max(1, nu * N)``, i.e. seed 000's smoothness
-``k = N / nu_ ~ 1/nu``, and the target training error of smooth MABoost is ``1/k ~ nu``.
+:mod:`dualboost.estimators`. The capping is a fraction ``nu`` in (0, 1] as there
+(docs/math.md#capping-nu): the projection set caps ``d_n <= 1/nu_`` with ``nu_ = max(1, nu * N)``, i.e.
+[NP]'s smoothness ``k = N / nu_ ~ 1/nu``, and the target training error of smooth MABoost is
+``1/k ~ nu``.
 
 Fitted attributes: ``classes_``, ``hypotheses_``, ``estimator_weights_`` (eta normalised to the
 simplex), ``history_`` (the common :class:`~dualboost.boosting.History`: edge, FTRL primal and dual
@@ -58,7 +60,8 @@ class _MirrorBoostingClassifier(_BoostingClassifier):
         self, X: ArrayLike, y: ArrayLike, secondary: ArrayLike | None = None
     ) -> _MirrorBoostingClassifier:
         """Boost on (X, y): X dense or sparse (N x p), y with two classes; ``secondary`` (only with
-        ``projection="mixed"``): a boolean mask of the secondary examples, §1.7."""
+        ``projection="mixed"``): a boolean mask of the secondary examples,
+        docs/math.md#mixed-projection-set."""
         reject_dask_input(self, X, y)
         X, labels, classes = binary_training_data(self, X, y)
         max_iter = _check_max_iter(self.max_iter)
@@ -73,7 +76,7 @@ class _MirrorBoostingClassifier(_BoostingClassifier):
 
 
 class MABoostClassifier(_MirrorBoostingClassifier):
-    """MABoost (seed 000 Alg. 1); LAMABoost is ``update="lazy"``; smooth MABoost ``projection="capped"``.
+    """MABoost ([NP] Alg. 1); LAMABoost is ``update="lazy"``; smooth MABoost ``projection="capped"``.
 
     ``regulariser``: ``"entropy"`` (AdaBoost with step gamma_t, bound (9)), ``"euclidean"`` (projected
     gradient, bound (8)) or a conjugate-library function (then ``L``, the bound on the squared dual
@@ -132,7 +135,7 @@ class MABoostClassifier(_MirrorBoostingClassifier):
 
 
 class SparseBoostClassifier(_MirrorBoostingClassifier):
-    """SparseBoost (seed 000 Alg. 2): quadratic MABoost whose projection is preceded by an l1-shrunk
+    """SparseBoost ([NP] Alg. 2): quadratic MABoost whose projection is preceded by an l1-shrunk
     projection onto the hypercube, so the distribution ``d_`` may have zeros (``result_.support``).
 
     ``alpha`` in [0, 1]: ``alpha_t = alpha gamma_t / 2`` (Thm 4); ``threshold``: ``"literal"`` or
@@ -153,9 +156,9 @@ class SparseBoostClassifier(_MirrorBoostingClassifier):
 
 
 class MadaBoostClassifier(_MirrorBoostingClassifier):
-    """The MadaBoost variant of seed 000 (Alg. 3): weights ``min(1, e^{-margin})``, step
+    """The MadaBoost variant of [NP] (Alg. 3): weights ``min(1, e^{-margin})``, step
     ``eta_t = eps_t gamma_t`` with ``step="previous"`` (eps from the ensemble before the round, the
-    default) or ``"fixed_point"`` (spec defect 4)."""
+    default) or ``"fixed_point"`` (docs/math.md#madaboost-step)."""
 
     def __init__(self, step: str = "previous", max_iter: int = 100, oracle: object = "stumps") -> None:
         self.step = step

@@ -1,4 +1,5 @@
-"""scikit-learn / River-style front-ends of the online boosters (seed 002; spec Sec. 3; issue 7).
+"""scikit-learn / River-style front-ends of the online boosters ([BKL]; docs/math.md#online-boosting;
+issue 7).
 
 * :class:`OnlineBBMClassifier`: Online BBM (Alg. 1), N weak online learners, assumed edge gamma;
 * :class:`AdaBoostOLClassifier`: AdaBoost.OL (Alg. 2), parameter-free.
@@ -17,8 +18,9 @@ Parameters shared by both:
   decision stumps), an :class:`~dualboost.oracles.online.OnlineLearners` bank (copied), or a
   scikit-learn classifier with ``partial_fit(..., sample_weight=...)`` such as ``SGDClassifier``
   (N clones);
-* ``weighting``: ``"importance"`` (every example reaches every learner with importance weight
-  p_t^i; AdaBoost.OL.W) or ``"sampling"`` (with probability p_t^i; AdaBoost.OL.S), spec Sec. 3.2;
+* ``weighting``: ``"importance"`` (every example reaches every learner with importance weight p_t^i;
+  AdaBoost.OL.W) or ``"sampling"`` (with probability p_t^i; AdaBoost.OL.S),
+  docs/math.md#importance-weights;
 * ``random_state``: seed of the booster (sampling, Hedge draws); a run is deterministic given it;
 * ``verbose``: a progress line on stderr (examples, progressive loss, mean edge, examples/s),
   on a terminal only.
@@ -26,7 +28,7 @@ Parameters shared by both:
 Fitted attributes: ``classes_``, ``n_features_in_``, ``booster_`` (the
 :class:`~dualboost.boosting.online.OnlineBooster`), ``n_seen_`` (examples learned),
 ``progressive_loss_`` (the progressive-validation 0-1 loss: each example is predicted before it is
-learned, the seed's tuning protocol), ``edges_`` (gamma_i = w^i.z^i / (2||w^i||_1) per learner),
+learned, the paper's tuning protocol), ``edges_`` (gamma_i = w^i.z^i / (2||w^i||_1) per learner),
 ``history_`` (a :class:`~dualboost.boosting.History` with a row every 1,000 examples and at the end
 of each batch: ``iteration`` = examples seen, ``stopping`` = progressive loss, ``edge`` = mean
 gamma_i), and for AdaBoost.OL ``alpha_`` and ``hedge_weights_``.
@@ -287,7 +289,7 @@ class _OnlineBoostingClassifier(ClassifierMixin, BaseEstimator):
 
 
 class OnlineBBMClassifier(_OnlineBoostingClassifier):
-    """Online boost-by-majority (seed 002 Alg. 1; spec Sec. 3.4) as a streaming classifier.
+    """Online boost-by-majority ([BKL] Alg. 1; docs/math.md#online-bbm) as a streaming classifier.
 
     ``gamma`` in (0, 1): the edge assumed of the weak learners (potentials with p = ½ + gamma/2;
     Vowpal Wabbit's ``--gamma g`` is gamma = 2g). The prediction is the unweighted majority vote;
@@ -320,7 +322,7 @@ class OnlineBBMClassifier(_OnlineBoostingClassifier):
 
 
 class AdaBoostOLClassifier(_OnlineBoostingClassifier):
-    """AdaBoost.OL (seed 002 Alg. 2; spec Sec. 3.6) as a streaming classifier: parameter-free.
+    """AdaBoost.OL ([BKL] Alg. 2; docs/math.md#adaboostol) as a streaming classifier: parameter-free.
 
     Logistic weights w = 1/(1 + e^{s}), learner weights alpha in [-2, 2] by online gradient steps
     4/sqrt(t), Hedge over the N partial sums. ``weighting="sampling"`` is AdaBoost.OL.S. Extra

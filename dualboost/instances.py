@@ -3,10 +3,10 @@
 * :func:`random_edge_matrix`: U with entries in [-1, 1], reproducible from a seed, optionally
   with +-1 entries (as decision stumps give) and duplicated columns.
 * :func:`lpboost_lower_bound`: the N/2-iteration instance of [KG] Thm 2.5 / Fig. 2.8, general even N
-  (spec B.4, [DERIVED] general form).
+  (docs/math.md#lpboost-lower-bound, [DERIVED] general form).
 * :func:`pivot_example`: the 3 x 3 matrix of [KG] Fig. 2.7 (pivot at (2, 3), value 2).
 * :func:`bad_example`: [KG] Fig. 2.9 (b): Fig. 2.8 plus a bad example and a bad hypothesis
-  (spec B.5), value -2 delta with the unique optimal w = e_6.
+  (docs/math.md#bad-example), value -2 delta with the unique optimal w = e_6.
 """
 
 from __future__ import annotations
@@ -48,7 +48,8 @@ def lpboost_lower_bound(n_samples: int, delta: float | None = None) -> NDArray[n
     Top rows n = 1..M: ``U[n, 1] = 1``, ``U[n, q] = -1 + (2q + 1) delta`` (2 <= q <= M),
     ``U[n, M+1] = -1 + delta``. Bottom row M + r, r = 1..M, q <= M: ``-1 + (2q + 1) delta`` if
     q < r, ``-1 + 2q delta`` if q = r (the pivot), ``+1`` if q = r + 1, ``-1 + (2q + 1) delta`` if
-    q > r + 1; last column ``1 - delta``. ``delta`` defaults to ``0.01 / N`` (spec E13).
+    q > r + 1; last column ``1 - delta``. ``delta`` defaults to ``0.01 / N``
+    (docs/math.md#lpboost-lower-bound).
     Columns are 0-based in the returned array.
     """
     if n_samples < 2 or n_samples % 2:
@@ -81,7 +82,7 @@ def pivot_example() -> NDArray[np.float64]:
 
 def bad_example(delta: float = 0.01) -> NDArray[np.float64]:
     """[KG] Fig. 2.9 (b): the N = 8 lower-bound matrix, a 9th example with every entry -3 delta, and
-    a 6th hypothesis with -delta on rows 1-8 and -2 delta on row 9 (spec B.5)."""
+    a 6th hypothesis with -delta on rows 1-8 and -2 delta on row 9 (docs/math.md#bad-example)."""
     base = lpboost_lower_bound(8, delta)
     U = np.vstack([base, np.full((1, base.shape[1]), -3.0 * delta)])
     bad_column = np.r_[np.full(8, -delta), -2.0 * delta][:, None]

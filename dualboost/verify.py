@@ -8,7 +8,7 @@ For every model family, instance, method and side: solve, map the solution to th
 * the map error ``||d_from_w(w) - d||_inf`` is within the map tolerance. The regularised models
   are strongly convex in d (modulus 1/eta in l1), so a certified gap g bounds the distance of each
   point to the optimum by ``sqrt(2 eta g)``; the map tolerance is 1e-5 (1e-3 for SCS) on the
-  built-in instances, whose eta is moderate. LPBoost's d is not unique (spec B.2): there the
+  built-in instances, whose eta is moderate. LPBoost's d is not unique (docs/math.md#lpboost): there the
   mapped pair ``(d_from_w(w), w)`` must itself be certified within the gap tolerance instead.
 """
 

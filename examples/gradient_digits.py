@@ -1,4 +1,4 @@
-"""Generalized gradient boosting on scikit-learn's digits (seed 001, docs/gradient.md).
+"""Generalized gradient boosting on scikit-learn's digits (Grubb & Bagnell; docs/gradient.md).
 
 The multiclass hinge loss (Crammer & Singer) is not smooth: projecting its subgradient onto
 multiclass decision stumps (the naive method of Mason et al. and Friedman) keeps re-using the same

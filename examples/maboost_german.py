@@ -1,4 +1,4 @@
-"""Boost decision stumps on german credit with the MABoost family of seed 000 (docs/maboost.md).
+"""Boost decision stumps on german credit with the MABoost family (docs/maboost.md).
 
 Fits MABoost with the entropy (AdaBoost with step gamma), its lazy form LAMABoost, MABoost with
 (1/2)||d||^2, smooth MABoost (capped distribution), SparseBoost and the MadaBoost variant on the
@@ -49,7 +49,7 @@ for name, clf in boosters.items():
         f"{np.count_nonzero(d):>7d}"
     )
 
-# 3. The d/w correspondence (spec §1.9): the w-domain is the hypothesis weights eta, whose margins
+# 3. The d/w correspondence (docs/math.md#lamaboost): the w-domain is the hypothesis weights eta, whose margins
 #    are m = U eta; the d-domain distribution is grad F*(-m). For the entropy on the simplex that is
 #    the softmax of -m (AdaBoost's weights), for smooth MABoost the capped softmax.
 clf = boosters["MABoost, entropy (active)"]

@@ -1,4 +1,4 @@
-"""Boosting drivers (DESIGN.md, "Drivers").
+"""Boosting drivers (docs/architecture.md#layers).
 
 The drivers of [KG] (each takes a fitted oracle and returns a :class:`BoostResult` with the
 hypotheses, their weights w, the per-iteration :class:`History` and the oracle/solver time split):
@@ -13,13 +13,13 @@ hypotheses, their weights w, the per-iteration :class:`History` and the oracle/s
 :mod:`dualboost.boosting.relaxation`: [SS] Fig. 1 and its totally corrective variant for any
 :class:`~dualboost.problems.Relaxation`.
 
-The other families of DESIGN.md, same history format:
+The other families, same history format:
 
-* mirror descent (seed 000, :mod:`~dualboost.boosting.maboost`): :func:`maboost`,
+* mirror descent ([NP], :mod:`~dualboost.boosting.maboost`): :func:`maboost`,
   :func:`lamaboost`, :func:`sparseboost`, :func:`madaboost`;
-* gradient boosting in function space (seed 001, :mod:`~dualboost.boosting.gradient`):
+* gradient boosting in function space ([GB], :mod:`~dualboost.boosting.gradient`):
   :func:`gradient_projection` (naive, repeated, residual);
-* online boosting (seed 002, :mod:`~dualboost.boosting.online`): :class:`OnlineBBM`,
+* online boosting ([BKL], :mod:`~dualboost.boosting.online`): :class:`OnlineBBM`,
   :class:`AdaBoostOL`;
 * checkpoints of long runs: :mod:`~dualboost.boosting.checkpoint`; the progress line:
   :class:`~dualboost.boosting.progress.ProgressLine`.

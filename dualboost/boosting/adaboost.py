@@ -1,4 +1,4 @@
-"""AdaBoost, the baseline of [KG] Ch. 5 (formulas of [KG] Sec 6, spec B.15).
+"""AdaBoost, the baseline of [KG] Ch. 5 (formulas of [KG] Ch. 6, docs/math.md#adaboost).
 
 Round t: the oracle returns u^t for d^{t-1}; the weight ``alpha_t`` minimises the normaliser
 ``Z_t(alpha) = sum_n d_n^{t-1} e^{-alpha u_n^t}``, which for u in {-1, +1} is

@@ -1,21 +1,21 @@
 """The corrective drivers of [KG] Ch. 4: Corrective ERLPBoost (Alg. 4.1, the [SS] Fig. 1 algorithm
-with a stopping criterion) and Corrective Binary ERLPBoost (Alg. 4.3), with the errata of spec
-Part D applied.
+with a stopping criterion) and Corrective Binary ERLPBoost (Alg. 4.3), with the errata of
+docs/math.md#errata applied (KG-9 to KG-14).
 
 Iteration t, with the margins ``m = U w^{t-1}`` of the current combination:
 
 (a) the oracle returns u^t for d^{t-1};
 (b) ``x = u^t - m`` and the step ``w_t = clip(x . d^{t-1} / (eta ||x||_inf^2), 0, 1)`` (the squared
-    norm, item 9; [SS] Eq. 10 with beta = 1/eta, item 10); or, with ``method`` given, the exact step:
-    the maximiser over [0, 1] of the corrective subproblem's dual (M8/M9, [KG] Eqs. 4.7, 4.13,
-    the ``CorrectiveERLPBoost`` / ``CorrectiveBinaryERLPBoost`` models; spec B.11 "an exact line
-    search is a legitimate alternative");
+    norm, erratum KG-9; [SS] Eq. 10 with beta = 1/eta, erratum KG-10); or, with ``method`` given, the
+    exact step: the maximiser over [0, 1] of the corrective subproblem's dual (models M8/M9, [KG] Eqs.
+    4.7, 4.13, the ``CorrectiveERLPBoost`` / ``CorrectiveBinaryERLPBoost`` models; an exact line search
+    is a legitimate alternative, docs/math.md#corrective-step-size);
 (c) ``w_q <- (1 - w_t) w_q`` (a re-selected hypothesis adds w_t to its weight);
 (d)-(e) the practical criterion ``delta~^t = min_{q<=t} P^q(d^{q-1}) - Theta^{t-1} <= eps/2`` with the
-    max-form P^t of Eq. 3.6 (item 11); then T = t - 1 and the last hypothesis is discarded;
+    max-form P^t of Eq. 3.6 (erratum KG-11); then T = t - 1 and the last hypothesis is discarded;
 (f)-(i) ERLPBoost: the unnormalised weights ``d0 exp(-eta m)``, their entropic projection onto the
-    capped simplex in [KG] units (Alg. 4.2 with item 12), and psi in closed form (item 13):
-    :func:`erlpboost_update`. Binary: beta from the root of ``sum d = 1`` (Alg. 4.4 with item 14,
+    capped simplex in [KG] units (Alg. 4.2 with erratum KG-12), and psi in closed form (erratum KG-13):
+    :func:`erlpboost_update`. Binary: beta from the root of ``sum d = 1`` (Alg. 4.4 with erratum KG-14,
     found by the conjugate library's normaliser) and Eq. 4.11: :func:`binary_erlpboost_update`.
 
 [DERIVED] w^0 = 0 is not in the simplex, and ``Theta^^(w, psi)`` bounds ``min P`` from below only for
@@ -79,7 +79,7 @@ def erlpboost_update(margins: ArrayLike, d0: ArrayLike, nu: float, eta: float) -
     (f) ``log d~_n = ln d0_n - eta m_n`` (unnormalised, kept in the log domain);
     (g) d^t = the entropic projection of d~ onto ``{sum d = 1, d <= 1/nu}`` (Alg. 4.2, cap 1/nu) and
         ``C = {n : d^t_n = 1/nu}``;
-    (h) ``Z = sum_{n not in C} d~_n / (1 - |C|/nu)`` (the unnormalised weights, Part D item 13),
+    (h) ``Z = sum_{n not in C} d~_n / (1 - |C|/nu)`` (the unnormalised weights, erratum KG-13),
         with ``1 - |C|/nu`` taken as the mass ``sum_{n not in C} d^t_n`` the projection left to the
         uncapped coordinates (equal in exact arithmetic; at large eta the difference of 1 and
         |C|/nu can round to 0 while that mass is a positive 1e-190);
@@ -111,7 +111,7 @@ def erlpboost_update(margins: ArrayLike, d0: ArrayLike, nu: float, eta: float) -
 def binary_erlpboost_update(margins: ArrayLike, regularizer: CappedBinaryRelativeEntropy) -> CorrectiveUpdate:
     """[KG] Alg. 4.3 steps (f)-(g) for the margins ``m = U w^t``.
 
-    (f) beta: the root of ``sum_n d_n(beta) = 1`` (Alg. 4.4, errata of Part D item 14), found by the
+    (f) beta: the root of ``sum_n d_n(beta) = 1`` (Alg. 4.4, erratum KG-14), found by the
         regulariser's normaliser (``b = eta beta``, a safeguarded Newton iteration on the bracket);
     (g) ``d_n = d0_n e^{-eta(m_n + beta)} / (1 - nu d0_n + nu d0_n e^{-eta(m_n + beta)})`` (Eq. 4.11),
         computed as ``(1/nu) expit(logit(nu d0_n) - eta (m_n + beta))``;
@@ -125,7 +125,7 @@ def binary_erlpboost_update(margins: ArrayLike, regularizer: CappedBinaryRelativ
 
 
 def clipped_step(x: NDArray[np.float64], d: NDArray[np.float64], eta: float) -> float:
-    """``clip(x . d / (eta ||x||_inf^2), 0, 1)`` ([KG] Alg. 4.1(b) with the square, Part D item 9)."""
+    """``clip(x . d / (eta ||x||_inf^2), 0, 1)`` ([KG] Alg. 4.1(b) with the square, erratum KG-9)."""
     scale = float(np.abs(x).max()) ** 2
     # np.sum rather than a BLAS dot: see Ensemble.edges
     return 0.0 if scale == 0.0 else min(1.0, max(0.0, float(np.sum(x * d)) / (eta * scale)))
@@ -266,7 +266,7 @@ def _corrective(
     run = Run(oracle, History("delta~ (practical) <= eps/2", eps / 2.0), callback, checkpoint=saving)
     ensemble = Ensemble(n)
     d, margins, w = d0, np.zeros(n), np.zeros(0)
-    p_min, theta_prev = math.inf, -1.0  # Theta^0 = -1 (spec B.11, step 2)
+    p_min, theta_prev = math.inf, -1.0  # Theta^0 = -1 ([KG] Alg. 4.1 step 2)
     max_edge, reg_value = -math.inf, 0.0  # max_{q<t} u^q . d^{t-1} (empty: -inf) and (1/eta) Delta(d^{t-1})
     # the binary entropy's normaliser starts from its previous root: part of the state
     root = getattr(regularizer, "_last_root", math.nan)

@@ -1,54 +1,57 @@
-"""Generalized gradient boosting (seed 001, Grubb & Bagnell 2011; spec §2): restricted gradient descent
-in the function space L²(P̂) with naive, repeated and residual gradient projection.
+"""Generalized gradient boosting ([GB], Grubb & Bagnell 2011): restricted gradient descent in the
+function space L²(P̂) with naive, repeated and residual gradient projection.
 
 The objective is a pointwise risk ``R[f] = (1/N) sum_n l(f(x_n), y_n)``
-(:mod:`dualboost.boosting.gradient_losses`), with inner product ``<f, g> = (1/N) sum_n <f(x_n), g(x_n)>``
-(spec §2.1). A fitted :class:`~dualboost.oracles.regression.ProjectionOracle` is the restriction set
-ℋ: asked for a target it returns h ∈ ℋ (rule (3) or (4) of spec §2.2). Every step uses the closest
-point on the line of h (spec (2)): ``c h`` with ``c = <h, target>/‖h‖²``. The three algorithms
-(spec §2.4, §2.6, §2.7, reconstructed [R]; the choices below are ours where the seed lost the math):
+(:mod:`dualboost.boosting.gradient_losses`), with inner product
+``<f, g> = (1/N) sum_n <f(x_n), g(x_n)>`` (docs/math.md#function-space). A fitted
+:class:`~dualboost.oracles.regression.ProjectionOracle` is the restriction set ℋ: asked for a target it
+returns h ∈ ℋ (rule (3) or (4) of docs/math.md#projection-rules). Every step uses the closest point on
+the line of h ([GB] (2)): ``c h`` with ``c = <h, target>/‖h‖²``. The three algorithms
+(docs/math.md#naive-projection, docs/math.md#repeated-projection, docs/math.md#residual-projection,
+[RECONSTRUCTED]; the choices below are ours where the available copy of the paper lost the math):
 
 * ``"naive"`` (Alg. 1, Mason et al. / Friedman): ``f_t = f_{t-1} - η_t c h`` with h the projection of
   the subgradient ∇_t. Linear rate on strongly smooth, strongly convex R (Thm 3); can fail on
-  non-smooth R (spec §2.4's two-point example).
+  non-smooth R (the two-point example of docs/math.md#naive-projection).
 * ``"repeated"`` (Alg. 2): round t projects the fixed target ∇_t t times, each time onto the residual
   left by the previous ones (naive boosting on ½‖∇_t - h‖², whose squared residual shrinks by
-  ``(1 - γ_k²)`` per inner step: spec §4 item 14), and steps ``f_t = f_{t-1} - η_t Σ_k c_k h_k``.
-  Round t trains t weak learners, as in the spec (structure confirmed by a third-party code); the
-  seed's accuracy-threshold variant is not implemented.
+  ``(1 - γ_k²)`` per inner step: docs/math.md#functional-edge), and steps ``f_t = f_{t-1} - η_t Σ_k c_k h_k``.
+  Round t trains t weak learners, as in docs/math.md#repeated-projection (structure confirmed by a
+  third-party code); the paper's accuracy-threshold variant is not implemented.
 * ``"residual"`` (Alg. 3): carry the unprojected part forward, ``Δ' = Δ_{t-1} + ∇_t``, project Δ',
   step ``f_t = f_{t-1} - η_t c h`` and keep ``Δ_t = Δ' - c h``. **Choice**: Δ accumulates gradients,
-  not η-scaled steps (the seed's prose: the residual "is increased by at most the norm of the
+  not η-scaled steps (the paper's prose: the residual "is increased by at most the norm of the
   gradient and then multiplicatively decreased in projection"), so that
-  ``‖Δ_t‖ <= sqrt(1-γ²)/(1 - sqrt(1-γ²)) G <= 2G/γ²`` (spec §2.7, §4 item 15) whatever the steps.
+  ``‖Δ_t‖ <= sqrt(1-γ²)/(1 - sqrt(1-γ²)) G <= 2G/γ²`` (docs/math.md#residual-projection) whatever the steps.
 
-Steps η_t (spec §2.4–§2.7): ``"constant"`` (η; Thm 3 takes η = 1/Λ, e.g. 1 for the squared loss),
-``"sqrt"`` (η/√t, Thms 5, 7), ``"inverse"`` (η/t, Thms 4, 6: η = 1/λ), a callable t -> η_t, or
-``"auto"``: constant for the naive method on a smooth loss (Thm 3); otherwise η/(λ t) on a
-λ-strongly convex loss (the squared loss, λ = 1; Thms 4, 6) and η/√t on the others (Thms 5, 7).
-The residual method needs decreasing steps even on a smooth loss: the carried residual acts like
-an integral term, and with a constant η = 1 on the squared loss it diverges (measured; Thms 6, 7
-are stated for decreasing steps only). The theorems' η ∝ F/G also says to scale ``learning_rate``
-with the spread of the targets when the gradient is bounded by 1 (absolute, hinge losses).
+Steps η_t (docs/math.md#naive-projection to docs/math.md#residual-projection): ``"constant"`` (η; Thm 3
+takes η = 1/Λ, e.g. 1 for the squared loss), ``"sqrt"`` (η/√t, Thms 5, 7), ``"inverse"`` (η/t, Thms 4,
+6: η = 1/λ), a callable t -> η_t, or ``"auto"``: constant for the naive method on a smooth loss (Thm 3);
+otherwise η/(λ t) on a λ-strongly convex loss (the squared loss, λ = 1; Thms 4, 6) and η/√t on the
+others (Thms 5, 7). The residual method needs decreasing steps even on a smooth loss: the carried
+residual acts like an integral term, and with a constant η = 1 on the squared loss it diverges
+(measured; Thms 6, 7 are stated for decreasing steps only). The theorems' η ∝ F/G also says to scale
+``learning_rate`` with the spread of the targets when the gradient is bounded by 1 (absolute, hinge
+losses).
 
-Checked against the published paper: the seed (and the text of the paper that the search tools
-reached) carries no formula, so every formula above is the spec's reconstruction; the structure of
-Algs. 1–3, the Δ bound and the theorems' step sizes agree with the seed's surviving prose and
-proofs. Where two readings exist, the code takes: the projection coefficient c of (2) in every
+Checked against the published paper: the available copy (and the text of the paper that the search
+tools reached) carries no formula, so every formula above is [RECONSTRUCTED] (docs/math.md#erratum-gb-1);
+the structure of Algs. 1–3, the Δ bound and the theorems' step sizes agree with the paper's surviving
+prose and proofs. Where two readings exist, the code takes: the projection coefficient c of (2) in every
 step (also for rule (4) learners, where c = 1 exactly for a least-squares fit over a class closed
 under scaling); Δ in gradient units (above); the mean (not the sum) over examples in R, so that
-λ = Λ = 1 for the squared loss (Thm 3 exactly: spec §4 item 13). The residual method with
+λ = Λ = 1 for the squared loss (Thm 3 exactly: docs/math.md#naive-projection). The residual method with
 η_t = 1/t on the squared loss coincides with the naive method with η = 1 (Δ_t = t ∇_{t+1} by
 induction; tested).
 
-The edge of Definition 1 (spec §2.3) is measured every round: the cosine between the projected
-target and the step direction, ``<target, h>/(‖target‖ ‖h‖)``, which equals the norm form
-``sqrt(1 - ‖target - c h‖²/‖target‖²)`` for the optimal line scaling c. It is recorded in the
-common history (:class:`~dualboost.boosting.history.History`): ``edge`` = that cosine (Alg. 2: of the
-round's combined step), ``primal`` = R[f_t] after the step, ``stopping`` = ‖∇_t‖ (the run stops when
-it is <= ``tol``), ``n_hypotheses`` = weak learners so far, ``dual`` and ``gap`` NaN (no dual is
-maintained). The d-domain view (spec §2.10): the weights on the examples are the negative
-functional gradient, ``-∇_t(x_n)``; for a margin loss ``-∇_t(x_n) = y_n d_n`` with ``d_n = -phi'(z_n)``.
+The edge of Definition 1 (docs/math.md#functional-edge) is measured every round: the cosine between the
+projected target and the step direction, ``<target, h>/(‖target‖ ‖h‖)``, which equals the norm form
+``sqrt(1 - ‖target - c h‖²/‖target‖²)`` for the optimal line scaling c. It is recorded in the common
+history (:class:`~dualboost.boosting.history.History`): ``edge`` = that cosine (Alg. 2: of the round's
+combined step), ``primal`` = R[f_t] after the step, ``stopping`` = ‖∇_t‖ (the run stops when it is <=
+``tol``), ``n_hypotheses`` = weak learners so far, ``dual`` and ``gap`` NaN (no dual is maintained). The
+d-domain view (docs/math.md#gradient-d-domain): the weights on the examples are the negative functional
+gradient, ``-∇_t(x_n)``; for a margin loss ``-∇_t(x_n) = y_n d_n`` with ``d_n = -phi'(z_n)``.
 """
 
 from __future__ import annotations
@@ -83,14 +86,15 @@ __all__ = [
     "norm",
 ]
 
-#: the projection schemes of seed 001 (Algs. 1, 2, 3)
+#: the projection schemes of [GB] (Algs. 1, 2, 3)
 PROJECTIONS = ("naive", "repeated", "residual")
 #: the named step schedules
 STEPS = ("auto", "constant", "sqrt", "inverse")
 
 
 def inner(a: NDArray[np.float64], b: NDArray[np.float64]) -> float:
-    """``<a, b>`` in L²(P̂): ``(1/N) sum_n <a_n, b_n>`` for arrays of shape (N,) or (N, K) (spec §2.1)."""
+    """``<a, b>`` in L²(P̂): ``(1/N) sum_n <a_n, b_n>`` for arrays of shape (N,) or (N, K)
+    (docs/math.md#function-space)."""
     return float(np.sum(a * b)) / a.shape[0]
 
 
@@ -385,15 +389,18 @@ def gradient_projection(
 
 
 def naive_gradient_projection(oracle: ProjectionOracle, y: ArrayLike, loss: object = "squared", **kwargs):
-    """Alg. 1 of seed 001 (spec §2.4): :func:`gradient_projection` with ``projection="naive"``."""
+    """Alg. 1 of [GB] (docs/math.md#naive-projection): :func:`gradient_projection` with
+    ``projection="naive"``."""
     return gradient_projection(oracle, y, loss, projection="naive", **kwargs)
 
 
 def repeated_gradient_projection(oracle: ProjectionOracle, y: ArrayLike, loss: object = "squared", **kwargs):
-    """Alg. 2 of seed 001 (spec §2.6): :func:`gradient_projection` with ``projection="repeated"``."""
+    """Alg. 2 of [GB] (docs/math.md#repeated-projection): :func:`gradient_projection` with
+    ``projection="repeated"``."""
     return gradient_projection(oracle, y, loss, projection="repeated", **kwargs)
 
 
 def residual_gradient_projection(oracle: ProjectionOracle, y: ArrayLike, loss: object = "squared", **kwargs):
-    """Alg. 3 of seed 001 (spec §2.7): :func:`gradient_projection` with ``projection="residual"``."""
+    """Alg. 3 of [GB] (docs/math.md#residual-projection): :func:`gradient_projection` with
+    ``projection="residual"``."""
     return gradient_projection(oracle, y, loss, projection="residual", **kwargs)

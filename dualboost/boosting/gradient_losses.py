@@ -1,27 +1,29 @@
-"""Losses of generalized gradient boosting (seed 001, spec §2.1 and §2.8) as functionals on the sample.
+"""Losses of generalized gradient boosting ([GB]; docs/math.md#gradient-losses) as functionals on the
+sample.
 
 Every loss is a pointwise empirical risk over the N training examples,
 
     R[f] = (1/N) sum_n l(f(x_n), y_n),
 
-on the function space L²(P̂) of spec §2.1, whose inner product is ``<f, g> = (1/N) sum_n <f(x_n), g(x_n)>``.
-With that inner product the functional (sub)gradient of R at f is the function whose value at x_n
-is a subgradient of ``l(., y_n)`` at ``f(x_n)`` (spec §2.1, [R]): :meth:`FunctionalLoss.gradient`
-returns exactly those N values (an N-vector, or an N x K matrix for K outputs). Positive scaling of
-R is irrelevant for the projection (only directions are projected) but sets the step scale.
+on the function space L²(P̂) of docs/math.md#function-space, whose inner product is
+``<f, g> = (1/N) sum_n <f(x_n), g(x_n)>``. With that inner product the functional (sub)gradient of R at
+f is the function whose value at x_n is a subgradient of ``l(., y_n)`` at ``f(x_n)``
+(docs/math.md#function-space, [RECONSTRUCTED]): :meth:`FunctionalLoss.gradient` returns exactly those N
+values (an N-vector, or an N x K matrix for K outputs). Positive scaling of R is irrelevant for the
+projection (only directions are projected) but sets the step scale.
 
-Losses (names as in seed 001 where it has them, formulas standard, spec §2.8):
+Losses (names as in [GB] where it has them, formulas standard, docs/math.md#gradient-losses):
 
 * binary margin losses on ``z_n = y_n f(x_n)``, ``y_n in {-1, +1}``: ``"hinge"``, ``"logistic"``,
-  ``"exponential"``. Their values come from the conjugate library
-  (:mod:`dualboost.conjugates.losses`: :class:`HingeLoss`, :class:`LogisticLoss`,
-  :class:`ExponentialLoss`); this module adds the derivative ``phi'``. The functional gradient is
-  ``y_n phi'(z_n)``, so ``-grad = y_n d_n`` with the example weights ``d_n = -phi'(z_n) >= 0``: the
-  d-domain of the family (spec §2.10; for the exponential loss d_n = e^{-z_n}, AdaBoost's weights).
-  ``phi'(z) = s`` is the point of ``dom phi*`` whose ``conjugate_grad`` is z (Fenchel–Young).
-* ``"squared"``: ``l = (f - y)² / 2`` (λ = Λ = 1: spec §4 item 13), gradient ``f - y``.
+  ``"exponential"``. Their values come from the conjugate library (:mod:`dualboost.conjugates.losses`:
+  :class:`HingeLoss`, :class:`LogisticLoss`, :class:`ExponentialLoss`); this module adds the derivative
+  ``phi'``. The functional gradient is ``y_n phi'(z_n)``, so ``-grad = y_n d_n`` with the example
+  weights ``d_n = -phi'(z_n) >= 0``: the d-domain of the family (docs/math.md#gradient-d-domain; for the
+  exponential loss d_n = e^{-z_n}, AdaBoost's weights). ``phi'(z) = s`` is the point of ``dom phi*``
+  whose ``conjugate_grad`` is z (Fenchel–Young).
+* ``"squared"``: ``l = (f - y)² / 2`` (λ = Λ = 1: docs/math.md#naive-projection), gradient ``f - y``.
 * ``"absolute"``: ``l = |f - y|``, subgradient ``sign(f - y)`` (0 at a tie).
-* ``"multiclass_hinge"`` (Crammer & Singer 2002, spec §2.8): f has K outputs, y holds class indices,
+* ``"multiclass_hinge"`` ([CS02], docs/math.md#gradient-losses): f has K outputs, y holds class indices,
   ``l = max(0, 1 + max_{k != y} f_k - f_y)``, subgradient ``e_{k*} - e_y`` where the loss is positive
   (k* the first maximiser among k != y), else 0.
 * :class:`CallableLoss`: any loss given as two callables (per-example values, per-example
@@ -133,7 +135,8 @@ def _exponential_derivative(z: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 class SquaredLoss(FunctionalLoss):
-    """``l(f, y) = (f - y)² / 2``: 1-strongly convex and 1-strongly smooth (spec §4 item 13)."""
+    """``l(f, y) = (f - y)² / 2``: 1-strongly convex and 1-strongly smooth
+    (docs/math.md#naive-projection)."""
 
     name = "squared"
     smooth = True
@@ -165,7 +168,8 @@ class AbsoluteLoss(FunctionalLoss):
 
 
 class MulticlassHingeLoss(FunctionalLoss):
-    """Crammer–Singer: ``l(f, y) = max(0, 1 + max_{k != y} f_k - f_y)`` for K outputs (spec §2.8).
+    """Crammer–Singer: ``l(f, y) = max(0, 1 + max_{k != y} f_k - f_y)`` for K outputs
+    ([CS02], docs/math.md#gradient-losses).
 
     ``y`` holds class indices in {0, ..., K-1}. Subgradient: ``e_{k*} - e_y`` where the loss is
     positive (k* the first maximiser of f_k over k != y), 0 elsewhere (also at the kink).

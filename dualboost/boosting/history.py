@@ -1,4 +1,4 @@
-"""The per-iteration history every driver records (DESIGN.md, "Drivers").
+"""The per-iteration history every driver records (docs/architecture.md#layers).
 
 One row per iteration t (one oracle call each):
 
@@ -8,7 +8,8 @@ One row per iteration t (one oracle call each):
 ``dual``          the w-domain value after the update (Theta^t(w^t); LPBoost: the soft margin)
 ``gap``           ``primal - dual``, certified: both values are recomputed from d and w
 ``stopping``      the quantity the stopping rule compares with ``History.threshold`` (ERLPBoost:
-                  delta^t or delta~^t of [KG] B.8.3; LPBoost: ``min_q u^q.d^{q-1} - P_LP^t``, ...)
+                  delta^t or delta~^t of [KG] Secs 3.2.1-3.2.2,
+                  docs/math.md#erlpboost-stopping; LPBoost: ``min_q u^q.d^{q-1} - P_LP^t``, ...)
 ``oracle_time``   seconds in the oracle this iteration
 ``solve_time``    seconds in the solver (or the closed-form update) this iteration
 ``time``          seconds since the run started, at the end of the iteration

@@ -1,31 +1,36 @@
-"""The MABoost family of seed 000 (Naghibi & Pfister), spec §1: boosting as online mirror descent.
+"""The MABoost family of [NP] (Naghibi & Pfister): boosting as online mirror descent
+(docs/math.md#mirror-descent-boosting-maboost).
 
-Translation (spec §0; DESIGN.md): the seed's distribution **w** is dualboost's ``d``; its loss vector
-``d_t = [-a_i h_t(x_i)]`` is ``-u_t`` with ``u_t = U[:, t]`` the new column of the edge matrix; its
-``eta_t`` are the w-domain weights of the hypotheses, whose margins are ``m_t = U eta``. Each driver
-starts from the uniform ``d_1``, asks the oracle for ``h_t`` with edge ``gamma_t = u_t . d_t`` and
-outputs ``f = sign(sum_t eta_t h_t)`` (weights normalised to the simplex; the sign is unchanged).
+Translation (docs/math.md#symbol-crosswalk): the paper's distribution **w** is dualboost's ``d``; its
+loss vector ``d_t = [-a_i h_t(x_i)]`` is ``-u_t`` with ``u_t = U[:, t]`` the new column of the edge
+matrix; its ``eta_t`` are the w-domain weights of the hypotheses, whose margins are ``m_t = U eta``.
+Each driver starts from the uniform ``d_1``, asks the oracle for ``h_t`` with edge
+``gamma_t = u_t . d_t`` and outputs ``f = sign(sum_t eta_t h_t)`` (weights normalised to the simplex;
+the sign is unchanged).
 
 * :func:`maboost`, Alg. 1: ``eta_t = gamma_t / L`` (Thm 1; ``step="max_margin"``:
   ``gamma_t / (L sqrt t)``, Thm 2), then in mirror coordinates of R (:mod:`.maboost_geometry`)
 
   - active: ``grad R(z_{t+1}) = grad R(d_t) - eta_t u_t``,
-  - lazy (LAMABoost, §1.9): ``grad R(z_{t+1}) = grad R(z_t) - eta_t u_t = grad R(d_1) - m_t``,
+  - lazy (LAMABoost, docs/math.md#lamaboost):
+    ``grad R(z_{t+1}) = grad R(z_t) - eta_t u_t = grad R(d_1) - m_t``,
 
   and ``d_{t+1} = argmin_{d in D} B_R(d, z_{t+1})`` with D the simplex S, the capped simplex S_k
-  (smooth MABoost, Thm 3) or the mixed set S_c of §1.7. The lazy form is FTRL:
+  (smooth MABoost, Thm 3) or the mixed set S_c of docs/math.md#mixed-projection-set. The lazy form is FTRL:
   ``d_{t+1} = grad F*(-m_t)``, ``F = B_R(., d_1) + I_D``. :func:`lamaboost` is ``update="lazy"``.
 * :func:`sparseboost`, Alg. 2 (COMID with the double projection of Lemma 4): R = (1/2)||.||^2,
   ``eta_t = gamma_t / N``, ``alpha_t = alpha * gamma_t / 2`` (Thm 4 needs alpha_t <= gamma_t/2),
   ``y = clip(d_t - eta_t u_t - thr, 0, 1)`` with ``thr = alpha_t eta_t / 2`` (the literal objective of
-  Alg. 2) or ``alpha_t eta_t`` (``threshold="half"``, the 1/2-convention; spec §6.1), ``d_{t+1} = Pi_S(y)``.
-* :func:`madaboost`, Alg. 3 (double-projection LAMABoost, §1.10): R = generalised entropy, z_1 = 1,
-  so ``y = min(1, e^{-m_t})`` (the entropic projection onto the hypercube) and ``d = y / ||y||_1``:
-  MadaBoost's weighting, ``grad`` of the conjugate ``sum psi`` of the box-restricted entropy at -m.
-  The seed's ``eta_t = eps_t gamma_t`` is circular (spec defect 4): ``step="previous"`` (default)
-  takes eps_t from ``f_{t-1}``, the ensemble before round t, counting margin 0 as an error (so
-  ``eps_0 = 1``); ``step="fixed_point"`` looks for ``eta = gamma_t eps(eta)`` with eps(eta) the error of
-  ``f_{t-1} + eta h_t`` (the smallest solution; rounds without one fall back to "previous").
+  Alg. 2) or ``alpha_t eta_t`` (``threshold="half"``, the 1/2-convention;
+  docs/math.md#sparseboost-threshold), ``d_{t+1} = Pi_S(y)``.
+* :func:`madaboost`, Alg. 3 (double-projection LAMABoost, docs/math.md#madaboost-variant): R =
+  generalised entropy, z_1 = 1, so ``y = min(1, e^{-m_t})`` (the entropic projection onto the hypercube)
+  and ``d = y / ||y||_1``: MadaBoost's weighting, ``grad`` of the conjugate ``sum psi`` of the
+  box-restricted entropy at -m. The paper's ``eta_t = eps_t gamma_t`` is circular
+  (docs/math.md#madaboost-step): ``step="previous"`` (default) takes eps_t from ``f_{t-1}``, the
+  ensemble before round t, counting margin 0 as an error (so ``eps_0 = 1``); ``step="fixed_point"``
+  looks for ``eta = gamma_t eps(eta)`` with eps(eta) the error of ``f_{t-1} + eta h_t`` (the smallest
+  solution; rounds without one fall back to "previous").
 
 History (:class:`~dualboost.boosting.History`), one row per round: ``edge`` gamma_t; ``primal`` the
 d-domain FTRL objective ``<d_{t+1}, m_t> + B_R(d_{t+1}, d_1)`` of the new distribution; ``dual`` the
@@ -38,12 +43,12 @@ training error after the round; the run stops when that bound is below ``nu / N`
 a training error below 1/k = nu/N: zero errors on S). ``keep_iterates=True`` stores ``(d^t, eta^t)``
 (unnormalised eta over the hypotheses so far: the margins are ``columns @ eta^t``).
 
-Bounds recorded (``S_T = sum_t eta_t (gamma_t - alpha_t) - (L/2) eta_t^2``, Eq. 15):
-entropy ``exp(-S_T)`` (9); quadratic ``1/(1 + N S_T)`` (8, published convention); SparseBoost the same,
-which is (16); MadaBoost ``1 - sum_t (eta_t eps_{t-1} gamma_t - eta_t^2 / 2)`` [D], from the 1-smoothness
-of psi: ``(1/N) sum psi(-m_T) <= 1 - sum_t (...)`` and every error has ``psi(-m) >= 1``; with the default
-step it is ``1 - (1/2) sum_t eps_{t-1}^2 gamma_t^2``, i.e. Thm 5's ``T = O(1/(eps^2 gamma^2))``. On S_k
-and S_c the bound holds while the error distribution lies in D (eps >= 1/k), Thm 3.
+Bounds recorded (``S_T = sum_t eta_t (gamma_t - alpha_t) - (L/2) eta_t^2``, Eq. 15): entropy
+``exp(-S_T)`` (9); quadratic ``1/(1 + N S_T)`` (8, published convention); SparseBoost the same, which is
+(16); MadaBoost ``1 - sum_t (eta_t eps_{t-1} gamma_t - eta_t^2 / 2)`` [DERIVED], from the 1-smoothness
+of psi: ``(1/N) sum psi(-m_T) <= 1 - sum_t (...)`` and every error has ``psi(-m) >= 1``; with the
+default step it is ``1 - (1/2) sum_t eps_{t-1}^2 gamma_t^2``, i.e. Thm 5's ``T = O(1/(eps^2 gamma^2))``.
+On S_k and S_c the bound holds while the error distribution lies in D (eps >= 1/k), Thm 3.
 """
 
 from __future__ import annotations
@@ -91,9 +96,10 @@ MABOOST_MAX_ITER = 1000
 UPDATES = ("active", "lazy")
 #: Thm 1 (``gamma/L``) and Thm 2 (``gamma/(L sqrt t)``)
 STEPS = ("theory", "max_margin")
-#: spec defect 4: eps_t from f_{t-1}, or the fixed point eta = gamma eps(eta)
+#: docs/math.md#madaboost-step: eps_t from f_{t-1}, or the fixed point eta = gamma eps(eta)
 MADABOOST_STEPS = ("previous", "fixed_point")
-#: SparseBoost's l1 threshold (spec §6.1): ``alpha eta / 2`` (literal Alg. 2) or ``alpha eta``
+#: SparseBoost's l1 threshold (docs/math.md#sparseboost-threshold): ``alpha eta / 2`` (literal
+#: Alg. 2) or ``alpha eta``
 THRESHOLDS = ("literal", "half")
 
 
@@ -173,7 +179,7 @@ class _MirrorRule(_Rule):
     def update(self, eta, edge, u, margins) -> None:
         if self.update_kind == "active":
             theta = self.theta_d - eta * u
-        else:  # lazy: grad R(z_{t+1}) = grad R(z_1) - m_t (FTRL, spec §1.9)
+        else:  # lazy: grad R(z_{t+1}) = grad R(z_1) - m_t (FTRL, docs/math.md#lamaboost)
             theta = self.theta0 - margins
         self.d, self.theta_d = self.R.project_mirror(theta, self.region)
 
@@ -238,7 +244,7 @@ class _MadaRule(_Rule):
 
     def values(self, margins) -> tuple[float, float]:
         primal = (float(np.sum(self.y * margins)) + float(kl_div(self.y, 1.0).sum())) / self.n
-        # -F*(-m) with F*(theta) = sum (psi(theta_n) - 1) (spec §1.3 table), per example
+        # -F*(-m) with F*(theta) = sum (psi(theta_n) - 1) (docs/math.md#conjugate-table), per example
         return primal, 1.0 - MadaBoostLoss().value(margins) / self.n
 
     def bound(self) -> float:
@@ -247,8 +253,8 @@ class _MadaRule(_Rule):
 
 def madaboost_fixed_point_step(margins: ArrayLike, u: ArrayLike, edge: float) -> float | None:
     """The smallest ``eta`` in (0, gamma] with ``eta = gamma * eps(eta)``, ``eps(eta)`` the fraction of
-    examples with ``m_n + eta u_n <= 0`` (spec defect 4, the fixed-point reading of Alg. 3), or None
-    when the step function eps jumps over the line (no exact solution).
+    examples with ``m_n + eta u_n <= 0`` (docs/math.md#madaboost-step, the fixed-point reading of Alg.
+    3), or None when the step function eps jumps over the line (no exact solution).
 
     eps is constant between the breakpoints ``-m_n / u_n``; it is counted on every interval with two
     sorted arrays (O(N log N)), and a fixed point is ``gamma * eps_j`` inside interval j.
@@ -362,17 +368,17 @@ def maboost(
     callback: Callback | None = None,
     keep_iterates: bool = False,
 ) -> MABoostResult:
-    """MABoost (seed 000 Alg. 1) and its smooth (Thm 3), mixed-set (§1.7) and lazy (§1.9) forms.
+    """MABoost ([NP] Alg. 1) and its smooth (Thm 3), mixed-set (Sec 3.2) and lazy (Sec 3.4) forms.
 
     ``regulariser``: ``"entropy"`` (default), ``"euclidean"`` (alias ``"quadratic"``), a
     :class:`~dualboost.boosting.maboost_geometry.Regulariser`, or a conjugate-library function (any
     other than the relative entropies and ``HalfSquaredNorm(2)`` needs ``L``, the bound on the squared
-    dual norm of a column). ``update``: ``"active"`` or ``"lazy"`` (LAMABoost). ``nu`` in [1, N]: the cap
-    ``d_n <= 1/nu`` (``nu = 1``: the simplex; seed 000's smoothness ``k = N/nu``), on the examples of the
-    boolean mask ``secondary`` only when it is given (the set S_c of §1.7). ``step``: ``"theory"``
-    (``gamma/L``, Thm 1) or ``"max_margin"`` (``gamma/(L sqrt t)``, Thm 2). ``max_iter``: rounds
-    (default 1,000); the run stops earlier when the bound falls below nu/N or no hypothesis has a
-    positive edge.
+    dual norm of a column). ``update``: ``"active"`` or ``"lazy"`` (LAMABoost). ``nu`` in [1, N]: the
+    cap ``d_n <= 1/nu`` (``nu = 1``: the simplex; [NP]'s smoothness ``k = N/nu``), on the examples of
+    the boolean mask ``secondary`` only when it is given (the set S_c of
+    docs/math.md#mixed-projection-set). ``step``: ``"theory"`` (``gamma/L``, Thm 1) or ``"max_margin"``
+    (``gamma/(L sqrt t)``, Thm 2). ``max_iter``: rounds (default 1,000); the run stops earlier when the
+    bound falls below nu/N or no hypothesis has a positive edge.
     """
     n = check_oracle(oracle)
     update = _check_choice(update, UPDATES, "update")
@@ -399,7 +405,8 @@ def maboost(
 
 
 def lamaboost(oracle, **options) -> MABoostResult:
-    """LAMABoost (§1.9): :func:`maboost` with ``update="lazy"``, i.e. FTRL ``d_{t+1} = grad F*(-m_t)``."""
+    """LAMABoost (docs/math.md#lamaboost): :func:`maboost` with ``update="lazy"``, i.e. FTRL
+    ``d_{t+1} = grad F*(-m_t)``."""
     if "update" in options:
         raise ValueError("lamaboost is maboost with update='lazy'; do not pass update")
     return maboost(oracle, update="lazy", **options)
@@ -414,13 +421,14 @@ def sparseboost(
     callback: Callback | None = None,
     keep_iterates: bool = False,
 ) -> MABoostResult:
-    """SparseBoost (seed 000 Alg. 2, Thm 4).
+    """SparseBoost ([NP] Alg. 2, Thm 4).
 
     ``alpha`` in [0, 1]: the l1 weight ``alpha_t = alpha * gamma_t / 2`` (Thm 4's limit is alpha = 1,
     where bound (16) is vacuous, 1; Alg. 2 writes the strict ``alpha_t < gamma_t/2``; default 1/2, which
     gives ``eps <= 1 / (1 + sum gamma_t^2 / 4)``); ``threshold``: ``"literal"`` (``alpha_t eta_t/2``,
-    Alg. 2's objective) or ``"half"`` (``alpha_t eta_t``); both satisfy Thm 4 (spec §6.1).
-    ``result.support`` counts the examples with d > 0 after every round.
+    Alg. 2's objective) or ``"half"`` (``alpha_t eta_t``); both satisfy Thm 4
+    (docs/math.md#sparseboost-threshold). ``result.support`` counts the examples with d > 0 after every
+    round.
     """
     n = check_oracle(oracle)
     alpha = check_scalar(alpha, "alpha")
@@ -449,7 +457,8 @@ def madaboost(
     callback: Callback | None = None,
     keep_iterates: bool = False,
 ) -> MABoostResult:
-    """The MadaBoost variant of seed 000 (Alg. 3, Thm 5); ``step`` resolves spec defect 4 (module
+    """The MadaBoost variant of [NP] (Alg. 3, Thm 5); ``step`` resolves the circular step of
+    docs/math.md#madaboost-step (module
     docstring). ``result.params["fallbacks"]``: fixed-point rounds that had no exact solution."""
     n = check_oracle(oracle)
     step = _check_choice(step, MADABOOST_STEPS, "step")

@@ -1,35 +1,39 @@
-"""The geometry of the MABoost family (spec §1.2-1.9): regularisers, projection sets, Bregman projections.
+"""The geometry of the MABoost family (docs/math.md#bregman-projections to docs/math.md#lamaboost):
+regularisers, projection sets, Bregman projections.
 
-Notation (DESIGN.md; seed 000 calls the distribution **w** and the loss vector **d**, translated here
-once): ``d`` is the distribution over the N examples (the d-domain), ``u = U[:, t]`` the new column of
-the edge matrix (seed 000's loss vector is ``-u``), ``m = U eta`` the margins of the w-domain weights.
+Notation (docs/math.md#symbol-crosswalk; [NP] calls the distribution **w** and the loss vector **d**,
+translated here once): ``d`` is the distribution over the N examples (the d-domain), ``u = U[:, t]`` the
+new column of the edge matrix ([NP]'s loss vector is ``-u``), ``m = U eta`` the margins of the w-domain
+weights.
 
 Everything works in mirror coordinates ``theta = grad R(d)``:
 
 * the active update of Alg. 1 is ``theta = grad R(d_t) - eta_t u_t``, the lazy one
-  ``theta = grad R(z_1) - m_t`` (the FTRL form of spec §1.9);
+  ``theta = grad R(z_1) - m_t`` (the FTRL form of docs/math.md#lamaboost);
 * the Bregman projection onto a set D of ``z = grad R*(theta)`` is
   ``argmin_{d in D} B_R(d, z) = argmin_{d in D} R(d) - <theta, d> = grad (R + I_D)*(theta)``.
 
 A :class:`Regulariser` supplies ``grad R`` (:meth:`~Regulariser.mirror`), the projection
 (:meth:`~Regulariser.project`), ``B_R`` (:meth:`~Regulariser.divergence`), the bound L on the squared
-dual norm of a column (spec §1.3, defect 3) and the training-error bound of Thm 1 in terms of
-``S_T = sum_t eta_t (gamma_t - alpha_t) - (L/2) eta_t^2`` (Eq. 15, with alpha_t the l1 weight of
-SparseBoost, 0 otherwise). Three kinds:
+dual norm of a column (docs/math.md#regulariser-table, erratum NP-3) and the training-error bound of Thm
+1 in terms of ``S_T = sum_t eta_t (gamma_t - alpha_t) - (L/2) eta_t^2`` (Eq. 15, with alpha_t the l1
+weight of SparseBoost, 0 otherwise). Three kinds:
 
-* :class:`Entropy`: ``R = sum d ln d`` (the conjugate library's :class:`RelativeEntropy`), L = 1,
-  bound (9) ``exp(-S_T)``; projections: softmax on S, the capped softmax on S_k
-  (:func:`~dualboost.conjugates.entropic_project_capped_simplex`), one scalar c on S_c (§1.7);
+* :class:`Entropy`: ``R = sum d ln d`` (the conjugate library's :class:`RelativeEntropy`), L = 1, bound
+  (9) ``exp(-S_T)``; projections: softmax on S, the capped softmax on S_k
+  (:func:`~dualboost.conjugates.entropic_project_capped_simplex`), one scalar c on S_c
+  (docs/math.md#mixed-projection-set);
 * :class:`Euclidean`: ``R = (1/2)||d||^2`` (:class:`HalfSquaredNorm`), L = N, bound (8) in the
-  published form ``1/(1 + N S_T)`` (spec defect 2: the halved algebra gives ``1/(1 + 2 N S_T)``,
+  published form ``1/(1 + N S_T)`` (erratum NP-2: the halved algebra gives ``1/(1 + 2 N S_T)``,
   :meth:`Euclidean.tight_bound`); projections ``clip(z - tau, 0, cap)``
   (:func:`~dualboost.conjugates.project_capped_simplex` on S and S_k);
 * :class:`LibraryRegulariser`: any other strongly convex entry f of the conjugate library, with a
   user-given L: projections by the conjugate calculus (``(f + CappedSimplex(nu)).conjugate_grad``),
   ``grad f`` by maximising ``<theta, d> - f*(theta)`` (Fenchel duality); no closed-form bound (NaN).
 
-:class:`ProjectionSet` is D: the simplex S (``nu = 1``), the capped simplex S_k (``d <= 1/nu``,
-seed 000's ``k = N / nu``) or the mixed set S_c of §1.7 (the cap only on the secondary examples).
+:class:`ProjectionSet` is D: the simplex S (``nu = 1``), the capped simplex S_k (``d <= 1/nu``, [NP]'s
+``k = N / nu``) or the mixed set S_c of docs/math.md#mixed-projection-set (the cap only on the secondary
+examples).
 """
 
 from __future__ import annotations
@@ -73,9 +77,10 @@ __all__ = [
 class ProjectionSet:
     """The set D of Alg. 1 step (d): ``{d : sum d = 1, d >= 0, d_n <= 1/nu for n in B}``.
 
-    ``secondary``: a boolean mask of length N marking the secondary data set B of §1.7, or None for
-    B = all examples. ``nu = 1`` (no cap below 1) gives the simplex S whatever B is; ``nu > 1`` and
-    ``secondary=None`` the capped simplex S_k with ``k = N/nu`` (smooth MABoost, Thm 3).
+    ``secondary``: a boolean mask of length N marking the secondary data set B of
+    docs/math.md#mixed-projection-set, or None for B = all examples. ``nu = 1`` (no cap below 1) gives
+    the simplex S whatever B is; ``nu > 1`` and ``secondary=None`` the capped simplex S_k with
+    ``k = N/nu`` (smooth MABoost, Thm 3).
     """
 
     def __init__(self, n_samples: int, nu: float = 1.0, secondary: ArrayLike | None = None) -> None:
@@ -129,7 +134,8 @@ class ProjectionSet:
 
     def error_distribution(self, errors: NDArray[np.bool_]) -> NDArray[np.float64] | None:
         """The comparator d* of the proofs: uniform on the largest subset E of ``errors`` whose uniform
-        distribution lies in D (all of them if it fits, else the primary ones, §1.7), or None."""
+        distribution lies in D (all of them if it fits, else the primary ones,
+        docs/math.md#mixed-projection-set), or None."""
         for subset in (errors, errors & ~self.secondary if self.secondary is not None else None):
             if subset is None or not subset.any():
                 continue
@@ -147,7 +153,8 @@ class ProjectionSet:
 
 
 def entropic_project_mixed(log_weights: NDArray[np.float64], region: ProjectionSet) -> NDArray[np.float64]:
-    """Relative-entropy projection of ``exp(log_weights)`` onto the mixed set S_c (spec §1.7).
+    """Relative-entropy projection of ``exp(log_weights)`` onto the mixed set S_c
+    (docs/math.md#mixed-projection-set).
 
     KKT: ``d_n = c z_n`` on the primary set A and ``min(1/nu, c z_n)`` on B, with one scalar c fixed by
     ``sum d = 1``. As in [SS] Fig. 2, the capped entries are the j largest of B, for the first j with
@@ -173,7 +180,8 @@ def entropic_project_mixed(log_weights: NDArray[np.float64], region: ProjectionS
 
 
 def euclidean_project_mixed(z: NDArray[np.float64], region: ProjectionSet) -> NDArray[np.float64]:
-    """Euclidean projection onto S_c (spec §1.7): ``d_n = clip(z_n - tau, 0, cap_n)`` (cap_n = inf on A).
+    """Euclidean projection onto S_c (docs/math.md#mixed-projection-set):
+    ``d_n = clip(z_n - tau, 0, cap_n)`` (cap_n = inf on A).
 
     The mass ``sum clip(z - tau, 0, cap)`` is non-increasing and piecewise linear in tau with breakpoints
     ``z_n`` and ``z_n - cap`` (n in B); it is evaluated at all of them from sorted cumulative sums, and
@@ -209,14 +217,14 @@ def euclidean_project_mixed(z: NDArray[np.float64], region: ProjectionSet) -> ND
 
 def entropic_project_hypercube(theta: NDArray[np.float64]) -> NDArray[np.float64]:
     """Generalised-KL projection of ``exp(theta)`` onto the unit hypercube K: ``min(1, e^theta)``
-    (Alg. 3, spec §1.10), computed as ``exp(min(theta, 0))``: no overflow."""
+    (Alg. 3, docs/math.md#madaboost-variant), computed as ``exp(min(theta, 0))``: no overflow."""
     return np.exp(np.minimum(theta, 0.0))
 
 
 def sparse_prox_hypercube(z: NDArray[np.float64], threshold: float) -> NDArray[np.float64]:
-    """SparseBoost's first projection (Alg. 2, spec §1.8): ``argmin_{y in K} ||y - z||^2 + c ||y||_1``
-    is ``clip(z - threshold, 0, 1)`` with ``threshold = c/2`` (the literal objective) or ``c``
-    (the (1/2)-convention of the proof)."""
+    """SparseBoost's first projection (Alg. 2, docs/math.md#sparseboost):
+    ``argmin_{y in K} ||y - z||^2 + c ||y||_1`` is ``clip(z - threshold, 0, 1)`` with
+    ``threshold = c/2`` (the literal objective) or ``c`` (the (1/2)-convention of the proof)."""
     return np.clip(z - threshold, 0.0, 1.0)
 
 
@@ -232,7 +240,7 @@ class Regulariser(ABC):
 
     @abstractmethod
     def dual_norm_bound(self, n_samples: int) -> float:
-        """L >= ||u||_*^2 for every column u in [-1, 1]^N (spec §1.3, defect 3)."""
+        """L >= ||u||_*^2 for every column u in [-1, 1]^N (docs/math.md#regulariser-table, erratum NP-3)."""
 
     @abstractmethod
     def mirror(self, d: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -259,9 +267,9 @@ class Regulariser(ABC):
         return math.nan
 
     def ftrl_value(self, margins: NDArray[np.float64], region: ProjectionSet) -> float:
-        """``min_{d in D} <d, m> + B_R(d, d_1) = -F*(-m)`` with ``F = B_R(., d_1) + I_D`` and d_1 uniform
-        (spec §1.9): the w-domain value of the margins m (log of the average exponential loss, with
-        a minus sign, for the entropy on S)."""
+        """``min_{d in D} <d, m> + B_R(d, d_1) = -F*(-m)`` with ``F = B_R(., d_1) + I_D`` and d_1
+        uniform (docs/math.md#lamaboost): the w-domain value of the margins m (log of the average
+        exponential loss, with a minus sign, for the entropy on S)."""
         n = margins.size
         u = np.full(n, 1.0 / n)
         p = self.project(self.mirror(u) - margins, region)
@@ -292,7 +300,7 @@ class Entropy(Regulariser):
     def project(self, theta: NDArray[np.float64], region: ProjectionSet) -> NDArray[np.float64]:
         if region.kind == "simplex":  # softmax
             return np.exp(theta - logsumexp(theta))
-        if region.kind == "capped":  # capped softmax, [SS] Fig. 2 (spec §1.6)
+        if region.kind == "capped":  # capped softmax, [SS] Fig. 2 (docs/math.md#smooth-maboost)
             return entropic_project_capped_simplex(theta, region.nu)
         return entropic_project_mixed(theta, region)
 
@@ -323,7 +331,7 @@ class Entropy(Regulariser):
         n = margins.size
         if region.kind == "simplex":  # -log((1/N) sum e^{-m}), independent of the projection code
             return -(logsumexp(-margins) - math.log(n))
-        if region.kind == "capped":  # the library's capped log-sum-exp (spec Part C item 5)
+        if region.kind == "capped":  # the library's capped log-sum-exp (docs/math.md#capped-softmax)
             return -CappedRelativeEntropy(np.full(n, 1.0 / n), nu=region.nu).conjugate(-margins)
         return super().ftrl_value(margins, region)
 
@@ -351,12 +359,12 @@ class Euclidean(Regulariser):
         return 0.5 * float(np.sum((x - y) ** 2))
 
     def error_bound(self, s: float, n_samples: int) -> float:
-        """(8) as published: ``||d* - d_1||^2 = (1 - eps)/(N eps) >= S_T`` (no 1/2, spec defect 2)."""
+        """(8) as published: ``||d* - d_1||^2 = (1 - eps)/(N eps) >= S_T`` (no 1/2, erratum NP-2)."""
         return 1.0 / (1.0 + n_samples * s) if s > 0 else 1.0
 
     def tight_bound(self, s: float, n_samples: int) -> float:
-        """The bound with the correct ``B_R(d*, d_1) = (1 - eps)/(2 N eps)`` [D]: ``1/(1 + 2 N S_T)``;
-        with ``eta = gamma/N`` it is ``1/(1 + sum gamma^2)``."""
+        """The bound with the correct ``B_R(d*, d_1) = (1 - eps)/(2 N eps)`` (erratum NP-2):
+        ``1/(1 + 2 N S_T)``; with ``eta = gamma/N`` it is ``1/(1 + sum gamma^2)``."""
         return 1.0 / (1.0 + 2.0 * n_samples * s) if s > 0 else 1.0
 
 

@@ -1,14 +1,15 @@
-"""Online boosting (seed 002, Beygelzimer, Kale & Luo 2015; spec Sec. 3): Online BBM (Alg. 1) and
+"""Online boosting ([BKL], Beygelzimer, Kale & Luo 2015; docs/math.md#online-boosting): Online BBM
+(Alg. 1) and
 AdaBoost.OL (Alg. 2), with the examples passed to the weak learners by importance weight or by
-rejection sampling (spec Sec. 3.2).
+rejection sampling (docs/math.md#importance-weights).
 
-Notation (spec Sec. 0 crosswalk): N weak online learners WL^1..WL^N (a bank of
+Notation (docs/math.md#symbol-crosswalk): N weak online learners WL^1..WL^N (a bank of
 :mod:`dualboost.oracles.online`); on example t, z_t^i = y_t WL^i(x_t), s_t^i = s_t^{i-1} + alpha_t^i
 z_t^i (s_t^0 = 0), and the *d-domain weight* w_t^i of example t for learner i, from which the
 importance weight / sampling probability p_t^i = w_t^i / ||w^i||_inf is formed.
 
 * Online BBM (Alg. 1, alpha = 1): w_t^i = ½ C(N-i, k) p^k q^(N-i-k), k = floor((N-i-s_t^{i-1}+1)/2),
-  p = ½ + gamma/2, q = ½ - gamma/2 (Eq. (5) with the /2 of Alg. 1 line 7: spec defect 5), computed
+  p = ½ + gamma/2, q = ½ - gamma/2 (Eq. (5) with the /2 of Alg. 1 line 7: erratum BKL-1), computed
   in log space; ||w^i||_inf is replaced by the tight bound ½ max_k Binom(k; N-i, p) (the binomial
   mode, footnote 3 / Lemma 4), so p_t^i in [0, 1] and p_t^N in {0, 1}.
 * AdaBoost.OL (Alg. 2): w_t^i = 1/(1 + exp(s_t^{i-1})) = -l'(s_t^{i-1}) for the logistic loss
@@ -16,7 +17,7 @@ importance weight / sampling probability p_t^i = w_t^i / ||w^i||_inf is formed.
   4/sqrt(t); the prediction follows expert i (sign of the i-th partial sum) drawn from the Hedge
   weights v (learning rate 1), which are kept normalised (they sum to one).
 
-Prediction ties (a zero vote) go to -1, like ``predict`` of every dualboost estimator (the seed's
+Prediction ties (a zero vote) go to -1, like ``predict`` of every dualboost estimator (the paper's
 sign(0) = +1; the bounds count ties as mistakes either way: Phi_N(s) = 1{s <= 0}).
 """
 
@@ -48,7 +49,7 @@ __all__ = [
     "AdaBoostOL",
 ]
 
-#: how the examples reach the weak learners (spec Sec. 3.2)
+#: how the examples reach the weak learners (docs/math.md#importance-weights)
 WEIGHTINGS = ("importance", "sampling")
 
 
@@ -75,7 +76,7 @@ def _log_binom_pmf(k: ArrayLike, m: ArrayLike, p: float) -> NDArray[np.float64]:
 
 
 def bbm_potential(i: ArrayLike, s: ArrayLike, n_learners: int, gamma: float) -> NDArray[np.float64]:
-    """Phi_i(s) = Pr[Binom(N-i, ½+gamma/2) <= floor((N-i-s)/2)] (spec Sec. 3.4, BBM potentials).
+    """Phi_i(s) = Pr[Binom(N-i, ½+gamma/2) <= floor((N-i-s)/2)] (docs/math.md#online-bbm).
 
     Phi_N(s) = 1{s <= 0}; (4) holds with equality. Computed as a log-sum-exp of the binomial
     log-pmf, so it is accurate for N up to 1,000 and beyond (vectorised over i and s).
@@ -98,7 +99,7 @@ def bbm_potential(i: ArrayLike, s: ArrayLike, n_learners: int, gamma: float) -> 
 def bbm_weight(i: ArrayLike, s_prev: ArrayLike, n_learners: int, gamma: float) -> NDArray[np.float64]:
     """w^i = ½ C(N-i, k) p^k q^(N-i-k), k = floor((N - i - s^{i-1} + 1)/2) (Eq. (5) with /2).
 
-    Equals ½(Phi_i(s-1) - Phi_i(s+1)) (spec Sec. 3.4) and is <= ½; 0 when k < 0 or k > N - i.
+    Equals ½(Phi_i(s-1) - Phi_i(s+1)) (docs/math.md#online-bbm) and is <= ½; 0 when k < 0 or k > N - i.
     """
     gamma = _check_gamma(gamma)
     i, s_prev = np.broadcast_arrays(np.asarray(i, dtype=np.float64), np.asarray(s_prev, dtype=np.float64))
@@ -117,14 +118,16 @@ def bbm_log_pmf_table(n_learners: int, gamma: float) -> NDArray[np.float64]:
 
 def bbm_weight_table(n_learners: int, gamma: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """``(table, bound)``: table[i-1, k] = ½ Binom(k; N-i, p) (plus a zero column N+1 for k < 0)
-    and bound[i-1] = max_k table[i-1, k] >= ||w^i||_inf (the binomial mode, spec Sec. 3.4 note)."""
+    and bound[i-1] = max_k table[i-1, k] >= ||w^i||_inf (the binomial mode,
+    docs/math.md#online-bbm)."""
     table = 0.5 * np.exp(bbm_log_pmf_table(n_learners, gamma))
     table = np.hstack([table, np.zeros((n_learners, 1))])
     return table, table.max(axis=1)
 
 
 def logistic_weight(s_prev: ArrayLike) -> NDArray[np.float64]:
-    """AdaBoost.OL's w = -l'(s) = 1/(1 + e^{s}) in (0, 1) for l(s) = ln(1 + e^{-s}) (spec Sec. 3.6)."""
+    """AdaBoost.OL's w = -l'(s) = 1/(1 + e^{s}) in (0, 1) for l(s) = ln(1 + e^{-s})
+    (docs/math.md#adaboostol)."""
     return expit(-np.asarray(s_prev, dtype=np.float64))
 
 
@@ -279,7 +282,8 @@ class OnlineBooster(ABC):
 
     @property
     def edges(self) -> NDArray[np.float64]:
-        """gamma_i = w^i . z^i / (2 ||w^i||_1) per learner (spec Sec. 3.6; 0 before any weight)."""
+        """gamma_i = w^i . z^i / (2 ||w^i||_1) per learner (docs/math.md#adaboostol; 0 before any
+        weight)."""
         self._flush()
         return np.divide(self._wz, 2.0 * self._w, out=np.zeros(self.n_learners), where=self._w > 0)
 
@@ -310,7 +314,7 @@ def _strict_prefix_matrix(n_learners: int) -> NDArray[np.float64]:
 
 
 class OnlineBBM(OnlineBooster):
-    """Online boost-by-majority (seed 002 Alg. 1; spec Sec. 3.4): alpha = 1, BBM weights (5).
+    """Online boost-by-majority ([BKL] Alg. 1; docs/math.md#online-bbm): alpha = 1, BBM weights (5).
 
     ``gamma``: the assumed edge in (0, 1) (p = ½ + gamma/2; Vowpal Wabbit's ``--gamma g`` is
     gamma = 2g). Theorem 2: mistakes <= exp(-N gamma²/2) T + O~(sqrt(N)(S + 1/gamma)).
@@ -377,7 +381,7 @@ class OnlineBBM(OnlineBooster):
 
 
 class AdaBoostOL(OnlineBooster):
-    """AdaBoost.OL (seed 002 Alg. 2; spec Sec. 3.6): logistic weights, alpha by projected OGD on
+    """AdaBoost.OL ([BKL] Alg. 2; docs/math.md#adaboostol): logistic weights, alpha by projected OGD on
     [-2, 2] with step 4/sqrt(t), Hedge (rate 1) over the N experts sign(sum_{j<=i} alpha^j WL^j).
 
     The online prediction follows the expert drawn from the Hedge weights ``v`` (as Alg. 2);

@@ -1,6 +1,6 @@
 """Boosters for a prototyped relaxation: [SS] Fig. 1 (corrective) and its totally corrective variant (Eq. 13).
 
-Both maximise the entropy-smoothed dual of [SS] Eq. 8 (model M7) of a
+Both maximise the entropy-smoothed dual of [SS] Eq. 8 (model M7 of docs/math.md#model-catalogue) of a
 :class:`~dualboost.problems.Relaxation` with regulariser f:
 
     D(w) = -F*(-A w),   P(d) = ||d^T A||_inf + F(d),   F = f + I_S + beta h,   beta = eps / (2 log N),
@@ -10,10 +10,10 @@ Both maximise the entropy-smoothed dual of [SS] Eq. 8 (model M7) of a
 gradient is the O(N log N) entropic projection of [SS] Fig. 2
 (:func:`dualboost.conjugates.entropic_project_capped_simplex`).
 
-Round t (spec A.6): ``d_t = grad F*(-A w_t)`` (Lemma 18); the oracle returns a column ``u`` (the
-max-|edge| column of A by default; the sign is flipped in the l1-ball form so that the edge is
->= 0, spec A.6 [DERIVED]); the Lemma 11 gap ``<d_t, u - A w_t> = P(d_t) - D(w_t)`` stops the run when
-``<= eps``; otherwise
+Round t (docs/math.md#ss-booster): ``d_t = grad F*(-A w_t)`` (Lemma 18); the oracle returns a column
+``u`` (the max-|edge| column of A by default; the sign is flipped in the l1-ball form so that the edge
+is >= 0, [DERIVED] in docs/math.md#ss-booster); the Lemma 11 gap ``<d_t, u - A w_t> = P(d_t) - D(w_t)``
+stops the run when ``<= eps``; otherwise
 
 * corrective (Fig. 1): ``w_{t+1} = (1 - a) w_t + a e^j`` with ``a = clip(beta <d_t, u - A w_t> /
   ||u - A w_t||_inf^2, 0, 1)``;
@@ -229,8 +229,8 @@ def corrective_relaxation_boost(
     """[SS] Fig. 1 on ``model``: ``w_1 = 0``, the closed-form step, the Lemma 11 stop at ``eps``.
 
     ``beta`` defaults to ``eps / (2 log N)`` (pass ``1/eta`` to run [KG]'s Corrective ERLPBoost,
-    spec B.11); ``max_iter`` to Thm 9's bound plus one; ``keep_iterates`` stores d_t and w_t in the
-    history.
+    docs/math.md#corrective-erlpboost); ``max_iter`` to Thm 9's bound plus one; ``keep_iterates`` stores
+    d_t and w_t in the history.
     """
 
     def make_update(smoothed: Relaxation, beta: float) -> Update:

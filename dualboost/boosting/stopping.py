@@ -10,7 +10,7 @@ which for the ERLPBoost family is t - 1 at the stop ([KG] Alg. 3.2 step 3(c)), h
   ``c = 1/(8 eta)``): ``T < 8 eta / delta^T`` with ``delta^T > eps/2`` (simple) or ``> eps/4``
   (practical, Lemma 3.4), i.e. ``T < 16 eta/eps`` resp. ``32 eta/eps`` for any ``eta >= 1/2``. The
   caps use this form, so that a user's eta gets the bound that belongs to it.
-* Binary ERLPBoost, Thm 3.21 / Thm 3.23 (with the erratum of spec Part D item 16): the same with
+* Binary ERLPBoost, Thm 3.21 / Thm 3.23 (with erratum KG-16, docs/math.md#erratum-kg-16): the same with
   ``ln(N/nu) + 1`` in eta, which the eta form already carries.
 * Corrective ERLPBoost and Corrective Binary ERLPBoost ([KG] Sec 4.2, [SS] Thm 9: O(ln(N/nu)/eps^2),
   the recurrence of [SS] Lemma 12 with ``beta = 1/eta``): ``32 eta/eps``, the practical criterion's
@@ -39,7 +39,7 @@ __all__ = [
 LPBOOST_MAX_ITER = 1000
 #: AdaBoost's default number of rounds (it has no stopping rule of its own)
 ADABOOST_MAX_ITER = 1000
-#: the stopping criteria of ERLPBoost and Binary ERLPBoost ([KG] B.8.3)
+#: the stopping criteria of ERLPBoost and Binary ERLPBoost (docs/math.md#erlpboost-stopping)
 CRITERIA = ("practical", "simple")
 
 

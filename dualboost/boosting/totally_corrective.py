@@ -1,13 +1,14 @@
 """The totally corrective drivers of [KG]: LPBoost (Alg. 2.1), SoftBoost / TotalBoost (Alg. 3.1),
 ERLPBoost (Alg. 3.2) and Binary ERLPBoost (Alg. 3.3).
 
-Each iteration t (DESIGN.md, "Drivers"): the oracle returns the maximum-edge hypothesis h^t for
+Each iteration t (docs/architecture.md#layers): the oracle returns the maximum-edge hypothesis h^t for
 d^{t-1} (its column u^t = y * h^t(X) joins U unless h^t was selected before); the stopping rule is
 tested; the model of ``dualboost.problems`` over the columns so far is re-solved, warm-started from
 the previous :class:`~dualboost.solvers.Solution`, and its certified pair gives d^t and w^t. The
 oracle sees only d; the driver sees the models only through ``solve`` and their objectives.
 
-Stopping rules (spec B.2, B.7, B.8.3, B.9):
+Stopping rules (docs/math.md#lpboost, docs/math.md#softboost, docs/math.md#erlpboost-stopping,
+docs/math.md#binary-erlpboost):
 
 * LPBoost: ``min_{q<=t} u^q . d^{q-1} - P_LP^t <= eps`` after the re-solve; T = t.
 * SoftBoost: the problem of Eq. 3.1 is infeasible (certified by the LP value P_LP^t >
@@ -17,7 +18,8 @@ Stopping rules (spec B.2, B.7, B.8.3, B.9):
   ``delta~^t = min_{q<=t} P^q(d^{q-1}) - Theta^^{t-1}(w^{t-1}) <= eps/2`` (the default; inexact
   inner solves with certified gap <= eps/4 are allowed, Lemmas 3.4-3.5) or the simple criterion
   ``delta^t = min_{q<=t} P^q(d^{q-1}) - P^{t-1}(d^{t-1}) <= eps/2`` (Lemma 3.3, exact solves assumed).
-  Then T = t - 1: the last hypothesis is discarded. ``P^0(d^0) = Theta^^0 = -1`` (spec B.8.1).
+  Then T = t - 1: the last hypothesis is discarded. ``P^0(d^0) = Theta^^0 = -1``
+  (docs/math.md#erlpboost-primal).
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ __all__ = [
 
 #: SoftBoost's "d^t contains a zero" (Alg. 3.1 step 3(c)): an entry below this fraction of d0_n
 SOFTBOOST_ZERO = 1e-12
-#: the certified gap of every ERLPBoost re-solve must be <= eps/4 ([KG] B.8.3, practical criterion);
+#: the certified gap of every ERLPBoost re-solve must be <= eps/4 ([KG] Sec 3.2.2, practical criterion);
 #: an inexact solve is repeated, warm-started, with a tolerance this many times smaller, at most
 #: ``_RESOLVES`` times
 _TIGHTEN, _RESOLVES = 100.0, 3
@@ -92,7 +94,7 @@ def lpboost(
 
     ``oracle``: a fitted oracle (``best(d)``); ``nu`` in [1, N]: the capping (1 = hard margin);
     ``max_iter``: default 1,000 (no bound is known, Thm 2.5); ``method``/``side``: how the LP is
-    solved (HiGHS on the d-domain LP by default; the LP's d is not unique, spec B.2); ``tol``: the
+    solved (HiGHS on the d-domain LP by default; the LP's d is not unique, docs/math.md#lpboost); ``tol``: the
     certificate's tolerance; ``callback``: called with each history row; ``keep_iterates``: keep
     ``(d^t, w^t)`` in ``result.iterates``. The output w maximises the soft margin over the T
     hypotheses (Eq. 2.2). ``checkpoint``: a file to which the state is written atomically every
@@ -172,7 +174,7 @@ def softboost(
     ``max_iter`` defaults to Thm 3.2's ``ceil((2/eps^2) ln(N/nu))``. Output: when the last problem is
     infeasible, w maximises the soft margin over the T hypotheses (the LP whose value P_LP^T >
     gamma_hat_T - eps >= g - eps is what Thm 3.2's proof certifies); otherwise the last problem's
-    dual w, normalised (spec B.7 [DERIVED]). ``callback`` and ``keep_iterates`` as for
+    dual w, normalised ([DERIVED], docs/math.md#softboost). ``callback`` and ``keep_iterates`` as for
     :func:`lpboost` (the iterates' w are SoftBoost's unnormalised dual variables).
     """
     n = check_oracle(oracle)
@@ -252,11 +254,11 @@ def erlpboost(
     """ERLPBoost ([KG] Alg. 3.2): d^t minimises ``max_q u^q.d + (1/eta) Delta(d, d^0)`` over the
     capped simplex (Eq. 3.6, the ``ERLPBoost`` model, solved in the w-domain, Eq. 3.10).
 
-    ``eta``: default the canonical ``max((2/eps) ln(N/nu), 1/2)`` (:func:`erlpboost_eta`, spec
-    B.8.1), which makes the stop imply ``g - P_LP^T <= eps`` (Lemmas 3.3, 3.5); ``criterion``:
-    ``"practical"`` (delta~, default) or ``"simple"`` (delta), see the module docstring; ``max_iter``:
-    default Thm 3.12's (practical) or Thm 3.10's (simple) bound plus one; ``method``: the
-    subproblem solver (``"auglag"``: warm-started); ``tol``: the relative tolerance of each
+    ``eta``: default the canonical ``max((2/eps) ln(N/nu), 1/2)`` (:func:`erlpboost_eta`,
+    docs/math.md#canonical-eta), which makes the stop imply ``g - P_LP^T <= eps`` (Lemmas 3.3, 3.5);
+    ``criterion``: ``"practical"`` (delta~, default) or ``"simple"`` (delta), see the module
+    docstring; ``max_iter``: default Thm 3.12's (practical) or Thm 3.10's (simple) bound plus one;
+    ``method``: the subproblem solver (``"auglag"``: warm-started); ``tol``: the relative tolerance of each
     re-solve, default eps/8 (practical: the certified gap must be <= eps/4, Lemma 3.4) or
     eps/1000 (simple, which assumes exact solves); ``callback`` and ``keep_iterates`` as for
     :func:`lpboost`. The output w is the regularised dual of the T-th problem (step 4).
@@ -298,8 +300,8 @@ def binary_erlpboost(
 ) -> BoostResult:
     """Binary ERLPBoost ([KG] Alg. 3.3): as :func:`erlpboost` with the binary relative entropy
     ``Delta_{2,nu}`` (Eq. 3.25, the ``BinaryERLPBoost`` model; ``nu < N``), whose canonical eta is
-    ``max((2/eps)(ln(N/nu) + 1), 1/2)`` and whose caps are Thms 3.21 and 3.23 (with the erratum of
-    spec Part D item 16)."""
+    ``max((2/eps)(ln(N/nu) + 1), 1/2)`` and whose caps are Thms 3.21 and 3.23 (with erratum KG-16,
+    docs/math.md#erratum-kg-16)."""
     return _entropy_regularized(
         BinaryERLPBoost,
         "binary_erlpboost",
@@ -366,7 +368,8 @@ def _entropy_regularized(
 
 @dataclass(frozen=True)
 class EntropySetup:
-    """The checked settings of an ERLPBoost-type run ([KG] Algs. 3.2, 3.3; spec B.8.1, B.8.3)."""
+    """The checked settings of an ERLPBoost-type run ([KG] Algs. 3.2, 3.3; docs/math.md#canonical-eta,
+    docs/math.md#erlpboost-stopping)."""
 
     nu: float
     eps: float
@@ -410,9 +413,9 @@ def entropy_setup(
     *,
     binary: bool = False,
 ) -> EntropySetup:
-    """Check an ERLPBoost-type run's arguments and fill in the defaults: the canonical eta (spec
-    B.8.1), Thm 3.12's / 3.10's iteration cap, the re-solve tolerance eps/8 (practical criterion:
-    the certified gap must be <= eps/4, Lemma 3.4) or eps/1000 (simple)."""
+    """Check an ERLPBoost-type run's arguments and fill in the defaults: the canonical eta
+    (docs/math.md#canonical-eta), Thm 3.12's / 3.10's iteration cap, the re-solve tolerance eps/8
+    (practical criterion: the certified gap must be <= eps/4, Lemma 3.4) or eps/1000 (simple)."""
     nu, eps = check_nu(nu, n, strict_upper=binary), check_positive(eps, "eps")
     eta = erlpboost_eta(n, nu, eps, binary=binary) if eta is None else check_eta(eta)
     if criterion not in CRITERIA:
@@ -441,7 +444,7 @@ def entropy_loop(
     name = "delta~ (practical)" if practical else "delta (simple)"
     sol: Solution | None = None
     p_min = math.inf  # min_{q<=t} P^q(d^{q-1})
-    p_prev = theta_prev = -1.0  # P^0(d^0) = Theta^^0 = -1 (spec B.8.1)
+    p_prev = theta_prev = -1.0  # P^0(d^0) = Theta^^0 = -1 (docs/math.md#erlpboost-primal)
     converged, reason, repeats = False, "max_iter reached", 0
     first, (d, sol, p_min, p_prev, theta_prev, repeats) = run.resume(
         ensemble, d=d, sol=sol, p_min=p_min, p_prev=p_prev, theta_prev=theta_prev, repeats=repeats

@@ -1,11 +1,11 @@
-"""The Fenchel-conjugate library (DESIGN.md, spec Part C).
+"""The Fenchel-conjugate library (docs/math.md#conjugate-table).
 
 Every entry is a :class:`ConvexFunction` with ``value``, ``conjugate``, ``conjugate_grad``,
-``in_domain`` and cvxpy forms of f and f*. Entries (spec Part C items 1-6): indicators of the
-(capped) simplex and of norm balls, norms, ``(1/2)||.||^2``, relative entropies (on the orthant, and
-on the capped simplex), the binary relative entropy, and the hinge, logistic, exponential and
-MadaBoost losses. Calculus rules (Part C items 3 and 7): ``c * f``, ``f + g``, ``f + b``,
-:class:`Shifted`, :class:`Tilted`, :class:`Dilated`, :class:`SeparableSum` and
+``in_domain`` and cvxpy forms of f and f*. Entries (docs/math.md#conjugate-table, entries 1-6):
+indicators of the (capped) simplex and of norm balls, norms, ``(1/2)||.||^2``, relative entropies
+(on the orthant, and on the capped simplex), the binary relative entropy, and the hinge, logistic,
+exponential and MadaBoost losses. Calculus rules (docs/math.md#calculus-rules): ``c * f``,
+``f + g``, ``f + b``, :class:`Shifted`, :class:`Tilted`, :class:`Dilated`, :class:`SeparableSum` and
 :class:`SimplexRestriction` ([SS] Lemma 8). :func:`numerical_conjugate` and
 :func:`numerical_biconjugate` compute conjugates from f alone, for testing.
 """

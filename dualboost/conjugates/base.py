@@ -8,14 +8,14 @@ A :class:`ConvexFunction` is a closed convex ``f: R^N -> R u {+inf}`` that knows
   convex ([SS] Lemma 18). This is the map from the w-domain back to the d-domain;
 * ``in_domain(x, tol)``: whether ``x`` lies in ``dom f`` up to ``tol``;
 * ``cvxpy_value(x)`` / ``cvxpy_conjugate(theta)``: cvxpy expressions with the constraints they
-  need. An expression may use auxiliary variables (ψ, β, γ of the spec); it is then exact after
+  need. An expression may use auxiliary variables (ψ, β, γ of docs/math.md#notation); it is then exact after
   minimising over them, so it may only be minimised (or its negative maximised), which is how
   the primal and dual models use it.
 
 Fenchel–Young: ``f(x) + f*(theta) >= <x, theta>`` with equality at ``x = conjugate_grad(theta)``
 ([SS] Lemma 17); the tests check it for every entry.
 
-The calculus rules of [SS] Appendix B (spec A.10, Part C item 7) are available as operators:
+The calculus rules of [SS] Appendix B (docs/math.md#calculus-rules) are available as operators:
 ``c * f`` and ``f / c`` (scaling, ``c > 0``), ``f + g`` (sum; the conjugate is the infimal
 convolution, with closed forms dispatched where known, see :func:`dualboost.conjugates.calculus.add`),
 ``f + b`` (constant), and the methods :meth:`ConvexFunction.shifted`, :meth:`ConvexFunction.tilted`,
@@ -91,7 +91,7 @@ class ConvexFunction(ABC):
         theta = np.asarray(theta, dtype=np.float64)
         return float(self.value(x) + self.conjugate(theta) - x @ theta)
 
-    # -- calculus rules of [SS] Appendix B (spec A.10, Part C item 7) --------------------------
+    # -- calculus rules of [SS] Appendix B (docs/math.md#calculus-rules) ------------------------
 
     def __mul__(self, c: object) -> ConvexFunction:
         """``c * f`` with ``c > 0``: ``(c f)*(theta) = c f*(theta / c)``."""
@@ -134,7 +134,7 @@ class ConvexFunction(ABC):
         return Dilated(self, c)
 
     def restricted_to_simplex(self) -> ConvexFunction:
-        """``f + I_S`` with the conjugate of [SS] Lemma 8 (spec Part C item 3)."""
+        """``f + I_S`` with the conjugate of [SS] Lemma 8 (docs/math.md#restriction-to-the-simplex)."""
         from dualboost.conjugates.restriction import SimplexRestriction
 
         return SimplexRestriction(self)

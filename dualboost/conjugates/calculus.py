@@ -1,4 +1,5 @@
-"""Conjugate calculus: new library entries from old ones ([SS] Appendix B, spec A.10, Part C item 7).
+"""Conjugate calculus: new library entries from old ones ([SS] Appendix B,
+docs/math.md#calculus-rules).
 
 =====================  ===========================  =============================================
 wrapper                 function                     conjugate
@@ -13,7 +14,7 @@ wrapper                 function                     conjugate
 
 The restriction to the simplex ([SS] Lemma 8) is in :mod:`dualboost.conjugates.restriction`.
 :func:`add` implements ``f + g``: it returns a closed form when one is known (the entropy on the
-capped simplex, spec Part C items 4-5) and a :class:`Sum` otherwise. :func:`scale` implements ``c * f``.
+capped simplex, docs/math.md#capped-softmax) and a :class:`Sum` otherwise. :func:`scale` implements ``c * f``.
 """
 
 from __future__ import annotations
@@ -66,7 +67,8 @@ class _Wrapper(ConvexFunction):
 class Scaled(_Wrapper):
     """``c f(x)`` with ``c > 0``; conjugate ``c f*(theta / c)``, maximiser ``f.conjugate_grad(theta / c)``.
 
-    [SS] App. B (spec A.10, Part C item 7). E.g. ``beta h`` of spec A.5: ``(beta h)* = beta h*(./beta)``.
+    [SS] App. B (docs/math.md#calculus-rules). E.g. ``beta h`` of docs/math.md#entropy-smoothing:
+    ``(beta h)* = beta h*(./beta)``.
     """
 
     def __init__(self, f: ConvexFunction, c: float) -> None:
@@ -100,7 +102,7 @@ class Scaled(_Wrapper):
 class Shifted(_Wrapper):
     """``f(x + a)``; conjugate ``f*(theta) - <theta, a>``, maximiser ``f.conjugate_grad(theta) - a``.
 
-    [SS] App. B: ``f(d + d0) -> f*(theta) - <theta, d0>`` (spec A.10, Part C item 7).
+    [SS] App. B: ``f(d + d0) -> f*(theta) - <theta, d0>`` (docs/math.md#calculus-rules).
     """
 
     def __init__(self, f: ConvexFunction, a: ArrayLike) -> None:
@@ -137,7 +139,7 @@ class Tilted(_Wrapper):
     """``f(x) + <a, x> + offset``; conjugate ``f*(theta - a) - offset``.
 
     The maximiser is ``f.conjugate_grad(theta - a)``.
-    The affine perturbation rule (spec Part C item 7; the linear part of [SS] App. B). ``a = None``
+    The affine perturbation rule (docs/math.md#calculus-rules; the linear part of [SS] App. B). ``a = None``
     adds only the constant ``offset`` (``f + b`` builds this).
     """
 
@@ -185,7 +187,7 @@ class Tilted(_Wrapper):
 class Dilated(_Wrapper):
     """``f(c x)`` with ``c != 0``; conjugate ``f*(theta / c)``, maximiser ``f.conjugate_grad(theta / c) / c``.
 
-    [SS] App. B (spec A.10, Part C item 7).
+    [SS] App. B (docs/math.md#calculus-rules).
     """
 
     def __init__(self, f: ConvexFunction, c: float) -> None:
@@ -288,7 +290,8 @@ class SeparableSum(ConvexFunction):
 
 
 class Sum(ConvexFunction):
-    """``f(x) + g(x)``; conjugate = infimal convolution ``min_y f*(y) + g*(theta - y)`` (DESIGN.md).
+    """``f(x) + g(x)``; conjugate = infimal convolution ``min_y f*(y) + g*(theta - y)``
+    (docs/math.md#calculus-rules).
 
     Computed numerically. When both conjugates are finite and differentiable everywhere
     (``conjugate_is_differentiable``), by L-BFGS-B over ``y`` with the exact gradient
@@ -396,7 +399,8 @@ def scale(f: ConvexFunction, c: object) -> ConvexFunction:
 
 
 def _entropy_on_capped_simplex(a: ConvexFunction, b: ConvexFunction) -> ConvexFunction | None:
-    """``(1/eta) [Unnormalised]RelativeEntropy(d0) + CappedSimplex(nu)`` in closed form (Part C items 4-5).
+    """``(1/eta) [Unnormalised]RelativeEntropy(d0) + CappedSimplex(nu)`` in closed form
+    (docs/math.md#capped-softmax).
 
     On the simplex ``sum d ln(d/d0) = KL(d || d0/Z) - ln Z`` with ``Z = sum d0``, and the unnormalised
     entropy adds ``Z - 1``; so the sum is ``CappedRelativeEntropy(d0/Z, nu, eta)`` plus a constant.

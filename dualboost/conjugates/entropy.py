@@ -1,11 +1,12 @@
 """Entropic regularisers on the (capped) simplex, the ones the totally-corrective models use.
 
-* :class:`CappedRelativeEntropy`: ``(1/eta) KL(d || d0) + I{sum d = 1, d <= 1/nu}``; its conjugate is
-  the capped log-sum-exp of spec Part C item 5 (item 4 when ``nu = 1``), its gradient the capped
-  softmax (entropic projection, [SS] Fig. 2, [KG] Alg. 4.2).
-* :class:`CappedBinaryRelativeEntropy`: ``(1/eta) Delta_{2,nu}(d, d0) + I{sum d = 1}`` ([KG] Sec 3.3);
-  its conjugate is spec Part C item 6, with the normalisation multiplier beta found by a
-  bracketed 1-D root ([KG] Alg. 4.4 with the errata of Part D item 14 fixed).
+* :class:`CappedRelativeEntropy`: ``(1/eta) KL(d || d0) + I{sum d = 1, d <= 1/nu}``; its conjugate
+  is the capped log-sum-exp of docs/math.md#capped-softmax (the log-sum-exp when ``nu = 1``), its
+  gradient the capped softmax (entropic projection, [SS] Fig. 2, [KG] Alg. 4.2).
+* :class:`CappedBinaryRelativeEntropy`: ``(1/eta) Delta_{2,nu}(d, d0) + I{sum d = 1}`` ([KG] Sec
+  3.3); its conjugate is entry 6 of docs/math.md#conjugate-table, with the normalisation multiplier
+  beta found by a bracketed 1-D root ([KG] Alg. 4.4 with erratum KG-14 fixed,
+  docs/math.md#root-for-beta).
 
 Both work in the log domain: no ``exp`` of an unbounded argument, so eta up to 10^6 is safe.
 """
@@ -42,7 +43,7 @@ def uncapped_weights(d: NDArray[np.float64], nu: float) -> NDArray[np.float64]:
 class CappedRelativeEntropy(ConvexFunction):
     """``f(d) = (1/eta) sum_n d_n ln(d_n / d0_n)`` on ``{d : sum d = 1, 0 <= d <= 1/nu}``.
 
-    ``nu = 1`` is the plain simplex. Conjugate (spec Part C item 5, [KG] Lemma 3.6):
+    ``nu = 1`` is the plain simplex. Conjugate (docs/math.md#capped-softmax, [KG] Lemma 3.6):
     ``f*(theta) = min_{psi >= 0} (1/eta) ln sum_n d0_n e^{eta (theta_n - psi_n)} + (1/nu) sum psi``,
     evaluated exactly as ``<d*, theta> - f(d*)`` with ``d* = conjugate_grad(theta)``, the entropic
     projection of ``softmax(ln d0 + eta theta)`` onto the capped simplex.
@@ -79,7 +80,7 @@ class CappedRelativeEntropy(ConvexFunction):
         """``(f*(theta), d*)`` from the structure of the capped softmax d* ([SS] Lemma 16): with C
         the capped coordinates and ``d*_n = exp(s + ln d0_n + eta theta_n)`` off C,
         ``f*(theta) = <d*, theta> - f(d*) = sum_C (theta_n - ln(cap / d0_n) / eta) / nu
-        - (1 - |C|/nu) s / eta`` (spec Part C item 5; the log-sum-exp / eta when nothing is
+        - (1 - |C|/nu) s / eta`` (docs/math.md#capped-softmax; the log-sum-exp / eta when nothing is
         capped): O(|C|) after the projection, no logarithm of d*."""
         theta = check_vector(theta, "theta", self.n)
         if not self._feasible:
@@ -108,8 +109,8 @@ class CappedRelativeEntropy(ConvexFunction):
 
     def smooth_gradient(self, x: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
         """``(1/eta) (1 + ln(x / d0))`` on the rows where ``x > 0``: the gradient of the entropy as in
-        the stationarity condition of spec B.8.5, so that the recovered beta is the multiplier of
-        ``sum d = 1`` of Eq. 3.16."""
+        the stationarity condition of docs/math.md#kkt-recovery, so that the recovered beta is the
+        multiplier of ``sum d = 1`` of Eq. 3.16."""
         x = check_vector(x, "d", self.n)
         rows = x > 0
         grad = np.zeros(self.n)
@@ -145,7 +146,7 @@ class CappedBinaryRelativeEntropy(ConvexFunction):
 
     ``Delta_{2,nu}(d, d0) = sum d ln(d/d0) + sum (1/nu - d) ln((1/nu - d)/(1/nu - d0))``; the box
     ``0 <= d <= 1/nu`` is implicit (a barrier). Needs ``d0 < 1/nu`` (so ``nu < N`` for uniform d0).
-    Conjugate (spec Part C item 6, [KG] Lemma 3.18):
+    Conjugate (docs/math.md#binary-erlpboost, [KG] Lemma 3.18):
     ``f*(theta) = min_beta (1/(eta nu)) sum ln(1 - nu d0 + nu d0 e^{eta(theta - beta)}) + beta``,
     minimised over beta by the bracketed root of ``sum_n d_n(beta) = 1`` with
     ``d_n = (1/nu) expit(logit(nu d0_n) + eta (theta_n - beta))`` ([KG] Eq. 3.27).
@@ -183,7 +184,7 @@ class CappedBinaryRelativeEntropy(ConvexFunction):
     def normalizer(self, theta: ArrayLike) -> float:
         """``b = eta * beta``, root of ``s(b) = (1/nu) sum_n expit(logit(nu d0_n) + eta theta_n - b) = 1``.
 
-        [KG] Alg. 4.4 with the errata of spec Part D item 14 fixed, as a safeguarded Newton
+        [KG] Alg. 4.4 with erratum KG-14 fixed (docs/math.md#root-for-beta), as a safeguarded Newton
         iteration: s is strictly decreasing, so every evaluation shrinks a bracket ``[lo, hi]`` and
         a Newton step that leaves the bracket is replaced by bisection. With
         ``z = logit(nu d0) + eta theta`` the bracket ``[min z - logit(nu/N) - 1, max z + ln(N/nu)]``
@@ -265,7 +266,7 @@ class CappedBinaryRelativeEntropy(ConvexFunction):
         return grad, rows
 
     def active_caps(self, x: ArrayLike, tol: float = 1e-7) -> NDArray[np.bool_]:
-        """None: the barrier keeps ``x < 1/nu``, so psi is identically 0 (spec B.9 KKT)."""
+        """None: the barrier keeps ``x < 1/nu``, so psi is identically 0 (docs/math.md#binary-erlpboost)."""
         return np.zeros(np.asarray(x).size, dtype=bool)
 
     def cvxpy_value(self, x: cp.Expression) -> CvxpyForm:

@@ -2,7 +2,7 @@
 
 ``I_C(d) = 0`` on ``C = {d : sum d = 1, 0 <= d <= 1/nu}`` and ``+inf`` elsewhere. Its conjugate is
 the support function: ``max_i theta_i`` for ``nu = 1`` and the top-``nu`` average for real ``nu``
-(spec Part A.3 and Part C items 1-2), ``min_gamma gamma + (1/nu) sum [theta - gamma]_+`` by LP
+(docs/math.md#capped-simplex-support), ``min_gamma gamma + (1/nu) sum [theta - gamma]_+`` by LP
 duality. The conjugate is not differentiable; ``conjugate_grad`` returns the greedy maximiser
 (the ``floor(nu)`` largest entries at ``1/nu``, the remainder on the next one).
 """

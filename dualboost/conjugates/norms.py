@@ -1,4 +1,5 @@
-"""Norms, norm balls and the half squared norm (spec A.1, A.4 Examples 1-2, A.10, Part C item 1).
+"""Norms, norm balls and the half squared norm (docs/math.md#dual-norms, entry 1 of
+docs/math.md#conjugate-table, [SS] Examples 1-2).
 
 For ``p`` in ``{1, 2, inf}`` with dual exponent ``q`` (``1/p + 1/q = 1``, so 1 <-> inf, 2 <-> 2):
 
@@ -7,7 +8,7 @@ For ``p`` in ``{1, 2, inf}`` with dual exponent ``q`` (``1/p + 1/q = 1``, so 1 <
 * :class:`HalfSquaredNorm` ``(1/2)||x||_p^2`` -> ``(1/2)||theta||_q^2`` ([SS] App. B).
 
 All three maximisers reduce to :func:`unit_ball_maximiser`, a point of the unit p-ball attaining
-``<x, theta> = ||theta||_q`` (the definition of the dual norm, spec A.1).
+``<x, theta> = ||theta||_q`` (the definition of the dual norm, docs/math.md#dual-norms).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ __all__ = ["Norm", "NormBall", "HalfSquaredNorm", "dual_exponent", "unit_ball_ma
 
 
 def dual_exponent(p: float) -> float:
-    """The exponent ``q`` of the dual norm: ``1 -> inf``, ``2 -> 2``, ``inf -> 1`` (spec A.1)."""
+    """The exponent ``q`` of the dual norm: ``1 -> inf``, ``2 -> 2``, ``inf -> 1``
+    (docs/math.md#dual-norms)."""
     p = check_norm_order(p)
     return {1.0: np.inf, 2.0: 2.0, np.inf: 1.0}[p]
 
@@ -73,10 +75,11 @@ class _NormEntry(ConvexFunction):
 
 
 class Norm(_NormEntry):
-    """``f(x) = r ||x||_p``; ``f*(theta) = I{||theta||_q <= r}`` ([SS] Example 2, spec Part C item 1).
+    """``f(x) = r ||x||_p``; ``f*(theta) = I{||theta||_q <= r}`` ([SS] Example 2,
+    docs/math.md#conjugate-table).
 
     ``r = 1`` (the default) is the plain norm, whose conjugate is the indicator of the dual unit
-    ball (``||.||_inf -> I_{B_1}``, spec A.2). On the dual ball the maximiser ``x = 0`` attains
+    ball (``||.||_inf -> I_{B_1}``, docs/math.md#dual-norms). On the dual ball the maximiser ``x = 0`` attains
     ``f*(theta) = 0``; outside it the supremum is ``+inf`` and ``conjugate_grad`` raises.
     """
 
@@ -107,10 +110,12 @@ class Norm(_NormEntry):
 
 
 class NormBall(_NormEntry):
-    """``f(x) = I{||x||_p <= r}``; ``f*(theta) = r ||theta||_q`` ([SS] Example 1, App. B; Part C item 1).
+    """``f(x) = I{||x||_p <= r}``; ``f*(theta) = r ||theta||_q`` ([SS] Example 1,
+    App. B; docs/math.md#conjugate-table).
 
     ``conjugate_grad(theta) = r * unit_ball_maximiser(theta, p)``. With ``p = inf`` and ``r = 1/k`` this
-    is the cap ``||d||_inf <= 1/k`` of spec A.3, whose conjugate is ``(1/k)||theta||_1``.
+    is the cap ``||d||_inf <= 1/k`` of docs/math.md#capped-simplex-support, whose conjugate is
+    ``(1/k)||theta||_1``.
     """
 
     def value(self, x: ArrayLike) -> float:
@@ -133,7 +138,8 @@ class NormBall(_NormEntry):
 
 
 class HalfSquaredNorm(_NormEntry):
-    """``f(x) = (1/2)||x||_p^2``; ``f*(theta) = (1/2)||theta||_q^2`` ([SS] App. B, spec A.10).
+    """``f(x) = (1/2)||x||_p^2``; ``f*(theta) = (1/2)||theta||_q^2`` ([SS] App. B,
+    docs/math.md#conjugate-table).
 
     The maximiser is ``||theta||_q * unit_ball_maximiser(theta, p)``: along a direction ``u`` with
     ``||u||_p = 1`` the objective is ``t <u, theta> - t^2/2``, maximal at ``t = ||theta||_q``.

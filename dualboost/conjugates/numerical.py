@@ -1,7 +1,7 @@
 """Generic numerical conjugates: the independent computation the library's closed forms are tested against.
 
-* :func:`numerical_conjugate` ``f*(theta) = sup_x <x, theta> - f(x)`` (spec A.1, [SS] Eq. 1), by a
-  conic solve of the cvxpy form of ``f`` or by ``scipy.optimize`` over a box;
+* :func:`numerical_conjugate` ``f*(theta) = sup_x <x, theta> - f(x)`` (docs/math.md#fenchel-duality,
+  [SS] Eq. 1), by a conic solve of the cvxpy form of ``f`` or by ``scipy.optimize`` over a box;
 * :func:`numerical_biconjugate` ``f**(x) = sup_theta <x, theta> - f*(theta)`` (``= f(x)`` for closed
   convex f), by L-BFGS-B on ``f.conjugate`` with its exact gradient ``x - conjugate_grad(theta)``
   ([SS] Lemma 18) or by a conic solve of the cvxpy form of ``f*``;
@@ -28,7 +28,7 @@ __all__ = ["numerical_conjugate", "numerical_biconjugate", "solve_cvxpy"]
 Method = Literal["auto", "cvxpy", "scipy"]
 Bounds = Sequence[tuple[float | None, float | None]] | None
 
-#: Tolerances well below the 1e-6 the tests ask of numerical agreement (spec Part E).
+#: Tolerances well below the 1e-6 the tests ask of numerical agreement.
 _SOLVER_OPTIONS: dict[str, dict[str, float]] = {
     "CLARABEL": {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10},
     "ECOS": {"abstol": 1e-10, "reltol": 1e-10, "feastol": 1e-10},

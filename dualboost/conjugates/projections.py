@@ -1,11 +1,12 @@
 """Projections onto the simplex and the capped simplex, Euclidean and entropic.
 
 The capped simplex is ``{d in R^N : sum(d) = 1, 0 <= d <= 1/nu}`` with a real ``nu`` in
-``[1, N]`` (spec Part A.3, [DERIVED] real cap; ``nu = 1`` is the plain simplex).
+``[1, N]`` (docs/math.md#capped-simplex-support, [DERIVED] real cap; ``nu = 1`` is the plain
+simplex).
 
 * :func:`project_capped_simplex` is the Euclidean projection, sort-based, O(N log N).
 * :func:`entropic_project_capped_simplex` is the relative-entropy (Bregman) projection of
-  [SS] Fig. 2 / [KG] Alg. 4.2 with the cap-unit erratum fixed (spec Part D item 12), done
+  [SS] Fig. 2 / [KG] Alg. 4.2 with the cap-unit erratum KG-12 fixed (docs/math.md#capped-softmax), done
   in the log domain so that weights ``exp(-eta * margin)`` with ``eta`` up to 10^6 never
   overflow or underflow before normalisation.
 """
@@ -114,7 +115,7 @@ def project_simplex(x: ArrayLike) -> NDArray[np.float64]:
 class CappedSoftmax(NamedTuple):
     """The entropic projection with its structure: ``d[capped] = 1/nu`` and
     ``d[n] = exp(log_scale + log_weights[n])`` for every other n ([SS] Lemma 16), so that the
-    conjugate of the capped relative entropy follows in O(#capped) (spec Part C item 5)."""
+    conjugate of the capped relative entropy follows in O(#capped) (docs/math.md#capped-softmax)."""
 
     d: NDArray[np.float64]
     capped: NDArray[np.intp]
@@ -124,12 +125,12 @@ class CappedSoftmax(NamedTuple):
 def entropic_project_capped_simplex(log_weights: ArrayLike, nu: float = 1.0) -> NDArray[np.float64]:
     """Relative-entropy projection of the positive weights ``exp(log_weights)`` onto the capped simplex.
 
-    Returns ``argmin_{d : sum d = 1, d <= 1/nu} KL(d || exp(log_weights))``. The weights need not
-    be normalised (only ratios matter, spec A.9). The solution has the form of Lemma 16 of [SS]:
-    the ``i`` largest weights are capped at ``1/nu`` and the rest are ``xi * weight`` with
-    ``xi = (1 - i/nu) / (sum of the remaining weights)``; ``i`` is the first index in the
-    descending order at which the scaled weight does not exceed the cap ([SS] Fig. 2, with the
-    cap value ``1/nu`` in [KG] units, spec Part D item 12). Only the ``floor(nu) + 1`` largest
+    Returns ``argmin_{d : sum d = 1, d <= 1/nu} KL(d || exp(log_weights))``. The weights need not be
+    normalised (only ratios matter, docs/math.md#capped-softmax). The solution has the form of Lemma 16
+    of [SS]: the ``i`` largest weights are capped at ``1/nu`` and the rest are ``xi * weight`` with
+    ``xi = (1 - i/nu) / (sum of the remaining weights)``; ``i`` is the first index in the descending
+    order at which the scaled weight does not exceed the cap ([SS] Fig. 2, with the cap value ``1/nu``
+    in [KG] units, erratum KG-12). Only the ``floor(nu) + 1`` largest
     weights are sorted: cost O(N + nu log nu), and O(N) when no weight reaches the cap.
 
     Entries of ``log_weights`` may be ``-inf`` (zero weight); at least ``ceil(nu)`` of them must be
@@ -221,11 +222,11 @@ def _capped_softmax_log(lw: NDArray[np.float64], nu: float, k: int) -> CappedSof
 
 
 def capped_simplex_support(theta: ArrayLike, nu: float = 1.0) -> float:
-    """Support function ``max_{d in capped simplex} <d, theta>`` (spec A.3, real ``nu``).
+    """Support function ``max_{d in capped simplex} <d, theta>`` (docs/math.md#capped-simplex-support).
 
     Equals ``(1/nu) * sum of the K largest entries + (1 - K/nu) * the (K+1)-th largest`` with
     ``K = floor(nu)``; ``nu = 1`` gives ``max(theta)``. This is the conjugate of the capped-simplex
-    indicator (spec Part C item 2).
+    indicator (entry 2 of docs/math.md#conjugate-table).
     """
     theta = _as_vector(theta, "theta")
     n = theta.size

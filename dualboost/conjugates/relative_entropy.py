@@ -1,8 +1,8 @@
-"""Relative entropies on the non-negative orthant (spec A.5, A.9, B.8.7, Part C item 4).
+"""Relative entropies on the non-negative orthant (docs/math.md#conjugate-table).
 
 * :class:`RelativeEntropy` ``sum_n d_n ln(d_n / d0_n)`` -> ``sum_n d0_n e^{theta_n - 1}``;
 * :class:`UnnormalisedRelativeEntropy` ``sum_n d_n ln(d_n / d0_n) - d_n + d0_n`` ->
-  ``sum_n d0_n (e^{theta_n} - 1)`` ([KG] Sec 3.2.6, the Delta_U of model M5u).
+  ``sum_n d0_n (e^{theta_n} - 1)`` ([KG] Sec 3.2.6, the Delta_U of model M5u in docs/math.md#model-catalogue).
 
 Both are closed, strictly convex and finite for ``d >= 0`` (``0 ln 0 = 0``); their conjugates
 are smooth, with gradients ``d0 e^{theta - 1}`` and ``d0 e^{theta}`` (stationarity of each term).

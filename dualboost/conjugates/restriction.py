@@ -1,11 +1,13 @@
-"""Restriction of a regulariser to the simplex: [SS] Lemma 8 (spec A.4, Part C item 3).
+"""Restriction of a regulariser to the simplex: [SS] Lemma 8
+(docs/math.md#restriction-to-the-simplex).
 
 For ``f~ = f + I_S`` (S the probability simplex),
 ``f~*(theta) = -max_gamma phi(gamma)`` with ``phi(gamma) = gamma - f*([gamma + theta]_+)``.
 
-Derivation (spec A.4): Fenchel duality gives ``-f~*(theta) = max_{gamma, x >= theta + gamma} gamma - f*(x)``,
-which is exact; Thm 7 condition (iii) makes ``[theta + gamma]_+`` the minimiser of f* over
-``{x >= theta + gamma}``. Without (iii) the formula is only an upper bound on f~*.
+Derivation (docs/math.md#restriction-to-the-simplex): Fenchel duality gives
+``-f~*(theta) = max_{gamma, x >= theta + gamma} gamma - f*(x)``, which is exact; Thm 7 condition (iii)
+makes ``[theta + gamma]_+`` the minimiser of f* over ``{x >= theta + gamma}``. Without (iii) the formula
+is only an upper bound on f~*.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Raw features over row partitions: the oracle of :class:`~dualboost.oracles.RawFeatures`
-([KG] Sec 5, spec B.14.3: h_j(x) = x_j / s_j with s_j = max_n |X[n, j]|) with its edges reduced
-from the workers.
+([KG] Ch. 5, docs/math.md#hypothesis-classes: h_j(x) = x_j / s_j with s_j = max_n |X[n, j]|) with
+its edges reduced from the workers.
 
 ``fit`` asks each partition for its per-feature ``max |X_p[:, j]|`` (p numbers) and takes the
 maximum on the driver: the scales s_j; features with s_j = 0 are dropped, as in memory. A call

@@ -1,9 +1,9 @@
 """The capped softmax over row partitions: ERLPBoost's ``d(w)`` and ``f*(-U w)`` without gathering d.
 
 For ``theta = -U w`` and the logits ``z = ln d0 + eta theta``, the conjugate gradient of
-:class:`~dualboost.conjugates.CappedRelativeEntropy` (spec Part C item 5, [SS] Lemma 16, [KG] Alg. 4.2)
-is ``d_n = min(1/nu, exp(z_n - c))`` with the normaliser c fixed by ``sum d = 1``. In terms of the
-threshold ``tau = c + ln(1/nu)`` the capped set is ``{n : z_n >= tau}``, and
+:class:`~dualboost.conjugates.CappedRelativeEntropy` (docs/math.md#capped-softmax, [SS] Lemma 16, [KG]
+Alg. 4.2) is ``d_n = min(1/nu, exp(z_n - c))`` with the normaliser c fixed by ``sum d = 1``. In terms of
+the threshold ``tau = c + ln(1/nu)`` the capped set is ``{n : z_n >= tau}``, and
 
     g(tau) = K(tau)/nu + exp(S(tau) - tau + ln(1/nu)),   K(tau) = #{z >= tau},  S(tau) = lse{z < tau},
 

@@ -1,5 +1,5 @@
 """Decision stumps over row partitions: the oracle of :class:`~dualboost.oracles.DecisionStumps`
-([KG] Sec 5, spec B.14.3) with its weighted sums reduced from the workers.
+([KG] Ch. 5, docs/math.md#hypothesis-classes) with its weighted sums reduced from the workers.
 
 ``fit`` computes the *global* sorted distinct values of every feature once (each partition sends its
 distinct values per feature; the driver merges them) and bins every block on its worker: a row's

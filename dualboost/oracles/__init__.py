@@ -1,8 +1,9 @@
 """Weak learners (oracles): the maximum-edge hypothesis of a class for a distribution d.
 
-Protocol (:mod:`dualboost.oracles.base`, spec B.1): construct with options, ``fit(X, y)`` once,
-then ``best(d)`` returns a :class:`Selection` with ``edge`` (u . d), ``column`` (u = y * h(X_train),
-the new column of U) and ``predict(X)``. Classes (spec B.14.3, Part E item E13):
+Protocol (:mod:`dualboost.oracles.base`, docs/math.md#edges-and-the-oracle): construct with options,
+``fit(X, y)`` once, then ``best(d)`` returns a :class:`Selection` with ``edge`` (u . d), ``column``
+(u = y * h(X_train), the new column of U) and ``predict(X)``. Classes
+(docs/math.md#hypothesis-classes):
 
 * :class:`DecisionStumps`: all features and thresholds, both signs, dense or sparse X;
 * :class:`RawFeatures`: h_j(x) = x_j / max|X[:, j]|, both signs;

@@ -1,9 +1,9 @@
-"""The oracle protocol ([KG] Sec 2.1, spec B.1): the weak learner of every booster.
+"""The oracle protocol ([KG] Sec 2.1, docs/math.md#edges-and-the-oracle): the weak learner of every booster.
 
 An oracle is constructed with its options, fitted once on the training data, then asked
 ``best(d)`` for a distribution d over the N training examples. It returns the maximum-edge
-hypothesis of its class (the "strongest oracle" that all of [KG]'s experiments use, spec B.14.2)
-as a :class:`Selection`:
+hypothesis of its class (the "strongest oracle" that all of [KG]'s experiments use,
+docs/math.md#thesis-experiments) as a :class:`Selection`:
 
 * ``edge``: u . d with u_n = y_n h(x_n) (Def 2.1; weighted error = (1 - edge)/2 when sum d = 1),
 * ``column``: u in [-1, 1]^N, the new column of the edge matrix U,

@@ -1,7 +1,7 @@
-"""Raw-data and linear-kernel ("SVM") hypotheses ([KG] Sec 5, spec B.14.3), rescaled into [-1, 1].
+"""Raw-data and linear-kernel ("SVM") hypotheses ([KG] Ch. 5), rescaled into [-1, 1].
 
 The thesis uses h_j(x) = x_j (raw data) and h_i(x) = <x, x_i> (one hypothesis per training
-example) without scaling. The analysis needs u in [-1, 1] (spec B.14.3, [DERIVED caution]), so
+example) without scaling. The analysis needs u in [-1, 1] (docs/math.md#hypothesis-classes, [DERIVED]), so
 dualboost divides each hypothesis by its largest absolute value on the training data:
 
 * raw data:       h_j(x) = x_j / s_j,        s_j = max_n |X[n, j]|;

@@ -1,4 +1,4 @@
-"""A fixed finite hypothesis class given by its edge matrix (spec B.4, Part E items E11, E13).
+"""A fixed finite hypothesis class given by its edge matrix (e.g. docs/math.md#lpboost-lower-bound).
 
 ``MatrixOracle(U)`` holds the whole class as the columns of U in [-1, 1]^{N x n}
 (U[n, q] = y_n h_q(x_n)). ``best(d)`` returns the column with the largest edge u^q . d; ties go

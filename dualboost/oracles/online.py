@@ -1,9 +1,9 @@
-"""Weak *online* learners for the online boosters of seed 002 (spec Sec. 3; issue 7).
+"""Weak *online* learners for the online boosters of [BKL] (docs/math.md#online-boosting; issue 7).
 
 The batch oracles of :mod:`dualboost.oracles.base` answer ``best(d)`` on a fixed training set.
 An online booster instead keeps N copies WL^1..WL^N of a weak online learner, asks each for a
 prediction WL^i(x_t) in {-1, +1} on every example, and then passes (x_t, y_t) to WL^i with an
-importance weight p_t^i in [0, 1] (0 = not passed; spec Sec. 3.2, Eq. (2)). A
+importance weight p_t^i in [0, 1] (0 = not passed; [BKL] Eq. (2), docs/math.md#importance-weights). A
 :class:`OnlineLearners` object is the whole *bank* of N copies, so that an implementation can keep
 one (p, N) state matrix and update all N learners with one numpy operation per example.
 

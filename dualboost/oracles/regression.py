@@ -1,24 +1,25 @@
-"""Weak learners of function-space boosting (seed 001, spec §2.2): the projection of a target onto ℋ.
+"""Weak learners of function-space boosting ([GB]): the projection of a target onto ℋ
+(docs/math.md#projection-rules).
 
 A :class:`ProjectionOracle` is fitted once on the training inputs X (N x p), then asked
 ``project(target)`` for a target function given by its N values (shape (N,), or (N, K) for K
 outputs): the (sub)gradient, or the residual of Alg. 3. It returns a :class:`Projection`: a
 hypothesis h of its class ℋ with its values on the training set. The drivers then take the closest
-point on the line of h, ``c h`` with ``c = <h, target>/‖h‖²`` (spec (2)), so any h with
+point on the line of h, ``c h`` with ``c = <h, target>/‖h‖²`` ([GB] (2)), so any h with
 ``<h, target> > 0`` is a descent direction; how good it is is the edge of Definition 1.
 
-Two projection rules (spec §2.2), and the classes that implement them:
+Two projection rules ([GB] (3), (4); docs/math.md#projection-rules), and the classes that implement them:
 
 * rule (4), least squares ``argmin_h ‖target - h‖²`` over a class closed under scaling (Friedman):
   :class:`RegressionStumps` (vectorised, O(N p K) per call on presorted features; K outputs share
   the split) and :class:`SklearnRegressorOracle` (any scikit-learn regressor, cloned and fitted on
   the target, with ``sample_weight`` when given);
 * rule (3), ``argmax_h <target, h>/‖h‖`` (Mason et al.): :class:`ClassifierProjection` turns any
-  binary oracle of the protocol (:class:`~dualboost.oracles.DecisionStumps`, a scikit-learn
-  classifier via :class:`~dualboost.oracles.SklearnOracle`, ...) into the weighted classification
-  problem of spec §2.2 (labels ``sgn target``, weights ``|target|``); for ±1 hypotheses ‖h‖ is
+  binary oracle of the protocol (:class:`~dualboost.oracles.DecisionStumps`, a scikit-learn classifier
+  via :class:`~dualboost.oracles.SklearnOracle`, ...) into the weighted classification problem of
+  docs/math.md#projection-rules (labels ``sgn target``, weights ``|target|``); for ±1 hypotheses ‖h‖ is
   constant, so the max-edge hypothesis *is* rule (3). :class:`MulticlassStumps`: the multiclass
-  decision stumps of seed 001's Fig. 3, as Thm 2's vectors h'(x)_k = 1 if k = class else -1/(K-1).
+  decision stumps of [GB] Fig. 3, as Thm 2's vectors h'(x)_k = 1 if k = class else -1/(K-1).
 
 ``sample_weight`` (rule (4) learners) weights the examples of the least-squares fit; the drivers
 never pass it (their P̂ is uniform), it is there for users of the learners.
@@ -284,10 +285,10 @@ class RegressionStumps(_Presorted):
 
 @dataclass(frozen=True)
 class MulticlassStump(Hypothesis):
-    """A multiclass decision stump as a K-vector (seed 001 Thm 2, spec §2.3): the class is
+    """A multiclass decision stump as a K-vector ([GB] Thm 2, docs/math.md#functional-edge): the class is
     ``right_class`` if x[feature] > threshold else ``left_class``, and h(x)_k = 1 for that class,
-    -1/(K-1) for the others (the constants are the spec's reconstruction [R, medium confidence];
-    they make every row sum to 0, as the seed's zero-mean assumption on the weight rows needs)."""
+    -1/(K-1) for the others (the constants are [RECONSTRUCTED], of medium confidence;
+    they make every row sum to 0, as the paper's zero-mean assumption on the weight rows needs)."""
 
     feature: int
     threshold: float
@@ -376,7 +377,7 @@ class SklearnRegressorOracle(ProjectionOracle):
     with K columns goes to the estimator as is when it supports several outputs (its
     ``target_tags.multi_output``), else to a :class:`~sklearn.multioutput.MultiOutputRegressor`.
     The fit only approximates the least-squares projection (a regularised model shrinks it); the
-    drivers' line coefficient c (spec (2)) corrects the scale.
+    drivers' line coefficient c ([GB] (2)) corrects the scale.
     """
 
     def __init__(self, estimator: BaseEstimator) -> None:
@@ -432,7 +433,8 @@ class _Signed(Hypothesis):
 
 
 class ClassifierProjection(ProjectionOracle):
-    """Rule (3) with any binary oracle of the protocol (spec §2.2's weighted classification problem).
+    """Rule (3) with any binary oracle of the protocol (the weighted classification problem of
+    docs/math.md#projection-rules).
 
     ``project(target)`` asks the oracle for the max-edge hypothesis with labels ``sgn target_n`` and
     weights ``|target_n|``, i.e. the h maximising ``<target, h> = sum_n target_n h(x_n)``. The oracle's

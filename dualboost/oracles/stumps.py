@@ -1,7 +1,8 @@
-"""Decision stumps ([KG] Sec 5, spec B.14.3): h(x) = s if x_j > theta else -s, s in {-1, +1}.
+"""Decision stumps ([KG] Ch. 5, docs/math.md#hypothesis-classes): h(x) = s if x_j > theta else -s,
+s in {-1, +1}.
 
 The class holds, for every feature j, one stump per threshold theta between consecutive distinct
-training values (the midpoint), both signs (so it is reflexive, spec B.14.2), and the two
+training values (the midpoint), both signs (so it is reflexive, docs/math.md#thesis-experiments), and the two
 constant hypotheses h = +1 and h = -1. Features with a single value give no stump.
 
 Algorithm. With v = d * y, the stump (j, theta, +1) has edge

@@ -1,4 +1,4 @@
-"""Primal (d-domain) and dual (w-domain) models of the boosting algorithms (DESIGN.md contract).
+"""Primal (d-domain) and dual (w-domain) models of the boosting algorithms (docs/architecture.md#layers).
 
 Each model offers ``primal_problem()``, ``dual_problem()``, ``primal_objective(d)``,
 ``dual_objective(w)``, ``d_from_w(w)``, ``w_from_d(d)`` (with ``kkt_from_d`` for all multipliers)

@@ -1,4 +1,4 @@
-"""Binary ERLPBoost ([KG] Sec 3.3; spec B.9, model M6).
+"""Binary ERLPBoost ([KG] Sec 3.3; docs/math.md#binary-erlpboost, model M6).
 
     primal:  min_{d in S^N}  max_q u^q . d + (1/eta) Delta_{2,nu}(d, d0)                       (Eq. 3.25)
     dual:    max_{w in S^t, beta}
@@ -6,7 +6,7 @@
 
 The caps 0 <= d <= 1/nu are implicit in the binary relative entropy; the conjugate library finds
 beta by a bracketed root, so ``dual_objective(w)`` is a function of w alone. Requires d0 < 1/nu
-(nu < N for uniform d0, spec B.9 [DERIVED]).
+(nu < N for uniform d0, [DERIVED] in docs/math.md#binary-erlpboost).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The corrective subproblems: one new hypothesis against the old combination (spec M8, M9).
+"""The corrective subproblems: one new hypothesis against the old combination
+(models M8, M9 of docs/math.md#model-catalogue).
 
 With the previous weights ``w_prev`` on the first t-1 columns of U, the old combined margin
 ``v = U[:, :t-1] w_prev``, the new column ``u = U[:, t-1]`` and ``x = u - v``:
@@ -9,8 +10,8 @@ With the previous weights ``w_prev`` on the first t-1 columns of U, the old comb
 where ``f`` is ``(1/eta) Delta + I{capped simplex}`` (Corrective ERLPBoost, M8) or
 ``(1/eta) Delta_{2,nu} + I{sum d = 1}`` (Corrective Binary ERLPBoost, M9), psi / beta eliminated
 by the conjugate library. The w-domain is the line ``w(a) = ((1 - a) w_prev, a)``, so that
-``U w(a) = v + a x`` (the change of variables of Lemma 4.2 with its erratum fixed, spec Part D
-item 15); ``a`` is the exact line-search weight of the new hypothesis.
+``U w(a) = v + a x`` (the change of variables of Lemma 4.2 with its erratum fixed,
+docs/math.md#erratum-kg-15); ``a`` is the exact line-search weight of the new hypothesis.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ class _CorrectiveModel(Model):
 
     def is_feasible(self) -> bool:
         """Whether some capped d has ``x . d = 0``: the support function of the capped simplex
-        (spec Part C item 2) must be >= 0 at ``x`` and at ``-x``."""
+        (docs/math.md#capped-simplex-support) must be >= 0 at ``x`` and at ``-x``."""
         nu = self.regularizer.nu
         return (
             capped_simplex_support(self.direction, nu) >= 0
@@ -161,7 +162,7 @@ class _CorrectiveModel(Model):
 
 
 class CorrectiveERLPBoost(_CorrectiveModel):
-    """Spec M8 ([KG] Eqs. 4.6-4.8): ``U`` (N x t, last column new), ``w_prev`` (t-1), nu, eta, d0."""
+    """Model M8 ([KG] Eqs. 4.6-4.8): ``U`` (N x t, last column new), ``w_prev`` (t-1), nu, eta, d0."""
 
     name = "corrective_erlpboost"
 
@@ -172,7 +173,7 @@ class CorrectiveERLPBoost(_CorrectiveModel):
 
 
 class CorrectiveBinaryERLPBoost(_CorrectiveModel):
-    """Spec M9 ([KG] Eqs. 4.12-4.14): as M8 with the binary relative entropy (``nu < N``)."""
+    """Model M9 ([KG] Eqs. 4.12-4.14): as M8 with the binary relative entropy (``nu < N``)."""
 
     name = "corrective_binary_erlpboost"
 

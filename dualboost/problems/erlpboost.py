@@ -1,10 +1,10 @@
-"""ERLPBoost ([KG] Sec 3.2; spec B.8, model M5).
+"""ERLPBoost ([KG] Sec 3.2; docs/math.md#erlpboost-dual, model M5).
 
     primal:  min_{d in S^N, d <= 1/nu}  max_q u^q . d + (1/eta) Delta(d, d0)                 (Eq. 3.6)
     dual:    max_{w in S^t, psi >= 0}  -(1/eta) ln sum_n d0_n e^{-eta (U w + psi)_n} - (1/nu) sum psi
                                                                                               (Eq. 3.10)
 
-The conjugate library eliminates psi exactly (capped softmax, spec Part C item 5), so
+The conjugate library eliminates psi exactly (capped softmax, docs/math.md#capped-softmax), so
 ``dual_objective(w)`` is a function of w alone; ``d_from_w`` is Eq. 3.11.
 """
 
@@ -21,7 +21,7 @@ __all__ = ["ERLPBoost", "erlpboost_eta"]
 
 
 def erlpboost_eta(n_samples: int, nu: float, eps: float, *, binary: bool = False) -> float:
-    """The canonical eta of [KG] B.8.1 / B.9: ``(2/eps) ln(N/nu)`` (``+ 1`` inside for Binary),
+    """The canonical eta (docs/math.md#canonical-eta): ``(2/eps) ln(N/nu)`` (``+ 1`` inside for Binary),
     at least 1/2 as the bounds require (Thm 3.10, Thm 3.21)."""
     if not eps > 0:
         raise ValueError(f"eps must be > 0; got {eps!r}")

@@ -1,12 +1,13 @@
-"""LPBoost: the soft-margin LP ([KG] Sec 2.2; spec B.2, models M1/M2; [SS] Eqs. 2-3, 6).
+"""LPBoost: the soft-margin LP ([KG] Sec 2.2; docs/math.md#lpboost, models M1/M2;
+[SS] Eqs. 2-3, 6).
 
     primal:  min_{d in S^N, d <= 1/nu}  max_q u^q . d                                        (Eq. 2.3)
     dual:    max_{w in S^t, psi >= 0}  min_n ((U w)_n + psi_n) - (1/nu) sum psi              (Eq. 2.2)
            = max_{w in S^t}  AvgMin_nu(U w)   (the mean of the nu smallest margins, real nu)
 
 ``nu = 1`` is the hard margin. The regulariser is the indicator of the capped simplex, whose
-conjugate (the top-nu average, spec Part C item 2) eliminates psi exactly. LP optima are not
-unique (spec B.2), so ``d_from_w`` returns *a* primal optimum on the complementary-slackness face
+conjugate (the top-nu average, docs/math.md#capped-simplex-support) eliminates psi exactly. LP optima are not
+unique (docs/math.md#lpboost), so ``d_from_w`` returns *a* primal optimum on the complementary-slackness face
 of w, found by a small LP (HiGHS).
 """
 

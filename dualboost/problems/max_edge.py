@@ -8,7 +8,7 @@ With a regulariser ``f`` from the conjugate library (the caps and ``sum d = 1`` 
 by Fenchel duality ([SS] Thm 3 with g = max over the simplex): the multipliers psi and beta of
 the thesis live inside ``f*`` and are maximised out exactly by the conjugate library. The KKT map
 is ``d = grad f*(-U w)`` ([SS] Lemma 18; [KG] Eqs. 3.11, 3.27), and at the optimum
-``sum_q w_q u^q . d = max_q u^q . d`` (complementary slackness, spec B.8.4).
+``sum_q w_q u^q . d = max_q u^q . d`` (complementary slackness, docs/math.md#kkt-map).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ class MaxEdgeModel(Model):
 
     def primal_from_edges(self, d: NDArray[np.float64], edges: NDArray[np.float64]) -> float:
         """``max_q edges_q + f(d)`` with ``edges = U^T d`` computed by the caller (a dual solver has
-        it: it is the gradient of D at the w that gave d, spec Part D item 7)."""
+        it: it is the gradient of D at the w that gave d, docs/math.md#augmented-lagrangian)."""
         reg = self.regularizer.value(d)
         if not np.isfinite(reg):
             return np.inf
@@ -107,7 +107,7 @@ class MaxEdgeModel(Model):
 
     # --- active-set recovery ---------------------------------------------------------------
     def kkt_from_d(self, d: ArrayLike, tol: float | None = None) -> KKTMultipliers:
-        """Recover (w, psi, beta) from d (spec B.8.5): ``A_w = {q : u^q.d >= max edge - tol}``,
+        """Recover (w, psi, beta) from d (docs/math.md#kkt-recovery): ``A_w = {q : u^q.d >= max edge - tol}``,
         ``A_psi`` = the capped coordinates; least squares with ``w >= 0``, ``sum w = 1``.
         ``tol=None`` tries several tolerances and keeps the best certified w."""
         d = self._d(d)

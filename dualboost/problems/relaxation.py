@@ -1,4 +1,5 @@
-"""The general relaxation scheme of [SS] Sec. 4.2 from any conjugate-library regulariser (spec A.4, M3, M7).
+"""The general relaxation scheme of [SS] Sec. 4.2 from any conjugate-library regulariser
+(docs/math.md#general-relaxation; models M3, M7 of docs/math.md#model-catalogue).
 
 With A in [-1, 1]^{N x n} (N examples, n hypotheses) and a convex regulariser f on d:
 
@@ -7,7 +8,7 @@ With A in [-1, 1]^{N x n} (N examples, n hypotheses) and a convex regulariser f 
                     = max_{w in B_1^n, gamma}  gamma - f*([gamma - A w]_+)      (Thm 7, under (i)-(iii))
 
 ``form`` picks the weight set: ``"abs"`` (above), ``"simplex"`` (the columns [A, -A], w in the
-simplex of 2n entries; the same values, spec Sec. 0 (c)) or ``"edge"`` (the columns of A as they
+simplex of 2n entries; the same values, docs/math.md#signed-weights) or ``"edge"`` (the columns of A as they
 are, no absolute values, w in the simplex: the max-edge form of LPBoost and ERLPBoost, [KG] Eqs.
 2.2-2.3, 3.6, 3.10).
 
@@ -16,8 +17,8 @@ are, no absolute values, w in the simplex: the max-edge form of LPBoost and ERLP
 * when f satisfies the conditions of Thm 7 (:func:`theorem7_conditions`), by Lemma 8
   (:class:`~dualboost.conjugates.SimplexRestriction`): the dual is then Thm 7's hinge form;
 * otherwise by the library's closed forms where the simplex can be absorbed (an l_inf or l1 ball
-  on the simplex is a capped simplex; an entropy plus a capped simplex is the capped softmax, spec
-  Part C items 4-5), else by the infimal convolution ``(f + I_S)* = f* [] max_i`` (:class:`Sum`).
+  on the simplex is a capped simplex; an entropy plus a capped simplex is the capped softmax,
+  docs/math.md#capped-softmax), else by the infimal convolution ``(f + I_S)* = f* [] max_i`` (:class:`Sum`).
 
 The KKT map is ``d = grad f~*(-A w)`` ([SS] Lemma 18). :meth:`Relaxation.smoothed` gives the
 entropy-smoothed pair of Eq. 8 (model M7) that the boosters of :mod:`dualboost.boosting.relaxation`
@@ -197,8 +198,8 @@ _INSIDE_SIMPLEX = (CappedSimplex, CappedRelativeEntropy, CappedBinaryRelativeEnt
 
 def _ball_on_simplex(f: NormBall, n: int) -> ConvexFunction:
     """``I{||d||_p <= r} + I_S`` for p in {1, inf}: on the simplex ``||d||_1 = 1`` and
-    ``||d||_inf >= 1/N``, so the l_inf ball is the cap ``d <= r`` (spec A.3) and the l1 ball is all
-    or nothing."""
+    ``||d||_inf >= 1/N``, so the l_inf ball is the cap ``d <= r`` (docs/math.md#capped-simplex-support)
+    and the l1 ball is all or nothing."""
     if f.p == 1.0:
         if f.radius < 1.0:
             raise ValueError(f"f: the l1 ball of radius {f.radius:g} does not meet the simplex (needs >= 1)")
@@ -234,7 +235,7 @@ def _absorb_simplex(f: ConvexFunction, n: int) -> ConvexFunction | None:
     """``f + I_S`` as a function whose domain lies in the simplex, by closed forms; ``None`` if none.
 
     A sum is flattened and simplified; the simplex goes to the summand that leaves the fewest
-    summands (so a cap and an entropy become one capped softmax, spec Part C item 5).
+    summands (so a cap and an entropy become one capped softmax, docs/math.md#capped-softmax).
     """
     if isinstance(f, _INSIDE_SIMPLEX):
         return f
@@ -249,7 +250,8 @@ def _absorb_simplex(f: ConvexFunction, n: int) -> ConvexFunction | None:
                 candidate = _simplify([*parts[:i], *parts[i + 1:], absorbed])
                 best = candidate if best is None or len(candidate) < len(best) else best
         return None if best is None else reduce(Sum, best)
-    closed = add(f, CappedSimplex(1.0))  # the library's rules (relative entropies, Part C item 4)
+    # the library's rules (relative entropies, docs/math.md#conjugate-table)
+    closed = add(f, CappedSimplex(1.0))
     if not isinstance(closed, Sum):
         return closed
     if isinstance(f, Scaled):
@@ -491,7 +493,7 @@ class Relaxation(MaxEdgeModel):
     def kkt_from_d(self, d: ArrayLike, tol: float | None = None) -> KKTMultipliers:
         """w from d on the active set ``{q : edge_q >= max edge - tol}`` of the signed columns.
 
-        With a smooth regulariser (entropies) by the linear stationarity system (spec B.8.5;
+        With a smooth regulariser (entropies) by the linear stationarity system (docs/math.md#kkt-recovery;
         ``tol=None`` tries several tolerances, as every model); otherwise by maximising the dual
         over the active face, where every optimal w lives by complementary slackness (``tol=None``
         means 1e-6: a larger face only helps the maximisation; ``psi = 0``, ``beta = nan`` and

@@ -1,12 +1,12 @@
-"""SoftBoost ([KG] Sec 3.1; spec B.7, model M4); nu = 1 is TotalBoost.
+"""SoftBoost ([KG] Sec 3.1; docs/math.md#softboost, model M4); nu = 1 is TotalBoost.
 
     primal:  min_{d in S^N, d <= 1/nu}  Delta(d, d0)   s.t.  u^q . d <= g  (q = 1..t)         (Eq. 3.1)
     dual:    max_{w >= 0, psi >= 0}  -ln sum_n d0_n e^{-(U w)_n - psi_n} - g sum w - (1/nu) sum psi
                                                                           (Lemma 3.1, corrected)
 
-with the edge bound ``g = gamma_hat - eps``. The w of SoftBoost is not normalised (spec Part D
-item 5). psi is eliminated exactly by the capped softmax (eta = 1), ``d_from_w`` is Eq. 3.2.
-The primal is infeasible when ``g`` is below the capped LP value P_LP (LPBoost's optimum); then
+with the edge bound ``g = gamma_hat - eps``. The w of SoftBoost is not normalised (erratum KG-5,
+docs/math.md#erratum-kg-5). psi is eliminated exactly by the capped softmax (eta = 1), ``d_from_w`` is
+Eq. 3.2. The primal is infeasible when ``g`` is below the capped LP value P_LP (LPBoost's optimum); then
 the dual is unbounded and ``solve`` reports ``status="infeasible"``, certified by the LP.
 """
 
@@ -63,7 +63,8 @@ class SoftBoost(Model):
         return value, np.clip(d, 0.0, cap)
 
     def is_feasible(self) -> bool:
-        """Whether some capped d has every edge <= g, i.e. ``P_LP <= g`` (spec B.7 Thm 3.2 proof)."""
+        """Whether some capped d has every edge <= g, i.e. ``P_LP <= g`` (the proof of [KG] Thm 3.2,
+        docs/math.md#softboost)."""
         return self.lp_value[0] <= self.edge_bound + DOMAIN_TOL
 
     # --- objectives and maps -------------------------------------------------------------
@@ -88,9 +89,9 @@ class SoftBoost(Model):
         return self.regularizer.conjugate_grad(-(self.U @ self._w(w)))
 
     def kkt_from_d(self, d: ArrayLike, tol: float | None = None) -> KKTMultipliers:
-        """Active sets ``A_w = {q : u^q.d >= g - tol}``, caps as for ERLPBoost; ``w >= 0`` free
-        in scale (spec B.7 KKT with eta = 1). ``tol=None`` tries several tolerances and keeps
-        the best certified w."""
+        """Active sets ``A_w = {q : u^q.d >= g - tol}``, caps as for ERLPBoost; ``w >= 0`` free in scale
+        (the KKT conditions of docs/math.md#softboost, eta = 1). ``tol=None`` tries several tolerances
+        and keeps the best certified w."""
         d = self._d(d)
         edges = self.U.T @ d
 
