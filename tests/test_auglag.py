@@ -376,7 +376,7 @@ def test_warm_starts_from_a_kept_hessian_match_the_cold_solve(monkeypatch):
     saving is measured in benchmarks/scale.py, not asserted). Every solve is certified and agrees
     with a cold solve as in the test above, and so does a warm solve without the kept Hessian; the
     Hessian rebuilt from ``extra`` (what a checkpoint keeps) gives the same steps bit for bit."""
-    from dualboost.solvers import auglag
+    from dualboost.solvers import newton
 
     calls = {"block": 0}
     block = ERLPBoost.dual_hessian_block
@@ -386,7 +386,7 @@ def test_warm_starts_from_a_kept_hessian_match_the_cold_solve(monkeypatch):
         return block(self, *args, **kwargs)
 
     monkeypatch.setattr(ERLPBoost, "dual_hessian_block", counted_block)
-    monkeypatch.setattr(auglag, "CHORD_MIN_WORK", 0.0)
+    monkeypatch.setattr(newton, "KEPT_MIN_WORK", 0.0)
     n, t0 = 600, 40
     pool = random_edge_matrix(n, t0 + 40, seed=6)
     U = pool[:, :t0]
@@ -398,11 +398,11 @@ def test_warm_starts_from_a_kept_hessian_match_the_cold_solve(monkeypatch):
         U = np.column_stack([U, pool[:, int(np.argmax(edges))]])
         model = ERLPBoost(U, **kwargs)
         cold = model.solve(method="auglag", tol=AGREE_TOL)
-        assert isinstance(previous.solver_state, auglag._Curvature)
+        assert isinstance(previous.solver_state, newton.Curvature)
         fields = {f: getattr(previous, f) for f in previous.__dataclass_fields__}
         # as read back from a checkpoint (solver_state None, the Hessian in extra), and without it
         from_extra = Solution(**fields)
-        kept = {k: v for k, v in previous.extra.items() if k not in auglag._Curvature.EXTRA}
+        kept = {k: v for k, v in previous.extra.items() if k not in newton.Curvature.EXTRA}
         stateless = Solution(**(fields | {"extra": kept}))
         warm = model.solve(method="auglag", tol=AGREE_TOL, warm_start=previous)
         again = model.solve(method="auglag", tol=AGREE_TOL, warm_start=from_extra)
@@ -416,26 +416,30 @@ def test_warm_starts_from_a_kept_hessian_match_the_cold_solve(monkeypatch):
     assert calls["block"] >= 5  # the kept Hessian was extended by the new column's block
 
 
-def test_kept_hessian_on_an_appended_face_extends_its_cholesky_factor():
-    """``_Curvature.on`` for a face with columns appended: the kept entries, the new block from
-    ``dual_hessian_block`` and the bordered Cholesky factor all equal what is computed from scratch
-    (the exact Hessian at the same w and numpy's Cholesky of ridge I - H) to rounding."""
-    from dualboost.solvers import auglag
+def test_kept_hessian_on_an_appended_face_extends_its_inverse():
+    """``Curvature.covering`` for a face with columns appended: the kept entries, the new block from
+    ``dual_hessian_block`` (at the kept Hessian's point) and the bordered inverse all equal what is
+    computed from scratch (the exact Hessian at the same w and numpy's inverse of ridge I - H), to
+    rounding amplified by the condition of ridge I - H."""
+    from dualboost.solvers import newton
 
     model = ERLPBoost(random_edge_matrix(500, 30, seed=8), nu=50.0, eta=20.0)
     w = np.random.default_rng(9).dirichlet(np.ones(30))
     H = model.dual_hessian(w, np.arange(30))
-    old = auglag._Curvature(np.arange(27), H[:27, :27].copy(), auglag._Curvature.key_of(model))
-    L_old, ridge = old.factor()
-    assert L_old is not None
-    new = old.on(model, w, np.arange(30), None)
+    key = newton.Curvature.key_of(model)
+    old = newton.Curvature(np.arange(27), H[:27, :27].copy(), key, w[:27] / w[:27].sum(), model.d_from_w(w))
+    inverse_old, ridge = old.inverse()
+    new = old.covering(model, np.arange(30))
     np.testing.assert_allclose(new.H, H, rtol=0, atol=1e-13 * np.abs(H).max())
-    L, ridge_new = new._factor  # extended, not computed anew
+    inverse, ridge_new = new._inverse  # extended, not computed anew
     assert ridge_new == ridge
-    reference = np.linalg.cholesky(ridge * np.eye(30) - H)
-    np.testing.assert_allclose(np.tril(L), reference, rtol=0, atol=1e-10 * np.abs(reference).max())
-    # the same face again: the same object (Hessian and factor reused by a chord step)
-    assert new.on(model, w, np.arange(30), None) is new
+    A = ridge * np.eye(30) - H
+    reference = np.linalg.inv(A)
+    scale = np.abs(reference).max() * np.linalg.cond(A) * 1e-14
+    np.testing.assert_allclose(inverse, reference, rtol=0, atol=scale)
+    np.testing.assert_allclose(inverse @ A, np.eye(30), rtol=0, atol=1e-6)
+    # the same face again (or a sub-face): the same object (Hessian and inverse reused)
+    assert new.covering(model, np.arange(30)) is new and new.covering(model, np.arange(5, 30)) is new
 
 
 def test_softboost_warm_start_after_a_new_column_matches_the_cold_solve():

@@ -128,10 +128,10 @@ def test_full_run_matches_in_memory(executor, nu, chord, monkeypatch):
     """dask_erlpboost on a row-chunked dask array = boost("erlpboost", DecisionStumps) to 1e-8;
     ``chord``: with the kept Hessians of warm starts (auglag's chord steps, used in memory from
     N |S|^2 >= 1e8 on) on this small set, which the Dask model extends by partition reductions."""
-    from dualboost.solvers import auglag
+    from dualboost.solvers import newton
 
     if chord:
-        monkeypatch.setattr(auglag, "CHORD_MIN_WORK", 0.0)
+        monkeypatch.setattr(newton, "KEPT_MIN_WORK", 0.0)
     rng = np.random.default_rng(11)
     X, y = _stump_data(rng)
     Xd, yd = da.from_array(X, chunks=(110, 2)), da.from_array(y, chunks=110)  # columns are merged

@@ -8,8 +8,9 @@ certification work unchanged:
   :class:`~dualboost.dask.edges.DistributedVector`-backed :class:`~dualboost.dask.softmax.Evaluation`
   (it stays on the workers); ``repair_primal`` and ``primal_from_edges`` accept it and use its
   reduced scalars (sum, min, max, the regulariser's value);
-* ``dual_hessian(w, S)`` reduces the |S| x |S| Gram matrices of the partitions, and
-  ``dual_hessian_block(w, R, S)`` their |R| x |S| blocks (a kept Hessian's new columns);
+* ``dual_hessian(w, S)`` reduces the |S| x |S| Gram matrices of the partitions,
+  ``dual_hessian_block(w, R, S)`` their |R| x |S| blocks (a kept Hessian's new columns), and
+  ``dual_hessian_operator(w, S)`` gives ``v -> H v`` by one reduction per product;
 * ``d_from_w(w)`` returns d as a numpy array: the one gather of a solve (the Solution holds d);
   ``primal_objective`` of that array reuses the evaluation's ``U^T d``; any other numpy d is
   scattered once to compute ``U^T d`` on the workers.
@@ -125,6 +126,11 @@ class DaskERLPBoost(ERLPBoost):
         path also drops weights below 1e-17 of the largest; they change H by less than that). ``d`` is
         not needed: the evaluation at w is cached on the workers."""
         return self.evaluation(w).hessian(np.asarray(columns, dtype=np.intp))
+
+    def dual_hessian_operator(self, w: NDArray[np.float64], columns: NDArray[np.intp], d=None):
+        """As :meth:`Model.dual_hessian_operator`, one reduction over the partitions per product
+        (the conjugate-gradient Newton steps of ``method="auglag"`` take a few)."""
+        return self.evaluation(w).hessian_operator(np.asarray(columns, dtype=np.intp))
 
     def dual_hessian_block(
         self, w: NDArray[np.float64], rows: NDArray[np.intp], columns: NDArray[np.intp], d=None

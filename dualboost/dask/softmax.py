@@ -118,6 +118,17 @@ def _hessian_cross_block(block, theta, log_d0, eta, tau, c, cap, nu, rows, colum
     return cross_gram_parts(block.matrix, s, rows, columns)
 
 
+def _weight_sums(block, theta, log_d0, eta, tau, c, cap, nu, columns):
+    s = uncapped_weights(_d_block(theta, log_d0, eta, tau, c, cap), nu)
+    return block.matrix[:, columns].T @ s, float(s.sum())
+
+
+def _weighted_product(block, theta, log_d0, eta, tau, c, cap, nu, columns, v):
+    s = uncapped_weights(_d_block(theta, log_d0, eta, tau, c, cap), nu)
+    C = block.matrix[:, columns]
+    return C.T @ (s * (C @ v))
+
+
 # --- the driver side ----------------------------------------------------------------------------
 @dataclass(eq=False)
 class Evaluation:
@@ -179,6 +190,27 @@ class Evaluation:
         parts = ex.gather(ex.map(_hessian_block, list(zip(U.blocks, self.theta, strict=True)), *args))
         gram, a, total = (np.sum([p[i] for p in parts], axis=0) for i in range(3))
         return centred_hessian(gram, a, a, float(total), self.eta)
+
+    def hessian_operator(
+        self, columns: NDArray[np.intp]
+    ) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
+        """``v -> H v`` for :meth:`hessian`'s matrix (``Model.dual_hessian_operator``): the vector
+        ``a = C^T s`` and ``sum s`` by one reduction, then one reduction per product (|S| numbers
+        travel each way per partition), two passes over the partition's columns."""
+        U = self.edges_of
+        ex = U.executor
+        pairs = list(zip(U.blocks, self.theta, strict=True))
+        args = (self.log_d0, self.eta, self.tau, self.c, self.cap, self.nu, columns)
+        sums = ex.gather(ex.map(_weight_sums, pairs, *args))
+        a, total = np.sum([p[0] for p in sums], axis=0), float(sum(p[1] for p in sums))
+
+        def product(v: NDArray[np.float64]) -> NDArray[np.float64]:
+            out = np.sum(ex.gather(ex.map(_weighted_product, pairs, *args, v)), axis=0)
+            if total > 0:
+                out -= a * (float(a @ v) / total)
+            return -self.eta * out
+
+        return product
 
     def hessian_block(self, rows: NDArray[np.intp], columns: NDArray[np.intp]) -> NDArray[np.float64]:
         """The block ``(rows, columns)`` of :meth:`hessian`'s matrix (``Model.dual_hessian_block``):

@@ -1,0 +1,557 @@
+"""Active-set Newton on the smooth w-domain dual: the curvature machinery of ``method="auglag"``.
+
+The dual ``D(w)`` of the entropy-regularised models is smooth and concave in the t hypothesis
+weights (docs/solvers.md). Its Hessian on a face S of columns is
+``H = -scale (U_S^T diag(s) U_S - a a^T / sum s)``, ``a = U_S^T s``, with the regulariser's curvature
+weights s (``Model.dual_hessian``): forming it costs O(N |S|^2), a product ``H v`` only two passes
+over U_S (``Model.dual_hessian_operator``), O(N |S|).
+
+A Newton step solves ``(r I - H) x = g - mu 1``, ``sum x = 0`` (the simplex) on the face, with a
+small ridge r. It is computed by projected conjugate gradients (:func:`pcg_step`) with exact
+products ``H v`` at the current point, preconditioned by the inverse of ``r I - H_kept``
+for a Hessian ``H_kept`` formed at an earlier point (:class:`Curvature`): after a new column
+enters a boosting run, d moves little and the kept Hessian (extended by the new column's block,
+one pass over U) is close, so a few products give the exact Newton step. The Hessian is formed
+anew only when conjugate gradients need more than :data:`PCG_MAX` products (the kept one has aged)
+or where forming it is cheap (:data:`KEPT_MIN_WORK`). Columns that leave the face, or that a step
+would push below 0, are held at 0 by equality constraints of the same projection (Gould, Hribar &
+Nocedal 2001, projected preconditioned CG), so the kept inverse serves every sub-face.
+
+Every step is taken by a backtracking line search on D along the projected path, and every
+point carries its certified duality gap (:func:`certified_point`): the solver's stopping
+decisions rest on certificates, never on the step computation's own accuracy.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.linalg import LinAlgError, cho_factor, eigh
+from scipy.linalg.lapack import dpotri
+
+__all__ = ["DualEvaluator", "Curvature", "newton_polish", "certified_point", "Point"]
+
+#: Newton steps without a better certified gap before the caller's first-order method takes over
+NEWTON_PATIENCE = 5
+#: step halvings of Newton's line search before the step is damped instead (Levenberg-Marquardt)
+NEWTON_BACKTRACK = 6
+#: products ``H v`` a conjugate-gradient Newton step may take before the Hessian is formed anew at
+#: the current point (the kept one no longer preconditions well)
+PCG_MAX = 12
+#: ... and after a step that took more than this many, the next point forms it anew
+PCG_REFRESH = 8
+#: the largest relative residual of a conjugate-gradient Newton step: the forcing term of inexact
+#: Newton is min(PCG_RTOL, gap), quadratic convergence as the gap closes (min(PCG_RTOL, sqrt(gap))
+#: took 20 % more Newton steps and 20 % fewer products on the Gaussian stump set, and left the last
+#: iterates of a run less converged: a Dask run then drifted 1e-7 from the in-memory one)
+PCG_RTOL = 0.25
+#: a kept Hessian preconditions conjugate gradients only where forming the exact one would cost at
+#: least this many multiply-adds (N |S|^2): below it, forming the Hessian and inverting it is
+#: cheaper than a dozen Python-level CG iterations (measured: see benchmarks/subproblem.py)
+KEPT_MIN_WORK = 2e6
+#: the relative ridges (of ``max |H_ii|``) tried, in turn, to make ``r I - H`` numerically definite
+RIDGES = (1e-10, 1e-8, 1e-6, 1e-4)
+#: columns held at 0 beyond this fraction of the kept face: the kept inverse is dropped, and the
+#: Hessian on the smaller face formed anew (the projection would cost more than it saves)
+MAX_HELD = 0.25
+
+
+class DualEvaluator:
+    """The model's dual ``(D(w), grad D(w), d(w))`` with evaluation counting (and a warm-started copy
+    of the regulariser, whose inner root searches start from the previous evaluation's)."""
+
+    def __init__(self, model) -> None:
+        self.model = model
+        self.regularizer = model.regularizer.with_warm_starts()
+        #: dual evaluations, Hessians formed (``Model.dual_hessian``) and Hessian-vector products
+        self.evaluations = self.hessians = self.products = 0
+
+    def __call__(self, w: NDArray[np.float64]) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
+        self.evaluations += 1
+        return self.model.dual_value_and_grad(w, self.regularizer)
+
+    def point(self, w: NDArray[np.float64], exact_below: float = np.inf) -> Point:
+        """:func:`certified_point` at w, counted."""
+        self.evaluations += 1
+        return certified_point(self.model, w, exact_below)
+
+    def curvature(self, w: NDArray[np.float64], face: NDArray[np.intp], d, sum_to_one: bool) -> Curvature:
+        """:meth:`Curvature.at`, counted."""
+        self.hessians += 1
+        return Curvature.at(self.model, w, face, d, sum_to_one)
+
+    def operator(
+        self, w: NDArray[np.float64], columns: NDArray[np.intp], d
+    ) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
+        """``Model.dual_hessian_operator``, its products counted."""
+        product = self.model.dual_hessian_operator(w, columns, d)
+
+        def counted(v: NDArray[np.float64]) -> NDArray[np.float64]:
+            self.products += 1
+            return product(v)
+
+        return counted
+
+
+class Point(NamedTuple):
+    """A point of the w-domain with its dual value, dual gradient, ``d_from_w(w)`` and certified
+    relative gap."""
+
+    w: NDArray[np.float64]
+    value: float
+    grad: NDArray[np.float64]
+    d: NDArray[np.float64]
+    gap: float
+
+
+def certified_point(model, w: NDArray[np.float64], exact_below: float = np.inf) -> Point:
+    """``D(w)``, ``grad D(w)`` and the relative certified gap of ``(d(w), w)`` for ``w`` on the
+    w-domain, from one dual evaluation: d is moved onto the feasible set and the primal value is
+    recomputed from it, the dual value is ``D(w)`` itself (``dual_objective`` for the orthant,
+    whose D carries SoftBoost's extra terms).
+
+    On the simplex the max-edge models give the gap from the gradient alone
+    (``gap_from_gradient``, exact when d(w) is the exact maximiser); it is used while it is above
+    ``exact_below`` (a solver's target: such a point cannot stop the solver), and the certified
+    gap computed from d itself below it, so that every stopping decision rests on a certificate.
+    """
+    value, grad, d = model.dual_value_and_grad(w)
+    if model.w_domain == "simplex":
+        dual = value
+        if hasattr(model, "gap_from_gradient"):
+            estimate = model.gap_from_gradient(w, grad)
+            gap = estimate / max(1.0, abs(value + estimate))
+            if gap > exact_below:
+                return Point(w, float(value), grad, d, float(gap))
+    else:
+        d, dual = model.d_from_w(w), model.dual_objective(w)
+    repaired, moved = model.repair_primal(d)
+    if moved == 0.0 and hasattr(model, "primal_from_edges"):  # U^T d is the gradient just computed
+        primal = model.primal_from_edges(d, grad)
+    else:
+        primal = model.primal_objective(repaired)
+    gap = (primal - dual) / max(1.0, abs(primal)) if np.isfinite(primal) else np.inf
+    return Point(w, float(value), grad, d, float(gap))
+
+
+# --- inverses ---------------------------------------------------------------------------------
+def _scale(H: NDArray[np.float64]) -> float:
+    """The size of H that its ridge is relative to (at least 1: H = 0 where everything is capped)."""
+    return max(1.0, float(np.abs(np.diag(H)).max(initial=0.0)))
+
+
+def _well_conditioned(pivots: NDArray[np.float64]) -> bool:
+    """Whether Cholesky pivots span at most 1e5 (the factored matrix's condition below 1e10)."""
+    pivots = np.abs(pivots)
+    return bool(pivots.size == 0 or pivots.min() > 1e-5 * pivots.max())
+
+
+def _cholesky(A: NDArray[np.float64]) -> NDArray[np.float64] | None:
+    """The lower Cholesky factor of A (overwritten), or None when A is not numerically positive
+    definite (not positive definite, or its pivots spanning more than 1e5)."""
+    try:
+        L, _ = cho_factor(A, lower=True, overwrite_a=True, check_finite=False)
+    except LinAlgError:
+        return None
+    return L if _well_conditioned(np.diag(L)) else None
+
+
+def definite_inverse(
+    H: NDArray[np.float64], damping: float = 0.0
+) -> tuple[NDArray[np.float64], float] | None:
+    """``(M^-1, r)`` for ``M = r I - H`` with the smallest relative ridge r of :data:`RIDGES` (plus
+    ``damping``) that makes M numerically definite (Cholesky, then LAPACK's potri); None when none
+    does. Hundreds of nearly collinear stump columns make the exact H numerically singular; the
+    ridge keeps the Newton step finite along the directions in which D is flat. The inverse, not
+    the factor, is kept: a conjugate-gradient iteration applies it by one matrix-vector product
+    (a quarter of the two triangular solves' time at |S| = 260), and a new column extends it by a
+    border in O(|S|^2)."""
+    scale = _scale(H)
+    for relative in RIDGES:
+        ridge = relative * scale + damping
+        A = -H
+        A[np.diag_indices_from(A)] += ridge
+        L = _cholesky(A)
+        if L is not None:
+            inverse, info = dpotri(L, lower=1)
+            if info == 0:
+                return _symmetrised(inverse), ridge
+    return None
+
+
+def _symmetrised(lower: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The symmetric matrix whose lower triangle is ``lower``'s (LAPACK fills one triangle)."""
+    full = np.tril(lower)
+    full += np.tril(lower, -1).T
+    return full
+
+
+def _bordered_inverse(inverse: NDArray[np.float64], ridge: float, H: NDArray[np.float64], m: int):
+    """``M^-1`` for ``M = ridge I - H`` from the inverse of its leading m x m block ``M11``, by the
+    block inverse with the Schur complement ``S = M22 - M21 M11^-1 M12``: O(m^2) per new column.
+    S >= ridge I when H is negative semidefinite; its eigenvalues are raised to the ridge where
+    rounding says otherwise (the inverse preconditions: it must be definite)."""
+    B = -H[:m, m:]
+    C = -H[m:, m:]
+    C[np.diag_indices_from(C)] += ridge
+    X = inverse @ B
+    values, vectors = eigh(C - B.T @ X, check_finite=False)
+    S_inv = (vectors / np.maximum(values, ridge)) @ vectors.T
+    XS = X @ S_inv
+    k = H.shape[0]
+    out = np.empty((k, k))
+    out[:m, :m] = inverse + XS @ X.T
+    out[:m, m:] = -XS
+    out[m:, :m] = -XS.T
+    out[m:, m:] = S_inv
+    return out
+
+
+class Curvature:
+    """The Hessian of D at one point ``(w, d)`` on a face of columns, and the inverse of
+    ``ridge I - H`` (:func:`definite_inverse`), kept from one Newton step to the next and from one
+    solve to the next (``Solution.solver_state``, and ``Solution.extra`` for checkpoints): the
+    preconditioner of :func:`pcg_step`.
+
+    ``face``: the columns, in the order of H's rows (columns added later come last, so that the
+    inverse is extended by a border, O(|S|^2), instead of computed anew, O(|S|^3)); every entry of H
+    is the exact Hessian at ``w`` (added columns' blocks too: the Hessian depends on w only through
+    ``d``), so ``ridge I - H`` stays definite as it grows. ``key``: the model's parameters other
+    than t (another eta or nu: not reused).
+    """
+
+    def __init__(
+        self,
+        face: NDArray[np.intp],
+        H: NDArray[np.float64],
+        key: dict,
+        w,
+        d,
+        shift: float = 0.0,
+        inverse=None,
+    ) -> None:
+        self.face, self.H, self.key = np.asarray(face, dtype=np.intp), H, key
+        self.w, self.d = w, d
+        #: rho of the inverted matrix ``ridge I - H + rho 1 1^T`` (see :meth:`at`)
+        self.shift = shift
+        self._inverse = inverse  # (M^-1, ridge), (None, nan) where none exists; None: not computed yet
+
+    @classmethod
+    def at(cls, model, w: NDArray[np.float64], face: NDArray[np.intp], d, sum_to_one: bool) -> Curvature:
+        """The exact Hessian at ``(w, d)`` on ``face``, O(N |S|^2) (``Model.dual_hessian``).
+
+        With ``sum_to_one`` the matrix inverted is ``ridge I - H + rho 1 1^T`` (``rho = max |H_ii|``):
+        on ``sum x = 0``, where every step lies, it acts as ``ridge I - H``, and it stays well
+        conditioned where ``1`` is a direction in which D is flat (a column and its negation:
+        ``U = [u, -u]``), which would otherwise put ``1/ridge`` into the projected step."""
+        H = model.dual_hessian(w, face, d)
+        return cls(face, H, cls.key_of(model), w, d, _scale(H) if sum_to_one else 0.0)
+
+    @staticmethod
+    def key_of(model) -> dict:
+        return {k: float(v) for k, v in model.describe().items() if k != "t"}
+
+    #: the entries of ``Solution.extra`` that carry it (checkpoints save ``extra``, so that a resumed
+    #: run takes the same steps as an uninterrupted one)
+    EXTRA = (
+        "kept_face",
+        "kept_hessian",
+        "kept_inverse",
+        "kept_ridge",
+        "kept_key",
+        "kept_w",
+        "kept_d",
+        "kept_shift",
+    )
+
+    def to_extra(self, extra: dict) -> None:
+        """Write this Hessian, its point, its inverse (if computed) and its key into ``extra`` (d only
+        where it is a numpy array; a distributed one is evaluated again from w)."""
+        inverse, ridge = self._inverse if self._inverse and self._inverse[0] is not None else (None, np.nan)
+        extra["kept_face"], extra["kept_hessian"] = self.face, self.H
+        extra["kept_inverse"] = np.zeros((0, 0)) if inverse is None else inverse
+        extra["kept_ridge"] = float(ridge)  # nan: not computed (again when needed)
+        extra["kept_key"] = json.dumps(self.key, sort_keys=True)
+        extra["kept_w"] = np.asarray(self.w, dtype=np.float64)
+        extra["kept_d"] = self.d if isinstance(self.d, np.ndarray) else np.zeros(0)
+        extra["kept_shift"] = float(self.shift)
+
+    @classmethod
+    def from_extra(cls, extra: dict) -> Curvature | None:
+        """The Hessian written by :meth:`to_extra` (a Solution read back from a checkpoint), or None."""
+        if not all(name in extra for name in cls.EXTRA):
+            return None
+        inverse = None
+        if np.isfinite(extra["kept_ridge"]):
+            inverse = (np.asarray(extra["kept_inverse"], dtype=np.float64), float(extra["kept_ridge"]))
+        face = np.asarray(extra["kept_face"], dtype=np.intp)
+        H = np.asarray(extra["kept_hessian"], dtype=np.float64)
+        d = np.asarray(extra["kept_d"], dtype=np.float64)
+        w = np.asarray(extra["kept_w"], dtype=np.float64)
+        shift = float(extra["kept_shift"])
+        return cls(face, H, json.loads(extra["kept_key"]), w, d if d.size else None, shift, inverse)
+
+    def usable_for(self, model) -> bool:
+        """Whether its point lies in ``model``'s w-space (the same columns, or columns appended
+        since, which enter with weight 0) and its parameters are the model's."""
+        return self.key == self.key_of(model) and self.w.size <= model.n_hypotheses
+
+    def inverse(self) -> tuple[NDArray[np.float64], float] | None:
+        """``(M^-1, ridge)`` of :func:`definite_inverse`, computed once per Hessian; None where no
+        ridge of :data:`RIDGES` makes ``M = ridge I - H`` numerically definite."""
+        if self._inverse is None:
+            self._inverse = definite_inverse(self.shifted(self.H)) or (None, np.nan)
+        return None if self._inverse[0] is None else self._inverse
+
+    def covering(self, model, face: NDArray[np.intp]) -> Curvature:
+        """This Hessian extended to every column of ``face``: the new columns' rows and columns at
+        this Hessian's point (``Model.dual_hessian_block``, one pass over U) are appended, and the
+        inverse is extended by their border. Columns of this face that ``face`` lacks stay (the step
+        holds them at 0). ``self`` when nothing is new."""
+        new = np.setdiff1d(face, self.face, assume_unique=True)
+        if not new.size:
+            return self
+        columns = np.r_[self.face, new]
+        m, k = self.face.size, columns.size
+        w = np.r_[self.w, np.zeros(model.n_hypotheses - self.w.size)]  # appended columns: weight 0
+        H = np.empty((k, k))
+        H[:m, :m] = self.H
+        block = model.dual_hessian_block(w, columns, new, self.d)
+        H[:, m:] = block
+        H[m:, :m] = block[:m].T
+        inverse = self.inverse()
+        if inverse is not None:
+            inverse = _bordered_inverse(inverse[0], inverse[1], self.shifted(H), m), inverse[1]
+        return Curvature(columns, H, self.key, w, self.d, self.shift, inverse)
+
+    def shifted(self, H: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``H - rho 1 1^T`` (a copy), so that the inverted matrix is ``ridge I - H + rho 1 1^T``."""
+        return H - self.shift
+
+
+# --- steps ------------------------------------------------------------------------------------
+class _Projection:
+    """``z = P r``: the preconditioner ``M^-1`` projected onto ``{x : B^T x = 0}``,
+    ``P = M^-1 - Y (B^T Y)^-1 Y^T`` with ``Y = M^-1 B``; B's columns are ``1`` (``sum x = 0``, the
+    simplex) and the unit vectors of the held columns (``x_j = 0``). ``P r`` minimises
+    ``x.M.x/2 - r.x`` under the constraints: with ``M = r I - H`` it is the constrained Newton step."""
+
+    def __init__(self, inverse: NDArray[np.float64], sum_to_one: bool, held: NDArray[np.intp]) -> None:
+        self.inverse = inverse
+        parts = ([inverse.sum(axis=1)] if sum_to_one else []) + [inverse[:, j] for j in held]
+        self.Y = np.column_stack(parts) if parts else None
+        if self.Y is not None:
+            B = np.zeros((inverse.shape[0], self.Y.shape[1]))
+            if sum_to_one:
+                B[:, 0] = 1.0
+            B[held, np.arange(int(sum_to_one), B.shape[1])] = 1.0
+            self.G_inv = np.linalg.inv(B.T @ self.Y)
+            self.held = held
+
+    def __call__(self, r: NDArray[np.float64]) -> NDArray[np.float64]:
+        z = self.inverse @ r
+        if self.Y is not None:
+            z -= self.Y @ (self.G_inv @ (self.Y.T @ r))
+            z[self.held] = 0.0  # zero up to rounding: exactly
+        return z
+
+
+def pcg_step(
+    product: Callable[[NDArray[np.float64]], NDArray[np.float64]],
+    g: NDArray[np.float64],
+    ridge: float,
+    project: _Projection,
+    rtol: float,
+) -> NDArray[np.float64] | None:
+    """The constrained Newton step ``argmax g.x - x.(r I - H).x/2`` subject to the projection's
+    constraints, by projected preconditioned conjugate gradients (Gould, Hribar & Nocedal 2001) with
+    ``product(v) = H v``: every iterate satisfies the constraints; stops when the preconditioned
+    residual fell by ``rtol``. None when that takes more than :data:`PCG_MAX` products, or when a
+    direction of curvature below the ridge (rounding: ``r I - H >= r I``) shows up at once."""
+    x = np.zeros(g.size)
+    r = g.copy()
+    z = project(r)
+    p, rz = z.copy(), float(r @ z)
+    if rz <= 0.0:
+        return x if rz == 0.0 else None
+    stop = max(rtol, 1e-12) ** 2 * rz  # below 1e-12 rounding decides, and CG breaks down
+    for _ in range(PCG_MAX):
+        Ap = ridge * p - product(p)
+        curvature = float(p @ Ap)
+        if not curvature > 0.5 * ridge * float(p @ p):  # below r I - H's least eigenvalue: rounding
+            return x if x.any() else None  # (the Krylov space is exhausted: x is as good as it gets)
+        alpha = rz / curvature
+        x += alpha * p
+        r -= alpha * Ap
+        z = project(r)
+        rz_next = float(r @ z)
+        if not np.isfinite(rz_next):
+            return None
+        if rz_next <= stop:
+            return x
+        p = z + (rz_next / rz) * p
+        rz = rz_next
+    return None
+
+
+#: what :func:`face_step` returns when the kept Hessian no longer preconditions: form the exact one
+NEEDS_EXACT = object()
+
+
+def face_step(
+    point: Point,
+    sum_to_one: bool,
+    curvature: Curvature,
+    face: NDArray[np.intp],
+    damping: float,
+    product,
+    rtol: float,
+):
+    """The (damped) Newton direction on ``face`` (a subset of the curvature's columns; the rest are
+    held at 0), with the columns at 0 that it would push below 0 held too (at most five rounds);
+    None when no ascent direction is left.
+
+    ``product``: ``v -> H v`` at the point over the curvature's columns when its Hessian is an
+    older one: the undamped step is then the exact Newton step by :func:`pcg_step`, the kept inverse
+    preconditioning; ``NEEDS_EXACT`` when that does not converge. ``product`` None: the curvature is
+    the exact Hessian at the point, and its inverse gives the step directly. ``damping`` > 0: the
+    Levenberg-Marquardt shift, by the inverse of the damped Hessian (the step is then a scaled
+    gradient step, which the line search accepts)."""
+    w, cols = point.w, curvature.face
+    g = point.grad[cols]
+    free = np.isin(cols, face)
+    for _ in range(5):
+        if not free.any():
+            return None
+        held = np.flatnonzero(~free)
+        inverse = None if damping > 0.0 else curvature.inverse()
+        if inverse is None or held.size > MAX_HELD * cols.size:
+            # the inverse for the damped (or sub-face) Hessian itself
+            keep = np.flatnonzero(free)
+            sub = definite_inverse(curvature.shifted(curvature.H[np.ix_(keep, keep)]), damping)
+            if sub is None:
+                return NEEDS_EXACT if product is not None else None
+            x = np.zeros(cols.size)
+            x[keep] = _Projection(sub[0], sum_to_one, np.zeros(0, dtype=np.intp))(g[keep])
+            step = x
+        else:
+            M_inv, ridge = inverse
+            project = _Projection(M_inv, sum_to_one, held)
+            if product is None:
+                step = project(g)
+            else:
+                step = pcg_step(product, g, ridge, project, rtol)
+                if step is None:
+                    return NEEDS_EXACT
+        blocked = free & (w[cols] == 0) & (step < 0)
+        if not blocked.any():
+            break
+        free &= ~blocked
+    direction = np.zeros_like(w)
+    direction[cols] = step
+    return direction if float(point.grad @ direction) > 0 else None
+
+
+def _face_of(point: Point, sum_to_one: bool) -> NDArray[np.intp]:
+    """The support of w plus the columns whose edge beats the current combination."""
+    w, g = point.w, point.grad
+    reference = (w @ g) / w.sum() if sum_to_one and w.sum() > 0 else 0.0
+    return np.flatnonzero((w > 0) | (g > reference))
+
+
+def newton_polish(
+    evaluator: DualEvaluator,
+    point: Point,
+    target: float,
+    *,
+    sum_to_one: bool,
+    max_steps: int = 50,
+    kept: Curvature | None = None,
+) -> tuple[Point, int, Curvature | None]:
+    """Active-set Newton from ``point`` until the certified gap is below ``target``: on the face of
+    w's support (plus the columns whose edge beats the current combination, minus those a step
+    would push below 0), with a short backtracking line search on D along the projected path
+    (Bertsekas) and Levenberg-Marquardt damping when the line search fails.
+
+    Where the capped set changes D is C^1 but not C^2 (its curvature grows with eta), so the
+    Hessian of the current piece can point past the optimum; then the step is damped
+    (``H - lambda I``, lambda grows tenfold per failure and shrinks after full steps) instead of
+    halved dozens of times. ``sum_to_one``: the step keeps ``sum w = 1`` (simplex) or is free in
+    scale (orthant). ``kept``: a Hessian (:class:`Curvature`) from an earlier point; it
+    preconditions the exact steps (:func:`pcg_step`) where forming the Hessian costs
+    :data:`KEPT_MIN_WORK` or more, else the Hessian is formed at each point. Returns the best
+    certified point seen, the number of steps and the last Hessian (to keep for a warm start).
+    """
+    model = evaluator.model
+    steps = 0
+    best, stalled, damping = point, 0, 0.0
+    current = product = None  # the curvature at the current point; v -> H v there (None: exact)
+    fresh = False  # the exact Hessian is formed at the next point (the kept one aged)
+    while best.gap > target and steps < max_steps and stalled < NEWTON_PATIENCE:
+        steps += 1
+        w = point.w
+        if current is None:  # a new point: its face and curvature
+            face = _face_of(point, sum_to_one)
+            if not face.size:
+                break
+            reuse = (
+                not fresh
+                and kept is not None
+                and model.n_samples * face.size**2 >= KEPT_MIN_WORK
+                and kept.usable_for(model)
+            )
+            if reuse:
+                current = kept.covering(model, face)
+                if np.setdiff1d(current.face, face).size > MAX_HELD * current.face.size:
+                    reuse = False  # mostly columns that left the face: form it anew
+            if reuse:
+                product = evaluator.operator(w, current.face, point.d)
+            else:
+                current, product = evaluator.curvature(w, face, point.d, sum_to_one), None
+            kept, fresh = current, False
+            scale = _scale(current.H)
+        rtol = min(PCG_RTOL, max(point.gap, 0.0))  # inexact Newton's forcing term
+        products = evaluator.products
+        direction = face_step(point, sum_to_one, current, face, damping * scale, product, rtol)
+        # a slow conjugate-gradient step: the kept Hessian has aged, the next point forms it anew
+        fresh = evaluator.products - products > PCG_REFRESH
+        if direction is NEEDS_EXACT:
+            current, fresh = None, True
+            continue
+        if direction is None:
+            break
+        g = point.grad
+        alpha, trial = 1.0, None
+        for _ in range(NEWTON_BACKTRACK):  # projected Newton: backtrack along the clipped path
+            trial_w = np.clip(w + alpha * direction, 0.0, None)
+            if sum_to_one:
+                total = trial_w.sum()
+                if not total > 0.0:  # every weight clipped: a shorter step
+                    alpha *= 0.5
+                    continue
+                trial_w /= total
+            candidate = evaluator.point(trial_w, target)
+            # Near the optimum the predicted rise of D (1e-16..1e-13) drowns in its rounding
+            # (1e-11 at eta = 1e6) while the certified gap still drops to first order: accept a
+            # step that improves either.
+            if candidate.value >= point.value + 1e-4 * float(g @ (trial_w - w)) or candidate.gap < point.gap:
+                trial = candidate
+                break
+            alpha *= 0.5
+        if trial is None:
+            # the piece's Hessian overshoots: damp it and try again from here
+            damping = max(10.0 * damping, 1e-3)
+            stalled += 1
+            continue
+        if alpha == 1.0:
+            damping = damping / 10.0 if damping > 1e-3 else 0.0
+        point, current = trial, None
+        if point.gap < best.gap:  # D rises monotonically, the gap need not: keep the best point
+            best, stalled = point, 0
+        else:
+            stalled += 1
+    return best, steps, kept

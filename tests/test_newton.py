@@ -1,0 +1,126 @@
+"""The Newton machinery of ``method="auglag"`` (dualboost/solvers/newton.py) against independent
+computations: Hessian-vector products against the formed Hessian, the projected conjugate-gradient
+step against a dense solve of the KKT system, and the kept Hessian's bordered inverse against
+numpy's inverse."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dualboost.instances import random_edge_matrix
+from dualboost.problems import BinaryERLPBoost, ERLPBoost
+from dualboost.solvers import newton
+
+
+def _models():
+    U = random_edge_matrix(400, 40, seed=3)
+    yield ERLPBoost(U, nu=40.0, eta=30.0)  # some caps active
+    yield ERLPBoost(U, nu=1.0, eta=5.0)  # the plain simplex
+    yield ERLPBoost(U, nu=40.0, eta=1e5)  # large eta: most rows negligible (the row subset)
+    yield BinaryERLPBoost(U, nu=40.0, eta=30.0)
+
+
+@pytest.mark.parametrize("model", list(_models()), ids=lambda m: repr(m))
+@pytest.mark.parametrize("columns", ["all", "few", "most"])
+def test_hessian_operator_equals_the_formed_hessian(model, columns):
+    """``dual_hessian_operator(w, S)(v) = dual_hessian(w, S) @ v`` on every kind of column subset
+    (a copy of few columns; all of U, padded, for most), to rounding."""
+    rng = np.random.default_rng(1)
+    w = rng.dirichlet(np.ones(model.n_hypotheses))
+    S = {"all": np.arange(40), "few": np.array([3, 7, 8, 30]), "most": np.arange(5, 40)}[columns]
+    H = model.dual_hessian(w, S)
+    product = model.dual_hessian_operator(w, S)
+    for _ in range(3):
+        v = rng.normal(size=S.size)
+        np.testing.assert_allclose(product(v), H @ v, rtol=0, atol=1e-12 * np.abs(H).sum(axis=1).max())
+
+
+def _kkt_step(A, g, sum_to_one, held):
+    """``argmin x.A.x/2 - g.x`` subject to ``sum x = 0`` (if asked) and ``x_held = 0``: a dense solve
+    of the KKT system, the independent reference."""
+    k = g.size
+    rows = ([np.ones(k)] if sum_to_one else []) + [np.eye(k)[j] for j in held]
+    B = np.array(rows).reshape(len(rows), k)
+    kkt = np.block([[A, B.T], [B, np.zeros((B.shape[0], B.shape[0]))]])
+    return np.linalg.solve(kkt, np.r_[g, np.zeros(B.shape[0])])[:k]
+
+
+@pytest.mark.parametrize("sum_to_one", [True, False])
+@pytest.mark.parametrize("held", [[], [2], [0, 5, 9]])
+def test_pcg_step_is_the_constrained_newton_step(sum_to_one, held, monkeypatch):
+    """With the exact Hessian's products and an older Hessian's inverse as preconditioner,
+    projected CG reaches the KKT solution of the ridged Newton system (to its tolerance), every
+    iterate on the constraints; with the exact inverse, the projection alone is that solution."""
+    model = ERLPBoost(random_edge_matrix(300, 12, seed=4), nu=30.0, eta=20.0)
+    rng = np.random.default_rng(2)
+    S = np.arange(12)
+    w_old, w = rng.dirichlet(np.ones(12)), rng.dirichlet(np.ones(12))
+    g = rng.normal(size=12)
+    H = model.dual_hessian(w, S)
+    held = np.asarray(held, dtype=np.intp)
+    monkeypatch.setattr(newton, "PCG_MAX", 60)  # to 1e-7 (a solver stops at 1e-2 or so)
+    kept = newton.Curvature(S, model.dual_hessian(w_old, S), {}, w_old, None, 1.0 if sum_to_one else 0.0)
+    inverse, ridge = kept.inverse()
+    A = ridge * np.eye(12) - H
+    want = _kkt_step(A, g, sum_to_one, held)
+    project = newton._Projection(inverse, sum_to_one, held)
+    step = newton.pcg_step(model.dual_hessian_operator(w, S), g, ridge, project, 1e-7)
+    assert step is not None
+    np.testing.assert_allclose(step, want, rtol=0, atol=1e-7 * np.abs(want).max())
+    assert np.all(step[held] == 0.0)
+    if sum_to_one:
+        assert abs(step.sum()) <= 1e-12 * np.abs(step).sum()
+    exact = newton.Curvature(S, H, {}, w, None, 1.0 if sum_to_one else 0.0)
+    direct = newton._Projection(exact.inverse()[0], sum_to_one, held)(g)
+    np.testing.assert_allclose(
+        direct,
+        _kkt_step(exact.inverse()[1] * np.eye(12) - H, g, sum_to_one, held),
+        rtol=0,
+        atol=1e-8 * np.abs(want).max(),
+    )
+
+
+def test_pcg_gives_up_when_the_preconditioner_is_far_off(monkeypatch):
+    """A preconditioner that is nothing like the Hessian (the identity at a scale 1e6 off) does not
+    converge within PCG_MAX products: the step reports None (the solver then forms the Hessian)."""
+    model = ERLPBoost(random_edge_matrix(300, 60, seed=5), nu=30.0, eta=200.0)
+    w = np.random.default_rng(3).dirichlet(np.ones(60))
+    S = np.arange(60)
+    g = np.random.default_rng(4).normal(size=60)
+    project = newton._Projection(1e6 * np.eye(60), True, np.zeros(0, dtype=np.intp))
+    monkeypatch.setattr(newton, "PCG_MAX", 3)
+    assert newton.pcg_step(model.dual_hessian_operator(w, S), g, 1e-8, project, 1e-12) is None
+
+
+def test_a_boosting_run_forms_few_hessians():
+    """On a stump run at N = 2000 the kept Hessian preconditions most Newton steps: once forming a
+    Hessian costs KEPT_MIN_WORK (t >= 60 here), the solves form far fewer Hessians than they take
+    Newton steps (each step formed one before), and every iteration's solution is certified (the
+    counts are what benchmarks/vs_adaboost.py reports; only their order is asserted)."""
+    import dualboost.solvers as solvers
+    from dualboost import ERLPBoostClassifier
+
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(2000, 10))
+    y = np.sign(X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.normal(size=2000))
+    seen = []
+    solve = solvers.solve_auglag
+
+    def counted(*args, **kwargs):
+        solution = solve(*args, **kwargs)
+        seen.append(solution)
+        return solution
+
+    solvers.solve_auglag = counted
+    try:
+        ERLPBoostClassifier(nu=0.1, eps=0.02).fit(X, y)
+    finally:
+        solvers.solve_auglag = solve
+    assert all(s.status == "optimal" for s in seen)
+    late = [s for s in seen if s.w.size >= 60]
+    hessians = sum(s.extra["hessians"] for s in late)
+    products = sum(s.extra["hessian_products"] for s in late)
+    steps = sum(s.iterations for s in late)
+    assert len(late) > 100 and products > steps
+    assert hessians < 0.25 * steps
