@@ -32,7 +32,9 @@ from dualboost.boosting.history import HistoryRow
 from dualboost.boosting.progress import ProgressLine, iteration_text
 from dualboost.boosting.run import SoftMarginWarning
 from dualboost.datasets import DATASETS, DatasetNotFoundError, load_dataset, load_libsvm
-from dualboost.estimators import CORRECTIVE_MAX_ITER, ORACLES, capping, make_oracle
+from dualboost.estimators.base import capping
+from dualboost.estimators.corrective import CORRECTIVE_MAX_ITER
+from dualboost.oracles.registry import ORACLES, make_oracle
 from dualboost.problems import (
     BinaryERLPBoost,
     CorrectiveBinaryERLPBoost,
@@ -280,7 +282,7 @@ def _check_options(args: argparse.Namespace) -> None:
 
 def _driver_params(args: argparse.Namespace, n_samples: int) -> dict:
     """The driver's keyword arguments (the options are checked by :func:`_check_options`); nu in
-    (0, 1] becomes the model's capping by :func:`dualboost.estimators.capping`, as in the classifiers."""
+    (0, 1] becomes the model's capping by :func:`dualboost.estimators.base.capping`, as in the classifiers."""
     taken = inspect.signature(ALGORITHMS[args.algorithm]).parameters
     given = _given_options(args)
     del given["nu"]  # a fraction here: converted below

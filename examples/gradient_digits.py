@@ -16,7 +16,7 @@ import numpy as np
 from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 
-from dualboost.estimators_gradient import GradientProjectionClassifier
+from dualboost.estimators.gradient import GradientProjectionClassifier
 
 X, y = load_digits(return_X_y=True)
 X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.25, random_state=0, stratify=y)

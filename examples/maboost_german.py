@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from dualboost.datasets import load_dataset
-from dualboost.estimators_maboost import MABoostClassifier, MadaBoostClassifier, SparseBoostClassifier
+from dualboost.estimators.maboost import MABoostClassifier, MadaBoostClassifier, SparseBoostClassifier
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"  # ../shared/data beside the repository
 if not os.environ.get("DUALBOOST_DATA") and SHARED.is_dir():

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.datasets import make_classification
 
-from dualboost.estimators_online import AdaBoostOLClassifier, OnlineBBMClassifier
+from dualboost.estimators.online import AdaBoostOLClassifier, OnlineBBMClassifier
 
 
 def main() -> None:

@@ -12,7 +12,7 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from dualboost.boosting.gradient_losses import CallableLoss
-from dualboost.estimators_gradient import GradientProjectionClassifier, GradientProjectionRegressor
+from dualboost.estimators.gradient import GradientProjectionClassifier, GradientProjectionRegressor
 from dualboost.oracles import DecisionStumps
 
 

@@ -8,7 +8,7 @@ import pytest
 from sklearn.datasets import make_classification
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from dualboost.estimators_maboost import MABoostClassifier, MadaBoostClassifier, SparseBoostClassifier
+from dualboost.estimators.maboost import MABoostClassifier, MadaBoostClassifier, SparseBoostClassifier
 
 ESTIMATORS = [
     MABoostClassifier(max_iter=20),

@@ -11,7 +11,7 @@ from sklearn.datasets import make_classification
 from sklearn.linear_model import SGDClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from dualboost.estimators_online import AdaBoostOLClassifier, OnlineBBMClassifier
+from dualboost.estimators.online import AdaBoostOLClassifier, OnlineBBMClassifier
 from dualboost.oracles.online import OnlineLinear
 
 CLASSES = [OnlineBBMClassifier, AdaBoostOLClassifier]

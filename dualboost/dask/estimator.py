@@ -4,7 +4,7 @@
   ``oracle="stumps"``, ``method="auglag"``) runs on dask input and :class:`DaskERLPBoostClassifier`
   on any input: ERLPBoost ([KG] Alg. 3.2) with decision stumps by
   :func:`~dualboost.dask.driver.fit_dask_erlpboost` with the estimator's ``nu``, ``eps``, ``eta``,
-  ``max_iter`` and ``criterion``, stored as by an in-memory fit (``_BoostingClassifier._store``);
+  ``max_iter`` and ``criterion``, stored as by an in-memory fit (``BoostingClassifier._store``);
 * :func:`dask_decision_function`, :func:`dask_predict`, :func:`dask_margins`: a fitted boosting
   classifier on a row-chunked dask X, as dask arrays computed block by block (the hypotheses travel
   to the workers, X does not travel back);
@@ -24,10 +24,10 @@ from numpy.typing import NDArray
 
 from dualboost.dask.data import is_dask_array
 from dualboost.dask.driver import fit_dask_erlpboost
-from dualboost.estimators import (
-    _BoostingClassifier,
-    _check_optional_positive,
+from dualboost.estimators.base import (
+    BoostingClassifier,
     binary_training_data,
+    check_optional_positive,
     dask_kind,
 )
 from dualboost.oracles._inputs import check_label_vector
@@ -62,7 +62,7 @@ def _dask_X(X: Any, n_features: int | None = None) -> Any:
 
 
 def fit_partitioned(
-    estimator: _BoostingClassifier, X: Any, y: Any, *, n_partitions: int | None = None
+    estimator: BoostingClassifier, X: Any, y: Any, *, n_partitions: int | None = None
 ) -> None:
     """Fit ``estimator`` (an ERLPBoost classifier: ``nu``, ``eps``, ``eta``, ``max_iter``, ``criterion``)
     on row partitions of (X, y) by :func:`~dualboost.dask.driver.fit_dask_erlpboost` ([KG] Alg. 3.2 with
@@ -84,7 +84,7 @@ def fit_partitioned(
         X,
         labels,
         client=None,
-        eta=_check_optional_positive(estimator.eta, "eta"),
+        eta=check_optional_positive(estimator.eta, "eta"),
         criterion=estimator.criterion,
         tol=None,
         callback=None,
@@ -94,7 +94,7 @@ def fit_partitioned(
     estimator._store(result, found if classes is None else classes)
 
 
-def dask_decision_function(estimator: _BoostingClassifier, X: Any) -> Any:
+def dask_decision_function(estimator: BoostingClassifier, X: Any) -> Any:
     """``f_w(X)`` of a fitted boosting classifier on a dask X: a dask array, one block per row chunk
     (each block validated and evaluated by ``estimator._block_decision`` on a worker)."""
     X = _dask_X(X, estimator.n_features_in_)
@@ -105,12 +105,12 @@ def _classes_of(f: NDArray[np.float64], classes: NDArray) -> NDArray:
     return classes[(f > 0).astype(int)]
 
 
-def dask_predict(estimator: _BoostingClassifier, f: Any) -> Any:
+def dask_predict(estimator: BoostingClassifier, f: Any) -> Any:
     """The classes where the dask decision function ``f`` is > 0 (``classes_[1]``), block by block."""
     return f.map_blocks(_classes_of, estimator.classes_, dtype=estimator.classes_.dtype)
 
 
-def dask_margins(estimator: _BoostingClassifier, X: Any, y: Any) -> Any:
+def dask_margins(estimator: BoostingClassifier, X: Any, y: Any) -> Any:
     """The margins ``y_n f_w(x_n)`` on a dask X (and y, dask or in-memory, aligned to X's row chunks)
     as a dask array; the labels are checked (``estimator._block_margins``) when it is computed."""
     import dask.array as da
@@ -123,7 +123,7 @@ def dask_margins(estimator: _BoostingClassifier, X: Any, y: Any) -> Any:
     return da.map_blocks(estimator._block_margins, f, y, dtype=np.float64)
 
 
-class DaskERLPBoostClassifier(_BoostingClassifier):
+class DaskERLPBoostClassifier(BoostingClassifier):
     """ERLPBoost ([KG] Alg. 3.2) with decision stumps, always trained by partition reductions
     (:func:`fit_partitioned`); :class:`~dualboost.estimators.ERLPBoostClassifier` does the same on dask
     input. Parameters and fitted attributes as ERLPBoostClassifier (``nu`` a fraction in (0, 1],

@@ -16,6 +16,7 @@ Protocol (:mod:`dualboost.oracles.base`, docs/math.md#edges-and-the-oracle): con
 from dualboost.oracles.base import TIE_TOL, Hypothesis, Oracle, Selection
 from dualboost.oracles.features import KernelColumn, LinearKernel, RawFeature, RawFeatures
 from dualboost.oracles.matrix import MatrixColumn, MatrixOracle
+from dualboost.oracles.registry import ORACLES, make_oracle
 from dualboost.oracles.sklearn import FittedEstimator, SklearnOracle
 from dualboost.oracles.stumps import Constant, DecisionStumps, Stump
 
@@ -35,4 +36,6 @@ __all__ = [
     "FittedEstimator",
     "MatrixOracle",
     "MatrixColumn",
+    "ORACLES",
+    "make_oracle",
 ]

@@ -45,8 +45,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from dualboost.boosting.gradient import PROJECTIONS, gradient_projection
 from dualboost.boosting.gradient_losses import FunctionalLoss, make_loss
-from dualboost.estimators import make_oracle, reject_dask_input
+from dualboost.estimators.base import reject_dask_input
 from dualboost.oracles import Oracle
+from dualboost.oracles.registry import make_oracle
 from dualboost.oracles.regression import (
     ClassifierProjection,
     MulticlassStumps,

@@ -30,13 +30,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dualboost.boosting.maboost import MABoostResult, maboost, madaboost, sparseboost
-from dualboost.estimators import (
-    _BoostingClassifier,
+from dualboost.estimators.base import (
+    BoostingClassifier,
     binary_training_data,
     capping,
-    make_oracle,
     reject_dask_input,
 )
+from dualboost.oracles.registry import make_oracle
 
 __all__ = ["MABoostClassifier", "SparseBoostClassifier", "MadaBoostClassifier", "PROJECTIONS"]
 
@@ -50,7 +50,7 @@ def _check_max_iter(max_iter: object) -> int:
     return int(max_iter)
 
 
-class _MirrorBoostingClassifier(_BoostingClassifier):
+class _MirrorBoostingClassifier(BoostingClassifier):
     """``fit`` for the MABoost family: validate, fit the oracle, run the driver, store the result."""
 
     def _boost(self, oracle, n_samples: int, secondary: ArrayLike | None, max_iter: int) -> MABoostResult:

@@ -1,4 +1,5 @@
-"""scikit-learn front-ends of the drivers in :mod:`dualboost.boosting` (docs/architecture.md#layers).
+"""The shared base of the classifiers of [KG]: :class:`BoostingClassifier`, and the helpers of every
+estimator family of the package (labels, the capping, Dask input).
 
 Six binary classifiers, one per algorithm of [KG]: :class:`LPBoostClassifier` (Alg. 2.1),
 :class:`SoftBoostClassifier` (Alg. 3.1), :class:`ERLPBoostClassifier` (Alg. 3.2),
@@ -41,59 +42,30 @@ simplex), ``history_`` (:class:`~dualboost.boosting.History`), ``nu_`` (the capp
 
 from __future__ import annotations
 
-import copy
 import numbers
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from dualboost._validation import check_scalar
 from dualboost.boosting import boost
-from dualboost.boosting.checkpoint import DEFAULT_EVERY
 from dualboost.boosting.result import combined_decision
-from dualboost.oracles import DecisionStumps, LinearKernel, Oracle, RawFeatures, SklearnOracle
 from dualboost.oracles._inputs import binary_labels, check_label_vector
+from dualboost.oracles.registry import make_oracle
 
 __all__ = [
-    "LPBoostClassifier",
-    "SoftBoostClassifier",
-    "ERLPBoostClassifier",
-    "BinaryERLPBoostClassifier",
-    "CorrectiveERLPBoostClassifier",
-    "CorrectiveBinaryERLPBoostClassifier",
-    "ORACLES",
-    "make_oracle",
+    "BoostingClassifier",
+    "binary_training_data",
     "capping",
+    "check_optional_positive",
     "dask_kind",
     "reject_dask_input",
+    "DASK_FIT",
 ]
-
-#: the named oracles
-ORACLES = {"stumps": DecisionStumps, "raw": RawFeatures, "svm": LinearKernel}
-
-
-def make_oracle(oracle: object) -> Oracle:
-    """A fresh, unfitted oracle from a name of :data:`ORACLES`, an oracle (copied) or a scikit-learn
-    classifier taking ``sample_weight`` (cloned and wrapped in :class:`SklearnOracle`)."""
-    if isinstance(oracle, str):
-        if oracle not in ORACLES:
-            raise ValueError(
-                f"oracle must be one of {', '.join(map(repr, ORACLES))}, an Oracle or a "
-                f"scikit-learn classifier; got {oracle!r}"
-            )
-        return ORACLES[oracle]()
-    if isinstance(oracle, Oracle):
-        return copy.deepcopy(oracle)
-    if isinstance(oracle, BaseEstimator) and hasattr(oracle, "predict"):
-        return SklearnOracle(clone(oracle))
-    raise ValueError(
-        f"oracle must be one of {', '.join(map(repr, ORACLES))}, an Oracle or a "
-        f"scikit-learn classifier; got {oracle!r}"
-    )
 
 
 def binary_training_data(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike) -> tuple:
@@ -161,7 +133,7 @@ def reject_dask_input(estimator: object, X: object, y: object = None, *, why: st
     )
 
 
-def _check_optional_positive(value: object, name: str) -> float | None:
+def check_optional_positive(value: object, name: str) -> float | None:
     if value is None:
         return None
     value = check_scalar(value, name)
@@ -170,7 +142,7 @@ def _check_optional_positive(value: object, name: str) -> float | None:
     return value
 
 
-class _BoostingClassifier(ClassifierMixin, BaseEstimator):
+class BoostingClassifier(ClassifierMixin, BaseEstimator):
     """Shared ``fit``/``predict`` of the six classifiers; a subclass names its driver
     (``_algorithm``) and the hyperparameters the driver takes besides nu, eps and max_iter."""
 
@@ -180,7 +152,7 @@ class _BoostingClassifier(ClassifierMixin, BaseEstimator):
     def _loop_params(self, n_samples: int) -> dict:
         """``nu`` (the model's, in [1, N]), ``eps`` and ``max_iter``, checked (each failure a ValueError
         naming the argument)."""
-        eps = _check_optional_positive(self.eps, "eps")
+        eps = check_optional_positive(self.eps, "eps")
         if eps is None:
             raise ValueError("eps must be > 0; got None")
         max_iter = self.max_iter
@@ -210,7 +182,7 @@ class _BoostingClassifier(ClassifierMixin, BaseEstimator):
         """None if this configuration trains on dask arrays, else the ``why`` of :func:`reject_dask_input`."""
         return ""
 
-    def fit(self, X: ArrayLike, y: ArrayLike) -> _BoostingClassifier:
+    def fit(self, X: ArrayLike, y: ArrayLike) -> BoostingClassifier:
         """Boost the oracle's hypotheses on (X, y): X dense or sparse (N x p), y with two classes.
         Dask input: see the module docstring."""
         if dask_kind(X) is not None or dask_kind(y) is not None:
@@ -297,199 +269,3 @@ class _BoostingClassifier(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = False
         tags.input_tags.sparse = True
         return tags
-
-
-class LPBoostClassifier(_BoostingClassifier):
-    """LPBoost ([KG] Alg. 2.1): the soft-margin LP re-solved after every hypothesis.
-
-    ``method``: the LP solver (``"highs"``, the default, or a cvxpy solver name). LPBoost has no
-    iteration bound (Thm 2.5): ``max_iter=None`` means 1,000, as in the thesis. See the module
-    docstring for the other parameters and the fitted attributes.
-    """
-
-    _algorithm = "lpboost"
-
-    def __init__(
-        self,
-        nu: float = 0.1,
-        eps: float = 0.01,
-        max_iter: int | None = None,
-        oracle: object = "stumps",
-        method: str = "highs",
-        checkpoint: str | None = None,
-        checkpoint_every: int = DEFAULT_EVERY,
-        resume: bool = False,
-    ) -> None:
-        self.nu = nu
-        self.eps = eps
-        self.max_iter = max_iter
-        self.oracle = oracle
-        self.method = method
-        self.checkpoint = checkpoint
-        self.checkpoint_every = checkpoint_every
-        self.resume = resume
-
-    def _extra_params(self) -> dict:
-        return {"method": self.method}
-
-
-class SoftBoostClassifier(_BoostingClassifier):
-    """SoftBoost ([KG] Alg. 3.1; TotalBoost when nu * N <= 1): relative-entropy projections onto the
-    distributions under which every hypothesis so far has edge <= gamma_hat - eps.
-
-    ``method``: the subproblem solver (``"auglag"`` default). ``max_iter=None``: Thm 3.2's bound.
-    """
-
-    _algorithm = "softboost"
-
-    def __init__(
-        self,
-        nu: float = 0.1,
-        eps: float = 0.01,
-        max_iter: int | None = None,
-        oracle: object = "stumps",
-        method: str = "auglag",
-        checkpoint: str | None = None,
-        checkpoint_every: int = DEFAULT_EVERY,
-        resume: bool = False,
-    ) -> None:
-        self.nu = nu
-        self.eps = eps
-        self.max_iter = max_iter
-        self.oracle = oracle
-        self.method = method
-        self.checkpoint = checkpoint
-        self.checkpoint_every = checkpoint_every
-        self.resume = resume
-
-    def _extra_params(self) -> dict:
-        return {"method": self.method}
-
-
-class _EntropicClassifier(_BoostingClassifier):
-    """The totally corrective entropy-regularised classifiers: eta, criterion and method."""
-
-    def __init__(
-        self,
-        nu: float = 0.1,
-        eps: float = 0.01,
-        eta: float | None = None,
-        max_iter: int | None = None,
-        oracle: object = "stumps",
-        method: str = "auglag",
-        criterion: str = "practical",
-        checkpoint: str | None = None,
-        checkpoint_every: int = DEFAULT_EVERY,
-        resume: bool = False,
-    ) -> None:
-        self.nu = nu
-        self.eps = eps
-        self.eta = eta
-        self.max_iter = max_iter
-        self.oracle = oracle
-        self.method = method
-        self.criterion = criterion
-        self.checkpoint = checkpoint
-        self.checkpoint_every = checkpoint_every
-        self.resume = resume
-
-    def _extra_params(self) -> dict:
-        return {
-            "eta": _check_optional_positive(self.eta, "eta"),
-            "method": self.method,
-            "criterion": self.criterion,
-        }
-
-
-class ERLPBoostClassifier(_EntropicClassifier):
-    """ERLPBoost ([KG] Alg. 3.2): LPBoost regularised by ``(1/eta) Delta(d, d0)``.
-
-    ``eta``: None for the theoretical ``(2/eps) ln(N/nu_)`` (docs/math.md#canonical-eta); ``criterion``:
-    ``"practical"`` (default) or ``"simple"`` (docs/math.md#erlpboost-stopping); ``method``: the
-    subproblem solver (``"auglag"``, warm-started, default). ``max_iter=None``: Thm 3.12's (or 3.10's)
-    bound.
-    """
-
-    _algorithm = "erlpboost"
-
-    def _dask_unsupported(self) -> str | None:
-        """Dask input trains on the Dask path with decision stumps and the auglag solver, no checkpoint."""
-        oracle = self.oracle
-        stumps = (isinstance(oracle, str) and oracle == "stumps") or type(oracle) is DecisionStumps
-        if stumps and self.method == "auglag" and self.checkpoint is None and not self.resume:
-            return None
-        given = [f"oracle={self.oracle!r}"] if not stumps else []
-        given += [f"method={self.method!r}"] if self.method != "auglag" else []
-        given += [f"checkpoint={self.checkpoint!r}"] if self.checkpoint is not None else []
-        given += ["resume=True"] if self.resume else []
-        return f" with {', '.join(given)}"
-
-
-class BinaryERLPBoostClassifier(_EntropicClassifier):
-    """Binary ERLPBoost ([KG] Alg. 3.3): ERLPBoost with the binary relative entropy, which keeps the
-    caps implicit; ``nu`` must be < 1. Theoretical eta ``(2/eps)(ln(N/nu_) + 1)``; bounds Thms 3.21,
-    3.23."""
-
-    _algorithm = "binary_erlpboost"
-    _binary_entropy = True
-
-
-#: the corrective classifiers' default cap on the iterations (see :class:`_CorrectiveClassifier`)
-CORRECTIVE_MAX_ITER = 1000
-
-
-class _CorrectiveClassifier(_BoostingClassifier):
-    """The corrective classifiers: eta and the step (``method``).
-
-    ``max_iter`` defaults to :data:`CORRECTIVE_MAX_ITER` = 1000, not to the theorem's bound: the
-    corrective algorithms need O(ln(N/nu)/eps^2) iterations ([SS] Thm 9, [KG] Sec 4.2: up to
-    ``32 eta/eps + 1``, 184,000 for N = 400 at the defaults nu = 0.1, eps = 0.01), each of them cheap
-    (one oracle call and an O(N) update, ~0.5 ms at N = 200 with stumps). 1000 iterations end in
-    about a second on a few hundred rows and reach most of the accuracy; a run that stops there
-    warns (``ConvergenceWarning``). ``max_iter=None`` runs to the theorem's bound.
-    """
-
-    def __init__(
-        self,
-        nu: float = 0.1,
-        eps: float = 0.01,
-        eta: float | None = None,
-        max_iter: int | None = CORRECTIVE_MAX_ITER,
-        oracle: object = "stumps",
-        method: str | None = None,
-        checkpoint: str | None = None,
-        checkpoint_every: int = DEFAULT_EVERY,
-        resume: bool = False,
-    ) -> None:
-        self.nu = nu
-        self.eps = eps
-        self.eta = eta
-        self.max_iter = max_iter
-        self.oracle = oracle
-        self.method = method
-        self.checkpoint = checkpoint
-        self.checkpoint_every = checkpoint_every
-        self.resume = resume
-
-    def _extra_params(self) -> dict:
-        return {"eta": _check_optional_positive(self.eta, "eta"), "method": self.method}
-
-
-class CorrectiveERLPBoostClassifier(_CorrectiveClassifier):
-    """Corrective ERLPBoost ([KG] Alg. 4.1): only the newest hypothesis's weight is set per
-    iteration; many more, much cheaper iterations than ERLPBoost.
-
-    ``method``: None for the clipped closed-form step of Alg. 4.1(b), or a solver name (e.g.
-    ``"auglag"``) for the exact step from the corrective subproblem. ``max_iter``: 1000 by default
-    (see :data:`CORRECTIVE_MAX_ITER`); None: the bound ``32 eta/eps + 1``.
-    """
-
-    _algorithm = "corrective_erlpboost"
-
-
-class CorrectiveBinaryERLPBoostClassifier(_CorrectiveClassifier):
-    """Corrective Binary ERLPBoost ([KG] Alg. 4.3): the corrective algorithm with the binary relative
-    entropy (``nu`` < 1); beta by the root of ``sum d = 1`` (Alg. 4.4)."""
-
-    _algorithm = "corrective_binary_erlpboost"
-    _binary_entropy = True

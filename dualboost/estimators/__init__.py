@@ -1,0 +1,52 @@
+"""scikit-learn front-ends of the drivers in :mod:`dualboost.boosting`, one module per family
+(docs/architecture.md#layers):
+
+* :mod:`~dualboost.estimators.totally_corrective`: :class:`LPBoostClassifier`,
+  :class:`SoftBoostClassifier`, :class:`ERLPBoostClassifier`, :class:`BinaryERLPBoostClassifier`
+  ([KG] Algs. 2.1, 3.1-3.3);
+* :mod:`~dualboost.estimators.corrective`: :class:`CorrectiveERLPBoostClassifier`,
+  :class:`CorrectiveBinaryERLPBoostClassifier` ([KG] Algs. 4.1, 4.3);
+* :mod:`~dualboost.estimators.maboost`: :class:`MABoostClassifier`, :class:`SparseBoostClassifier`,
+  :class:`MadaBoostClassifier` (mirror descent, [NP]);
+* :mod:`~dualboost.estimators.gradient`: :class:`GradientProjectionClassifier`,
+  :class:`GradientProjectionRegressor` (gradient boosting in function space, [GB]);
+* :mod:`~dualboost.estimators.online`: :class:`OnlineBBMClassifier`, :class:`AdaBoostOLClassifier`
+  (online boosting, [BKL]).
+
+:mod:`~dualboost.estimators.base` holds what they share:
+:class:`~dualboost.estimators.base.BoostingClassifier` (the parameters and fitted attributes of the
+classifiers of [KG]), the conversion of the capping fraction ``nu`` to the models' count
+(:func:`capping`), label handling and the detection of Dask input (:func:`dask_kind`,
+:func:`reject_dask_input`).
+"""
+
+from dualboost.estimators.base import capping, dask_kind, reject_dask_input
+from dualboost.estimators.corrective import CorrectiveBinaryERLPBoostClassifier, CorrectiveERLPBoostClassifier
+from dualboost.estimators.gradient import GradientProjectionClassifier, GradientProjectionRegressor
+from dualboost.estimators.maboost import MABoostClassifier, MadaBoostClassifier, SparseBoostClassifier
+from dualboost.estimators.online import AdaBoostOLClassifier, OnlineBBMClassifier
+from dualboost.estimators.totally_corrective import (
+    BinaryERLPBoostClassifier,
+    ERLPBoostClassifier,
+    LPBoostClassifier,
+    SoftBoostClassifier,
+)
+
+__all__ = [
+    "LPBoostClassifier",
+    "SoftBoostClassifier",
+    "ERLPBoostClassifier",
+    "BinaryERLPBoostClassifier",
+    "CorrectiveERLPBoostClassifier",
+    "CorrectiveBinaryERLPBoostClassifier",
+    "MABoostClassifier",
+    "SparseBoostClassifier",
+    "MadaBoostClassifier",
+    "GradientProjectionClassifier",
+    "GradientProjectionRegressor",
+    "OnlineBBMClassifier",
+    "AdaBoostOLClassifier",
+    "capping",
+    "dask_kind",
+    "reject_dask_input",
+]

@@ -1,0 +1,360 @@
+"""scikit-learn / River-style front-ends of the online boosters ([BKL]; docs/math.md#online-boosting;
+issue 7).
+
+* :class:`OnlineBBMClassifier`: Online BBM (Alg. 1), N weak online learners, assumed edge gamma;
+* :class:`AdaBoostOLClassifier`: AdaBoost.OL (Alg. 2), parameter-free.
+
+Both learn from a stream: ``partial_fit(X, y, classes=None)`` on mini-batches (rows in order),
+``learn_one(x, y)`` on single examples (x a dict ``{feature: value}`` or a 1-D array), ``fit``
+(a fresh model, ``n_passes`` passes over X in order), and predict with ``predict``,
+``decision_function`` and ``predict_one``. Any two class labels (the larger one is positive).
+
+Parameters shared by both:
+
+* ``n_learners``: N, the number of weak online learners;
+* ``learner``: the weak online learner: ``"linear"`` (numpy logistic regression with AdaGrad
+  steps, vectorized across the N copies; pass e.g. ``OnlineLinear(loss="modified_huber",
+  normalized=True, invariant=True)`` for Vowpal Wabbit-like updates), ``"stumps"`` (online
+  decision stumps), an :class:`~dualboost.oracles.online.OnlineLearners` bank (copied), or a
+  scikit-learn classifier with ``partial_fit(..., sample_weight=...)`` such as ``SGDClassifier``
+  (N clones);
+* ``weighting``: ``"importance"`` (every example reaches every learner with importance weight p_t^i;
+  AdaBoost.OL.W) or ``"sampling"`` (with probability p_t^i; AdaBoost.OL.S),
+  docs/math.md#importance-weights;
+* ``random_state``: seed of the booster (sampling, Hedge draws); a run is deterministic given it;
+* ``verbose``: a progress line on stderr (examples, progressive loss, mean edge, examples/s),
+  on a terminal only.
+
+Fitted attributes: ``classes_``, ``n_features_in_``, ``booster_`` (the
+:class:`~dualboost.boosting.online.OnlineBooster`), ``n_seen_`` (examples learned),
+``progressive_loss_`` (the progressive-validation 0-1 loss: each example is predicted before it is
+learned, the paper's tuning protocol), ``edges_`` (gamma_i = w^i.z^i / (2||w^i||_1) per learner),
+``history_`` (a :class:`~dualboost.boosting.History` with a row every 1,000 examples and at the end
+of each batch: ``iteration`` = examples seen, ``stopping`` = progressive loss, ``edge`` = mean
+gamma_i), and for AdaBoost.OL ``alpha_`` and ``hedge_weights_``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import sys
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from dualboost.boosting.history import History, HistoryRow
+from dualboost.boosting.online import WEIGHTINGS, AdaBoostOL, OnlineBBM, OnlineBooster
+from dualboost.boosting.progress import ProgressLine
+from dualboost.estimators.base import reject_dask_input
+from dualboost.oracles.online import make_online_learners
+
+__all__ = ["OnlineBBMClassifier", "AdaBoostOLClassifier"]
+
+#: examples between two history rows (and progress updates)
+CHECKPOINT = 1000
+
+
+def _stream_text(row: HistoryRow) -> str:
+    """The progress line of a stream: examples seen, progressive loss, mean edge, throughput."""
+    rate = row.iteration / row.time if row.time > 0 else math.nan
+    return (
+        f"examples {row.iteration}  progressive loss {row.stopping:.4f}  mean edge {row.edge:+.4f}  "
+        f"{rate:,.0f} ex/s"
+    )
+
+
+class _OnlineBoostingClassifier(ClassifierMixin, BaseEstimator):
+    """Shared stream handling; a subclass builds its booster in ``_make_booster``."""
+
+    def _make_booster(self) -> OnlineBooster:
+        raise NotImplementedError
+
+    def _check_params(self) -> None:
+        n = self.n_learners
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+            raise ValueError(f"n_learners must be a positive integer; got {n!r}")
+        if self.weighting not in WEIGHTINGS:
+            raise ValueError(
+                f"weighting must be one of {', '.join(map(repr, WEIGHTINGS))}; got {self.weighting!r}"
+            )
+        passes = getattr(self, "n_passes", 1)
+        if isinstance(passes, bool) or not isinstance(passes, numbers.Integral) or passes < 1:
+            raise ValueError(f"n_passes must be a positive integer; got {passes!r}")
+
+    # -- set-up -------------------------------------------------------------------------------------
+
+    def _start(self, X, classes: NDArray) -> None:
+        """A fresh booster for a stream whose first batch is X (dense or CSR) and labels ``classes``."""
+        self._check_params()
+        self.classes_ = classes
+        self.booster_ = self._make_booster()
+        self.booster_.start(X.shape[1], X)
+        self.history_ = History("progressive validation 0-1 loss")
+
+    @staticmethod
+    def _two_classes(classes: ArrayLike, name: str) -> NDArray:
+        classes = np.unique(np.asarray(classes))
+        if classes.size != 2:
+            raise ValueError(
+                f"Only binary classification is supported: {name} must contain exactly two classes; got "
+                f"{classes.size} class{'es' if classes.size != 1 else ''} "
+                f"({', '.join(map(str, classes[:5]))})"
+            )
+        return classes
+
+    def _labels(self, y: NDArray) -> NDArray[np.intp]:
+        """y as -1/+1 (``classes_[1]`` is +1); labels outside ``classes_`` raise."""
+        unknown = ~np.isin(y, self.classes_)
+        if unknown.any():
+            raise ValueError(
+                f"y holds labels that are not in classes_ {list(self.classes_)}: {y[unknown][:3]}"
+            )
+        return np.where(y == self.classes_[1], 1, -1)
+
+    # -- learning -----------------------------------------------------------------------------------
+
+    def fit(self, X: ArrayLike, y: ArrayLike) -> _OnlineBoostingClassifier:
+        """A fresh model learned on the rows of X in order (``n_passes`` times)."""
+        reject_dask_input(self, X, y)
+        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
+        check_classification_targets(y)
+        self._vocabulary = {}
+        self._start(X, self._two_classes(y, "y"))
+        for _ in range(self.n_passes):
+            self._learn(X, y)
+        return self
+
+    def partial_fit(
+        self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
+    ) -> _OnlineBoostingClassifier:
+        """Learn the rows of X in order. On the first call ``classes`` gives the two labels (default:
+        the classes of this y, which must then hold both)."""
+        reject_dask_input(self, X, y, why=" (partial_fit: pass row blocks one by one, X.blocks[i].compute())")
+        first = not hasattr(self, "booster_")
+        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, reset=first)
+        check_classification_targets(y)
+        if first:
+            self._start(
+                X, self._two_classes(y if classes is None else classes, "y" if classes is None else "classes")
+            )
+        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise ValueError(
+                f"classes must equal classes_ {list(self.classes_)} after the first call; got {classes!r}"
+            )
+        self._learn(X, y)
+        return self
+
+    def _learn(self, X, y: NDArray) -> None:
+        labels = self._labels(y)
+        progress = ProgressLine(bool(self.verbose) and sys.stderr.isatty(), _stream_text)
+
+        def record(row: HistoryRow) -> None:
+            self.history_.append(row)
+            progress(row)
+
+        try:
+            self.booster_.learn_many(
+                X.tocsr() if sp.issparse(X) else X, labels, callback=record, every=CHECKPOINT
+            )
+        finally:
+            progress.close()
+        if self.booster_.n_seen % CHECKPOINT:
+            self.history_.append(self.booster_.row())
+
+    # -- River-style single examples -----------------------------------------------------------------
+
+    def _row(self, x: object, *, learning: bool) -> tuple[NDArray[np.intp], NDArray[np.float64], int]:
+        """A dict ``{feature: value}`` or 1-D array as sparse (indices, values) and the feature count.
+
+        Dict keys are column indices (int) or names: ``feature_names_in_`` once fitted on a
+        DataFrame, else names met so far in ``learn_one`` (new names add features when learning).
+        """
+        n = getattr(self, "n_features_in_", 0)
+        if isinstance(x, dict):
+            indices, values = [], []
+            names = getattr(self, "feature_names_in_", None)
+            vocabulary = getattr(self, "_vocabulary", {})
+            if names is not None and not vocabulary:
+                vocabulary.update({name: j for j, name in enumerate(names)})
+            for key, value in x.items():
+                if isinstance(key, (int, np.integer)) and not isinstance(key, bool) and not vocabulary:
+                    j = int(key)
+                    if j < 0 or (n and j >= n and not learning):
+                        raise ValueError(f"x has feature index {j} outside [0, {n})")
+                elif key in vocabulary:
+                    j = vocabulary[key]
+                elif learning:
+                    j = vocabulary[key] = max(n, len(vocabulary))
+                else:
+                    continue  # an unseen feature of a prediction: its weight is 0
+                indices.append(j)
+                values.append(value)
+            self._vocabulary = vocabulary
+            vals = np.asarray(values, dtype=np.float64)
+            if not np.all(np.isfinite(vals)):
+                raise ValueError("x must be finite (no NaN or inf)")
+            idx = np.asarray(indices, dtype=np.intp)
+            return idx, vals, max(n, int(idx.max()) + 1 if idx.size else 0, len(vocabulary))
+        arr = np.asarray(x, dtype=np.float64)
+        if arr.ndim != 1:
+            raise ValueError(f"x must be a dict or a 1-D array; got shape {arr.shape}")
+        if n and arr.size != n:
+            raise ValueError(f"x has {arr.size} features, but {type(self).__name__} expects {n}")
+        if not np.all(np.isfinite(arr)):
+            raise ValueError("x must be finite (no NaN or inf)")
+        idx = np.flatnonzero(arr)
+        return idx, arr[idx], max(n, arr.size)
+
+    def learn_one(
+        self, x: dict | ArrayLike, y: object, classes: ArrayLike | None = None
+    ) -> _OnlineBoostingClassifier:
+        """Learn one example (River style). Before any learning, the two labels come from
+        ``classes`` (or are inferred from a bool / 0-1 / -1+1 label)."""
+        idx, vals, n = self._row(x, learning=True)
+        if n == 0:
+            raise ValueError("x must have at least one feature")
+        if not hasattr(self, "booster_"):
+            if classes is None:
+                if isinstance(y, (bool, np.bool_)):
+                    classes = [False, True]
+                elif y in (0, 1):
+                    classes = [0, 1]
+                elif y == -1:
+                    classes = [-1, 1]
+                else:
+                    raise ValueError(
+                        f"classes must be given to the first learn_one (or partial_fit) call: the two labels "
+                        f"cannot be inferred from y = {y!r}"
+                    )
+            self._check_params()
+            self.n_features_in_ = n
+            self._start(np.zeros((1, n)), self._two_classes(classes, "classes"))
+        elif n > self.n_features_in_:
+            self.booster_.learners.grow(n)
+            self.n_features_in_ = n
+        row = sp.csr_matrix((vals, idx, [0, idx.size]), shape=(1, self.n_features_in_))
+        self.booster_.learn_many(
+            row, self._labels(np.asarray([y])), callback=self.history_.append, every=CHECKPOINT
+        )
+        return self
+
+    def predict_one(self, x: dict | ArrayLike) -> object:
+        """The predicted label of one example (River style)."""
+        check_is_fitted(self)
+        idx, vals, _ = self._row(x, learning=False)
+        row = sp.csr_matrix((vals, idx, [0, idx.size]), shape=(1, self.n_features_in_))
+        return self.classes_[int(self.booster_.decision_function(row)[0] > 0)]
+
+    # -- prediction ---------------------------------------------------------------------------------
+
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
+        """The booster's vote in [-1, 1] with the learners' current state; > 0 predicts ``classes_[1]``.
+
+        Online BBM: (1/N) sum_i WL^i(x). AdaBoost.OL: the Hedge-weighted vote of the N experts
+        sign(sum_{j<=i} alpha^j WL^j(x)) (the deterministic counterpart of Alg. 2's random draw).
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
+        return self.booster_.decision_function(X)
+
+    def predict(self, X: ArrayLike) -> NDArray:
+        """``classes_[1]`` where the decision function is > 0, else ``classes_[0]``."""
+        check_is_fitted(self)
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    # -- fitted quantities ----------------------------------------------------------------------------
+
+    @property
+    def n_seen_(self) -> int:
+        return self.booster_.n_seen
+
+    @property
+    def progressive_loss_(self) -> float:
+        return self.booster_.progressive_loss
+
+    @property
+    def edges_(self) -> NDArray[np.float64]:
+        return self.booster_.edges
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.sparse = True
+        return tags
+
+
+class OnlineBBMClassifier(_OnlineBoostingClassifier):
+    """Online boost-by-majority ([BKL] Alg. 1; docs/math.md#online-bbm) as a streaming classifier.
+
+    ``gamma`` in (0, 1): the edge assumed of the weak learners (potentials with p = ½ + gamma/2;
+    Vowpal Wabbit's ``--gamma g`` is gamma = 2g). The prediction is the unweighted majority vote;
+    example t reaches learner i with p_t^i = w_t^i / ||w^i||_inf, w_t^i the binomial weight (5).
+    See the module docstring for the other parameters and the fitted attributes.
+    """
+
+    def __init__(
+        self,
+        n_learners: int = 10,
+        gamma: float = 0.2,
+        learner: object = "linear",
+        weighting: str = "importance",
+        n_passes: int = 1,
+        random_state: int | None = None,
+        verbose: bool = False,
+    ) -> None:
+        self.n_learners = n_learners
+        self.gamma = gamma
+        self.learner = learner
+        self.weighting = weighting
+        self.n_passes = n_passes
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _make_booster(self) -> OnlineBooster:
+        return OnlineBBM(
+            make_online_learners(self.learner), self.n_learners, self.gamma, self.weighting, self.random_state
+        )
+
+
+class AdaBoostOLClassifier(_OnlineBoostingClassifier):
+    """AdaBoost.OL ([BKL] Alg. 2; docs/math.md#adaboostol) as a streaming classifier: parameter-free.
+
+    Logistic weights w = 1/(1 + e^{s}), learner weights alpha in [-2, 2] by online gradient steps
+    4/sqrt(t), Hedge over the N partial sums. ``weighting="sampling"`` is AdaBoost.OL.S. Extra
+    fitted attributes: ``alpha_`` and ``hedge_weights_`` (v, summing to one). See the module
+    docstring for the other parameters.
+    """
+
+    def __init__(
+        self,
+        n_learners: int = 10,
+        learner: object = "linear",
+        weighting: str = "importance",
+        n_passes: int = 1,
+        random_state: int | None = None,
+        verbose: bool = False,
+    ) -> None:
+        self.n_learners = n_learners
+        self.learner = learner
+        self.weighting = weighting
+        self.n_passes = n_passes
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _make_booster(self) -> OnlineBooster:
+        return AdaBoostOL(
+            make_online_learners(self.learner), self.n_learners, self.weighting, self.random_state
+        )
+
+    @property
+    def alpha_(self) -> NDArray[np.float64]:
+        return self.booster_.alpha.copy()
+
+    @property
+    def hedge_weights_(self) -> NDArray[np.float64]:
+        return self.booster_.v

@@ -1,0 +1,153 @@
+"""The totally corrective classifiers of [KG]: :class:`LPBoostClassifier` (Alg. 2.1),
+:class:`SoftBoostClassifier` (Alg. 3.1), :class:`ERLPBoostClassifier` (Alg. 3.2) and
+:class:`BinaryERLPBoostClassifier` (Alg. 3.3). The parameters, the Dask input and the fitted
+attributes they share with the corrective ones are documented in :mod:`dualboost.estimators.base`.
+"""
+
+from __future__ import annotations
+
+from dualboost.boosting.checkpoint import DEFAULT_EVERY
+from dualboost.estimators.base import BoostingClassifier, check_optional_positive
+from dualboost.oracles import DecisionStumps
+
+__all__ = [
+    "LPBoostClassifier",
+    "SoftBoostClassifier",
+    "ERLPBoostClassifier",
+    "BinaryERLPBoostClassifier",
+]
+
+
+class LPBoostClassifier(BoostingClassifier):
+    """LPBoost ([KG] Alg. 2.1): the soft-margin LP re-solved after every hypothesis.
+
+    ``method``: the LP solver (``"highs"``, the default, or a cvxpy solver name). LPBoost has no
+    iteration bound (Thm 2.5): ``max_iter=None`` means 1,000, as in the thesis. See
+    :mod:`dualboost.estimators.base` for the other parameters and the fitted attributes.
+    """
+
+    _algorithm = "lpboost"
+
+    def __init__(
+        self,
+        nu: float = 0.1,
+        eps: float = 0.01,
+        max_iter: int | None = None,
+        oracle: object = "stumps",
+        method: str = "highs",
+        checkpoint: str | None = None,
+        checkpoint_every: int = DEFAULT_EVERY,
+        resume: bool = False,
+    ) -> None:
+        self.nu = nu
+        self.eps = eps
+        self.max_iter = max_iter
+        self.oracle = oracle
+        self.method = method
+        self.checkpoint = checkpoint
+        self.checkpoint_every = checkpoint_every
+        self.resume = resume
+
+    def _extra_params(self) -> dict:
+        return {"method": self.method}
+
+
+class SoftBoostClassifier(BoostingClassifier):
+    """SoftBoost ([KG] Alg. 3.1; TotalBoost when nu * N <= 1): relative-entropy projections onto the
+    distributions under which every hypothesis so far has edge <= gamma_hat - eps.
+
+    ``method``: the subproblem solver (``"auglag"`` default). ``max_iter=None``: Thm 3.2's bound.
+    """
+
+    _algorithm = "softboost"
+
+    def __init__(
+        self,
+        nu: float = 0.1,
+        eps: float = 0.01,
+        max_iter: int | None = None,
+        oracle: object = "stumps",
+        method: str = "auglag",
+        checkpoint: str | None = None,
+        checkpoint_every: int = DEFAULT_EVERY,
+        resume: bool = False,
+    ) -> None:
+        self.nu = nu
+        self.eps = eps
+        self.max_iter = max_iter
+        self.oracle = oracle
+        self.method = method
+        self.checkpoint = checkpoint
+        self.checkpoint_every = checkpoint_every
+        self.resume = resume
+
+    def _extra_params(self) -> dict:
+        return {"method": self.method}
+
+
+class _EntropicClassifier(BoostingClassifier):
+    """The totally corrective entropy-regularised classifiers: eta, criterion and method."""
+
+    def __init__(
+        self,
+        nu: float = 0.1,
+        eps: float = 0.01,
+        eta: float | None = None,
+        max_iter: int | None = None,
+        oracle: object = "stumps",
+        method: str = "auglag",
+        criterion: str = "practical",
+        checkpoint: str | None = None,
+        checkpoint_every: int = DEFAULT_EVERY,
+        resume: bool = False,
+    ) -> None:
+        self.nu = nu
+        self.eps = eps
+        self.eta = eta
+        self.max_iter = max_iter
+        self.oracle = oracle
+        self.method = method
+        self.criterion = criterion
+        self.checkpoint = checkpoint
+        self.checkpoint_every = checkpoint_every
+        self.resume = resume
+
+    def _extra_params(self) -> dict:
+        return {
+            "eta": check_optional_positive(self.eta, "eta"),
+            "method": self.method,
+            "criterion": self.criterion,
+        }
+
+
+class ERLPBoostClassifier(_EntropicClassifier):
+    """ERLPBoost ([KG] Alg. 3.2): LPBoost regularised by ``(1/eta) Delta(d, d0)``.
+
+    ``eta``: None for the theoretical ``(2/eps) ln(N/nu_)`` (docs/math.md#canonical-eta); ``criterion``:
+    ``"practical"`` (default) or ``"simple"`` (docs/math.md#erlpboost-stopping); ``method``: the
+    subproblem solver (``"auglag"``, warm-started, default). ``max_iter=None``: Thm 3.12's (or 3.10's)
+    bound.
+    """
+
+    _algorithm = "erlpboost"
+
+    def _dask_unsupported(self) -> str | None:
+        """Dask input trains on the Dask path with decision stumps and the auglag solver, no checkpoint."""
+        oracle = self.oracle
+        stumps = (isinstance(oracle, str) and oracle == "stumps") or type(oracle) is DecisionStumps
+        if stumps and self.method == "auglag" and self.checkpoint is None and not self.resume:
+            return None
+        given = [f"oracle={self.oracle!r}"] if not stumps else []
+        given += [f"method={self.method!r}"] if self.method != "auglag" else []
+        given += [f"checkpoint={self.checkpoint!r}"] if self.checkpoint is not None else []
+        given += ["resume=True"] if self.resume else []
+        return f" with {', '.join(given)}"
+
+
+class BinaryERLPBoostClassifier(_EntropicClassifier):
+    """Binary ERLPBoost ([KG] Alg. 3.3): ERLPBoost with the binary relative entropy, which keeps the
+    caps implicit; ``nu`` must be < 1. Theoretical eta ``(2/eps)(ln(N/nu_) + 1)``; bounds Thms 3.21,
+    3.23."""
+
+    _algorithm = "binary_erlpboost"
+    _binary_entropy = True
