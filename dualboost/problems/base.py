@@ -1,4 +1,4 @@
-"""The model contract of DESIGN.md, shared by every problem family.
+"""The model contract, shared by every problem family (docs/architecture.md).
 
 A model declares its primal (d-domain) and dual (w-domain) side by side. Solvers reach it only
 through this protocol: the public contract (``primal_problem``, ``dual_problem``,
@@ -116,7 +116,7 @@ class Model(ABC):
         self, w: NDArray[np.float64], regularizer=None
     ) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
         """``(D(w), grad D(w), d(w))`` in one pass, for gradient-based dual solvers: the gradient is
-        ``U^T d(w)`` (spec Part D item 7, the envelope theorem). ``regularizer`` replaces the model's
+        ``U^T d(w)`` (docs/math.md#erratum-kg-7, the envelope theorem). ``regularizer`` replaces the model's
         own (a warm-started copy, see ``ConvexFunction.with_warm_starts``). Defined for every w
         in R^t, not only on the w-domain. This default is ``D(w) = -f*(-U w)``, the max-edge and
         corrective duals."""
@@ -210,7 +210,8 @@ class Model(ABC):
         tolerance, None for a tolerance-aware choice."""
 
     def w_from_d(self, d: ArrayLike, tol: float | None = None) -> NDArray[np.float64]:
-        """KKT active-set recovery of w from a primal solution d (spec B.8.5, B.13)."""
+        """KKT active-set recovery of w from a primal solution d (docs/math.md#kkt-recovery and
+        docs/math.md#active-set-method)."""
         return self.kkt_from_d(d, tol).w
 
     def solve(
@@ -297,7 +298,7 @@ class Model(ABC):
         sum_to_one: bool,
     ) -> KKTMultipliers:
         """Active-set recovery for a model whose ``regularizer`` has a smooth part: solve
-        ``grad f(d) + offset + columns[:, active] c + psi + beta = 0`` (spec B.8.5, B.13) with
+        ``grad f(d) + offset + columns[:, active] c + psi + beta = 0`` (docs/math.md#kkt-recovery) with
         the regulariser's gradient and capped set, rows weighted by d."""
         from dualboost.solvers.active_set import recover_multipliers
 

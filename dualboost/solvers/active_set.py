@@ -1,10 +1,12 @@
-"""KKT active-set recovery of the dual variables from a primal point ([KG] Appendix A, spec B.13).
+"""KKT active-set recovery of the dual variables from a primal point ([KG] App. A).
+
+docs/math.md#active-set-method has the method.
 
 With the primal point d known, stationarity of the Lagrangian is *linear* in the multipliers:
 
     grad_reg(d)_n + sum_{q in A_w} w_q B[n, q] + offset_n + psi_n + beta = 0     (every n)
 
-with ``psi_n = 0`` off the capped set ``A_psi = {n : d_n >= 1/nu - tol}`` (spec B.8.5). The
+with ``psi_n = 0`` off the capped set ``A_psi = {n : d_n >= 1/nu - tol}`` (docs/math.md#kkt-recovery). The
 uncapped rows (and ``sum w = 1`` where the model has it) determine ``(w, beta)`` by bounded least
 squares (``w >= 0`` where the model says so); each capped row then gives its ``psi_n``. The
 system is overdetermined but consistent at an exact optimum, so the residual measures how

@@ -1,13 +1,15 @@
-"""The hand-written dual path: augmented Lagrangian around L-BFGS-B (spec B.10, [KG] Ch. 4.1).
+"""The hand-written dual path: augmented Lagrangian around L-BFGS-B ([KG] Ch. 4.1).
+
+docs/math.md#augmented-lagrangian has the formulas, docs/solvers.md the design and measurements.
 
 The w-domain dual ``D(w)`` of ERLPBoost, Binary ERLPBoost, SoftBoost and the corrective
 subproblems has its auxiliary multipliers eliminated exactly by the conjugate library (psi by the
 capped softmax, beta by a safeguarded 1-D root), so it is a smooth concave function of the t
-hypothesis weights alone, with gradient ``U^T d(w)`` (spec Part D item 7). By w-domain:
+hypothesis weights alone, with gradient ``U^T d(w)`` (docs/math.md#erratum-kg-7). By w-domain:
 
 * **simplex** (ERLPBoost, Binary ERLPBoost): minimise
   ``L_A(w) = -D(w) - lam c(w) + c(w)^2 / (2 mu)``, ``c(w) = sum w - 1``, over ``w >= 0`` with
-  scipy's L-BFGS-B (Eq. 4.1, with the sign of Part D item 8: -D is minimised); then
+  scipy's L-BFGS-B (Eq. 4.1, with the sign of docs/math.md#erratum-kg-8: -D is minimised); then
   ``lam <- lam - c/mu``, and ``mu`` shrinks tenfold when ``|c|`` did not drop fourfold;
 * **orthant** (SoftBoost, w unnormalised): L-BFGS-B on ``-D`` over ``w >= 0``;
 * **line** (the corrective subproblems M8, M9): ``a -> D(w(a))`` is concave in one variable, so
@@ -19,16 +21,18 @@ target, so the returned pair is certified by construction (and certified again b
 :func:`~dualboost.solvers.certify.certify`, like every method's).
 
 Large eta: near the optimum L-BFGS-B crawls (the capped set changes where D is only C^1, and the
-curvature grows with eta), so an active-set Newton step with the model's exact Hessian finishes
+curvature grows with eta), so active-set Newton steps (:mod:`dualboost.solvers.newton`) finish
 the job; a cold start above ``CONTINUATION_ETA`` first solves the problem at eta/10 (recursively)
 and starts from that solution.
 
-Warm starts ([KG] B.10): a previous Solution with one hypothesis fewer starts from its w with a
-corrective step for the new column, ``w <- ((1 - alpha) w, alpha)``, alpha by a line search on D
-(B.11's alternative to the clipped ``alpha = clip(x . d / (eta ||x||_inf^2), 0, 1)``, which at
-large eta is nearly 0), and goes to Newton at once: its face contains every column whose edge
-beats the current combination, and one to four steps reach a driver's tolerance (measured on the
-a9a, german and diabetes runs). With columns removed (``removed=[...]``), their weights are
+Warm starts ([KG] Sec 4.1, docs/math.md#warm-start): a previous Solution with one hypothesis
+fewer starts from its w with the new column at weight 0 and goes to Newton at once: its face
+contains every column whose edge beats the current combination, and two to four steps reach a
+driver's tolerance at eps = 1e-2, ten or more at 1e-3 (NEWTON_WARM_STEPS). If they do not, the
+corrective step for the new column, ``w <- ((1 - alpha) w, alpha)`` with alpha by a line search on
+D (docs/math.md#corrective-step-size: the alternative to the clipped
+``alpha = clip(x . d / (eta ||x||_inf^2), 0, 1)``, which at large eta is nearly 0), or the cold
+start continues. With columns removed (``removed=[...]``), their weights are
 dropped and the rest renormalised.
 """
 
@@ -63,9 +67,12 @@ NEWTON_GAP = 1e-2
 #: changes and loses (1.2-2x slower), so the threshold sits between
 NEWTON_FIRST_ETA = 200.0
 NEWTON_FIRST_T = 64
-#: Newton steps tried first after a new column (one to four suffice in boosting runs); if they do
-#: not reach the tolerance, the corrective line search for the new column starts over
-NEWTON_WARM_STEPS = 4
+#: Newton steps tried first after a new column (two to four suffice at eps = 1e-2; at eps = 1e-3 a
+#: solve takes ten or more); if they do not reach the tolerance, the corrective line search for
+#: the new column starts over. With conjugate-gradient steps (solvers/newton.py) a Newton step
+#: costs a few passes over U, and L-BFGS-B's rounds cost more: on diabetes (nu = 0.05 N, eps =
+#: 1e-3, 294 iterations) 4 steps (patience 5) took 19.6 s in the solver, 50 (patience 20) 5.8 s
+NEWTON_WARM_STEPS = 50
 
 
 def _normalised(w: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -105,8 +112,8 @@ def warm_start_weights(
 
 def _corrective_step(evaluator: DualEvaluator, w_old: NDArray[np.float64]) -> NDArray[np.float64]:
     """``w(a) = (1 - a) w_old + a e_t`` at a near-best ``a`` in [0, 1]: the corrective step of
-    [KG] B.10 for the new column t by a line search on D (B.11's alternative to the clipped
-    ``alpha = clip(x . d / (eta ||x||_inf^2), 0, 1)``, which at large eta is nearly 0). The slope
+    docs/math.md#warm-start for the new column t by a line search on D (the alternative to the
+    clipped ``alpha = clip(x . d / (eta ||x||_inf^2), 0, 1)``, which at large eta is nearly 0). The slope
     ``g(a) . (e_t - w_old)`` is non-increasing in a (D is concave); a bracketed root to 1e-3 in a
     is enough for a starting point (Newton then finishes), a handful of dual evaluations."""
     direction = -w_old.copy()

@@ -36,7 +36,8 @@ from scipy.linalg.lapack import dpotri
 __all__ = ["DualEvaluator", "Curvature", "newton_polish", "certified_point", "Point"]
 
 #: Newton steps without a better certified gap before the caller's first-order method takes over
-NEWTON_PATIENCE = 5
+#: (see auglag.NEWTON_WARM_STEPS for the measurement)
+NEWTON_PATIENCE = 20
 #: step halvings of Newton's line search before the step is damped instead (Levenberg-Marquardt)
 NEWTON_BACKTRACK = 6
 #: products ``H v`` a conjugate-gradient Newton step may take before the Hessian is formed anew at
@@ -178,7 +179,7 @@ def definite_inverse(
         L = _cholesky(A)
         if L is not None:
             inverse, info = dpotri(L, lower=1)
-            if info == 0:
+            if info == 0 and np.isfinite(inverse).all():
                 return _symmetrised(inverse), ridge
     return None
 
@@ -199,6 +200,8 @@ def _bordered_inverse(inverse: NDArray[np.float64], ridge: float, H: NDArray[np.
     C = -H[m:, m:]
     C[np.diag_indices_from(C)] += ridge
     X = inverse @ B
+    if not np.isfinite(X).all():
+        return None
     values, vectors = eigh(C - B.T @ X, check_finite=False)
     S_inv = (vectors / np.maximum(values, ridge)) @ vectors.T
     XS = X @ S_inv
@@ -208,7 +211,7 @@ def _bordered_inverse(inverse: NDArray[np.float64], ridge: float, H: NDArray[np.
     out[:m, m:] = -XS
     out[m:, :m] = -XS.T
     out[m:, m:] = S_inv
-    return out
+    return out if np.isfinite(out).all() else None
 
 
 class Curvature:
@@ -324,8 +327,9 @@ class Curvature:
         H[:, m:] = block
         H[m:, :m] = block[:m].T
         inverse = self.inverse()
-        if inverse is not None:
-            inverse = _bordered_inverse(inverse[0], inverse[1], self.shifted(H), m), inverse[1]
+        if inverse is not None:  # (None when the border overflowed: computed anew from H if needed)
+            bordered = _bordered_inverse(inverse[0], inverse[1], self.shifted(H), m)
+            inverse = None if bordered is None else (bordered, inverse[1])
         return Curvature(columns, H, self.key, w, self.d, self.shift, inverse)
 
     def shifted(self, H: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -349,7 +353,12 @@ class _Projection:
             if sum_to_one:
                 B[:, 0] = 1.0
             B[held, np.arange(int(sum_to_one), B.shape[1])] = 1.0
-            self.G_inv = np.linalg.inv(B.T @ self.Y)
+            # (pseudo-inverse: where M is nearly singular along a held column or 1, G is too, and
+            # those constraints are then nearly redundant in M's metric)
+            G = B.T @ self.Y
+            if not np.isfinite(G).all():
+                raise LinAlgError("the preconditioner is not finite on the constraints")
+            self.G_inv = np.linalg.pinv(G, rcond=1e-14, hermitian=True)
             self.held = held
 
     def __call__(self, r: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -435,12 +444,17 @@ def face_step(
             sub = definite_inverse(curvature.shifted(curvature.H[np.ix_(keep, keep)]), damping)
             if sub is None:
                 return NEEDS_EXACT if product is not None else None
-            x = np.zeros(cols.size)
-            x[keep] = _Projection(sub[0], sum_to_one, np.zeros(0, dtype=np.intp))(g[keep])
-            step = x
+            step = np.zeros(cols.size)
+            try:
+                step[keep] = _Projection(sub[0], sum_to_one, np.zeros(0, dtype=np.intp))(g[keep])
+            except LinAlgError:
+                return NEEDS_EXACT if product is not None else None
         else:
             M_inv, ridge = inverse
-            project = _Projection(M_inv, sum_to_one, held)
+            try:
+                project = _Projection(M_inv, sum_to_one, held)
+            except LinAlgError:  # the inverse lost its accuracy: form the Hessian anew
+                return NEEDS_EXACT if product is not None else None
             if product is None:
                 step = project(g)
             else:

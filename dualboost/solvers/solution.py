@@ -1,4 +1,4 @@
-"""The result object every solver returns (DESIGN.md, "Model objects")."""
+"""The result object every solver returns (docs/architecture.md)."""
 
 from __future__ import annotations
 
