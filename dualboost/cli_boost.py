@@ -5,7 +5,7 @@ driver of :mod:`dualboost.boosting` with a progress line on stderr (only on a te
 a summary (iterations, train and test error, the time split into oracle and solver, hypotheses
 with w > 0); ``--history`` writes the per-iteration CSV and ``--plot`` the convergence figure
 ([KG] Fig. 5.28); ``--checkpoint PATH`` saves the state every ``--checkpoint-every`` iterations and
-``--resume`` continues a killed run from it (:mod:`dualboost.boosting.checkpoint`).
+``--resume`` continues a killed run from it (:mod:`dualboost.boosting.core.checkpoint`).
 
 The options are checked before any data is read (an option the algorithm does not take, a
 ``--method`` that does not solve its subproblem, an unwritable checkpoint directory), the data
@@ -27,10 +27,10 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from dualboost.boosting import ALGORITHMS, BoostResult, boost
-from dualboost.boosting.checkpoint import DEFAULT_EVERY, check_path
-from dualboost.boosting.history import HistoryRow
-from dualboost.boosting.progress import ProgressLine, iteration_text
-from dualboost.boosting.run import SoftMarginWarning
+from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, check_path
+from dualboost.boosting.core.history import HistoryRow
+from dualboost.boosting.core.progress import ProgressLine, iteration_text
+from dualboost.boosting.core.run import SoftMarginWarning
 from dualboost.datasets import DATASETS, DatasetNotFoundError, load_dataset, load_libsvm
 from dualboost.estimators.base import capping
 from dualboost.estimators.corrective import CORRECTIVE_MAX_ITER
@@ -363,7 +363,7 @@ def run_boost(args: argparse.Namespace) -> int:
         result.history.to_csv(args.history)
         print(f"  history:      {args.history} ({len(result.history)} rows)")
     if args.plot:
-        from dualboost.boosting.plot import plot_history
+        from dualboost.boosting.core.plot import plot_history
 
         try:
             plot_history(result.history, args.plot, title=f"{args.algorithm} on {name}")

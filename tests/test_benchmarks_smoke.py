@@ -162,7 +162,7 @@ def test_tc_vs_corrective_main_writes_table_and_png(tmp_path):
 
 def test_cpp_comparison_run_converges_within_the_bound(tmp_path):
     cpp = _load("cpp_erlpboost")
-    from dualboost.boosting.stopping import erlpboost_max_iter
+    from dualboost.boosting.core.stopping import erlpboost_max_iter
 
     ref = cpp.REFERENCES["german"]
     (label, X, y), *_ = cpp.training_sets("german", [])

@@ -19,12 +19,12 @@ import pytest
 from scipy.special import expit
 
 from dualboost.boosting import adaboost, corrective_binary_erlpboost, corrective_erlpboost
-from dualboost.boosting.adaboost import adaboost_step
 from dualboost.boosting.corrective import (
     binary_erlpboost_update,
     clipped_step,
     erlpboost_update,
 )
+from dualboost.boosting.corrective.adaboost import adaboost_step
 from dualboost.conjugates import CappedBinaryRelativeEntropy
 from dualboost.instances import random_edge_matrix
 from dualboost.oracles import MatrixOracle

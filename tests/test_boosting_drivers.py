@@ -17,8 +17,8 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.exceptions import ConvergenceWarning
 
 from dualboost.boosting import ALGORITHMS, History, boost
-from dualboost.boosting.history import HISTORY_FIELDS
-from dualboost.boosting.stopping import corrective_max_iter, erlpboost_max_iter, softboost_max_iter
+from dualboost.boosting.core.history import HISTORY_FIELDS
+from dualboost.boosting.core.stopping import corrective_max_iter, erlpboost_max_iter, softboost_max_iter
 from dualboost.oracles import DecisionStumps, MatrixOracle
 from dualboost.problems import erlpboost_eta
 

@@ -1,4 +1,4 @@
-"""Checkpoints (issue 8, part 3; :mod:`dualboost.boosting.checkpoint`).
+"""Checkpoints (issue 8, part 3; :mod:`dualboost.boosting.core.checkpoint`).
 
 * a run killed with SIGKILL in a subprocess, after its checkpoint file appeared, and resumed,
   ends exactly as an uninterrupted run: the same hypotheses, w to 1e-10, the same history rows
@@ -32,7 +32,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from dualboost import cli
 from dualboost.boosting import boost
-from dualboost.boosting.checkpoint import FORMAT, VERSION, fingerprint, read_header
+from dualboost.boosting.core.checkpoint import FORMAT, VERSION, fingerprint, read_header
 from dualboost.estimators import CorrectiveERLPBoostClassifier, ERLPBoostClassifier
 from dualboost.oracles import DecisionStumps, RawFeatures, SklearnOracle
 

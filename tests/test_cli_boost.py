@@ -312,7 +312,7 @@ def test_boost_help_lists_the_options(capsys):
 
 def test_plot_without_matplotlib_says_how_to_install(monkeypatch, tmp_path):
     from dualboost.boosting import History
-    from dualboost.boosting.plot import plot_history
+    from dualboost.boosting.core.plot import plot_history
 
     for name in ("matplotlib", "matplotlib.figure", "matplotlib.backends.backend_agg"):
         monkeypatch.setitem(sys.modules, name, None)

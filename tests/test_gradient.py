@@ -19,7 +19,7 @@ from dualboost.boosting.gradient import (
     repeated_gradient_projection,
     residual_gradient_projection,
 )
-from dualboost.boosting.gradient_losses import LOSSES, CallableLoss, MulticlassHingeLoss, make_loss
+from dualboost.boosting.gradient.losses import LOSSES, CallableLoss, MulticlassHingeLoss, make_loss
 from dualboost.conjugates.losses import ExponentialLoss, HingeLoss, LogisticLoss
 from dualboost.oracles import DecisionStumps, Hypothesis, RawFeatures
 from dualboost.oracles.regression import (

@@ -11,7 +11,7 @@ from sklearn.linear_model import LinearRegression
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from dualboost.boosting.gradient_losses import CallableLoss
+from dualboost.boosting.gradient.losses import CallableLoss
 from dualboost.estimators.gradient import GradientProjectionClassifier, GradientProjectionRegressor
 from dualboost.oracles import DecisionStumps
 

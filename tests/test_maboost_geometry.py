@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.special import kl_div
 
-from dualboost.boosting.maboost_geometry import (
+from dualboost.boosting.maboost.geometry import (
     Entropy,
     Euclidean,
     LibraryRegulariser,

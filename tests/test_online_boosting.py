@@ -335,7 +335,7 @@ def test_boosters_reject_bad_parameters():
 
 
 def test_strict_prefix_matrix_gives_exclusive_prefix_sums_and_total():
-    from dualboost.boosting.online import _strict_prefix_matrix
+    from dualboost.boosting.online.drivers import _strict_prefix_matrix
 
     rng = np.random.default_rng(4)
     for N in (1, 2, 7, 30):

@@ -1,6 +1,6 @@
 """Scale on one machine (issue 8, part 1): sparse input end to end and the compact edge matrix.
 
-* :class:`~dualboost.boosting.run.Ensemble` keeps {-1, 0, +1} columns as ``int8`` and switches to
+* :class:`~dualboost.boosting.core.run.Ensemble` keeps {-1, 0, +1} columns as ``int8`` and switches to
   float64 at the first other value; ``U^T d``, ``U w`` and the ``LinearOperator`` agree with the
   float64 products of a matrix built independently from the oracle's columns, and allocate
   no float64 copy of U (tracemalloc);
@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from dualboost.boosting import boost
-from dualboost.boosting.run import Ensemble
+from dualboost.boosting.core.run import Ensemble
 from dualboost.estimators import CorrectiveERLPBoostClassifier, ERLPBoostClassifier
 from dualboost.oracles import Constant, DecisionStumps, RawFeature, RawFeatures, Selection, Stump
 

@@ -20,8 +20,8 @@ from sklearn.datasets import make_classification
 
 from dualboost import ERLPBoostClassifier, LPBoostClassifier, SoftBoostClassifier
 from dualboost.boosting import lpboost
-from dualboost.boosting.result import TIE_TOL, combined_decision
-from dualboost.boosting.run import SoftMarginWarning
+from dualboost.boosting.core.result import TIE_TOL, combined_decision
+from dualboost.boosting.core.run import SoftMarginWarning
 from dualboost.datasets import load_libsvm
 from dualboost.oracles import DecisionStumps
 from dualboost.oracles.stumps import Stump

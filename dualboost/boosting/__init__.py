@@ -1,4 +1,6 @@
-"""Boosting drivers (docs/architecture.md#layers).
+"""Boosting drivers (docs/architecture.md#layers): one subpackage per family, the run machinery they
+share in :mod:`dualboost.boosting.core` (run state, history, results, stopping rules, checkpoints,
+progress line, plots), and :mod:`dualboost.boosting.algorithms` (the [KG] drivers by name).
 
 The drivers of [KG] (each takes a fitted oracle and returns a :class:`BoostResult` with the
 hypotheses, their weights w, the per-iteration :class:`History` and the oracle/solver time split):
@@ -7,10 +9,11 @@ hypotheses, their weights w, the per-iteration :class:`History` and the oracle/s
   :func:`softboost` (Alg. 3.1), :func:`erlpboost` (Alg. 3.2), :func:`binary_erlpboost` (Alg. 3.3);
 * corrective (:mod:`~dualboost.boosting.corrective`): :func:`corrective_erlpboost` (Alg. 4.1),
   :func:`corrective_binary_erlpboost` (Alg. 4.3);
-* :func:`adaboost` (the baseline, [KG] Sec 6); :data:`ALGORITHMS` and :func:`boost` by name;
-  iteration caps from the theorems in :mod:`~dualboost.boosting.stopping`.
+* :func:`adaboost` (the baseline, [KG] Ch. 6; :mod:`~dualboost.boosting.corrective.adaboost`);
+  :data:`ALGORITHMS` and :func:`boost` by name;
+  iteration caps from the theorems in :mod:`~dualboost.boosting.core.stopping`.
 
-:mod:`dualboost.boosting.relaxation`: [SS] Fig. 1 and its totally corrective variant for any
+:mod:`~dualboost.boosting.relaxation`: [SS] Fig. 1 and its totally corrective variant for any
 :class:`~dualboost.problems.Relaxation`.
 
 The other families, same history format:
@@ -21,26 +24,26 @@ The other families, same history format:
   :func:`gradient_projection` (naive, repeated, residual);
 * online boosting ([BKL], :mod:`~dualboost.boosting.online`): :class:`OnlineBBM`,
   :class:`AdaBoostOL`;
-* checkpoints of long runs: :mod:`~dualboost.boosting.checkpoint`; the progress line:
-  :class:`~dualboost.boosting.progress.ProgressLine`.
+* checkpoints of long runs: :mod:`~dualboost.boosting.core.checkpoint`; the progress line:
+  :class:`~dualboost.boosting.core.progress.ProgressLine`.
 """
 
-from dualboost.boosting.adaboost import adaboost
 from dualboost.boosting.algorithms import ALGORITHMS, boost
-from dualboost.boosting.corrective import corrective_binary_erlpboost, corrective_erlpboost
-from dualboost.boosting.gradient import GradientBoostResult, gradient_projection
-from dualboost.boosting.history import History, HistoryRow
-from dualboost.boosting.maboost import MABoostResult, lamaboost, maboost, madaboost, sparseboost
-from dualboost.boosting.online import AdaBoostOL, OnlineBBM
-from dualboost.boosting.progress import ProgressLine
-from dualboost.boosting.relaxation import (
+from dualboost.boosting.core.history import History, HistoryRow
+from dualboost.boosting.core.progress import ProgressLine
+from dualboost.boosting.core.result import BoostResult
+from dualboost.boosting.corrective.adaboost import adaboost
+from dualboost.boosting.corrective.drivers import corrective_binary_erlpboost, corrective_erlpboost
+from dualboost.boosting.gradient.drivers import GradientBoostResult, gradient_projection
+from dualboost.boosting.maboost.drivers import MABoostResult, lamaboost, maboost, madaboost, sparseboost
+from dualboost.boosting.online.drivers import AdaBoostOL, OnlineBBM
+from dualboost.boosting.relaxation.drivers import (
     RelaxationBoostResult,
     corrective_relaxation_boost,
     max_edge_oracle,
     totally_corrective_relaxation_boost,
 )
-from dualboost.boosting.result import BoostResult
-from dualboost.boosting.totally_corrective import binary_erlpboost, erlpboost, lpboost, softboost
+from dualboost.boosting.totally_corrective.drivers import binary_erlpboost, erlpboost, lpboost, softboost
 
 __all__ = [
     "lpboost",

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from dualboost.boosting.adaboost import adaboost
-from dualboost.boosting.corrective import corrective_binary_erlpboost, corrective_erlpboost
-from dualboost.boosting.result import BoostResult
-from dualboost.boosting.totally_corrective import binary_erlpboost, erlpboost, lpboost, softboost
+from dualboost.boosting.core.result import BoostResult
+from dualboost.boosting.corrective.adaboost import adaboost
+from dualboost.boosting.corrective.drivers import corrective_binary_erlpboost, corrective_erlpboost
+from dualboost.boosting.totally_corrective.drivers import binary_erlpboost, erlpboost, lpboost, softboost
 
 __all__ = ["ALGORITHMS", "boost"]
 

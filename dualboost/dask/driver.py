@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from dualboost.boosting.result import BoostResult
-from dualboost.boosting.run import Callback, Run
-from dualboost.boosting.totally_corrective import entropy_loop, entropy_setup
+from dualboost.boosting.core.result import BoostResult
+from dualboost.boosting.core.run import Callback, Run
+from dualboost.boosting.totally_corrective.drivers import entropy_loop, entropy_setup
 from dualboost.dask.data import partition_rows
 from dualboost.dask.edges import DistributedVector, PartitionedEdges
 from dualboost.dask.executor import Executor

@@ -17,7 +17,7 @@ Parameters shared by all:
 * ``eps``: the precision of the booster (the stop guarantees a soft margin within eps of the best
   one of the hypothesis class, [KG] Lemmas 3.3, 3.5);
 * ``max_iter``: a cap on the iterations; None: the theorem's bound (module
-  :mod:`dualboost.boosting.stopping`), the default except for the corrective classifiers, whose
+  :mod:`dualboost.boosting.core.stopping`), the default except for the corrective classifiers, whose
   default is 1000 (their bound is O(1/eps^2) iterations: :data:`CORRECTIVE_MAX_ITER`);
 * ``oracle``: the weak learner: ``"stumps"`` (decision stumps), ``"raw"`` (raw features),
   ``"svm"`` (linear-kernel hypotheses), a :class:`~dualboost.oracles.Oracle`, or any scikit-learn
@@ -25,7 +25,7 @@ Parameters shared by all:
   :class:`~dualboost.oracles.SklearnOracle`);
 * ``checkpoint``, ``checkpoint_every``, ``resume``: a file to which ``fit`` saves its state every
   ``checkpoint_every`` iterations, and whether ``fit`` continues a killed run from it
-  (:mod:`dualboost.boosting.checkpoint`); None: no checkpoints.
+  (:mod:`dualboost.boosting.core.checkpoint`); None: no checkpoints.
 
 Dask: :class:`ERLPBoostClassifier` with ``oracle="stumps"`` and ``method="auglag"`` (no checkpoint) fits
 a row-chunked ``dask.array`` X and y on the Dask path (:func:`dualboost.dask.fit_dask_erlpboost`, on the
@@ -53,7 +53,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from dualboost._validation import check_scalar
 from dualboost.boosting import boost
-from dualboost.boosting.result import combined_decision
+from dualboost.boosting.core.result import combined_decision
 from dualboost.oracles._inputs import binary_labels, check_label_vector
 from dualboost.oracles.registry import make_oracle
 
@@ -231,7 +231,7 @@ class BoostingClassifier(ClassifierMixin, BaseEstimator):
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """``f_w(X) = sum_q w_q h^q(X)`` in [-1, 1]; positive values predict ``classes_[1]``, and
         values within 1e-9 of 0 (cancelling weights at a degenerate optimum) are exactly 0, a tie that
-        predicts ``classes_[0]`` (:func:`~dualboost.boosting.result.combined_decision`). A dask X
+        predicts ``classes_[0]`` (:func:`~dualboost.boosting.core.result.combined_decision`). A dask X
         gives a dask array, computed block by block."""
         check_is_fitted(self)
         if dask_kind(X) is not None:

@@ -6,7 +6,7 @@ fitted attributes they share with the totally corrective ones are documented in
 
 from __future__ import annotations
 
-from dualboost.boosting.checkpoint import DEFAULT_EVERY
+from dualboost.boosting.core.checkpoint import DEFAULT_EVERY
 from dualboost.estimators.base import BoostingClassifier, check_optional_positive
 
 __all__ = ["CorrectiveERLPBoostClassifier", "CorrectiveBinaryERLPBoostClassifier", "CORRECTIVE_MAX_ITER"]

@@ -11,8 +11,8 @@ Parameters shared by both:
 * ``loss``: a name (classifier: ``"auto"`` = ``"logistic"`` for two classes, ``"multiclass_hinge"``
   for more or with a K-output learner such as ``"multiclass_stumps"``; also ``"hinge"``,
   ``"exponential"``, ``"squared"``; regressor: ``"squared"``, ``"absolute"``) or a
-  :class:`~dualboost.boosting.gradient_losses.FunctionalLoss` such as a
-  :class:`~dualboost.boosting.gradient_losses.CallableLoss`. Binary losses see labels in {-1, +1}
+  :class:`~dualboost.boosting.gradient.losses.FunctionalLoss` such as a
+  :class:`~dualboost.boosting.gradient.losses.CallableLoss`. Binary losses see labels in {-1, +1}
   (``classes_[1]`` is +1); a multiclass loss sees class indices and K outputs;
 * ``n_estimators``: the budget of weak learners (Alg. 2 trains t of them in round t);
 * ``learning_rate``, ``step``: the step sizes η_t (``"auto"``, ``"constant"``, ``"sqrt"``,
@@ -43,8 +43,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone, 
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from dualboost.boosting.gradient import PROJECTIONS, gradient_projection
-from dualboost.boosting.gradient_losses import FunctionalLoss, make_loss
+from dualboost.boosting.gradient.drivers import PROJECTIONS, gradient_projection
+from dualboost.boosting.gradient.losses import FunctionalLoss, make_loss
 from dualboost.estimators.base import reject_dask_input
 from dualboost.oracles import Oracle
 from dualboost.oracles.registry import make_oracle

@@ -29,7 +29,7 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dualboost.boosting.maboost import MABoostResult, maboost, madaboost, sparseboost
+from dualboost.boosting.maboost.drivers import MABoostResult, maboost, madaboost, sparseboost
 from dualboost.estimators.base import (
     BoostingClassifier,
     binary_training_data,

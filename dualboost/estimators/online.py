@@ -47,9 +47,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from dualboost.boosting.history import History, HistoryRow
-from dualboost.boosting.online import WEIGHTINGS, AdaBoostOL, OnlineBBM, OnlineBooster
-from dualboost.boosting.progress import ProgressLine
+from dualboost.boosting.core.history import History, HistoryRow
+from dualboost.boosting.core.progress import ProgressLine
+from dualboost.boosting.online.drivers import WEIGHTINGS, AdaBoostOL, OnlineBBM, OnlineBooster
 from dualboost.estimators.base import reject_dask_input
 from dualboost.oracles.online import make_online_learners
 

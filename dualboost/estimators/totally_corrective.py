@@ -6,7 +6,7 @@ attributes they share with the corrective ones are documented in :mod:`dualboost
 
 from __future__ import annotations
 
-from dualboost.boosting.checkpoint import DEFAULT_EVERY
+from dualboost.boosting.core.checkpoint import DEFAULT_EVERY
 from dualboost.estimators.base import BoostingClassifier, check_optional_positive
 from dualboost.oracles import DecisionStumps
 

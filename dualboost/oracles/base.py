@@ -103,7 +103,7 @@ class Hypothesis(ABC):
         """A short human-readable description, e.g. ``x[3] > 0.5 -> +1``."""
 
     def to_dict(self) -> dict:
-        """The fields as JSON values (for checkpoints, :mod:`dualboost.boosting.checkpoint`); floats
+        """The fields as JSON values (for checkpoints, :mod:`dualboost.boosting.core.checkpoint`); floats
         round-trip exactly through JSON. A field that is not a bool, int, float or str raises
         ValueError: such a class overrides this and :meth:`from_dict`."""
         out = {}

@@ -23,11 +23,11 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import brentq
 
-from dualboost.boosting.checkpoint import DEFAULT_EVERY, Checkpoint
-from dualboost.boosting.history import History
-from dualboost.boosting.result import BoostResult
-from dualboost.boosting.run import Callback, Ensemble, Run, check_oracle
-from dualboost.boosting.stopping import ADABOOST_MAX_ITER, check_max_iter
+from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint
+from dualboost.boosting.core.history import History
+from dualboost.boosting.core.result import BoostResult
+from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle
+from dualboost.boosting.core.stopping import ADABOOST_MAX_ITER, check_max_iter
 from dualboost.conjugates.projections import logsumexp
 
 __all__ = ["adaboost", "adaboost_step"]
@@ -64,9 +64,9 @@ def adaboost(
 ) -> BoostResult:
     """AdaBoost with the oracle's hypotheses (max-edge selection, as in all of [KG]'s experiments).
 
-    ``max_iter``: rounds, default 1,000 (:data:`~dualboost.boosting.stopping.ADABOOST_MAX_ITER`);
+    ``max_iter``: rounds, default 1,000 (:data:`~dualboost.boosting.core.stopping.ADABOOST_MAX_ITER`);
     ``checkpoint``, ``checkpoint_every``, ``resume``: save the state every so many rounds and
-    continue a killed run (:mod:`dualboost.boosting.checkpoint`).
+    continue a killed run (:mod:`dualboost.boosting.core.checkpoint`).
     """
     n = check_oracle(oracle)
     max_iter = check_max_iter(max_iter, ADABOOST_MAX_ITER)

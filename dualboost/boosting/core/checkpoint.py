@@ -49,12 +49,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from dualboost.boosting.history import HISTORY_FIELDS, HistoryRow
+from dualboost.boosting.core.history import HISTORY_FIELDS, HistoryRow
 from dualboost.oracles import Constant, Hypothesis, KernelColumn, MatrixColumn, RawFeature, Selection, Stump
 from dualboost.solvers import Solution
 
 if TYPE_CHECKING:
-    from dualboost.boosting.run import Ensemble, Run
+    from dualboost.boosting.core.run import Ensemble, Run
 
 __all__ = [
     "Checkpoint",
@@ -430,7 +430,7 @@ def _hypothesis_dict(hypothesis: Hypothesis) -> dict:
         raise ValueError(
             f"checkpoint: hypotheses of class {name} cannot be saved (the checkpointable classes are "
             f"{', '.join(HYPOTHESES)}; register a class with to_dict/from_dict in "
-            "dualboost.boosting.checkpoint.HYPOTHESES)"
+            "dualboost.boosting.core.checkpoint.HYPOTHESES)"
         )
     return hypothesis.to_dict()
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dualboost.boosting.history import History
+from dualboost.boosting.core.history import History
 from dualboost.conjugates.projections import capped_simplex_support
 from dualboost.oracles import Hypothesis
 

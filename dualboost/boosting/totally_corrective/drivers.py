@@ -33,11 +33,18 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dualboost._validation import check_eta, check_nu
-from dualboost.boosting.checkpoint import DEFAULT_EVERY, Checkpoint
-from dualboost.boosting.history import History
-from dualboost.boosting.result import BoostResult
-from dualboost.boosting.run import Callback, Ensemble, Run, check_oracle, check_positive, warn_unconverged
-from dualboost.boosting.stopping import (
+from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint
+from dualboost.boosting.core.history import History
+from dualboost.boosting.core.result import BoostResult
+from dualboost.boosting.core.run import (
+    Callback,
+    Ensemble,
+    Run,
+    check_oracle,
+    check_positive,
+    warn_unconverged,
+)
+from dualboost.boosting.core.stopping import (
     CRITERIA,
     LPBOOST_MAX_ITER,
     check_max_iter,
@@ -99,7 +106,7 @@ def lpboost(
     ``(d^t, w^t)`` in ``result.iterates``. The output w maximises the soft margin over the T
     hypotheses (Eq. 2.2). ``checkpoint``: a file to which the state is written atomically every
     ``checkpoint_every`` iterations; ``resume``: continue from it to the result an uninterrupted run
-    gives (:mod:`dualboost.boosting.checkpoint`; the same three arguments on every driver).
+    gives (:mod:`dualboost.boosting.core.checkpoint`; the same three arguments on every driver).
     """
     n = check_oracle(oracle)
     nu, eps = check_nu(nu, n), check_positive(eps, "eps")

@@ -2,7 +2,7 @@
 function space L²(P̂) with naive, repeated and residual gradient projection.
 
 The objective is a pointwise risk ``R[f] = (1/N) sum_n l(f(x_n), y_n)``
-(:mod:`dualboost.boosting.gradient_losses`), with inner product
+(:mod:`dualboost.boosting.gradient.losses`), with inner product
 ``<f, g> = (1/N) sum_n <f(x_n), g(x_n)>`` (docs/math.md#function-space). A fitted
 :class:`~dualboost.oracles.regression.ProjectionOracle` is the restriction set ℋ: asked for a target it
 returns h ∈ ℋ (rule (3) or (4) of docs/math.md#projection-rules). Every step uses the closest point on
@@ -47,7 +47,7 @@ induction; tested).
 The edge of Definition 1 (docs/math.md#functional-edge) is measured every round: the cosine between the
 projected target and the step direction, ``<target, h>/(‖target‖ ‖h‖)``, which equals the norm form
 ``sqrt(1 - ‖target - c h‖²/‖target‖²)`` for the optimal line scaling c. It is recorded in the common
-history (:class:`~dualboost.boosting.history.History`): ``edge`` = that cosine (Alg. 2: of the round's
+history (:class:`~dualboost.boosting.core.history.History`): ``edge`` = that cosine (Alg. 2: of the round's
 combined step), ``primal`` = R[f_t] after the step, ``stopping`` = ‖∇_t‖ (the run stops when it is <=
 ``tol``), ``n_hypotheses`` = weak learners so far, ``dual`` and ``gap`` NaN (no dual is maintained). The
 d-domain view (docs/math.md#gradient-d-domain): the weights on the examples are the negative functional
@@ -67,9 +67,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_scalar
-from dualboost.boosting.gradient_losses import FunctionalLoss, make_loss
-from dualboost.boosting.history import History
-from dualboost.boosting.run import Callback, Run, check_positive
+from dualboost.boosting.core.history import History
+from dualboost.boosting.core.run import Callback, Run, check_positive
+from dualboost.boosting.gradient.losses import FunctionalLoss, make_loss
 from dualboost.oracles import Hypothesis
 from dualboost.oracles.regression import ProjectionOracle
 
@@ -278,7 +278,7 @@ def gradient_projection(
     ``oracle``: a fitted :class:`~dualboost.oracles.regression.ProjectionOracle` (the restriction set,
     on the training inputs); ``y``: the N targets (regression values, labels in {-1, +1} for a
     margin loss, class indices 0..K-1 for a multiclass loss, with ``n_outputs`` = K);
-    ``loss``: a name of :data:`~dualboost.boosting.gradient_losses.LOSSES` or a ``FunctionalLoss``;
+    ``loss``: a name of :data:`~dualboost.boosting.gradient.losses.LOSSES` or a ``FunctionalLoss``;
     ``projection``: ``"naive"`` (Alg. 1), ``"repeated"`` (Alg. 2) or ``"residual"`` (Alg. 3);
     ``n_learners``: the budget of weak-learner calls (Alg. 2's last round may be cut short by it);
     ``step``, ``learning_rate``: η_t (:func:`step_schedule`); ``init``: f_0 (default: the loss's

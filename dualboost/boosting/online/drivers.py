@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit, gammaln
 
 from dualboost._validation import check_scalar
-from dualboost.boosting.history import HistoryRow
+from dualboost.boosting.core.history import HistoryRow
 from dualboost.oracles._inputs import Matrix
 from dualboost.oracles.online import OnlineLearners
 

@@ -34,11 +34,18 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_distribution, check_eta, check_nu
-from dualboost.boosting.checkpoint import DEFAULT_EVERY, Checkpoint
-from dualboost.boosting.history import History
-from dualboost.boosting.result import BoostResult
-from dualboost.boosting.run import Callback, Ensemble, Run, check_oracle, check_positive, warn_unconverged
-from dualboost.boosting.stopping import check_max_iter, corrective_max_iter
+from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint
+from dualboost.boosting.core.history import History
+from dualboost.boosting.core.result import BoostResult
+from dualboost.boosting.core.run import (
+    Callback,
+    Ensemble,
+    Run,
+    check_oracle,
+    check_positive,
+    warn_unconverged,
+)
+from dualboost.boosting.core.stopping import check_max_iter, corrective_max_iter
 from dualboost.conjugates import (
     CappedBinaryRelativeEntropy,
     CappedRelativeEntropy,
@@ -149,9 +156,9 @@ def corrective_erlpboost(
     (e.g. ``"auglag"``); d^t by the entropic projection, psi^t in closed form.
 
     ``eta``: default the canonical ``max((2/eps) ln(N/nu), 1/2)``; ``max_iter``: default
-    ``32 eta/eps + 1`` (:func:`~dualboost.boosting.stopping.corrective_max_iter`); ``callback``:
+    ``32 eta/eps + 1`` (:func:`~dualboost.boosting.core.stopping.corrective_max_iter`); ``callback``:
     called with each history row; ``checkpoint``, ``checkpoint_every``, ``resume``: save the state
-    every so many iterations and continue a killed run (:mod:`dualboost.boosting.checkpoint`).
+    every so many iterations and continue a killed run (:mod:`dualboost.boosting.core.checkpoint`).
     """
     return _corrective(
         "corrective_erlpboost",

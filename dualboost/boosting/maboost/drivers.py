@@ -9,7 +9,7 @@ Each driver starts from the uniform ``d_1``, asks the oracle for ``h_t`` with ed
 the sign is unchanged).
 
 * :func:`maboost`, Alg. 1: ``eta_t = gamma_t / L`` (Thm 1; ``step="max_margin"``:
-  ``gamma_t / (L sqrt t)``, Thm 2), then in mirror coordinates of R (:mod:`.maboost_geometry`)
+  ``gamma_t / (L sqrt t)``, Thm 2), then in mirror coordinates of R (:mod:`.geometry`)
 
   - active: ``grad R(z_{t+1}) = grad R(d_t) - eta_t u_t``,
   - lazy (LAMABoost, docs/math.md#lamaboost):
@@ -61,8 +61,11 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import kl_div
 
 from dualboost._validation import check_scalar
-from dualboost.boosting.history import History
-from dualboost.boosting.maboost_geometry import (
+from dualboost.boosting.core.history import History
+from dualboost.boosting.core.result import BoostResult
+from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle
+from dualboost.boosting.core.stopping import check_max_iter
+from dualboost.boosting.maboost.geometry import (
     Entropy,
     Euclidean,
     ProjectionSet,
@@ -71,9 +74,6 @@ from dualboost.boosting.maboost_geometry import (
     make_regulariser,
     sparse_prox_hypercube,
 )
-from dualboost.boosting.result import BoostResult
-from dualboost.boosting.run import Callback, Ensemble, Run, check_oracle
-from dualboost.boosting.stopping import check_max_iter
 from dualboost.conjugates import MadaBoostLoss, project_simplex
 
 __all__ = [
@@ -90,7 +90,7 @@ __all__ = [
     "THRESHOLDS",
 ]
 
-#: default number of rounds (like AdaBoost's, :data:`~dualboost.boosting.stopping.ADABOOST_MAX_ITER`)
+#: default number of rounds (like AdaBoost's, :data:`~dualboost.boosting.core.stopping.ADABOOST_MAX_ITER`)
 MABOOST_MAX_ITER = 1000
 #: Alg. 1 step (c)
 UPDATES = ("active", "lazy")
@@ -371,7 +371,7 @@ def maboost(
     """MABoost ([NP] Alg. 1) and its smooth (Thm 3), mixed-set (Sec 3.2) and lazy (Sec 3.4) forms.
 
     ``regulariser``: ``"entropy"`` (default), ``"euclidean"`` (alias ``"quadratic"``), a
-    :class:`~dualboost.boosting.maboost_geometry.Regulariser`, or a conjugate-library function (any
+    :class:`~dualboost.boosting.maboost.geometry.Regulariser`, or a conjugate-library function (any
     other than the relative entropies and ``HalfSquaredNorm(2)`` needs ``L``, the bound on the squared
     dual norm of a column). ``update``: ``"active"`` or ``"lazy"`` (LAMABoost). ``nu`` in [1, N]: the
     cap ``d_n <= 1/nu`` (``nu = 1``: the simplex; [NP]'s smoothness ``k = N/nu``), on the examples of

@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-from dualboost.boosting.history import History
+from dualboost.boosting.core.history import History
 
 __all__ = ["plot_history"]
 

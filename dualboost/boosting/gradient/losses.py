@@ -1,0 +1,283 @@
+"""Losses of generalized gradient boosting ([GB]; docs/math.md#gradient-losses) as functionals on the
+sample.
+
+Every loss is a pointwise empirical risk over the N training examples,
+
+    R[f] = (1/N) sum_n l(f(x_n), y_n),
+
+on the function space L²(P̂) of docs/math.md#function-space, whose inner product is
+``<f, g> = (1/N) sum_n <f(x_n), g(x_n)>``. With that inner product the functional (sub)gradient of R at
+f is the function whose value at x_n is a subgradient of ``l(., y_n)`` at ``f(x_n)``
+(docs/math.md#function-space, [RECONSTRUCTED]): :meth:`FunctionalLoss.gradient` returns exactly those N
+values (an N-vector, or an N x K matrix for K outputs). Positive scaling of R is irrelevant for the
+projection (only directions are projected) but sets the step scale.
+
+Losses (names as in [GB] where it has them, formulas standard, docs/math.md#gradient-losses):
+
+* binary margin losses on ``z_n = y_n f(x_n)``, ``y_n in {-1, +1}``: ``"hinge"``, ``"logistic"``,
+  ``"exponential"``. Their values come from the conjugate library (:mod:`dualboost.conjugates.losses`:
+  :class:`HingeLoss`, :class:`LogisticLoss`, :class:`ExponentialLoss`); this module adds the derivative
+  ``phi'``. The functional gradient is ``y_n phi'(z_n)``, so ``-grad = y_n d_n`` with the example
+  weights ``d_n = -phi'(z_n) >= 0``: the d-domain of the family (docs/math.md#gradient-d-domain; for the
+  exponential loss d_n = e^{-z_n}, AdaBoost's weights). ``phi'(z) = s`` is the point of ``dom phi*``
+  whose ``conjugate_grad`` is z (Fenchel–Young).
+* ``"squared"``: ``l = (f - y)² / 2`` (λ = Λ = 1: docs/math.md#naive-projection), gradient ``f - y``.
+* ``"absolute"``: ``l = |f - y|``, subgradient ``sign(f - y)`` (0 at a tie).
+* ``"multiclass_hinge"`` ([CS02], docs/math.md#gradient-losses): f has K outputs, y holds class indices,
+  ``l = max(0, 1 + max_{k != y} f_k - f_y)``, subgradient ``e_{k*} - e_y`` where the loss is positive
+  (k* the first maximiser among k != y), else 0.
+* :class:`CallableLoss`: any loss given as two callables (per-example values, per-example
+  subgradients).
+
+Subgradient conventions at kinks (documented choice): the hinge losses take 0 at the kink, the
+absolute loss takes 0 at a tie (``numpy.sign``).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import expit
+
+from dualboost._validation import check_scalar
+from dualboost.conjugates.losses import ExponentialLoss, HingeLoss, LogisticLoss, SeparableLoss
+
+__all__ = [
+    "FunctionalLoss",
+    "MarginLoss",
+    "SquaredLoss",
+    "AbsoluteLoss",
+    "MulticlassHingeLoss",
+    "CallableLoss",
+    "LOSSES",
+    "make_loss",
+]
+
+
+class FunctionalLoss(ABC):
+    """``R[f] = (1/N) sum_n l(f(x_n), y_n)`` with its functional subgradient (module docstring).
+
+    ``F`` holds f at the N training examples: shape (N,) for one output, (N, K) for K outputs
+    (``multiclass``). ``smooth``: whether R is strongly smooth (Thm 3's setting); ``strong_convexity``:
+    λ > 0 when R is λ-strongly convex in L²(P̂) (Thms 4, 6), else 0. Both select the default step
+    schedule (:func:`dualboost.boosting.gradient.step_schedule`).
+    """
+
+    name: str = ""
+    smooth: bool = False
+    strong_convexity: float = 0.0
+    multiclass: bool = False
+
+    @abstractmethod
+    def objective(self, F: NDArray[np.float64], y: NDArray) -> float:
+        """R[f], the mean loss over the N examples."""
+
+    @abstractmethod
+    def gradient(self, F: NDArray[np.float64], y: NDArray) -> NDArray[np.float64]:
+        """A subgradient of R at f in L²(P̂): the N values (or N x K) ``∂l(f(x_n), y_n)``."""
+
+    def baseline(self, y: NDArray) -> float:
+        """The constant f_0 a regressor starts from (0 unless the loss has a closed-form best constant)."""
+        return 0.0
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class MarginLoss(FunctionalLoss):
+    """A binary margin loss ``l(f, y) = phi(y f)`` with ``phi`` from the conjugate library.
+
+    ``derivative``: ``phi'`` (a subgradient at kinks). The gradient is ``y phi'(y F)`` (module docstring).
+    """
+
+    multiclass = False
+
+    def __init__(
+        self,
+        phi: SeparableLoss,
+        derivative: Callable[[NDArray[np.float64]], NDArray[np.float64]],
+        name: str,
+        smooth: bool,
+    ) -> None:
+        self.phi = phi
+        self.derivative = derivative
+        self.name = name
+        self.smooth = smooth
+
+    def objective(self, F: NDArray[np.float64], y: NDArray) -> float:
+        with np.errstate(over="ignore"):
+            return self.phi.value(y * F) / F.size if np.all(np.isfinite(F)) else np.inf
+
+    def gradient(self, F: NDArray[np.float64], y: NDArray) -> NDArray[np.float64]:
+        with np.errstate(over="ignore"):
+            return y * self.derivative(y * F)
+
+    def __repr__(self) -> str:
+        return f"MarginLoss({self.name!r})"
+
+
+def _hinge_derivative(z: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``phi'(z) = -1`` for z < 1, 0 for z >= 1 (0 at the kink)."""
+    return np.where(z < 1.0, -1.0, 0.0)
+
+
+def _logistic_derivative(z: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``phi'(z) = -1/(1 + e^z) = -expit(-z)`` (no overflow)."""
+    return -expit(-z)
+
+
+def _exponential_derivative(z: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``phi'(z) = -e^{-z}`` (overflows exactly where the loss does)."""
+    return -np.exp(-z)
+
+
+class SquaredLoss(FunctionalLoss):
+    """``l(f, y) = (f - y)² / 2``: 1-strongly convex and 1-strongly smooth
+    (docs/math.md#naive-projection)."""
+
+    name = "squared"
+    smooth = True
+    strong_convexity = 1.0
+
+    def objective(self, F: NDArray[np.float64], y: NDArray) -> float:
+        return 0.5 * float(np.mean((F - y) ** 2))
+
+    def gradient(self, F: NDArray[np.float64], y: NDArray) -> NDArray[np.float64]:
+        return F - y
+
+    def baseline(self, y: NDArray) -> float:
+        return float(np.mean(y))
+
+
+class AbsoluteLoss(FunctionalLoss):
+    """``l(f, y) = |f - y|``, subgradient ``sign(f - y)`` (0 at a tie); non-smooth."""
+
+    name = "absolute"
+
+    def objective(self, F: NDArray[np.float64], y: NDArray) -> float:
+        return float(np.mean(np.abs(F - y)))
+
+    def gradient(self, F: NDArray[np.float64], y: NDArray) -> NDArray[np.float64]:
+        return np.sign(F - y)
+
+    def baseline(self, y: NDArray) -> float:
+        return float(np.median(y))
+
+
+class MulticlassHingeLoss(FunctionalLoss):
+    """Crammer–Singer: ``l(f, y) = max(0, 1 + max_{k != y} f_k - f_y)`` for K outputs
+    ([CS02], docs/math.md#gradient-losses).
+
+    ``y`` holds class indices in {0, ..., K-1}. Subgradient: ``e_{k*} - e_y`` where the loss is
+    positive (k* the first maximiser of f_k over k != y), 0 elsewhere (also at the kink).
+    """
+
+    name = "multiclass_hinge"
+    multiclass = True
+
+    @staticmethod
+    def _violations(F: NDArray[np.float64], y: NDArray) -> tuple[NDArray, NDArray, NDArray]:
+        rows = np.arange(F.shape[0])
+        others = F.copy()
+        others[rows, y] = -np.inf
+        k_star = np.argmax(others, axis=1)
+        slack = 1.0 + others[rows, k_star] - F[rows, y]
+        return rows, k_star, slack
+
+    def objective(self, F: NDArray[np.float64], y: NDArray) -> float:
+        _, _, slack = self._violations(F, y)
+        return float(np.mean(np.maximum(slack, 0.0)))
+
+    def gradient(self, F: NDArray[np.float64], y: NDArray) -> NDArray[np.float64]:
+        rows, k_star, slack = self._violations(F, y)
+        grad = np.zeros_like(F)
+        active = slack > 0.0
+        grad[rows[active], k_star[active]] = 1.0
+        grad[rows[active], y[active]] -= 1.0
+        return grad
+
+
+class CallableLoss(FunctionalLoss):
+    """A user loss from two callables taking ``(F, y)``.
+
+    ``value(F, y)``: the N per-example losses ``l(f(x_n), y_n)`` (their mean is R[f]);
+    ``gradient(F, y)``: their (sub)gradients with respect to f(x_n), the shape of F. ``smooth``
+    selects the default step schedule; ``multiclass``: f has one output per class (F is N x K, y
+    holds class indices) rather than one output (F is (N,), y in {-1, +1} for a classifier).
+    Both results are checked (shape, finiteness): a failure is a ValueError naming the callable.
+    """
+
+    def __init__(
+        self,
+        value: Callable[[NDArray, NDArray], ArrayLike],
+        gradient: Callable[[NDArray, NDArray], ArrayLike],
+        *,
+        smooth: bool = False,
+        multiclass: bool = False,
+        name: str = "callable",
+    ) -> None:
+        if not callable(value):
+            raise ValueError(f"value must be callable (F, y) -> per-example losses; got {value!r}")
+        if not callable(gradient):
+            raise ValueError(f"gradient must be callable (F, y) -> subgradients; got {gradient!r}")
+        self.value = value
+        self._gradient = gradient
+        self.smooth = bool(smooth)
+        self.multiclass = bool(multiclass)
+        self.name = name
+
+    def objective(self, F: NDArray[np.float64], y: NDArray) -> float:
+        values = np.asarray(self.value(F, y), dtype=np.float64)
+        if values.shape != (F.shape[0],):
+            raise ValueError(
+                f"the loss's value callable must return one loss per example, shape ({F.shape[0]},); "
+                f"got shape {values.shape}"
+            )
+        return check_scalar(values.mean(), "the loss's value callable (mean over examples)")
+
+    def gradient(self, F: NDArray[np.float64], y: NDArray) -> NDArray[np.float64]:
+        grad = np.asarray(self._gradient(F, y), dtype=np.float64)
+        if grad.shape != F.shape:
+            raise ValueError(
+                f"the loss's gradient callable must return an array of the shape of F {F.shape}; "
+                f"got shape {grad.shape}"
+            )
+        return grad
+
+    def __repr__(self) -> str:
+        return f"CallableLoss({self.name!r}, smooth={self.smooth}, multiclass={self.multiclass})"
+
+
+def _margin(name: str) -> MarginLoss:
+    phi, derivative, smooth = {
+        "hinge": (HingeLoss(), _hinge_derivative, False),
+        "logistic": (LogisticLoss(), _logistic_derivative, True),
+        "exponential": (ExponentialLoss(), _exponential_derivative, True),
+    }[name]
+    return MarginLoss(phi, derivative, name, smooth)
+
+
+#: the named losses (constructors)
+LOSSES: dict[str, Callable[[], FunctionalLoss]] = {
+    "squared": SquaredLoss,
+    "absolute": AbsoluteLoss,
+    "hinge": lambda: _margin("hinge"),
+    "logistic": lambda: _margin("logistic"),
+    "exponential": lambda: _margin("exponential"),
+    "multiclass_hinge": MulticlassHingeLoss,
+}
+
+
+def make_loss(loss: object) -> FunctionalLoss:
+    """A loss from a name of :data:`LOSSES` or a :class:`FunctionalLoss` (returned as is)."""
+    if isinstance(loss, FunctionalLoss):
+        return loss
+    if isinstance(loss, str) and loss in LOSSES:
+        return LOSSES[loss]()
+    raise ValueError(
+        f"loss must be one of {', '.join(map(repr, LOSSES))} or a FunctionalLoss (e.g. CallableLoss); "
+        f"got {loss!r}"
+    )

@@ -1,0 +1,26 @@
+"""The totally corrective drivers of [KG]: LPBoost (Alg. 2.1), SoftBoost / TotalBoost (Alg. 3.1),
+ERLPBoost (Alg. 3.2) and Binary ERLPBoost (Alg. 3.3), in
+:mod:`~dualboost.boosting.totally_corrective.drivers`.
+"""
+
+from dualboost.boosting.totally_corrective.drivers import (
+    SOFTBOOST_ZERO,
+    EntropySetup,
+    binary_erlpboost,
+    entropy_loop,
+    entropy_setup,
+    erlpboost,
+    lpboost,
+    softboost,
+)
+
+__all__ = [
+    "lpboost",
+    "softboost",
+    "erlpboost",
+    "binary_erlpboost",
+    "entropy_setup",
+    "entropy_loop",
+    "EntropySetup",
+    "SOFTBOOST_ZERO",
+]
