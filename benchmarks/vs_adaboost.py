@@ -1,0 +1,189 @@
+"""ERLPBoost against scikit-learn's AdaBoost with the same number of decision stumps.
+
+For each data set, in one process: ``ERLPBoostClassifier(nu=0.1, eps=0.01)`` (decision stumps,
+the practical stopping criterion, the default ``method="auglag"``) is fitted and timed, then
+scikit-learn's ``AdaBoostClassifier(DecisionTreeClassifier(max_depth=1), n_estimators=T)`` with T
+the number of iterations ERLPBoost took. The ratio ERLPBoost / AdaBoost is the figure of merit
+(target: <= 1 on every set). With ``--eps 1e-3 1e-4`` the same ERLPBoost runs at larger eta are
+compared with ``LPBoostClassifier`` (HiGHS) at the same nu and eps, and with ERLPBoost's own
+eps = 1e-2 run (time per iteration).
+
+Each ERLPBoost fit also reports what its subproblem solves cost: Hessians formed, Hessian-vector
+products and dual evaluations (``Solution.extra`` of every iteration's certified solution), and the
+seconds inside the solver.
+
+``--baseline PATH`` runs the ERLPBoost fits again with the dualboost package found at PATH (an
+older checkout, e.g. ``git worktree add /tmp/before <rev>``) in a subprocess, for a before/after
+table measured by the same command.
+
+    python benchmarks/vs_adaboost.py                      # german, diabetes, gaussian (~1 min)
+    python benchmarks/vs_adaboost.py --datasets a9a       # 32,561 x 123 (a few minutes)
+    python benchmarks/vs_adaboost.py --eps 1e-2 1e-3 --datasets diabetes german
+    python benchmarks/vs_adaboost.py --baseline /tmp/before
+
+The data sets are the thesis's (the training part of its 60/20/20 split; a9a's shipped training
+file) from ``$DUALBOOST_DATA`` or ``../shared/data``, and the Gaussian set of the solver issue:
+N = 4000, 20 features, ``y = sign(x0 + 0.5 x1 + 0.3 e)``, seed 11. Output:
+``benchmarks/results/vs_adaboost.txt`` (``--out``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+RESULTS = Path(__file__).resolve().parent / "results"
+DATASETS = ("german", "diabetes", "gaussian")
+
+
+def load(name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The training data of ``name`` as a dense float64 array and labels."""
+    if name == "gaussian":
+        rng = np.random.default_rng(11)
+        X = rng.normal(size=(4000, 20))
+        return X, np.sign(X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.normal(size=4000))
+    from dualboost.datasets import load_dataset
+
+    X, y = load_dataset(name, seed=0, sparse=False, download=False).train
+    return np.asarray(X, dtype=np.float64), y
+
+
+def erlpboost_run(name: str, eps: float, nu: float) -> dict:
+    """Fit ERLPBoost on ``name`` and return its time, iterations and solver counters."""
+    import dualboost.solvers as solvers
+    from dualboost import ERLPBoostClassifier
+
+    X, y = load(name)
+    counters = {"solver_seconds": 0.0, "hessians": 0, "hessian_products": 0, "evaluations": 0}
+    solve = solvers.solve_auglag  # what solvers.solve calls for method="auglag"
+
+    def counted(*args, **kwargs):
+        solution = solve(*args, **kwargs)
+        counters["solver_seconds"] += solution.solve_time
+        for key in ("hessians", "hessian_products", "evaluations"):
+            counters[key] += int(solution.extra.get(key, 0))
+        return solution
+
+    solvers.solve_auglag = counted
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            start = time.perf_counter()
+            clf = ERLPBoostClassifier(nu=nu, eps=eps).fit(X, y)
+            seconds = time.perf_counter() - start
+    finally:
+        solvers.solve_auglag = solve
+    return {"seconds": seconds, "iterations": int(clf.n_iter_), "train_accuracy": clf.score(X, y), **counters}
+
+
+def adaboost_run(name: str, n_estimators: int) -> dict:
+    from sklearn.ensemble import AdaBoostClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = load(name)
+    start = time.perf_counter()
+    clf = AdaBoostClassifier(DecisionTreeClassifier(max_depth=1), n_estimators=n_estimators).fit(X, y)
+    return {"seconds": time.perf_counter() - start, "train_accuracy": clf.score(X, y)}
+
+
+def lpboost_run(name: str, eps: float, nu: float) -> dict:
+    from dualboost import LPBoostClassifier
+
+    X, y = load(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        start = time.perf_counter()
+        clf = LPBoostClassifier(nu=nu, eps=eps).fit(X, y)
+    return {"seconds": time.perf_counter() - start, "iterations": int(clf.n_iter_)}
+
+
+def baseline_run(path: Path, name: str, eps: float, nu: float) -> dict:
+    """:func:`erlpboost_run` with the dualboost package at ``path``, in a fresh interpreter."""
+    code = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]); sys.path.insert(0, sys.argv[2]);"
+        "import vs_adaboost as b;"
+        "print(json.dumps(b.erlpboost_run(sys.argv[3], float(sys.argv[4]), float(sys.argv[5]))))"
+    )
+    env = dict(os.environ, PYTHONPATH="")
+    args = [sys.executable, "-c", code, str(path), str(Path(__file__).parent), name, str(eps), str(nu)]
+    out = subprocess.run(args, capture_output=True, text=True, env=env, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--datasets", nargs="+", default=list(DATASETS), help="german diabetes a9a gaussian")
+    parser.add_argument("--eps", nargs="+", type=float, default=[1e-2], help="ERLPBoost's eps (default 1e-2)")
+    parser.add_argument("--nu", type=float, default=0.1, help="nu as a fraction of N (default 0.1)")
+    parser.add_argument("--baseline", type=Path, help="a checkout of an older dualboost, for before/after")
+    parser.add_argument(
+        "--data", type=Path, help="the LIBSVM files (default $DUALBOOST_DATA or ../shared/data)"
+    )
+    parser.add_argument("--out", type=Path, default=RESULTS / "vs_adaboost.txt")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("DUALBOOST_DATA", str(args.data or SHARED_DATA))
+
+    lines = [
+        f"ERLPBoost (stumps, nu = {args.nu:g} N, practical criterion, auglag) against AdaBoost with as many "
+        "stumps; one process, wall seconds",
+        "",
+    ]
+    header = (
+        f"{'data':>9} {'eps':>6} {'T':>5} {'ERLPBoost s':>11} {'in solver':>9} {'ms/it':>6} {'Hess':>5} "
+        f"{'Hv':>6} {'evals':>6} {'AdaBoost s':>10} {'ratio':>6}"
+    )
+    if args.baseline:
+        header += f" {'before s':>8} {'speedup':>7}"
+    lines.append(header)
+    print(header, flush=True)
+    per_iteration: dict[str, float] = {}
+    for name in args.datasets:
+        for eps in args.eps:
+            run = erlpboost_run(name, eps, args.nu)
+            T = run["iterations"]
+            ada = adaboost_run(name, T)
+            row = (
+                f"{name:>9} {eps:>6g} {T:>5} {run['seconds']:>11.2f} {run['solver_seconds']:>9.2f} "
+                f"{1e3 * run['seconds'] / T:>6.1f} {run['hessians']:>5} {run['hessian_products']:>6} "
+                f"{run['evaluations']:>6} {ada['seconds']:>10.2f} {run['seconds'] / ada['seconds']:>6.2f}"
+            )
+            if args.baseline:
+                before = baseline_run(args.baseline, name, eps, args.nu)
+                row += f" {before['seconds']:>8.2f} {before['seconds'] / run['seconds']:>7.2f}"
+            if eps != min(args.eps) or len(args.eps) > 1:
+                per_iteration[f"{name} {eps:g}"] = run["seconds"] / T
+            if eps < 1e-2:
+                lp = lpboost_run(name, eps, args.nu)
+                ratio = run["seconds"] / lp["seconds"]
+                row += f"  LPBoost {lp['seconds']:.2f} s ({lp['iterations']} it): x{ratio:.2f}"
+            lines.append(row)
+            print(row, flush=True)
+    if len(args.eps) > 1:
+        lines += ["", "time per iteration against the eps = 1e-2 run:"]
+        for name in args.datasets:
+            base = per_iteration.get(f"{name} 0.01")
+            for eps in args.eps:
+                this = per_iteration.get(f"{name} {eps:g}")
+                if base and this:
+                    lines.append(f"  {name} eps {eps:g}: {1e3 * this:.1f} ms/it, x{this / base:.2f}")
+    lines += [
+        "",
+        "ratio = ERLPBoost s / AdaBoost s (target <= 1); Hess, Hv, evals: summed over the iterations",
+    ]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("\n".join(lines) + "\n")
+    print(f"written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
