@@ -1,6 +1,6 @@
 """ERLPBoost with decision stumps against the 2009 C++ ERLPBoost code (issue 4, "Speed to reach").
 
-The issue quotes the C++ code (L-BFGS-B on the t + N variables (w, psi), spec/peers.md A2) run with
+The issue quotes the C++ code (L-BFGS-B on the t + N variables (w, psi)) run with
 decision stumps on a machine like ours:
 
 =========  ==========  ======  ============  ==========
@@ -13,13 +13,15 @@ a9a train  0.1 N       0.01    48            6.8
 
 and asks dualboost to do the same runs at least 5x faster, reaching the same eps with a comparable
 number of iterations. This script does those runs with ``dualboost.boosting.erlpboost`` (its
-defaults: canonical eta = (2/eps) ln(N/nu) (spec B.8.1), the practical criterion of B.8.3,
+defaults: canonical eta = (2/eps) ln(N/nu) (docs/math.md#canonical-eta), the practical criterion
+of docs/math.md#erlpboost-stopping,
 ``method="auglag"``) and prints iterations, time, the oracle/solver split and the ratio
 ``C++ time / our time`` (> 1: we are faster; the target is >= 5).
 
-Which data the C++ runs used. The issue does not say; the thesis (spec B.14.1) runs every algorithm
-on the 60 % training part of a random 60/20/20 split, and the C++ code ships ``a9a.train``. Running
-both readings settles it (``--seeds 0 1 2 3 4`` adds the splits):
+Which data the C++ runs used. The issue does not say; the thesis ([KG] Ch. 5,
+docs/math.md#thesis-experiments) runs every algorithm on the 60 % training part of a random 60/20/20
+split, and the C++ code ships ``a9a.train``. Running both readings settles it (``--seeds 0 1 2 3 4``
+adds the splits):
 
 * a9a train: the file ``a9a.train`` shipped with the C++ code (29,305 examples, 123 binary
   features), the thesis's training part (Table 5.2); no preprocessing. We stop after 49 oracle

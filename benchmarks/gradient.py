@@ -1,7 +1,7 @@
-"""Generalized gradient boosting (seed 001): naive vs repeated vs residual projection, and regression
+"""Generalized gradient boosting ([GB]): naive vs repeated vs residual projection, and regression
 against scikit-learn's GradientBoostingRegressor, in one run.
 
-Part 1, the seed's Fig. 3 setting (spec §2.9): the multiclass hinge loss (Crammer & Singer) with
+Part 1, the seed's Fig. 3 setting ([GB] Fig. 3): the multiclass hinge loss (Crammer & Singer) with
 multiclass decision stumps (:class:`~dualboost.oracles.regression.MulticlassStumps`, rule (3)), on
 scikit-learn's bundled digits (1,797 x 64, 10 classes) and on letter-like synthetic data (16
 integer features in 0..15, 26 classes, as UCI letter; ``make_classification`` with
@@ -37,9 +37,9 @@ from sklearn.datasets import load_diabetes, load_digits, make_classification, ma
 from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.model_selection import train_test_split
 
+from dualboost.boosting.core.progress import ProgressLine
 from dualboost.boosting.gradient import gradient_projection
-from dualboost.boosting.gradient_losses import make_loss
-from dualboost.boosting.progress import ProgressLine
+from dualboost.boosting.gradient.losses import make_loss
 from dualboost.oracles.regression import MulticlassStumps, RegressionStumps
 
 RESULTS = Path(__file__).resolve().parent / "results" / "gradient.txt"
@@ -155,7 +155,8 @@ def regression_part(name, X, y, budget, checkpoints, progress, lines) -> None:
         runs = [(p, rate) for p in PROJECTIONS]
         if not loss.smooth:
             # the residual method steps along the projection of Δ', and ‖Δ'‖ reaches c G with
-            # c = 2/γ² (spec §2.7): Thm 7's step scales as F/(c G); a tenth of the naive step is shown
+            # c = 2/γ² ([GB] Thm 7, docs/math.md#gradient-losses): Thm 7's step scales as F/(c G); a
+            # tenth of the naive step is shown
             runs.append(("residual", 0.1 * rate))
         for projection, eta in runs:
             result = gradient_projection(
@@ -209,12 +210,12 @@ def main(argv: list[str] | None = None) -> int:
     checkpoints = [c for c in (10, 30, 100, 300, 1000) if c <= budget]
     progress = ProgressLine(sys.stderr.isatty())
     lines = [
-        "Generalized gradient boosting (seed 001, Grubb & Bagnell 2011): benchmarks/gradient.py"
+        "Generalized gradient boosting ([GB], Grubb & Bagnell 2011): benchmarks/gradient.py"
         + (" --full" if args.full else ""),
         f"budget {budget} weak learners; R@c = training objective after c learners "
         "(Alg. 2 counts all inner learners)",
         "",
-        "Part 1: multiclass hinge loss (seed 001 Fig. 3 setting)",
+        "Part 1: multiclass hinge loss ([GB] Fig. 3 setting)",
         "",
     ]
     print("\n".join(lines), flush=True)

@@ -1,6 +1,6 @@
-"""The MABoost family of seed 000 against AdaBoost and MadaBoost on german, diabetes and a9a.
+"""The MABoost family of [NP] against AdaBoost and MadaBoost on german, diabetes and a9a.
 
-Seed 000 reports no experiments (spec §1.11); this benchmark measures what its theorems speak of. For
+[NP] reports no experiments (docs/math.md#maboost); this benchmark measures what its theorems speak of. For
 every data set (the thesis's train/test split, ``dualboost.datasets.load_dataset``) and every
 algorithm, T rounds of decision stumps (the same :class:`~dualboost.oracles.DecisionStumps` oracle for
 all of ours; scikit-learn's ``AdaBoostClassifier`` with depth-1 trees as the outside peer):
@@ -30,8 +30,8 @@ from sklearn.ensemble import AdaBoostClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 from dualboost.boosting import adaboost
+from dualboost.boosting.core.progress import ProgressLine
 from dualboost.boosting.maboost import maboost, madaboost, sparseboost
-from dualboost.boosting.progress import ProgressLine
 from dualboost.datasets import load_dataset
 from dualboost.oracles import DecisionStumps
 

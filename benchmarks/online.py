@@ -1,4 +1,4 @@
-"""Online boosting on a9a against Vowpal Wabbit's ``--boosting`` (issue 7; seed 002 Sec. 5, Table 3).
+"""Online boosting on a9a against Vowpal Wabbit's ``--boosting`` (issue 7; [BKL] Sec. 5, Table 3).
 
 The stream is a9a train + valid (39,073 examples, the thesis's split, in file order), the held-out
 set a9a test (9,769). Every learner makes one online pass over the stream and is then scored on
@@ -75,12 +75,12 @@ import scipy.sparse as sp
 from scipy.stats import binomtest
 
 from dualboost.datasets import load_dataset
-from dualboost.estimators_online import AdaBoostOLClassifier, OnlineBBMClassifier
+from dualboost.estimators.online import AdaBoostOLClassifier, OnlineBBMClassifier
 from dualboost.oracles.online import OnlineLinear
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 RESULTS = Path(__file__).resolve().parent / "results" / "online.txt"
-#: seed 002 Table 3, a9a row (test 0-1 loss)
+#: [BKL] Table 3, a9a row (test 0-1 loss)
 SEED_A9A = {"VW baseline": 0.1509, "Online BBM": 0.1495, "AdaBoost.OL": 0.1497, "AdaBoost.OL.S": 0.1497}
 #: VW's learning rates (-l; default 0.5) and Online BBM's gamma (VW: gamma/2)
 VW_RATES = (0.125, 0.25, 0.5, 1.0)

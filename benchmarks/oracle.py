@@ -1,6 +1,6 @@
 """Speed of the decision-stump oracle on a9a (issue 4: "under 20 ms per call"), against scikit-learn.
 
-On a9a train (29,305 x 123, the thesis's split, spec B.14.1), for sparse (CSC) and dense X:
+On a9a train (29,305 x 123, the thesis's split: docs/math.md#thesis-experiments), sparse (CSC) and dense X:
 ``DecisionStumps.best(d)`` per call (median over random distributions d) against
 ``DecisionTreeClassifier(max_depth=1).fit(X, y, sample_weight=d)`` in the same run, and two checks
 of the best weighted error (1 - edge)/2:

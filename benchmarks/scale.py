@@ -2,7 +2,7 @@
 large synthetic sets, in memory (numpy / scipy.sparse; the Dask part of issue 8 is not measured here).
 
 1. The edge matrix U of N examples x t = 500 stump hypotheses: bytes held by the driver's
-   :class:`~dualboost.boosting.run.Ensemble` (``int8`` for +-1 columns) against float64, the time of
+   :class:`~dualboost.boosting.core.run.Ensemble` (``int8`` for +-1 columns) against float64, the time of
    ``U^T d`` and ``U w`` on the compact storage against a float64 GEMV, and the peak memory of one
    subproblem model construction, ``ERLPBoost(ensemble.U, ...)`` (the solvers take U as a float64
    ndarray: ``ensemble.U`` is a read-only float64 copy of the int8 store, kept and extended by the
@@ -105,7 +105,7 @@ def news20_set(n: int, p: int, density: float, seed: int = 0) -> tuple[sp.csr_ma
 
 
 def edge_matrix(n: int, t: int, model_n: int) -> list[str]:
-    from dualboost.boosting.run import Ensemble
+    from dualboost.boosting.core.run import Ensemble
     from dualboost.oracles import Selection, Stump
     from dualboost.problems import ERLPBoost
 

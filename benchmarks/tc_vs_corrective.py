@@ -1,16 +1,17 @@
 """Totally corrective vs corrective ERLPBoost at high precision: Glocer's Figs. 5.28 and 5.29.
 
-[KG] Sec 5.5 (spec B.14.4): with eps = 1e-5, ERLPBoost reaches its stop in fewer iterations AND
-less time than Corrective ERLPBoost on diabetes (Fig. 5.28) and german (Fig. 5.29, except raw
-data). This script runs, on the training part of the thesis's 60/20/20 split (seed ``--seed``),
-with the thesis's defaults nu = 1 and the theoretical eta for eps:
+[KG] Sec 5.5 (docs/math.md#thesis-experiments): with eps = 1e-5, ERLPBoost reaches its stop in fewer
+iterations AND less time than Corrective ERLPBoost on diabetes (Fig. 5.28) and german (Fig. 5.29,
+except raw data). This script runs, on the training part of the thesis's 60/20/20 split (seed
+``--seed``), with the thesis's defaults nu = 1 and the theoretical eta for eps:
 
 * ``erlpboost`` (Alg. 3.2) against ``corrective_erlpboost`` (Alg. 4.1), and
 * ``binary_erlpboost`` (Alg. 3.3) against ``corrective_binary_erlpboost`` (Alg. 4.3),
 
 each with the drivers' default ``method``, and records the duality gap the thesis plots: the
 stopping quantity of both algorithm families, ``delta~^t = min_{q<=t} P^q(d^{q-1}) - Theta^{t-1}``
-([KG] B.8.3, practical criterion; certified: both values are computed by the model from d and w),
+(docs/math.md#erlpboost-stopping, practical criterion; certified: both values are computed by the
+model from d and w),
 which must fall to eps/2. It saves one PNG per data set and hypothesis class (gap against
 iterations and against time, both algorithms of each pair on the same axes) and prints the
 iterations and seconds each run needs to bring the gap under 1e-1, ..., 1e-5.
@@ -42,7 +43,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from dualboost.boosting import boost
-from dualboost.boosting.history import HistoryRow
+from dualboost.boosting.core.history import HistoryRow
 from dualboost.datasets import load_dataset
 from dualboost.oracles import DecisionStumps, LinearKernel, RawFeatures
 from dualboost.problems import erlpboost_eta

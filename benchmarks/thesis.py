@@ -1,15 +1,15 @@
-"""Glocer's Tables 5.4, 5.5 and 5.7 on a9a, german and diabetes (spec B.14, issue 4 part 5).
+"""Glocer's Tables 5.4, 5.5 and 5.7 on a9a, german and diabetes (docs/math.md#thesis-experiments).
 
-Protocol ([KG] Sec 5.6, spec B.14.5): for each hypothesis class (decision stumps: Tables 5.4 and
-5.7; raw data: Table 5.5), data set and algorithm, every parameter setting of the grid is trained on
-the training set; the setting with the lowest VALIDATION error is selected and its TEST error,
-iterations, training time and hypotheses used (w > 0) are reported beside the thesis's numbers.
-The column ``min test`` is the lowest test error over the grid (what the tables' captions call
-"lowest overall generalization error"), for reference only.
+Protocol ([KG] Sec 5.6, docs/math.md#thesis-experiments): for each hypothesis class (decision
+stumps: Tables 5.4 and 5.7; raw data: Table 5.5), data set and algorithm, every parameter setting of
+the grid is trained on the training set; the setting with the lowest VALIDATION error is selected
+and its TEST error, iterations, training time and hypotheses used (w > 0) are reported beside the
+thesis's numbers. The column ``min test`` is the lowest test error over the grid (what the tables'
+captions call "lowest overall generalization error"), for reference only.
 
-Data (spec B.14.1): a9a is the shipped train/valid/test split of the C++ code, which is the thesis's
-29,305 / 9,768 / 9,769 split (:func:`dualboost.datasets.load_dataset` uses it as is, so ``--seeds``
-does not apply to it); german and diabetes are split 60/20/20 by
+Data (docs/math.md#thesis-experiments): a9a is the shipped train/valid/test split of the C++ code,
+which is the thesis's 29,305 / 9,768 / 9,769 split (:func:`dualboost.datasets.load_dataset` uses it
+as is, so ``--seeds`` does not apply to it); german and diabetes are split 60/20/20 by
 :func:`dualboost.datasets.thesis_split` with each seed (the thesis's own draw is not available), and
 errors are averaged over the seeds (``sd``: their standard deviation).
 
@@ -21,7 +21,7 @@ the stump oracle only. The thesis has no LPBoost or SoftBoost rows ("we were not
 comparable parameters"); its AdaBoost row is shown beside both AdaBoosts.
 
 Grids. ``--full`` is Table 5.3: nu/N in {1/N, 0.1, ..., 0.9}; eta in {1, 2, 5, ..., 3000} plus the
-theoretical eta (every winner of Tables 5.10-5.12 is the theoretical eta, spec B.14.5, so the
+theoretical eta (every winner of Tables 5.10-5.12 is the theoretical eta, [KG] Tables 5.10-5.12, so the
 grid alone cannot reproduce the tables); eps in {0.001, 0.01} (Table 5.3 says 0.001, the tables'
 starred winners used 0.01); max-iter 1,000 (totally corrective) and 20,000 (corrective);
 LPBoost and SoftBoost (not in Table 5.3: the LPBoost row is used) nu/N as above, eps in
@@ -100,7 +100,7 @@ ETA_GRID = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0
 NU_GRID = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 # [KG] Tables 5.4, 5.5 (test error, %) and 5.7 (training time, s), and the parameters of the best
-# results, Tables 5.10 and 5.11 ("nu/N, eta", * = eps 0.01), transcribed from seed 004 (spec B.14.5).
+# results, Tables 5.10 and 5.11 ("nu/N, eta", * = eps 0.01), transcribed from the thesis ([KG] Ch. 5).
 _SHORT = {
     "erlpboost": "erlp",
     "binary_erlpboost": "bin",
