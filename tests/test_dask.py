@@ -70,7 +70,8 @@ def test_model_matches_in_memory(executor, nu):
         np.testing.assert_allclose(block, H[np.ix_([1, 2, 5], [0, 4])], atol=TOL * max(1.0, np.abs(H).max()))
         v = rng.normal(size=3)  # the products of the conjugate-gradient Newton steps
         Hv = model.dual_hessian_operator(w, np.array([1, 3, 5]))(v)
-        np.testing.assert_allclose(Hv, H[np.ix_([1, 3, 5], [1, 3, 5])] @ v, atol=TOL * max(1.0, np.abs(H).max()))
+        want_Hv = H[np.ix_([1, 3, 5], [1, 3, 5])] @ v
+        np.testing.assert_allclose(Hv, want_Hv, atol=TOL * max(1.0, np.abs(H).max()))
         # a d the workers did not make (scattered once): same primal value
         other = rng.dirichlet(np.ones(U.shape[0]))
         other = np.minimum(other, 1.0 / nu)
@@ -150,12 +151,12 @@ def test_full_run_matches_in_memory(executor, nu, chord, monkeypatch):
     # the chord run's 19th iterates 2e-4 apart, its 20th hypotheses differ): from there on the runs
     # are different runs, each certified.
     tol = got.params["tol"]
-    same = [a == b for a, b in zip(got.hypotheses, want.hypotheses)] + [False]
+    same = [a == b for a, b in zip(got.hypotheses, want.hypotheses, strict=False)] + [False]
     k = same.index(False)  # the first hypothesis that differs (or the shorter run's length)
     for key in ("edge", "primal", "dual", "stopping"):
         np.testing.assert_allclose(got.history[key][:k], want.history[key][:k], atol=tol, equal_nan=True)
     np.testing.assert_array_equal(got.columns.compute()[:, :k], want.columns[:, :k])
-    if k < max(len(got.hypotheses), len(want.hypotheses)):  # the solve before it made different discrete choices:
+    if k < max(len(got.hypotheses), len(want.hypotheses)):  # the solve before made other choices:
         primal = got.history["primal"][k - 1], want.history["primal"][k - 1]
         assert TOL < abs(primal[0] - primal[1]) <= 2 * tol
         for run in (got, want):  # both certified
