@@ -49,9 +49,9 @@ for name, clf in boosters.items():
         f"{np.count_nonzero(d):>7d}"
     )
 
-# 3. The d/w correspondence (docs/math.md#lamaboost): the w-domain is the hypothesis weights eta, whose margins
-#    are m = U eta; the d-domain distribution is grad F*(-m). For the entropy on the simplex that is
-#    the softmax of -m (AdaBoost's weights), for smooth MABoost the capped softmax.
+# 3. The d/w correspondence (docs/math.md#lamaboost): the w-domain is the hypothesis weights eta,
+#    whose margins are m = U eta; the d-domain distribution is grad F*(-m). For the entropy on the
+#    simplex that is the softmax of -m (AdaBoost's weights), for smooth MABoost the capped softmax.
 clf = boosters["MABoost, entropy (active)"]
 result = clf.result_
 m = result.columns.astype(float) @ (result.weights * result.eta_sum)  # margins of sum eta_t h_t

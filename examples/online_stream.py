@@ -1,4 +1,4 @@
-"""Online boosting on a stream: Online BBM and AdaBoost.OL (Beygelzimer et al.) learning one example at a time.
+"""Online boosting on a stream: Online BBM and AdaBoost.OL (Beygelzimer et al.), one example at a time.
 
 A synthetic stream (scikit-learn's ``make_classification``) arrives in mini-batches
 (``partial_fit``) and then one example at a time (``learn_one``, River style). The progressive
