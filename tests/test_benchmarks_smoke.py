@@ -188,3 +188,39 @@ def test_trajectory_resolves_are_certified_and_agree(capsys):
     for row in rows:
         assert re.search(r"\d+/\d+\s+[\d.]+$", row), row  # no status or disagreement after the ratio
     assert "median speed-up of a warm re-solve along the runs (1e-6 tolerance)" in out
+
+
+# ---------------------------------------------------------------- vs_adaboost.py and the topic set
+
+
+def test_vs_adaboost_main_writes_the_table(tmp_path):
+    bench = _load("vs_adaboost")
+    out = tmp_path / "vs_adaboost.txt"
+    argv = ["--datasets", "german", "--eps", "0.01", "0.001", "--repeat", "1", "--out", str(out)]
+    assert bench.main(argv) == 0
+    rows = [line.split() for line in out.read_text().splitlines() if line.split()[:1] == ["german"]]
+    rows = [row for row in rows if row[1] != "eps"]  # not the per-iteration lines
+    assert [row[1] for row in rows] == ["0.01", "0.001"]
+    for row in rows:  # T, the ERLPBoost seconds and the AdaBoost ratio are the measured ones
+        T, seconds, ada, ratio = int(row[2]), float(row[3]), float(row[9]), float(row[10])
+        assert T > 1 and seconds > 0 and ada > 0
+        assert ratio == pytest.approx(seconds / ada, rel=0.02, abs=0.01)
+    assert "LPBoost" in " ".join(rows[1]) and "time per iteration" in out.read_text()
+
+
+def test_topic_set_is_the_documented_one():
+    scale = _load("scale")
+    X, y = scale.topic_set(n=2_000, vocabulary=50_000, words=120, topic_size=500, seed=3)
+    assert X.shape == (2_000, 50_000) and set(np.unique(X.data)) == {1.0}
+    per_document = X.getnnz(axis=1)
+    assert per_document.max() <= 120 and per_document.min() > 60  # 120 draws, repeats collapse
+    assert set(np.unique(y)) == {-1.0, 1.0} and abs(y.mean()) < 0.1
+    # Zipf(1): word 0 is drawn with probability 0.9 / H_50000 ~ 0.08 per draw, in nearly every document
+    assert X[:, 0].mean() > 0.95
+    # the topics separate the classes (up to the 5 % flipped labels): 12 topic draws per document
+    # over 500 words put a topic word in ~2.4 % of its class's documents, ~0.1 % of the other's
+    # (a Zipf word is in both classes' documents at one rate, up to noise)
+    low, high = np.sort([np.asarray(X[y == c].mean(axis=0)).ravel() for c in (-1.0, 1.0)], axis=0)
+    frequent = low + high > 0.02
+    assert np.sum(frequent & (high > 5 * low)) >= 500  # most of the 2 x 500 topic words
+    assert np.sum(frequent & (high > 5 * low) & (np.arange(X.shape[1]) < 100)) == 0  # no Zipf head word
