@@ -320,6 +320,39 @@ def test_auglag_certifies_every_small_instance_at_eta_1e6():
     assert not failures, f"not certified at eta=1e6 (seed, duplicated columns, relative gap): {failures}"
 
 
+@pytest.mark.parametrize("eta", [1e4, 1e6])
+@pytest.mark.parametrize("name", ["erlp-nu1", "erlp-stumps", "erlp-duplicates", "binary-nu7.5"])
+def test_newton_from_the_lp_limit_agrees_with_eta_continuation(name, eta, monkeypatch):
+    """At eta > CONTINUATION_ETA a cold solve starts Newton from the LP limit's w (HiGHS); with
+    that start switched off (LP_NEWTON_STEPS = 0) it takes eta continuation from uniform w. Both are
+    certified and their values agree within the sum of their gaps; where Newton from the LP start
+    reached the target, its steps are all the iterations (else continuation went on from there:
+    the duplicated columns at eta = 1e4 stall it after 4 steps at a relative gap of 1.6e-6)."""
+    from dualboost.solvers import auglag
+
+    cls, make, nu = EXTREME_CASES[name]
+    model = cls(make(), nu=nu, eta=eta)
+    assert isinstance(model.lp_limit(), LPBoost) and model.lp_limit().nu == model.nu
+    calls = []
+    newton_from_lp = auglag._newton_from_lp_limit
+
+    def recorded(*args):
+        point, steps, kept = newton_from_lp(*args)
+        calls.append((point.gap, steps))
+        return point, steps, kept
+
+    monkeypatch.setattr(auglag, "_newton_from_lp_limit", recorded)
+    fast = model.solve(method="auglag", max_iter=EXTREME_MAX_ITER)
+    assert len(calls) == 1 and calls[0][1] <= auglag.LP_NEWTON_STEPS
+    if calls[0][0] <= 0.5 * 1e-6:  # (the solve's target) reached from the LP start: nothing else ran
+        assert fast.iterations == calls[0][1]
+    monkeypatch.setattr(auglag, "LP_NEWTON_STEPS", 0)
+    slow = model.solve(method="auglag", max_iter=EXTREME_MAX_ITER)
+    assert fast.status == slow.status == "optimal"
+    assert abs(fast.dual_value - slow.dual_value) <= fast.gap + slow.gap + 1e-12
+    assert abs(fast.primal_value - slow.primal_value) <= fast.gap + slow.gap + 1e-12
+
+
 # --- 3. warm starts -----------------------------------------------------------------------------
 WARM_KWARGS = [
     (ERLPBoost, {"nu": 30.5, "eta": 200.0}),

@@ -21,13 +21,16 @@ Each script runs end to end in seconds; the checks are consistency checks that c
 from __future__ import annotations
 
 import importlib.util
+import io
 import math
+import os
 import re
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from environment import DATA_DIR, requires_data
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -224,3 +227,90 @@ def test_topic_set_is_the_documented_one():
     frequent = low + high > 0.02
     assert np.sum(frequent & (high > 5 * low)) >= 500  # most of the 2 x 500 topic words
     assert np.sum(frequent & (high > 5 * low) & (np.arange(X.shape[1]) < 100)) == 0  # no Zipf head word
+
+
+# ---------------------------------------------------------------- cpp_erlpboost.py --cpp
+
+
+def test_cpp_inputs_are_the_training_set_and_the_documented_config(tmp_path):
+    from sklearn.datasets import load_svmlight_file
+
+    cpp = _load("cpp_erlpboost")
+    (_, X, y), *_ = cpp.training_sets("german", [])
+    for data in (X, sp.csr_matrix(X)):
+        config = cpp.write_cpp_inputs(data, y, nu=1.0, eps=0.01, max_iter=1234, folder=tmp_path)
+        lines = config.read_text().splitlines()
+        entries = dict(line.split(" = ", 1) for line in lines)
+        assert len(entries) == len(lines)
+        folder = tmp_path.resolve()
+        assert entries == {
+            "train_file": str(folder / "train.libsvm"),
+            "test_file": str(folder / "train.libsvm"),
+            "output_file": str(folder / "output.txt"),
+            "oracle_type": "decisionstump",
+            "reflexive": "true",
+            "max_iter": "1234",
+            "booster_type": "ERLPBoost",
+            "optimizer_type": "lbfgsb",
+            "nu": "1.0",
+            "eps": "0.01",
+            "binary": "false",
+        }
+        # 1-based indices: an index 0 would be -1 here and refused
+        back, labels = load_svmlight_file(entries["train_file"], n_features=X.shape[1], zero_based=False)
+        np.testing.assert_array_equal(back.toarray(), X)
+        np.testing.assert_array_equal(labels, y)
+    with pytest.raises(ValueError, match="-1/\\+1"):
+        cpp.write_cpp_inputs(X, (y + 1) / 2, nu=1.0, eps=0.01, max_iter=10, folder=tmp_path)
+
+
+def test_cpp_output_is_parsed_and_a_failed_run_is_reported(tmp_path):
+    cpp = _load("cpp_erlpboost")
+    finished = "epsilon gap: 0.0048\n\nFinished in 139 iterations \nTotal CPU time expended: 2.78 seconds\n"
+    assert cpp.parse_cpp_output(finished, 5000) == (139, True, 2.78)
+    exceeded = "Max iterations exceeded!\nTotal CPU time expended: 0.5 seconds\n"
+    assert cpp.parse_cpp_output(exceeded, 20) == (20, False, 0.5)
+    assert cpp.parse_cpp_output("Running Erlpboost\n", 20) == (None, False, None)
+
+    failing = tmp_path / "failing_peer"
+    failing.write_text("#!/bin/sh\necho 'reading' >&2\necho 'what():  Cannot open data file' >&2\nexit 3\n")
+    failing.chmod(0o755)
+    (_, X, y), *_ = cpp.training_sets("german", [])
+    failed = cpp.run_cpp(failing, X, y, 1.0, 0.01, 100)
+    assert failed.iterations is None and not failed.converged
+    assert failed.error == "exit status 3: what():  Cannot open data file"
+    out = io.StringIO()
+    (_, _, r), *_ = cpp.run(["german"], [], out, cpp=failing)
+    text = out.getvalue()
+    assert f"C++ run on german (whole file) failed: {failed.error}" in text
+    assert cpp.row("german", cpp.WHOLE, r, cpp.REFERENCES["german"]).split()[-3:] == ["-", "-", "yes"]
+    assert "the C++ run failed: no ratio" in text and "quoted" not in text
+
+
+def _cpp_peer() -> Path:
+    """The C++ binary named by $DUALBOOST_CPP_PEER; skip the test when there is none (CI)."""
+    peer = os.environ.get("DUALBOOST_CPP_PEER", "")
+    if not peer:
+        pytest.skip("$DUALBOOST_CPP_PEER (path to the 2009 C++ test_erlpboost binary) is not set")
+    if not Path(peer).is_file():
+        pytest.skip(f"$DUALBOOST_CPP_PEER={peer} is not a file")
+    return Path(peer)
+
+
+def test_cpp_peer_is_measured_on_german():
+    cpp = _load("cpp_erlpboost")
+    peer = _cpp_peer()
+    out = io.StringIO()
+    ((name, label, r),) = cpp.run(["german"], [], out, cpp=peer)
+    measured = r["cpp"]
+    assert measured.error is None and measured.converged
+    assert measured.iterations > 0 and measured.seconds > 0
+    ratio = f"{measured.seconds / r['time']:.1f}x"  # C++ seconds / ours, both measured here
+    line = cpp.row(name, label, r, cpp.REFERENCES[name])
+    fields = line.split()  # ... C++ it, time s, cpu s, oracle s, solver s, ms/call, C++ s, ratio, conv
+    assert int(fields[-9]) == measured.iterations and fields[-3] == f"{measured.seconds:.2f}"
+    assert fields[-2] == ratio and line in out.getvalue()
+    verdict = "meets" if measured.seconds / r["time"] >= cpp.CPP_TARGET_RATIO else "misses"
+    assert f"{measured.iterations} iterations, {measured.seconds:.2f} s wall" in out.getvalue()
+    assert f"{ratio}, {verdict} the 50x target" in out.getvalue()
+    assert "quoted" not in out.getvalue()

@@ -97,6 +97,10 @@ class DaskERLPBoost(ERLPBoost):
             "DaskERLPBoost keeps U on the workers (U_parts); use U_parts.to_numpy() for tests"
         )
 
+    def lp_limit(self) -> None:
+        """None: the LP limit would gather U on the driver (large eta takes eta continuation)."""
+        return None
+
     # --- evaluations -------------------------------------------------------------------------
     def evaluation(self, w: ArrayLike) -> Evaluation:
         """The capped softmax at w and its reductions (cached for the last few w)."""

@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike
 
 from dualboost._validation import check_distribution
 from dualboost.conjugates import CappedBinaryRelativeEntropy
+from dualboost.problems.lpboost import LPBoost
 from dualboost.problems.max_edge import MaxEdgeModel
 
 __all__ = ["BinaryERLPBoost"]
@@ -32,3 +33,7 @@ class BinaryERLPBoost(MaxEdgeModel):
 
     def describe(self) -> dict[str, float]:
         return {**super().describe(), "nu": self.nu, "eta": self.eta}
+
+    def lp_limit(self) -> LPBoost:
+        """LPBoost on the same U and nu: the limit eta -> infinity (docs/math.md#erlpboost-primal)."""
+        return LPBoost(self.U, nu=self.nu)

@@ -73,6 +73,8 @@ NEWTON_FIRST_T = 64
 #: costs a few passes over U, and L-BFGS-B's rounds cost more: on diabetes (nu = 0.05 N, eps =
 #: 1e-3, 294 iterations) 4 steps (patience 5) took 19.6 s in the solver, 50 (patience 20) 5.8 s
 NEWTON_WARM_STEPS = 50
+#: Newton steps from the LP limit's solution at eta > CONTINUATION_ETA before eta continuation
+LP_NEWTON_STEPS = 50
 
 
 def _normalised(w: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -269,6 +271,10 @@ def _solve_on_simplex(
             start = evaluator.point(np.full(model.n_hypotheses, 1.0 / model.n_hypotheses), target)
             if start.gap <= target:
                 return start, iterations, None
+        point, steps, lp_kept = _newton_from_lp_limit(model, evaluator, target)
+        iterations += steps
+        if point is not None and point.gap <= target:
+            return point, iterations, lp_kept
         coarse_model = model.with_eta(model.eta / 10.0)
         coarse, steps, _ = _solve_on_simplex(
             coarse_model, DualEvaluator(coarse_model), w0, False, target, max_iter
@@ -277,6 +283,21 @@ def _solve_on_simplex(
     w0 = np.full(model.n_hypotheses, 1.0 / model.n_hypotheses) if w0 is None else _normalised(w0)
     point, steps, kept = _solve_simplex(model, evaluator, w0, target, max_iter, False)
     return point, iterations + steps, kept
+
+
+def _newton_from_lp_limit(model, evaluator, target) -> tuple[Point | None, int, Curvature | None]:
+    """Newton (at most LP_NEWTON_STEPS steps) from the solution w of the model's LP limit
+    (``Model.lp_limit``, eta = infinity, by HiGHS): at large eta the optimum lies within O(1/eta)
+    of that LP's face, and d(w) there already sits on the examples that the LP's margin binds, where
+    warm starts and L-BFGS-B crawl (measured on diabetes at nu = 1, eta = 1.2e6, t = 120: 10 Newton
+    steps and 0.16 s from the LP's w, against 20,634 L-BFGS-B iterations and 4.4 s with eta
+    continuation). ``(None, 0, None)`` where the model has no LP limit in memory."""
+    limit = model.lp_limit() if hasattr(model, "lp_limit") else None
+    if limit is None:
+        return None, 0, None
+    _, w, _ = limit.solve_linear_program("dual")
+    start = evaluator.point(_normalised(np.clip(w, 0.0, None)), target)
+    return newton_polish(evaluator, start, target, sum_to_one=True, max_steps=LP_NEWTON_STEPS)
 
 
 def solve_auglag(
