@@ -346,11 +346,17 @@ def test_newton_from_the_lp_limit_agrees_with_eta_continuation(name, eta, monkey
     assert len(calls) == 1 and calls[0][1] <= auglag.LP_NEWTON_STEPS
     if calls[0][0] <= 0.5 * 1e-6:  # (the solve's target) reached from the LP start: nothing else ran
         assert fast.iterations == calls[0][1]
+    # a warm start after a new column (above LP_FIRST_ETA: LP_WARM_STEPS Newton steps from it, then
+    # the LP limit's w where they fall short)
+    U = model.U
+    previous = cls(U[:, :-1], nu=nu, eta=eta).solve(method="auglag", max_iter=EXTREME_MAX_ITER)
+    warm = model.solve(method="auglag", warm_start=previous, max_iter=EXTREME_MAX_ITER)
     monkeypatch.setattr(auglag, "LP_NEWTON_STEPS", 0)
     slow = model.solve(method="auglag", max_iter=EXTREME_MAX_ITER)
-    assert fast.status == slow.status == "optimal"
-    assert abs(fast.dual_value - slow.dual_value) <= fast.gap + slow.gap + 1e-12
-    assert abs(fast.primal_value - slow.primal_value) <= fast.gap + slow.gap + 1e-12
+    assert fast.status == slow.status == warm.status == "optimal"
+    for other in (slow, warm):
+        assert abs(fast.dual_value - other.dual_value) <= fast.gap + other.gap + 1e-12
+        assert abs(fast.primal_value - other.primal_value) <= fast.gap + other.gap + 1e-12
 
 
 # --- 3. warm starts -----------------------------------------------------------------------------
