@@ -255,9 +255,11 @@ def _solve_on_simplex(
 
     At eta > CONTINUATION_ETA the dual is nearly an LP and L-BFGS-B and Newton crawl (measured on
     a diabetes run at eta = 1.2e6: 10,000 iterations from a warm start left gaps of 1e-2). A cold
-    start, and a warm start that misses the tolerance within WARM_BUDGET iterations, first solve
-    the problem at eta/10 (recursively, from w0 or from where the warm start got to) and start
-    from that solution. ``kept``: the previous solve's Hessian
+    start, and a warm start that misses the tolerance within WARM_BUDGET iterations (above
+    LP_FIRST_ETA: within LP_WARM_STEPS Newton steps), take Newton steps from the solution of the
+    model's LP limit (:func:`_newton_from_lp_limit`); where those fall short too, they solve the
+    problem at eta/10 (recursively, from w0 or from where the warm start got to) and start from
+    that solution (docs/solvers.md item 3). ``kept``: the previous solve's Hessian
     (:class:`~dualboost.solvers.newton.Curvature`). Returns the point, the iterations and the last
     Hessian.
     """
