@@ -259,7 +259,7 @@ def _solve_on_simplex(
     LP_FIRST_ETA: within LP_WARM_STEPS Newton steps), take Newton steps from the solution of the
     model's LP limit (:func:`_newton_from_lp_limit`); where those fall short too, they solve the
     problem at eta/10 (recursively, from w0 or from where the warm start got to) and start from
-    that solution (docs/solvers.md item 3). ``kept``: the previous solve's Hessian
+    that solution (docs/solvers.md, "The LP limit"). ``kept``: the previous solve's Hessian
     (:class:`~dualboost.solvers.newton.Curvature`). Returns the point, the iterations and the last
     Hessian.
     """
