@@ -320,18 +320,20 @@ def test_auglag_certifies_every_small_instance_at_eta_1e6():
     assert not failures, f"not certified at eta=1e6 (seed, duplicated columns, relative gap): {failures}"
 
 
-@pytest.mark.parametrize("eta", [1e4, 1e6])
+@pytest.mark.parametrize("eta", [1e5, 1e6])
 @pytest.mark.parametrize("name", ["erlp-nu1", "erlp-stumps", "erlp-duplicates", "binary-nu7.5"])
 def test_newton_from_the_lp_limit_agrees_with_eta_continuation(name, eta, monkeypatch):
-    """At eta > CONTINUATION_ETA a cold solve starts Newton from the LP limit's w (HiGHS); with
-    that start switched off (LP_NEWTON_STEPS = 0) it takes eta continuation from uniform w. Both are
-    certified and their values agree within the sum of their gaps; where Newton from the LP start
-    reached the target, its steps are all the iterations (else continuation went on from there:
-    the duplicated columns at eta = 1e4 stall it after 4 steps at a relative gap of 1.6e-6)."""
+    """Above LP_FIRST_ETA a warm start that LP_WARM_STEPS Newton steps do not finish takes Newton
+    from the LP limit's w (HiGHS); a cold start takes eta continuation. With LP_WARM_STEPS = 0 the
+    warm solve goes to the LP at once; with LP_NEWTON_STEPS = 0 too it takes continuation. All three
+    are certified and their values agree within the sum of their gaps; where Newton from the LP
+    reached the target its steps are all the iterations."""
     from dualboost.solvers import auglag
 
     cls, make, nu = EXTREME_CASES[name]
-    model = cls(make(), nu=nu, eta=eta)
+    U = make()
+    model = cls(U, nu=nu, eta=eta)
+    assert eta > auglag.LP_FIRST_ETA
     assert isinstance(model.lp_limit(), LPBoost) and model.lp_limit().nu == model.nu
     calls = []
     newton_from_lp = auglag._newton_from_lp_limit
@@ -342,21 +344,23 @@ def test_newton_from_the_lp_limit_agrees_with_eta_continuation(name, eta, monkey
         return point, steps, kept
 
     monkeypatch.setattr(auglag, "_newton_from_lp_limit", recorded)
-    fast = model.solve(method="auglag", max_iter=EXTREME_MAX_ITER)
-    assert len(calls) == 1 and calls[0][1] <= auglag.LP_NEWTON_STEPS
-    if calls[0][0] <= 0.5 * 1e-6:  # (the solve's target) reached from the LP start: nothing else ran
-        assert fast.iterations == calls[0][1]
-    # a warm start after a new column (above LP_FIRST_ETA: LP_WARM_STEPS Newton steps from it, then
-    # the LP limit's w where they fall short)
-    U = model.U
+    monkeypatch.setattr(auglag, "LP_WARM_STEPS", 0)
     previous = cls(U[:, :-1], nu=nu, eta=eta).solve(method="auglag", max_iter=EXTREME_MAX_ITER)
+    cold = model.solve(method="auglag", max_iter=EXTREME_MAX_ITER)
+    assert not calls  # a cold start does not solve the LP
     warm = model.solve(method="auglag", warm_start=previous, max_iter=EXTREME_MAX_ITER)
+    if name == "erlp-duplicates":  # the new column duplicates an old one: the warm start is optimal
+        assert not calls and warm.iterations == 0
+    else:
+        assert len(calls) == 1 and calls[0][1] <= auglag.LP_NEWTON_STEPS
+    if calls and calls[0][0] <= 0.5 * 1e-6:  # (the solve's target) reached from the LP's w: no more
+        assert warm.iterations == calls[0][1]
     monkeypatch.setattr(auglag, "LP_NEWTON_STEPS", 0)
-    slow = model.solve(method="auglag", max_iter=EXTREME_MAX_ITER)
-    assert fast.status == slow.status == warm.status == "optimal"
-    for other in (slow, warm):
-        assert abs(fast.dual_value - other.dual_value) <= fast.gap + other.gap + 1e-12
-        assert abs(fast.primal_value - other.primal_value) <= fast.gap + other.gap + 1e-12
+    slow = model.solve(method="auglag", warm_start=previous, max_iter=EXTREME_MAX_ITER)
+    assert cold.status == warm.status == slow.status == "optimal"
+    for other in (cold, slow):
+        assert abs(warm.dual_value - other.dual_value) <= warm.gap + other.gap + 1e-12
+        assert abs(warm.primal_value - other.primal_value) <= warm.gap + other.gap + 1e-12
 
 
 # --- 3. warm starts -----------------------------------------------------------------------------
