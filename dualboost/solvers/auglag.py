@@ -80,6 +80,9 @@ LP_NEWTON_STEPS = 50
 #: warm start's L-BFGS-B rounds first; at eps = 1e-3, eta = 6e3: 18 s with 10, 4.9 s with those rounds)
 LP_WARM_STEPS = 10
 LP_FIRST_ETA = 1e4
+#: the LP limit is solved from scratch at each use: only up to this many examples (its d-domain LP
+#: took 0.1 s at N = 460, t = 150 and 3 s at N = 10,000, t = 100, where continuation took 0.1-1 s)
+LP_MAX_SAMPLES = 2000
 
 
 def _normalised(w: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -256,7 +259,8 @@ def _solve_on_simplex(
     At eta > CONTINUATION_ETA the dual is nearly an LP and L-BFGS-B and Newton crawl (measured on
     a diabetes run at eta = 1.2e6: 10,000 iterations from a warm start left gaps of 1e-2). A
     warm start that misses the tolerance within WARM_BUDGET iterations (above LP_FIRST_ETA: within
-    LP_WARM_STEPS Newton steps) takes Newton steps from the solution of the model's LP limit
+    LP_WARM_STEPS Newton steps) takes Newton steps, for N <= LP_MAX_SAMPLES, from the solution of
+    the model's LP limit
     (:func:`_newton_from_lp_limit`); where those fall short, and from a cold start (where the LP
     from scratch costs more: 3 s for a random 10,000 x 100 instance, continuation 0.09 s), the
     problem is solved at eta/10 first (recursively, from w0 or from where the warm start got to)
@@ -265,7 +269,8 @@ def _solve_on_simplex(
     iterations and the last Hessian.
     """
     large_eta = getattr(model, "eta", 0.0) > CONTINUATION_ETA
-    limit = model.lp_limit() if large_eta and hasattr(model, "lp_limit") else None
+    small = model.n_samples <= LP_MAX_SAMPLES
+    limit = model.lp_limit() if large_eta and small and hasattr(model, "lp_limit") else None
     iterations = 0
     if w0 is not None and limit is not None and model.eta > LP_FIRST_ETA:  # a few Newton steps, then
         # the LP limit's w (below LP_FIRST_ETA the warm start's L-BFGS-B rounds are faster)
