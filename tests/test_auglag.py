@@ -363,6 +363,25 @@ def test_newton_from_the_lp_limit_agrees_with_eta_continuation(name, eta, monkey
         assert abs(warm.primal_value - other.primal_value) <= warm.gap + other.gap + 1e-12
 
 
+def test_a_failed_lp_limit_falls_back_to_continuation(monkeypatch):
+    """Where HiGHS does not solve the LP limit (RuntimeError), the warm solve goes on by eta
+    continuation and is certified as before."""
+    from dualboost.solvers import auglag
+
+    def fail(self):
+        raise RuntimeError("HiGHS failed on the capped min-max-edge LP: kInfeasible")
+
+    cls, make, nu = EXTREME_CASES["erlp-nu1"]
+    U = make()
+    previous = cls(U[:, :-1], nu=nu, eta=1e6).solve(method="auglag", max_iter=EXTREME_MAX_ITER)
+    want = cls(U, nu=nu, eta=1e6).solve(method="auglag", warm_start=previous, max_iter=EXTREME_MAX_ITER)
+    monkeypatch.setattr(auglag, "LP_WARM_STEPS", 0)
+    monkeypatch.setattr(LPBoost, "primal_lp", fail)
+    got = cls(U, nu=nu, eta=1e6).solve(method="auglag", warm_start=previous, max_iter=EXTREME_MAX_ITER)
+    assert got.status == want.status == "optimal"
+    assert abs(got.dual_value - want.dual_value) <= got.gap + want.gap + 1e-12
+
+
 # --- 3. warm starts -----------------------------------------------------------------------------
 WARM_KWARGS = [
     (ERLPBoost, {"nu": 30.5, "eta": 200.0}),

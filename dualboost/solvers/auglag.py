@@ -260,8 +260,8 @@ def _solve_on_simplex(
     a diabetes run at eta = 1.2e6: 10,000 iterations from a warm start left gaps of 1e-2). A
     warm start that misses the tolerance within WARM_BUDGET iterations (above LP_FIRST_ETA: within
     LP_WARM_STEPS Newton steps) takes Newton steps, for N <= LP_MAX_SAMPLES, from the solution of
-    the model's LP limit
-    (:func:`_newton_from_lp_limit`); where those fall short, and from a cold start (where the LP
+    the model's LP limit (:func:`_newton_from_lp_limit`); where those fall short (or HiGHS fails),
+    and from a cold start (where the LP
     from scratch costs more: 3 s for a random 10,000 x 100 instance, continuation 0.09 s), the
     problem is solved at eta/10 first (recursively, from w0 or from where the warm start got to)
     and the solve starts from that solution (docs/solvers.md, "The LP limit"). ``kept``: the
@@ -297,7 +297,7 @@ def _solve_on_simplex(
         if limit is not None and w0 is not None:  # (cold: the LP costs more than continuation)
             point, steps, lp_kept = _newton_from_lp_limit(limit, evaluator, target)
             iterations += steps
-            if point.gap <= target:
+            if point is not None and point.gap <= target:
                 return point, iterations, lp_kept
         coarse_model = model.with_eta(model.eta / 10.0)
         coarse, steps, _ = _solve_on_simplex(
@@ -309,14 +309,17 @@ def _solve_on_simplex(
     return point, iterations + steps, kept
 
 
-def _newton_from_lp_limit(limit, evaluator, target) -> tuple[Point, int, Curvature | None]:
+def _newton_from_lp_limit(limit, evaluator, target) -> tuple[Point | None, int, Curvature | None]:
     """Newton (at most LP_NEWTON_STEPS steps) from the solution w of the LP limit ``limit``
     (``Model.lp_limit()``, eta = infinity, by HiGHS): at large eta the optimum lies within O(1/eta)
     of that LP's face, and d(w) there already sits on the examples that the LP's margin binds, where
     warm starts and L-BFGS-B crawl (measured on diabetes at nu = 1, eta = 1.2e6, t = 120: 10 Newton
     steps and 0.16 s from the LP's w, against 20,634 L-BFGS-B iterations and 4.4 s with eta
-    continuation)."""
-    _, w, _ = limit.primal_lp().solve()  # the d-domain LP: t + 1 rows (the soft-margin LP has N)
+    continuation). ``(None, 0, None)`` where HiGHS does not report the LP optimal."""
+    try:
+        _, w, _ = limit.primal_lp().solve()  # the d-domain LP: t + 1 rows (the soft-margin LP has N)
+    except RuntimeError:
+        return None, 0, None
     start = evaluator.point(_normalised(np.clip(w, 0.0, None)), target)
     return newton_polish(evaluator, start, target, sum_to_one=True, max_steps=LP_NEWTON_STEPS)
 
