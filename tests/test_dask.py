@@ -157,6 +157,7 @@ def test_full_run_matches_in_memory(executor, nu, chord, monkeypatch):
         np.testing.assert_allclose(got.history[key][:k], want.history[key][:k], atol=tol, equal_nan=True)
     np.testing.assert_array_equal(got.columns.compute()[:, :k], want.columns[:, :k])
     if k < max(len(got.hypotheses), len(want.hypotheses)):  # the solve before made other choices:
+        assert k >= 1  # (the first hypothesis is chosen at the uniform d, the same in both runs)
         primal = got.history["primal"][k - 1], want.history["primal"][k - 1]
         assert TOL < abs(primal[0] - primal[1]) <= 2 * tol
         for run in (got, want):  # both certified
