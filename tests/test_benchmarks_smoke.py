@@ -230,6 +230,16 @@ def test_topic_set_is_the_documented_one():
     assert np.sum(frequent & (high > 5 * low) & (np.arange(X.shape[1]) < 100)) == 0  # no Zipf head word
 
 
+def test_scale_case_reports_the_solver_time_per_iteration_as_t_grows(monkeypatch):
+    scale = _load("scale")
+    dense_set = scale.dense_set
+    monkeypatch.setattr(scale, "dense_set", lambda n, p=100, seed=0: dense_set(2_000, p, seed))
+    result = scale.one_case("dense/stumps", full=False, max_iter=120)
+    assert result["iterations"] == 120 and result["shape"] == [2_000, 100]  # (not converged by then)
+    assert result["solve_ms_t100"] > 0 and result["solve_ms_last"] > 0
+    assert result["solver_s"] * 1e3 >= 20 * min(result["solve_ms_t100"], result["solve_ms_last"])
+
+
 # ---------------------------------------------------------------- cpp_erlpboost.py --cpp
 
 
