@@ -437,7 +437,8 @@ def test_warm_starts_from_a_kept_hessian_match_the_cold_solve(monkeypatch):
     column's block (``CHORD_MIN_WORK`` lowered so that this small instance takes that path; the
     saving is measured in benchmarks/scale.py, not asserted). Every solve is certified and agrees
     with a cold solve as in the test above, and so does a warm solve without the kept Hessian; the
-    Hessian rebuilt from ``extra`` (what a checkpoint keeps) gives the same steps bit for bit."""
+    Hessian written and read back (``Curvature.to_dict``, what a checkpoint keeps) gives the same
+    steps bit for bit."""
     from dualboost.solvers import newton
 
     calls = {"block": 0}
@@ -462,12 +463,19 @@ def test_warm_starts_from_a_kept_hessian_match_the_cold_solve(monkeypatch):
         cold = model.solve(method="auglag", tol=AGREE_TOL)
         assert isinstance(previous.solver_state, newton.Curvature)
         fields = {f: getattr(previous, f) for f in previous.__dataclass_fields__}
-        # as read back from a checkpoint (solver_state None, the Hessian in extra), and without it
-        from_extra = Solution(**fields)
-        kept = {k: v for k, v in previous.extra.items() if k not in newton.Curvature.EXTRA}
-        stateless = Solution(**(fields | {"extra": kept}))
+        # as read back from a checkpoint (the Hessian written by to_dict), and without it
+        written = newton.Curvature.from_dict(previous.solver_state.to_dict())
+        from_checkpoint = Solution(**(fields | {"solver_state": written}))
+        stateless = Solution(**(fields | {"solver_state": None}))
+        state = previous.solver_state
+        face, H = state.face.copy(), state.H.copy()
         warm = model.solve(method="auglag", tol=AGREE_TOL, warm_start=previous)
-        again = model.solve(method="auglag", tol=AGREE_TOL, warm_start=from_extra)
+        # the warm start's Solution and its state are left as they were (the state is extended into
+        # a new object)
+        assert previous.solver_state is state and warm.solver_state is not state
+        np.testing.assert_array_equal(state.face, face)
+        np.testing.assert_array_equal(state.H, H)
+        again = model.solve(method="auglag", tol=AGREE_TOL, warm_start=from_checkpoint)
         np.testing.assert_array_equal(again.w, warm.w)  # the same steps, bit for bit
         for start in (previous, stateless):
             warm = model.solve(method="auglag", tol=AGREE_TOL, warm_start=start)

@@ -510,3 +510,58 @@ def test_failure_while_writing_keeps_previous_checkpoint(saved, monkeypatch):
     assert path.read_bytes() == before
     assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
     assert read_header(path)["iteration"] == 4
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda sol: sol.extra.update(bad=object()), r"sol\.extra\['bad'\] is a object"),
+        (lambda sol: setattr(sol, "solver_state", ("lp", None)), "not a dualboost.solvers.state.SolverState"),
+    ],
+)
+def test_a_state_that_cannot_be_written_is_refused(change, message, tmp_path, monkeypatch):
+    """What a checkpoint cannot write (an ``extra`` entry that is neither a numeric array nor a JSON
+    scalar, a solver state that is not a SolverState) is a ValueError naming it, not dropped."""
+    import dualboost.solvers as solvers
+
+    solve = solvers.solve_auglag
+
+    def changed(*args, **kwargs):
+        solution = solve(*args, **kwargs)
+        change(solution)
+        return solution
+
+    monkeypatch.setattr(solvers, "solve_auglag", changed)
+    X, y = data()
+    with pytest.raises(ValueError, match=message):
+        boost("erlpboost", DecisionStumps().fit(X, y), nu=24.0, eps=0.02, checkpoint=tmp_path / "run.ckpt")
+
+
+def test_the_solver_states_are_written_and_read_back(tmp_path):
+    """Each warm-start state round-trips through a checkpoint: auglag's curvature and HiGHS's basis
+    come back as the same typed objects with equal arrays (the live HiGHS model is not written)."""
+    from dualboost.boosting.core.checkpoint import _write_solution
+    from dualboost.instances import random_edge_matrix
+    from dualboost.problems import ERLPBoost, LPBoost
+    from dualboost.solvers.highs import HighsState
+    from dualboost.solvers.newton import Curvature
+    from dualboost.solvers.state import state_from_dict
+
+    U = random_edge_matrix(60, 8, seed=2)
+    for model, method, side, cls in (
+        (ERLPBoost(U, nu=6.0, eta=20.0), "auglag", "dual", Curvature),
+        (LPBoost(U, nu=6.0), "highs", "primal", HighsState),
+    ):
+        sol = model.solve(method=method, side=side)
+        assert isinstance(sol.solver_state, cls)
+        arrays: dict = {}
+        scalars = json.loads(json.dumps(_write_solution("sol", sol, arrays)))  # as the header holds it
+        entries = scalars["solver_state"]["scalars"] | {
+            key.removeprefix("state.sol.solver_state."): value
+            for key, value in arrays.items()
+            if key.startswith("state.sol.solver_state.")
+        }
+        back = state_from_dict(scalars["solver_state"]["kind"], entries)
+        assert type(back) is cls
+        for key, value in sol.solver_state.to_dict().items():
+            np.testing.assert_array_equal(back.to_dict()[key], value)

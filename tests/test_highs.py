@@ -17,6 +17,7 @@ import pytest
 
 from dualboost.instances import random_edge_matrix
 from dualboost.problems import BinaryERLPBoost, ERLPBoost, LPBoost, SoftBoost
+from dualboost.solvers.highs import HighsState
 
 # HiGHS runs at 1e-10 primal/dual feasibility (lpboost.HIGHS_OPTIONS) and Clarabel at 1e-12 gap and
 # feasibility, so both values are exact to ~1e-10 (observed differences <= 2e-12); 1e-8 is the
@@ -155,7 +156,7 @@ def test_warm_started_primal_lp_grows_by_rows_and_matches_a_cold_solve(nu):
         model = LPBoost(U[:, :t], nu=nu)
         sol = model.solve(method="highs", side="primal", warm_start=sol)
         assert sol.optimal
-        assert sol.solver_state is not None and sol.solver_state[0].n_columns == t
+        assert isinstance(sol.solver_state, HighsState) and sol.solver_state.lp.n_columns == t
         reference = clarabel_lp(U[:, :t], nu)
         assert abs(sol.primal_value - reference) <= VALUE_TOL
         assert abs(sol.dual_value - reference) <= VALUE_TOL
@@ -167,16 +168,18 @@ def test_a_warm_start_that_does_not_match_builds_afresh():
     solve builds a new HiGHS model and stays right; a stale model is never re-used."""
     U = random_edge_matrix(80, 10, seed=6)
     first = LPBoost(U[:, :6], nu=2.0).solve(method="highs", side="primal")
-    lp = first.solver_state[0]
+    lp = first.solver_state.lp
     other = U[:, ::-1]  # same shape family, different columns
     for model in (LPBoost(other[:, :7], nu=2.0), LPBoost(U[:, :7], nu=3.0)):
         sol = model.solve(method="highs", side="primal", warm_start=first)
-        assert sol.optimal and sol.solver_state[0] is not lp
+        assert sol.optimal and sol.solver_state.lp is not lp
         assert abs(sol.primal_value - clarabel_lp(model.U, model.nu)) <= VALUE_TOL
+    state = first.solver_state
     grown = LPBoost(U[:, :7], nu=2.0).solve(method="highs", side="primal", warm_start=first)
-    assert grown.solver_state[0] is lp and first.solver_state is None  # taken over
+    # the live model was extended; the warm start's Solution and state are unchanged
+    assert grown.solver_state.lp is lp and first.solver_state is state and state.n_columns == 6
     again = LPBoost(U[:, :8], nu=2.0).solve(method="highs", side="primal", warm_start=first)
-    assert again.solver_state[0] is not lp
+    assert again.solver_state.lp is not lp  # the model has grown: rebuilt from the saved basis
     assert abs(again.primal_value - clarabel_lp(U[:, :8], 2.0)) <= VALUE_TOL
 
 
@@ -189,8 +192,9 @@ def test_a_solution_without_its_highs_model_restarts_from_its_saved_basis():
     for t in range(2, 21):
         sol = LPBoost(U[:, :t], nu=3.0).solve(method="highs", side="primal", warm_start=sol)
     saved = copy.copy(sol)
-    saved.solver_state = None
-    assert saved.extra["basis_rows"].size == 21 and saved.extra["basis_columns"].size == 151
+    saved.solver_state = HighsState.from_dict(sol.solver_state.to_dict())  # as a checkpoint reads it
+    assert saved.solver_state.lp is None
+    assert saved.solver_state.basis_rows.size == 21 and saved.solver_state.basis_columns.size == 151
     model = LPBoost(U[:, :21], nu=3.0)
     uninterrupted = model.solve(method="highs", side="primal", warm_start=sol)
     resumed = model.solve(method="highs", side="primal", warm_start=saved)

@@ -12,8 +12,9 @@ from dualboost.solvers.certify import certify
 from dualboost.solvers.cvxpy_backend import CVXPY_METHODS, solve_cvxpy
 from dualboost.solvers.highs import solve_highs
 from dualboost.solvers.solution import STATUSES, Solution
+from dualboost.solvers.state import SolverState
 
-__all__ = ["solve", "certify", "Solution", "STATUSES", "METHODS", "SIDES"]
+__all__ = ["solve", "certify", "Solution", "SolverState", "STATUSES", "METHODS", "SIDES"]
 
 #: every method: the cvxpy solvers, the hand-written dual path, HiGHS for LPs
 METHODS = (*CVXPY_METHODS, "auglag", "highs")

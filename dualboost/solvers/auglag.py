@@ -379,9 +379,8 @@ def _solve_auglag(model, side, tol, warm_start, max_iter, removed) -> Solution:
     else:
         new_column = w0 is not None and not removed and warm_start.w.size == model.n_hypotheses - 1
         kept = None
-        if new_column:  # the previous solve's Hessian (rebuilt from extra after a checkpoint)
+        if new_column and isinstance(warm_start.solver_state, Curvature):  # the previous solve's Hessian
             kept = warm_start.solver_state
-            kept = kept if isinstance(kept, Curvature) else Curvature.from_extra(warm_start.extra)
         point, iterations, kept = _solve_on_simplex(model, evaluator, w0, new_column, target, max_iter, kept)
     if model.w_domain == "line":
         d = model.d_from_w(w)
@@ -405,5 +404,4 @@ def _solve_auglag(model, side, tol, warm_start, max_iter, removed) -> Solution:
     )
     if model.w_domain == "simplex" and kept is not None:
         solution.solver_state = kept  # the last Hessian, for a warm start after a new column
-        kept.to_extra(solution.extra)
     return solution

@@ -2,60 +2,97 @@
 
 Either side is solved as an LP and the other side is read from the LP multipliers; the pair is then
 certified like every method's. The d-domain side (``side="primal"``) is a
-:class:`~dualboost.problems.lpboost.PrimalLP`, a HiGHS model kept in the returned Solution
-(``solution.solver_state``): ``solve(warm_start=previous)`` on a model whose U extends the previous
-one by new columns appends their rows to that HiGHS model and re-solves from the previous optimal
-basis (dual simplex), the driver's situation after each oracle call. The w-domain side goes through
-``scipy.optimize.linprog`` from scratch.
+:class:`~dualboost.problems.lpboost.PrimalLP`, a HiGHS model kept in the returned Solution with its
+optimal basis (:class:`HighsState`, ``solution.solver_state``): ``solve(warm_start=previous)`` on a
+model whose U extends the previous one by new columns appends their rows to that HiGHS model and
+re-solves from the previous optimal basis (dual simplex), the driver's situation after each oracle
+call. The w-domain side goes through ``scipy.optimize.linprog`` from scratch.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 
 from dualboost.solvers.certify import certify
 from dualboost.solvers.solution import Solution
+from dualboost.solvers.state import SolverState
 
-__all__ = ["solve_highs"]
+__all__ = ["solve_highs", "HighsState"]
+
+
+@dataclass
+class HighsState(SolverState):
+    """HiGHS's warm-start state for the d-domain LP: the live HiGHS model ``lp`` (a
+    :class:`~dualboost.problems.lpboost.PrimalLP`, None in a state read back from a checkpoint), the
+    U it was built on, and its optimal basis (the statuses of its columns and rows, what checkpoints
+    write: a resumed run re-solves from it and takes the same path as an uninterrupted one; LP optima
+    are not unique).
+
+    A warm start extends the live model in place (appending rows costs less than building it
+    anew); ``n_columns`` records its size when this state was made, so that a second warm start
+    from the same Solution, finding the model grown, rebuilds it from the basis instead."""
+
+    kind = "highs"
+    lp: object | None
+    U: NDArray[np.float64] | None
+    basis_columns: NDArray[np.int8]
+    basis_rows: NDArray[np.int8]
+    n_columns: int
+
+    @property
+    def live(self) -> bool:
+        """Whether the live HiGHS model is here and as this state left it (not grown since)."""
+        return self.lp is not None and self.lp.n_columns == self.n_columns
+
+    def fits(self, model) -> bool:
+        """Whether ``model``'s U extends the U of this state (the same nu, the same examples, these
+        columns first)."""
+        t_old = self.U.shape[1]
+        return (
+            self.lp.nu == model.nu
+            and self.U.shape[0] == model.n_samples
+            and t_old <= model.n_hypotheses
+            and np.array_equal(self.U, model.U[:, :t_old])
+        )
+
+    def to_dict(self) -> dict:
+        return {"basis_columns": self.basis_columns, "basis_rows": self.basis_rows}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> HighsState:
+        columns = np.asarray(data["basis_columns"], dtype=np.int8)
+        rows = np.asarray(data["basis_rows"], dtype=np.int8)
+        return cls(None, None, columns, rows, rows.size - 1)
 
 
 def _reusable_lp(model, warm_start: Solution | None):
-    """The HiGHS model of ``warm_start`` if ``model``'s U extends the U it was built on, else None.
-
-    The model is taken over (the warm start gives it up): a second warm start from the same
-    Solution builds afresh rather than solving an LP that has already grown."""
-    if warm_start is None or warm_start.w is None:
+    """The HiGHS model of ``warm_start``'s state extended by ``model``'s new columns: the live one
+    (:attr:`HighsState.live`) if ``model`` extends its U, None if it does not (the LP is then built
+    afresh); rebuilt from the saved basis where the state was read back from a checkpoint or its
+    model has grown since (a second warm start from one Solution)."""
+    state = None if warm_start is None or warm_start.w is None else warm_start.solver_state
+    if not isinstance(state, HighsState):
         return None
-    state = warm_start.solver_state
-    if state is None:  # a Solution read back from a checkpoint: rebuild its LP from its basis
-        return _rebuilt_lp(model, warm_start)
-    lp, U_old = state
-    t_old = U_old.shape[1]
-    if (
-        lp.n_columns != t_old
-        or lp.nu != model.nu
-        or U_old.shape[0] != model.n_samples
-        or t_old > model.n_hypotheses
-        or not np.array_equal(U_old, model.U[:, :t_old])
-    ):
-        return None
-    warm_start.solver_state = None
-    lp.add_columns(model.U[:, t_old:])
-    return lp
+    if state.live:
+        if not state.fits(model):
+            return None
+        state.lp.add_columns(model.U[:, state.n_columns :])
+        return state.lp
+    return _rebuilt_lp(model, state, warm_start.w.size)
 
 
-def _rebuilt_lp(model, warm_start: Solution):
-    """The LP of ``warm_start`` rebuilt from the basis saved in its ``extra`` (the first
-    ``warm_start.w.size`` columns of U are taken to be the ones it was solved with), with the new
-    columns appended: the re-solve then follows the path an uninterrupted run takes."""
-    columns, rows = warm_start.extra.get("basis_columns"), warm_start.extra.get("basis_rows")
-    t_old = warm_start.w.size
-    if columns is None or rows is None or not 0 < t_old <= model.n_hypotheses:
+def _rebuilt_lp(model, state: HighsState, t_old: int):
+    """The LP of a warm start rebuilt from the basis in ``state`` (the first ``t_old`` columns of U
+    are taken to be the ones it was solved with), with the new columns appended: the re-solve then
+    follows the path an uninterrupted run takes."""
+    if not 0 < t_old <= model.n_hypotheses or state.basis_rows.size != t_old + 1:
         return None
     lp = model.primal_lp(t_old)
-    if not lp.set_basis(np.asarray(columns), np.asarray(rows)):
+    if not lp.set_basis(state.basis_columns, state.basis_rows):
         return None
     lp.add_columns(model.U[:, t_old:])
     return lp
@@ -87,8 +124,6 @@ def solve_highs(model, side: str, tol: float, warm_start: Solution | None = None
         solver_status="optimal",
     )
     if lp is not None:
-        solution.solver_state = (lp, model.U)
-        # the basis travels with the result (checkpoints save ``extra``): a resumed run re-solves
-        # from it and takes the same path as an uninterrupted one (LP optima are not unique)
-        solution.extra["basis_columns"], solution.extra["basis_rows"] = lp.basis()
+        columns, rows = lp.basis()
+        solution.solver_state = HighsState(lp, model.U, columns, rows, lp.n_columns)
     return solution

@@ -33,6 +33,8 @@ from numpy.typing import NDArray
 from scipy.linalg import LinAlgError, eigh
 from scipy.linalg.lapack import dpotrf, dpotri, dpotrs
 
+from dualboost.solvers.state import SolverState
+
 __all__ = ["DualEvaluator", "Curvature", "newton_polish", "certified_point", "Point"]
 
 #: Newton steps without a better certified gap before the caller's first-order method takes over
@@ -232,18 +234,20 @@ def _bordered_inverse(inverse: NDArray[np.float64], ridge: float, H: NDArray[np.
     return out if np.isfinite(out).all() else None
 
 
-class Curvature:
+class Curvature(SolverState):
     """The Hessian of D at one point ``(w, d)`` on a face of columns, and the inverse of
     ``ridge I - H`` (:func:`definite_inverse`), kept from one Newton step to the next and from one
-    solve to the next (``Solution.solver_state``, and ``Solution.extra`` for checkpoints): the
-    preconditioner of :func:`pcg_step`.
+    solve to the next: ``method="auglag"``'s warm-start state (``Solution.solver_state``, written by
+    checkpoints through :meth:`to_dict`), the preconditioner of :func:`pcg_step`.
 
     ``face``: the columns, in the order of H's rows (columns added later come last, so that the
     inverse is extended by a border, O(|S|^2), instead of computed anew, O(|S|^3)); every entry of H
     is the exact Hessian at ``w`` (added columns' blocks too: the Hessian depends on w only through
     ``d``), so ``ridge I - H`` stays definite as it grows. ``key``: the model's parameters other
-    than t (another eta or nu: not reused).
+    than t (another eta or nu: not reused). Extending it (:meth:`covering`) returns a new object.
     """
+
+    kind = "auglag"
 
     def __init__(
         self,
@@ -276,45 +280,33 @@ class Curvature:
     def key_of(model) -> dict:
         return {k: float(v) for k, v in model.describe().items() if k != "t"}
 
-    #: the entries of ``Solution.extra`` that carry it (checkpoints save ``extra``, so that a resumed
-    #: run takes the same steps as an uninterrupted one)
-    EXTRA = (
-        "kept_face",
-        "kept_hessian",
-        "kept_inverse",
-        "kept_ridge",
-        "kept_key",
-        "kept_w",
-        "kept_d",
-        "kept_shift",
-    )
-
-    def to_extra(self, extra: dict) -> None:
-        """Write this Hessian, its point, its inverse (if computed) and its key into ``extra`` (d only
-        where it is a numpy array; a distributed one is evaluated again from w)."""
+    def to_dict(self) -> dict:
+        """This Hessian, its point, its inverse (if computed) and its key, as arrays and JSON scalars
+        (d only where it is a numpy array; a distributed one is evaluated again from w), so that a
+        run resumed from a checkpoint takes the same steps as an uninterrupted one."""
         inverse, ridge = self._inverse if self._inverse and self._inverse[0] is not None else (None, np.nan)
-        extra["kept_face"], extra["kept_hessian"] = self.face, self.H
-        extra["kept_inverse"] = np.zeros((0, 0)) if inverse is None else inverse
-        extra["kept_ridge"] = float(ridge)  # nan: not computed (again when needed)
-        extra["kept_key"] = json.dumps(self.key, sort_keys=True)
-        extra["kept_w"] = np.asarray(self.w, dtype=np.float64)
-        extra["kept_d"] = self.d if isinstance(self.d, np.ndarray) else np.zeros(0)
-        extra["kept_shift"] = float(self.shift)
+        return {
+            "face": self.face,
+            "hessian": self.H,
+            "inverse": np.zeros((0, 0)) if inverse is None else inverse,
+            "ridge": float(ridge),  # nan: not computed (again when needed)
+            "key": json.dumps(self.key, sort_keys=True),
+            "w": np.asarray(self.w, dtype=np.float64),
+            "d": self.d if isinstance(self.d, np.ndarray) else np.zeros(0),
+            "shift": float(self.shift),
+        }
 
     @classmethod
-    def from_extra(cls, extra: dict) -> Curvature | None:
-        """The Hessian written by :meth:`to_extra` (a Solution read back from a checkpoint), or None."""
-        if not all(name in extra for name in cls.EXTRA):
-            return None
+    def from_dict(cls, data: dict) -> Curvature:
+        """The Hessian written by :meth:`to_dict`."""
         inverse = None
-        if np.isfinite(extra["kept_ridge"]):
-            inverse = (np.asarray(extra["kept_inverse"], dtype=np.float64), float(extra["kept_ridge"]))
-        face = np.asarray(extra["kept_face"], dtype=np.intp)
-        H = np.asarray(extra["kept_hessian"], dtype=np.float64)
-        d = np.asarray(extra["kept_d"], dtype=np.float64)
-        w = np.asarray(extra["kept_w"], dtype=np.float64)
-        shift = float(extra["kept_shift"])
-        return cls(face, H, json.loads(extra["kept_key"]), w, d if d.size else None, shift, inverse)
+        if np.isfinite(data["ridge"]):
+            inverse = (np.asarray(data["inverse"], dtype=np.float64), float(data["ridge"]))
+        face = np.asarray(data["face"], dtype=np.intp)
+        H = np.asarray(data["hessian"], dtype=np.float64)
+        d = np.asarray(data["d"], dtype=np.float64)
+        w = np.asarray(data["w"], dtype=np.float64)
+        return cls(face, H, json.loads(data["key"]), w, d if d.size else None, float(data["shift"]), inverse)
 
     def usable_for(self, model) -> bool:
         """Whether its point lies in ``model``'s w-space (the same columns, or columns appended

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from dualboost.solvers.state import SolverState
+
 __all__ = ["Solution", "STATUSES"]
 
 #: ``optimal``: certified gap and infeasibilities within tolerance; ``inaccurate``: a pair was
@@ -43,10 +45,9 @@ class Solution:
     solver_value: float = np.nan
     message: str = ""
     extra: dict = field(default_factory=dict)
-
-    #: what a solver keeps for a warm start from this solution (the HiGHS model of LPBoost's LP);
-    #: not a field: not part of the result, not compared, not saved
-    solver_state = None
+    #: what the method keeps for a warm start from this solution (:mod:`dualboost.solvers.state`:
+    #: auglag's Newton curvature, HiGHS's model and basis); not compared, written by checkpoints
+    solver_state: SolverState | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def without_point(cls, status: str, method: str, side: str, tol: float, **fields) -> Solution:

@@ -15,7 +15,9 @@ The file (``numpy.savez``, loaded with ``allow_pickle=False``: no code is run wh
   U, the clock, the scalar part of the driver's loop state and numpy's global random state
   (``np.random.get_state``, for oracles that draw from it);
 * arrays: the history rows, the random state's key, and the driver's array state (d, w, the margins,
-  the warm-start :class:`~dualboost.solvers.Solution`'s d and w, ...).
+  the warm-start :class:`~dualboost.solvers.Solution`'s d and w, its ``extra`` and its solver's
+  warm-start state, ``SolverState.to_dict``, ...). An entry that cannot be written (not a numeric
+  array or a JSON scalar; a solver state that is not a ``SolverState``) raises ValueError.
 
 The columns of U are not stored: they are regenerated from the hypotheses and the oracle's training
 data (``y * h(X)``, as the oracle computed them) and checked against the digests.
@@ -52,6 +54,7 @@ import scipy.sparse as sp
 from dualboost.boosting.core.history import HISTORY_FIELDS, HistoryRow
 from dualboost.oracles import Constant, Hypothesis, KernelColumn, MatrixColumn, RawFeature, Selection, Stump
 from dualboost.solvers import Solution
+from dualboost.solvers.state import SolverState, state_from_dict
 
 if TYPE_CHECKING:
     from dualboost.boosting.core.run import Ensemble, Run
@@ -70,7 +73,7 @@ __all__ = [
 #: the ``format`` entry of every header
 FORMAT = "dualboost-checkpoint"
 #: incremented whenever the layout changes; other versions are refused
-VERSION = 1
+VERSION = 2
 #: the hypothesis classes a checkpoint can hold, by the name written in the file (a registry, so that
 #: reading a file never imports or constructs anything else); add a class with ``to_dict`` and
 #: ``from_dict`` here to make it checkpointable
@@ -80,7 +83,9 @@ HYPOTHESES: dict[str, type[Hypothesis]] = {
 #: the default of ``checkpoint_every``
 DEFAULT_EVERY = 10
 
-_SOLUTION_SCALARS = tuple(f.name for f in fields(Solution) if f.name not in ("d", "w", "extra"))
+_SOLUTION_SCALARS = tuple(
+    f.name for f in fields(Solution) if f.name not in ("d", "w", "extra", "solver_state")
+)
 
 
 def _digest_update(update: Callable[[bytes], None], array: np.ndarray) -> None:
@@ -182,6 +187,50 @@ def _json_value(value: object, name: str) -> object:
     raise TypeError(f"checkpoint: the state entry {name!r} has type {type(value).__name__}")
 
 
+def _write_entries(entries: dict, prefix: str, arrays: dict[str, np.ndarray], where: str) -> dict:
+    """Numeric arrays of ``entries`` into ``arrays`` (under ``prefix + key``); the JSON scalars
+    returned; anything else refused with a ValueError naming it (nothing is dropped unsaid)."""
+    scalars = {}
+    for key, item in entries.items():
+        if isinstance(item, np.ndarray) and item.dtype.kind in "biuf":
+            arrays[prefix + key] = item
+            continue
+        try:
+            scalars[key] = _json_value(item, key)
+        except TypeError:
+            raise ValueError(
+                f"checkpoint: {where}[{key!r}] is a {type(item).__name__}; a checkpoint writes numeric "
+                "arrays and None, bool, int, float or str"
+            ) from None
+    return scalars
+
+
+def _write_solution(name: str, solution: Solution, arrays: dict[str, np.ndarray]) -> dict:
+    """The scalars of a loop-state Solution (its d, w and array entries go into ``arrays``): its
+    fields, ``extra`` and its solver's warm-start state (``SolverState.to_dict``, under its kind)."""
+    scalars = {f: _json_value(getattr(solution, f), f) for f in _SOLUTION_SCALARS}
+    scalars["extra"] = _write_entries(solution.extra, f"state.{name}.extra.", arrays, f"{name}.extra")
+    for part in ("d", "w"):
+        if getattr(solution, part) is not None:
+            arrays[f"state.{name}.{part}"] = np.asarray(getattr(solution, part), dtype=np.float64)
+    state = solution.solver_state
+    if state is not None:
+        if not isinstance(state, SolverState):
+            raise ValueError(
+                f"checkpoint: the solver state of {name!r} is a {type(state).__name__}, not a "
+                "dualboost.solvers.state.SolverState: it cannot be written"
+            )
+        prefix = f"state.{name}.solver_state."
+        entries = _write_entries(state.to_dict(), prefix, arrays, f"{name}.solver_state")
+        scalars["solver_state"] = {"kind": state.kind, "scalars": entries}
+    return scalars
+
+
+def _read_entries(scalars: dict, prefix: str, arrays: dict[str, np.ndarray]) -> dict:
+    """The entries written by :func:`_write_entries`."""
+    return scalars | {key[len(prefix) :]: arr for key, arr in arrays.items() if key.startswith(prefix)}
+
+
 class Checkpoint:
     """Where and how often a run saves its state, and whether it resumes from it.
 
@@ -251,18 +300,7 @@ class Checkpoint:
         for name, value in state.items():
             if isinstance(value, Solution):
                 kinds[name] = "solution"
-                scalars[name] = {f: _json_value(getattr(value, f), f) for f in _SOLUTION_SCALARS}
-                extra = {}
-                for key, item in value.extra.items():
-                    if isinstance(item, np.ndarray) and item.dtype.kind in "biuf":
-                        arrays[f"state.{name}.extra.{key}"] = item
-                    else:
-                        with contextlib.suppress(TypeError):
-                            extra[key] = _json_value(item, key)
-                scalars[name]["extra"] = extra
-                for part in ("d", "w"):
-                    if getattr(value, part) is not None:
-                        arrays[f"state.{name}.{part}"] = np.asarray(getattr(value, part), dtype=np.float64)
+                scalars[name] = _write_solution(name, value, arrays)
             elif isinstance(value, np.ndarray):
                 kinds[name] = "array"
                 arrays[f"state.{name}"] = value
@@ -413,11 +451,17 @@ class Checkpoint:
                 state[name] = header["state"][name]
             elif kind == "solution":
                 saved = dict(header["state"][name])
-                extra = saved.pop("extra")
-                prefix = f"state.{name}.extra."
-                extra |= {key[len(prefix) :]: arr for key, arr in arrays.items() if key.startswith(prefix)}
+                extra = _read_entries(saved.pop("extra"), f"state.{name}.extra.", arrays)
+                solver_state = saved.pop("solver_state", None)
+                if solver_state is not None:
+                    entries = _read_entries(solver_state["scalars"], f"state.{name}.solver_state.", arrays)
+                    solver_state = state_from_dict(solver_state["kind"], entries)
                 state[name] = Solution(
-                    d=arrays.get(f"state.{name}.d"), w=arrays.get(f"state.{name}.w"), extra=extra, **saved
+                    d=arrays.get(f"state.{name}.d"),
+                    w=arrays.get(f"state.{name}.w"),
+                    extra=extra,
+                    solver_state=solver_state,
+                    **saved,
                 )
             else:
                 raise ValueError(f"{where}: unknown state kind {kind!r}")
