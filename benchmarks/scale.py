@@ -5,9 +5,10 @@ large synthetic sets, in memory (numpy / scipy.sparse; the Dask part of issue 8 
    :class:`~dualboost.boosting.core.run.Ensemble` (``int8`` for +-1 columns) against float64, the time of
    ``U^T d`` and ``U w`` on the compact storage against a float64 GEMV, and the peak memory of one
    subproblem model construction, ``ERLPBoost(ensemble.U, ...)`` (the solvers take U as a float64
-   ndarray: ``ensemble.U`` is a read-only float64 copy of the int8 store, kept and extended by the
-   new columns, which the model takes without a copy). Default N = 10^5; ``--full``: N = 10^6
-   (the model construction is measured at N = 2 10^5 and reported per entry).
+   ndarray: ``ensemble.U`` is a read-only float64 copy of the int8 store, kept beside it and
+   extended by the new columns, which the model takes without a copy; a totally-corrective run
+   therefore holds both, 9 bytes per entry: ``benchmarks/ensemble_memory.py``). Default N = 10^5;
+   ``--full``: N = 10^6 (the model construction is measured at N = 2 10^5 and reported per entry).
 2. ERLPBoost (nu = 0.1 N, eps = 0.01, the theoretical eta, practical criterion) with decision
    stumps and with raw features on
    * a dense set: N x 100 Gaussian features rounded to 1/8 (binned, like histogram boosters' input),

@@ -325,3 +325,34 @@ def test_cpp_peer_is_measured_on_german():
     assert f"{measured.iterations} iterations, {measured.seconds:.2f} s wall" in out.getvalue()
     assert f"{ratio}, {verdict} the 50x target" in out.getvalue()
     assert "quoted" not in out.getvalue()
+
+
+# ---------------------------------------------------------------- ensemble_memory.py
+
+
+def test_ensemble_memory_reports_the_arrays_held_one_row_per_size(tmp_path):
+    bench = _load("ensemble_memory")
+    out = tmp_path / "ensemble_memory.txt"
+    # 3,000 x 40 (capacity 64) holds 9 x 3,000 x 64 = 1,728,000 bytes > 0.0005 GB: skipped
+    argv = ["--sizes", "500", "3000", "--hypotheses", "10", "40", "--repeat", "2", "--max-gb", "0.0005"]
+    assert bench.main(argv + ["--out", str(out)]) == 0
+    text = out.read_text()
+    assert text.startswith("# python benchmarks/ensemble_memory.py --sizes 500 3000") and bench.HEADER in text
+    rows = [line.split() for line in text.splitlines() if re.match(r"\s+[\d,]+\s+\d+\s", line)]
+    assert [" ".join(row[:2]) for row in rows] == ["500 10", "500 40", "3,000 10", "3,000 40"]
+    assert " ".join(rows[3][2:]) == "skipped: 1,728,000 bytes > --max-gb 0.0005"
+    for row in rows[:3]:
+        n, t = int(row[0].replace(",", "")), int(row[1])
+        ensemble = bench.build(n, t)
+        U = ensemble.U  # the mirror a totally-corrective driver keeps
+        int8, mirror = ensemble.stored.base, U.base  # the arrays held, at the buffer's capacity
+        assert int8.dtype == np.int8 and mirror.dtype == np.float64 and int8.shape == mirror.shape
+        assert int(row[2]) == int8.shape[1] >= t
+        assert int(row[3].replace(",", "")) == int8.nbytes == n * int8.shape[1]
+        assert int(row[4].replace(",", "")) == mirror.nbytes == 8 * int8.nbytes
+        assert row[5] == "9.0"  # bytes per entry, int8 store + float64 mirror
+        f64_edges, int8_edges, f64_margins, int8_margins = (float(row[i]) for i in (6, 7, 9, 10))
+        assert min(f64_edges, int8_edges, f64_margins, int8_margins) >= 0.0
+        assert float(row[12]) <= 1e-12  # the compact products agree with the GEMVs
+        measured = bench.measure(ensemble, repeat=1)
+        assert (measured.int8_bytes, measured.float64_bytes) == (int8.nbytes, mirror.nbytes)

@@ -2,9 +2,9 @@
 
 * :class:`Ensemble`: the distinct hypotheses returned by the oracle, in order, and their columns of
   U (a growing column-major buffer, so that appending a column costs O(N) amortised; ``int8`` while
-  every entry is -1, 0 or +1). A re-selected hypothesis is recognised (hypotheses compare equal
-  exactly when they are the same member of their class, :mod:`dualboost.oracles.base`) and gets
-  no second column.
+  every entry is -1, 0 or +1, with a float64 mirror once a driver asks for ``U``). A re-selected
+  hypothesis is recognised (hypotheses compare equal exactly when they are the same member of
+  their class, :mod:`dualboost.oracles.base`) and gets no second column.
 * :class:`Run`: asks the oracle and times it, times the solver, appends history rows, calls the
   progress callback, writes and restores checkpoints (:mod:`dualboost.boosting.core.checkpoint`) and
   assembles the :class:`~dualboost.boosting.core.result.BoostResult`.
@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.sparse.linalg import LinearOperator
 from sklearn.exceptions import ConvergenceWarning
 
 from dualboost._validation import check_scalar
@@ -114,15 +113,27 @@ def warn_weak_soft_margin(result: BoostResult) -> None:
 
 
 class Ensemble:
-    """The distinct hypotheses selected so far and their columns ``U`` (N x k), stored compactly.
+    """The distinct hypotheses selected so far and their columns ``U`` (N x k).
 
     Columns whose entries are all in {-1, 0, +1} (stumps, constants, raw binary features: the
-    common case) are stored as ``int8``, 1 byte per entry instead of 8: N = 10^6 examples and
-    t = 500 hypotheses take 0.5 GB instead of 4 GB. The first column with another value converts
-    the buffer to float64 once. :meth:`edges` (``U^T d``) and :meth:`margins` (``U w``) work on the
-    compact buffer without a float64 copy of U (``einsum`` casts in small blocks); :attr:`U` is
-    the float64 matrix the subproblem models take, a copy when the buffer is ``int8``. The
-    oracle's :class:`Selection` (and its float64 column) is not kept.
+    common case) are stored as ``int8``, 1 byte per entry; the first column with another value
+    converts the buffer to float64 once (8 bytes per entry from then on). :meth:`edges`
+    (``U^T d``) and :meth:`margins` (``U w``) work on the stored buffer without a float64 copy
+    (``einsum`` casts in small blocks): the corrective drivers use only these and keep 1 byte per
+    entry (their exact line search, ``method=``, builds a float64 copy for the step's subproblem
+    and drops it).
+
+    :attr:`U` is the float64 matrix the subproblem models take (the solvers slice it, index it
+    and form Gram products, so it must be an ndarray). For an ``int8`` buffer it is a float64
+    mirror, built on the first call and kept (extended by the new columns) beside the ``int8``
+    store, both at the buffer's capacity: a totally-corrective driver, which asks for U every
+    iteration, holds 9 bytes per entry, e.g. 1.84 GB for N = 200,000 and t = 1,000 (capacity
+    1,024), not the 0.2 GB of the ``int8`` store alone. The mirror stays: the solvers need it,
+    and the compact products are no faster than a float64 GEMV on one BLAS thread, ``U^T d``
+    1.7-3.3x and ``U w`` 1.0-2.4x its time for N = 20,000 and 200,000, t = 100 and 1,000 (the
+    larger ratios at N = 20,000, t = 100; ``benchmarks/results/ensemble_memory.txt``).
+    :attr:`nbytes` and :attr:`mirror_nbytes` report the two buffers. The oracle's
+    :class:`Selection` (and its float64 column) is not kept.
     """
 
     def __init__(self, n_samples: int) -> None:
@@ -168,8 +179,15 @@ class Ensemble:
 
     @property
     def nbytes(self) -> int:
-        """Bytes held by the column buffer (its capacity, not only the k columns in use)."""
+        """Bytes held by the column buffer (its capacity, not only the k columns in use; without
+        the float64 mirror of :attr:`U`, :attr:`mirror_nbytes`)."""
         return int(self._buffer.nbytes)
+
+    @property
+    def mirror_nbytes(self) -> int:
+        """Bytes held by the float64 mirror of an ``int8`` buffer that :attr:`U` keeps (0 until
+        :attr:`U` is first asked, and once the buffer is float64; its capacity is the buffer's)."""
+        return int(self._float.nbytes)
 
     def edges(self, d: NDArray[np.float64]) -> NDArray[np.float64]:
         """The edges ``U^T d`` of the hypotheses so far.
@@ -190,12 +208,6 @@ class Ensemble:
         if self.compact or U.shape[1] < _BLAS_MIN_COLUMNS:
             return np.einsum("nk,k->n", U, np.asarray(w, dtype=np.float64))
         return U @ w
-
-    def operator(self) -> LinearOperator:
-        """U as a scipy ``LinearOperator`` (``matvec``: U w, ``rmatvec``: U^T d) on the compact
-        storage: the interface a solver needs to avoid the float64 copy of :attr:`U`."""
-        shape = (self._buffer.shape[0], len(self.hypotheses))
-        return LinearOperator(shape, matvec=self.margins, rmatvec=self.edges, dtype=np.float64)
 
     def columns(self, count: int | None = None) -> NDArray:
         """A copy of the first ``count`` columns (default all) in the stored dtype."""
