@@ -58,13 +58,16 @@ _DEFAULT_NU, _DEFAULT_EPS = 0.1, 0.01
 #: the subproblem model each driver solves with ``--method`` and the side it solves (the drivers'
 #: defaults), to check up front that the method applies (:func:`dualboost.verify.applies`)
 _SUBPROBLEMS = {
-    "lpboost": (LPBoost, "primal"),
-    "softboost": (SoftBoost, "dual"),
-    "erlpboost": (ERLPBoost, "dual"),
-    "binary_erlpboost": (BinaryERLPBoost, "dual"),
-    "corrective_erlpboost": (CorrectiveERLPBoost, "dual"),
-    "corrective_binary_erlpboost": (CorrectiveBinaryERLPBoost, "dual"),
+    "lpboost": (lambda U: LPBoost(U, nu=1.0), "primal"),
+    "softboost": (lambda U: SoftBoost(U, nu=1.0, gamma_hat=0.5, eps=0.1), "dual"),
+    "erlpboost": (lambda U: ERLPBoost(U, nu=1.0, eta=1.0), "dual"),
+    "binary_erlpboost": (lambda U: BinaryERLPBoost(U, nu=1.0, eta=1.0), "dual"),
+    "corrective_erlpboost": (lambda U: CorrectiveERLPBoost(U, [1.0], nu=1.0, eta=1.0), "dual"),
+    "corrective_binary_erlpboost": (lambda U: CorrectiveBinaryERLPBoost(U, [1.0], nu=1.0, eta=1.0), "dual"),
 }
+#: the edge matrix of the subproblem instances that --method is checked on (before any data is read:
+#: whether a method applies depends on the model family, not on the data)
+_TINY_U = np.array([[1.0, -1.0], [-1.0, 1.0], [1.0, 1.0], [-1.0, -1.0]])
 
 
 def add_boost_parser(sub) -> None:
@@ -264,8 +267,8 @@ def _check_options(args: argparse.Namespace) -> None:
         raise ValueError(f"{options} does not apply to {args.algorithm}")
     method = args.method.lower() if args.method is not None else None
     if method in METHODS and args.algorithm in _SUBPROBLEMS:  # another name: the driver's message
-        model, side = _SUBPROBLEMS[args.algorithm]
-        if not applies(model, method, side):
+        make, side = _SUBPROBLEMS[args.algorithm]
+        if not applies(make(_TINY_U), method, side):
             cvxpy = f"a cvxpy method ({', '.join(CVXPY_METHODS)})"
             if method == "auglag":
                 why = "auglag needs a smooth (differentiable) dual, and the subproblem of "

@@ -30,7 +30,7 @@ from dualboost.problems import (
     Model,
     SoftBoost,
 )
-from dualboost.solvers import METHODS, SIDES
+from dualboost.solvers import METHODS, SIDES, accepts
 
 __all__ = [
     "VerifyRow",
@@ -49,14 +49,10 @@ MAP_TOL = {"clarabel": 1e-5, "ecos": 1e-5, "scs": 1e-3, "auglag": 1e-5, "highs":
 
 
 def applies(model: Model, method: str, side: str) -> bool:
-    """Whether ``method`` solves ``side`` of ``model``: the cvxpy solvers solve every side of every
-    model; ``auglag`` solves the dual of the models with a differentiable dual; ``highs`` solves
-    both sides of the linear programs."""
-    if method == "auglag":
-        return side == "dual" and model.smooth_dual
-    if method == "highs":
-        return hasattr(model, "solve_linear_program")
-    return True
+    """Whether ``method`` solves ``side`` of ``model`` (:func:`dualboost.solvers.accepts`): the cvxpy
+    solvers solve every side of every model in memory; ``auglag`` the dual of the models with a
+    differentiable dual; ``highs`` both sides of the linear programs."""
+    return accepts(model, method, side) is None
 
 FAMILIES = (
     "lpboost",

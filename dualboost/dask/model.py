@@ -74,6 +74,9 @@ class DaskERLPBoost(ERLPBoost):
     """
 
     name = "erlpboost"
+    #: its dual, gradient and Hessian are evaluated over the partitions (below), not by the
+    #: regulariser's conjugate
+    smooth_dual = True
 
     def __init__(self, U: PartitionedEdges, nu: float = 1.0, eta: float = 1.0) -> None:  # noqa: D107
         if not isinstance(U, PartitionedEdges):

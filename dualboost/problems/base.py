@@ -14,40 +14,15 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import cvxpy as cp
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_edge_matrix, check_vector
+from dualboost.solvers.contract import CvxpyModel, KKTMultipliers, SmoothConjugate, WDomain, implements
 
 __all__ = ["Model", "CvxpyModel", "KKTMultipliers"]
-
-
-@dataclass
-class CvxpyModel:
-    """A cvxpy problem and the function that reads ``(d, w)`` from it after a solve."""
-
-    problem: cp.Problem
-    readout: Callable[[], tuple[NDArray[np.float64] | None, NDArray[np.float64] | None]]
-
-
-@dataclass
-class KKTMultipliers:
-    """Dual variables recovered from a primal point by the active-set method ([KG] App. A).
-
-    ``w``: hypothesis weights; ``psi``: multipliers of the caps d_n <= 1/nu (zero off the active
-    set); ``beta``: multiplier of sum d = 1; ``residual``: max-norm residual of the stationarity
-    system; ``active_w`` / ``active_psi``: the active sets that were used.
-    """
-
-    w: NDArray[np.float64]
-    psi: NDArray[np.float64]
-    beta: float
-    residual: float
-    active_w: NDArray[np.intp]
-    active_psi: NDArray[np.intp]
 
 
 def gram_parts(
@@ -84,11 +59,8 @@ class Model(ABC):
 
     #: short name used in tables and errors
     name: str = "model"
-    #: the w-domain of the dual: "simplex" (sum w = 1, w >= 0), "orthant" (w >= 0) or "line"
-    #: (``w(a) = ((1 - a) w_prev, a)``, the corrective subproblems)
-    w_domain: str = "simplex"
-    #: whether ``dual_value_and_grad`` exists (a differentiable dual, for ``method="auglag"``)
-    smooth_dual: bool = True
+    #: the w-domain of the dual (:class:`~dualboost.solvers.contract.WDomain`)
+    w_domain: WDomain = WDomain.SIMPLEX
 
     def __init__(self, U: ArrayLike) -> None:
         self.U = check_edge_matrix(U)
@@ -254,9 +226,26 @@ class Model(ABC):
         """Whether the primal optimum is unique (strictly convex regulariser)."""
         return True
 
+    @property
+    def smooth_dual(self) -> bool:
+        """Whether the dual is differentiable with its curvature (``method="auglag"``,
+        docs/architecture.md#the-solver-contract): for ``D(w) = -f*(-U w)`` as computed below, where
+        the regulariser is a :class:`~dualboost.solvers.contract.SmoothConjugate`."""
+        return implements(self.regularizer, SmoothConjugate)
+
+    def parameters(self) -> dict[str, float]:
+        """The model's numeric parameters other than U (nu, eta, ...; none here): a solver reuses a
+        warm-start state only under equal parameters."""
+        return {}
+
+    def is_feasible(self) -> bool:
+        """Whether the primal feasible set is non-empty (True here; the models that can be
+        infeasible check it by an independent computation)."""
+        return True
+
     def describe(self) -> dict[str, float]:
-        """The instance parameters shown in tables: N, t and the model's own (nu, eta, ...)."""
-        return {"N": self.n_samples, "t": self.n_hypotheses}
+        """The instance parameters shown in tables: N, t and the model's own (:meth:`parameters`)."""
+        return {"N": self.n_samples, "t": self.n_hypotheses, **self.parameters()}
 
     # --- shared helpers ------------------------------------------------------------------
     #: the active-set tolerances tried when none is given (d from a solver carries noise of

@@ -31,8 +31,8 @@ class BinaryERLPBoost(MaxEdgeModel):
         self.regularizer = CappedBinaryRelativeEntropy(check_distribution(d0, self.n_samples), nu, eta)
         self.nu, self.eta, self.d0 = self.regularizer.nu, self.regularizer.eta, self.regularizer.d0
 
-    def describe(self) -> dict[str, float]:
-        return {**super().describe(), "nu": self.nu, "eta": self.eta}
+    def parameters(self) -> dict[str, float]:
+        return {"nu": self.nu, "eta": self.eta}
 
     def lp_limit(self) -> LPBoost:
         """LPBoost on the same U and nu: the limit eta -> infinity (docs/math.md#erlpboost-primal)."""

@@ -31,6 +31,7 @@ from dualboost.conjugates import (
 )
 from dualboost.problems.base import CvxpyModel, KKTMultipliers, Model
 from dualboost.problems.max_edge import DOMAIN_TOL, as_array
+from dualboost.solvers.contract import WDomain
 
 __all__ = ["CorrectiveERLPBoost", "CorrectiveBinaryERLPBoost"]
 
@@ -39,7 +40,7 @@ class _CorrectiveModel(Model):
     """Shared algebra of M8 and M9; subclasses set ``regularizer``."""
 
     regularizer: ConvexFunction
-    w_domain = "line"
+    w_domain = WDomain.LINE
 
     def __init__(self, U: ArrayLike, w_prev: ArrayLike):
         super().__init__(U)
@@ -55,8 +56,8 @@ class _CorrectiveModel(Model):
         self.new_column = self.U[:, -1]  # u
         self.direction = self.new_column - self.old_margins  # x = u - v
 
-    def describe(self) -> dict[str, float]:
-        return {**super().describe(), "nu": self.regularizer.nu, "eta": self.regularizer.eta}
+    def parameters(self) -> dict[str, float]:
+        return {"nu": self.regularizer.nu, "eta": self.regularizer.eta}
 
     def weights(self, a: float) -> NDArray[np.float64]:
         """The full w-domain point ``((1 - a) w_prev, a)`` of the line parameter ``a``."""

@@ -173,8 +173,8 @@ class LPBoost(MaxEdgeModel):
         self.nu = check_nu(nu, self.n_samples)
         self.regularizer = CappedSimplex(self.nu)
 
-    def describe(self) -> dict[str, float]:
-        return {**super().describe(), "nu": self.nu}
+    def parameters(self) -> dict[str, float]:
+        return {"nu": self.nu}
 
     #: the dual is piecewise linear: no gradient method; ``method="highs"`` solves the LP
     smooth_dual = False

@@ -59,6 +59,7 @@ from dualboost.conjugates import (
 )
 from dualboost.problems.base import CvxpyModel, KKTMultipliers
 from dualboost.problems.max_edge import DOMAIN_TOL, MaxEdgeModel, as_array
+from dualboost.solvers.contract import WDomain
 
 if TYPE_CHECKING:
     from dualboost.problems.relaxation_report import RelaxationReport
@@ -328,10 +329,7 @@ class Relaxation(MaxEdgeModel):
         self._anchor: NDArray[np.float64] | None = None
         #: the w-domain for the solver layer; the l1 ball of the abs form is none of the simplex,
         #: orthant and line that ``method="auglag"`` knows
-        self.w_domain = "l1-ball" if form == "abs" else "simplex"
-        #: ``method="auglag"`` (the differentiable dual path) applies to the simplex forms with an
-        #: entropic f~, whose conjugate has a gradient and a factored Hessian
-        self.smooth_dual = form != "abs" and hasattr(self.regularizer, "conjugate_hessian_factors")
+        self.w_domain = WDomain.L1_BALL if form == "abs" else WDomain.SIMPLEX
 
     # --- description -------------------------------------------------------------------------
     @property
@@ -347,6 +345,12 @@ class Relaxation(MaxEdgeModel):
         return "theorem7" if isinstance(self.regularizer, SimplexRestriction) else "general"
 
     @property
+    def smooth_dual(self) -> bool:
+        """``method="auglag"`` (the differentiable dual path) applies to the simplex forms with an
+        entropic f~, whose conjugate has a gradient and a factored Hessian."""
+        return self.form != "abs" and super().smooth_dual
+
+    @property
     def signed(self) -> bool:
         """Whether the weights carry signs (the l1 ball of the ``"abs"`` form)."""
         return self.form == "abs"
@@ -355,8 +359,12 @@ class Relaxation(MaxEdgeModel):
     def d_is_unique(self) -> bool:
         return _strictly_convex(self.regularizer)
 
+    def parameters(self) -> dict[str, float]:
+        """The columns n of A (f is not a number: a warm-start state is reused only on the same A)."""
+        return {"n": self.A.shape[1]}
+
     def describe(self) -> dict[str, float]:
-        return {"N": self.n_samples, "n": self.A.shape[1]}
+        return {"N": self.n_samples, **self.parameters()}
 
     def __repr__(self) -> str:
         return f"Relaxation(A=<{self.n_samples} x {self.A.shape[1]}>, f={self.f!r}, form={self.form!r})"

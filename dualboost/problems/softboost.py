@@ -23,6 +23,7 @@ from dualboost.conjugates import CappedRelativeEntropy, project_capped_simplex
 from dualboost.problems.base import CvxpyModel, KKTMultipliers, Model
 from dualboost.problems.lpboost import min_max_edge
 from dualboost.problems.max_edge import DOMAIN_TOL, as_array
+from dualboost.solvers.contract import WDomain
 
 __all__ = ["SoftBoost"]
 
@@ -32,7 +33,7 @@ class SoftBoost(Model):
     prior ``d0`` (uniform when None)."""
 
     name = "softboost"
-    w_domain = "orthant"
+    w_domain = WDomain.ORTHANT
 
     def __init__(
         self,
@@ -51,8 +52,8 @@ class SoftBoost(Model):
             raise ValueError(f"eps must be >= 0; got {eps!r}")
         self.edge_bound = self.gamma_hat - self.eps
 
-    def describe(self) -> dict[str, float]:
-        return {**super().describe(), "nu": self.nu, "g": self.edge_bound}
+    def parameters(self) -> dict[str, float]:
+        return {"nu": self.nu, "g": self.edge_bound}
 
     # --- feasibility: the LP value and a Slater point --------------------------------------
     @cached_property

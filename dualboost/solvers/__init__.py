@@ -6,7 +6,11 @@ one side, maps to the other side and certifies the pair (:mod:`dualboost.solvers
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from dualboost._validation import check_scalar
+from dualboost.solvers import auglag, cvxpy_backend, highs
 from dualboost.solvers.auglag import solve_auglag
 from dualboost.solvers.certify import certify
 from dualboost.solvers.cvxpy_backend import CVXPY_METHODS, solve_cvxpy
@@ -14,11 +18,52 @@ from dualboost.solvers.highs import solve_highs
 from dualboost.solvers.solution import STATUSES, Solution
 from dualboost.solvers.state import SolverState
 
-__all__ = ["solve", "certify", "Solution", "SolverState", "STATUSES", "METHODS", "SIDES"]
+__all__ = ["solve", "accepts", "certify", "Solution", "SolverState", "STATUSES", "METHODS", "SIDES", "Method"]
 
-#: every method: the cvxpy solvers, the hand-written dual path, HiGHS for LPs
-METHODS = (*CVXPY_METHODS, "auglag", "highs")
 SIDES = ("primal", "dual")
+
+
+@dataclass(frozen=True)
+class Method:
+    """A solve method: ``run(model, side, tol, warm_start, **options)`` returns a certified
+    Solution, and ``accepts(model, side)`` is None where the method solves that side of that model,
+    else the reason why not (what the model lacks of :mod:`dualboost.solvers.contract`, and which
+    methods apply instead)."""
+
+    name: str
+    run: Callable[..., Solution]
+    accepts: Callable[[object, str], str | None]
+
+
+def _cvxpy(name: str) -> Method:
+    def run(model, side, tol, warm_start, **options):  # interior-point methods: no warm start
+        return solve_cvxpy(model, name, side, tol, **options)
+
+    return Method(name, run, cvxpy_backend.accepts)
+
+
+def _run_auglag(model, side, tol, warm_start, **options):
+    return solve_auglag(model, side, tol, warm_start, **options)  # (looked up here: wrappers patch it)
+
+
+def _run_highs(model, side, tol, warm_start, **options):
+    if options:
+        raise ValueError(f"method='highs' takes no options; got {sorted(options)}")
+    return solve_highs(model, side, tol, warm_start)
+
+
+#: every method by name: the cvxpy solvers, the hand-written dual path, HiGHS for LPs
+REGISTRY: dict[str, Method] = {
+    **{name: _cvxpy(name) for name in CVXPY_METHODS},
+    "auglag": Method("auglag", _run_auglag, auglag.accepts),
+    "highs": Method("highs", _run_highs, highs.accepts),
+}
+METHODS = tuple(REGISTRY)
+
+
+def accepts(model, method: str, side: str) -> str | None:
+    """None where ``method`` solves ``side`` of ``model``, else why not (``Method.accepts``)."""
+    return REGISTRY[method].accepts(model, side)
 
 
 def solve(
@@ -28,12 +73,13 @@ def solve(
 
     ``method``: one of ``METHODS``; ``side``: ``"primal"`` or ``"dual"``; ``tol``: the relative
     gap and feasibility tolerance of the certificate. ``warm_start`` (a previous Solution, of the
-    model before columns were appended) is used by ``"auglag"`` (its w) and by ``"highs"`` on the
-    primal side (its HiGHS model and basis); the interior-point methods accept and ignore it.
-    Models that can be infeasible (SoftBoost, the corrective subproblems) are checked first by an
-    independent computation and return ``status="infeasible"``.
+    model before columns were appended) is used by ``"auglag"`` (its w and its curvature) and by
+    ``"highs"`` on the primal side (its HiGHS model and basis); the interior-point methods accept
+    and ignore it. Models that can be infeasible (SoftBoost, the corrective subproblems) are checked
+    first by an independent computation and return ``status="infeasible"``. A method that does not
+    apply (:func:`accepts`) is a ValueError that says why and what applies instead.
     """
-    if not isinstance(method, str) or method.lower() not in METHODS:
+    if not isinstance(method, str) or method.lower() not in REGISTRY:
         raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}; got {method!r}")
     if side not in SIDES:
         raise ValueError(f"side must be 'primal' or 'dual'; got {side!r}")
@@ -42,16 +88,12 @@ def solve(
         raise ValueError(f"tol must be > 0; got {tol!r}")
     if warm_start is not None and not isinstance(warm_start, Solution):
         raise ValueError("warm_start must be None or a Solution returned by an earlier solve")
-    method = method.lower()
-    is_feasible = getattr(model, "is_feasible", None)
-    if is_feasible is not None and not is_feasible():
+    chosen = REGISTRY[method.lower()]
+    if not model.is_feasible():
         return Solution.without_point(
-            "infeasible", method, side, tol, message="the primal feasible set is empty"
+            "infeasible", chosen.name, side, tol, message="the primal feasible set is empty"
         )
-    if method == "auglag":
-        return solve_auglag(model, side, tol, warm_start, **options)
-    if method == "highs":
-        if options:
-            raise ValueError(f"method='highs' takes no options; got {sorted(options)}")
-        return solve_highs(model, side, tol, warm_start)
-    return solve_cvxpy(model, method, side, tol, **options)
+    reason = chosen.accepts(model, side)
+    if reason is not None:
+        raise ValueError(reason)
+    return chosen.run(model, side, tol, warm_start, **options)

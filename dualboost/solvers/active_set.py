@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import lsq_linear
 
-from dualboost.problems.base import KKTMultipliers
+from dualboost.solvers.contract import KKTMultipliers
 
 __all__ = ["recover_multipliers"]
 

@@ -47,10 +47,19 @@ from scipy.optimize import brentq, minimize
 
 from dualboost._threads import single_blas_thread
 from dualboost.solvers.certify import certify
+from dualboost.solvers.contract import (
+    EtaFamily,
+    LinearProgram,
+    LineDual,
+    MaxEdgeDual,
+    SmoothDual,
+    WDomain,
+    implements,
+)
 from dualboost.solvers.newton import Curvature, DualEvaluator, Point, newton_polish
 from dualboost.solvers.solution import Solution
 
-__all__ = ["solve_auglag", "warm_start_weights", "CONTINUATION_ETA"]
+__all__ = ["solve_auglag", "accepts", "warm_start_weights", "CONTINUATION_ETA"]
 
 #: cold starts above this eta go through eta/10, eta/100, ... (each stage warm-starts the next),
 #: and so do warm starts that miss the tolerance within WARM_BUDGET L-BFGS-B iterations (1e3 rather
@@ -105,13 +114,13 @@ def warm_start_weights(
         if idx.size and (idx.min() < 0 or idx.max() >= w.size or np.unique(idx).size != idx.size):
             raise ValueError(f"removed must list distinct column indices of warm_start.w (0..{w.size - 1})")
         w = np.delete(w, idx)
-        if model.w_domain == "simplex":
+        if model.w_domain is WDomain.SIMPLEX:
             w = _normalised(w)
     t = model.n_hypotheses
     if w.size == t:
         return w
-    if w.size == t - 1 and model.w_domain != "line":
-        if model.w_domain == "orthant":  # SoftBoost: w is unnormalised, the new weight starts at 0
+    if w.size == t - 1 and model.w_domain is not WDomain.LINE:
+        if model.w_domain is WDomain.ORTHANT:  # SoftBoost: w is unnormalised, the new weight starts at 0
             return np.r_[w, 0.0]
         return np.r_[_normalised(w), 0.0]  # the new column enters at 0: see _solve_simplex
     raise ValueError(
@@ -162,7 +171,8 @@ def _solve_simplex(model, evaluator, w, target, max_iter, new_column, kept=None)
             # worse start than uniform w): go on from the best certified of the three
             others = (_corrective_step(evaluator, w), np.full(w.size, 1.0 / w.size))
             point = min([point, *(evaluator.point(x, target) for x in others)], key=lambda p: p.gap)
-    smooth = model.n_hypotheses <= NEWTON_FIRST_T and getattr(model, "eta", np.inf) <= NEWTON_FIRST_ETA
+    cheap = model.n_hypotheses <= NEWTON_FIRST_T
+    smooth = cheap and implements(model, EtaFamily) and model.eta <= NEWTON_FIRST_ETA
     if point.gap <= NEWTON_GAP or smooth:  # a good start, or a cheap Hessian of a smooth D: Newton first
         point, steps, kept = newton_polish(evaluator, point, target, sum_to_one=True, kept=kept)
         iterations += steps
@@ -268,9 +278,9 @@ def _solve_on_simplex(
     previous solve's Hessian (:class:`~dualboost.solvers.newton.Curvature`). Returns the point, the
     iterations and the last Hessian.
     """
-    large_eta = getattr(model, "eta", 0.0) > CONTINUATION_ETA
+    large_eta = implements(model, EtaFamily) and model.eta > CONTINUATION_ETA
     small = model.n_samples <= LP_MAX_SAMPLES
-    limit = model.lp_limit() if large_eta and small and hasattr(model, "lp_limit") else None
+    limit = model.lp_limit() if large_eta and small else None
     iterations = 0
     if w0 is not None and limit is not None and model.eta > LP_FIRST_ETA:  # a few Newton steps, then
         # the LP limit's w (below LP_FIRST_ETA the warm start's L-BFGS-B rounds are faster)
@@ -344,27 +354,44 @@ def solve_auglag(
         return _solve_auglag(model, side, tol, warm_start, max_iter, removed)
 
 
-def _solve_auglag(model, side, tol, warm_start, max_iter, removed) -> Solution:
-    if not getattr(model, "smooth_dual", False):
-        if hasattr(model, "solve_linear_program"):
+#: the dual each w-domain needs (on the simplex: the gap from the gradient; on the line: w(a))
+_DOMAIN_PROTOCOLS = {WDomain.SIMPLEX: MaxEdgeDual, WDomain.ORTHANT: SmoothDual, WDomain.LINE: LineDual}
+
+
+def accepts(model, side: str) -> str | None:
+    """None where ``method="auglag"`` solves ``side`` of ``model``, else why not: it needs a
+    :class:`~dualboost.solvers.contract.SmoothDual` whose dual is differentiable (``smooth_dual``)
+    and whose w-domain it knows (on the
+    simplex a :class:`~dualboost.solvers.contract.MaxEdgeDual`, on the line a
+    :class:`~dualboost.solvers.contract.LineDual`), and it solves the dual side."""
+    protocol = _DOMAIN_PROTOCOLS.get(model.w_domain)
+    smooth = protocol is not None and implements(model, protocol) and model.smooth_dual
+    if not smooth:
+        if implements(model, LinearProgram):
             why, use = "is a linear program", "method='highs' or a cvxpy method ('clarabel', 'ecos', 'scs')"
         else:
             why, use = (
                 "is not differentiable, or has no closed-form gradient and curvature in dualboost",
-                ("a cvxpy method ('clarabel', 'ecos', 'scs')"),
+                "a cvxpy method ('clarabel', 'ecos', 'scs')",
             )
-        raise ValueError(
-            f"method='auglag' needs a differentiable dual; the dual of {model.name} {why}: use {use}"
-        )
+        return f"method='auglag' needs a differentiable dual; the dual of {model.name} {why}: use {use}"
     if side != "dual":
-        raise ValueError("method='auglag' solves the dual (w-domain) side: use side='dual'")
+        return "method='auglag' solves the dual (w-domain) side: use side='dual'"
+    return None
+
+
+def _solve_auglag(model, side, tol, warm_start, max_iter, removed) -> Solution:
+    reason = accepts(model, side)
+    if reason is not None:
+        raise ValueError(reason)
     if not (isinstance(max_iter, int | np.integer) and max_iter >= 1):
         raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}")
     start = time.perf_counter()
     evaluator = DualEvaluator(model)
     w0 = warm_start_weights(model, warm_start, removed)
     target = 0.5 * tol
-    if model.w_domain == "line":
+    kept = None
+    if model.w_domain is WDomain.LINE:
         if w0 is None:  # the clipped corrective step of [KG] Alg. 4.1 (b) as the starting point
             d_prev = model.d_from_w(model.weights(0.0))
             norm = np.abs(model.direction).max()
@@ -373,18 +400,16 @@ def _solve_auglag(model, side, tol, warm_start, max_iter, removed) -> Solution:
             a0 = float(w0[-1])
         a, iterations = _solve_line(model, evaluator, a0, max_iter)
         w = model.weights(a)
-    elif model.w_domain == "orthant":
+        d = model.d_from_w(w)
+    elif model.w_domain is WDomain.ORTHANT:
         w0 = np.zeros(model.n_hypotheses) if w0 is None else np.clip(w0, 0.0, None)
         point, iterations = _solve_orthant(model, evaluator, w0, target, max_iter)
+        w, d = point.w, point.d
     else:
         new_column = w0 is not None and not removed and warm_start.w.size == model.n_hypotheses - 1
-        kept = None
         if new_column and isinstance(warm_start.solver_state, Curvature):  # the previous solve's Hessian
             kept = warm_start.solver_state
         point, iterations, kept = _solve_on_simplex(model, evaluator, w0, new_column, target, max_iter, kept)
-    if model.w_domain == "line":
-        d = model.d_from_w(w)
-    else:
         w, d = point.w, point.d
     solution = certify(
         model,
@@ -402,6 +427,5 @@ def _solve_auglag(model, side, tol, warm_start, max_iter, removed) -> Solution:
             "hessian_products": evaluator.products,
         },
     )
-    if model.w_domain == "simplex" and kept is not None:
-        solution.solver_state = kept  # the last Hessian, for a warm start after a new column
+    solution.solver_state = kept  # the last Hessian on the simplex, for a warm start after a new column
     return solution

@@ -14,9 +14,10 @@ import warnings
 import cvxpy as cp
 
 from dualboost.solvers.certify import certify
+from dualboost.solvers.contract import CvxpyForms, implements
 from dualboost.solvers.solution import Solution
 
-__all__ = ["CVXPY_METHODS", "solve_cvxpy"]
+__all__ = ["CVXPY_METHODS", "solve_cvxpy", "accepts"]
 
 #: method name -> (cvxpy solver name, default options: tight, so that certification decides)
 CVXPY_METHODS: dict[str, tuple[str, dict]] = {
@@ -27,6 +28,14 @@ CVXPY_METHODS: dict[str, tuple[str, dict]] = {
     "ecos": ("ECOS", {"abstol": 1e-10, "reltol": 1e-10, "feastol": 1e-10, "max_iters": 500}),
     "scs": ("SCS", {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 100_000}),
 }
+
+
+def accepts(model, side: str) -> str | None:
+    """None where the cvxpy solvers solve ``side`` of ``model`` (a
+    :class:`~dualboost.solvers.contract.CvxpyForms`: both sides), else why not."""
+    if implements(model, CvxpyForms):
+        return None
+    return f"the cvxpy methods build {model.name}'s problems from U in memory, which this model does not hold"
 
 
 def solve_cvxpy(model, method: str, side: str, tol: float, **options) -> Solution:

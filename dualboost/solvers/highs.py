@@ -18,10 +18,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dualboost.solvers.certify import certify
+from dualboost.solvers.contract import LinearProgram, implements
 from dualboost.solvers.solution import Solution
 from dualboost.solvers.state import SolverState
 
-__all__ = ["solve_highs", "HighsState"]
+__all__ = ["solve_highs", "HighsState", "accepts"]
 
 
 @dataclass
@@ -98,20 +99,24 @@ def _rebuilt_lp(model, state: HighsState, t_old: int):
     return lp
 
 
-def solve_highs(model, side: str, tol: float, warm_start: Solution | None = None) -> Solution:
-    """Solve ``side`` of a linear-programming model with HiGHS and certify the pair."""
-    solve_lp = getattr(model, "solve_linear_program", None)
-    if solve_lp is None:
-        raise ValueError(
-            f"method='highs' solves linear programs; {model.name} is not one: use 'auglag' or a cvxpy method"
-        )
+def accepts(model, side: str) -> str | None:
+    """None where HiGHS solves ``side`` of ``model`` (a
+    :class:`~dualboost.solvers.contract.LinearProgram`: both sides), else why not."""
+    if implements(model, LinearProgram):
+        return None
+    return f"method='highs' solves linear programs; {model.name} is not one: use 'auglag' or a cvxpy method"
+
+
+def solve_highs(model: LinearProgram, side: str, tol: float, warm_start: Solution | None = None) -> Solution:
+    """Solve ``side`` of a linear-programming model with HiGHS and certify the pair (the caller
+    checked :func:`accepts`)."""
     start = time.perf_counter()
     lp = None
-    if side == "primal" and hasattr(model, "primal_lp"):
+    if side == "primal":
         lp = _reusable_lp(model, warm_start) or model.primal_lp()
         d, w, iterations = lp.solve()
     else:
-        d, w, iterations = solve_lp(side)
+        d, w, iterations = model.solve_linear_program(side)
     solution = certify(
         model,
         d,

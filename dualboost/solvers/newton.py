@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 from scipy.linalg import LinAlgError, eigh
 from scipy.linalg.lapack import dpotrf, dpotri, dpotrs
 
+from dualboost.solvers.contract import WDomain
 from dualboost.solvers.state import SolverState
 
 __all__ = ["DualEvaluator", "Curvature", "newton_polish", "certified_point", "Point"]
@@ -132,17 +133,17 @@ def certified_point(model, w: NDArray[np.float64], exact_below: float = np.inf) 
     gap computed from d itself below it, so that every stopping decision rests on a certificate.
     """
     value, grad, d = model.dual_value_and_grad(w)
-    if model.w_domain == "simplex":
+    max_edge = model.w_domain is WDomain.SIMPLEX  # a MaxEdgeDual (solvers.auglag.accepts)
+    if max_edge:
         dual = value
-        if hasattr(model, "gap_from_gradient"):
-            estimate = model.gap_from_gradient(w, grad)
-            gap = estimate / max(1.0, abs(value + estimate))
-            if gap > exact_below:
-                return Point(w, float(value), grad, d, float(gap))
+        estimate = model.gap_from_gradient(w, grad)
+        gap = estimate / max(1.0, abs(value + estimate))
+        if gap > exact_below:
+            return Point(w, float(value), grad, d, float(gap))
     else:
         d, dual = model.d_from_w(w), model.dual_objective(w)
     repaired, moved = model.repair_primal(d)
-    if moved == 0.0 and hasattr(model, "primal_from_edges"):  # U^T d is the gradient just computed
+    if moved == 0.0 and max_edge:  # U^T d is the gradient just computed
         primal = model.primal_from_edges(d, grad)
     else:
         primal = model.primal_objective(repaired)
@@ -278,7 +279,8 @@ class Curvature(SolverState):
 
     @staticmethod
     def key_of(model) -> dict:
-        return {k: float(v) for k, v in model.describe().items() if k != "t"}
+        """N and ``Model.parameters()``: the state is reused only under equal ones."""
+        return {"N": float(model.n_samples)} | {k: float(v) for k, v in model.parameters().items()}
 
     def to_dict(self) -> dict:
         """This Hessian, its point, its inverse (if computed) and its key, as arrays and JSON scalars

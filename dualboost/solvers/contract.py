@@ -1,0 +1,253 @@
+"""What a solver needs from a model: the contract between the problems and the solvers.
+
+Every method reaches a model only through the Protocols below (docs/architecture.md#the-solver-contract);
+:mod:`dualboost.solvers.methods` says which Protocol each method needs (``accepts(model, side)``).
+
+* :class:`Certifiable`: what every result needs. A solver's point is certified by the model
+  itself (:func:`~dualboost.solvers.certify.certify`): both objectives, the maps between the
+  sides and the repairs onto the feasible sets.
+* :class:`CvxpyForms`: the two sides as cvxpy problems (``method`` in ``clarabel``, ``ecos``, ``scs``).
+* :class:`LinearProgram`: both sides as an LP for HiGHS (``method="highs"``).
+* :class:`SmoothDual`: a differentiable w-domain dual with its curvature (``method="auglag"``),
+  on one of the w-domains of :class:`WDomain` (``Model``'s default dual needs a regulariser that
+  is a :class:`SmoothConjugate`).
+  The simplex duals are :class:`MaxEdgeDual` (a gap from the gradient alone), the line duals of the
+  corrective steps :class:`LineDual`; an :class:`EtaFamily` can be solved at another eta (eta
+  continuation) and names its LP limit (eta -> infinity).
+
+A new model that ``method="auglag"`` should solve provides :class:`SmoothDual` (and, on the
+simplex, :class:`MaxEdgeDual`); subclassing :class:`~dualboost.problems.max_edge.MaxEdgeModel`
+and giving it a regulariser from the conjugate library that is a :class:`SmoothConjugate` does
+that (docs/architecture.md has a ten-line example).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Protocol, runtime_checkable
+
+import cvxpy as cp
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = [
+    "implements",
+    "CvxpyModel",
+    "KKTMultipliers",
+    "WDomain",
+    "Certifiable",
+    "CvxpyForms",
+    "LinearProgram",
+    "SmoothConjugate",
+    "SmoothDual",
+    "MaxEdgeDual",
+    "LineDual",
+    "EtaFamily",
+]
+
+Vector = NDArray[np.float64]
+
+
+# --- what solvers hand back to models ------------------------------------------------------------
+@dataclass
+class CvxpyModel:
+    """A cvxpy problem and the function that reads ``(d, w)`` from it after a solve."""
+
+    problem: cp.Problem
+    readout: Callable[[], tuple[NDArray[np.float64] | None, NDArray[np.float64] | None]]
+
+
+@dataclass
+class KKTMultipliers:
+    """Dual variables recovered from a primal point by the active-set method ([KG] App. A).
+
+    ``w``: hypothesis weights; ``psi``: multipliers of the caps d_n <= 1/nu (zero off the active
+    set); ``beta``: multiplier of sum d = 1; ``residual``: max-norm residual of the stationarity
+    system; ``active_w`` / ``active_psi``: the active sets that were used.
+    """
+
+    w: NDArray[np.float64]
+    psi: NDArray[np.float64]
+    beta: float
+    residual: float
+    active_w: NDArray[np.intp]
+    active_psi: NDArray[np.intp]
+
+
+
+
+class WDomain(str, Enum):
+    """The set the dual's weights w live on (a ``str``: ``WDomain.SIMPLEX == "simplex"``)."""
+
+    #: ``sum w = 1, w >= 0`` (ERLPBoost, Binary ERLPBoost, LPBoost, the simplex relaxations)
+    SIMPLEX = "simplex"
+    #: ``w >= 0``, unnormalised (SoftBoost)
+    ORTHANT = "orthant"
+    #: ``w(a) = ((1 - a) w_prev, a)``, one variable (the corrective subproblems)
+    LINE = "line"
+    #: ``||w||_1 <= 1`` (the signed relaxations of [SS], form ``"abs"``)
+    L1_BALL = "l1-ball"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@runtime_checkable
+class Certifiable(Protocol):
+    """What every method's result needs: the model certifies a pair ``(d, w)`` itself."""
+
+    name: str
+    n_samples: int
+    n_hypotheses: int
+    w_domain: WDomain
+
+    def primal_objective(self, d: Vector) -> float:
+        """The d-domain objective; ``+inf`` outside the feasible set (beyond 1e-9)."""
+
+    def dual_objective(self, w: Vector) -> float:
+        """The w-domain objective with the auxiliary multipliers maximised out; ``-inf`` outside."""
+
+    def d_from_w(self, w: Vector) -> Vector:
+        """The primal point of a dual one (the d-map)."""
+
+    def repair_primal(self, d: Vector) -> tuple[Vector, float]:
+        """The nearest primal-feasible point and the max-norm distance moved."""
+
+    def repair_dual(self, w: Vector) -> tuple[Vector, float]:
+        """The nearest dual-feasible point and the max-norm distance moved."""
+
+    def is_feasible(self) -> bool:
+        """Whether the primal feasible set is non-empty (checked independently before a solve)."""
+
+    def parameters(self) -> dict[str, float]:
+        """The model's numeric parameters other than U (nu, eta, ...): a warm-start state is reused
+        only under equal parameters."""
+
+
+@runtime_checkable
+class CvxpyForms(Certifiable, Protocol):
+    """Both sides as cvxpy problems, built from ``U`` in memory."""
+
+    U: Vector
+
+    def cvxpy_primal(self) -> CvxpyModel:
+        """The primal cvxpy problem and its ``readout() -> (d, w)``."""
+
+    def cvxpy_dual(self) -> CvxpyModel:
+        """The dual cvxpy problem and its ``readout() -> (d, w)``."""
+
+
+@runtime_checkable
+class LinearProgram(Certifiable, Protocol):
+    """A linear program that HiGHS solves on either side."""
+
+    U: Vector
+    nu: float
+
+    def solve_linear_program(self, side: str) -> tuple[Vector, Vector, int | None]:
+        """``(d, w, iterations)`` from HiGHS on ``side``; RuntimeError unless HiGHS says optimal."""
+
+    def primal_lp(self, n_columns: int | None = None) -> Any:
+        """The d-domain LP as a HiGHS model that grows by rows (a ``PrimalLP``), for warm starts."""
+
+
+@runtime_checkable
+class SmoothConjugate(Protocol):
+    """A regulariser whose conjugate has a gradient and a factored Hessian
+    (``hess f*(theta) = scale (diag s - s s^T / sum s)``)."""
+
+    def conjugate_and_grad(self, theta: Vector) -> tuple[float, Vector]:
+        """``(f*(theta), grad f*(theta))``."""
+
+    def conjugate_hessian_factors(
+        self, theta: Vector | None, grad: Vector | None = None
+    ) -> tuple[Vector, float]:
+        """``(s, scale)`` at theta (or at ``grad = grad f*(theta)`` when given)."""
+
+    def with_warm_starts(self) -> SmoothConjugate:
+        """A copy whose inner root searches start from the previous call's."""
+
+
+@runtime_checkable
+class SmoothDual(Certifiable, Protocol):
+    """A differentiable w-domain dual ``D(w)`` with its curvature: what ``method="auglag"`` needs.
+
+    ``smooth_dual`` says whether this instance's dual is differentiable with its curvature (a
+    relaxation's depends on its form and regulariser; the default ``D(w) = -f*(-U w)`` of
+    :class:`~dualboost.problems.Model` needs a regulariser that is a :class:`SmoothConjugate`).
+    ``regularizer.with_warm_starts()`` gives the copy the solver passes to ``dual_value_and_grad``."""
+
+    smooth_dual: bool
+    regularizer: Any
+
+    def dual_value_and_grad(
+        self, w: Vector, regularizer: SmoothConjugate | None = None
+    ) -> tuple[float, Vector, Vector]:
+        """``(D(w), grad D(w), d(w))``, defined on all of R^t."""
+
+    def dual_hessian(self, w: Vector, columns: NDArray[np.intp], d: Vector | None = None) -> Vector:
+        """The Hessian of D on ``columns`` (O(N |S|^2))."""
+
+    def dual_hessian_operator(
+        self, w: Vector, columns: NDArray[np.intp], d: Vector | None = None
+    ) -> Callable[[Vector], Vector]:
+        """``v -> H v`` on ``columns`` without forming H (two passes over U_S)."""
+
+    def dual_hessian_block(
+        self, w: Vector, rows: NDArray[np.intp], columns: NDArray[np.intp], d: Vector | None = None
+    ) -> Vector:
+        """The block ``(rows, columns)`` of the Hessian (one pass over U)."""
+
+
+@runtime_checkable
+class MaxEdgeDual(SmoothDual, Protocol):
+    """A smooth dual on the simplex of ``min_d max_q (U^T d)_q + f(d)``: the gap follows from the
+    gradient alone, and the primal value from the edges ``U^T d`` a dual evaluation computed."""
+
+    def gap_from_gradient(self, w: Vector, grad: Vector) -> float:
+        """``max_q grad_q - w . grad``: the duality gap when d(w) maximises exactly."""
+
+    def primal_from_edges(self, d: Vector, edges: Vector) -> float:
+        """The primal value at d from ``edges = U^T d``."""
+
+
+@runtime_checkable
+class LineDual(SmoothDual, Protocol):
+    """The corrective step's dual along ``w(a) = ((1 - a) w_prev, a)``."""
+
+    w_prev: Vector
+    direction: Vector
+    eta: float
+
+    def weights(self, a: float) -> Vector:
+        """``w(a)``."""
+
+
+#: (model class, Protocol) -> whether the class's instances implement it (see :func:`implements`)
+_IMPLEMENTS: dict[tuple[type, type], bool] = {}
+
+
+def implements(model: object, protocol: type) -> bool:
+    """``isinstance(model, protocol)`` for a Protocol of this module, decided once per model class
+    (a structural check of a dozen members costs ~40 us, a boosting run asks it at every solve;
+    a class's instances all set the same members in ``__init__``)."""
+    key = (type(model), protocol)
+    found = _IMPLEMENTS.get(key)
+    if found is None:
+        found = _IMPLEMENTS[key] = isinstance(model, protocol)
+    return found
+
+
+@runtime_checkable
+class EtaFamily(Protocol):
+    """A model in a family indexed by its regularisation eta (eta continuation at large eta)."""
+
+    eta: float
+
+    def with_eta(self, eta: float) -> EtaFamily:
+        """The same model at another eta."""
+
+    def lp_limit(self) -> LinearProgram | None:
+        """The linear program the model tends to as eta -> infinity (None: none in memory)."""
