@@ -125,3 +125,21 @@ def test_a_regulariser_without_curvature_is_refused_with_the_reason():
     with pytest.raises(ValueError, match=r"needs a differentiable dual.*use a cvxpy method"):
         toy.solve(method="auglag")
     assert toy.solve(method="clarabel").optimal  # what applies does
+
+
+def test_a_relaxation_declares_what_its_form_and_regulariser_give():
+    """[SS] relaxations: auglag applies to the simplex form with an entropic f~ only; none is an eta
+    family (no eta continuation: ``Relaxation(A, f, form)`` has no eta to vary)."""
+    from dualboost.problems.relaxation_report import builtin_relaxation
+
+    for name, form, smooth in [
+        ("entropy", "simplex", True),
+        ("linf-ball+entropy", "simplex", True),
+        ("entropy", "abs", False),  # the l1-ball w-domain
+        ("l2-ball+entropy", "simplex", False),  # f~ has no factored Hessian in the library
+        ("l1-ball", "simplex", False),  # an LP in disguise: no entropy
+    ]:
+        rel = builtin_relaxation(name, form=form)
+        assert (accepts(rel, "auglag", "dual") is None) == smooth, (name, form)
+        assert rel.w_domain == (WDomain.SIMPLEX if form == "simplex" else WDomain.L1_BALL)
+        assert not isinstance(rel, EtaFamily) and accepts(rel, "clarabel", "dual") is None

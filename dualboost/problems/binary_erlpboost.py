@@ -11,29 +11,14 @@ beta by a bracketed root, so ``dual_objective(w)`` is a function of w alone. Req
 
 from __future__ import annotations
 
-from numpy.typing import ArrayLike
-
-from dualboost._validation import check_distribution
 from dualboost.conjugates import CappedBinaryRelativeEntropy
-from dualboost.problems.lpboost import LPBoost
-from dualboost.problems.max_edge import MaxEdgeModel
+from dualboost.problems.erlpboost import EntropyRegularised
 
 __all__ = ["BinaryERLPBoost"]
 
 
-class BinaryERLPBoost(MaxEdgeModel):
+class BinaryERLPBoost(EntropyRegularised):
     """Binary-entropy-regularised LPBoost: ``U`` (N x t), ``nu`` in [1, N), ``eta`` > 0, ``d0``."""
 
     name = "binary_erlpboost"
-
-    def __init__(self, U: ArrayLike, nu: float = 1.0, eta: float = 1.0, d0: ArrayLike | None = None):
-        super().__init__(U)
-        self.regularizer = CappedBinaryRelativeEntropy(check_distribution(d0, self.n_samples), nu, eta)
-        self.nu, self.eta, self.d0 = self.regularizer.nu, self.regularizer.eta, self.regularizer.d0
-
-    def parameters(self) -> dict[str, float]:
-        return {"nu": self.nu, "eta": self.eta}
-
-    def lp_limit(self) -> LPBoost:
-        """LPBoost on the same U and nu: the limit eta -> infinity (docs/math.md#erlpboost-primal)."""
-        return LPBoost(self.U, nu=self.nu)
+    regularizer_class = CappedBinaryRelativeEntropy

@@ -14,11 +14,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dualboost._validation import check_distribution, check_nu
-from dualboost.conjugates import CappedRelativeEntropy
+from dualboost.conjugates import CappedRelativeEntropy, ConvexFunction
 from dualboost.problems.lpboost import LPBoost
 from dualboost.problems.max_edge import MaxEdgeModel
 
-__all__ = ["ERLPBoost", "erlpboost_eta"]
+__all__ = ["ERLPBoost", "EntropyRegularised", "erlpboost_eta"]
 
 
 def erlpboost_eta(n_samples: int, nu: float, eps: float, *, binary: bool = False) -> float:
@@ -31,7 +31,34 @@ def erlpboost_eta(n_samples: int, nu: float, eps: float, *, binary: bool = False
     return float(max(2.0 / eps * log_ratio, 0.5))
 
 
-class ERLPBoost(MaxEdgeModel):
+class EntropyRegularised(MaxEdgeModel):
+    """LPBoost's max-edge problem regularised by ``(1/eta)`` times a capped entropy (the class's
+    ``regularizer_class``, built from ``d0``, ``nu`` and ``eta``): the family of ERLPBoost and Binary
+    ERLPBoost, indexed by eta (an :class:`~dualboost.solvers.contract.EtaFamily`), which tends to
+    LPBoost as eta -> infinity."""
+
+    #: the capped entropy, called as ``regularizer_class(d0, nu, eta)``
+    regularizer_class: type[ConvexFunction]
+
+    def __init__(self, U: ArrayLike, nu: float = 1.0, eta: float = 1.0, d0: ArrayLike | None = None):
+        super().__init__(U)
+        self.regularizer = self.regularizer_class(check_distribution(d0, self.n_samples), nu, eta)
+        self.nu, self.eta, self.d0 = self.regularizer.nu, self.regularizer.eta, self.regularizer.d0
+
+    def parameters(self) -> dict[str, float]:
+        return {"nu": self.nu, "eta": self.eta}
+
+    def lp_limit(self) -> LPBoost:
+        """LPBoost on the same U and nu: the limit eta -> infinity (docs/math.md#erlpboost-primal);
+        its solution starts the Newton steps of ``method="auglag"`` at large eta."""
+        return LPBoost(self.U, nu=self.nu)
+
+    def with_eta(self, eta: float) -> EntropyRegularised:
+        """The same model with another regularisation eta (for eta continuation)."""
+        return type(self)(self.U, nu=self.nu, eta=eta, d0=self.d0)
+
+
+class ERLPBoost(EntropyRegularised):
     """The entropy-regularised LPBoost subproblem over the t hypotheses in ``U``.
 
     Parameters: ``U`` (N x t, entries in [-1, 1]), ``nu`` in [1, N] (cap 1/nu; 1 = hard margin),
@@ -39,15 +66,4 @@ class ERLPBoost(MaxEdgeModel):
     """
 
     name = "erlpboost"
-
-    def __init__(self, U: ArrayLike, nu: float = 1.0, eta: float = 1.0, d0: ArrayLike | None = None):
-        super().__init__(U)
-        self.regularizer = CappedRelativeEntropy(check_distribution(d0, self.n_samples), nu, eta)
-        self.nu, self.eta, self.d0 = self.regularizer.nu, self.regularizer.eta, self.regularizer.d0
-
-    def parameters(self) -> dict[str, float]:
-        return {"nu": self.nu, "eta": self.eta}
-
-    def lp_limit(self) -> LPBoost:
-        """LPBoost on the same U and nu: the limit eta -> infinity (docs/math.md#erlpboost-primal)."""
-        return LPBoost(self.U, nu=self.nu)
+    regularizer_class = CappedRelativeEntropy

@@ -71,15 +71,6 @@ class MaxEdgeModel(Model):
         """``d = grad f*(-U w)`` ([KG] Eq. 3.11 / 3.27)."""
         return self.regularizer.conjugate_grad(-(self.U @ self._w(w)))
 
-    def lp_limit(self) -> MaxEdgeModel | None:
-        """The linear program this model tends to as eta -> infinity, in memory (None: none); its
-        solution starts the Newton steps at large eta (``method="auglag"``)."""
-        return None
-
-    def with_eta(self, eta: float) -> MaxEdgeModel:
-        """The same model with another regularisation eta (for eta continuation)."""
-        return type(self)(self.U, nu=self.nu, eta=eta, d0=self.d0)
-
     # --- feasibility ---------------------------------------------------------------------
     def repair_primal(self, d: ArrayLike) -> tuple[NDArray[np.float64], float]:
         d = self._d(d)
