@@ -212,6 +212,9 @@ class MaxEdgeDual(SmoothDual, Protocol):
     def primal_from_edges(self, d: Vector, edges: Vector) -> float:
         """The primal value at d from ``edges = U^T d``."""
 
+    def primal_bound_from_edges(self, d: Vector, edges: Vector, repaired: Vector) -> float:
+        """An upper bound on the primal value at ``repaired`` from ``edges = U^T d``."""
+
 
 @runtime_checkable
 class LineDual(SmoothDual, Protocol):

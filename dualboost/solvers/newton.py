@@ -131,6 +131,10 @@ def certified_point(model, w: NDArray[np.float64], exact_below: float = np.inf) 
     (``gap_from_gradient``, exact when d(w) is the exact maximiser); it is used while it is above
     ``exact_below`` (a solver's target: such a point cannot stop the solver), and the certified
     gap computed from d itself below it, so that every stopping decision rests on a certificate.
+    There the primal value comes from the gradient ``U^T d`` too; where the repair moved d (by
+    rounding, ~1e-16), from an upper bound (``primal_bound_from_edges``), so the gap is an upper
+    bound on the repaired pair's, still a certificate, without a pass over U. The returned
+    Solution is certified from scratch (:func:`~dualboost.solvers.certify.certify`).
     """
     value, grad, d = model.dual_value_and_grad(w)
     max_edge = model.w_domain is WDomain.SIMPLEX  # a MaxEdgeDual (solvers.auglag.accepts)
@@ -143,8 +147,10 @@ def certified_point(model, w: NDArray[np.float64], exact_below: float = np.inf) 
     else:
         d, dual = model.d_from_w(w), model.dual_objective(w)
     repaired, moved = model.repair_primal(d)
-    if moved == 0.0 and max_edge:  # U^T d is the gradient just computed
+    if max_edge and moved == 0.0:  # U^T d is the gradient just computed
         primal = model.primal_from_edges(d, grad)
+    elif max_edge:  # no pass over U either: a bound (MaxEdgeModel.primal_bound_from_edges)
+        primal = model.primal_bound_from_edges(d, grad, repaired)
     else:
         primal = model.primal_objective(repaired)
     gap = (primal - dual) / max(1.0, abs(primal)) if np.isfinite(primal) else np.inf
