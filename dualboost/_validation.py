@@ -11,7 +11,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
+    "CheckedEdges",
     "check_edge_matrix",
+    "check_edge_column",
     "check_nu",
     "check_eta",
     "check_distribution",
@@ -50,10 +52,38 @@ def check_vector(x: ArrayLike, name: str, size: int | None = None) -> NDArray[np
     return arr
 
 
+class CheckedEdges(np.ndarray):
+    """A read-only float64 edge matrix whose entries were checked to be finite and in [-1, 1] when
+    its columns were added (the drivers' ``Ensemble.U``, :func:`check_edge_column` per column):
+    :func:`check_edge_matrix` takes it without scanning it again (two passes over U per model, 11 ms
+    at N = 20,000, t = 1,000, at every iteration of a driver)."""
+
+
+def _in_edge_range(arr: NDArray[np.float64], name: str) -> NDArray[np.float64]:
+    """``arr`` if every entry is finite and in [-1, 1]; clipped (a copy) where rounding put entries at
+    most 1e-12 beyond; else a ValueError naming ``name``."""
+    lo, hi = arr.min(), arr.max()  # NaN and inf propagate: two passes check everything
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    if max(-lo, hi) > 1.0 + 1e-12:
+        raise ValueError(
+            f"{name} must lie in [-1, 1] (U[n, q] = y_n h_q(x_n)); max |entry| is "
+            f"{max(-lo, hi):.6g}: rescale the hypotheses"
+        )
+    return np.clip(arr, -1.0, 1.0) if max(-lo, hi) > 1.0 else arr
+
+
+def check_edge_column(column: ArrayLike, n_samples: int, name: str = "column") -> NDArray[np.float64]:
+    """One column ``u = y * h(X)`` of the edge matrix: finite float64 of length N in [-1, 1] (rounding
+    up to 1e-12 beyond is clipped)."""
+    return _in_edge_range(check_vector(column, name, n_samples), name)
+
+
 def check_edge_matrix(U: ArrayLike, name: str = "U") -> NDArray[np.float64]:
     """The edge matrix U in [-1, 1]^{N x t}, N >= 1 examples, t >= 1 hypotheses, as a private float64
     array: a copy of a writable array, the array itself when it is read-only float64 (a model keeps
-    it: its owner must not make it writable and change it; the drivers' ``Ensemble.U`` never does)."""
+    it: its owner must not make it writable and change it; the drivers' ``Ensemble.U`` never does,
+    and its entries were checked as its columns were added: a :class:`CheckedEdges`)."""
     try:
         arr = np.asarray(U, dtype=np.float64)
         # a conversion (an int8 store, a list) already made a private array, and a read-only float64
@@ -69,18 +99,12 @@ def check_edge_matrix(U: ArrayLike, name: str = "U") -> NDArray[np.float64]:
         raise ValueError(f"{name} has no rows: at least one example is needed")
     if arr.shape[1] == 0:
         raise ValueError(f"{name} has no columns: the hypothesis set is empty")
-    lo, hi = arr.min(), arr.max()  # NaN and inf propagate: two passes check everything
-    if not (np.isfinite(lo) and np.isfinite(hi)):
-        raise ValueError(f"{name} must be finite (no NaN or inf)")
-    if max(-lo, hi) > 1.0 + 1e-12:
-        raise ValueError(
-            f"{name} must lie in [-1, 1] (U[n, q] = y_n h_q(x_n)); max |entry| is "
-            f"{max(-lo, hi):.6g}: rescale the hypotheses"
-        )
-    # a private copy (in the caller's memory layout), with rounding beyond +-1 clipped
-    if max(-lo, hi) > 1.0:
-        return np.clip(arr, -1.0, 1.0)
-    return arr if fresh else arr.copy(order="K")
+    if type(U) is CheckedEdges and not arr.flags.writeable:
+        return arr.view(np.ndarray)  # checked column by column already
+    checked = _in_edge_range(arr, name)
+    if checked is not arr:  # rounding beyond +-1 clipped: a private copy already
+        return checked
+    return arr if fresh else arr.copy(order="K")  # a private copy, in the caller's memory layout
 
 
 def check_nu(nu: object, n_samples: int, *, strict_upper: bool = False) -> float:

@@ -171,3 +171,31 @@ def test_wide_sparse_data_is_never_densified(oracle):
         tracemalloc.stop()
     assert peak < 200e6, f"peak {peak / 1e6:.0f} MB"  # a dense copy would be 8,000 MB
     assert -1.0 <= second.edge <= 1.0
+
+
+def test_ensemble_checks_each_column_once_and_models_take_its_U_unscanned():
+    """Ensemble.add checks every column (finite, in [-1, 1]; rounding up to 1e-12 beyond is clipped,
+    as check_edge_matrix does); U is then a CheckedEdges that check_edge_matrix takes as it is (no
+    copy, no scan). A writable CheckedEdges (a copy someone could change) is scanned as usual."""
+    from dualboost._validation import CheckedEdges, check_edge_matrix
+    from dualboost.problems import ERLPBoost
+
+    rng = np.random.default_rng(3)
+    n = 50
+    ensemble = Ensemble(n)
+    for j in range(3):
+        ensemble.add(stump_selection(n, j, rng))
+    for bad, message in [(np.full(n, np.nan), "finite"), (np.full(n, 1.5), r"\[-1, 1\]")]:
+        with pytest.raises(ValueError, match=message):
+            ensemble.add(Selection(RawFeature(n_features=10**6, feature=9, scale=2.0, sign=1), 0.0, bad))
+    assert len(ensemble) == 3  # nothing was added
+    rounded = np.where(rng.random(n) < 0.5, 1.0 + 1e-13, -0.25)
+    ensemble.add(Selection(RawFeature(n_features=10**6, feature=8, scale=2.0, sign=1), 0.0, rounded))
+    U = ensemble.U
+    assert type(U) is CheckedEdges and not U.flags.writeable and np.abs(U).max() == 1.0
+    model = ERLPBoost(U, nu=2.0, eta=5.0)
+    assert type(model.U) is np.ndarray and np.shares_memory(model.U, U)
+    writable = np.array(U).view(CheckedEdges)
+    writable[0, 0] = np.nan
+    with pytest.raises(ValueError, match="finite"):
+        check_edge_matrix(writable)

@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.exceptions import ConvergenceWarning
 
-from dualboost._validation import check_scalar
+from dualboost._validation import CheckedEdges, check_edge_column, check_scalar
 from dualboost.boosting.core.history import History, HistoryRow
 from dualboost.boosting.core.result import BoostResult
 from dualboost.oracles import Hypothesis, Selection
@@ -151,7 +151,8 @@ class Ensemble:
         if position is not None:
             return position, False
         k = len(self.hypotheses)
-        column = selection.column
+        # checked once here (finite, in [-1, 1]), so that U is a CheckedEdges that models take unscanned
+        column = check_edge_column(selection.column, self._buffer.shape[0], f"the column of {hypothesis!r}")
         if self._buffer.dtype == np.int8 and not _ternary(column):
             self._buffer = self._buffer.astype(np.float64, order="F")
             self._float, self._converted = np.empty((self._buffer.shape[0], 0), order="F"), 0  # unused now
@@ -219,7 +220,8 @@ class Ensemble:
         copy of an ``int8`` one, kept and extended by the columns added since the last call (a
         driver asks every iteration: converting all of U each time cost 17 % of an iteration at
         N = 20,000, t = 800). Columns are only ever appended, so the view never changes; a
-        subproblem model takes it without a copy (``check_edge_matrix``)."""
+        subproblem model takes it without a copy, and without scanning it again: its columns were
+        checked as they were added (a :class:`~dualboost._validation.CheckedEdges`)."""
         U = self.stored
         if U.dtype == np.int8:
             k = U.shape[1]
@@ -230,7 +232,7 @@ class Ensemble:
             self._float[:, self._converted : k] = U[:, self._converted :]
             self._converted = k
             U = self._float[:, :k]
-        view = U.view()
+        view = U.view(CheckedEdges)  # (every column was checked by add)
         view.flags.writeable = False
         return view
 
