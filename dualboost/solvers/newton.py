@@ -188,7 +188,7 @@ def definite_factor(
     for relative in RIDGES:
         ridge = relative * scale + damping
         A = -H
-        A[np.diag_indices_from(A)] += ridge
+        A.flat[:: A.shape[0] + 1] += ridge  # the diagonal
         L = _cholesky(A)
         if L is not None:
             return L, ridge
@@ -225,7 +225,7 @@ def _bordered_inverse(inverse: NDArray[np.float64], ridge: float, H: NDArray[np.
     rounding says otherwise (the inverse preconditions: it must be definite)."""
     B = -H[:m, m:]
     C = -H[m:, m:]
-    C[np.diag_indices_from(C)] += ridge
+    C.flat[:: C.shape[0] + 1] += ridge  # the diagonal
     X = inverse @ B
     if not np.isfinite(X).all():
         return None
@@ -473,7 +473,8 @@ def face_step(
     then a scaled gradient step, which the line search accepts)."""
     w, cols = point.w, curvature.face
     g = point.grad[cols]
-    free = np.isin(cols, face)
+    # (the exact Hessian is formed on the face itself: every column free)
+    free = np.ones(cols.size, dtype=bool) if cols is face else np.isin(cols, face)
     for _ in range(5):
         if not free.any():
             return None
