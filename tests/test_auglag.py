@@ -382,6 +382,54 @@ def test_a_failed_lp_limit_falls_back_to_continuation(monkeypatch):
     assert abs(got.dual_value - want.dual_value) <= got.gap + want.gap + 1e-12
 
 
+def test_the_lp_limit_is_re_solved_from_the_previous_basis_after_new_columns(monkeypatch):
+    """A run of warm solves at eta = 1e5 that each start from the LP limit (LP_WARM_STEPS = 0): the
+    LP's HiGHS model is built once and then extended by the new columns (``Curvature.lp``, kept
+    with the Hessian); every solve is certified and agrees with a cold solve within their gaps. The
+    state written by ``to_dict`` (a checkpoint) rebuilds the LP from the basis, and gives the same
+    certified value."""
+    from dualboost.solvers import auglag
+    from dualboost.solvers.highs import HighsState
+    from dualboost.solvers.newton import Curvature
+
+    built = []
+    primal_lp = LPBoost.primal_lp
+
+    def counted(self, n_columns=None):
+        built.append(n_columns)
+        return primal_lp(self, n_columns)
+
+    monkeypatch.setattr(LPBoost, "primal_lp", counted)
+    monkeypatch.setattr(auglag, "LP_WARM_STEPS", 0)
+    U = R(120, 16, seed=7, binary=True)
+    previous = ERLPBoost(U[:, :8], nu=6.0, eta=1e5).solve(method="auglag", max_iter=EXTREME_MAX_ITER)
+    assert built == []  # a cold start takes continuation
+    used = []
+    for t in range(9, 17):
+        model = ERLPBoost(U[:, :t], nu=6.0, eta=1e5)
+        warm = model.solve(method="auglag", warm_start=previous, max_iter=EXTREME_MAX_ITER)
+        cold = model.solve(method="auglag", max_iter=EXTREME_MAX_ITER)
+        assert warm.status == cold.status == "optimal"
+        assert abs(warm.dual_value - cold.dual_value) <= warm.gap + cold.gap + 1e-12
+        used.append(warm.iterations > 0)
+        # the state of the last LP solved (a solve whose warm start was optimal solves none)
+        assert warm.solver_state.lp is not None and warm.solver_state.lp.n_columns <= t
+        previous = warm
+    assert sum(used) >= 4 and built == [None]  # built once (from scratch), then extended
+    # as a checkpoint writes and reads it: the LP is rebuilt from the saved basis
+    state = Curvature.from_dict(previous.solver_state.to_dict())
+    assert isinstance(state.lp, HighsState) and state.lp.lp is None
+    np.testing.assert_array_equal(state.lp.basis_rows, previous.solver_state.lp.basis_rows)
+    fields = {f: getattr(previous, f) for f in previous.__dataclass_fields__}
+    resumed_from = Solution(**(fields | {"solver_state": state}))
+    model = ERLPBoost(np.column_stack([U, -U[:, 0]]), nu=6.0, eta=1e5)
+    resumed = model.solve(method="auglag", warm_start=resumed_from, max_iter=EXTREME_MAX_ITER)
+    live = model.solve(method="auglag", warm_start=previous, max_iter=EXTREME_MAX_ITER)
+    assert resumed.status == live.status == "optimal"
+    assert abs(resumed.dual_value - live.dual_value) <= resumed.gap + live.gap + 1e-12
+    assert built[1:] == [previous.solver_state.lp.n_columns]  # rebuilt from the basis: its columns
+
+
 # --- 3. warm starts -----------------------------------------------------------------------------
 WARM_KWARGS = [
     (ERLPBoost, {"nu": 30.5, "eta": 200.0}),

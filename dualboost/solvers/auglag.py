@@ -56,6 +56,7 @@ from dualboost.solvers.contract import (
     WDomain,
     implements,
 )
+from dualboost.solvers.highs import HighsState, solve_primal_lp
 from dualboost.solvers.newton import Curvature, DualEvaluator, Point, newton_polish
 from dualboost.solvers.solution import Solution
 
@@ -281,6 +282,11 @@ def _solve_on_simplex(
     large_eta = implements(model, EtaFamily) and model.eta > CONTINUATION_ETA
     small = model.n_samples <= LP_MAX_SAMPLES
     limit = model.lp_limit() if large_eta and small else None
+    lp_state = None if kept is None else kept.lp  # the LP limit's HiGHS model from earlier solves
+
+    def carried(curvature: Curvature | None) -> Curvature | None:
+        return None if curvature is None else curvature.with_lp(lp_state)
+
     iterations = 0
     if w0 is not None and limit is not None and model.eta > LP_FIRST_ETA:  # a few Newton steps, then
         # the LP limit's w (below LP_FIRST_ETA the warm start's L-BFGS-B rounds are faster)
@@ -289,7 +295,7 @@ def _solve_on_simplex(
             evaluator, start, target, sum_to_one=True, max_steps=LP_WARM_STEPS, kept=kept
         )
         if point.gap <= target:
-            return point, iterations, kept
+            return point, iterations, carried(kept)
         w0 = point.w
     elif w0 is not None:
         budget = min(max_iter, WARM_BUDGET) if large_eta else max_iter
@@ -297,7 +303,7 @@ def _solve_on_simplex(
             model, evaluator, _normalised(w0), target, budget, new_column, kept
         )
         if not large_eta or point.gap <= target:
-            return point, iterations, kept
+            return point, iterations, carried(kept)
         w0 = point.w
     if large_eta:
         if w0 is None:  # the uniform start may be optimal already (a9a's stumps at nu = 1 often are)
@@ -305,8 +311,9 @@ def _solve_on_simplex(
             if start.gap <= target:
                 return start, iterations, None
         if limit is not None and w0 is not None:  # (cold: the LP costs more than continuation)
-            point, steps, lp_kept = _newton_from_lp_limit(limit, evaluator, target)
+            point, steps, lp_kept = _newton_from_lp_limit(limit, evaluator, target, lp_state)
             iterations += steps
+            lp_state = None if lp_kept is None else lp_kept.lp
             if point is not None and point.gap <= target:
                 return point, iterations, lp_kept
         coarse_model = model.with_eta(model.eta / 10.0)
@@ -316,22 +323,30 @@ def _solve_on_simplex(
         w0, iterations = coarse.w, iterations + steps
     w0 = np.full(model.n_hypotheses, 1.0 / model.n_hypotheses) if w0 is None else _normalised(w0)
     point, steps, kept = _solve_simplex(model, evaluator, w0, target, max_iter, False)
-    return point, iterations + steps, kept
+    return point, iterations + steps, carried(kept)
 
 
-def _newton_from_lp_limit(limit, evaluator, target) -> tuple[Point | None, int, Curvature | None]:
+def _newton_from_lp_limit(
+    limit, evaluator, target, lp_state: HighsState | None = None
+) -> tuple[Point | None, int, Curvature | None]:
     """Newton (at most LP_NEWTON_STEPS steps) from the solution w of the LP limit ``limit``
     (``Model.lp_limit()``, eta = infinity, by HiGHS): at large eta the optimum lies within O(1/eta)
     of that LP's face, and d(w) there already sits on the examples that the LP's margin binds, where
     warm starts and L-BFGS-B crawl (measured on diabetes at nu = 1, eta = 1.2e6, t = 120: 10 Newton
     steps and 0.16 s from the LP's w, against 20,634 L-BFGS-B iterations and 4.4 s with eta
-    continuation). ``(None, 0, None)`` where HiGHS does not report the LP optimal."""
+    continuation). The LP is the d-domain one (t + 1 rows; the soft-margin LP has N), re-solved
+    from ``lp_state``, an earlier solve's HiGHS model and basis, where that applies (a boosting run:
+    a few dual simplex iterations for the new columns instead of a solve from scratch, 0.1 s on
+    diabetes at t = 100); the returned Hessian carries the new state (``Curvature.lp``).
+    ``(None, 0, None)`` where HiGHS does not report the LP optimal."""
     try:
-        _, w, _ = limit.primal_lp().solve()  # the d-domain LP: t + 1 rows (the soft-margin LP has N)
+        t_old = 0 if lp_state is None else lp_state.n_columns
+        _, w, _, lp_state = solve_primal_lp(limit, lp_state, t_old)
     except RuntimeError:
         return None, 0, None
     start = evaluator.point(_normalised(np.clip(w, 0.0, None)), target)
-    return newton_polish(evaluator, start, target, sum_to_one=True, max_steps=LP_NEWTON_STEPS)
+    point, steps, kept = newton_polish(evaluator, start, target, sum_to_one=True, max_steps=LP_NEWTON_STEPS)
+    return point, steps, None if kept is None else kept.with_lp(lp_state)
 
 
 def solve_auglag(

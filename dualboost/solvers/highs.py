@@ -22,7 +22,7 @@ from dualboost.solvers.contract import LinearProgram, implements
 from dualboost.solvers.solution import Solution
 from dualboost.solvers.state import SolverState
 
-__all__ = ["solve_highs", "HighsState", "accepts"]
+__all__ = ["solve_highs", "solve_primal_lp", "HighsState", "accepts"]
 
 
 @dataclass
@@ -70,12 +70,25 @@ class HighsState(SolverState):
         return cls(None, None, columns, rows, rows.size - 1)
 
 
-def _reusable_lp(model, warm_start: Solution | None):
-    """The HiGHS model of ``warm_start``'s state extended by ``model``'s new columns: the live one
+def solve_primal_lp(
+    model: LinearProgram, state: HighsState | None = None, t_old: int = 0
+) -> tuple[NDArray[np.float64], NDArray[np.float64], int, HighsState]:
+    """``(d, w, simplex iterations, state)``: the d-domain LP of ``model`` by HiGHS, from the model
+    and basis of ``state`` (a solve of the first ``t_old`` columns) extended by the new columns
+    where that applies (:func:`_extended_lp`), else built afresh; ``state``: the new one. Used by
+    ``method="highs"`` and by ``method="auglag"``'s start from the LP limit at large eta.
+    RuntimeError unless HiGHS reports the LP optimal."""
+    lp = _extended_lp(model, state, t_old) or model.primal_lp()
+    d, w, iterations = lp.solve()
+    columns, rows = lp.basis()
+    return d, w, iterations, HighsState(lp, model.U, columns, rows, lp.n_columns)
+
+
+def _extended_lp(model, state: HighsState | None, t_old: int):
+    """The HiGHS model of ``state`` extended by ``model``'s new columns: the live one
     (:attr:`HighsState.live`) if ``model`` extends its U, None if it does not (the LP is then built
     afresh); rebuilt from the saved basis where the state was read back from a checkpoint or its
     model has grown since (a second warm start from one Solution)."""
-    state = None if warm_start is None or warm_start.w is None else warm_start.solver_state
     if not isinstance(state, HighsState):
         return None
     if state.live:
@@ -83,7 +96,7 @@ def _reusable_lp(model, warm_start: Solution | None):
             return None
         state.lp.add_columns(model.U[:, state.n_columns :])
         return state.lp
-    return _rebuilt_lp(model, state, warm_start.w.size)
+    return _rebuilt_lp(model, state, t_old)
 
 
 def _rebuilt_lp(model, state: HighsState, t_old: int):
@@ -111,10 +124,11 @@ def solve_highs(model: LinearProgram, side: str, tol: float, warm_start: Solutio
     """Solve ``side`` of a linear-programming model with HiGHS and certify the pair (the caller
     checked :func:`accepts`)."""
     start = time.perf_counter()
-    lp = None
+    state = None
     if side == "primal":
-        lp = _reusable_lp(model, warm_start) or model.primal_lp()
-        d, w, iterations = lp.solve()
+        usable = warm_start is not None and warm_start.w is not None
+        previous = warm_start.solver_state if usable else None
+        d, w, iterations, state = solve_primal_lp(model, previous, warm_start.w.size if usable else 0)
     else:
         d, w, iterations = model.solve_linear_program(side)
     solution = certify(
@@ -128,7 +142,5 @@ def solve_highs(model: LinearProgram, side: str, tol: float, warm_start: Solutio
         solve_time=time.perf_counter() - start,
         solver_status="optimal",
     )
-    if lp is not None:
-        columns, rows = lp.basis()
-        solution.solver_state = HighsState(lp, model.U, columns, rows, lp.n_columns)
+    solution.solver_state = state
     return solution
