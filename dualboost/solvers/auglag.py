@@ -271,13 +271,14 @@ def _solve_on_simplex(
     a diabetes run at eta = 1.2e6: 10,000 iterations from a warm start left gaps of 1e-2). A
     warm start that misses the tolerance within WARM_BUDGET iterations (above LP_FIRST_ETA: within
     LP_WARM_STEPS Newton steps) takes Newton steps, for N <= LP_MAX_SAMPLES, from the solution of
-    the model's LP limit (:func:`_newton_from_lp_limit`); where those fall short (or HiGHS fails),
-    and from a cold start (where the LP
-    from scratch costs more: 3 s for a random 10,000 x 100 instance, continuation 0.09 s), the
-    problem is solved at eta/10 first (recursively, from w0 or from where the warm start got to)
-    and the solve starts from that solution (docs/solvers.md, "The LP limit"). ``kept``: the
-    previous solve's Hessian (:class:`~dualboost.solvers.newton.Curvature`). Returns the point, the
-    iterations and the last Hessian.
+    the model's LP limit (:func:`_newton_from_lp_limit`, re-solved from the previous solve's HiGHS
+    model, ``kept.lp``), then L-BFGS-B and Newton rounds (WARM_BUDGET) where Newton stalls; where
+    those fall short (or HiGHS fails), and from a cold start (where the LP from scratch costs more:
+    3 s for a random 10,000 x 100 instance, continuation 0.09 s), the problem is solved at eta/10
+    first (recursively, from w0 or from the best point so far) and the solve starts from that
+    solution (docs/solvers.md, "The LP limit"). ``kept``: the previous solve's Hessian
+    (:class:`~dualboost.solvers.newton.Curvature`). Returns the point, the iterations and the last
+    Hessian, which carries the LP limit's latest HiGHS state.
     """
     large_eta = implements(model, EtaFamily) and model.eta > CONTINUATION_ETA
     small = model.n_samples <= LP_MAX_SAMPLES
