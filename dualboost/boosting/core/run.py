@@ -222,17 +222,18 @@ class Ensemble:
         N = 20,000, t = 800). Columns are only ever appended, so the view never changes; a
         subproblem model takes it without a copy, and without scanning it again: its columns were
         checked as they were added (a :class:`~dualboost._validation.CheckedEdges`)."""
-        U = self.stored
+        U, k = self._buffer, len(self.hypotheses)
         if U.dtype == np.int8:
-            k = U.shape[1]
             if self._float.shape[1] < k:  # grown like the int8 buffer
                 grown = np.empty((U.shape[0], self._buffer.shape[1]), order="F")
                 grown[:, : self._converted] = self._float[:, : self._converted]
                 self._float = grown
-            self._float[:, self._converted : k] = U[:, self._converted :]
+            self._float[:, self._converted : k] = U[:, self._converted : k]
             self._converted = k
-            U = self._float[:, :k]
-        view = U.view(CheckedEdges)  # (every column was checked by add)
+            U = self._float
+        # (every column was checked by add; the view of the whole buffer is sliced, so that its base
+        # is the buffer's: what Ensemble.nbytes / mirror_nbytes count)
+        view = U.view(CheckedEdges)[:, :k]
         view.flags.writeable = False
         return view
 
