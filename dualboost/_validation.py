@@ -19,6 +19,8 @@ __all__ = [
     "check_distribution",
     "check_vector",
     "check_scalar",
+    "check_positive",
+    "check_max_iter",
 ]
 
 
@@ -33,6 +35,25 @@ def check_scalar(value: object, name: str) -> float:
     if not np.isfinite(value):
         raise ValueError(f"{name} must be finite; got {value!r}")
     return value
+
+
+def check_positive(value: object, name: str) -> float:
+    """A finite real scalar ``> 0`` (a precision eps, a tolerance, a step size)."""
+    value = check_scalar(value, name)
+    if value <= 0.0:
+        raise ValueError(f"{name} must be > 0; got {value!r}")
+    return value
+
+
+def check_max_iter(max_iter: object, default: int | None = None) -> int:
+    """A positive integer ``max_iter``; None gives ``default`` where there is one (a driver's bound
+    from its theorem), and is refused where there is none (an estimator's parameter)."""
+    if max_iter is None and default is not None:
+        return int(default)
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        allowed = "a positive integer" + (" or None" if default is not None else "")
+        raise ValueError(f"max_iter must be {allowed}; got {max_iter!r}")
+    return int(max_iter)
 
 
 def check_vector(x: ArrayLike, name: str, size: int | None = None) -> NDArray[np.float64]:

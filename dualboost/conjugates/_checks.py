@@ -13,7 +13,6 @@ from dualboost._validation import check_scalar, check_vector
 __all__ = [
     "INDICATOR_TOL",
     "CONJUGATE_TOL",
-    "check_positive",
     "check_nonzero",
     "check_positive_vector",
     "check_norm_order",
@@ -30,14 +29,6 @@ INDICATOR_TOL = 1e-9
 #: but adds at most ~1e-12 relative error to values computed at the boundary of dom f*, such as
 #: the maximum of [SS] Lemma 8 when f* is the indicator of a dual ball.
 CONJUGATE_TOL = 1e-12
-
-
-def check_positive(value: object, name: str) -> float:
-    """A finite real scalar ``> 0``."""
-    value = check_scalar(value, name)
-    if value <= 0.0:
-        raise ValueError(f"{name} must be > 0; got {value!r}")
-    return value
 
 
 def check_nonzero(value: object, name: str) -> float:

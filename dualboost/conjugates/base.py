@@ -103,7 +103,7 @@ class ConvexFunction(ABC):
 
     def __truediv__(self, c: object) -> ConvexFunction:
         """``f / c = (1/c) * f`` with ``c > 0``."""
-        from dualboost.conjugates._checks import check_positive
+        from dualboost._validation import check_positive
 
         return self * (1.0 / check_positive(c, "c"))
 

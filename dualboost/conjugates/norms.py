@@ -17,12 +17,11 @@ import cvxpy as cp
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dualboost._validation import check_vector
+from dualboost._validation import check_positive, check_vector
 from dualboost.conjugates._checks import (
     CONJUGATE_TOL,
     all_finite,
     check_norm_order,
-    check_positive,
     within,
 )
 from dualboost.conjugates.base import ConvexFunction, CvxpyForm

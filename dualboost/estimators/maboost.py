@@ -24,11 +24,10 @@ values, the theorem's bound on the training error as ``stopping``), ``n_iter_``,
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from numpy.typing import ArrayLike
 
+from dualboost._validation import check_max_iter
 from dualboost.boosting.maboost.drivers import MABoostResult, maboost, madaboost, sparseboost
 from dualboost.estimators.base import (
     BoostingClassifier,
@@ -42,12 +41,6 @@ __all__ = ["MABoostClassifier", "SparseBoostClassifier", "MadaBoostClassifier", 
 
 #: the projection sets of :class:`MABoostClassifier`
 PROJECTIONS = ("simplex", "capped", "mixed")
-
-
-def _check_max_iter(max_iter: object) -> int:
-    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}")
-    return int(max_iter)
 
 
 class _MirrorBoostingClassifier(BoostingClassifier):
@@ -64,7 +57,7 @@ class _MirrorBoostingClassifier(BoostingClassifier):
         docs/math.md#mixed-projection-set."""
         reject_dask_input(self, X, y)
         X, labels, classes = binary_training_data(self, X, y)
-        max_iter = _check_max_iter(self.max_iter)
+        max_iter = check_max_iter(self.max_iter)
         oracle = make_oracle(self.oracle).fit(X, labels)
         result = self._boost(oracle, X.shape[0], secondary, max_iter)
         self._store(result, classes)

@@ -8,7 +8,8 @@
 * :class:`Run`: asks the oracle and times it, times the solver, appends history rows, calls the
   progress callback, writes and restores checkpoints (:mod:`dualboost.boosting.core.checkpoint`) and
   assembles the :class:`~dualboost.boosting.core.result.BoostResult`.
-* :func:`check_oracle`, :func:`check_positive`: the argument checks of the drivers;
+* :func:`check_oracle`: the drivers' check of the oracle (the other argument checks are in
+  :mod:`dualboost._validation`);
   :func:`warn_unconverged`: the warning when ``max_iter`` ends a run; :func:`warn_weak_soft_margin`
   (:class:`SoftMarginWarning`): the warning when a soft-margin booster's output has a soft margin
   <= 0 or below eps, where its guarantee says nothing about the model.
@@ -26,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.exceptions import ConvergenceWarning
 
-from dualboost._validation import CheckedEdges, check_edge_column, check_scalar
+from dualboost._validation import CheckedEdges, check_edge_column
 from dualboost.boosting.core.history import History, HistoryRow
 from dualboost.boosting.core.result import BoostResult
 from dualboost.oracles import Hypothesis, Selection
@@ -38,7 +39,6 @@ __all__ = [
     "Ensemble",
     "Run",
     "check_oracle",
-    "check_positive",
     "warn_unconverged",
     "warn_weak_soft_margin",
     "SoftMarginWarning",
@@ -59,14 +59,6 @@ def check_oracle(oracle: object) -> int:
     if n is None:
         raise ValueError(f"oracle must be fitted (call oracle.fit(X, y) first); got {oracle!r}")
     return int(n)
-
-
-def check_positive(value: object, name: str) -> float:
-    """A real number > 0 (the precision eps, a tolerance), named ``name`` in the error."""
-    value = check_scalar(value, name)
-    if value <= 0:
-        raise ValueError(f"{name} must be > 0; got {value!r}")
-    return value
 
 
 def warn_unconverged(algorithm: str, max_iter: int) -> None:

@@ -23,13 +23,10 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 __all__ = [
     "softboost_max_iter",
     "erlpboost_max_iter",
     "corrective_max_iter",
-    "check_max_iter",
     "LPBOOST_MAX_ITER",
     "ADABOOST_MAX_ITER",
     "CRITERIA",
@@ -62,10 +59,3 @@ def corrective_max_iter(eta: float, eps: float) -> int:
     return erlpboost_max_iter(eta, eps, "practical")
 
 
-def check_max_iter(max_iter: object, default: int) -> int:
-    """A positive integer ``max_iter``, or ``default`` when None."""
-    if max_iter is None:
-        return int(default)
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer or None; got {max_iter!r}")
-    return int(max_iter)

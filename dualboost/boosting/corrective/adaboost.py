@@ -23,11 +23,12 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import brentq
 
+from dualboost._validation import check_max_iter
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
 from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle
-from dualboost.boosting.core.stopping import ADABOOST_MAX_ITER, check_max_iter
+from dualboost.boosting.core.stopping import ADABOOST_MAX_ITER
 from dualboost.conjugates.projections import logsumexp
 
 __all__ = ["adaboost", "adaboost_step"]

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dualboost._validation import check_distribution, check_eta, check_nu
+from dualboost._validation import check_distribution, check_eta, check_max_iter, check_nu, check_positive
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
@@ -42,10 +42,9 @@ from dualboost.boosting.core.run import (
     Ensemble,
     Run,
     check_oracle,
-    check_positive,
     warn_unconverged,
 )
-from dualboost.boosting.core.stopping import check_max_iter, corrective_max_iter
+from dualboost.boosting.core.stopping import corrective_max_iter
 from dualboost.conjugates import (
     CappedBinaryRelativeEntropy,
     CappedRelativeEntropy,

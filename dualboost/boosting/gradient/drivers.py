@@ -66,9 +66,9 @@ from types import SimpleNamespace
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dualboost._validation import check_scalar
+from dualboost._validation import check_positive, check_scalar
 from dualboost.boosting.core.history import History
-from dualboost.boosting.core.run import Callback, Run, check_positive
+from dualboost.boosting.core.run import Callback, Run
 from dualboost.boosting.gradient.losses import FunctionalLoss, make_loss
 from dualboost.oracles import Hypothesis
 from dualboost.oracles.regression import ProjectionOracle

@@ -60,11 +60,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import kl_div
 
-from dualboost._validation import check_scalar
+from dualboost._validation import check_max_iter, check_scalar
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
 from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle
-from dualboost.boosting.core.stopping import check_max_iter
 from dualboost.boosting.maboost.geometry import (
     Entropy,
     Euclidean,

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from dualboost._validation import check_eta, check_nu
+from dualboost._validation import check_eta, check_max_iter, check_nu, check_positive
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
@@ -41,13 +41,11 @@ from dualboost.boosting.core.run import (
     Ensemble,
     Run,
     check_oracle,
-    check_positive,
     warn_unconverged,
 )
 from dualboost.boosting.core.stopping import (
     CRITERIA,
     LPBOOST_MAX_ITER,
-    check_max_iter,
     erlpboost_max_iter,
     softboost_max_iter,
 )
