@@ -1,13 +1,11 @@
-"""The model contract, shared by every problem family (docs/architecture.md).
+"""The base of every problem family (docs/architecture.md).
 
-A model declares its primal (d-domain) and dual (w-domain) side by side. Solvers reach it only
-through this protocol: the public contract (``primal_problem``, ``dual_problem``,
-``primal_objective``, ``dual_objective``, ``d_from_w``, ``w_from_d``, ``solve``) plus
-
-* ``cvxpy_primal()`` / ``cvxpy_dual()``: the cvxpy problem with a ``readout()`` that returns
-  ``(d, w)`` after a solve (one side from the variables, the other from constraint duals);
-* ``repair_primal(d)`` / ``repair_dual(w)``: the nearest feasible point and the distance moved,
-  used by the certification step.
+A model declares its primal (d-domain) and dual (w-domain) side by side: the public contract
+(``primal_problem``, ``dual_problem``, ``primal_objective``, ``dual_objective``, ``d_from_w``,
+``w_from_d``, ``solve``). What each solver method needs of it is written down once, as the
+Protocols of :mod:`dualboost.solvers.contract` (docs/architecture.md#the-solver-contract):
+:class:`Model` implements ``Certifiable`` and ``CvxpyForms`` for every family, and ``SmoothDual``
+for ``D(w) = -f*(-U w)`` where the regulariser is a ``SmoothConjugate`` (``smooth_dual``).
 """
 
 from __future__ import annotations
