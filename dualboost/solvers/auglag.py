@@ -350,8 +350,7 @@ def _newton_from_lp_limit(
     diabetes at t = 100); the returned Hessian carries the new state (``Curvature.lp``).
     ``(None, 0, None)`` where HiGHS does not report the LP optimal."""
     try:
-        t_old = 0 if lp_state is None else lp_state.n_columns
-        _, w, _, lp_state = solve_primal_lp(limit, lp_state, t_old)
+        _, w, _, lp_state = solve_primal_lp(limit, lp_state)
     except RuntimeError:
         return None, 0, None
     start = evaluator.point(_normalised(np.clip(w, 0.0, None)), target)

@@ -71,20 +71,20 @@ class HighsState(SolverState):
 
 
 def solve_primal_lp(
-    model: LinearProgram, state: HighsState | None = None, t_old: int = 0
+    model: LinearProgram, state: HighsState | None = None
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], int, HighsState]:
     """``(d, w, simplex iterations, state)``: the d-domain LP of ``model`` by HiGHS, from the model
-    and basis of ``state`` (a solve of the first ``t_old`` columns) extended by the new columns
-    where that applies (:func:`_extended_lp`), else built afresh; ``state``: the new one. Used by
+    and basis of ``state`` (a solve of the first ``state.n_columns`` columns) extended by the new
+    columns where that applies (:func:`_extended_lp`), else built afresh; ``state``: the new one. Used by
     ``method="highs"`` and by ``method="auglag"``'s start from the LP limit at large eta.
     RuntimeError unless HiGHS reports the LP optimal."""
-    lp = _extended_lp(model, state, t_old) or model.primal_lp()
+    lp = _extended_lp(model, state) or model.primal_lp()
     d, w, iterations = lp.solve()
     columns, rows = lp.basis()
     return d, w, iterations, HighsState(lp, model.U, columns, rows, lp.n_columns)
 
 
-def _extended_lp(model, state: HighsState | None, t_old: int):
+def _extended_lp(model, state: HighsState | None):
     """The HiGHS model of ``state`` extended by ``model``'s new columns: the live one
     (:attr:`HighsState.live`) if ``model`` extends its U, None if it does not (the LP is then built
     afresh); rebuilt from the saved basis where the state was read back from a checkpoint or its
@@ -96,13 +96,14 @@ def _extended_lp(model, state: HighsState | None, t_old: int):
             return None
         state.lp.add_columns(model.U[:, state.n_columns :])
         return state.lp
-    return _rebuilt_lp(model, state, t_old)
+    return _rebuilt_lp(model, state)
 
 
-def _rebuilt_lp(model, state: HighsState, t_old: int):
-    """The LP of a warm start rebuilt from the basis in ``state`` (the first ``t_old`` columns of U
-    are taken to be the ones it was solved with), with the new columns appended: the re-solve then
-    follows the path an uninterrupted run takes."""
+def _rebuilt_lp(model, state: HighsState):
+    """The LP of a warm start rebuilt from the basis in ``state`` (the first ``state.n_columns``
+    columns of U are taken to be the ones it was solved with), with the new columns appended: the
+    re-solve then follows the path an uninterrupted run takes."""
+    t_old = state.n_columns
     if not 0 < t_old <= model.n_hypotheses or state.basis_rows.size != t_old + 1:
         return None
     lp = model.primal_lp(t_old)
@@ -126,9 +127,8 @@ def solve_highs(model: LinearProgram, side: str, tol: float, warm_start: Solutio
     start = time.perf_counter()
     state = None
     if side == "primal":
-        usable = warm_start is not None and warm_start.w is not None
-        previous = warm_start.solver_state if usable else None
-        d, w, iterations, state = solve_primal_lp(model, previous, warm_start.w.size if usable else 0)
+        previous = None if warm_start is None or warm_start.w is None else warm_start.solver_state
+        d, w, iterations, state = solve_primal_lp(model, previous)
     else:
         d, w, iterations = model.solve_linear_program(side)
     solution = certify(
