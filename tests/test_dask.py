@@ -202,3 +202,24 @@ def test_bad_input(executor):
         DaskERLPBoost(parts, nu=0.5)
     with pytest.raises(ValueError, match="eta"):
         DaskERLPBoost(parts, eta=-1.0)
+
+
+def test_model_offers_the_smooth_dual_only(executor):
+    """The Dask model is not an in-memory Model: it implements the smooth-dual Protocols of the
+    solver contract and nothing that needs U on one machine, and the registry says so."""
+    from dualboost.problems import Model
+    from dualboost.solvers import accepts
+    from dualboost.solvers.contract import CvxpyForms, EtaFamily, LinearProgram, MaxEdgeDual, implements
+
+    parts = PartitionedEdges.from_array(executor, _edge_matrix(np.random.default_rng(5), 60, 3), [30, 30])
+    model = DaskERLPBoost(parts, nu=6.0, eta=2.0)
+    assert not isinstance(model, Model) and not hasattr(model, "U")
+    assert isinstance(model, MaxEdgeDual) and isinstance(model, EtaFamily)
+    assert not implements(model, CvxpyForms) and not implements(model, LinearProgram)
+    assert accepts(model, "auglag", "dual") is None
+    for method in ("clarabel", "highs"):
+        assert accepts(model, method, "dual") is not None
+    sol = model.solve()
+    ref = ERLPBoost(parts.to_numpy(), nu=6.0, eta=2.0).solve(method="clarabel")
+    assert sol.dual_value == pytest.approx(ref.dual_value, abs=1e-7)
+    assert model.with_eta(5.0).eta == 5.0 and model.lp_limit() is None

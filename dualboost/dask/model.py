@@ -1,8 +1,11 @@
 """``DaskERLPBoost``: the ERLPBoost model ([KG] Sec 3.2, Eqs. 3.6 / 3.10) over a row-partitioned U.
 
-It is an :class:`~dualboost.problems.ERLPBoost` whose methods that touch N-sized data run as
-partition reductions (:mod:`dualboost.dask.softmax`), so ``solve(method="auglag")`` and the
-certification work unchanged:
+It implements the smooth-dual side of the solver contract only
+(:class:`~dualboost.solvers.contract.MaxEdgeDual` and :class:`~dualboost.solvers.contract.EtaFamily`,
+docs/architecture.md#the-solver-contract), with the methods that touch N-sized data run as partition
+reductions (:mod:`dualboost.dask.softmax`), so ``solve(method="auglag")`` and the certification work
+as for the in-memory :class:`~dualboost.problems.ERLPBoost`; the w-side that needs no U is shared
+with it (:class:`~dualboost.problems.max_edge.MaxEdgeWeights`):
 
 * ``dual_value_and_grad(w)`` returns ``(D(w), U^T d, d)`` with d a
   :class:`~dualboost.dask.edges.DistributedVector`-backed :class:`~dualboost.dask.softmax.Evaluation`
@@ -15,8 +18,8 @@ certification work unchanged:
   ``primal_objective`` of that array reuses the evaluation's ``U^T d``; any other numpy d is
   scattered once to compute ``U^T d`` on the workers.
 
-The prior d0 is uniform. Only the dual side with ``method="auglag"`` is available (the cvxpy
-forms and the active-set recovery need U on one machine).
+The prior d0 is uniform. Only the dual side with ``method="auglag"`` is available: the cvxpy forms,
+the LP and the active-set recovery need U on one machine, and this model does not offer them.
 """
 
 from __future__ import annotations
@@ -31,8 +34,8 @@ from dualboost._validation import check_eta, check_nu, check_vector
 from dualboost.conjugates import project_capped_simplex
 from dualboost.dask.edges import DistributedVector, PartitionedEdges
 from dualboost.dask.softmax import Evaluation, evaluate
-from dualboost.problems import ERLPBoost
-from dualboost.problems.max_edge import DOMAIN_TOL
+from dualboost.problems.max_edge import DOMAIN_TOL, MaxEdgeWeights
+from dualboost.solvers import Solution, solve
 
 __all__ = ["DaskERLPBoost"]
 
@@ -65,11 +68,11 @@ class _UniformCappedEntropy:
         return self
 
 
-class DaskERLPBoost(ERLPBoost):
+class DaskERLPBoost(MaxEdgeWeights):
     """ERLPBoost over the columns of a :class:`~dualboost.dask.edges.PartitionedEdges` U.
 
     Parameters: ``U`` (row blocks on the workers, N x t), ``nu`` in [1, N], ``eta`` > 0. The prior
-    is uniform. Same contract as :class:`~dualboost.problems.ERLPBoost` for ``solve(method="auglag")``,
+    is uniform. Same values as :class:`~dualboost.problems.ERLPBoost` for ``solve(method="auglag")``,
     ``dual_objective``, ``primal_objective``, ``d_from_w``; see the module docstring.
     """
 
@@ -77,6 +80,7 @@ class DaskERLPBoost(ERLPBoost):
     #: its dual, gradient and Hessian are evaluated over the partitions (below), not by the
     #: regulariser's conjugate
     smooth_dual = True
+    d_is_unique = True
 
     def __init__(self, U: PartitionedEdges, nu: float = 1.0, eta: float = 1.0) -> None:  # noqa: D107
         if not isinstance(U, PartitionedEdges):
@@ -94,11 +98,18 @@ class DaskERLPBoost(ERLPBoost):
         self._evaluations: OrderedDict[bytes, Evaluation] = OrderedDict()
         self._on_driver: list[tuple[NDArray[np.float64], DistributedVector, NDArray[np.float64] | None]] = []
 
-    @property
-    def U(self) -> NDArray[np.float64]:
-        raise AttributeError(
-            "DaskERLPBoost keeps U on the workers (U_parts); use U_parts.to_numpy() for tests"
-        )
+    def parameters(self) -> dict[str, float]:
+        return {"nu": self.nu, "eta": self.eta}
+
+    def describe(self) -> dict[str, float]:
+        return {"N": self.n_samples, "t": self.n_hypotheses, **self.parameters()}
+
+    def is_feasible(self) -> bool:
+        """True: nu in [1, N] leaves the capped simplex non-empty."""
+        return True
+
+    def __repr__(self) -> str:
+        return f"DaskERLPBoost(N={self.n_samples}, t={self.n_hypotheses}, nu={self.nu:g}, eta={self.eta:g})"
 
     def lp_limit(self) -> None:
         """None: the LP limit would gather U on the driver (large eta takes eta continuation)."""
@@ -149,7 +160,7 @@ class DaskERLPBoost(ERLPBoost):
 
     def dual_objective(self, w: ArrayLike) -> float:
         w = self._w(w)
-        if w.min() < -DOMAIN_TOL or abs(w.sum() - 1.0) > DOMAIN_TOL * max(1, w.size):
+        if not self.on_simplex(w):
             return -np.inf
         return -self.evaluation(w).conjugate
 
@@ -232,19 +243,20 @@ class DaskERLPBoost(ERLPBoost):
     def with_eta(self, eta: float) -> DaskERLPBoost:
         return DaskERLPBoost(self.U_parts, nu=self.nu, eta=eta)
 
-    # --- what needs U on one machine ---------------------------------------------------------
+    def _d(self, d: ArrayLike) -> NDArray[np.float64]:
+        return check_vector(d, "d", self.n_samples)
+
+    def _w(self, w: ArrayLike) -> NDArray[np.float64]:
+        return check_vector(w, "w", self.n_hypotheses)
+
     def solve(
         self, method: str = "auglag", side: str = "dual", warm_start=None, tol: float = 1e-6, **options
-    ):
-        """``solve(method="auglag", side="dual")`` as for :class:`ERLPBoost` (the only method here)."""
+    ) -> Solution:
+        """``solve(method="auglag", side="dual")`` as for :class:`~dualboost.problems.ERLPBoost` (the
+        only method here: the others need U on one machine)."""
         if method != "auglag" or side != "dual":
             raise ValueError(
-                "DaskERLPBoost solves only with method='auglag', side='dual'; "
-                f"got method={method!r}, side={side!r}"
+                "DaskERLPBoost solves only with method='auglag', side='dual' (the cvxpy forms, the LP and "
+                f"the active-set recovery need U on one machine); got method={method!r}, side={side!r}"
             )
-        return super().solve(method=method, side=side, warm_start=warm_start, tol=tol, **options)
-
-    def _needs_memory(self, *args, **kwargs):
-        raise ValueError("DaskERLPBoost has no cvxpy form or active-set recovery: use solve(method='auglag')")
-
-    cvxpy_primal = cvxpy_dual = kkt_from_d = _needs_memory  # type: ignore[assignment]
+        return solve(self, method=method, side=side, warm_start=warm_start, tol=tol, **options)

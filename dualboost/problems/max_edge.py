@@ -17,37 +17,30 @@ import cvxpy as cp
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from dualboost._validation import check_vector
 from dualboost.conjugates import ConvexFunction, project_capped_simplex, project_simplex
 from dualboost.problems.base import CvxpyModel, KKTMultipliers, Model
+from dualboost.solvers.contract import WDomain
 
-__all__ = ["MaxEdgeModel"]
+__all__ = ["MaxEdgeModel", "MaxEdgeWeights"]
 
 #: feasibility tolerance of the objectives: a point farther than this is outside the domain
 DOMAIN_TOL = 1e-9
 
 
-class MaxEdgeModel(Model):
-    """``min_d max_q (U^T d)_q + f(d)`` and its dual ``max_{w in simplex} -f*(-U w)``.
+class MaxEdgeWeights:
+    """The w-side of the max-edge pair that needs no U in memory: the simplex of weights, the edge
+    objective, the Frank-Wolfe gap from the dual gradient, the dual repair and the primal bound from
+    the edges (the parts of a :class:`~dualboost.solvers.contract.MaxEdgeDual`). Shared by
+    :class:`MaxEdgeModel` and the models that keep U elsewhere (``dualboost.dask.DaskERLPBoost``);
+    a subclass provides ``primal_from_edges`` and ``n_hypotheses``."""
 
-    Subclasses choose the regulariser ``f`` (attribute ``regularizer``), the cap ``1/nu`` of the
-    feasible set and the gradient of the smooth part of ``f`` used by the active-set recovery.
-    """
+    w_domain: WDomain = WDomain.SIMPLEX
+    n_hypotheses: int
 
-    regularizer: ConvexFunction
-    nu: float = 1.0
-
-    # --- objectives and maps -------------------------------------------------------------
-    def primal_objective(self, d: ArrayLike) -> float:
-        d = self._d(d)
-        return self.primal_from_edges(d, self.U.T @ d)
-
-    def primal_from_edges(self, d: NDArray[np.float64], edges: NDArray[np.float64]) -> float:
-        """``max_q edges_q + f(d)`` with ``edges = U^T d`` computed by the caller (a dual solver has
-        it: it is the gradient of D at the w that gave d, docs/math.md#augmented-lagrangian)."""
-        reg = self.regularizer.value(d)
-        if not np.isfinite(reg):
-            return np.inf
-        return float(self.edge_objective(edges) + reg)
+    def on_simplex(self, w: NDArray[np.float64]) -> bool:
+        """Whether w lies on the simplex within ``DOMAIN_TOL`` (the dual objective is -inf off it)."""
+        return bool(w.min() >= -DOMAIN_TOL and abs(w.sum() - 1.0) <= DOMAIN_TOL * max(1, w.size))
 
     def primal_bound_from_edges(
         self, d: NDArray[np.float64], edges: NDArray[np.float64], repaired: NDArray[np.float64]
@@ -72,9 +65,40 @@ class MaxEdgeModel(Model):
         examples); certificates recompute ``P(d)`` from d itself."""
         return self.edge_objective(grad) - float(w @ grad)
 
+    def repair_dual(self, w: ArrayLike) -> tuple[NDArray[np.float64], float]:
+        w = check_vector(w, "w", self.n_hypotheses)
+        if w.min() >= 0.0 and abs(w.sum() - 1.0) <= 1e-15 * w.size:
+            return w, 0.0
+        fixed = project_simplex(w)
+        return fixed, float(np.abs(fixed - w).max())
+
+
+class MaxEdgeModel(MaxEdgeWeights, Model):
+    """``min_d max_q (U^T d)_q + f(d)`` and its dual ``max_{w in simplex} -f*(-U w)``.
+
+    Subclasses choose the regulariser ``f`` (attribute ``regularizer``), the cap ``1/nu`` of the
+    feasible set and the gradient of the smooth part of ``f`` used by the active-set recovery.
+    """
+
+    regularizer: ConvexFunction
+    nu: float = 1.0
+
+    # --- objectives and maps -------------------------------------------------------------
+    def primal_objective(self, d: ArrayLike) -> float:
+        d = self._d(d)
+        return self.primal_from_edges(d, self.U.T @ d)
+
+    def primal_from_edges(self, d: NDArray[np.float64], edges: NDArray[np.float64]) -> float:
+        """``max_q edges_q + f(d)`` with ``edges = U^T d`` computed by the caller (a dual solver has
+        it: it is the gradient of D at the w that gave d, docs/math.md#augmented-lagrangian)."""
+        reg = self.regularizer.value(d)
+        if not np.isfinite(reg):
+            return np.inf
+        return float(self.edge_objective(edges) + reg)
+
     def dual_objective(self, w: ArrayLike) -> float:
         w = self._w(w)
-        if w.min() < -DOMAIN_TOL or abs(w.sum() - 1.0) > DOMAIN_TOL * max(1, w.size):
+        if not self.on_simplex(w):
             return -np.inf
         return -self.regularizer.conjugate(-(self.U @ w))
 
@@ -89,13 +113,6 @@ class MaxEdgeModel(Model):
             return d, 0.0
         fixed = project_capped_simplex(d, self.nu)
         return fixed, float(np.abs(fixed - d).max())
-
-    def repair_dual(self, w: ArrayLike) -> tuple[NDArray[np.float64], float]:
-        w = self._w(w)
-        if w.min() >= 0.0 and abs(w.sum() - 1.0) <= 1e-15 * w.size:
-            return w, 0.0
-        fixed = project_simplex(w)
-        return fixed, float(np.abs(fixed - w).max())
 
     # --- cvxpy models --------------------------------------------------------------------
     def cvxpy_primal(self) -> CvxpyModel:
