@@ -47,10 +47,6 @@ def logsumexp(x: NDArray[np.float64]) -> float:
     return float(top + np.log(np.exp(x - top).sum()))
 
 
-def _check_nu(nu: float, n: int) -> float:
-    return check_nu(nu, n)
-
-
 def _as_vector(x: ArrayLike, name: str) -> NDArray[np.float64]:
     x = np.asarray(x, dtype=np.float64)
     if x.ndim != 1 or x.size == 0:
@@ -69,7 +65,7 @@ def project_capped_simplex(x: ArrayLike, nu: float = 1.0) -> NDArray[np.float64]
     if not np.all(np.isfinite(x)):
         raise ValueError("x must be finite (no NaN or inf)")
     n = x.size
-    nu = _check_nu(nu, n)
+    nu = check_nu(nu, n)
     cap = 1.0 / nu
     if x.min() >= 0.0 and x.max() <= cap and abs(x.sum() - 1.0) <= ROUNDING_TOL:
         # feasible up to rounding (a capped softmax, say): the shift tau is below 1e-12, so no
@@ -139,7 +135,7 @@ def entropic_project_capped_simplex(log_weights: ArrayLike, nu: float = 1.0) -> 
     lw = _as_vector(log_weights, "log_weights")
     if np.any(np.isnan(lw)) or np.any(lw == np.inf):
         raise ValueError("log_weights must not contain NaN or +inf")
-    nu = _check_nu(nu, lw.size)
+    nu = check_nu(nu, lw.size)
     if np.count_nonzero(np.isfinite(lw)) < np.ceil(nu - 1e-12):
         raise ValueError(
             f"the projection onto the capped simplex with nu={nu} needs at least ceil(nu) "
@@ -230,7 +226,7 @@ def capped_simplex_support(theta: ArrayLike, nu: float = 1.0) -> float:
     """
     theta = _as_vector(theta, "theta")
     n = theta.size
-    nu = _check_nu(nu, n)
+    nu = check_nu(nu, n)
     k = int(np.floor(nu))
     if k >= n:
         return float(theta.mean())

@@ -5,18 +5,20 @@ Each model offers ``primal_problem()``, ``dual_problem()``, ``primal_objective(d
 and ``solve(method=..., side=...)`` returning a certified :class:`~dualboost.solvers.Solution`.
 """
 
-from dualboost.problems.base import CvxpyModel, KKTMultipliers, Model
+from dualboost.problems.base import ColumnIndependent, CvxpyModel, KKTMultipliers, Model
 from dualboost.problems.binary_erlpboost import BinaryERLPBoost
 from dualboost.problems.corrective import CorrectiveBinaryERLPBoost, CorrectiveERLPBoost
-from dualboost.problems.erlpboost import ERLPBoost, erlpboost_eta
+from dualboost.problems.erlpboost import ERLPBoost, canonical_eta, erlpboost_eta
 from dualboost.problems.lpboost import LPBoost, min_max_edge
-from dualboost.problems.max_edge import MaxEdgeModel
+from dualboost.problems.max_edge import MaxEdgeModel, MaxEdgeWeights
 from dualboost.problems.relaxation import Relaxation, Theorem7Conditions, theorem7_conditions
 from dualboost.problems.softboost import SoftBoost
 
 __all__ = [
     "Model",
     "MaxEdgeModel",
+    "MaxEdgeWeights",
+    "ColumnIndependent",
     "CvxpyModel",
     "KKTMultipliers",
     "LPBoost",
@@ -26,6 +28,7 @@ __all__ = [
     "CorrectiveERLPBoost",
     "CorrectiveBinaryERLPBoost",
     "erlpboost_eta",
+    "canonical_eta",
     "min_max_edge",
     "Relaxation",
     "Theorem7Conditions",

@@ -10,8 +10,10 @@ for ``D(w) = -f*(-U w)`` where the regulariser is a ``SmoothConjugate`` (``smoot
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import cvxpy as cp
 import numpy as np
@@ -20,7 +22,10 @@ from numpy.typing import ArrayLike, NDArray
 from dualboost._validation import check_edge_matrix, check_vector
 from dualboost.solvers.contract import CvxpyModel, KKTMultipliers, SmoothConjugate, WDomain, implements
 
-__all__ = ["Model", "CvxpyModel", "KKTMultipliers"]
+if TYPE_CHECKING:
+    from typing import Self
+
+__all__ = ["Model", "ColumnIndependent", "CvxpyModel", "KKTMultipliers"]
 
 
 def gram_parts(
@@ -311,3 +316,22 @@ class Model(ABC):
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v:g}" for k, v in self.describe().items())
         return f"{type(self).__name__}({params})"
+
+
+class ColumnIndependent:
+    """A model whose parameters do not depend on U's columns (LPBoost, ERLPBoost, Binary ERLPBoost):
+    a booster re-solves the same model over a growing U, and :meth:`with_columns` gives it without
+    checking the parameters again (they were checked once, when the first model was built)."""
+
+    U: NDArray[np.float64]
+    n_samples: int
+
+    def with_columns(self, U: ArrayLike) -> Self:
+        """The same model, with the same parameters, over the columns ``U`` (N x t', the same N
+        examples, e.g. the ensemble after another oracle call); only U is checked."""
+        model = copy.copy(self)
+        model.U = check_edge_matrix(U)
+        if model.U.shape[0] != self.n_samples:
+            raise ValueError(f"U must have the model's {self.n_samples} rows; got {model.U.shape[0]}")
+        model.n_hypotheses = model.U.shape[1]
+        return model

@@ -13,25 +13,29 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dualboost._validation import check_distribution, check_nu
+from dualboost._validation import check_distribution, check_nu, check_positive
 from dualboost.conjugates import CappedRelativeEntropy, ConvexFunction
+from dualboost.problems.base import ColumnIndependent
 from dualboost.problems.lpboost import LPBoost
 from dualboost.problems.max_edge import MaxEdgeModel
 
-__all__ = ["ERLPBoost", "EntropyRegularised", "erlpboost_eta"]
+__all__ = ["ERLPBoost", "EntropyRegularised", "erlpboost_eta", "canonical_eta"]
 
 
 def erlpboost_eta(n_samples: int, nu: float, eps: float, *, binary: bool = False) -> float:
     """The canonical eta (docs/math.md#canonical-eta): ``(2/eps) ln(N/nu)`` (``+ 1`` inside for Binary),
-    at least 1/2 as the bounds require (Thm 3.10, Thm 3.21)."""
-    if not eps > 0:
-        raise ValueError(f"eps must be > 0; got {eps!r}")
-    nu = check_nu(nu, n_samples)
+    at least 1/2 as the bounds require (Thm 3.10, Thm 3.21). ``nu`` in [1, N] and ``eps`` > 0 are
+    checked (a driver that checked them calls :func:`canonical_eta`)."""
+    return canonical_eta(n_samples, check_nu(nu, n_samples), check_positive(eps, "eps"), binary=binary)
+
+
+def canonical_eta(n_samples: int, nu: float, eps: float, *, binary: bool = False) -> float:
+    """:func:`erlpboost_eta` of arguments checked already."""
     log_ratio = np.log(n_samples / nu) + (1.0 if binary else 0.0)
     return float(max(2.0 / eps * log_ratio, 0.5))
 
 
-class EntropyRegularised(MaxEdgeModel):
+class EntropyRegularised(ColumnIndependent, MaxEdgeModel):
     """LPBoost's max-edge problem regularised by ``(1/eta)`` times a capped entropy (the class's
     ``regularizer_class``, built from ``d0``, ``nu`` and ``eta``): the family of ERLPBoost and Binary
     ERLPBoost, indexed by eta (an :class:`~dualboost.solvers.contract.EtaFamily`), which tends to

@@ -22,7 +22,7 @@ from scipy.optimize import linprog
 from dualboost._quiet import silenced_fds
 from dualboost._validation import check_nu
 from dualboost.conjugates import CappedSimplex
-from dualboost.problems.base import KKTMultipliers
+from dualboost.problems.base import ColumnIndependent, KKTMultipliers
 from dualboost.problems.max_edge import MaxEdgeModel
 
 __all__ = ["LPBoost", "PrimalLP", "min_max_edge", "max_soft_margin", "HIGHS_OPTIONS"]
@@ -163,7 +163,7 @@ class PrimalLP:
         return d, w, iterations
 
 
-class LPBoost(MaxEdgeModel):
+class LPBoost(ColumnIndependent, MaxEdgeModel):
     """The capped min-max-edge LP: ``U`` (N x t), ``nu`` in [1, N] (1 = hard margin)."""
 
     name = "lpboost"

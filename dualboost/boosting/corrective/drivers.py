@@ -51,7 +51,7 @@ from dualboost.conjugates import (
     entropic_project_capped_simplex,
 )
 from dualboost.conjugates.projections import logsumexp
-from dualboost.problems import CorrectiveBinaryERLPBoost, CorrectiveERLPBoost, erlpboost_eta
+from dualboost.problems import CorrectiveBinaryERLPBoost, CorrectiveERLPBoost, canonical_eta
 
 __all__ = [
     "corrective_erlpboost",
@@ -247,7 +247,7 @@ def _corrective(
     """The loop of [KG] Algs. 4.1 and 4.3."""
     n = check_oracle(oracle)
     nu, eps = check_nu(nu, n, strict_upper=binary), check_positive(eps, "eps")
-    eta = erlpboost_eta(n, nu, eps, binary=binary) if eta is None else check_eta(eta)
+    eta = canonical_eta(n, nu, eps, binary=binary) if eta is None else check_eta(eta)
     max_iter = check_max_iter(max_iter, corrective_max_iter(eta, eps))
     if method is not None and not isinstance(method, str):
         raise ValueError(f"method must be None (the clipped step) or a solver name; got {method!r}")

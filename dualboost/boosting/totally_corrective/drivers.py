@@ -49,7 +49,14 @@ from dualboost.boosting.core.stopping import (
     erlpboost_max_iter,
     softboost_max_iter,
 )
-from dualboost.problems import BinaryERLPBoost, ERLPBoost, LPBoost, SoftBoost, erlpboost_eta
+from dualboost.problems import (
+    BinaryERLPBoost,
+    ColumnIndependent,
+    ERLPBoost,
+    LPBoost,
+    SoftBoost,
+    canonical_eta,
+)
 from dualboost.solvers import Solution
 
 __all__ = [
@@ -115,6 +122,7 @@ def lpboost(
     )
     run = Run(oracle, History("min_q u^q.d^{q-1} - P_LP^t <= eps", eps), callback, keep_iterates, saving)
     ensemble = Ensemble(n)
+    model = GrowingModel(ensemble, lambda U: LPBoost(U, nu=nu))
     d, min_edge, sol = _uniform(n), np.inf, None
     run.keep(d, np.zeros(0))
     first, (d, min_edge, sol) = run.resume(ensemble, d=d, min_edge=min_edge, sol=sol)
@@ -125,7 +133,7 @@ def lpboost(
         _, is_new = ensemble.add(selection)
         if is_new or sol is None:
             with run.solving():
-                sol = LPBoost(ensemble.U, nu=nu).solve(method=method, side=side, tol=tol, warm_start=sol)
+                sol = model().solve(method=method, side=side, tol=tol, warm_start=sol)
             _require_point(sol, "lpboost", t)
         quantity = min_edge - sol.primal_value
         run.record(
@@ -259,7 +267,7 @@ def erlpboost(
     """ERLPBoost ([KG] Alg. 3.2): d^t minimises ``max_q u^q.d + (1/eta) Delta(d, d^0)`` over the
     capped simplex (Eq. 3.6, the ``ERLPBoost`` model, solved in the w-domain, Eq. 3.10).
 
-    ``eta``: default the canonical ``max((2/eps) ln(N/nu), 1/2)`` (:func:`erlpboost_eta`,
+    ``eta``: default the canonical ``max((2/eps) ln(N/nu), 1/2)`` (:func:`~dualboost.problems.erlpboost_eta`,
     docs/math.md#canonical-eta), which makes the stop imply ``g - P_LP^T <= eps`` (Lemmas 3.3, 3.5);
     ``criterion``: ``"practical"`` (delta~, default) or ``"simple"`` (delta), see the module
     docstring; ``max_iter``: default Thm 3.12's (practical) or Thm 3.10's (simple) bound plus one;
@@ -355,9 +363,8 @@ def _entropy_regularized(
     ensemble = Ensemble(n)
     d = _uniform(n)
     run.keep(d, np.zeros(0))
-    sol, d, converged, reason = entropy_loop(
-        run, ensemble, lambda: model_class(ensemble.U, nu=setup.nu, eta=setup.eta), d, setup, algorithm
-    )
+    model = GrowingModel(ensemble, lambda U: model_class(U, nu=setup.nu, eta=setup.eta))
+    sol, d, converged, reason = entropy_loop(run, ensemble, model, d, setup, algorithm)
     weights = np.zeros(0) if sol is None else sol.w  # T = its size: the last hypothesis is discarded
     return run.result(
         algorithm,
@@ -406,6 +413,22 @@ class EntropySetup:
         return History(f"{name} <= eps/2", self.eps / 2.0)
 
 
+class GrowingModel:
+    """The model of the hypotheses so far, for a booster that re-solves one model over a growing U:
+    built once by ``build(U)`` (its parameters checked then), afterwards the same model over the
+    ensemble's columns (:meth:`~dualboost.problems.ColumnIndependent.with_columns`, nothing checked
+    again). Calling it gives the model of ``ensemble.U``."""
+
+    def __init__(self, ensemble, build: Callable[[NDArray[np.float64]], ColumnIndependent]) -> None:
+        self.ensemble, self.build = ensemble, build
+        self.model: ColumnIndependent | None = None
+
+    def __call__(self) -> ColumnIndependent:
+        U = self.ensemble.U
+        self.model = self.build(U) if self.model is None else self.model.with_columns(U)
+        return self.model
+
+
 def entropy_setup(
     n: int,
     nu: object,
@@ -422,7 +445,7 @@ def entropy_setup(
     (docs/math.md#canonical-eta), Thm 3.12's / 3.10's iteration cap, the re-solve tolerance eps/8
     (practical criterion: the certified gap must be <= eps/4, Lemma 3.4) or eps/1000 (simple)."""
     nu, eps = check_nu(nu, n, strict_upper=binary), check_positive(eps, "eps")
-    eta = erlpboost_eta(n, nu, eps, binary=binary) if eta is None else check_eta(eta)
+    eta = canonical_eta(n, nu, eps, binary=binary) if eta is None else check_eta(eta)
     if criterion not in CRITERIA:
         raise ValueError(f"criterion must be one of {CRITERIA}; got {criterion!r}")
     max_iter = check_max_iter(max_iter, erlpboost_max_iter(eta, eps, criterion))
