@@ -128,7 +128,7 @@ def test_a_regulariser_without_curvature_is_refused_with_the_reason():
 
 
 def test_a_relaxation_declares_what_its_form_and_regulariser_give():
-    """[SS] relaxations: auglag applies to the simplex form with an entropic f~ only; none is an eta
+    """[SS] relaxations: auglag applies to the simplex forms with a strictly convex f~ only; none is an eta
     family (no eta continuation: ``Relaxation(A, f, form)`` has no eta to vary)."""
     from dualboost.problems.relaxation_report import builtin_relaxation
 
@@ -136,7 +136,7 @@ def test_a_relaxation_declares_what_its_form_and_regulariser_give():
         ("entropy", "simplex", True),
         ("linf-ball+entropy", "simplex", True),
         ("entropy", "abs", False),  # the l1-ball w-domain
-        ("l2-ball+entropy", "simplex", False),  # f~ has no factored Hessian in the library
+        ("l2-ball+entropy", "simplex", True),  # the exact inner solve (conjugates.smooth_restriction)
         ("l1-ball", "simplex", False),  # an LP in disguise: no entropy
     ]:
         rel = builtin_relaxation(name, form=form)

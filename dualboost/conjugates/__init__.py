@@ -6,7 +6,9 @@ indicators of the (capped) simplex and of norm balls, norms, ``(1/2)||.||^2``, r
 (on the orthant, and on the capped simplex), the binary relative entropy, and the hinge, logistic,
 exponential and MadaBoost losses. Calculus rules (docs/math.md#calculus-rules): ``c * f``,
 ``f + g``, ``f + b``, :class:`Shifted`, :class:`Tilted`, :class:`Dilated`, :class:`SeparableSum` and
-:class:`SimplexRestriction` ([SS] Lemma 8). :func:`numerical_conjugate` and
+:class:`SimplexRestriction` ([SS] Lemma 8); :func:`exact_restriction` gives ``f + I_S`` for a strictly
+convex f the exact gradient and curvature of its conjugate (docs/math.md#exact-restriction).
+:func:`numerical_conjugate` and
 :func:`numerical_biconjugate` compute conjugates from f alone, for testing.
 """
 
@@ -51,6 +53,15 @@ from dualboost.conjugates.projections import (
 )
 from dualboost.conjugates.relative_entropy import RelativeEntropy, UnnormalisedRelativeEntropy
 from dualboost.conjugates.restriction import SimplexRestriction
+from dualboost.conjugates.smooth_restriction import (
+    ExactRestrictedSum,
+    ExactRestriction,
+    ExactRestrictionMixin,
+    ExactSimplexRestriction,
+    LowRankHessian,
+    exact_restriction,
+    simplex_pieces,
+)
 
 __all__ = [
     "ConvexFunction",
@@ -83,6 +94,13 @@ __all__ = [
     "SeparableSum",
     "Sum",
     "SimplexRestriction",
+    "exact_restriction",
+    "simplex_pieces",
+    "ExactRestrictionMixin",
+    "ExactRestriction",
+    "ExactRestrictedSum",
+    "ExactSimplexRestriction",
+    "LowRankHessian",
     "SUM_RULES",
     "add",
     "scale",

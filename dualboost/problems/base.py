@@ -5,7 +5,8 @@ A model declares its primal (d-domain) and dual (w-domain) side by side: the pub
 ``w_from_d``, ``solve``). What each solver method needs of it is written down once, as the
 Protocols of :mod:`dualboost.solvers.contract` (docs/architecture.md#the-solver-contract):
 :class:`Model` implements ``Certifiable`` and ``CvxpyForms`` for every family, and ``SmoothDual``
-for ``D(w) = -f*(-U w)`` where the regulariser is a ``SmoothConjugate`` (``smooth_dual``).
+for ``D(w) = -f*(-U w)`` where the regulariser is a ``SmoothConjugate`` or a ``LowRankConjugate``
+(``smooth_dual``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_edge_matrix, check_vector
-from dualboost.solvers.contract import CvxpyModel, KKTMultipliers, SmoothConjugate, WDomain, implements
+from dualboost.solvers.contract import (
+    CvxpyModel,
+    KKTMultipliers,
+    LowRankConjugate,
+    SmoothConjugate,
+    WDomain,
+    implements,
+)
 
 if TYPE_CHECKING:
     from typing import Self
@@ -104,7 +112,15 @@ class Model(ABC):
         """The Hessian of ``D(w) = -f*(-U w)`` (plus linear terms) restricted to ``columns``:
         ``-U_S^T hess f*(-U w) U_S`` with the regulariser's factored Hessian, O(N |S|^2) (only the
         examples whose curvature weight is not negligible count). ``d``: ``d(w)`` when the caller
-        has it (a dual solver does: ``dual_value_and_grad`` returned it), saving an evaluation."""
+        has it (a dual solver does: ``dual_value_and_grad`` returned it), saving an evaluation. A
+        ``LowRankConjugate``'s ``hess f* = diag(g) - V M V^T`` gives ``-(U_S^T diag(g) U_S - P M P^T)``
+        with ``P = U_S^T V``."""
+        if self._low_rank:
+            g, V, M, rows = self._low_rank_factors(w, d)
+            C = (self.U if rows is None else self.U[rows])[:, columns]
+            P = C.T @ V
+            C *= np.sqrt(g)[:, None]
+            return -(C.T @ C - P @ M @ P.T)
         s, scale, rows = self._curvature_weights(w, d)
         if rows is not None:
             C = self.U[rows][:, columns]
@@ -121,9 +137,12 @@ class Model(ABC):
         factors), two passes over U_S, O(N |S|), per product instead of O(N |S|^2) once: for solvers
         that need a few products (the conjugate-gradient Newton steps of ``method="auglag"``).
         ``C`` is a copy of the columns (and of the rows that count) when they are at most half of
-        U, else U itself with v padded by zeros (no copy)."""
-        s, scale, rows = self._curvature_weights(w, d)
+        U, else U itself with v padded by zeros (no copy). A ``LowRankConjugate``: ``-(C^T (g * (C v))
+        - P M P^T v)`` with ``P = C^T V``."""
         columns = np.asarray(columns, dtype=np.intp)
+        if self._low_rank:
+            return self._low_rank_operator(w, columns, d)
+        s, scale, rows = self._curvature_weights(w, d)
         if rows is not None:
             C, pad = self.U[np.ix_(np.flatnonzero(rows), columns)], None
         elif 2 * columns.size <= self.n_hypotheses:
@@ -155,10 +174,62 @@ class Model(ABC):
         """The block ``(rows, columns)`` of the Hessian of :meth:`dual_hessian`, O(N |rows| |columns|):
         what a solver that keeps an older Hessian computes for the columns it has not seen (the
         active-set Newton step of ``method="auglag"`` after a column was appended)."""
+        if self._low_rank:
+            g, V, M, kept = self._low_rank_factors(w, d)
+            U = self.U if kept is None else self.U[kept]
+            UR, UC = U[:, rows], U[:, columns]
+            return -(UR.T @ (g[:, None] * UC) - (UR.T @ V) @ M @ (UC.T @ V).T)
         s, scale, kept = self._curvature_weights(w, d)
         U = self.U if kept is None else self.U[kept]
         gram, a_rows, a_columns, total = cross_gram_parts(U, s, rows, columns)
         return centred_hessian(gram, a_rows, a_columns, total, scale)
+
+    @property
+    def _low_rank(self) -> bool:
+        """Whether the regulariser's curvature is the low-rank form (not the softmax factors)."""
+        reg = self.regularizer
+        return not implements(reg, SmoothConjugate) and implements(reg, LowRankConjugate)
+
+    def _low_rank_factors(
+        self, w: NDArray[np.float64], d: NDArray[np.float64] | None
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_] | None]:
+        """``(g, V, M, rows)`` of ``hess f*(-U w) = diag(g) - V M V^T`` (``LowRankConjugate``): theta is
+        computed only when the regulariser does not remember d (a d from an earlier solve, say); the
+        rows whose weight is negligible are dropped as in :meth:`_curvature_weights` (V = G B is 0 there
+        too)."""
+        reg = self.regularizer
+        theta = None if d is not None and reg.remembers(d) else -(self.U @ w)
+        g, V, M = reg.conjugate_hessian_lowrank(theta, d)
+        rows = g > 1e-17 * g.max(initial=0.0)
+        if 2 * np.count_nonzero(rows) < rows.size:
+            return g[rows], V[rows], M, rows
+        if not rows.all():
+            g, V = np.where(rows, g, 0.0), np.where(rows[:, None], V, 0.0)
+        return g, V, M, None
+
+    def _low_rank_operator(
+        self, w: NDArray[np.float64], columns: NDArray[np.intp], d: NDArray[np.float64] | None
+    ) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
+        """:meth:`dual_hessian_operator` for a ``LowRankConjugate`` (the same copies of U_S)."""
+        g, V, M, rows = self._low_rank_factors(w, d)
+        if rows is not None:
+            C, pad = self.U[np.ix_(np.flatnonzero(rows), columns)], None
+        elif 2 * columns.size <= self.n_hypotheses:
+            C, pad = self.U[:, columns], None
+        else:
+            C, pad = self.U, np.zeros(self.n_hypotheses)
+        P = C.T @ V if pad is None else (C.T @ V)[columns]
+        PM = P @ M
+
+        def product(v: NDArray[np.float64]) -> NDArray[np.float64]:
+            if pad is None:
+                out = C.T @ (g * (C @ v))
+            else:
+                pad[columns] = v
+                out = (C.T @ (g * (C @ pad)))[columns]
+            return PM @ (P.T @ v) - out
+
+        return product
 
     def _curvature_weights(
         self, w: NDArray[np.float64], d: NDArray[np.float64] | None
@@ -233,8 +304,17 @@ class Model(ABC):
     def smooth_dual(self) -> bool:
         """Whether the dual is differentiable with its curvature (``method="auglag"``,
         docs/architecture.md#the-solver-contract): for ``D(w) = -f*(-U w)`` as computed below, where
-        the regulariser is a :class:`~dualboost.solvers.contract.SmoothConjugate`."""
-        return implements(self.regularizer, SmoothConjugate)
+        the regulariser is a :class:`~dualboost.solvers.contract.SmoothConjugate` or a
+        :class:`~dualboost.solvers.contract.LowRankConjugate`."""
+        reg = self.regularizer
+        return implements(reg, SmoothConjugate) or implements(reg, LowRankConjugate)
+
+    def nonsmooth_reason(self) -> str:
+        """Why the dual is not smooth (``""`` when it is): what ``method="auglag"`` says when it refuses
+        (:class:`~dualboost.solvers.contract.ExplainedDual`)."""
+        if self.smooth_dual:
+            return ""
+        return "is not differentiable, or has no closed-form gradient and curvature in dualboost"
 
     def parameters(self) -> dict[str, float]:
         """The model's numeric parameters other than U (nu, eta, ...; none here): a solver reuses a

@@ -43,6 +43,7 @@ from dualboost.conjugates import (
     CappedRelativeEntropy,
     CappedSimplex,
     ConvexFunction,
+    ExactRestrictionMixin,
     HalfSquaredNorm,
     NormBall,
     RelativeEntropy,
@@ -52,6 +53,7 @@ from dualboost.conjugates import (
     Tilted,
     UnnormalisedRelativeEntropy,
     add,
+    exact_restriction,
     project_capped_simplex,
     project_simplex,
     scale,
@@ -267,17 +269,26 @@ def _absorb_simplex(f: ConvexFunction, n: int) -> ConvexFunction | None:
 def restrict_to_simplex(f: ConvexFunction, n: int, *, lemma8: bool = False) -> ConvexFunction:
     """``f~ = f + I_S`` from the conjugate calculus (module docstring): [SS] Lemma 8 when ``lemma8``
     (Thm 7's conditions hold), else a closed form absorbing the simplex, else the infimal
-    convolution ``Sum(f, I_S)``."""
+    convolution ``Sum(f, I_S)``. Where f has a strictly convex part of the library's form, f~
+    gets the exact conjugate of the inner solve (:func:`~dualboost.conjugates.exact_restriction`,
+    docs/math.md#exact-restriction): the same function, with ``grad f~*`` and its curvature."""
+    return _restrict(f, n, lemma8)[0]
+
+
+def _restrict(f: ConvexFunction, n: int, lemma8: bool) -> tuple[ConvexFunction, str]:
+    """:func:`restrict_to_simplex` and, where f~ has no exact conjugate, the reason."""
     if lemma8:
-        return SimplexRestriction(f)
-    absorbed = _absorb_simplex(f, n)
-    return absorbed if absorbed is not None else Sum(f, CappedSimplex(1.0))
+        derived: ConvexFunction = SimplexRestriction(f)
+    else:
+        absorbed = _absorb_simplex(f, n)
+        derived = absorbed if absorbed is not None else Sum(f, CappedSimplex(1.0))
+    return exact_restriction(derived, n)
 
 
 def _strictly_convex(f: ConvexFunction) -> bool:
     """Whether f (on the simplex) is strictly convex, so that the primal optimum d is unique."""
     if isinstance(f, (CappedRelativeEntropy, CappedBinaryRelativeEntropy, RelativeEntropy,
-                      UnnormalisedRelativeEntropy)):
+                      UnnormalisedRelativeEntropy, ExactRestrictionMixin)):
         return True
     if isinstance(f, HalfSquaredNorm):
         return f.p == 2.0
@@ -319,7 +330,7 @@ class Relaxation(MaxEdgeModel):
         self.A, self.f, self.form = A, f, form
         quick = theorem7_conditions(f, self.n_samples, full=False)
         self._conditions = quick if quick.hold else None
-        self.regularizer = restrict_to_simplex(f, self.n_samples, lemma8=quick.hold)
+        self.regularizer, self._no_exact_conjugate = _restrict(f, self.n_samples, quick.hold)
         if quick.hold:  # Lemma 8 finds out lazily when dom f misses the simplex: say it now
             try:
                 self.regularizer.conjugate(np.zeros(self.n_samples))
@@ -346,9 +357,25 @@ class Relaxation(MaxEdgeModel):
 
     @property
     def smooth_dual(self) -> bool:
-        """``method="auglag"`` (the differentiable dual path) applies to the simplex forms with an
-        entropic f~, whose conjugate has a gradient and a factored Hessian."""
+        """``method="auglag"`` (the differentiable dual path) applies to the simplex forms with a
+        strictly convex f~ (an entropy, ``(1/2)||.||_2^2``), whose conjugate has a gradient and a
+        curvature: the capped softmax, or the exact inner solve of docs/math.md#exact-restriction."""
         return self.form != "abs" and super().smooth_dual
+
+    def nonsmooth_reason(self) -> str:
+        """Why ``method="auglag"`` does not apply (``""`` where it does): the ``"abs"`` form's l1-ball
+        weights, or an f~ whose conjugate is not differentiable (no strictly convex part) or has no
+        exact inner solve in the library."""
+        if self.smooth_dual:
+            return ""
+        if self.form == "abs" and super().smooth_dual:
+            return (
+                "has its weights in the l1 ball (form 'abs'), a w-domain auglag does not handle; "
+                "Relaxation(A, f, form='simplex') is the same problem over [A, -A] with the same values "
+                "(docs/math.md#signed-weights) and auglag solves it"
+            )
+        why = self._no_exact_conjugate or "f~ has no gradient and curvature in the library"
+        return f"is not smooth: {why}"
 
     @property
     def signed(self) -> bool:

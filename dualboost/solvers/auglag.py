@@ -49,6 +49,7 @@ from dualboost._threads import single_blas_thread
 from dualboost.solvers.certify import certify
 from dualboost.solvers.contract import (
     EtaFamily,
+    ExplainedDual,
     LinearProgram,
     LineDual,
     MaxEdgeDual,
@@ -394,10 +395,9 @@ def accepts(model, side: str) -> str | None:
         if implements(model, LinearProgram):
             why, use = "is a linear program", "method='highs' or a cvxpy method ('clarabel', 'ecos', 'scs')"
         else:
-            why, use = (
-                "is not differentiable, or has no closed-form gradient and curvature in dualboost",
-                "a cvxpy method ('clarabel', 'ecos', 'scs')",
-            )
+            why = model.nonsmooth_reason() if implements(model, ExplainedDual) else ""
+            why = why or "is not differentiable, or has no closed-form gradient and curvature in dualboost"
+            use = "a cvxpy method ('clarabel', 'ecos', 'scs')"
         return f"method='auglag' needs a differentiable dual; the dual of {model.name} {why}: use {use}"
     if side != "dual":
         return "method='auglag' solves the dual (w-domain) side: use side='dual'"

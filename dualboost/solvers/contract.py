@@ -10,7 +10,7 @@ Every method reaches a model only through the Protocols below (docs/architecture
 * :class:`LinearProgram`: both sides as an LP for HiGHS (``method="highs"``).
 * :class:`SmoothDual`: a differentiable w-domain dual with its curvature (``method="auglag"``),
   on one of the w-domains of :class:`WDomain` (``Model``'s default dual needs a regulariser that
-  is a :class:`SmoothConjugate`).
+  is a :class:`SmoothConjugate` or a :class:`LowRankConjugate`).
   The simplex duals are :class:`MaxEdgeDual` (a gap from the gradient alone), the line duals of the
   corrective steps :class:`LineDual`; an :class:`EtaFamily` can be solved at another eta (eta
   continuation) and names its LP limit (eta -> infinity).
@@ -41,6 +41,8 @@ __all__ = [
     "CvxpyForms",
     "LinearProgram",
     "SmoothConjugate",
+    "LowRankConjugate",
+    "ExplainedDual",
     "SmoothDual",
     "MaxEdgeDual",
     "LineDual",
@@ -171,12 +173,42 @@ class SmoothConjugate(Protocol):
 
 
 @runtime_checkable
+class LowRankConjugate(Protocol):
+    """A regulariser whose conjugate has a gradient and a Hessian ``diag(g) - V M V^T`` with a few
+    columns in V (``k <= 2``): the exact restrictions ``f + I_S`` of
+    :mod:`dualboost.conjugates.smooth_restriction`, whose Hessian comes from implicit differentiation
+    of an inner solve (docs/math.md#exact-restriction). The softmax form of :class:`SmoothConjugate`
+    is the case ``k = 1``, ``V = scale s``, ``M = 1 / (scale sum s)``."""
+
+    def conjugate_and_grad(self, theta: Vector) -> tuple[float, Vector]:
+        """``(f*(theta), grad f*(theta))``."""
+
+    def conjugate_hessian_lowrank(self, theta: Vector | None, grad: Vector | None = None) -> Any:
+        """``(g, V, M)`` at theta; theta may be None where :meth:`remembers` ``grad``."""
+
+    def remembers(self, grad: Vector) -> bool:
+        """Whether ``grad`` is a gradient this object returned recently (its curvature is known)."""
+
+    def with_warm_starts(self) -> LowRankConjugate:
+        """A copy whose inner root searches start from the previous call's."""
+
+
+@runtime_checkable
+class ExplainedDual(Protocol):
+    """A model that says why its dual is not smooth (``method="auglag"``'s refusal quotes it)."""
+
+    def nonsmooth_reason(self) -> str:
+        """Why ``smooth_dual`` is False, as the end of "the dual of <model> ..."; "" when it is True."""
+
+
+@runtime_checkable
 class SmoothDual(Certifiable, Protocol):
     """A differentiable w-domain dual ``D(w)`` with its curvature: what ``method="auglag"`` needs.
 
     ``smooth_dual`` says whether this instance's dual is differentiable with its curvature (a
     relaxation's depends on its form and regulariser; the default ``D(w) = -f*(-U w)`` of
-    :class:`~dualboost.problems.Model` needs a regulariser that is a :class:`SmoothConjugate`).
+    :class:`~dualboost.problems.Model` needs a regulariser that is a :class:`SmoothConjugate` or a
+    :class:`LowRankConjugate`).
     ``regularizer.with_warm_starts()`` gives the copy the solver passes to ``dual_value_and_grad``."""
 
     smooth_dual: bool
