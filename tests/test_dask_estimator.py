@@ -15,8 +15,8 @@ import dask.array as da  # noqa: E402
 from sklearn.datasets import make_classification  # noqa: E402
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
-from dualboost.dask import DaskERLPBoostClassifier  # noqa: E402
 from dualboost.estimators import ERLPBoostClassifier  # noqa: E402
+from dualboost.estimators.dask import DaskERLPBoostClassifier  # noqa: E402
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # max_iter=5, for speed

@@ -4,20 +4,20 @@ Needs the ``dask`` extra (``dask[distributed]``); ``import dualboost`` does not 
 
 * :func:`dask_erlpboost`: ERLPBoost with decision stumps or raw features on row-chunked
   ``dask.array`` (or numpy) X, y, on a ``dask.distributed`` client or in-process;
-* :class:`DaskERLPBoostClassifier`: its scikit-learn front-end;
 * :class:`DaskERLPBoost`: the ERLPBoost model over a row-partitioned U (``solve(method="auglag")``);
 * :class:`DaskDecisionStumps`: the stump oracle with per-partition weighted sums;
 * :class:`DaskRawFeatures`: the raw-feature oracle (``features="raw"``), one reduction per call;
 * :class:`PartitionedEdges`, :class:`DistributedVector`, :class:`Executor`, :func:`partition_rows`:
   the building blocks.
 
-See ``docs/dask.md`` for what travels over the network per iteration.
+Its scikit-learn front-end, :class:`~dualboost.estimators.dask.DaskERLPBoostClassifier`, is in
+:mod:`dualboost.estimators.dask` (estimators sit above this package). See ``docs/dask.md`` for what
+travels over the network per iteration.
 """
 
 from dualboost.dask.data import RowPartitions, is_dask_array, partition_rows
 from dualboost.dask.driver import DaskEnsemble, dask_erlpboost
 from dualboost.dask.edges import DistributedVector, PartitionedEdges
-from dualboost.dask.estimator import DaskERLPBoostClassifier
 from dualboost.dask.executor import Executor
 from dualboost.dask.features import DaskRawFeatures
 from dualboost.dask.model import DaskERLPBoost
@@ -26,7 +26,6 @@ from dualboost.dask.stumps import DaskDecisionStumps, DaskSelection
 
 __all__ = [
     "dask_erlpboost",
-    "DaskERLPBoostClassifier",
     "DaskERLPBoost",
     "DaskDecisionStumps",
     "DaskRawFeatures",

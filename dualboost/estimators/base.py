@@ -111,7 +111,7 @@ def dask_kind(x: object) -> str | None:
 #: what trains on dask input, for the error messages
 DASK_FIT = (
     "only ERLPBoostClassifier(oracle='stumps', method='auglag') without checkpoint, and "
-    "dualboost.dask.DaskERLPBoostClassifier, train on row-partitioned dask arrays X and y"
+    "dualboost.estimators.dask.DaskERLPBoostClassifier, train on row-partitioned dask arrays X and y"
 )
 
 
@@ -189,7 +189,7 @@ class BoostingClassifier(ClassifierMixin, BaseEstimator):
             why = self._dask_unsupported()
             if why is not None:
                 reject_dask_input(self, X, y, why=why)
-            from dualboost.dask.estimator import fit_partitioned
+            from dualboost.estimators.dask import fit_partitioned
 
             fit_partitioned(self, X, y)
             return self
@@ -235,7 +235,7 @@ class BoostingClassifier(ClassifierMixin, BaseEstimator):
         gives a dask array, computed block by block."""
         check_is_fitted(self)
         if dask_kind(X) is not None:
-            from dualboost.dask.estimator import dask_decision_function
+            from dualboost.estimators.dask import dask_decision_function
 
             return dask_decision_function(self, X)
         return self._block_decision(X)
@@ -245,7 +245,7 @@ class BoostingClassifier(ClassifierMixin, BaseEstimator):
         array for a dask X)."""
         f = self.decision_function(X)
         if dask_kind(f) is not None:
-            from dualboost.dask.estimator import dask_predict
+            from dualboost.estimators.dask import dask_predict
 
             return dask_predict(self, f)
         return self.classes_[(f > 0).astype(int)]
@@ -257,7 +257,7 @@ class BoostingClassifier(ClassifierMixin, BaseEstimator):
         in-memory X is computed."""
         check_is_fitted(self)
         if dask_kind(X) is not None:
-            from dualboost.dask.estimator import dask_margins
+            from dualboost.estimators.dask import dask_margins
 
             return dask_margins(self, X, y)
         if dask_kind(y) is not None:
