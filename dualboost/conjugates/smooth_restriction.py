@@ -36,6 +36,7 @@ wraps what has none.
 from __future__ import annotations
 
 import copy
+from collections import deque
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -70,6 +71,8 @@ _MAX_ROOT_STEPS = 200
 #: the number of recent solutions whose multipliers are remembered (for ``conjugate_hessian_lowrank``
 #: from a d alone: the dual solvers pass back the d that ``conjugate_and_grad`` returned)
 _REMEMBERED = 8
+#: Newton steps on (beta, lambda) together from a warm start before the bracketed searches
+_JOINT_STEPS = 30
 
 
 # --- the structure of f + I_S -------------------------------------------------------------------
@@ -290,6 +293,15 @@ class _InnerSolver:
         beta0, lam0 = warm if warm is not None else (np.nan, 0.0)
         if self.ball is None:
             return self.solve_beta(theta_base, 0.0, beta0)
+        if not (lam0 > 0.0 and np.isfinite(beta0)):  # cold: lambda = 0, then Newton's guess for it
+            sol, phi, dphi = self._secular(theta_base, 0.0, beta0)
+            if phi <= 0.0:
+                return sol  # the ball does not bind: lambda = 0
+            beta0, lam0 = sol.beta, (-phi / dphi if dphi < 0.0 else 1.0)
+        if np.isfinite(beta0):
+            joint = self._joint(theta, theta_base, beta0, lam0)
+            if joint is not None:
+                return joint
         radius = self.ball[1]
         lo, hi = 0.0, np.inf  # phi(lo) > 0 > phi(hi) once evaluated
         lam = lam0 if lam0 > 0.0 else 0.0
@@ -326,6 +338,51 @@ class _InnerSolver:
             )
         return best
 
+    def _joint(
+        self, theta: NDArray[np.float64], theta_base: NDArray[np.float64], beta: float, lam: float
+    ) -> _Solved | None:
+        """Damped Newton on both multipliers at once (one d per step instead of a root search for beta
+        per lambda). ``(beta, lambda)`` minimise the convex dual function
+        ``Phi = <theta, d> - f(d) - beta F_1 - lambda F_2`` at ``d = d(beta, lambda)``, whose gradient
+        is ``-F``, ``F = (sum d - 1, (||d - c||^2 - r^2)/2)``, and whose Hessian is ``B^T G B``,
+        ``B = [1, d - c]``; the step is ``(B^T G B)^-1 F``, halved until Phi decreases (Armijo) or
+        the residual F halves, and kept inside lambda > 0 (the ball binds: :meth:`solve` checked).
+        None where it stalls: the bracketed searches of :meth:`solve` take over."""
+        centre, radius = self.ball
+        r2 = radius * radius
+
+        def evaluate(b: float, lm: float):
+            d, g = self.d_at(theta_base + lm * centre, b, lm)
+            v = d - centre
+            f1, f2 = float(d.sum()) - 1.0, 0.5 * (float(v @ v) - r2)
+            phi = float(theta @ d) - self.f_value(d) - b * f1 - lm * f2
+            return d, g, v, f1, f2, phi, max(abs(f1), abs(f2) / r2)
+
+        current = evaluate(beta, lam)
+        for _ in range(_JOINT_STEPS):
+            d, g, v, f1, f2, phi, size = current
+            m11, m12, m22 = float(g.sum()), float(g @ v), float(g @ (v * v))
+            det = m11 * m22 - m12 * m12
+            if not det > 0.0:
+                return None
+            step_beta = (m22 * f1 - m12 * f2) / det
+            step_lam = (m11 * f2 - m12 * f1) / det
+            if abs(step_beta) <= 8.0 * _EPS * max(1.0, abs(beta)) and abs(step_lam) <= 8.0 * _EPS * lam:
+                d -= g * (step_beta + v * step_lam)  # the step's own linearisation: F = 0 to rounding
+                np.clip(d, 0.0, self.cap, out=d)
+                return _Solved(d, g, beta, lam)
+            t = 1.0 if lam + step_lam > 0.0 else 0.5 * lam / -step_lam
+            slope = -(f1 * step_beta + f2 * step_lam)  # < 0: a descent direction of Phi
+            for _ in range(40):
+                trial = evaluate(beta + t * step_beta, lam + t * step_lam)
+                if trial[5] <= phi + 1e-4 * t * slope or trial[6] <= 0.5 * size:
+                    break
+                t *= 0.5
+            else:
+                return None
+            beta, lam, current = beta + t * step_beta, lam + t * step_lam, trial
+        return None
+
     # -- value and curvature -----------------------------------------------------------------
     def f_value(self, d: NDArray[np.float64]) -> float:
         """f at a point of S (the module docstring's form, no membership test)."""
@@ -361,7 +418,9 @@ class ExactRestrictionMixin:
         self.n = pieces.n
         self._warm = False
         self._last: tuple[float, float] | None = None  # the multipliers of the last call (warm copy)
-        self._memory: list[tuple[NDArray[np.float64], _Solved]] = []
+        #: (d, solution) of the recent calls, shared with the warm copies (the dual solvers ask the
+        #: model's own object for the curvature at a d that a warm copy returned)
+        self._memory: deque[tuple[NDArray[np.float64], _Solved]] = deque(maxlen=_REMEMBERED)
         self._theta_cache: tuple[bytes, float, _Solved] | None = None
 
     @property
@@ -378,7 +437,7 @@ class ExactRestrictionMixin:
             self._last = (sol.beta, sol.lam)
         value = float(theta @ sol.d) - self._inner.f_value(sol.d)
         self._theta_cache = (key, value, sol)
-        self._memory = [*self._memory[-(_REMEMBERED - 1):], (sol.d, sol)]
+        self._memory.append((sol.d, sol))
         return value, sol
 
     def conjugate(self, theta: ArrayLike) -> float:
@@ -429,7 +488,7 @@ class ExactRestrictionMixin:
         the original's to rounding)."""
         warm = copy.copy(self)
         warm._warm, warm._last = True, None
-        warm._memory, warm._theta_cache = [], None
+        warm._theta_cache = None  # (the memory of d's is shared)
         return warm
 
 

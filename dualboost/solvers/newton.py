@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 from scipy.linalg import LinAlgError, eigh
 from scipy.linalg.lapack import dpotrf, dpotri, dpotrs
 
-from dualboost.solvers.contract import WDomain
+from dualboost.solvers.contract import LowRankConjugate, WDomain, implements
 from dualboost.solvers.highs import HighsState
 from dualboost.solvers.state import SolverState
 
@@ -81,6 +81,12 @@ class DualEvaluator:
     def __init__(self, model) -> None:
         self.model = model
         self.regularizer = model.regularizer.with_warm_starts()
+        #: the regulariser of the certified points: the warm copy where every evaluation is an inner
+        #: solve (a LowRankConjugate, docs/math.md#exact-restriction: its root searches run to machine
+        #: precision from any start, and a cold start costs several times a warm one), else the
+        #: model's own. The returned Solution is certified from scratch with the model's own.
+        low_rank = implements(model.regularizer, LowRankConjugate)
+        self.point_regularizer = self.regularizer if low_rank else None
         #: dual evaluations, Hessians formed (``Model.dual_hessian``) and Hessian-vector products
         self.evaluations = self.hessians = self.products = 0
 
@@ -91,7 +97,7 @@ class DualEvaluator:
     def point(self, w: NDArray[np.float64], exact_below: float = np.inf) -> Point:
         """:func:`certified_point` at w, counted."""
         self.evaluations += 1
-        return certified_point(self.model, w, exact_below)
+        return certified_point(self.model, w, exact_below, self.point_regularizer)
 
     def curvature(self, w: NDArray[np.float64], face: NDArray[np.intp], d, sum_to_one: bool) -> Curvature:
         """:meth:`Curvature.at`, counted."""
@@ -122,7 +128,7 @@ class Point(NamedTuple):
     gap: float
 
 
-def certified_point(model, w: NDArray[np.float64], exact_below: float = np.inf) -> Point:
+def certified_point(model, w: NDArray[np.float64], exact_below: float = np.inf, regularizer=None) -> Point:
     """``D(w)``, ``grad D(w)`` and the relative certified gap of ``(d(w), w)`` for ``w`` on the
     w-domain, from one dual evaluation: d is moved onto the feasible set and the primal value is
     recomputed from it, the dual value is ``D(w)`` itself (``dual_objective`` for the orthant,
@@ -135,9 +141,10 @@ def certified_point(model, w: NDArray[np.float64], exact_below: float = np.inf) 
     There the primal value comes from the gradient ``U^T d`` too; where the repair moved d (by
     rounding, ~1e-16), from an upper bound (``primal_bound_from_edges``), so the gap is an upper
     bound on the repaired pair's, still a certificate, without a pass over U. The returned
-    Solution is certified from scratch (:func:`~dualboost.solvers.certify.certify`).
+    Solution is certified from scratch (:func:`~dualboost.solvers.certify.certify`). ``regularizer``:
+    a warm-started copy of the model's (``DualEvaluator.point_regularizer``), None for its own.
     """
-    value, grad, d = model.dual_value_and_grad(w)
+    value, grad, d = model.dual_value_and_grad(w, regularizer)
     max_edge = model.w_domain is WDomain.SIMPLEX  # a MaxEdgeDual (solvers.auglag.accepts)
     if max_edge:
         dual = value
