@@ -18,7 +18,9 @@ stops the run when ``<= eps``; otherwise
 * corrective (Fig. 1): ``w_{t+1} = (1 - a) w_t + a e^j`` with ``a = clip(beta <d_t, u - A w_t> /
   ||u - A w_t||_inf^2, 0, 1)``;
 * totally corrective (Eq. 13): ``w_{t+1} = argmax D`` over the weights supported on the columns
-  seen so far, solved and certified through the solver layer (:func:`dualboost.solvers.solve`).
+  seen so far, solved and certified through the solver layer (:func:`dualboost.solvers.solve`):
+  by ``method="auglag"`` warm-started from the previous round where the smoothed dual is smooth
+  (always, for f + beta h of the library's form: docs/math.md#exact-restriction), else by cvxpy.
 
 Thm 9: at most ``32 log(N) / eps^2`` rounds, and the returned w is eps-accurate for the unsmoothed
 dual ``max_gamma gamma - f*([gamma - A w]_+)``. An oracle is any callable ``d -> column index``
@@ -29,13 +31,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_scalar
 from dualboost.problems.relaxation import Relaxation
+from dualboost.solvers import Solution, accepts
 
 __all__ = [
     "RelaxationBoostResult",
@@ -186,8 +189,8 @@ def _boost(
     converged = False
     for t in range(1, max_iter + 1):
         theta = -ensemble.margins
-        d = F.conjugate_grad(theta)  # d_t = grad F*(-A w_t), Lemma 18
-        dual = -F.conjugate(theta)  # D(w_t)
+        value, d = F.conjugate_and_grad(theta)  # d_t = grad F*(-A w_t), Lemma 18
+        dual = -value  # D(w_t)
         key, column = ensemble.ask(oracle, d)
         raw_edge = float(d @ column)
         sign = -1.0 if (model.signed and raw_edge < 0) else 1.0
@@ -250,6 +253,36 @@ def corrective_relaxation_boost(
                   keep_iterates=keep_iterates)
 
 
+def _signed_pairs(C: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``[c_1, -c_1, c_2, -c_2, ...]``: the simplex form of the l1-ball weights over C
+    (docs/math.md#signed-weights), each new hypothesis appending its pair at the end."""
+    pairs = np.empty((C.shape[0], 2 * C.shape[1]))
+    pairs[:, 0::2], pairs[:, 1::2] = C, -C
+    return pairs
+
+
+def _auglag_restricted(
+    C: NDArray[np.float64], f, signed: bool, warm: Solution | None, tol: float
+) -> tuple[Solution, NDArray[np.float64]] | None:
+    """The restricted dual by ``method="auglag"`` warm-started from the previous round's solution, or
+    None where auglag does not apply. The l1-ball form is solved as the edge form over
+    :func:`_signed_pairs` (the same values, so its certificate is the l1-ball form's) and folded back,
+    ``w = v_even - v_odd``. A new hypothesis appends one column (two in the l1-ball form: the first
+    enters the warm start at weight 0, the second as auglag's new column)."""
+    sub = Relaxation(_signed_pairs(C) if signed else C, f, form="edge")
+    if accepts(sub, "auglag", "dual") is not None:
+        return None
+    t = sub.n_hypotheses
+    if warm is not None and warm.w is not None and warm.w.size == t - 2:
+        warm = replace(warm, w=np.r_[warm.w, 0.0])
+    if warm is None or warm.w is None or warm.w.size not in (t - 1, t):
+        warm = None
+    sol = sub.solve(method="auglag", side="dual", tol=tol, warm_start=warm)
+    if sol.w is None:
+        return None
+    return sol, (sol.w[0::2] - sol.w[1::2] if signed else sol.w)
+
+
 def totally_corrective_relaxation_boost(
     model: Relaxation,
     eps: float,
@@ -257,35 +290,49 @@ def totally_corrective_relaxation_boost(
     oracle: Oracle | None = None,
     beta: float | None = None,
     max_iter: int | None = None,
-    methods: tuple[str, ...] = ("clarabel", "ecos"),
+    methods: tuple[str, ...] = ("auglag", "clarabel", "ecos"),
     tol: float = 1e-8,
     keep_iterates: bool = False,
 ) -> RelaxationBoostResult:
     """[SS] Eq. 13 on ``model``: after each oracle call, ``w`` maximises the smoothed dual over the
-    columns seen so far (the l1 ball in the abs form, the simplex otherwise), by
-    ``Relaxation(columns, f + beta h, form).solve(method, side, tol)``: the dual side with each of
-    ``methods`` in turn, then the primal side, until a certificate says ``optimal`` (interior-point
-    solvers occasionally fail on the exponential cones of a large ``1/beta``); the history's
-    ``status`` is the certificate's status and ``solver`` the method/side used. Other arguments as
+    columns seen so far (the l1 ball in the abs form, the simplex otherwise). With ``"auglag"`` in
+    ``methods`` (first, by default) and a smooth smoothed dual, by ``method="auglag"`` warm-started
+    from the previous round (:func:`_auglag_restricted`; the l1-ball form through its simplex form);
+    where that does not apply or is not certified ``optimal``, by
+    ``Relaxation(columns, f + beta h, form).solve(method, side, tol)``: the dual side with each of the
+    other ``methods`` in turn, then the primal side, until a certificate says ``optimal``
+    (interior-point solvers occasionally fail on the exponential cones of a large ``1/beta``); the
+    history's ``status`` is the certificate's status and the method/side used. Other arguments as
     :func:`corrective_relaxation_boost`."""
     sub_form = "abs" if model.signed else "edge"
-    attempts = [(method, side) for side in ("dual", "primal") for method in methods]
+    conic = tuple(m for m in methods if m != "auglag")
+    attempts = [(method, side) for side in ("dual", "primal") for method in conic]
 
     def make_update(smoothed: Relaxation, beta: float) -> Update:
+        previous: list[Solution] = []  # the last auglag solution (the warm start)
+
         def resolve(ensemble: _Ensemble, position: int, sign: float, gap: float) -> tuple[None, str]:
-            sub = Relaxation(ensemble.matrix(), smoothed.f, form=sub_form)
             best = None
-            for method, side in attempts:
-                sol = sub.solve(method=method, side=side, tol=tol)
-                if sol.w is not None and (best is None or abs(sol.relative_gap) < abs(best[0].relative_gap)):
-                    best = (sol, f"{method}/{side}")
-                if sol.optimal:
-                    break
+            if "auglag" in methods:
+                fast = _auglag_restricted(ensemble.matrix(), smoothed.f, model.signed,
+                                          previous[-1] if previous else None, tol)
+                if fast is not None:
+                    previous[:] = [fast[0]]
+                    best = (fast[0], fast[1], "auglag/dual")
+            if best is None or not best[0].optimal:
+                sub = Relaxation(ensemble.matrix(), smoothed.f, form=sub_form)
+                for method, side in attempts:
+                    sol = sub.solve(method=method, side=side, tol=tol)
+                    closer = best is None or abs(sol.relative_gap) < abs(best[0].relative_gap)
+                    if sol.w is not None and closer:
+                        best = (sol, sol.w, f"{method}/{side}")
+                    if sol.optimal:
+                        break
             if best is None:
-                raise RuntimeError(f"no method in {methods} solved the restricted dual ({sol.status})")
-            sol, used = best
-            ensemble.weights = np.asarray(sol.w, dtype=np.float64).copy()
-            ensemble.margins = sub.U @ ensemble.weights
+                raise RuntimeError(f"no method in {methods} solved the restricted dual")
+            sol, w, used = best
+            ensemble.weights = np.asarray(w, dtype=np.float64).copy()
+            ensemble.margins = ensemble.matrix() @ ensemble.weights
             return None, f"{sol.status} ({used})"
 
         return resolve
