@@ -17,9 +17,14 @@ from collections.abc import Sequence
 
 from dualboost import __version__
 from dualboost.cli_boost import add_boost_parser
-from dualboost.problems.relaxation_report import BUILTIN_RELAXATIONS, builtin_relaxation
+from dualboost.problems.relaxation_report import (
+    BUILTIN_RELAXATIONS,
+    FAST_GAP_TOL,
+    FAST_MAP_TOL,
+    builtin_relaxation,
+)
 from dualboost.problems.relaxation_report import GAP_TOL as RELAXATION_GAP_TOL
-from dualboost.solvers import METHODS, SIDES
+from dualboost.solvers import METHODS, SIDES, accepts
 from dualboost.verify import FAMILIES, GAP_TOL, MAP_TOL, VerifyRow, run_verify
 
 __all__ = ["main"]
@@ -77,27 +82,46 @@ RELAXATION_METHODS = tuple(RELAXATION_GAP_TOL)
 
 
 def _verify_relaxations(args: argparse.Namespace) -> int:
-    """``--relaxation NAMES``: print the verification report of each named built-in relaxation."""
+    """``--relaxation NAMES``: print the verification report of each named built-in relaxation (form
+    "abs", the cvxpy methods) and, where its dual is smooth and auglag is asked for, a second report
+    on its simplex form (the same values, docs/math.md#signed-weights) with auglag's rows beside
+    Clarabel's."""
     methods = [m for m in args.methods if m in RELAXATION_METHODS]
-    skipped = [m for m in args.methods if m not in RELAXATION_METHODS]
-    if not methods:
-        print(
-            f"dualboost verify: error: --methods {','.join(args.methods)}: a relaxation is solved "
-            f"through cvxpy only ({', '.join(RELAXATION_METHODS)})",
-            file=sys.stderr,
-        )
-        return 2
+    fast = "auglag" in args.methods and "dual" in args.sides
+    reports = []
+    for name in args.relaxation:
+        twin = builtin_relaxation(name, seed=args.seed, form="simplex") if fast else None
+        if twin is not None and accepts(twin, "auglag", "dual") is not None:
+            if args.methods != list(METHODS):
+                print(f"note: auglag skipped for {name}: {accepts(twin, 'auglag', 'dual')}", file=sys.stderr)
+            twin = None
+        if not methods and twin is None:
+            print(
+                f"dualboost verify: error: --methods {','.join(args.methods)}: where its dual is not "
+                f"smooth a relaxation is solved through cvxpy only ({', '.join(RELAXATION_METHODS)})",
+                file=sys.stderr,
+            )
+            return 2
+        reports.append((name, twin))
+    skipped = [m for m in args.methods if m not in RELAXATION_METHODS and m != "auglag"]
     if skipped and args.methods != list(METHODS):
         print(
-            f"note: {', '.join(skipped)} skipped: a relaxation is solved through cvxpy only "
-            f"({', '.join(RELAXATION_METHODS)})",
+            f"note: {', '.join(skipped)} skipped: a relaxation is solved through cvxpy "
+            f"({', '.join(RELAXATION_METHODS)}) and, where its dual is smooth, auglag",
             file=sys.stderr,
         )
     failed = 0
-    for name in args.relaxation:
-        report = builtin_relaxation(name, seed=args.seed).verify(methods, args.sides, name=name)
-        print(report, end="\n\n")
-        failed += not report.passed
+    for name, twin in reports:
+        if methods:
+            report = builtin_relaxation(name, seed=args.seed).verify(methods, args.sides, name=name)
+            print(report, end="\n\n")
+            failed += not report.passed
+        if twin is not None:
+            beside = [m for m in ("clarabel",) if m in methods]
+            report = twin.verify([*beside, "auglag"], args.sides, name=f"{name}, form 'simplex'",
+                                 gap_tol=FAST_GAP_TOL, map_tol=FAST_MAP_TOL)
+            print(report, end="\n\n")
+            failed += not report.passed
     return 1 if failed else 0
 
 
