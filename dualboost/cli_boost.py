@@ -32,7 +32,7 @@ from dualboost.boosting.core.history import HistoryRow
 from dualboost.boosting.core.progress import ProgressLine, iteration_text
 from dualboost.boosting.core.run import SoftMarginWarning
 from dualboost.datasets import DATASETS, DatasetNotFoundError, load_dataset, load_libsvm
-from dualboost.estimators.base import capping
+from dualboost.estimators.base import check_nu_fraction, nu_count
 from dualboost.estimators.corrective import CORRECTIVE_MAX_ITER
 from dualboost.oracles.registry import ORACLES, make_oracle
 from dualboost.problems import (
@@ -256,15 +256,17 @@ def _given_options(args: argparse.Namespace) -> dict:
 
 
 def _check_options(args: argparse.Namespace) -> None:
-    """Refuse, before any data is read, an option the algorithm does not take, a --method that
-    does not solve its subproblem, --resume without --checkpoint and a checkpoint path that cannot
-    be written."""
+    """Refuse, before any data is read, an option the algorithm does not take, a --nu that is not a
+    fraction in (0, 1] ((0, 1) for the binary algorithms), a --method that does not solve its
+    subproblem, --resume without --checkpoint and a checkpoint path that cannot be written."""
     taken = inspect.signature(ALGORITHMS[args.algorithm]).parameters
     given = _given_options(args)
     unused = [name for name, value in given.items() if value is not None and name not in taken]
     if unused:
         options = ", ".join("--" + name.replace("_", "-") for name in unused)
         raise ValueError(f"{options} does not apply to {args.algorithm}")
+    if args.nu is not None:
+        check_nu_fraction(args.nu, below_one=args.algorithm in _BINARY)
     method = args.method.lower() if args.method is not None else None
     if method in METHODS and args.algorithm in _SUBPROBLEMS:  # another name: the driver's message
         make, side = _SUBPROBLEMS[args.algorithm]
@@ -284,8 +286,9 @@ def _check_options(args: argparse.Namespace) -> None:
 
 
 def _driver_params(args: argparse.Namespace, n_samples: int) -> dict:
-    """The driver's keyword arguments (the options are checked by :func:`_check_options`); nu in
-    (0, 1] becomes the model's capping by :func:`dualboost.estimators.base.capping`, as in the classifiers."""
+    """The driver's keyword arguments (the options were checked by :func:`_check_options`); the
+    fraction nu becomes the count of the drivers (:func:`dualboost.estimators.base.nu_count`), as in
+    the classifiers."""
     taken = inspect.signature(ALGORITHMS[args.algorithm]).parameters
     given = _given_options(args)
     del given["nu"]  # a fraction here: converted below
@@ -297,7 +300,7 @@ def _driver_params(args: argparse.Namespace, n_samples: int) -> dict:
         params["checkpoint_every"] = args.checkpoint_every
     if "nu" in taken:
         nu = _DEFAULT_NU if args.nu is None else args.nu
-        params["nu"] = capping(nu, n_samples, below_one=args.algorithm in _BINARY)
+        params["nu"] = nu_count(nu, n_samples)
     if "eps" in taken:
         params["eps"] = _DEFAULT_EPS if args.eps is None else args.eps
     return params

@@ -160,7 +160,8 @@ def test_boost_nu_range_is_the_classifiers(tmp_path, capsys):
     X, y = load_libsvm(toy_file(tmp_path))
     for nu in ("0", "-0.5", "1.5"):
         assert cli.main(["boost", str(toy_file(tmp_path)), "--quiet", "--nu", nu]) == 1
-        with pytest.raises(ValueError, match=r"nu must lie in \(0, 1\]"):
+        in_range = r"'nu' parameter of ERLPBoostClassifier must be a float in the range \(0.0, 1.0\]"
+        with pytest.raises(ValueError, match=in_range):  # scikit-learn's message (_parameter_constraints)
             ERLPBoostClassifier(nu=float(nu)).fit(X, y)
         assert "nu must lie in (0, 1]" in capsys.readouterr().err
     with pytest.raises(SystemExit):

@@ -107,13 +107,17 @@ def test_user_loss_oracles_and_sparse_input(binary):
 
 
 def test_estimator_validation_errors(binary):
+    """Each bad parameter is a ValueError naming it (scikit-learn's messages for what
+    ``_parameter_constraints`` declares, ours for what depends on the data)."""
     X, y = binary
     y3 = np.arange(120) % 3
-    with pytest.raises(ValueError, match="projection must be one of"):
+    clf = "parameter of GradientProjectionClassifier must be"
+    reg = "parameter of GradientProjectionRegressor must be"
+    with pytest.raises(ValueError, match=f"'projection' {clf} a str among"):
         GradientProjectionClassifier(projection="greedy").fit(X, y)
-    with pytest.raises(ValueError, match="n_estimators must be a positive integer"):
+    with pytest.raises(ValueError, match=rf"'n_estimators' {clf} an int in the range \[1, inf\)"):
         GradientProjectionClassifier(n_estimators=0).fit(X, y)
-    with pytest.raises(ValueError, match="learning_rate must be > 0"):
+    with pytest.raises(ValueError, match=rf"'learning_rate' {reg} a float in the range \(0.0, inf\)"):
         GradientProjectionRegressor(learning_rate=0.0).fit(X, X[:, 0])
     with pytest.raises(ValueError, match="is binary but y has 3 classes"):
         GradientProjectionClassifier(loss="logistic").fit(X, y3)
@@ -123,7 +127,7 @@ def test_estimator_validation_errors(binary):
         GradientProjectionClassifier(loss="logistic", learner="multiclass_stumps").fit(X, y)
     with pytest.raises(ValueError, match="multiclass loss"):
         GradientProjectionRegressor(loss="multiclass_hinge").fit(X, X[:, 0])
-    with pytest.raises(ValueError, match="learner must be one of"):
+    with pytest.raises(ValueError, match=f"'learner' {reg} a str among"):
         GradientProjectionRegressor(learner="trees").fit(X, X[:, 0])
-    with pytest.raises(ValueError, match="loss must be one of"):
+    with pytest.raises(ValueError, match=f"'loss' {reg} a str among"):
         GradientProjectionRegressor(loss="huber").fit(X, X[:, 0])

@@ -15,12 +15,14 @@
 
 :mod:`~dualboost.estimators.base` holds what they share:
 :class:`~dualboost.estimators.base.BoostingClassifier` (the parameters and fitted attributes of the
-classifiers of [KG]), the conversion of the capping fraction ``nu`` to the models' count
-(:func:`capping`), label handling and the detection of Dask input (:func:`dask_kind`,
-:func:`reject_dask_input`).
+classifiers of [KG]), the scikit-learn parameter constraints they share, the conversion of the
+capping fraction ``nu`` to the models' count (:func:`nu_count`), label handling and the detection of
+Dask input (:func:`dask_kind`, :func:`reject_dask_input`). :mod:`~dualboost.estimators.dask` holds
+the Dask fit and :class:`~dualboost.estimators.dask.DaskERLPBoostClassifier` (imported only with the
+``dask`` extra).
 """
 
-from dualboost.estimators.base import capping, dask_kind, reject_dask_input
+from dualboost.estimators.base import dask_kind, nu_count, reject_dask_input
 from dualboost.estimators.corrective import CorrectiveBinaryERLPBoostClassifier, CorrectiveERLPBoostClassifier
 from dualboost.estimators.gradient import GradientProjectionClassifier, GradientProjectionRegressor
 from dualboost.estimators.maboost import MABoostClassifier, MadaBoostClassifier, SparseBoostClassifier
@@ -46,7 +48,7 @@ __all__ = [
     "GradientProjectionRegressor",
     "OnlineBBMClassifier",
     "AdaBoostOLClassifier",
-    "capping",
+    "nu_count",
     "dask_kind",
     "reject_dask_input",
 ]

@@ -42,26 +42,36 @@ simplex), ``history_`` (:class:`~dualboost.boosting.History`), ``nu_`` (the capp
 
 from __future__ import annotations
 
-import numbers
+import os
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from dualboost._validation import check_scalar
 from dualboost.boosting import boost
 from dualboost.boosting.core.result import combined_decision
+from dualboost.oracles import Oracle
 from dualboost.oracles._inputs import binary_labels, check_label_vector
-from dualboost.oracles.registry import make_oracle
+from dualboost.oracles.registry import ORACLES, make_oracle
+from dualboost.solvers import METHODS
 
 __all__ = [
     "BoostingClassifier",
     "binary_training_data",
-    "capping",
-    "check_optional_positive",
+    "nu_count",
+    "check_nu_fraction",
+    "NU_FRACTION",
+    "NU_FRACTION_BELOW_ONE",
+    "POSITIVE",
+    "COUNT",
+    "ORACLE",
+    "METHOD",
     "dask_kind",
     "reject_dask_input",
     "DASK_FIT",
@@ -84,16 +94,36 @@ def binary_training_data(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike) -
     return X, labels, classes
 
 
-def capping(nu: object, n_samples: int, *, below_one: bool = False) -> float:
-    """The model's ``nu`` in [1, N] from the fraction ``nu`` in (0, 1]: ``max(1, nu * N)``
-    (docs/math.md#capping-nu). ``below_one``: the binary relative entropy needs ``nu * N < N``, i.e.
-    ``nu < 1``."""
+# --- parameters (docs/architecture.md#parameters) ----------------------------------------------
+#: scikit-learn's declarative constraints of the parameters the estimators share (each estimator's
+#: ``_parameter_constraints``, checked once at the start of ``fit`` with a ValueError naming the
+#: parameter): nu as a fraction of the training set, in (0, 1] (or (0, 1) for the binary entropy)
+NU_FRACTION = [Interval(Real, 0, 1, closed="right")]
+NU_FRACTION_BELOW_ONE = [Interval(Real, 0, 1, closed="neither")]
+#: a real > 0 (eps, eta, learning rates) and a count >= 1 (iterations, learners, passes)
+POSITIVE = [Interval(Real, 0, None, closed="neither")]
+COUNT = [Interval(Integral, 1, None, closed="left")]
+#: a solve method of the registry (whether it applies to the model is the registry's ``accepts``)
+METHOD = [StrOptions(set(METHODS))]
+#: the weak learner: a name of ``ORACLES``, an Oracle or a scikit-learn classifier
+ORACLE = [StrOptions(set(ORACLES)), Oracle, HasMethods(["fit", "predict"])]
+
+
+def check_nu_fraction(nu: object, *, below_one: bool = False) -> float:
+    """nu as a fraction of the training set in (0, 1] (``below_one``: in (0, 1), as the binary
+    relative entropy needs ``nu * N < N``), for a caller without ``_parameter_constraints`` (the CLI)."""
     nu = check_scalar(nu, "nu")
     if below_one and not 0.0 < nu < 1.0:
         raise ValueError(f"nu must lie in (0, 1) (the binary entropy needs nu * N < N); got {nu!r}")
     if not 0.0 < nu <= 1.0:
         raise ValueError(f"nu must lie in (0, 1] (a fraction of the training set); got {nu!r}")
-    return float(min(max(1.0, nu * n_samples), n_samples))
+    return nu
+
+
+def nu_count(nu_fraction: float, n_samples: int) -> float:
+    """The count nu in [1, N] of models and drivers from the fraction in (0, 1] of estimators and the
+    CLI (checked there): ``max(1, nu_fraction * N)`` (docs/math.md#capping-nu)."""
+    return float(min(max(1.0, nu_fraction * n_samples), n_samples))
 
 
 def dask_kind(x: object) -> str | None:
@@ -133,41 +163,32 @@ def reject_dask_input(estimator: object, X: object, y: object = None, *, why: st
     )
 
 
-def check_optional_positive(value: object, name: str) -> float | None:
-    if value is None:
-        return None
-    value = check_scalar(value, name)
-    if value <= 0:
-        raise ValueError(f"{name} must be > 0 or None; got {value!r}")
-    return value
-
-
 class BoostingClassifier(ClassifierMixin, BaseEstimator):
     """Shared ``fit``/``predict`` of the six classifiers; a subclass names its driver
     (``_algorithm``) and the hyperparameters the driver takes besides nu, eps and max_iter."""
 
     _algorithm: str = ""
-    _binary_entropy: bool = False
+    _parameter_constraints: dict = {
+        "nu": NU_FRACTION,
+        "eps": POSITIVE,
+        "max_iter": [*COUNT, None],
+        "oracle": ORACLE,
+        "checkpoint": [str, os.PathLike, None],
+        "checkpoint_every": COUNT,
+        "resume": ["boolean"],
+    }
 
     def _loop_params(self, n_samples: int) -> dict:
-        """``nu`` (the model's, in [1, N]), ``eps`` and ``max_iter``, checked (each failure a ValueError
-        naming the argument)."""
-        eps = check_optional_positive(self.eps, "eps")
-        if eps is None:
-            raise ValueError("eps must be > 0; got None")
-        max_iter = self.max_iter
-        if max_iter is not None and (
-            isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1
-        ):
-            raise ValueError(f"max_iter must be a positive integer or None; got {max_iter!r}")
+        """``nu`` (the count, in [1, N]), ``eps`` and ``max_iter`` (the parameters were checked by
+        ``_parameter_constraints`` when ``fit`` began)."""
         return {
-            "nu": capping(self.nu, n_samples, below_one=self._binary_entropy),
-            "eps": eps,
-            "max_iter": None if max_iter is None else int(max_iter),
+            "nu": nu_count(self.nu, n_samples),
+            "eps": float(self.eps),
+            "max_iter": None if self.max_iter is None else int(self.max_iter),
         }
 
     def _driver_params(self, n_samples: int) -> dict:
-        """The driver's keyword arguments, checked (each failure a ValueError naming the argument)."""
+        """The driver's keyword arguments."""
         params = self._loop_params(n_samples) | {
             "checkpoint": self.checkpoint,
             "checkpoint_every": self.checkpoint_every,
@@ -182,6 +203,7 @@ class BoostingClassifier(ClassifierMixin, BaseEstimator):
         """None if this configuration trains on dask arrays, else the ``why`` of :func:`reject_dask_input`."""
         return ""
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: ArrayLike, y: ArrayLike) -> BoostingClassifier:
         """Boost the oracle's hypotheses on (X, y): X dense or sparse (N x p), y with two classes.
         Dask input: see the module docstring."""

@@ -7,7 +7,7 @@ fitted attributes they share with the totally corrective ones are documented in
 from __future__ import annotations
 
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY
-from dualboost.estimators.base import BoostingClassifier, check_optional_positive
+from dualboost.estimators.base import METHOD, NU_FRACTION_BELOW_ONE, POSITIVE, BoostingClassifier
 
 __all__ = ["CorrectiveERLPBoostClassifier", "CorrectiveBinaryERLPBoostClassifier", "CORRECTIVE_MAX_ITER"]
 
@@ -26,6 +26,12 @@ class _CorrectiveClassifier(BoostingClassifier):
     about a second on a few hundred rows and reach most of the accuracy; a run that stops there
     warns (``ConvergenceWarning``). ``max_iter=None`` runs to the theorem's bound.
     """
+
+    _parameter_constraints = {
+        **BoostingClassifier._parameter_constraints,
+        "eta": [*POSITIVE, None],
+        "method": [*METHOD, None],
+    }
 
     def __init__(
         self,
@@ -50,7 +56,7 @@ class _CorrectiveClassifier(BoostingClassifier):
         self.resume = resume
 
     def _extra_params(self) -> dict:
-        return {"eta": check_optional_positive(self.eta, "eta"), "method": self.method}
+        return {"eta": self.eta, "method": self.method}
 
 
 class CorrectiveERLPBoostClassifier(_CorrectiveClassifier):
@@ -70,4 +76,4 @@ class CorrectiveBinaryERLPBoostClassifier(_CorrectiveClassifier):
     entropy (``nu`` < 1); beta by the root of ``sum d = 1`` (Alg. 4.4)."""
 
     _algorithm = "corrective_binary_erlpboost"
-    _binary_entropy = True
+    _parameter_constraints = {**_CorrectiveClassifier._parameter_constraints, "nu": NU_FRACTION_BELOW_ONE}

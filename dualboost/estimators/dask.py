@@ -21,13 +21,18 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import StrOptions
 
+from dualboost.boosting.core.stopping import CRITERIA
 from dualboost.dask.data import is_dask_array
 from dualboost.dask.driver import fit_dask_erlpboost
 from dualboost.estimators.base import (
+    COUNT,
+    NU_FRACTION,
+    POSITIVE,
     BoostingClassifier,
     binary_training_data,
-    check_optional_positive,
     dask_kind,
 )
 from dualboost.oracles._inputs import check_label_vector
@@ -84,7 +89,7 @@ def fit_partitioned(
         X,
         labels,
         client=None,
-        eta=check_optional_positive(estimator.eta, "eta"),
+        eta=estimator.eta,
         criterion=estimator.criterion,
         tol=None,
         callback=None,
@@ -135,6 +140,14 @@ class DaskERLPBoostClassifier(BoostingClassifier):
     """
 
     _algorithm = "erlpboost"
+    _parameter_constraints = {
+        "nu": NU_FRACTION,
+        "eps": POSITIVE,
+        "eta": [*POSITIVE, None],
+        "max_iter": [*COUNT, None],
+        "criterion": [StrOptions(set(CRITERIA))],
+        "n_partitions": [*COUNT, None],
+    }
 
     def __init__(
         self,
@@ -152,6 +165,7 @@ class DaskERLPBoostClassifier(BoostingClassifier):
         self.criterion = criterion
         self.n_partitions = n_partitions
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any) -> DaskERLPBoostClassifier:
         """Boost decision stumps on (X, y): X a row-chunked dask array or a numpy array, y two classes."""
         fit_partitioned(self, X, y, n_partitions=self.n_partitions)

@@ -35,17 +35,18 @@ used), ``n_iter_`` (rounds), ``objective_`` (the final training objective), ``lo
 from __future__ import annotations
 
 import copy
-import numbers
+from numbers import Real
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone, is_classifier
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context, clone, is_classifier
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from dualboost.boosting.gradient.drivers import PROJECTIONS, gradient_projection
-from dualboost.boosting.gradient.losses import FunctionalLoss, make_loss
-from dualboost.estimators.base import reject_dask_input
+from dualboost.boosting.gradient.drivers import PROJECTIONS, STEPS, gradient_projection
+from dualboost.boosting.gradient.losses import LOSSES, FunctionalLoss, make_loss
+from dualboost.estimators.base import COUNT, POSITIVE, reject_dask_input
 from dualboost.oracles import Oracle
 from dualboost.oracles.registry import make_oracle
 from dualboost.oracles.regression import (
@@ -85,6 +86,16 @@ def make_learner(learner: object) -> ProjectionOracle:
 class _GradientProjection(BaseEstimator):
     """Shared parameters, checks and the call of the driver."""
 
+    _parameter_constraints: dict = {
+        "loss": [StrOptions(set(LOSSES)), FunctionalLoss],
+        "projection": [StrOptions(set(PROJECTIONS))],
+        "n_estimators": COUNT,
+        "learning_rate": POSITIVE,
+        "step": [StrOptions(set(STEPS)), callable],
+        "learner": [StrOptions(set(LEARNERS)), ProjectionOracle, Oracle, HasMethods(["fit", "predict"])],
+        "tol": [Interval(Real, 0, None, closed="left")],
+    }
+
     def __init__(
         self,
         loss: object = "auto",
@@ -112,13 +123,6 @@ class _GradientProjection(BaseEstimator):
         init,
         learner: ProjectionOracle,
     ) -> None:
-        if self.projection not in PROJECTIONS:
-            raise ValueError(
-                f"projection must be one of {', '.join(map(repr, PROJECTIONS))}; got {self.projection!r}"
-            )
-        n = self.n_estimators
-        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-            raise ValueError(f"n_estimators must be a positive integer; got {n!r}")
         if loss.multiclass and learner.outputs == "single":
             raise ValueError(
                 f"learner {self.learner!r} fits one output, but loss {loss.name!r} has one output per "
@@ -132,7 +136,7 @@ class _GradientProjection(BaseEstimator):
             targets,
             loss,
             projection=self.projection,
-            n_learners=int(n),
+            n_learners=int(self.n_estimators),
             step=self.step,
             learning_rate=self.learning_rate,
             init=init,
@@ -167,6 +171,12 @@ class GradientProjectionClassifier(ClassifierMixin, _GradientProjection):
     f_1 - f_0 for two classes with a multiclass loss, (N, K) for K > 2 classes.
     """
 
+    _parameter_constraints = {
+        **_GradientProjection._parameter_constraints,
+        "loss": [StrOptions({*LOSSES, "auto"}), FunctionalLoss],
+    }
+
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: ArrayLike, y: ArrayLike) -> GradientProjectionClassifier:
         """Boost on (X, y): X dense or sparse (N x p), y with two or more classes."""
         reject_dask_input(self, X, y)
@@ -226,6 +236,7 @@ class GradientProjectionRegressor(RegressorMixin, _GradientProjection):
     ) -> None:
         super().__init__(loss, projection, n_estimators, learning_rate, step, learner, tol)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: ArrayLike, y: ArrayLike) -> GradientProjectionRegressor:
         """Boost on (X, y): X dense or sparse (N x p), y real (N,)."""
         reject_dask_input(self, X, y)

@@ -24,15 +24,32 @@ values, the theorem's bound on the training error as ``stopping``), ``n_iter_``,
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 from numpy.typing import ArrayLike
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
 
-from dualboost._validation import check_max_iter
-from dualboost.boosting.maboost.drivers import MABoostResult, maboost, madaboost, sparseboost
+from dualboost.boosting.maboost.drivers import (
+    STEPS,
+    THRESHOLDS,
+    UPDATES,
+    MABoostResult,
+    maboost,
+    madaboost,
+    sparseboost,
+)
+from dualboost.boosting.maboost.geometry import REGULARISERS, Regulariser
+from dualboost.conjugates import ConvexFunction
 from dualboost.estimators.base import (
+    COUNT,
+    NU_FRACTION,
+    ORACLE,
+    POSITIVE,
     BoostingClassifier,
     binary_training_data,
-    capping,
+    nu_count,
     reject_dask_input,
 )
 from dualboost.oracles.registry import make_oracle
@@ -49,6 +66,7 @@ class _MirrorBoostingClassifier(BoostingClassifier):
     def _boost(self, oracle, n_samples: int, secondary: ArrayLike | None, max_iter: int) -> MABoostResult:
         raise NotImplementedError
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(
         self, X: ArrayLike, y: ArrayLike, secondary: ArrayLike | None = None
     ) -> _MirrorBoostingClassifier:
@@ -57,9 +75,8 @@ class _MirrorBoostingClassifier(BoostingClassifier):
         docs/math.md#mixed-projection-set."""
         reject_dask_input(self, X, y)
         X, labels, classes = binary_training_data(self, X, y)
-        max_iter = check_max_iter(self.max_iter)
         oracle = make_oracle(self.oracle).fit(X, labels)
-        result = self._boost(oracle, X.shape[0], secondary, max_iter)
+        result = self._boost(oracle, X.shape[0], secondary, int(self.max_iter))
         self._store(result, classes)
         self.training_error_ = result.training_error
         self.bound_ = result.bound
@@ -80,6 +97,17 @@ class MABoostClassifier(_MirrorBoostingClassifier):
     ``max_iter``: rounds (the run stops earlier when the bound certifies a training error below
     ``nu_/N``).
     """
+
+    _parameter_constraints = {
+        "regulariser": [StrOptions(set(REGULARISERS)), Regulariser, ConvexFunction],
+        "update": [StrOptions(set(UPDATES))],
+        "projection": [StrOptions(set(PROJECTIONS))],
+        "nu": NU_FRACTION,
+        "step": [StrOptions(set(STEPS))],
+        "L": [*POSITIVE, None],
+        "max_iter": COUNT,
+        "oracle": ORACLE,
+    }
 
     def __init__(
         self,
@@ -102,15 +130,12 @@ class MABoostClassifier(_MirrorBoostingClassifier):
         self.oracle = oracle
 
     def _boost(self, oracle, n_samples, secondary, max_iter) -> MABoostResult:
-        if not isinstance(self.projection, str) or self.projection not in PROJECTIONS:
-            choices = ", ".join(map(repr, PROJECTIONS))
-            raise ValueError(f"projection must be one of {choices}; got {self.projection!r}")
         if (secondary is not None) != (self.projection == "mixed"):
             raise ValueError(
                 "secondary (a boolean mask passed to fit) is required with projection='mixed' "
                 "and only allowed with it"
             )
-        nu = 1.0 if self.projection == "simplex" else capping(self.nu, n_samples)
+        nu = 1.0 if self.projection == "simplex" else nu_count(self.nu, n_samples)
         if secondary is not None:
             secondary = np.asarray(secondary)
             if secondary.dtype != bool:
@@ -134,6 +159,13 @@ class SparseBoostClassifier(_MirrorBoostingClassifier):
     ``alpha`` in [0, 1]: ``alpha_t = alpha gamma_t / 2`` (Thm 4); ``threshold``: ``"literal"`` or
     ``"half"`` (:func:`~dualboost.boosting.maboost.sparseboost`)."""
 
+    _parameter_constraints = {
+        "alpha": [Interval(Real, 0, 1, closed="both")],
+        "threshold": [StrOptions(set(THRESHOLDS))],
+        "max_iter": COUNT,
+        "oracle": ORACLE,
+    }
+
     def __init__(
         self, alpha: float = 0.5, threshold: str = "literal", max_iter: int = 100, oracle: object = "stumps"
     ) -> None:
@@ -152,6 +184,12 @@ class MadaBoostClassifier(_MirrorBoostingClassifier):
     """The MadaBoost variant of [NP] (Alg. 3): weights ``min(1, e^{-margin})``, step
     ``eta_t = eps_t gamma_t`` with ``step="previous"`` (eps from the ensemble before the round, the
     default) or ``"fixed_point"`` (docs/math.md#madaboost-step)."""
+
+    _parameter_constraints = {
+        "step": [StrOptions({"previous", "fixed_point"})],
+        "max_iter": COUNT,
+        "oracle": ORACLE,
+    }
 
     def __init__(self, step: str = "previous", max_iter: int = 100, oracle: object = "stumps") -> None:
         self.step = step

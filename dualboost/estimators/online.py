@@ -37,21 +37,22 @@ gamma_i), and for AdaBoost.OL ``alpha_`` and ``hedge_weights_``.
 from __future__ import annotations
 
 import math
-import numbers
 import sys
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from dualboost.boosting.core.history import History, HistoryRow
 from dualboost.boosting.core.progress import ProgressLine
 from dualboost.boosting.online.drivers import WEIGHTINGS, AdaBoostOL, OnlineBBM, OnlineBooster
-from dualboost.estimators.base import reject_dask_input
-from dualboost.oracles.online import make_online_learners
+from dualboost.estimators.base import COUNT, reject_dask_input
+from dualboost.oracles.online import ONLINE_LEARNERS, OnlineLearners, make_online_learners
 
 __all__ = ["OnlineBBMClassifier", "AdaBoostOLClassifier"]
 
@@ -74,23 +75,21 @@ class _OnlineBoostingClassifier(ClassifierMixin, BaseEstimator):
     def _make_booster(self) -> OnlineBooster:
         raise NotImplementedError
 
-    def _check_params(self) -> None:
-        n = self.n_learners
-        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-            raise ValueError(f"n_learners must be a positive integer; got {n!r}")
-        if self.weighting not in WEIGHTINGS:
-            raise ValueError(
-                f"weighting must be one of {', '.join(map(repr, WEIGHTINGS))}; got {self.weighting!r}"
-            )
-        passes = getattr(self, "n_passes", 1)
-        if isinstance(passes, bool) or not isinstance(passes, numbers.Integral) or passes < 1:
-            raise ValueError(f"n_passes must be a positive integer; got {passes!r}")
+    _parameter_constraints: dict = {
+        "n_learners": COUNT,
+        "learner": [StrOptions(set(ONLINE_LEARNERS)), OnlineLearners, HasMethods(["partial_fit"])],
+        "weighting": [StrOptions(set(WEIGHTINGS))],
+        "n_passes": COUNT,
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
 
     # -- set-up -------------------------------------------------------------------------------------
 
     def _start(self, X, classes: NDArray) -> None:
-        """A fresh booster for a stream whose first batch is X (dense or CSR) and labels ``classes``."""
-        self._check_params()
+        """A fresh booster for a stream whose first batch is X (dense or CSR) and labels ``classes``;
+        the parameters are checked here, once per stream (``_parameter_constraints``)."""
+        self._validate_params()
         self.classes_ = classes
         self.booster_ = self._make_booster()
         self.booster_.start(X.shape[1], X)
@@ -231,9 +230,8 @@ class _OnlineBoostingClassifier(ClassifierMixin, BaseEstimator):
                         f"classes must be given to the first learn_one (or partial_fit) call: the two labels "
                         f"cannot be inferred from y = {y!r}"
                     )
-            self._check_params()
-            self.n_features_in_ = n
             self._start(np.zeros((1, n)), self._two_classes(classes, "classes"))
+            self.n_features_in_ = n
         elif n > self.n_features_in_:
             self.booster_.learners.grow(n)
             self.n_features_in_ = n
@@ -296,6 +294,11 @@ class OnlineBBMClassifier(_OnlineBoostingClassifier):
     example t reaches learner i with p_t^i = w_t^i / ||w^i||_inf, w_t^i the binomial weight (5).
     See the module docstring for the other parameters and the fitted attributes.
     """
+
+    _parameter_constraints = {
+        **_OnlineBoostingClassifier._parameter_constraints,
+        "gamma": [Interval(Real, 0, 1, closed="neither")],
+    }
 
     def __init__(
         self,

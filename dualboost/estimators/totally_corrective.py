@@ -6,8 +6,11 @@ attributes they share with the corrective ones are documented in :mod:`dualboost
 
 from __future__ import annotations
 
+from sklearn.utils._param_validation import StrOptions
+
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY
-from dualboost.estimators.base import BoostingClassifier, check_optional_positive
+from dualboost.boosting.core.stopping import CRITERIA
+from dualboost.estimators.base import METHOD, NU_FRACTION_BELOW_ONE, POSITIVE, BoostingClassifier
 from dualboost.oracles import DecisionStumps
 
 __all__ = [
@@ -27,6 +30,7 @@ class LPBoostClassifier(BoostingClassifier):
     """
 
     _algorithm = "lpboost"
+    _parameter_constraints = {**BoostingClassifier._parameter_constraints, "method": METHOD}
 
     def __init__(
         self,
@@ -60,6 +64,7 @@ class SoftBoostClassifier(BoostingClassifier):
     """
 
     _algorithm = "softboost"
+    _parameter_constraints = {**BoostingClassifier._parameter_constraints, "method": METHOD}
 
     def __init__(
         self,
@@ -88,6 +93,13 @@ class SoftBoostClassifier(BoostingClassifier):
 class _EntropicClassifier(BoostingClassifier):
     """The totally corrective entropy-regularised classifiers: eta, criterion and method."""
 
+    _parameter_constraints = {
+        **BoostingClassifier._parameter_constraints,
+        "eta": [*POSITIVE, None],
+        "method": METHOD,
+        "criterion": [StrOptions(set(CRITERIA))],
+    }
+
     def __init__(
         self,
         nu: float = 0.1,
@@ -114,7 +126,7 @@ class _EntropicClassifier(BoostingClassifier):
 
     def _extra_params(self) -> dict:
         return {
-            "eta": check_optional_positive(self.eta, "eta"),
+            "eta": self.eta,
             "method": self.method,
             "criterion": self.criterion,
         }
@@ -150,4 +162,4 @@ class BinaryERLPBoostClassifier(_EntropicClassifier):
     3.23."""
 
     _algorithm = "binary_erlpboost"
-    _binary_entropy = True
+    _parameter_constraints = {**_EntropicClassifier._parameter_constraints, "nu": NU_FRACTION_BELOW_ONE}
