@@ -50,7 +50,7 @@ from dualboost.conjugates.calculus import Scaled, Shifted, Sum, Tilted
 from dualboost.conjugates.entropy import CappedBinaryRelativeEntropy, CappedRelativeEntropy
 from dualboost.conjugates.indicators import CappedSimplex
 from dualboost.conjugates.norms import HalfSquaredNorm, NormBall
-from dualboost.conjugates.projections import capped_softmax
+from dualboost.conjugates.projections import capped_softmax, project_capped_simplex
 from dualboost.conjugates.relative_entropy import RelativeEntropy, UnnormalisedRelativeEntropy
 from dualboost.conjugates.restriction import SimplexRestriction
 
@@ -203,6 +203,22 @@ class _InnerSolver:
             self.base = np.where(self.zero, -np.inf, self.base)
         self.ball = pieces.balls[0] if pieces.balls else None
         self.nu = 1.0 / self.cap
+        if self.ball is not None:
+            self._check_ball(pieces)
+
+    def _check_ball(self, pieces: SimplexPieces) -> None:
+        """The ball must contain a point of the capped simplex in its interior (else lambda is
+        unbounded): the distance from its centre to the capped simplex (on the coordinates not forced
+        to 0, by the Euclidean projection) must be below its radius."""
+        centre, radius = self.ball
+        free = ~pieces.zero
+        nearest = project_capped_simplex(centre[free], min(self.nu, float(self.n_free)))
+        distance = float(np.sqrt(np.sum((nearest - centre[free]) ** 2) + np.sum(centre[~free] ** 2)))
+        if not distance < radius * (1.0 - 1e-12):
+            raise ValueError(
+                f"the l2 ball of radius {radius:g} does not meet the simplex in more than a point "
+                f"(its centre is {distance:g} from the simplex and its caps)"
+            )
 
     # -- d from the multipliers --------------------------------------------------------------
     def d_at(self, z: NDArray[np.float64], beta: float, lam: float) -> tuple[NDArray, NDArray]:

@@ -282,7 +282,10 @@ def _restrict(f: ConvexFunction, n: int, lemma8: bool) -> tuple[ConvexFunction, 
     else:
         absorbed = _absorb_simplex(f, n)
         derived = absorbed if absorbed is not None else Sum(f, CappedSimplex(1.0))
-    return exact_restriction(derived, n)
+    try:
+        return exact_restriction(derived, n)
+    except ValueError as exc:  # a ball that misses the simplex: say it now, naming f
+        raise ValueError(f"f: {exc}") from exc
 
 
 def _strictly_convex(f: ConvexFunction) -> bool:
