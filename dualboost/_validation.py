@@ -8,6 +8,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
@@ -21,6 +22,17 @@ __all__ = [
     "check_scalar",
     "check_positive",
     "check_max_iter",
+    "check_count",
+    "check_choice",
+    "check_nonzero",
+    "check_positive_vector",
+    "check_norm_order",
+    "check_size",
+    "Matrix",
+    "check_features",
+    "check_label_vector",
+    "binary_labels",
+    "check_weights",
 ]
 
 
@@ -45,15 +57,30 @@ def check_positive(value: object, name: str) -> float:
     return value
 
 
+def check_count(value: object, name: str, *, optional: bool = False) -> int | None:
+    """A positive integer (a number of iterations, learners, partitions, features); None is
+    accepted (and returned) when ``optional``."""
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        allowed = "a positive integer" + (" or None" if optional else "")
+        raise ValueError(f"{name} must be {allowed}; got {value!r}")
+    return int(value)
+
+
 def check_max_iter(max_iter: object, default: int | None = None) -> int:
     """A positive integer ``max_iter``; None gives ``default`` where there is one (a driver's bound
     from its theorem), and is refused where there is none (an estimator's parameter)."""
     if max_iter is None and default is not None:
         return int(default)
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-        allowed = "a positive integer" + (" or None" if default is not None else "")
-        raise ValueError(f"max_iter must be {allowed}; got {max_iter!r}")
-    return int(max_iter)
+    return check_count(max_iter, "max_iter", optional=default is not None)
+
+
+def check_choice(value: object, choices: tuple[str, ...], name: str) -> str:
+    """One of the strings ``choices``."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
+    return value
 
 
 def check_vector(x: ArrayLike, name: str, size: int | None = None) -> NDArray[np.float64]:
@@ -160,3 +187,130 @@ def check_distribution(
     if abs(arr.sum() - 1.0) > 1e-9:
         raise ValueError(f"{name} must sum to 1; sums to {arr.sum():.12g}")
     return arr / arr.sum()
+
+
+# --- the conjugate library's arguments ---------------------------------------------------------
+def check_nonzero(value: object, name: str) -> float:
+    """A finite real scalar ``!= 0``."""
+    value = check_scalar(value, name)
+    if value == 0.0:
+        raise ValueError(f"{name} must be non-zero; got {value!r}")
+    return value
+
+
+def check_positive_vector(x: ArrayLike, name: str, size: int | None = None) -> NDArray[np.float64]:
+    """A finite 1-D array with strictly positive entries (a prior ``d0``, not necessarily normalised)."""
+    arr = check_vector(x, name, size)
+    if np.any(arr <= 0.0):
+        raise ValueError(f"{name} must be strictly positive")
+    return arr
+
+
+def check_norm_order(p: object) -> float:
+    """The order of an l_p norm, one of ``1``, ``2``, ``inf`` (also the string ``"inf"``)."""
+    if isinstance(p, str) and p.lower() == "inf":
+        return np.inf
+    try:
+        value = float(p)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        value = np.nan
+    if value not in (1.0, 2.0, np.inf):
+        raise ValueError(f"p must be 1, 2 or inf; got {p!r}")
+    return value
+
+
+def check_size(n: int | None, other: int | None, name: str) -> int | None:
+    """The common dimension of two objects whose dimension may be unknown (``None``)."""
+    if n is not None and other is not None and n != other:
+        raise ValueError(f"{name} has dimension {other}, expected {n}")
+    return n if n is not None else other
+
+
+# --- training data for the oracles and the data loaders --------------------------------------------
+# X: a finite 2-D array or scipy.sparse matrix (N examples x p features); y: N labels of exactly two
+# classes, mapped to -1/+1 with the larger label +1 (scikit-learn's LabelBinarizer order), or labels in
+# {-1, +1} already (kept, one class allowed); d: the non-negative weights over the N examples.
+#: Feature matrices: dense float64 arrays or scipy.sparse matrices / arrays.
+Matrix = NDArray[np.float64] | sp.spmatrix | sp.sparray
+
+
+def check_features(X: object, name: str = "X", n_features: int | None = None) -> Matrix:
+    """A finite float64 matrix (dense ndarray, or scipy.sparse in CSR/CSC form), N >= 1 rows."""
+    if sp.issparse(X):
+        fmt = X.format if X.format in ("csr", "csc") else "csr"
+        try:
+            X = X.asformat(fmt).astype(np.float64, copy=False)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name} must hold real numbers") from exc
+        values = X.data
+    else:
+        try:
+            X = np.asarray(X, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name} must be a numeric 2-D array or a scipy.sparse matrix") from exc
+        values = X
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (N examples x p features); got shape {X.shape}")
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"{name} must have at least one example and one feature; got shape {X.shape}")
+    if n_features is not None and X.shape[1] != n_features:
+        raise ValueError(f"{name} must have {n_features} features (as in training); got {X.shape[1]}")
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    return X
+
+
+def check_label_vector(y, n_rows: int, *, column: bool = False):
+    """``y`` as a 1-D array of ``n_rows`` labels, one per row of X. Only ``y``'s shape is read, so
+    a numpy or a dask array passes unchanged (nothing is computed); ``column``: a (n, 1) or (1, n)
+    ``y`` is raveled first."""
+    if column and y.ndim == 2 and 1 in y.shape:
+        y = y.ravel()
+    if y.ndim != 1 or y.shape[0] != n_rows:
+        raise ValueError(f"y must be a 1-D array with one label per row of X ({n_rows}); got shape {y.shape}")
+    return y
+
+
+def binary_labels(y: ArrayLike, n_samples: int | None = None, name: str = "y") -> tuple[
+    NDArray[np.float64], NDArray
+]:
+    """Labels as -1/+1 floats and the two original classes ``(negative, positive)``.
+
+    Labels already in {-1, +1} are kept (even if one class is absent); otherwise there must be
+    exactly two classes and the larger one (in ``np.unique`` order) becomes +1, as scikit-learn does.
+    """
+    arr = np.asarray(y)
+    if arr.ndim == 2 and 1 in arr.shape:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array of labels; got shape {arr.shape}")
+    if n_samples is not None and arr.size != n_samples:
+        raise ValueError(f"{name} must have one label per example ({n_samples}); got {arr.size}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    if arr.dtype.kind == "O":
+        arr = arr.astype(str)
+    classes = np.unique(arr)
+    if arr.dtype.kind in "biuf" and np.all(np.isin(classes, (-1, 1))):
+        return arr.astype(np.float64), np.array([-1, 1], dtype=arr.dtype)
+    if classes.size != 2:
+        shown = ", ".join(map(str, classes[:5])) + (", ..." if classes.size > 5 else "")
+        raise ValueError(f"{name} must have exactly two classes; got {classes.size} ({shown})")
+    return np.where(arr == classes[1], 1.0, -1.0), classes
+
+
+def check_weights(d: ArrayLike, n_samples: int, name: str = "d") -> NDArray[np.float64]:
+    """Non-negative finite weights over the N training examples with a positive sum."""
+    try:
+        arr = np.asarray(d, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a numeric 1-D array") from exc
+    if arr.ndim != 1 or arr.size != n_samples:
+        raise ValueError(f"{name} must be a 1-D array of length N = {n_samples}; got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    if np.any(arr < 0.0) or not arr.sum() > 0.0:
+        raise ValueError(f"{name} must be non-negative with a positive sum (a distribution over examples)")
+    return arr

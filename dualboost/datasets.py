@@ -36,7 +36,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.datasets import load_svmlight_file
 
-from dualboost.oracles._inputs import Matrix, binary_labels
+from dualboost._validation import Matrix, binary_labels, check_count
 
 __all__ = [
     "DataSplit",
@@ -98,10 +98,7 @@ def load_libsvm(
     width is the largest feature index in the file. A malformed file is a ValueError naming the
     file, the (1-based) line and what is wrong with it (:func:`libsvm_error`).
     """
-    if n_features is not None and (
-        isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) or n_features < 1
-    ):
-        raise ValueError(f"n_features must be a positive integer or None; got {n_features!r}")
+    check_count(n_features, "n_features", optional=True)
     try:
         X, y = load_svmlight_file(str(path), n_features=n_features, dtype=np.float64)
     except (ValueError, OverflowError) as exc:

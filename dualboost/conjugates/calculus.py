@@ -26,8 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import minimize
 
-from dualboost._validation import check_positive, check_scalar, check_vector
-from dualboost.conjugates._checks import check_nonzero, check_size
+from dualboost._validation import check_nonzero, check_positive, check_scalar, check_size, check_vector
 from dualboost.conjugates.base import ConvexFunction, CvxpyForm
 from dualboost.conjugates.entropy import CappedRelativeEntropy
 from dualboost.conjugates.indicators import CappedSimplex

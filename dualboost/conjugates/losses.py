@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import xlogy
 
 from dualboost._validation import check_vector
-from dualboost.conjugates._checks import CONJUGATE_TOL, all_finite
+from dualboost.conjugates._membership import CONJUGATE_TOL, all_finite
 from dualboost.conjugates.base import ConvexFunction, CvxpyForm
 
 __all__ = ["SeparableLoss", "HingeLoss", "LogisticLoss", "ExponentialLoss", "MadaBoostLoss"]

@@ -17,11 +17,10 @@ import cvxpy as cp
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dualboost._validation import check_positive, check_vector
-from dualboost.conjugates._checks import (
+from dualboost._validation import check_norm_order, check_positive, check_vector
+from dualboost.conjugates._membership import (
     CONJUGATE_TOL,
     all_finite,
-    check_norm_order,
     within,
 )
 from dualboost.conjugates.base import ConvexFunction, CvxpyForm

@@ -19,8 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import kl_div, logsumexp, rel_entr
 
-from dualboost._validation import check_vector
-from dualboost.conjugates._checks import check_positive_vector
+from dualboost._validation import check_positive_vector, check_vector
 from dualboost.conjugates.base import ConvexFunction, CvxpyForm
 
 __all__ = ["RelativeEntropy", "UnnormalisedRelativeEntropy"]

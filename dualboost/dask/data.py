@@ -3,7 +3,7 @@
 :func:`partition_rows` takes a row-chunked ``dask.array`` X (N x p) and y (N,) — or numpy arrays,
 which it splits and scatters — and returns :class:`RowPartitions`: futures of the validated
 blocks, the block sizes and the two classes. Validation runs on the workers (a block with NaN or
-inf raises the ValueError of :func:`~dualboost.oracles._inputs.check_features` there, re-raised by
+inf raises the ValueError of :func:`~dualboost._validation.check_features` there, re-raised by
 ``gather``); only the per-block shapes and label sets travel to the driver.
 """
 
@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from dualboost._validation import binary_labels, check_count, check_features, check_label_vector
 from dualboost.dask.executor import Executor
-from dualboost.oracles._inputs import binary_labels, check_features, check_label_vector
 
 __all__ = ["RowPartitions", "partition_rows", "is_dask_array"]
 
@@ -137,8 +137,7 @@ def _numpy_blocks(
     y = check_label_vector(np.asarray(y), X.shape[0], column=True)
     if n_partitions is None:
         n_partitions = max(2, len(executor.workers))
-    if isinstance(n_partitions, bool) or not isinstance(n_partitions, int | np.integer) or n_partitions < 1:
-        raise ValueError(f"n_partitions must be a positive integer; got {n_partitions!r}")
+    check_count(n_partitions, "n_partitions")
     bounds = np.linspace(0, X.shape[0], min(int(n_partitions), X.shape[0]) + 1).astype(int)
     parts = [(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True) if hi > lo]
     blocks_X = executor.scatter([np.ascontiguousarray(X[lo:hi]) for lo, hi in parts])

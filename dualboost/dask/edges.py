@@ -169,10 +169,10 @@ class DistributedVector:
     @classmethod
     def weights(cls, executor: Executor, d, sizes: list[int]) -> DistributedVector:
         """An oracle's weights d: as they are when already on the workers, else checked (N
-        non-negative finite numbers, :func:`~dualboost.oracles._inputs.check_weights`) and scattered."""
+        non-negative finite numbers, :func:`~dualboost._validation.check_weights`) and scattered."""
         if isinstance(d, DistributedVector):
             return d
-        from dualboost.oracles._inputs import check_weights
+        from dualboost._validation import check_weights
 
         return cls.scatter(executor, check_weights(d, int(sum(sizes)), "d"), sizes)
 

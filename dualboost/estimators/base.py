@@ -53,11 +53,10 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from dualboost._validation import check_scalar
+from dualboost._validation import binary_labels, check_label_vector, check_scalar
 from dualboost.boosting import boost
 from dualboost.boosting.core.result import combined_decision
 from dualboost.oracles import Oracle
-from dualboost.oracles._inputs import binary_labels, check_label_vector
 from dualboost.oracles.registry import ORACLES, make_oracle
 from dualboost.solvers import METHODS
 

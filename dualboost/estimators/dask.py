@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import StrOptions
 
+from dualboost._validation import check_label_vector
 from dualboost.boosting.core.stopping import CRITERIA
 from dualboost.dask.data import is_dask_array
 from dualboost.dask.driver import fit_dask_erlpboost
@@ -35,7 +36,6 @@ from dualboost.estimators.base import (
     binary_training_data,
     dask_kind,
 )
-from dualboost.oracles._inputs import check_label_vector
 
 __all__ = [
     "DaskERLPBoostClassifier",

@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
-from dualboost.oracles._inputs import Matrix, binary_labels, check_features, check_weights
+from dualboost._validation import Matrix, binary_labels, check_features, check_weights
 
 __all__ = [
     "Oracle",

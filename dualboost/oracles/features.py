@@ -24,7 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from dualboost.oracles._inputs import Matrix
+from dualboost._validation import Matrix
 from dualboost.oracles.base import Hypothesis, Oracle, Selection, feature_column, first_max_signed
 
 __all__ = ["RawFeatures", "RawFeature", "LinearKernel", "KernelColumn"]

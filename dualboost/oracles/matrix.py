@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dualboost._validation import check_edge_matrix
-from dualboost.oracles._inputs import binary_labels
+from dualboost._validation import binary_labels, check_edge_matrix
 from dualboost.oracles.base import Hypothesis, Oracle, Selection, first_max_signed
 
 __all__ = ["MatrixOracle", "MatrixColumn"]

@@ -47,8 +47,7 @@ from scipy.special import expit, wrightomega
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import has_fit_parameter
 
-from dualboost._validation import check_scalar
-from dualboost.oracles._inputs import Matrix
+from dualboost._validation import Matrix, check_count, check_scalar
 
 __all__ = [
     "OnlineLearners",
@@ -81,11 +80,8 @@ class OnlineLearners(ABC):
 
     def init(self, n_learners: int, n_features: int, X: Matrix | None = None) -> OnlineLearners:
         """Fresh state for ``n_learners`` copies on ``n_features`` features; returns self."""
-        if isinstance(n_learners, bool) or not isinstance(n_learners, (int, np.integer)) or n_learners < 1:
-            raise ValueError(f"n_learners must be a positive integer; got {n_learners!r}")
-        if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) or n_features < 1:
-            raise ValueError(f"n_features must be a positive integer; got {n_features!r}")
-        self.n_learners, self.n_features = int(n_learners), int(n_features)
+        self.n_learners = check_count(n_learners, "n_learners")
+        self.n_features = check_count(n_features, "n_features")
         self._init(X)
         return self
 
@@ -450,9 +446,7 @@ class OnlineStumps(OnlineLearners):
         self.n_thresholds = n_thresholds
 
     def _init(self, X: Matrix | None) -> None:
-        B = self.n_thresholds
-        if isinstance(B, bool) or not isinstance(B, (int, np.integer)) or B < 1:
-            raise ValueError(f"n_thresholds must be a positive integer; got {B!r}")
+        B = check_count(self.n_thresholds, "n_thresholds")
         p = self.n_features
         thresholds = np.full((p, B), np.inf)  # padding: the stump "always -1" (a constant)
         thresholds[:, 0] = 0.0

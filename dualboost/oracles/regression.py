@@ -39,8 +39,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.multioutput import MultiOutputRegressor
 from sklearn.utils.validation import has_fit_parameter
 
-from dualboost._validation import check_vector
-from dualboost.oracles._inputs import Matrix, check_features
+from dualboost._validation import Matrix, check_features, check_vector
 from dualboost.oracles.base import Hypothesis, Oracle, feature_column
 
 __all__ = [

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import has_fit_parameter
 
-from dualboost.oracles._inputs import Matrix
+from dualboost._validation import Matrix
 from dualboost.oracles.base import Hypothesis, Oracle, Selection
 
 __all__ = ["SklearnOracle", "FittedEstimator"]

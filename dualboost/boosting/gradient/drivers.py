@@ -57,7 +57,6 @@ gradient, ``-∇_t(x_n)``; for a margin loss ``-∇_t(x_n) = y_n d_n`` with ``d_
 from __future__ import annotations
 
 import math
-import numbers
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -66,7 +65,7 @@ from types import SimpleNamespace
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dualboost._validation import check_positive, check_scalar
+from dualboost._validation import check_count, check_positive, check_scalar
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.run import Callback, Run
 from dualboost.boosting.gradient.losses import FunctionalLoss, make_loss
@@ -203,16 +202,10 @@ class GradientBoostResult:
         )
 
 
-def _check_count(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be a positive integer; got {value!r}")
-    return int(value)
-
-
 def _initial(loss: FunctionalLoss, y: NDArray, n_outputs: int | None, init: ArrayLike | None) -> NDArray:
     """f_0 as a scalar (one output) or a K-vector (``loss.multiclass``)."""
     if loss.multiclass:
-        k = _check_count(n_outputs, "n_outputs")
+        k = check_count(n_outputs, "n_outputs")
         if init is None:
             return np.zeros(k)
         arr = np.asarray(init, dtype=np.float64)
@@ -234,7 +227,7 @@ def _check_labels(y: ArrayLike, n_samples: int, loss: FunctionalLoss, n_outputs:
             if arr.dtype.kind != "f" or not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
                 raise ValueError("y must hold class indices 0, ..., K-1 for a multiclass loss")
             arr = arr.astype(np.intp)
-        k = _check_count(n_outputs, "n_outputs")
+        k = check_count(n_outputs, "n_outputs")
         if arr.min() < 0 or arr.max() >= k:
             found = f"{arr.min()}..{arr.max()}"
             raise ValueError(f"y must hold class indices in [0, n_outputs) = [0, {k}); got {found}")
@@ -291,7 +284,7 @@ def gradient_projection(
     if not callable(getattr(oracle, "project", None)) or n_samples is None:
         raise ValueError(f"oracle must be a fitted ProjectionOracle (call fit(X) first); got {oracle!r}")
     loss = make_loss(loss)
-    budget = _check_count(n_learners, "n_learners")
+    budget = check_count(n_learners, "n_learners")
     tol = check_scalar(tol, "tol")
     if tol < 0:
         raise ValueError(f"tol must be >= 0; got {tol!r}")

@@ -60,7 +60,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import kl_div
 
-from dualboost._validation import check_max_iter, check_scalar
+from dualboost._validation import check_choice, check_max_iter, check_scalar
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
 from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle
@@ -348,12 +348,6 @@ def _run(
     )
 
 
-def _check_choice(value: object, choices: tuple[str, ...], name: str) -> str:
-    if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
-    return value
-
-
 def maboost(
     oracle,
     *,
@@ -380,8 +374,8 @@ def maboost(
     bound falls below nu/N or no hypothesis has a positive edge.
     """
     n = check_oracle(oracle)
-    update = _check_choice(update, UPDATES, "update")
-    step = _check_choice(step, STEPS, "step")
+    update = check_choice(update, UPDATES, "update")
+    step = check_choice(step, STEPS, "step")
     max_iter = check_max_iter(max_iter, MABOOST_MAX_ITER)
     region = ProjectionSet(n, nu, secondary)
     R = make_regulariser(regulariser, L)
@@ -433,7 +427,7 @@ def sparseboost(
     alpha = check_scalar(alpha, "alpha")
     if not 0.0 <= alpha <= 1.0:
         raise ValueError(f"alpha must lie in [0, 1] (alpha_t = alpha gamma_t/2); got {alpha}")
-    threshold = _check_choice(threshold, THRESHOLDS, "threshold")
+    threshold = check_choice(threshold, THRESHOLDS, "threshold")
     max_iter = check_max_iter(max_iter, MABOOST_MAX_ITER)
     rule = _SparseRule(n, alpha, threshold)
     params = {"alpha": alpha, "threshold": threshold, "max_iter": max_iter, "nu": 1.0}
@@ -460,7 +454,7 @@ def madaboost(
     docs/math.md#madaboost-step (module
     docstring). ``result.params["fallbacks"]``: fixed-point rounds that had no exact solution."""
     n = check_oracle(oracle)
-    step = _check_choice(step, MADABOOST_STEPS, "step")
+    step = check_choice(step, MADABOOST_STEPS, "step")
     max_iter = check_max_iter(max_iter, MABOOST_MAX_ITER)
     rule = _MadaRule(n, step)
     params = {"step": step, "max_iter": max_iter, "nu": 1.0}

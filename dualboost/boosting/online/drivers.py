@@ -32,9 +32,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit, gammaln
 
-from dualboost._validation import check_scalar
+from dualboost._validation import Matrix, check_count, check_scalar
 from dualboost.boosting.core.history import HistoryRow
-from dualboost.oracles._inputs import Matrix
 from dualboost.oracles.online import OnlineLearners
 
 __all__ = [
@@ -163,8 +162,7 @@ class OnlineBooster(ABC):
         weighting: str = "importance",
         random_state: int | np.random.Generator | None = None,
     ) -> None:
-        if isinstance(n_learners, bool) or not isinstance(n_learners, (int, np.integer)) or n_learners < 1:
-            raise ValueError(f"n_learners must be a positive integer; got {n_learners!r}")
+        check_count(n_learners, "n_learners")
         if weighting not in WEIGHTINGS:
             raise ValueError(
                 f"weighting must be one of {', '.join(map(repr, WEIGHTINGS))}; got {weighting!r}"

@@ -1,0 +1,33 @@
+"""The conjugate library's membership tolerances and tests (its argument checks are in
+:mod:`dualboost._validation`)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+__all__ = [
+    "INDICATOR_TOL",
+    "CONJUGATE_TOL",
+    "within",
+    "all_finite",
+]
+
+#: Absolute slack (relative to the radius when it exceeds 1) with which the indicator-valued
+#: entries of the library accept a point; the same default as ``ConvexFunction.in_domain``.
+INDICATOR_TOL = 1e-9
+#: The (much tighter) slack with which a conjugate that is an indicator, or finite only on an
+#: interval, accepts theta: it absorbs the rounding of the calculus rules (theta / c, theta - a)
+#: but adds at most ~1e-12 relative error to values computed at the boundary of dom f*, such as
+#: the maximum of [SS] Lemma 8 when f* is the indicator of a dual ball.
+CONJUGATE_TOL = 1e-12
+
+
+def within(norm: float, radius: float, tol: float = INDICATOR_TOL) -> bool:
+    """``norm <= radius`` up to ``tol`` (relative to the radius when it exceeds 1)."""
+    return bool(norm <= radius + tol * max(1.0, radius))
+
+
+def all_finite(x: ArrayLike) -> bool:
+    """Membership test of a function finite on all of R^N: every entry is finite."""
+    return bool(np.all(np.isfinite(np.asarray(x, dtype=np.float64))))
