@@ -337,3 +337,18 @@ def test_bad_input_names_the_argument():
     missing = cj.NormBall(p=2, radius=0.5 / np.sqrt(N)) + cj.RelativeEntropy()  # misses the simplex
     with pytest.raises(ValueError, match=r"^f: the l2 ball"):
         Relaxation(random_edge_matrix(N, 5, 0), missing)
+
+
+def test_with_columns_is_the_relaxation_on_the_new_matrix():
+    A = random_edge_matrix(60, 12, 4, binary=True)
+    f = cj.NormBall(p=2, radius=1.5 / np.sqrt(60)) + 0.01 * cj.RelativeEntropy()
+    base = Relaxation(A[:, :5], f, form="abs")
+    for form in ("simplex", "edge"):
+        grown, fresh = base.with_columns(A, form=form), Relaxation(A, f, form=form)
+        assert grown.form == form and grown.U.shape == fresh.U.shape and grown.regularizer is base.regularizer
+        assert grown.solve(method="auglag").dual_value == pytest.approx(
+            fresh.solve(method="auglag").dual_value, abs=2e-6)
+    with pytest.raises(ValueError, match="A has 59 rows"):
+        base.with_columns(A[:-1])
+    with pytest.raises(ValueError, match="form"):
+        base.with_columns(A, form="signed")

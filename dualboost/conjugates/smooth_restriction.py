@@ -416,8 +416,19 @@ class _InnerSolver:
             columns.append(sol.d - self.ball[0])
         B = np.column_stack(columns)
         V = sol.g[:, None] * B
-        M = np.linalg.pinv(B.T @ V, hermitian=True)
-        return LowRankHessian(sol.g, V, M)
+        return LowRankHessian(sol.g, V, _small_inverse(B.T @ V))
+
+
+def _small_inverse(S: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The inverse of the 1 x 1 or 2 x 2 Gram matrix ``B^T G B`` in closed form (pseudo-inverse where
+    it is singular: every coordinate capped, or d - c parallel to 1 on the free ones)."""
+    if S.shape == (1, 1):
+        return np.array([[1.0 / S[0, 0]]]) if S[0, 0] > 0.0 else np.zeros((1, 1))
+    a, b, c = S[0, 0], S[0, 1], S[1, 1]
+    det = a * c - b * b
+    if det > 1e-14 * a * c:
+        return np.array([[c, -b], [-b, a]]) / det
+    return np.linalg.pinv(S, hermitian=True)
 
 
 # --- the functions with the exact conjugate -------------------------------------------------------

@@ -27,6 +27,7 @@ optimise.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import reduce
@@ -398,6 +399,22 @@ class Relaxation(MaxEdgeModel):
 
     def __repr__(self) -> str:
         return f"Relaxation(A=<{self.n_samples} x {self.A.shape[1]}>, f={self.f!r}, form={self.form!r})"
+
+    def with_columns(self, A: ArrayLike, form: str | None = None) -> Relaxation:
+        """The same f (and f~, derived once) on another matrix A with the same N rows, in ``form``
+        (default: this one's): what a totally corrective booster re-solves as columns arrive, without
+        deriving f~ and checking Thm 7's conditions again (they depend on f and N only)."""
+        form = self.form if form is None else form
+        if not isinstance(form, str) or form not in FORMS:
+            raise ValueError(f"form must be one of {', '.join(map(repr, FORMS))}; got {form!r}")
+        A = check_edge_matrix(A, "A")
+        if A.shape[0] != self.n_samples:
+            raise ValueError(f"A has {A.shape[0]} rows; the relaxation has N = {self.n_samples}")
+        other = copy.copy(self)
+        MaxEdgeModel.__init__(other, np.hstack([A, -A]) if form == "simplex" else A)
+        other.A, other.form = A, form
+        other.w_domain = WDomain.L1_BALL if form == "abs" else WDomain.SIMPLEX
+        return other
 
     def smoothed(self, beta: float) -> Relaxation:
         """The entropy-smoothed relaxation of [SS] Eq. 8 (model M7): f replaced by ``f + beta h``,

@@ -262,14 +262,14 @@ def _signed_pairs(C: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def _auglag_restricted(
-    C: NDArray[np.float64], f, signed: bool, warm: Solution | None, tol: float
+    smoothed: Relaxation, C: NDArray[np.float64], signed: bool, warm: Solution | None, tol: float
 ) -> tuple[Solution, NDArray[np.float64]] | None:
     """The restricted dual by ``method="auglag"`` warm-started from the previous round's solution, or
     None where auglag does not apply. The l1-ball form is solved as the edge form over
     :func:`_signed_pairs` (the same values, so its certificate is the l1-ball form's) and folded back,
     ``w = v_even - v_odd``. A new hypothesis appends one column (two in the l1-ball form: the first
     enters the warm start at weight 0, the second as auglag's new column)."""
-    sub = Relaxation(_signed_pairs(C) if signed else C, f, form="edge")
+    sub = smoothed.with_columns(_signed_pairs(C) if signed else C, form="edge")
     if accepts(sub, "auglag", "dual") is not None:
         return None
     t = sub.n_hypotheses
@@ -299,7 +299,8 @@ def totally_corrective_relaxation_boost(
     ``methods`` (first, by default) and a smooth smoothed dual, by ``method="auglag"`` warm-started
     from the previous round (:func:`_auglag_restricted`; the l1-ball form through its simplex form);
     where that does not apply or is not certified ``optimal``, by
-    ``Relaxation(columns, f + beta h, form).solve(method, side, tol)``: the dual side with each of the
+    ``Relaxation(columns, f + beta h, form).solve(method, side, tol)`` (:meth:`Relaxation.with_columns`:
+    f~ is derived once per run): the dual side with each of the
     other ``methods`` in turn, then the primal side, until a certificate says ``optimal``
     (interior-point solvers occasionally fail on the exponential cones of a large ``1/beta``); the
     history's ``status`` is the certificate's status and the method/side used. Other arguments as
@@ -314,13 +315,13 @@ def totally_corrective_relaxation_boost(
         def resolve(ensemble: _Ensemble, position: int, sign: float, gap: float) -> tuple[None, str]:
             best = None
             if "auglag" in methods:
-                fast = _auglag_restricted(ensemble.matrix(), smoothed.f, model.signed,
+                fast = _auglag_restricted(smoothed, ensemble.matrix(), model.signed,
                                           previous[-1] if previous else None, tol)
                 if fast is not None:
                     previous[:] = [fast[0]]
                     best = (fast[0], fast[1], "auglag/dual")
             if best is None or not best[0].optimal:
-                sub = Relaxation(ensemble.matrix(), smoothed.f, form=sub_form)
+                sub = smoothed.with_columns(ensemble.matrix(), form=sub_form)
                 for method, side in attempts:
                     sol = sub.solve(method=method, side=side, tol=tol)
                     closer = best is None or abs(sol.relative_gap) < abs(best[0].relative_gap)
