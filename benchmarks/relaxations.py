@@ -151,7 +151,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-cvxpy-boosting", action="store_true", help="skip the cvxpy-only boosting runs")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=RESULTS / "relaxations.txt")
+    parser.add_argument("--append", action="store_true", help="append to --out instead of replacing it")
     args = parser.parse_args(argv)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    kept = args.out.read_text().splitlines() + [""] if args.append and args.out.exists() else []
+
+    def write(lines: list[str]) -> None:  # after every section: a long run keeps what it measured
+        args.out.write_text("\n".join(kept + lines) + "\n")
 
     lines = [
         "# python benchmarks/relaxations.py " + " ".join(argv if argv is not None else sys.argv[1:]),
@@ -162,16 +168,19 @@ def main(argv: list[str] | None = None) -> int:
         f"{'relaxation':<18} {'form':<7} {'N':>6} {'t':>4} {'auglag s':>9} {'status':<10} {'clarabel':>9} "
         f"{'status':<11} {'clar/aug':>9} {'ERLP s':>8} {'aug/ERLP':>8} {'|dD|':>9} {'evals':>5}",
     ]
+    if not args.sizes:
+        lines = lines[:3]
     for i, size in enumerate(args.sizes):
         forms = ("edge", "simplex") if i == 0 else ("edge",)
         lines += subproblem_rows(size, forms, args.clarabel_limit, args.repeat, args.seed)
+        write(lines)
     if args.datasets:
         lines += ["", "boosting: totally corrective, ball + entropy relaxation (form 'edge'), stumps, "
                       f"eps = {args.eps:g}; ERLPBoostClassifier(nu=0.1, eps={args.eps:g})"]
         for dataset in args.datasets:
             lines += boosting_rows(dataset, args.eps, not args.no_cvxpy_boosting)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines) + "\n")
+            write(lines)
+    write(lines)
     return 0
 
 
