@@ -352,3 +352,15 @@ def test_with_columns_is_the_relaxation_on_the_new_matrix():
         base.with_columns(A[:-1])
     with pytest.raises(ValueError, match="form"):
         base.with_columns(A, form="signed")
+
+
+def test_the_simplex_form_hessian_from_the_distinct_columns():
+    from dualboost.problems.base import Model
+
+    A = random_edge_matrix(300, 12, 6, binary=True)
+    f = cj.NormBall(p=2, radius=1.5 / np.sqrt(300)) + 0.01 * cj.RelativeEntropy()
+    rel = Relaxation(A, f, form="simplex")
+    w = np.random.default_rng(1).dirichlet(np.ones(24))
+    for columns in (np.arange(24), np.r_[0:12, 12:20], np.r_[2, 14, 5]):
+        expected = Model.dual_hessian(rel, w, columns)  # the Gram matrix on the columns as given
+        np.testing.assert_allclose(rel.dual_hessian(w, columns), expected, rtol=1e-12, atol=1e-15)

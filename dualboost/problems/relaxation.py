@@ -425,6 +425,27 @@ class Relaxation(MaxEdgeModel):
         uniform = np.full(self.n_samples, 1.0 / self.n_samples)
         return Relaxation(self.A, self.f + beta * RelativeEntropy(uniform), self.form)
 
+    # --- curvature -----------------------------------------------------------------------------
+    def dual_hessian(
+        self, w: NDArray[np.float64], columns: NDArray[np.intp], d: NDArray[np.float64] | None = None
+    ) -> NDArray[np.float64]:
+        """:meth:`Model.dual_hessian`; in the simplex form, where the face holds a column and its
+        negation (U = [A, -A]: a face of all 2n columns, from uniform w), from the Hessian on the
+        distinct columns of A, ``H[i, j] = s_i s_j H_A[j(i), j(j)]`` with the signs s: a quarter of
+        the O(N |S|^2) work."""
+        columns = np.asarray(columns, dtype=np.intp)
+        n = self.A.shape[1]
+        if self.form != "simplex" or columns.size < 2:
+            return super().dual_hessian(w, columns, d)
+        base, inverse = np.unique(columns % n, return_inverse=True)
+        if 2 * base.size > columns.size + base.size // 2:  # few pairs: nothing to save
+            return super().dual_hessian(w, columns, d)
+        H = super().dual_hessian(w, base, d)[np.ix_(inverse, inverse)]
+        signs = np.where(columns < n, 1.0, -1.0)
+        H *= signs[:, None]
+        H *= signs[None, :]
+        return H
+
     # --- objectives ----------------------------------------------------------------------------
     def edge_term(self, d: ArrayLike) -> float:
         """``max_j |(A^T d)_j|`` (``max_q (U^T d)_q`` in the edge form): the g(d^T A) of [SS] Thm 3."""
