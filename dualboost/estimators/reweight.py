@@ -1,0 +1,291 @@
+"""Re-weighting a fitted ensemble (colboost's ``reweight_ensemble``): :func:`reweight` and
+:class:`ReweightedClassifier`.
+
+The members h_1, ..., h_Q of a fitted ensemble (the trees of a RandomForest or ExtraTrees, the stages
+of a GradientBoosting or an AdaBoost, or any list of fitted classifiers) are a fixed finite hypothesis
+class. On data (X, y) their edge matrix is ``U[n, q] = y_n h_q(x_n)`` in [-1, 1]
+(docs/math.md#edges-and-the-oracle), and one solve of a soft-margin model over all of U gives new
+weights w over the members:
+
+* ``model="lpboost"``: the soft-margin LP ([KG] Eq. 2.2, docs/math.md#lpboost),
+  ``max_{w in S^Q} AvgMin_nu(U w)``, solved by HiGHS; an LP vertex, so most members get w = 0;
+* ``model="erlpboost"``: its entropy-regularised form ([KG] Eq. 3.10, docs/math.md#erlpboost-dual)
+  at eta (default the canonical ``(2/eps) ln(N/nu)``, docs/math.md#canonical-eta), solved by auglag.
+
+Both solutions are certified (:class:`~dualboost.solvers.Solution`: primal and dual values recomputed
+by the model, their gap); an uncertified solve raises. The result is a weighted vote
+``f(x) = sum_q w_q h_q(x)`` over the members with ``w_q > 0``.
+
+How the members' outputs map into [-1, 1] (positive: the larger class, ``classes_[1]``):
+
+* a classifier with ``predict_proba`` (the trees of a forest; a list member): ``h = 2 P(classes_[1] | x) - 1``
+  (a forest's trees are fitted on the forest's encoded labels, so their column 1 is the forest's
+  ``classes_[1]``); with ``output="predict"``, or without ``predict_proba``, and for AdaBoost's members
+  (SAMME's discrete votes): ``h = +1`` where the member predicts ``classes_[1]``, else -1;
+* a regressor (the stages of a GradientBoosting, whose trees fit the log-odds of ``classes_[1]``; a
+  list member without ``classes_``): ``h = clip(r(x) / s, -1, 1)`` with s = max_n |r(x_n)| on the
+  re-weighting data (as :class:`~dualboost.oracles.RawFeatures` scales a feature); a member that is 0 on
+  all of X gets s = 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import HasMethods, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from dualboost._validation import Matrix
+from dualboost.boosting.core.result import combined_decision
+from dualboost.estimators.base import NU_FRACTION, POSITIVE, binary_training_data, nu_count
+from dualboost.oracles import Hypothesis
+from dualboost.problems import ERLPBoost, LPBoost, canonical_eta
+from dualboost.solvers import Solution
+
+__all__ = ["reweight", "ReweightedClassifier", "Member", "MODELS", "OUTPUTS", "ensemble_members"]
+
+#: the models of the re-weighting solve, and each one's solve method
+MODELS = {"lpboost": "highs", "erlpboost": "auglag"}
+#: how classifier members vote: ``"auto"`` (probabilities where the ensemble averages them) or ``"predict"``
+OUTPUTS = ("auto", "predict")
+#: the certificate's tolerance of the solve (relative gap and infeasibilities)
+TOL = 1e-7
+#: member kinds: a probability of ``classes_[1]`` (in its ``column`` of predict_proba), a class vote,
+#: a scaled regression output
+KINDS = ("proba", "predict", "regression")
+
+
+@dataclass(frozen=True)
+class Member(Hypothesis):
+    """Member ``index`` of a fitted ensemble as a hypothesis in [-1, 1] (module docstring):
+    ``kind`` ``"proba"`` (``2 P - 1`` from column ``column`` of ``predict_proba``), ``"predict"``
+    (+1 where ``predict`` returns ``positive``, else -1) or ``"regression"`` (``clip(predict / scale)``).
+    ``estimator`` is the fitted member (not compared: ``index`` identifies it in its pool)."""
+
+    index: int
+    kind: str
+    column: int = field(compare=False)
+    positive: object = field(compare=False)
+    scale: float = field(compare=False)
+    estimator: BaseEstimator = field(compare=False, repr=False)
+
+    def _predict(self, X: Matrix) -> NDArray[np.float64]:
+        if self.kind == "proba":
+            values = 2.0 * self.estimator.predict_proba(X)[:, self.column] - 1.0
+        elif self.kind == "predict":
+            values = np.where(np.asarray(self.estimator.predict(X)) == self.positive, 1.0, -1.0)
+        else:
+            values = np.asarray(self.estimator.predict(X), dtype=np.float64).ravel() / self.scale
+        return np.clip(np.asarray(values, dtype=np.float64), -1.0, 1.0)
+
+    def describe(self) -> str:
+        return f"member {self.index} ({type(self.estimator).__name__}, {self.kind})"
+
+
+def _forest_like(fitted: object) -> str | None:
+    """The family of a fitted scikit-learn ensemble this module reads, by class name and module (so that
+    subclasses count), or None."""
+    from sklearn.ensemble import (
+        AdaBoostClassifier,
+        ExtraTreesClassifier,
+        GradientBoostingClassifier,
+        RandomForestClassifier,
+    )
+
+    if isinstance(fitted, (RandomForestClassifier, ExtraTreesClassifier)):
+        return "forest"
+    if isinstance(fitted, AdaBoostClassifier):
+        return "adaboost"
+    if isinstance(fitted, GradientBoostingClassifier):
+        return "gradient"
+    return None
+
+
+def _check_classes(fitted: object, classes: NDArray, what: str) -> None:
+    known = getattr(fitted, "classes_", None)
+    if known is None or len(known) != 2 or not np.array_equal(np.asarray(known), classes):
+        raise ValueError(
+            f"{what} was fitted on the classes {None if known is None else list(known)}; y has the classes "
+            f"{list(classes)}: re-weighting needs the same two"
+        )
+
+
+def ensemble_members(fitted: object, classes: NDArray, output: str = "auto") -> list[tuple]:
+    """The pool of a fitted ensemble or a list of fitted estimators as ``(estimator, kind, column,
+    positive)`` (module docstring); a ValueError naming ``fitted`` for anything else, an unfitted
+    ensemble, an empty list, or classes other than ``classes`` (y's two labels, sorted)."""
+    positive = classes[1]
+    family = _forest_like(fitted)
+    if family is not None:
+        check_is_fitted(fitted)
+        _check_classes(fitted, classes, type(fitted).__name__)
+        if family == "forest":
+            kind = "proba" if output == "auto" else "predict"
+            # the trees predict the forest's encoded labels 0, 1 (0.0, 1.0 from predict)
+            return [(tree, kind, 1, 1.0) for tree in fitted.estimators_]
+        if family == "adaboost":
+            return [(member, "predict", 0, positive) for member in fitted.estimators_]
+        return [(tree, "regression", 0, None) for tree in np.asarray(fitted.estimators_).ravel()]
+    if isinstance(fitted, (list, tuple)) and fitted:
+        pool = []
+        for k, member in enumerate(fitted):
+            if not hasattr(member, "predict"):
+                raise ValueError(f"fitted[{k}] has no predict method: {member!r}")
+            check_is_fitted(member)
+            if not hasattr(member, "classes_"):
+                pool.append((member, "regression", 0, None))
+                continue
+            member_classes = list(np.asarray(member.classes_))
+            if positive not in member_classes or not set(member_classes) <= set(classes.tolist()):
+                raise ValueError(
+                    f"fitted[{k}] was fitted on the classes {member_classes}; y has the classes "
+                    f"{list(classes)}"
+                )
+            if output == "auto" and hasattr(member, "predict_proba"):
+                pool.append((member, "proba", member_classes.index(positive), positive))
+            else:
+                pool.append((member, "predict", 0, positive))
+        return pool
+    raise ValueError(
+        "fitted must be a fitted RandomForestClassifier, ExtraTreesClassifier, GradientBoostingClassifier "
+        f"or AdaBoostClassifier, or a non-empty list of fitted estimators; got {type(fitted).__name__}"
+    )
+
+
+def _pool_hypotheses(
+    pool: list[tuple], X: Matrix, n_features: int
+) -> tuple[list[Member], NDArray[np.float64]]:
+    """The members as :class:`Member` hypotheses and their outputs ``H`` (N x Q) on X (the regression
+    members' scales taken here)."""
+    hypotheses, outputs = [], np.empty((X.shape[0], len(pool)))
+    for q, (estimator, kind, column, positive) in enumerate(pool):
+        scale = 1.0
+        if kind == "regression":
+            peak = float(np.max(np.abs(np.asarray(estimator.predict(X), dtype=np.float64))))
+            scale = peak if peak > 0 else 1.0
+        member = Member(
+            n_features=n_features,
+            index=q,
+            kind=kind,
+            column=column,
+            positive=positive,
+            scale=scale,
+            estimator=estimator,
+        )
+        hypotheses.append(member)
+        outputs[:, q] = member._predict(X)
+    return hypotheses, outputs
+
+
+class ReweightedClassifier(ClassifierMixin, BaseEstimator):
+    """A fitted ensemble's members re-weighted by one certified soft-margin solve (module docstring).
+
+    ``ensemble``: a fitted RandomForestClassifier, ExtraTreesClassifier, GradientBoostingClassifier or
+    AdaBoostClassifier, or a list of fitted estimators (not refitted: ``fit`` only re-weights them);
+    ``model``: ``"lpboost"`` (default) or ``"erlpboost"``; ``nu``: the capping as a fraction of the
+    re-weighting data, as the classifiers take it (``max(1, nu N)``, docs/math.md#capping-nu); ``eps``:
+    the precision that sets ERLPBoost's canonical eta; ``eta``: ERLPBoost's eta (None: canonical);
+    ``output``: ``"auto"`` or ``"predict"`` (classifier members vote +-1).
+
+    Fitted attributes: ``classes_``, ``n_features_in_``, ``n_members_`` (Q, the pool), ``support_``
+    (indices of the members with w > 0), ``estimators_`` (those members), ``estimator_weights_``
+    (their w, summing to 1), ``hypotheses_`` (them as :class:`Member`), ``solution_`` (the certified
+    :class:`~dualboost.solvers.Solution` over the whole pool: ``solution_.w`` has Q entries), ``nu_``
+    (the count) and ``eta_`` (ERLPBoost).
+    """
+
+    _parameter_constraints: dict = {
+        "ensemble": [list, tuple, HasMethods(["predict"])],
+        "model": [StrOptions(set(MODELS))],
+        "nu": NU_FRACTION,
+        "eps": POSITIVE,
+        "eta": [*POSITIVE, None],
+        "output": [StrOptions(set(OUTPUTS))],
+    }
+
+    def __init__(
+        self,
+        ensemble: object = None,
+        *,
+        model: str = "lpboost",
+        nu: float = 0.1,
+        eps: float = 0.01,
+        eta: float | None = None,
+        output: str = "auto",
+    ) -> None:
+        self.ensemble = ensemble
+        self.model = model
+        self.nu = nu
+        self.eps = eps
+        self.eta = eta
+        self.output = output
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X: ArrayLike, y: ArrayLike) -> ReweightedClassifier:
+        """Solve the model over the members' edge matrix on (X, y) and keep the members with w > 0."""
+        X, labels, classes = binary_training_data(self, X, y)
+        pool = ensemble_members(self.ensemble, classes, self.output)
+        hypotheses, outputs = _pool_hypotheses(pool, X, X.shape[1])
+        U = labels[:, None] * outputs
+        n = X.shape[0]
+        nu = nu_count(self.nu, n)
+        if self.model == "lpboost":
+            problem = LPBoost(U, nu=nu)
+            solution = problem.solve(method=MODELS["lpboost"], side="primal", tol=TOL)
+        else:
+            self.eta_ = canonical_eta(n, nu, float(self.eps)) if self.eta is None else float(self.eta)
+            problem = ERLPBoost(U, nu=nu, eta=self.eta_)
+            solution = problem.solve(method=MODELS["erlpboost"], side="dual", tol=TOL)
+        _require_certified(solution, self.model)
+        support = np.flatnonzero(solution.w > 0)
+        self.classes_ = classes
+        self.n_members_ = len(pool)
+        self.nu_ = nu
+        self.solution_ = solution
+        self.support_ = support
+        self.hypotheses_ = [hypotheses[q] for q in support]
+        self.estimators_ = [h.estimator for h in self.hypotheses_]
+        self.estimator_weights_ = solution.w[support] / solution.w[support].sum()
+        return self
+
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
+        """``f(X) = sum_q w_q h_q(X)`` in [-1, 1] over the kept members (positive: ``classes_[1]``;
+        ties within 1e-9 of 0 are 0, :func:`~dualboost.boosting.core.result.combined_decision`)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
+        return combined_decision(self.estimator_weights_, self.hypotheses_, X)
+
+    def predict(self, X: ArrayLike) -> NDArray:
+        """``classes_[1]`` where the decision function is > 0, else ``classes_[0]``."""
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.sparse = True
+        return tags
+
+
+def _require_certified(solution: Solution, model: str) -> None:
+    if solution.status != "optimal" or solution.w is None:
+        raise RuntimeError(
+            f"reweight: the {model} solve over the members was not certified (status {solution.status!r}, "
+            f"gap {solution.gap:.3g}, method {solution.method!r}): {solution.message}"
+        )
+
+
+def reweight(
+    fitted: object,
+    X: ArrayLike,
+    y: ArrayLike,
+    model: str = "lpboost",
+    nu: float = 0.1,
+    **options,
+) -> ReweightedClassifier:
+    """Re-weight the members of a fitted ensemble on (X, y) by one certified solve of ``model``
+    (``"lpboost"`` or ``"erlpboost"``) at the capping ``nu`` (a fraction of N): the fitted
+    :class:`ReweightedClassifier` (``options``: its ``eps``, ``eta``, ``output``)."""
+    return ReweightedClassifier(fitted, model=model, nu=nu, **options).fit(X, y)
