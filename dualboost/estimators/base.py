@@ -43,26 +43,36 @@ simplex), ``history_`` (:class:`~dualboost.boosting.History`), ``nu_`` (the capp
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
+from scipy.optimize import brentq
+from scipy.special import expit, log_expit
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.metrics import accuracy_score
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from dualboost._validation import binary_labels, check_label_vector, check_scalar
 from dualboost.boosting import boost
-from dualboost.boosting.core.result import combined_decision
+from dualboost.boosting.core.result import combined_decision, staged_decisions
 from dualboost.oracles import Oracle
 from dualboost.oracles.registry import ORACLES, make_oracle
 from dualboost.solvers import METHODS
 
 __all__ = [
     "BoostingClassifier",
+    "ProbabilityLink",
     "binary_training_data",
+    "check_sample_weight",
+    "fit_link_slope",
+    "link_probabilities",
+    "feature_importances",
+    "hypothesis_features",
     "nu_count",
     "check_nu_fraction",
     "NU_FRACTION",
@@ -77,20 +87,164 @@ __all__ = [
 ]
 
 
-def binary_training_data(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike) -> tuple:
+def binary_training_data(
+    estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+) -> tuple:
     """``(X, labels, classes)`` for ``estimator.fit``: X validated by scikit-learn (dense float64 or
     CSR/CSC; ``n_features_in_`` set), y with exactly two classes (else a ValueError saying so),
-    ``labels`` in {-1, +1} with ``classes[1]`` as +1."""
+    ``labels`` in {-1, +1} with ``classes[1]`` as +1.
+
+    With ``sample_weight`` given, ``(X, labels, classes, weights)``: the weights checked by
+    :func:`check_sample_weight`, and the rows of weight 0 removed from X, the labels and the weights
+    before the classes are counted (an example of weight 0 is an example removed, for every model of
+    the package: module docstring of :mod:`dualboost.estimators.base`)."""
     X, y = validate_data(estimator, X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
     check_classification_targets(y)
+    weights = None
+    if sample_weight is not None:
+        weights = check_sample_weight(sample_weight, X)
+        kept = weights > 0
+        if not kept.all():
+            X, y, weights = X[kept], np.asarray(y)[kept], weights[kept]
     n_classes = np.unique(y).size
     if n_classes != 2:
         raise ValueError(
-            "Only binary classification is supported: y must contain exactly two classes; got "
+            "Only binary classification is supported: y must contain exactly two classes"
+            f"{' with a positive sample_weight' if sample_weight is not None else ''}; got "
             f"{n_classes} class{'es' if n_classes != 1 else ''}"
         )
     labels, classes = binary_labels(y, X.shape[0], "y")
-    return X, labels, classes
+    return (X, labels, classes) if sample_weight is None else (X, labels, classes, weights)
+
+
+def check_sample_weight(sample_weight: ArrayLike, X: ArrayLike) -> NDArray[np.float64]:
+    """``sample_weight`` as float64 of length N: finite and non-negative (scikit-learn's
+    ``_check_sample_weight``), with at least one positive entry (else a ValueError naming it)."""
+    weights = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    if not np.any(weights > 0):
+        raise ValueError("sample_weight must contain at least one non-zero weight; all weights are zero")
+    return weights
+
+
+def uniform_or(weights: NDArray[np.float64] | None) -> NDArray[np.float64] | None:
+    """None (the unweighted fit, bit for bit) when every weight is equal, else the weights."""
+    if weights is None or np.all(weights == weights[0]):
+        return None
+    return weights
+
+
+# --- probabilities (predict_proba) ------------------------------------------------------------
+#: the smallest slope of the link: keeps it strictly increasing, so that argmax predict_proba is
+#: predict (a f = 1e-12 at the smallest non-tie |f| = 1e-9 still separates the two probabilities)
+LINK_MIN_SLOPE = 1e-3
+#: the largest slope searched (a f of 1e6 at |f| = 1 is a probability of 1 in float64)
+LINK_MAX_SLOPE = 1e6
+
+
+def fit_link_slope(margins: ArrayLike, weights: ArrayLike | None = None) -> float:
+    """The slope a >= :data:`LINK_MIN_SLOPE` of the link ``P(y | x) = expit(a y f(x))`` fitted by
+    maximum likelihood on the training margins ``m_n = y_n f(x_n)`` (Platt's sigmoid without an
+    intercept), with Platt's smoothed target ``t = (W + 1)/(W + 2)`` for the true class (W the number
+    of examples, or the sum of their weights):
+    ``a = argmin sum_n w_n [-t log expit(a m_n) - (1 - t) log expit(-a m_n)]``, convex in a; its
+    derivative ``sum_n w_n m_n (expit(a m_n) - t)`` increases in a, and its root is found by Brent's
+    method (a = LINK_MIN_SLOPE when the derivative is >= 0 there: margins no better than chance).
+
+    No intercept: ``expit(a f + b)`` with ``b != 0`` would move the boundary from f = 0 and disagree
+    with ``predict``. The smoothed target keeps a finite on separable training data, where every
+    margin is positive and the plain likelihood grows without bound in a (Platt 1999; scikit-learn's
+    ``CalibratedClassifierCV(method="sigmoid")`` uses the same targets)."""
+    m = np.asarray(margins, dtype=np.float64)
+    w = np.ones(m.size) if weights is None else np.asarray(weights, dtype=np.float64)
+    total = float(w.sum())
+    target = (total + 1.0) / (total + 2.0)
+
+    def slope(a: float) -> float:
+        return float(np.sum(w * m * (expit(a * m) - target)))
+
+    if m.size == 0 or slope(LINK_MIN_SLOPE) >= 0:
+        return LINK_MIN_SLOPE
+    if slope(LINK_MAX_SLOPE) <= 0:
+        return LINK_MAX_SLOPE
+    high = max(1.0, LINK_MIN_SLOPE)
+    while slope(high) < 0:
+        high *= 4.0
+    return float(brentq(slope, LINK_MIN_SLOPE, min(high, LINK_MAX_SLOPE), xtol=1e-10, rtol=1e-10))
+
+
+def link_probabilities(f: NDArray[np.float64], slope: float) -> NDArray[np.float64]:
+    """``[P(classes_[0]), P(classes_[1])] = [expit(-a f), expit(a f)]`` per row (N x 2): equal at
+    f = 0 (a tie, which argmax gives to ``classes_[0]`` as ``predict`` does)."""
+    f = np.asarray(f, dtype=np.float64)
+    return np.column_stack([expit(-slope * f), expit(slope * f)])
+
+
+def link_log_likelihood(margins: NDArray[np.float64], slope: float) -> float:
+    """The mean log-likelihood ``mean_n log expit(a m_n)`` of the margins under the link (for
+    reports; ``log_expit`` keeps it finite for any a m)."""
+    return float(np.mean(log_expit(slope * np.asarray(margins, dtype=np.float64))))
+
+
+class ProbabilityLink:
+    """``predict_proba``, ``staged_predict_proba`` and the probability link of a binary classifier
+    with a ``decision_function`` and ``link_slope_`` (:func:`fit_link_slope`)."""
+
+    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
+        """``[P(classes_[0] | x), P(classes_[1] | x)] = [expit(-a f(x)), expit(a f(x))]`` with the
+        slope ``a = link_slope_`` fitted on the training margins (:func:`fit_link_slope`): a Platt
+        sigmoid without intercept, so ``argmax`` is ``predict`` (ties f = 0 give 1/2 each and go to
+        ``classes_[0]``)."""
+        check_is_fitted(self)
+        f = self.decision_function(X)
+        if dask_kind(f) is not None:
+            return f.map_blocks(
+                link_probabilities, self.link_slope_, new_axis=1, chunks=(f.chunks[0], (2,)), dtype=np.float64
+            )
+        return link_probabilities(f, self.link_slope_)
+
+    def predict_log_proba(self, X: ArrayLike) -> NDArray[np.float64]:
+        """``log predict_proba`` computed as ``log_expit`` (finite for any f)."""
+        check_is_fitted(self)
+        f = np.asarray(self.decision_function(X), dtype=np.float64)
+        return np.column_stack([log_expit(-self.link_slope_ * f), log_expit(self.link_slope_ * f)])
+
+
+def hypothesis_features(hypothesis: object, n_features: int) -> NDArray[np.float64]:
+    """How one hypothesis spreads its weight over the p features (non-negative, summing to 1, or all
+    0 for a hypothesis that reads no feature): a stump, raw feature or regression stump (a
+    ``feature`` field) gives all of it to its feature; a kernel column in proportion to ``|x_i|`` of
+    its support example; a scikit-learn member by its own ``feature_importances_`` (else ``|coef_|``,
+    else evenly); a constant or a fixed matrix column reads no feature."""
+    out = np.zeros(n_features)
+    feature = getattr(hypothesis, "feature", None)
+    if feature is not None:
+        out[int(feature)] = 1.0
+        return out
+    support = getattr(hypothesis, "support", None)
+    if support is not None and sp.issparse(support):
+        column = sp.csc_matrix(support)
+        out[column.indices] = np.abs(column.data)
+    estimator = getattr(hypothesis, "estimator", None)
+    if estimator is not None:
+        if hasattr(estimator, "feature_importances_"):
+            out = np.abs(np.asarray(estimator.feature_importances_, dtype=np.float64)).ravel()[:n_features]
+        elif hasattr(estimator, "coef_"):
+            out = np.abs(np.asarray(estimator.coef_, dtype=np.float64)).reshape(-1, n_features).sum(axis=0)
+        else:
+            out = np.ones(n_features)
+    total = out.sum()
+    return out / total if total > 0 else np.zeros(n_features)
+
+
+def feature_importances(weights: ArrayLike, hypotheses: list, n_features: int) -> NDArray[np.float64]:
+    """``sum_q |w_q| spread_q`` over the hypotheses (:func:`hypothesis_features`), normalised to sum 1
+    (all zeros when no weighted hypothesis reads a feature)."""
+    out = np.zeros(n_features)
+    for weight, hypothesis in zip(np.abs(np.asarray(weights, dtype=np.float64)), hypotheses, strict=True):
+        if weight > 0:
+            out += weight * hypothesis_features(hypothesis, n_features)
+    total = out.sum()
+    return out / total if total > 0 else out
 
 
 # --- parameters (docs/architecture.md#parameters) ----------------------------------------------
@@ -162,7 +316,7 @@ def reject_dask_input(estimator: object, X: object, y: object = None, *, why: st
     )
 
 
-class BoostingClassifier(ClassifierMixin, BaseEstimator):
+class BoostingClassifier(ProbabilityLink, ClassifierMixin, BaseEstimator):
     """Shared ``fit``/``predict`` of the six classifiers; a subclass names its driver
     (``_algorithm``) and the hyperparameters the driver takes besides nu, eps and max_iter."""
 
@@ -176,6 +330,8 @@ class BoostingClassifier(ClassifierMixin, BaseEstimator):
         "checkpoint_every": COUNT,
         "resume": ["boolean"],
     }
+    #: whether the model is a binary relative entropy (its prior must stay below the cap 1/nu_)
+    _binary_entropy: bool = False
 
     def _loop_params(self, n_samples: int) -> dict:
         """``nu`` (the count, in [1, N]), ``eps`` and ``max_iter`` (the parameters were checked by
@@ -192,21 +348,45 @@ class BoostingClassifier(ClassifierMixin, BaseEstimator):
             "checkpoint": self.checkpoint,
             "checkpoint_every": self.checkpoint_every,
             "resume": self.resume,
+            "keep_stages": True,
         }
         return params | self._extra_params()
 
     def _extra_params(self) -> dict:
         return {}
 
+    def _weight_params(self, weights: NDArray[np.float64], nu: float) -> dict:
+        """The driver's arguments for non-uniform ``sample_weight`` (positive, one per kept row; ``nu``
+        the count nu_): the prior ``d0 = weights / sum(weights)`` of the entropy models. The caps stay
+        ``d_n <= 1/nu_`` for every example whatever its weight (the conjugates' capped entropies
+        have one cap), so a weight moves an example's prior mass, not its cap; the binary entropy
+        needs every ``d0_n < 1/nu_``."""
+        d0 = weights / weights.sum()
+        if self._binary_entropy and nu * float(d0.max()) >= 1.0:
+            raise ValueError(
+                f"sample_weight gives an example the prior mass {float(d0.max()):.4g}, at or above the cap "
+                f"1/nu_ = {1.0 / nu:.4g}: the binary relative entropy needs every normalised weight below "
+                "the cap (lower nu, or the largest weights)"
+            )
+        return {"d0": d0}
+
     def _dask_unsupported(self) -> str | None:
         """None if this configuration trains on dask arrays, else the ``why`` of :func:`reject_dask_input`."""
         return ""
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X: ArrayLike, y: ArrayLike) -> BoostingClassifier:
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> BoostingClassifier:
         """Boost the oracle's hypotheses on (X, y): X dense or sparse (N x p), y with two classes.
-        Dask input: see the module docstring."""
+
+        ``sample_weight``: N non-negative finite weights (module docstring: what they mean for each
+        model); rows of weight 0 are removed, equal weights are the unweighted fit. Dask input: see
+        the module docstring (no ``sample_weight``)."""
         if dask_kind(X) is not None or dask_kind(y) is not None:
+            if sample_weight is not None:
+                raise ValueError(
+                    "sample_weight is not supported for dask input (the Dask fit has a uniform prior); "
+                    "fit an in-memory X to use it"
+                )
             why = self._dask_unsupported()
             if why is not None:
                 reject_dask_input(self, X, y, why=why)
@@ -214,14 +394,23 @@ class BoostingClassifier(ClassifierMixin, BaseEstimator):
 
             fit_partitioned(self, X, y)
             return self
-        X, labels, classes = binary_training_data(self, X, y)
+        if sample_weight is None:
+            X, labels, classes = binary_training_data(self, X, y)
+            weights = None
+        else:
+            X, labels, classes, weights = binary_training_data(self, X, y, sample_weight)
         params = self._driver_params(X.shape[0])
+        weighted = uniform_or(weights)
+        if weighted is not None:
+            params |= self._weight_params(weighted, params["nu"])
         oracle = make_oracle(self.oracle).fit(X, labels)
-        self._store(boost(self._algorithm, oracle, **params), classes)
+        self._store(boost(self._algorithm, oracle, **params), classes, weights)
         return self
 
-    def _store(self, result, classes: NDArray) -> None:
-        """The fitted attributes every boosting classifier has, from a driver's result."""
+    def _store(self, result, classes: NDArray, weights: NDArray[np.float64] | None = None) -> None:
+        """The fitted attributes every boosting classifier has, from a driver's result; ``weights``:
+        the positive sample weights of the training rows (None: unweighted), for the link of
+        ``predict_proba`` (:func:`fit_link_slope` on the result's training margins)."""
         self.classes_ = classes
         self.hypotheses_ = result.hypotheses
         self.estimator_weights_ = result.weights
@@ -231,6 +420,61 @@ class BoostingClassifier(ClassifierMixin, BaseEstimator):
         self.nu_ = result.params["nu"]
         if "eta" in result.params:
             self.eta_ = result.params["eta"]
+        self.stages_ = result.stages
+        margins = np.asarray(result.margins, dtype=np.float64) if result.weights.size else np.zeros(0)
+        self.link_slope_ = fit_link_slope(margins, weights)
+
+    @property
+    def estimators_(self) -> list:
+        """scikit-learn's name of ``hypotheses_`` (the members of the ensemble, in order)."""
+        return self.hypotheses_
+
+    @property
+    def feature_importances_(self) -> NDArray[np.float64]:
+        """Each hypothesis's weight spread over the features it reads (:func:`feature_importances`:
+        a stump or raw feature gives all of its weight to its feature, a scikit-learn member by its
+        own ``feature_importances_``), normalised to sum 1 (``n_features_in_`` values)."""
+        check_is_fitted(self)
+        return feature_importances(self.estimator_weights_, self.hypotheses_, self.n_features_in_)
+
+    # -- staged predictions ------------------------------------------------------------------------
+
+    def staged_decision_function(self, X: ArrayLike) -> Iterator[NDArray[np.float64]]:
+        """The decision function of every stage: after each iteration of the run, the output weights
+        it had then (``stages_``, :class:`~dualboost.boosting.core.result.Stages`).
+
+        Totally corrective algorithms: the certified solution ``w^t`` of iteration t's restricted
+        problem (LPBoost, ERLPBoost, Binary ERLPBoost: every iteration that solved; SoftBoost: its
+        normalised dual iterates, and the final LP when the run ended infeasible). Corrective and
+        MABoost algorithms: the running weights (normalised). The last stage is the fitted model:
+        it equals :meth:`decision_function` (to rounding)."""
+        check_is_fitted(self)
+        if getattr(self, "stages_", None) is None:
+            raise ValueError(
+                f"{type(self).__name__} kept no stages: a fit resumed from a checkpoint, or a Dask fit, "
+                "has none; refit without resume for staged predictions"
+            )
+        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
+        if sp.issparse(X):
+            X = X.tocsc()
+        yield from staged_decisions(self.stages_, self.hypotheses_, X)
+
+    def staged_predict(self, X: ArrayLike) -> Iterator[NDArray]:
+        """The predictions of every stage (:meth:`staged_decision_function`; f > 0: ``classes_[1]``)."""
+        for f in self.staged_decision_function(X):
+            yield self.classes_[(f > 0).astype(int)]
+
+    def staged_predict_proba(self, X: ArrayLike) -> Iterator[NDArray[np.float64]]:
+        """``predict_proba`` of every stage, with the final model's link slope ``link_slope_``."""
+        for f in self.staged_decision_function(X):
+            yield link_probabilities(f, self.link_slope_)
+
+    def staged_score(
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> Iterator[float]:
+        """The accuracy of every stage on (X, y) (as :meth:`score`)."""
+        for prediction in self.staged_predict(X):
+            yield float(accuracy_score(y, prediction, sample_weight=sample_weight))
 
     def _block_decision(self, X: ArrayLike) -> NDArray[np.float64]:
         """The decision function of an in-memory X (the whole X, or one row block of a dask X)."""

@@ -76,4 +76,5 @@ class CorrectiveBinaryERLPBoostClassifier(_CorrectiveClassifier):
     entropy (``nu`` < 1); beta by the root of ``sum d = 1`` (Alg. 4.4)."""
 
     _algorithm = "corrective_binary_erlpboost"
+    _binary_entropy = True
     _parameter_constraints = {**_CorrectiveClassifier._parameter_constraints, "nu": NU_FRACTION_BELOW_ONE}

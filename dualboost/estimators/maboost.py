@@ -51,6 +51,7 @@ from dualboost.estimators.base import (
     binary_training_data,
     nu_count,
     reject_dask_input,
+    uniform_or,
 )
 from dualboost.oracles.registry import make_oracle
 
@@ -61,23 +62,41 @@ PROJECTIONS = ("simplex", "capped", "mixed")
 
 
 class _MirrorBoostingClassifier(BoostingClassifier):
-    """``fit`` for the MABoost family: validate, fit the oracle, run the driver, store the result."""
+    """``fit`` for the MABoost family: validate, fit the oracle, run the driver, store the result.
 
-    def _boost(self, oracle, n_samples: int, secondary: ArrayLike | None, max_iter: int) -> MABoostResult:
+    ``sample_weight`` (module docstring): the first distribution ``d_1 = w / sum w`` of the mirror
+    descent (rows of weight 0 removed), ``d0`` of the drivers."""
+
+    def _boost(
+        self, oracle, n_samples: int, secondary: ArrayLike | None, max_iter: int, **options
+    ) -> MABoostResult:
         raise NotImplementedError
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(
-        self, X: ArrayLike, y: ArrayLike, secondary: ArrayLike | None = None
+        self,
+        X: ArrayLike,
+        y: ArrayLike,
+        secondary: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
     ) -> _MirrorBoostingClassifier:
         """Boost on (X, y): X dense or sparse (N x p), y with two classes; ``secondary`` (only with
         ``projection="mixed"``): a boolean mask of the secondary examples,
-        docs/math.md#mixed-projection-set."""
+        docs/math.md#mixed-projection-set; ``sample_weight``: N non-negative weights, the first
+        distribution (module docstring)."""
         reject_dask_input(self, X, y)
-        X, labels, classes = binary_training_data(self, X, y)
+        if sample_weight is None:
+            X, labels, classes = binary_training_data(self, X, y)
+            weights = None
+        else:
+            if secondary is not None and np.ndim(secondary) == 1 and len(secondary) == len(sample_weight):
+                secondary = np.asarray(secondary)[np.asarray(sample_weight) > 0]
+            X, labels, classes, weights = binary_training_data(self, X, y, sample_weight)
         oracle = make_oracle(self.oracle).fit(X, labels)
-        result = self._boost(oracle, X.shape[0], secondary, int(self.max_iter))
-        self._store(result, classes)
+        weighted = uniform_or(weights)
+        options = {"keep_stages": True, "d0": None if weighted is None else weighted / weighted.sum()}
+        result = self._boost(oracle, X.shape[0], secondary, int(self.max_iter), **options)
+        self._store(result, classes, weights)
         self.training_error_ = result.training_error
         self.bound_ = result.bound
         self.d_ = result.d
@@ -129,7 +148,7 @@ class MABoostClassifier(_MirrorBoostingClassifier):
         self.max_iter = max_iter
         self.oracle = oracle
 
-    def _boost(self, oracle, n_samples, secondary, max_iter) -> MABoostResult:
+    def _boost(self, oracle, n_samples, secondary, max_iter, **options) -> MABoostResult:
         if (secondary is not None) != (self.projection == "mixed"):
             raise ValueError(
                 "secondary (a boolean mask passed to fit) is required with projection='mixed' "
@@ -149,6 +168,7 @@ class MABoostClassifier(_MirrorBoostingClassifier):
             step=self.step,
             L=self.L,
             max_iter=max_iter,
+            **options,
         )
 
 
@@ -174,10 +194,10 @@ class SparseBoostClassifier(_MirrorBoostingClassifier):
         self.max_iter = max_iter
         self.oracle = oracle
 
-    def _boost(self, oracle, n_samples, secondary, max_iter) -> MABoostResult:
+    def _boost(self, oracle, n_samples, secondary, max_iter, **options) -> MABoostResult:
         if secondary is not None:
             raise ValueError("secondary is only used by MABoostClassifier(projection='mixed')")
-        return sparseboost(oracle, alpha=self.alpha, threshold=self.threshold, max_iter=max_iter)
+        return sparseboost(oracle, alpha=self.alpha, threshold=self.threshold, max_iter=max_iter, **options)
 
 
 class MadaBoostClassifier(_MirrorBoostingClassifier):
@@ -196,7 +216,7 @@ class MadaBoostClassifier(_MirrorBoostingClassifier):
         self.max_iter = max_iter
         self.oracle = oracle
 
-    def _boost(self, oracle, n_samples, secondary, max_iter) -> MABoostResult:
+    def _boost(self, oracle, n_samples, secondary, max_iter, **options) -> MABoostResult:
         if secondary is not None:
             raise ValueError("secondary is only used by MABoostClassifier(projection='mixed')")
-        return madaboost(oracle, step=self.step, max_iter=max_iter)
+        return madaboost(oracle, step=self.step, max_iter=max_iter, **options)

@@ -6,6 +6,8 @@ attributes they share with the corrective ones are documented in :mod:`dualboost
 
 from __future__ import annotations
 
+import numpy as np
+from numpy.typing import NDArray
 from sklearn.utils._param_validation import StrOptions
 
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY
@@ -54,6 +56,17 @@ class LPBoostClassifier(BoostingClassifier):
 
     def _extra_params(self) -> dict:
         return {"method": self.method}
+
+    def _weight_params(self, weights: NDArray[np.float64], nu: float) -> dict:
+        """Weighted caps: ``d_n <= c_n = (w_n / sum w) N / nu_`` (``nu_`` the count of the N kept rows):
+        LPBoost has no prior (it is the limit eta -> infinity of ERLPBoost, where only the prior's
+        support is left), so a weight can only act through the caps, and these caps make the LP the
+        one of the data with example n repeated ``w_n`` times (the copies share a margin, so their
+        caps ``1/(nu W)`` add up to ``w_n / (nu W)``, W = sum w) whenever ``nu N >= 1``: integer
+        weights equal repeated rows (:func:`~dualboost.boosting.totally_corrective.drivers.lpboost`,
+        ``caps``). The dual is the soft margin with example n's slack weighted by ``c_n``."""
+        n = weights.size
+        return {"caps": weights / weights.sum() * n / nu}
 
 
 class SoftBoostClassifier(BoostingClassifier):
@@ -162,4 +175,5 @@ class BinaryERLPBoostClassifier(_EntropicClassifier):
     3.23."""
 
     _algorithm = "binary_erlpboost"
+    _binary_entropy = True
     _parameter_constraints = {**_EntropicClassifier._parameter_constraints, "nu": NU_FRACTION_BELOW_ONE}

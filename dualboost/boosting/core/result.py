@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -11,7 +12,7 @@ from dualboost.boosting.core.history import History
 from dualboost.conjugates.projections import capped_simplex_support
 from dualboost.oracles import Hypothesis
 
-__all__ = ["BoostResult", "combined_decision", "TIE_TOL"]
+__all__ = ["BoostResult", "Stages", "StageRecorder", "combined_decision", "staged_decisions", "TIE_TOL"]
 
 #: |f_w(x)| at or below this is a tie, reported as exactly 0 (:func:`combined_decision`)
 TIE_TOL = 1e-9
@@ -34,8 +35,125 @@ def combined_decision(
     for weight, hypothesis in zip(weights, hypotheses, strict=True):
         if weight > 0:
             out += weight * hypothesis.predict(X)
-    out[np.abs(out) <= TIE_TOL] = 0.0
-    return out
+    return _ties_to_zero(out)
+
+
+def _ties_to_zero(f: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``f`` with every value of magnitude ``<= TIE_TOL`` set to exactly 0 (in place)."""
+    f[np.abs(f) <= TIE_TOL] = 0.0
+    return f
+
+
+@dataclass(frozen=True)
+class Stages:
+    """The output weights ``w^1, ..., w^S`` of every stage of a run, stored as updates:
+    ``w^s = scale_s w^{s-1} + sum_j values_j e_{indices_j}`` over the entries ``indptr[s-1]:indptr[s]``
+    (``w^0 = 0``). Each w^s is in the simplex over the hypotheses (normalised as the output is).
+
+    A totally corrective stage is a fresh solution: scale 0 and the nonzero entries of w^s (a row of
+    a CSR matrix, 12 bytes per nonzero, not a dense vector per iteration); a corrective or MABoost
+    stage moves the weight by one hypothesis: scale ``1 - alpha`` and one entry. :attr:`nbytes`
+    reports the memory held.
+    """
+
+    scale: NDArray[np.float64]
+    indptr: NDArray[np.int64]
+    indices: NDArray[np.int32]
+    values: NDArray[np.float64]
+
+    def __len__(self) -> int:
+        return int(self.scale.size)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the four arrays."""
+        return int(self.scale.nbytes + self.indptr.nbytes + self.indices.nbytes + self.values.nbytes)
+
+    def weights(self, stage: int, size: int) -> NDArray[np.float64]:
+        """The dense w^stage (1-based) over the first ``size`` hypotheses."""
+        if not 1 <= stage <= len(self):
+            raise ValueError(f"stage must lie in [1, {len(self)}]; got {stage!r}")
+        w = np.zeros(size)
+        for s in range(stage):
+            w *= self.scale[s]
+            lo, hi = self.indptr[s], self.indptr[s + 1]
+            np.add.at(w, self.indices[lo:hi], self.values[lo:hi])
+        return w
+
+
+class StageRecorder:
+    """Builds :class:`Stages` during a run (:class:`~dualboost.boosting.core.run.Run` holds one when
+    asked to keep stages): :meth:`full` for a fresh w^t, :meth:`step` for ``(1 - alpha) w + alpha e_q``."""
+
+    def __init__(self) -> None:
+        self._scale: list[float] = []
+        self._indptr: list[int] = [0]
+        self._indices: list[NDArray[np.int32]] = []
+        self._values: list[NDArray[np.float64]] = []
+        self._last: NDArray[np.float64] = np.zeros(0)
+
+    def full(self, w: NDArray[np.float64]) -> None:
+        """A stage whose weights are w (normalised to sum 1); no stage is added for an empty or zero
+        w (before the first hypothesis)."""
+        w = np.asarray(w, dtype=np.float64)
+        total = float(w.sum())
+        if w.size == 0 or total <= 0:
+            return
+        w = w / total if total != 1.0 else w
+        nonzero = np.flatnonzero(w)
+        self._append(0.0, nonzero, w[nonzero])
+        self._last = w
+
+    def step(self, alpha: float, position: int, size: int) -> None:
+        """A corrective stage ``w <- (1 - alpha) w + alpha e_position`` over ``size`` hypotheses."""
+        self._append(1.0 - alpha, np.array([position]), np.array([alpha]))
+        last = np.zeros(size)
+        last[: self._last.size] = self._last
+        last *= 1.0 - alpha
+        last[position] += alpha
+        self._last = last
+
+    def _append(self, scale: float, indices: NDArray, values: NDArray) -> None:
+        self._scale.append(float(scale))
+        self._indices.append(np.asarray(indices, dtype=np.int32))
+        self._values.append(np.asarray(values, dtype=np.float64))
+        self._indptr.append(self._indptr[-1] + len(indices))
+
+    def finish(self, weights: NDArray[np.float64]) -> Stages:
+        """The stages, with the output ``weights`` as the last one (appended when the driver's
+        output is not the last recorded stage, e.g. SoftBoost's final LP)."""
+        w = np.asarray(weights, dtype=np.float64)
+        total = float(w.sum())
+        if w.size and total > 0:
+            last = np.zeros(max(w.size, self._last.size))
+            last[: self._last.size] = self._last
+            if last.size != w.size or np.max(np.abs(last - w / total)) > 1e-12:
+                self.full(w)
+        return Stages(
+            scale=np.asarray(self._scale, dtype=np.float64),
+            indptr=np.asarray(self._indptr, dtype=np.int64),
+            indices=np.concatenate(self._indices) if self._indices else np.zeros(0, dtype=np.int32),
+            values=np.concatenate(self._values) if self._values else np.zeros(0),
+        )
+
+
+def staged_decisions(
+    stages: Stages, hypotheses: list[Hypothesis], X: ArrayLike
+) -> Iterator[NDArray[np.float64]]:
+    """``f_{w^s}(X)`` for s = 1, ..., S (ties exactly 0, as :func:`combined_decision`): each stage
+    updates the previous decision by its scale and entries; every hypothesis is evaluated on X once,
+    when a stage first uses it."""
+    f = np.zeros(_n_rows(X))
+    cache: dict[int, NDArray[np.float64]] = {}
+    for s in range(len(stages)):
+        f = stages.scale[s] * f if stages.scale[s] != 0.0 else np.zeros_like(f)
+        lo, hi = stages.indptr[s], stages.indptr[s + 1]
+        for q, weight in zip(stages.indices[lo:hi].tolist(), stages.values[lo:hi].tolist(), strict=True):
+            if q not in cache:
+                cache[q] = np.asarray(hypotheses[q].predict(X), dtype=np.float64)
+            if weight > 0:
+                f = f + weight * cache[q]
+        yield _ties_to_zero(f.copy())
 
 
 @dataclass
@@ -51,7 +169,9 @@ class BoostResult:
     (rather than ``max_iter``); ``stop_reason``: why the run ended; ``oracle_time``,
     ``solver_time``, ``total_time``: seconds; ``params``: the parameters used (nu in [1, N], eps,
     eta, ...); ``iterates``: with ``keep_iterates=True`` (totally corrective drivers), the pairs
-    ``(d^t, w^t)`` for t = 0, 1, ..., w^t over the first columns of ``columns`` (``(d^0, [])`` first).
+    ``(d^t, w^t)`` for t = 0, 1, ..., w^t over the first columns of ``columns`` (``(d^0, [])`` first);
+    ``stages``: with ``keep_stages=True``, the output weights after every iteration (:class:`Stages`;
+    the last stage is ``weights``).
     """
 
     algorithm: str
@@ -68,6 +188,7 @@ class BoostResult:
     total_time: float
     params: dict = field(default_factory=dict)
     iterates: list[tuple[NDArray[np.float64], NDArray[np.float64]]] | None = None
+    stages: Stages | None = None
 
     @property
     def n_hypotheses(self) -> int:

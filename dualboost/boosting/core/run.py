@@ -29,7 +29,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from dualboost._validation import CheckedEdges, check_edge_column
 from dualboost.boosting.core.history import History, HistoryRow
-from dualboost.boosting.core.result import BoostResult
+from dualboost.boosting.core.result import BoostResult, StageRecorder
 from dualboost.oracles import Hypothesis, Selection
 
 if TYPE_CHECKING:
@@ -242,6 +242,10 @@ class Run:
     :meth:`resume` once before its loop with its loop state as keywords (the values of a fresh
     run) and gets the first iteration and the state to continue from; at the end of each
     iteration it calls :meth:`save` with the same keywords (written every ``every`` iterations).
+
+    ``keep_stages``: record the output weights of every iteration (:meth:`keep` and :meth:`keep_step`
+    add a stage; :class:`~dualboost.boosting.core.result.Stages` in the result). A run resumed from a
+    checkpoint has no stages before the checkpoint, so its result has none (``stages`` None).
     """
 
     def __init__(
@@ -251,6 +255,7 @@ class Run:
         callback: Callback | None = None,
         keep_iterates: bool = False,
         checkpoint: Checkpoint | None = None,
+        keep_stages: bool = False,
     ) -> None:
         if checkpoint is not None and keep_iterates:
             raise ValueError("keep_iterates=True cannot be combined with checkpoint=: iterates are not saved")
@@ -259,6 +264,7 @@ class Run:
         self.callback = callback
         self.checkpoint = checkpoint
         self.iterates: list | None = [] if keep_iterates else None
+        self.stages: StageRecorder | None = StageRecorder() if keep_stages else None
         self.start = time.perf_counter()
         self.oracle_time = 0.0
         self.solver_time = 0.0
@@ -272,6 +278,7 @@ class Run:
         if self.checkpoint is None or not self.checkpoint.resume:
             return 1, list(state.values())
         iteration, saved = self.checkpoint.load(self, ensemble, list(state))
+        self.stages = None  # the stages before the checkpoint are not saved
         return iteration + 1, [saved[name] for name in state]
 
     def save(self, iteration: int, ensemble: Ensemble, **state) -> None:
@@ -302,6 +309,14 @@ class Run:
         """Store the iterate ``(d^t, w^t)`` when the run keeps iterates."""
         if self.iterates is not None:
             self.iterates.append((np.array(d, dtype=np.float64), np.array(w, dtype=np.float64)))
+        if self.stages is not None:
+            self.stages.full(w)
+
+    def keep_step(self, alpha: float, position: int, size: int) -> None:
+        """Record the corrective stage ``w <- (1 - alpha) w + alpha e_position`` (over ``size``
+        hypotheses) when the run keeps stages."""
+        if self.stages is not None:
+            self.stages.step(alpha, position, size)
 
     def record(
         self,
@@ -366,6 +381,7 @@ class Run:
             total_time=time.perf_counter() - self.start,
             params=params,
             iterates=self.iterates,
+            stages=None if self.stages is None else self.stages.finish(weights),
         )
         if soft_margin:
             warn_weak_soft_margin(result)

@@ -45,6 +45,7 @@ from dualboost.boosting.core.run import (
     warn_unconverged,
 )
 from dualboost.boosting.core.stopping import corrective_max_iter
+from dualboost.boosting.totally_corrective.drivers import prior_eta
 from dualboost.conjugates import (
     CappedBinaryRelativeEntropy,
     CappedRelativeEntropy,
@@ -149,6 +150,8 @@ def corrective_erlpboost(
     checkpoint: str | os.PathLike | None = None,
     checkpoint_every: int = DEFAULT_EVERY,
     resume: bool = False,
+    d0: NDArray[np.float64] | None = None,
+    keep_stages: bool = False,
 ) -> BoostResult:
     """Corrective ERLPBoost ([KG] Alg. 4.1): only the newest hypothesis's weight is chosen, by the
     clipped step (``method=None``) or by solving the corrective subproblem M8 with ``method``
@@ -157,7 +160,11 @@ def corrective_erlpboost(
     ``eta``: default the canonical ``max((2/eps) ln(N/nu), 1/2)``; ``max_iter``: default
     ``32 eta/eps + 1`` (:func:`~dualboost.boosting.core.stopping.corrective_max_iter`); ``callback``:
     called with each history row; ``checkpoint``, ``checkpoint_every``, ``resume``: save the state
-    every so many iterations and continue a killed run (:mod:`dualboost.boosting.core.checkpoint`).
+    every so many iterations and continue a killed run (:mod:`dualboost.boosting.core.checkpoint`);
+    ``d0``: the prior of the relative entropy (a positive distribution; default uniform), also d^0, with
+    the caps ``1/nu`` unchanged and the canonical eta of
+    :func:`~dualboost.boosting.totally_corrective.drivers.prior_eta`; ``keep_stages``: the weights after
+    every iteration in ``result.stages`` (one ``(position, step)`` update each).
     """
     return _corrective(
         "corrective_erlpboost",
@@ -172,6 +179,8 @@ def corrective_erlpboost(
         checkpoint_every=checkpoint_every,
         resume=resume,
         binary=False,
+        d0=d0,
+        keep_stages=keep_stages,
     )
 
 
@@ -187,10 +196,13 @@ def corrective_binary_erlpboost(
     checkpoint: str | os.PathLike | None = None,
     checkpoint_every: int = DEFAULT_EVERY,
     resume: bool = False,
+    d0: NDArray[np.float64] | None = None,
+    keep_stages: bool = False,
 ) -> BoostResult:
     """Corrective Binary ERLPBoost ([KG] Alg. 4.3): as :func:`corrective_erlpboost` with the binary
     relative entropy (``nu < N``): no projection, beta by the root of ``sum d = 1``; canonical eta
-    ``max((2/eps)(ln(N/nu) + 1), 1/2)``; the exact step solves M9."""
+    ``max((2/eps)(ln(N/nu) + 1), 1/2)``; the exact step solves M9. ``d0`` and ``keep_stages`` as for
+    :func:`corrective_erlpboost` (``d0 < 1/nu``)."""
     return _corrective(
         "corrective_binary_erlpboost",
         oracle,
@@ -204,6 +216,8 @@ def corrective_binary_erlpboost(
         checkpoint_every=checkpoint_every,
         resume=resume,
         binary=True,
+        d0=d0,
+        keep_stages=keep_stages,
     )
 
 
@@ -243,15 +257,23 @@ def _corrective(
     checkpoint_every: int,
     resume: bool,
     binary: bool,
+    d0: NDArray[np.float64] | None = None,
+    keep_stages: bool = False,
 ) -> BoostResult:
     """The loop of [KG] Algs. 4.1 and 4.3."""
     n = check_oracle(oracle)
     nu, eps = check_nu(nu, n, strict_upper=binary), check_positive(eps, "eps")
-    eta = canonical_eta(n, nu, eps, binary=binary) if eta is None else check_eta(eta)
+    prior = None if d0 is None else check_distribution(d0, n)
+    if eta is not None:
+        eta = check_eta(eta)
+    elif prior is None:
+        eta = canonical_eta(n, nu, eps, binary=binary)
+    else:
+        eta = prior_eta(prior, nu, eps, binary=binary)
     max_iter = check_max_iter(max_iter, corrective_max_iter(eta, eps))
     if method is not None and not isinstance(method, str):
         raise ValueError(f"method must be None (the clipped step) or a solver name; got {method!r}")
-    d0 = check_distribution(None, n)
+    d0 = check_distribution(None, n) if prior is None else prior
     if binary:
         regularizer = CappedBinaryRelativeEntropy(d0, nu, eta).with_warm_starts()
         model_class = CorrectiveBinaryERLPBoost
@@ -269,7 +291,13 @@ def _corrective(
     saving = Checkpoint.create(
         checkpoint, checkpoint_every, resume, algorithm, params | {"max_iter": max_iter}
     )
-    run = Run(oracle, History("delta~ (practical) <= eps/2", eps / 2.0), callback, checkpoint=saving)
+    run = Run(
+        oracle,
+        History("delta~ (practical) <= eps/2", eps / 2.0),
+        callback,
+        checkpoint=saving,
+        keep_stages=keep_stages,
+    )
     ensemble = Ensemble(n)
     d, margins, w = d0, np.zeros(n), np.zeros(0)
     p_min, theta_prev = math.inf, -1.0  # Theta^0 = -1 ([KG] Alg. 4.1 step 2)
@@ -310,6 +338,7 @@ def _corrective(
             w = np.r_[w, 0.0] if is_new else w
             w *= 1.0 - alpha
             w[position] += alpha
+            run.keep_step(alpha, position, w.size)
             margins = (1.0 - alpha) * margins + alpha * u
             step = update(margins)
             d = step.d

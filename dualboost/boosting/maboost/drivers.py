@@ -60,7 +60,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import kl_div
 
-from dualboost._validation import check_choice, check_max_iter, check_scalar
+from dualboost._validation import check_choice, check_distribution, check_max_iter, check_scalar
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
 from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle
@@ -130,10 +130,25 @@ class _Rule:
 
     criterion = ""
 
-    def __init__(self, n: int, region: ProjectionSet) -> None:
+    def __init__(self, n: int, region: ProjectionSet, d0: NDArray[np.float64] | None = None) -> None:
         self.n = n
         self.region = region
-        self.d = np.full(n, 1.0 / n)
+        #: the first distribution d_1 (the prior; None: uniform)
+        self.prior = d0
+        self.d = np.full(n, 1.0 / n) if d0 is None else d0.copy()
+
+    def training_error(self, margins: NDArray[np.float64]) -> float:
+        """The fraction of examples with margin <= 0 (weighted by the prior when there is one)."""
+        wrong = margins <= 0
+        return float(np.mean(wrong)) if self.prior is None else float(np.sum(self.prior[wrong]))
+
+    @property
+    def stop_threshold(self) -> float:
+        """The bound below which the run stops: ``nu / N``, which guarantees a training error below
+        ``1/k = nu/N`` (zero errors on S); with a prior, ``nu min_n d0_n`` (a weighted error below
+        ``min d0`` is zero errors on S)."""
+        nu = self.region.nu
+        return nu / self.n if self.prior is None else nu * float(self.prior.min())
 
     def step(
         self, t: int, edge: float, u: NDArray[np.float64], margins: NDArray[np.float64], error_before: float
@@ -154,9 +169,15 @@ class _MirrorRule(_Rule):
     """Alg. 1 (and Alg. 2 through :class:`_SparseRule`): the mirror step, the projection, bound (15)."""
 
     def __init__(
-        self, n: int, region: ProjectionSet, regulariser: Regulariser, update: str, step: str
+        self,
+        n: int,
+        region: ProjectionSet,
+        regulariser: Regulariser,
+        update: str,
+        step: str,
+        d0: NDArray[np.float64] | None = None,
     ) -> None:
-        super().__init__(n, region)
+        super().__init__(n, region, d0)
         self.R = regulariser
         self.update_kind = update
         self.step_kind = step
@@ -185,17 +206,21 @@ class _MirrorRule(_Rule):
     def values(self, margins) -> tuple[float, float]:
         # np.sum, not a BLAS dot: waking OpenBLAS's threads costs milliseconds (see Ensemble.edges)
         primal = float(np.sum(self.d * margins)) + self.R.divergence(self.d, self.uniform)
+        if self.prior is not None:
+            return primal, math.nan  # Regulariser.ftrl_value is the value for the uniform d_1
         return primal, self.R.ftrl_value(margins, self.region)
 
     def bound(self) -> float:
+        if self.prior is not None and not isinstance(self.R, Entropy):
+            return math.nan  # bound (8) is derived for the uniform d_1 only
         return self.R.error_bound(self.s, self.n)
 
 
 class _SparseRule(_MirrorRule):
     """Alg. 2: Euclidean active step, then the l1-regularised hypercube prox and the simplex projection."""
 
-    def __init__(self, n: int, alpha: float, threshold: str) -> None:
-        super().__init__(n, ProjectionSet(n), Euclidean(), "active", "theory")
+    def __init__(self, n: int, alpha: float, threshold: str, d0: NDArray[np.float64] | None = None) -> None:
+        super().__init__(n, ProjectionSet(n), Euclidean(), "active", "theory", d0)
         self.alpha = alpha
         self.threshold = threshold
         self.criterion = "bound (16) on the training error < 1/N"
@@ -219,8 +244,8 @@ class _MadaRule(_Rule):
 
     criterion = "MadaBoost bound on the training error < 1/N"
 
-    def __init__(self, n: int, step: str) -> None:
-        super().__init__(n, ProjectionSet(n))
+    def __init__(self, n: int, step: str, d0: NDArray[np.float64] | None = None) -> None:
+        super().__init__(n, ProjectionSet(n), d0)
         self.step_kind = step
         self.y = np.ones(n)
         self.potential_bound = 1.0
@@ -229,7 +254,7 @@ class _MadaRule(_Rule):
     def step(self, t, edge, u, margins, error_before) -> float:
         eta = error_before * edge
         if self.step_kind == "fixed_point":
-            fixed = madaboost_fixed_point_step(margins, u, edge)
+            fixed = madaboost_fixed_point_step(margins, u, edge, self.prior)
             if fixed is None:
                 self.fallbacks += 1
             else:
@@ -239,9 +264,12 @@ class _MadaRule(_Rule):
 
     def update(self, eta, edge, u, margins) -> None:
         self.y = entropic_project_hypercube(-margins)  # z_{t+1} = exp(-m_t), z_1 = 1
-        self.d = self.y / self.y.sum()
+        weighted = self.y if self.prior is None else self.prior * self.y
+        self.d = weighted / weighted.sum()
 
     def values(self, margins) -> tuple[float, float]:
+        if self.prior is not None:
+            return math.nan, math.nan  # the per-example values below are for the uniform d_1
         primal = (float(np.sum(self.y * margins)) + float(kl_div(self.y, 1.0).sum())) / self.n
         # -F*(-m) with F*(theta) = sum (psi(theta_n) - 1) (docs/math.md#conjugate-table), per example
         return primal, 1.0 - MadaBoostLoss().value(margins) / self.n
@@ -250,30 +278,40 @@ class _MadaRule(_Rule):
         return self.potential_bound
 
 
-def madaboost_fixed_point_step(margins: ArrayLike, u: ArrayLike, edge: float) -> float | None:
+def madaboost_fixed_point_step(
+    margins: ArrayLike, u: ArrayLike, edge: float, weights: NDArray[np.float64] | None = None
+) -> float | None:
     """The smallest ``eta`` in (0, gamma] with ``eta = gamma * eps(eta)``, ``eps(eta)`` the fraction of
     examples with ``m_n + eta u_n <= 0`` (docs/math.md#madaboost-step, the fixed-point reading of Alg.
-    3), or None when the step function eps jumps over the line (no exact solution).
+    3), or None when the step function eps jumps over the line (no exact solution). ``weights``: a
+    distribution over the examples (the prior d_1) by which eps counts them; None: uniform.
 
     eps is constant between the breakpoints ``-m_n / u_n``; it is counted on every interval with two
     sorted arrays (O(N log N)), and a fixed point is ``gamma * eps_j`` inside interval j.
     """
     m, u = np.asarray(margins, dtype=np.float64), np.asarray(u, dtype=np.float64)
     n = m.size
+    p = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
     pos, neg, zero = u > 0, u < 0, u == 0
-    const = np.count_nonzero(zero & (m <= 0))
+    const = np.count_nonzero(zero & (m <= 0)) if weights is None else p[zero & (m <= 0)].sum()
     # u > 0: error while eta <= -m/u;  u < 0: error once eta >= -m/u
-    b_pos = np.sort(-m[pos] / u[pos])
-    b_neg = np.sort(-m[neg] / u[neg])
+    order_pos = np.argsort(-m[pos] / u[pos], kind="stable")
+    order_neg = np.argsort(-m[neg] / u[neg], kind="stable")
+    b_pos = (-m[pos] / u[pos])[order_pos]
+    b_neg = (-m[neg] / u[neg])[order_neg]
     breaks = np.unique(np.concatenate(([0.0], b_pos[b_pos > 0], b_neg[b_neg > 0])))
     ends = np.r_[breaks[1:], np.inf]
     mids = np.where(np.isfinite(ends), 0.5 * (breaks + ends), breaks + 1.0)
-    errors = (
-        const
-        + (b_pos.size - np.searchsorted(b_pos, mids, side="left"))  # b_pos >= eta
-        + np.searchsorted(b_neg, mids, side="right")  # b_neg <= eta
-    )
-    candidates = edge * errors / n
+    if weights is None:
+        above = b_pos.size - np.searchsorted(b_pos, mids, side="left")  # b_pos >= eta
+        below = np.searchsorted(b_neg, mids, side="right")  # b_neg <= eta
+        candidates = edge * (const + above + below) / n
+    else:
+        cum_pos = np.r_[0.0, np.cumsum(p[pos][order_pos])]
+        cum_neg = np.r_[0.0, np.cumsum(p[neg][order_neg])]
+        above = cum_pos[-1] - cum_pos[np.searchsorted(b_pos, mids, side="left")]
+        below = cum_neg[np.searchsorted(b_neg, mids, side="right")]
+        candidates = edge * (const + above + below)
     inside = (candidates > breaks) & (candidates < ends)
     if not inside.any():
         return None
@@ -289,11 +327,12 @@ def _run(
     callback: Callback | None,
     keep_iterates: bool,
     params: dict,
+    keep_stages: bool = False,
 ) -> MABoostResult:
     """The loop shared by the family: oracle -> step -> update -> record (module docstring)."""
     n = rule.n
-    threshold = rule.region.nu / n
-    run = Run(oracle, History(rule.criterion, threshold), callback, keep_iterates)
+    threshold = rule.stop_threshold
+    run = Run(oracle, History(rule.criterion, threshold), callback, keep_iterates, keep_stages=keep_stages)
     ensemble = Ensemble(n)
     margins, eta_vec = np.zeros(n), np.zeros(0)
     steps, errors, bounds, support, before = [], [], [], [], []
@@ -317,7 +356,7 @@ def _run(
             rule.update(eta, edge, u, margins)
             primal, dual = rule.values(margins)
         bound = rule.bound()
-        error = float(np.mean(margins <= 0))
+        error = rule.training_error(margins)
         steps.append(eta)
         errors.append(error)
         bounds.append(bound)
@@ -348,6 +387,12 @@ def _run(
     )
 
 
+def _first_distribution(d0: ArrayLike | None, n: int) -> NDArray[np.float64] | None:
+    """The checked first distribution d_1 (a positive distribution over the N examples), None for
+    the uniform one."""
+    return None if d0 is None else check_distribution(d0, n, "d0")
+
+
 def maboost(
     oracle,
     *,
@@ -360,6 +405,8 @@ def maboost(
     max_iter: int | None = None,
     callback: Callback | None = None,
     keep_iterates: bool = False,
+    d0: ArrayLike | None = None,
+    keep_stages: bool = False,
 ) -> MABoostResult:
     """MABoost ([NP] Alg. 1) and its smooth (Thm 3), mixed-set (Sec 3.2) and lazy (Sec 3.4) forms.
 
@@ -371,7 +418,14 @@ def maboost(
     the boolean mask ``secondary`` only when it is given (the set S_c of
     docs/math.md#mixed-projection-set). ``step``: ``"theory"`` (``gamma/L``, Thm 1) or ``"max_margin"``
     (``gamma/(L sqrt t)``, Thm 2). ``max_iter``: rounds (default 1,000); the run stops earlier when the
-    bound falls below nu/N or no hypothesis has a positive edge.
+    bound falls below nu/N or no hypothesis has a positive edge. ``d0``: the first distribution d_1
+    (a positive distribution; default uniform), which is also the centre of the Bregman divergence:
+    the training error and its bound are then weighted by d0, and the run stops when the bound is
+    below ``nu min d0`` (zero errors on S). The entropy bound (9) holds for the d0-weighted error
+    (its proof only uses ``Delta(e, d_1) = ln(1/eps)`` for the error distribution e = d0 restricted
+    to the errors); the Euclidean bound (8) assumes a uniform d_1 and is recorded as NaN with a prior
+    (the run then does ``max_iter`` rounds). ``keep_stages``: the normalised weights of every round
+    in ``result.stages``.
     """
     n = check_oracle(oracle)
     update = check_choice(update, UPDATES, "update")
@@ -381,7 +435,7 @@ def maboost(
     R = make_regulariser(regulariser, L)
     if L is not None and isinstance(R, (Entropy, Euclidean)):
         raise ValueError(f"L is fixed by the {R.name} regulariser ({R.dual_norm_bound(n):g}); leave L=None")
-    rule = _MirrorRule(n, region, R, update, step)
+    rule = _MirrorRule(n, region, R, update, step, _first_distribution(d0, n))
     params = {
         "regulariser": R.name,
         "update": update,
@@ -393,7 +447,14 @@ def maboost(
     }
     name = "lamaboost" if update == "lazy" else "maboost"
     return _run(
-        oracle, rule, name, max_iter=max_iter, callback=callback, keep_iterates=keep_iterates, params=params
+        oracle,
+        rule,
+        name,
+        max_iter=max_iter,
+        callback=callback,
+        keep_iterates=keep_iterates,
+        params=params,
+        keep_stages=keep_stages,
     )
 
 
@@ -413,6 +474,8 @@ def sparseboost(
     max_iter: int | None = None,
     callback: Callback | None = None,
     keep_iterates: bool = False,
+    d0: ArrayLike | None = None,
+    keep_stages: bool = False,
 ) -> MABoostResult:
     """SparseBoost ([NP] Alg. 2, Thm 4).
 
@@ -421,7 +484,8 @@ def sparseboost(
     gives ``eps <= 1 / (1 + sum gamma_t^2 / 4)``); ``threshold``: ``"literal"`` (``alpha_t eta_t/2``,
     Alg. 2's objective) or ``"half"`` (``alpha_t eta_t``); both satisfy Thm 4
     (docs/math.md#sparseboost-threshold). ``result.support`` counts the examples with d > 0 after every
-    round.
+    round. ``d0``: the first distribution (default uniform; with a prior, bound (16) is recorded as
+    NaN: it assumes the uniform d_1); ``keep_stages`` as for :func:`maboost`.
     """
     n = check_oracle(oracle)
     alpha = check_scalar(alpha, "alpha")
@@ -429,7 +493,7 @@ def sparseboost(
         raise ValueError(f"alpha must lie in [0, 1] (alpha_t = alpha gamma_t/2); got {alpha}")
     threshold = check_choice(threshold, THRESHOLDS, "threshold")
     max_iter = check_max_iter(max_iter, MABOOST_MAX_ITER)
-    rule = _SparseRule(n, alpha, threshold)
+    rule = _SparseRule(n, alpha, threshold, _first_distribution(d0, n))
     params = {"alpha": alpha, "threshold": threshold, "max_iter": max_iter, "nu": 1.0}
     return _run(
         oracle,
@@ -439,6 +503,7 @@ def sparseboost(
         callback=callback,
         keep_iterates=keep_iterates,
         params=params,
+        keep_stages=keep_stages,
     )
 
 
@@ -449,14 +514,21 @@ def madaboost(
     max_iter: int | None = None,
     callback: Callback | None = None,
     keep_iterates: bool = False,
+    d0: ArrayLike | None = None,
+    keep_stages: bool = False,
 ) -> MABoostResult:
     """The MadaBoost variant of [NP] (Alg. 3, Thm 5); ``step`` resolves the circular step of
     docs/math.md#madaboost-step (module
-    docstring). ``result.params["fallbacks"]``: fixed-point rounds that had no exact solution."""
+    docstring). ``result.params["fallbacks"]``: fixed-point rounds that had no exact solution.
+    ``d0``: a prior over the examples (default uniform): ``d`` is proportional to
+    ``d0 min(1, e^{-m})``, the gradient of the d0-weighted MadaBoost loss, and eps counts the errors
+    by d0 (so integer d0 proportions act as repeated examples); the bound is that of the weighted
+    loss (1-smooth as the uniform one); the history's primal and dual values are NaN with a prior.
+    ``keep_stages`` as for :func:`maboost`."""
     n = check_oracle(oracle)
     step = check_choice(step, MADABOOST_STEPS, "step")
     max_iter = check_max_iter(max_iter, MABOOST_MAX_ITER)
-    rule = _MadaRule(n, step)
+    rule = _MadaRule(n, step, _first_distribution(d0, n))
     params = {"step": step, "max_iter": max_iter, "nu": 1.0}
     result = _run(
         oracle,
@@ -466,6 +538,7 @@ def madaboost(
         callback=callback,
         keep_iterates=keep_iterates,
         params=params,
+        keep_stages=keep_stages,
     )
     result.params["fallbacks"] = rule.fallbacks
     return result

@@ -32,7 +32,14 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from dualboost._validation import check_eta, check_max_iter, check_nu, check_positive
+from dualboost._validation import (
+    check_distribution,
+    check_eta,
+    check_max_iter,
+    check_nu,
+    check_positive,
+    check_vector,
+)
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
@@ -57,6 +64,7 @@ from dualboost.problems import (
     SoftBoost,
     canonical_eta,
 )
+from dualboost.problems.lpboost import min_max_edge
 from dualboost.solvers import Solution
 
 __all__ = [
@@ -68,6 +76,9 @@ __all__ = [
     "entropy_loop",
     "EntropySetup",
     "SOFTBOOST_ZERO",
+    "CappedLP",
+    "weighted_soft_margin",
+    "prior_eta",
 ]
 
 #: SoftBoost's "d^t contains a zero" (Alg. 3.1 step 3(c)): an entry below this fraction of d0_n
@@ -80,6 +91,31 @@ _TIGHTEN, _RESOLVES = 100.0, 3
 
 def _uniform(n: int) -> NDArray[np.float64]:
     return np.full(n, 1.0 / n)
+
+
+def _prior(d0: object, n: int) -> NDArray[np.float64] | None:
+    """The checked prior d0 (a strictly positive distribution over the N examples), or None for
+    the uniform one."""
+    return None if d0 is None else check_distribution(d0, n)
+
+
+def prior_eta(d0: NDArray[np.float64], nu: float, eps: float, *, binary: bool = False) -> float:
+    """The canonical eta ``max((2/eps) B, 1/2)`` (docs/math.md#canonical-eta) for a prior d0, with B
+    a bound on the regulariser over the capped simplex. [DERIVED] The stop's guarantee needs
+    ``(1/eta) Delta(d, d0) <= eps/2`` there, and ``Delta(d, d0) = sum_n d_n ln(d_n/d0_n) <=
+    sum_n d_n ln(1/(nu d0_n)) <= ln(1/(nu min d0))`` (``d_n <= 1/nu``): ``ln(N/nu)`` for the uniform
+    prior. The binary entropy adds ``(1/nu) sum_n (1 - nu d_n) ln((1 - nu d_n)/(1 - nu d0_n)) <=
+    sum_n d0_n/(1 - nu d0_n) <= 1/(1 - nu max d0)`` (``-ln(1 - x) <= x/(1 - x)``), a little above the
+    thesis's 1 for the uniform prior (docs/math.md#binary-erlpboost)."""
+    bound = float(-np.log(nu * d0.min()))
+    if binary and nu * float(d0.max()) >= 1.0:
+        raise ValueError(
+            f"d0 must lie below the cap 1/nu = {1.0 / nu:.6g} for the binary relative entropy; its largest "
+            f"entry is {float(d0.max()):.6g}"
+        )
+    if binary:
+        bound += 1.0 / (1.0 - nu * float(d0.max()))
+    return float(max(2.0 / eps * bound, 0.5))
 
 
 def _n_positive(w: NDArray[np.float64] | None) -> int:
@@ -100,6 +136,8 @@ def lpboost(
     checkpoint: str | os.PathLike | None = None,
     checkpoint_every: int = DEFAULT_EVERY,
     resume: bool = False,
+    caps: NDArray[np.float64] | None = None,
+    keep_stages: bool = False,
 ) -> BoostResult:
     """LPBoost ([KG] Alg. 2.1): re-solve the capped min-max-edge LP (Eq. 2.3) after every oracle
     call; stop when ``min_{q<=t} u^q.d^{q-1} - P_LP^t <= eps``.
@@ -112,6 +150,15 @@ def lpboost(
     hypotheses (Eq. 2.2). ``checkpoint``: a file to which the state is written atomically every
     ``checkpoint_every`` iterations; ``resume``: continue from it to the result an uninterrupted run
     gives (:mod:`dualboost.boosting.core.checkpoint`; the same three arguments on every driver).
+
+    ``caps``: per-example caps ``d_n <= caps_n`` in place of the uniform ``1/nu`` (positive, summing
+    to at least 1): the LP of Eq. 2.3 over ``{d in S^N, d <= caps}``, solved by HiGHS in the d-domain
+    (:func:`~dualboost.problems.lpboost.min_max_edge`, not warm-started; ``method``/``side`` unused),
+    whose dual is the soft margin with the example n's slack weighted by ``caps_n``. With
+    ``caps_n = k_n / nu`` for integer k_n it is the LP of the data with example n repeated k_n times
+    (the k_n copies have one margin, so their caps add up); ``nu`` then only names the capping in
+    ``params``. ``keep_stages``: keep the output weights of every iteration in ``result.stages``
+    (:class:`~dualboost.boosting.core.result.Stages`; the same argument on every driver).
     """
     n = check_oracle(oracle)
     nu, eps = check_nu(nu, n), check_positive(eps, "eps")
@@ -120,10 +167,25 @@ def lpboost(
     saving = Checkpoint.create(
         checkpoint, checkpoint_every, resume, "lpboost", params | {"max_iter": max_iter, "tol": tol}
     )
-    run = Run(oracle, History("min_q u^q.d^{q-1} - P_LP^t <= eps", eps), callback, keep_iterates, saving)
+    run = Run(
+        oracle,
+        History("min_q u^q.d^{q-1} - P_LP^t <= eps", eps),
+        callback,
+        keep_iterates,
+        saving,
+        keep_stages=keep_stages,
+    )
     ensemble = Ensemble(n)
-    model = GrowingModel(ensemble, lambda U: LPBoost(U, nu=nu))
-    d, min_edge, sol = _uniform(n), np.inf, None
+    if caps is None:
+        model = GrowingModel(ensemble, lambda U: LPBoost(U, nu=nu))
+    else:
+        caps = _check_caps(caps, n)
+        params["caps"] = "weighted"
+
+        def model() -> CappedLP:
+            return CappedLP(ensemble.U, caps)
+
+    d, min_edge, sol = _uniform(n) if caps is None else _cap_start(caps), np.inf, None
     run.keep(d, np.zeros(0))
     first, (d, min_edge, sol) = run.resume(ensemble, d=d, min_edge=min_edge, sol=sol)
     converged = False
@@ -161,8 +223,73 @@ def lpboost(
         converged=converged,
         stop_reason=reason,
         params=params,
-        soft_margin=True,
+        soft_margin=caps is None,  # the soft margin of weighted caps is not the nu-average
     )
+
+
+def _check_caps(caps: object, n: int) -> NDArray[np.float64]:
+    """Per-example caps: N finite positive values whose sum is at least 1 (so that the capped simplex
+    is not empty)."""
+    caps = check_vector(caps, "caps", n)
+    if np.any(caps <= 0):
+        raise ValueError("caps must be positive (an example with cap 0 is an example removed)")
+    if caps.sum() < 1.0 - 1e-12:
+        raise ValueError(
+            f"caps must sum to at least 1 (the capped simplex is empty); they sum to {caps.sum():.6g}"
+        )
+    return caps
+
+
+def _cap_start(caps: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The first distribution of a weighted-caps LPBoost run: proportional to the caps (the uniform
+    d of the repeated data), which lies under them since they sum to at least 1."""
+    return caps / caps.sum()
+
+
+class CappedLP:
+    """LPBoost's LP with per-example caps, ``min_{d in S^N, d <= c} max_q u^q . d`` (Eq. 2.3 with
+    the box ``d <= c``), for :func:`lpboost`'s ``caps``: HiGHS's d and edge multipliers w, certified
+    here. The primal value is ``max_q u^q . d``; the dual value is the weighted soft margin
+    ``min_{d in S^N, d <= c} d . (U w)`` (the box-capped simplex's support function: the smallest
+    margins take their caps in increasing order, docs/math.md#capped-simplex-support)."""
+
+    def __init__(self, U: NDArray[np.float64], caps: NDArray[np.float64]) -> None:
+        self.U, self.caps = U, caps
+
+    def solve(self, *, tol: float = 1e-7, **_: object) -> Solution:
+        """The certified LP solution (``method``, ``side`` and ``warm_start`` do not apply)."""
+        found = min_max_edge(np.asarray(self.U), np.zeros(self.caps.size), self.caps)
+        if found is None:  # pragma: no cover - the caps sum to >= 1
+            return Solution.without_point("failed", "highs", "primal", tol, message="HiGHS failed")
+        _, d, w = found
+        d = np.clip(d, 0.0, self.caps)
+        d /= d.sum()
+        w = np.clip(w, 0.0, None)
+        w /= w.sum()
+        primal = float(np.max(np.asarray(self.U).T @ d))
+        dual = weighted_soft_margin(np.asarray(self.U) @ w, self.caps)
+        gap = primal - dual
+        status = "optimal" if gap <= tol * max(1.0, abs(primal)) else "inaccurate"
+        return Solution(
+            d=d,
+            w=w,
+            primal_value=primal,
+            dual_value=dual,
+            gap=gap,
+            status=status,
+            method="highs",
+            side="primal",
+            tol=tol,
+        )
+
+
+def weighted_soft_margin(margins: NDArray[np.float64], caps: NDArray[np.float64]) -> float:
+    """``min_{d in S^N, d <= caps} d . margins``: the smallest margins take their caps in increasing
+    order until the mass is 1 (for equal caps ``1/nu``: the mean of the nu smallest margins)."""
+    order = np.argsort(margins, kind="stable")
+    c = caps[order]
+    filled = np.minimum(c, np.clip(1.0 - (np.cumsum(c) - c), 0.0, None))
+    return float(filled @ margins[order])
 
 
 def softboost(
@@ -178,6 +305,8 @@ def softboost(
     checkpoint: str | os.PathLike | None = None,
     checkpoint_every: int = DEFAULT_EVERY,
     resume: bool = False,
+    d0: NDArray[np.float64] | None = None,
+    keep_stages: bool = False,
 ) -> BoostResult:
     """SoftBoost ([KG] Alg. 3.1; TotalBoost when ``nu = 1``): d^t is the relative-entropy projection
     of d^0 onto ``{d capped : u^q . d <= gamma_hat_t - eps, q <= t}`` (Eq. 3.1, the ``SoftBoost``
@@ -188,7 +317,9 @@ def softboost(
     infeasible, w maximises the soft margin over the T hypotheses (the LP whose value P_LP^T >
     gamma_hat_T - eps >= g - eps is what Thm 3.2's proof certifies); otherwise the last problem's
     dual w, normalised ([DERIVED], docs/math.md#softboost). ``callback`` and ``keep_iterates`` as for
-    :func:`lpboost` (the iterates' w are SoftBoost's unnormalised dual variables).
+    :func:`lpboost` (the iterates' w are SoftBoost's unnormalised dual variables). ``d0``: the prior
+    of the relative entropy (a positive distribution; default uniform), also d^0; the caps stay
+    ``1/nu``.
     """
     n = check_oracle(oracle)
     nu, eps = check_nu(nu, n), check_positive(eps, "eps")
@@ -203,9 +334,11 @@ def softboost(
         callback,
         keep_iterates,
         saving,
+        keep_stages=keep_stages,
     )
     ensemble = Ensemble(n)
-    d0 = _uniform(n)
+    prior = _prior(d0, n)
+    d0 = _uniform(n) if prior is None else prior
     d, gamma_hat, sol, w = d0, 1.0, None, np.zeros(0)
     run.keep(d, w)
     first, (d, gamma_hat, sol, w) = run.resume(ensemble, d=d, gamma_hat=gamma_hat, sol=sol, w=w)
@@ -215,7 +348,7 @@ def softboost(
         gamma_hat = min(gamma_hat, selection.edge)
         ensemble.add(selection)
         with run.solving():
-            model = SoftBoost(ensemble.U, nu=nu, gamma_hat=gamma_hat, eps=eps)
+            model = SoftBoost(ensemble.U, nu=nu, gamma_hat=gamma_hat, eps=eps, d0=prior)
             new_sol = model.solve(method=method, warm_start=sol, tol=tol)
             p_lp = model.lp_value[0]  # computed (and cached) by the feasibility check of solve
         quantity = gamma_hat - p_lp
@@ -263,6 +396,8 @@ def erlpboost(
     checkpoint: str | os.PathLike | None = None,
     checkpoint_every: int = DEFAULT_EVERY,
     resume: bool = False,
+    d0: NDArray[np.float64] | None = None,
+    keep_stages: bool = False,
 ) -> BoostResult:
     """ERLPBoost ([KG] Alg. 3.2): d^t minimises ``max_q u^q.d + (1/eta) Delta(d, d^0)`` over the
     capped simplex (Eq. 3.6, the ``ERLPBoost`` model, solved in the w-domain, Eq. 3.10).
@@ -275,6 +410,10 @@ def erlpboost(
     re-solve, default eps/8 (practical: the certified gap must be <= eps/4, Lemma 3.4) or
     eps/1000 (simple, which assumes exact solves); ``callback`` and ``keep_iterates`` as for
     :func:`lpboost`. The output w is the regularised dual of the T-th problem (step 4).
+
+    ``d0``: the prior of ``Delta(d, d0)`` (a positive distribution; default uniform), also d^0; the
+    caps stay ``d_n <= 1/nu`` for every example. With d0 given, the canonical eta is
+    :func:`prior_eta` (``ln(N/nu)`` becomes ``ln(1/(nu min d0))``), which keeps the stop's guarantee.
     """
     return _entropy_regularized(
         ERLPBoost,
@@ -292,6 +431,8 @@ def erlpboost(
         checkpoint=checkpoint,
         checkpoint_every=checkpoint_every,
         resume=resume,
+        d0=d0,
+        keep_stages=keep_stages,
     )
 
 
@@ -310,11 +451,14 @@ def binary_erlpboost(
     checkpoint: str | os.PathLike | None = None,
     checkpoint_every: int = DEFAULT_EVERY,
     resume: bool = False,
+    d0: NDArray[np.float64] | None = None,
+    keep_stages: bool = False,
 ) -> BoostResult:
     """Binary ERLPBoost ([KG] Alg. 3.3): as :func:`erlpboost` with the binary relative entropy
     ``Delta_{2,nu}`` (Eq. 3.25, the ``BinaryERLPBoost`` model; ``nu < N``), whose canonical eta is
     ``max((2/eps)(ln(N/nu) + 1), 1/2)`` and whose caps are Thms 3.21 and 3.23 (with erratum KG-16,
-    docs/math.md#erratum-kg-16)."""
+    docs/math.md#erratum-kg-16). ``d0`` as for :func:`erlpboost` (every ``d0_n`` must be below the
+    cap ``1/nu``: the binary entropy's domain)."""
     return _entropy_regularized(
         BinaryERLPBoost,
         "binary_erlpboost",
@@ -332,6 +476,8 @@ def binary_erlpboost(
         checkpoint_every=checkpoint_every,
         resume=resume,
         binary=True,
+        d0=d0,
+        keep_stages=keep_stages,
     )
 
 
@@ -353,17 +499,20 @@ def _entropy_regularized(
     checkpoint_every: int,
     resume: bool,
     binary: bool = False,
+    d0: NDArray[np.float64] | None = None,
+    keep_stages: bool = False,
 ) -> BoostResult:
     """The loop of [KG] Algs. 3.2 and 3.3 for ``model_class`` (ERLPBoost or BinaryERLPBoost)."""
     n = check_oracle(oracle)
-    setup = entropy_setup(n, nu, eps, eta, max_iter, criterion, method, tol, binary=binary)
+    prior = _prior(d0, n)
+    setup = entropy_setup(n, nu, eps, eta, max_iter, criterion, method, tol, binary=binary, d0=prior)
     settings = setup.params | {"max_iter": setup.max_iter}
     saving = Checkpoint.create(checkpoint, checkpoint_every, resume, algorithm, settings)
-    run = Run(oracle, setup.history(), callback, keep_iterates, saving)
+    run = Run(oracle, setup.history(), callback, keep_iterates, saving, keep_stages=keep_stages)
     ensemble = Ensemble(n)
-    d = _uniform(n)
+    d = _uniform(n) if prior is None else prior
     run.keep(d, np.zeros(0))
-    model = GrowingModel(ensemble, lambda U: model_class(U, nu=setup.nu, eta=setup.eta))
+    model = GrowingModel(ensemble, lambda U: model_class(U, nu=setup.nu, eta=setup.eta, d0=prior))
     sol, d, converged, reason = entropy_loop(run, ensemble, model, d, setup, algorithm)
     weights = np.zeros(0) if sol is None else sol.w  # T = its size: the last hypothesis is discarded
     return run.result(
@@ -440,12 +589,19 @@ def entropy_setup(
     tol: object,
     *,
     binary: bool = False,
+    d0: NDArray[np.float64] | None = None,
 ) -> EntropySetup:
     """Check an ERLPBoost-type run's arguments and fill in the defaults: the canonical eta
-    (docs/math.md#canonical-eta), Thm 3.12's / 3.10's iteration cap, the re-solve tolerance eps/8
-    (practical criterion: the certified gap must be <= eps/4, Lemma 3.4) or eps/1000 (simple)."""
+    (docs/math.md#canonical-eta; for a prior d0, :func:`prior_eta`), Thm 3.12's /
+    3.10's iteration cap, the re-solve tolerance eps/8 (practical criterion: the certified gap must
+    be <= eps/4, Lemma 3.4) or eps/1000 (simple)."""
     nu, eps = check_nu(nu, n, strict_upper=binary), check_positive(eps, "eps")
-    eta = canonical_eta(n, nu, eps, binary=binary) if eta is None else check_eta(eta)
+    if eta is not None:
+        eta = check_eta(eta)
+    elif d0 is None:
+        eta = canonical_eta(n, nu, eps, binary=binary)
+    else:
+        eta = prior_eta(d0, nu, eps, binary=binary)
     if criterion not in CRITERIA:
         raise ValueError(f"criterion must be one of {CRITERIA}; got {criterion!r}")
     max_iter = check_max_iter(max_iter, erlpboost_max_iter(eta, eps, criterion))
