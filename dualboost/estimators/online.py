@@ -51,7 +51,13 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from dualboost.boosting.core.history import History, HistoryRow
 from dualboost.boosting.core.progress import ProgressLine
 from dualboost.boosting.online.drivers import WEIGHTINGS, AdaBoostOL, OnlineBBM, OnlineBooster
-from dualboost.estimators.base import COUNT, reject_dask_input
+from dualboost.estimators.base import (
+    COUNT,
+    ProbabilityLink,
+    check_sample_weight,
+    fit_link_slope,
+    reject_dask_input,
+)
 from dualboost.oracles.online import ONLINE_LEARNERS, OnlineLearners, make_online_learners
 
 __all__ = ["OnlineBBMClassifier", "AdaBoostOLClassifier"]
@@ -69,8 +75,17 @@ def _stream_text(row: HistoryRow) -> str:
     )
 
 
-class _OnlineBoostingClassifier(ClassifierMixin, BaseEstimator):
-    """Shared stream handling; a subclass builds its booster in ``_make_booster``."""
+class _OnlineBoostingClassifier(ProbabilityLink, ClassifierMixin, BaseEstimator):
+    """Shared stream handling; a subclass builds its booster in ``_make_booster``.
+
+    ``sample_weight`` (``partial_fit``; ``fit`` says why not there): importance weights (docs/math.md#importance-weights):
+    example t reaches learner i with weight ``s_t p_t^i`` (sampling: ``s_t`` when drawn), AdaBoost.OL's
+    own updates and the progressive loss count it ``s_t`` times, and an example of weight 0 is skipped
+    (exactly the stream without it). Integer weights are not repeated examples: an online update
+    of weight 2 is one step, not two (the learners' steps are not linear in the repetitions).
+
+    ``predict_proba``: ``expit(a f)`` with the slope a fitted on the progressive predictions, the
+    predictions each example got before it was learned (:attr:`link_slope_`)."""
 
     def _make_booster(self) -> OnlineBooster:
         raise NotImplementedError
@@ -118,7 +133,12 @@ class _OnlineBoostingClassifier(ClassifierMixin, BaseEstimator):
     # -- learning -----------------------------------------------------------------------------------
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> _OnlineBoostingClassifier:
-        """A fresh model learned on the rows of X in order (``n_passes`` times)."""
+        """A fresh model learned on the rows of X in order (``n_passes`` times).
+
+        No ``sample_weight`` here (``partial_fit`` takes it): scikit-learn's estimator checks hold
+        every ``fit`` that takes weights to "integer weights = repeated rows" on shuffled rows
+        (``check_sample_weight_equivalence_on_dense_data``), which no order-dependent online update
+        satisfies. A fresh model with weights: ``clone(model).partial_fit(X, y, sample_weight=w)``."""
         reject_dask_input(self, X, y)
         X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
         check_classification_targets(y)
@@ -128,15 +148,31 @@ class _OnlineBoostingClassifier(ClassifierMixin, BaseEstimator):
             self._learn(X, y)
         return self
 
+    @staticmethod
+    def _weighted(X, y: NDArray, sample_weight: ArrayLike | None) -> tuple:
+        """``(X, y, weights)`` without the rows of weight 0 (weights None when not given)."""
+        if sample_weight is None:
+            return X, y, None
+        weights = check_sample_weight(sample_weight, X)
+        kept = weights > 0
+        if kept.all():
+            return X, y, weights
+        return X[kept], np.asarray(y)[kept], weights[kept]
+
     def partial_fit(
-        self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
+        self,
+        X: ArrayLike,
+        y: ArrayLike,
+        classes: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
     ) -> _OnlineBoostingClassifier:
         """Learn the rows of X in order. On the first call ``classes`` gives the two labels (default:
-        the classes of this y, which must then hold both)."""
+        the classes of this y, which must then hold both); ``sample_weight``: importance weights."""
         reject_dask_input(self, X, y, why=" (partial_fit: pass row blocks one by one, X.blocks[i].compute())")
         first = not hasattr(self, "booster_")
         X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, reset=first)
         check_classification_targets(y)
+        X, y, weights = self._weighted(X, y, sample_weight)
         if first:
             self._start(
                 X, self._two_classes(y if classes is None else classes, "y" if classes is None else "classes")
@@ -145,10 +181,10 @@ class _OnlineBoostingClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"classes must equal classes_ {list(self.classes_)} after the first call; got {classes!r}"
             )
-        self._learn(X, y)
+        self._learn(X, y, weights)
         return self
 
-    def _learn(self, X, y: NDArray) -> None:
+    def _learn(self, X, y: NDArray, weights: NDArray[np.float64] | None = None) -> None:
         labels = self._labels(y)
         progress = ProgressLine(bool(self.verbose) and sys.stderr.isatty(), _stream_text)
 
@@ -158,7 +194,7 @@ class _OnlineBoostingClassifier(ClassifierMixin, BaseEstimator):
 
         try:
             self.booster_.learn_many(
-                X.tocsr() if sp.issparse(X) else X, labels, callback=record, every=CHECKPOINT
+                X.tocsr() if sp.issparse(X) else X, labels, callback=record, every=CHECKPOINT, weights=weights
             )
         finally:
             progress.close()
@@ -278,6 +314,18 @@ class _OnlineBoostingClassifier(ClassifierMixin, BaseEstimator):
     @property
     def edges_(self) -> NDArray[np.float64]:
         return self.booster_.edges
+
+    @property
+    def link_slope_(self) -> float:
+        """The slope a of ``predict_proba = expit(a f)``: :func:`~dualboost.estimators.base.fit_link_slope`
+        on the progressive predictions (each in {-1, +1}, made before the example was learned): with M
+        mistakes among W examples (both by importance weight) and Platt's target t = (W + 1)/(W + 2),
+        ``a = logit((t (W - M) + (1 - t) M) / W)``, so a vote of f = +-1 gets the accuracy the stream
+        measured for its predictions (the training examples are never predicted after they were
+        learned). No extra state: the progressive mistakes and the example count suffice."""
+        check_is_fitted(self)
+        mistakes, seen = float(self.booster_.mistakes), float(self.booster_.weight_seen)
+        return fit_link_slope(np.array([1.0, -1.0]), np.array([seen - mistakes, mistakes]))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

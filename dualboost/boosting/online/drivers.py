@@ -182,6 +182,8 @@ class OnlineBooster(ABC):
         self._uniforms = self._gumbels = np.empty((0, N))
         self.n_seen = 0
         self.mistakes = 0
+        #: the total importance weight of the examples seen (n_seen without weights)
+        self.weight_seen = 0.0
         self.start_time = time.perf_counter()
         self._wz = np.zeros(N)
         self._w = np.zeros(N)
@@ -202,10 +204,13 @@ class OnlineBooster(ABC):
         """Reset the algorithm's own state."""
 
     @abstractmethod
-    def _step(self, b: NDArray[np.bool_], y: int) -> tuple[int, NDArray[np.float64], NDArray[np.float64]]:
+    def _step(
+        self, b: NDArray[np.bool_], y: int, weight: float = 1.0
+    ) -> tuple[int, NDArray[np.float64], NDArray[np.float64]]:
         """One round given b^i = [WL^i(x_t) = +1] and the label y in {-1, +1}: update the booster's
         state and return (the prediction made before seeing y, p_t (the learners' importance
-        weights / sampling probabilities), the d-domain weights up to a per-learner constant)."""
+        weights / sampling probabilities), the d-domain weights up to a per-learner constant).
+        ``weight``: the example's importance weight, which scales the booster's own updates."""
 
     @abstractmethod
     def decision_matrix(self, H: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -216,16 +221,26 @@ class OnlineBooster(ABC):
         """WL^i(x_t) in {-1, +1} on the last example."""
         return np.where(self._last_b, 1, -1)
 
-    def learn_row(self, indices: NDArray[np.intp], values: NDArray[np.float64], y: int) -> int:
+    def learn_row(
+        self, indices: NDArray[np.intp], values: NDArray[np.float64], y: int, weight: float = 1.0
+    ) -> int:
         """Predict x_t (a row of ``learners.prepare(X)``, given sparsely), then learn (x_t, y_t),
-        y in {-1, +1}; returns the prediction (progressive validation)."""
+        y in {-1, +1}; returns the prediction (progressive validation).
+
+        ``weight`` > 0: the example's importance weight (docs/math.md#importance-weights): learner i
+        gets ``weight p_t^i`` (sampling: ``weight`` when drawn), the booster's own updates (AdaBoost.OL's
+        gradient step on alpha and its Hedge loss) and the edge statistics are scaled by it, and the
+        progressive loss counts the example ``weight`` times."""
         h = self.learners.predict_row(indices, values)
         b = h if h.dtype.kind == "b" else h > 0
         self.n_seen += 1
-        yhat, p, w = self._step(b, y)
+        self.weight_seen += weight
+        yhat, p, w = self._step(b, y) if weight == 1.0 else self._step(b, y, weight)
         passed = self._uniform_row() < p if self._sampling else p  # booleans act as weights 0/1
+        if weight != 1.0:
+            passed, w = weight * passed, weight * w
         self.learners.learn_row(indices, values, y, passed)
-        self.mistakes += yhat != y
+        self.mistakes += (yhat != y) if weight == 1.0 else weight * (yhat != y)
         j = self._n_buf
         self._buf_b[j] = b
         self._buf_w[j] = w
@@ -260,16 +275,19 @@ class OnlineBooster(ABC):
         y: ArrayLike,
         callback: Callable[[HistoryRow], None] | None = None,
         every: int = 1000,
+        weights: ArrayLike | None = None,
     ) -> NDArray[np.intp]:
         """:meth:`learn_row` on each row of X (CSR or dense, not yet prepared) in order, labels y
         in {-1, +1}; returns the progressive predictions. ``callback`` gets a :meth:`row` every
-        ``every`` examples."""
+        ``every`` examples. ``weights``: positive importance weights, one per row (default 1)."""
         labels = np.asarray(y).astype(np.intp).tolist()  # Python ints: cheap scalar arithmetic
+        ones = [1.0] * len(labels)
+        importance = ones if weights is None else np.asarray(weights, dtype=np.float64).tolist()
         out = []
         append, learn = out.append, self.learn_row
         rows = self.learners.rows(self.learners.prepare(X))
-        for (indices, values), label in zip(rows, labels, strict=True):
-            append(learn(indices, values, label))
+        for (indices, values), label, weight in zip(rows, labels, importance, strict=True):
+            append(learn(indices, values, label, weight))
             if callback is not None and self.n_seen % every == 0:
                 callback(self.row())
         return np.asarray(out, dtype=np.intp)
@@ -287,8 +305,9 @@ class OnlineBooster(ABC):
 
     @property
     def progressive_loss(self) -> float:
-        """Progressive-validation 0-1 loss: mistakes / examples so far (NaN before any)."""
-        return self.mistakes / self.n_seen if self.n_seen else math.nan
+        """Progressive-validation 0-1 loss: mistakes / examples so far (NaN before any), both counted
+        by importance weight."""
+        return self.mistakes / self.weight_seen if self.n_seen else math.nan
 
     def row(self) -> HistoryRow:
         """The stream's state as a history row: ``iteration`` = examples seen, ``edge`` = mean
@@ -364,7 +383,7 @@ class OnlineBBM(OnlineBooster):
         """w_t^i of the last example (Eq. (5))."""
         return self._w_flat.take(self._index[:-1])
 
-    def _step(self, b, y):
+    def _step(self, b, y, weight=1.0):
         N = self.n_learners
         q = np.dot(b, self._counts[y])  # 2y c_i for i < N, and #{+1 votes}
         index = self._index
@@ -408,7 +427,7 @@ class AdaBoostOL(OnlineBooster):
         v = np.exp(self.log_v - self.log_v.max())
         return v / v.sum()
 
-    def _step(self, b, y):
+    def _step(self, b, y, weight=1.0):
         alpha, scratch = self.alpha, self._scratch
         nz = self._neg_z[y].take(b)  # -z_t^i
         np.multiply(alpha, nz, out=scratch)
@@ -425,12 +444,15 @@ class AdaBoostOL(OnlineBooster):
         # projected OGD: alpha <- clip(alpha + eta z / (1 + exp(s^i)), -2, 2)
         np.multiply(nz, e[1:], out=scratch)
         scratch *= 4.0 / math.sqrt(self.n_seen)
+        if weight != 1.0:
+            scratch *= weight  # the importance-weighted loss's gradient
         alpha -= scratch
         np.minimum(alpha, 2.0, out=alpha)
         np.maximum(alpha, -2.0, out=alpha)
         # Hedge, learning rate 1: v^i *= exp(-1{expert i erred}), in log space; expert i errs iff
         # y s^i <= 0 for y = +1 and y s^i < 0 for y = -1, i.e. -s^i >= 0 resp. -s^i > 0
-        self.log_v -= neg_s[1:] >= 0.0 if y > 0 else neg_s[1:] > 0.0
+        erred = neg_s[1:] >= 0.0 if y > 0 else neg_s[1:] > 0.0
+        self.log_v -= erred if weight == 1.0 else weight * erred
         if t == 0:
             self.log_v -= self.log_v.max()
         self.last_weights = w
