@@ -309,11 +309,15 @@ class _InnerSolver:
         beta0, lam0 = warm if warm is not None else (np.nan, 0.0)
         if self.ball is None:
             return self.solve_beta(theta_base, 0.0, beta0)
-        if not (lam0 > 0.0 and np.isfinite(beta0)):  # cold: lambda = 0, then Newton's guess for it
-            sol, phi, dphi = self._secular(theta_base, 0.0, beta0)
+        warm = lam0 > 0.0 and np.isfinite(beta0)
+        if not warm or self.kappa == 0.0:  # lambda = 0 first (a closed form when kappa = 0)
+            sol, phi, dphi = self._secular(theta_base, 0.0, np.nan if warm else beta0)
             if phi <= 0.0:
                 return sol  # the ball does not bind: lambda = 0
-            beta0, lam0 = sol.beta, (-phi / dphi if dphi < 0.0 else 1.0)
+        if not warm:  # cold: Newton's guess for lambda from 0
+            lam0 = -phi / dphi if dphi < 0.0 else 1.0
+            # beta at that lambda (the softmax's normaliser is on another scale once K > 0)
+            beta0 = self.solve_beta(theta_base + lam0 * self.ball[0], lam0, np.nan).beta
         if np.isfinite(beta0):
             joint = self._joint(theta, theta_base, beta0, lam0)
             if joint is not None:
@@ -362,7 +366,8 @@ class _InnerSolver:
         ``Phi = <theta, d> - f(d) - beta F_1 - lambda F_2`` at ``d = d(beta, lambda)``, whose gradient
         is ``-F``, ``F = (sum d - 1, (||d - c||^2 - r^2)/2)``, and whose Hessian is ``B^T G B``,
         ``B = [1, d - c]``; the step is ``(B^T G B)^-1 F``, halved until Phi decreases (Armijo) or
-        the residual F halves, and kept inside lambda > 0 (the ball binds: :meth:`solve` checked).
+        the residual F halves, and kept inside lambda > 0 (the ball binds: :meth:`solve` checked
+        lambda = 0 unless a warm start with kappa > 0, whose lambda = 0 would cost a root search).
         None where it stalls: the bracketed searches of :meth:`solve` take over."""
         centre, radius = self.ball
         r2 = radius * radius
@@ -375,6 +380,7 @@ class _InnerSolver:
             return d, g, v, f1, f2, phi, max(abs(f1), abs(f2) / r2)
 
         current = evaluate(beta, lam)
+        at_boundary = 0  # steps cut short to keep lambda > 0
         for _ in range(_JOINT_STEPS):
             d, g, v, f1, f2, phi, size = current
             m11, m12, m22 = float(g.sum()), float(g @ v), float(g @ (v * v))
@@ -387,7 +393,8 @@ class _InnerSolver:
                 d -= g * (step_beta + v * step_lam)  # the step's own linearisation: F = 0 to rounding
                 np.clip(d, 0.0, self.cap, out=d)
                 return _Solved(d, g, beta, lam)
-            t = 1.0 if lam + step_lam > 0.0 else 0.5 * lam / -step_lam
+            at_boundary = 0 if lam + step_lam > 0.0 else at_boundary + 1
+            t = 1.0 if not at_boundary else 0.5 * lam / -step_lam  # lambda > 0 at the root: halve
             slope = -(f1 * step_beta + f2 * step_lam)  # < 0: a descent direction of Phi
             for _ in range(40):
                 trial = evaluate(beta + t * step_beta, lam + t * step_lam)
