@@ -35,18 +35,31 @@ used), ``n_iter_`` (rounds), ``objective_`` (the final training objective), ``lo
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
 from numbers import Real
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy.optimize import minimize_scalar
+from scipy.special import log_softmax, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context, clone, is_classifier
+from sklearn.metrics import accuracy_score
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from dualboost.boosting.gradient.drivers import PROJECTIONS, STEPS, gradient_projection
 from dualboost.boosting.gradient.losses import LOSSES, FunctionalLoss, make_loss
-from dualboost.estimators.base import COUNT, POSITIVE, reject_dask_input
+from dualboost.estimators.base import (
+    COUNT,
+    LINK_MAX_SLOPE,
+    LINK_MIN_SLOPE,
+    POSITIVE,
+    feature_importances,
+    fit_link_slope,
+    link_probabilities,
+    reject_dask_input,
+)
 from dualboost.oracles import Oracle
 from dualboost.oracles.registry import make_oracle
 from dualboost.oracles.regression import (
@@ -158,6 +171,22 @@ class _GradientProjection(BaseEstimator):
         X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
         return self.result_.decision_function(X)
 
+    def _staged_raw(self, X: ArrayLike) -> Iterator[NDArray[np.float64]]:
+        """f(X) after each weak learner (f_0 = init_ left out)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
+        stages = self.result_.staged_decision_function(X)
+        next(stages)
+        yield from stages
+
+    @property
+    def feature_importances_(self) -> NDArray[np.float64]:
+        """Each weak learner's ``|coefficient|`` (summed over outputs) spread over the features it
+        reads (:func:`~dualboost.estimators.base.feature_importances`), normalised to sum 1."""
+        check_is_fitted(self)
+        weights = [float(np.abs(np.asarray(c)).sum()) for c in self.estimator_weights_]
+        return feature_importances(weights, self.estimators_, self.n_features_in_)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
@@ -200,14 +229,77 @@ class GradientProjectionClassifier(ClassifierMixin, _GradientProjection):
             )
         self.classes_ = classes
         self._boost(X, targets, loss, n_outputs, init, learner)
+        self.link_slope_ = self._link_slope(loss, indices)
         return self
 
-    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
-        """f(X) (see the class docstring for the shapes)."""
-        F = self._raw(X)
+    def _link_slope(self, loss: FunctionalLoss, indices: NDArray[np.intp]) -> float:
+        """The slope a of ``predict_proba``: ``expit(a f)`` for two classes, ``softmax(a F)`` for more.
+
+        The logistic loss ``ln(1 + e^{-y f})`` is the negative log-likelihood of ``P(y | x) =
+        expit(y f)``: a = 1, the model's own link. The exponential loss ``e^{-y f}`` is minimised in
+        expectation by half the log-odds (Friedman, Hastie & Tibshirani 2000, as AdaBoost's
+        ``predict_proba``): a = 2. Other losses (hinge, squared, multiclass hinge) have no link: a is
+        fitted on the training outputs (two classes: :func:`~dualboost.estimators.base.fit_link_slope`;
+        K classes: the multinomial likelihood of ``softmax(a F)``, a 1-D convex problem solved by
+        bounded Brent). a > 0 keeps argmax at the largest output, so it agrees with ``predict``."""
+        F = self._two_class(self.result_.F)
+        if F.ndim == 1:
+            if loss.name == "logistic":
+                return 1.0
+            if loss.name == "exponential":
+                return 2.0
+            return fit_link_slope(np.where(indices == 1, 1.0, -1.0) * F)
+        rows = np.arange(F.shape[0])
+
+        def negative_log_likelihood(a: float) -> float:
+            return -float(log_softmax(a * F, axis=1)[rows, indices].sum())
+
+        found = minimize_scalar(
+            negative_log_likelihood, bounds=(LINK_MIN_SLOPE, LINK_MAX_SLOPE), method="bounded"
+        )
+        return float(found.x)
+
+    def _two_class(self, F: NDArray[np.float64]) -> NDArray[np.float64]:
+        """f_1 - f_0 for two classes with a multiclass loss, F otherwise (``decision_function``)."""
         if F.ndim == 2 and self.classes_.size == 2:
             return F[:, 1] - F[:, 0]
         return F
+
+    def _probabilities(self, F: NDArray[np.float64]) -> NDArray[np.float64]:
+        if F.ndim == 1:
+            return link_probabilities(F, self.link_slope_)
+        return softmax(self.link_slope_ * F, axis=1)
+
+    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Class probabilities through the link of :meth:`_link_slope` (``link_slope_``); argmax is
+        :meth:`predict` (ties go to the first class, as there)."""
+        return self._probabilities(self.decision_function(X))
+
+    def staged_decision_function(self, X: ArrayLike) -> Iterator[NDArray[np.float64]]:
+        """:meth:`decision_function` after each weak learner (the running sum of [GB]'s steps)."""
+        for F in self._staged_raw(X):
+            yield self._two_class(F)
+
+    def staged_predict(self, X: ArrayLike) -> Iterator[NDArray]:
+        """:meth:`predict` after each weak learner."""
+        for F in self.staged_decision_function(X):
+            yield self.classes_[(F > 0).astype(int)] if F.ndim == 1 else self.classes_[np.argmax(F, axis=1)]
+
+    def staged_predict_proba(self, X: ArrayLike) -> Iterator[NDArray[np.float64]]:
+        """:meth:`predict_proba` after each weak learner (with the final ``link_slope_``)."""
+        for F in self.staged_decision_function(X):
+            yield self._probabilities(F)
+
+    def staged_score(
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> Iterator[float]:
+        """The accuracy after each weak learner."""
+        for prediction in self.staged_predict(X):
+            yield float(accuracy_score(y, prediction, sample_weight=sample_weight))
+
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
+        """f(X) (see the class docstring for the shapes)."""
+        return self._two_class(self._raw(X))
 
     def predict(self, X: ArrayLike) -> NDArray:
         """The class with the largest output (two classes: ``classes_[1]`` where f > 0)."""
