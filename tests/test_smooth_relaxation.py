@@ -364,3 +364,13 @@ def test_the_simplex_form_hessian_from_the_distinct_columns():
     for columns in (np.arange(24), np.r_[0:12, 12:20], np.r_[2, 14, 5]):
         expected = Model.dual_hessian(rel, w, columns)  # the Gram matrix on the columns as given
         np.testing.assert_allclose(rel.dual_hessian(w, columns), expected, rtol=1e-12, atol=1e-15)
+
+
+def test_the_collected_pieces_are_the_ones_written():
+    F = exact(CASES["ball+entropy+cap"][0])
+    params = CASES["ball+entropy+cap"][1]
+    pieces = F.pieces
+    assert pieces.alpha == pytest.approx(params["alpha"]) and pieces.kappa == 0.0
+    assert pieces.cap == pytest.approx(params["cap"]) and len(pieces.balls) == 1
+    assert pieces.balls[0][1] == pytest.approx(params["radius"])
+    np.testing.assert_allclose(pieces.linear, params["linear"], rtol=1e-12)

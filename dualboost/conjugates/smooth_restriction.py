@@ -441,14 +441,15 @@ def _small_inverse(S: NDArray[np.float64]) -> NDArray[np.float64]:
 # --- the functions with the exact conjugate -------------------------------------------------------
 class ExactRestrictionMixin:
     """The exact conjugate of ``f + I_S`` (module docstring) for a function whose value, domain and
-    cvxpy forms come from the class it is mixed into. A :class:`SmoothConjugate` of the low-rank
-    kind: ``conjugate_and_grad``, ``conjugate_hessian_lowrank``, ``with_warm_starts``."""
+    cvxpy forms come from the class it is mixed into: a ``LowRankConjugate`` of the solver contract
+    (``conjugate_and_grad``, ``conjugate_hessian_lowrank``, ``remembers``, ``with_warm_starts``)."""
 
     conjugate_is_differentiable = True
     _inner: _InnerSolver
 
     def _init_exact(self, pieces: SimplexPieces) -> None:
         self._inner = _InnerSolver(pieces)
+        self._pieces = pieces
         self.n = pieces.n
         self._warm = False
         self._last: tuple[float, float] | None = None  # the multipliers of the last call (warm copy)
@@ -458,8 +459,10 @@ class ExactRestrictionMixin:
         self._theta_cache: tuple[bytes, float, _Solved] | None = None
 
     @property
-    def pieces(self) -> _InnerSolver:
-        return self._inner
+    def pieces(self) -> SimplexPieces:
+        """f on the simplex in the module docstring's form (alpha, kappa, the linear term, the cap,
+        the ball), as collected from the calculus tree."""
+        return self._pieces
 
     def _solved(self, theta: ArrayLike) -> tuple[float, _Solved]:
         theta = check_vector(theta, "theta", self.n)
