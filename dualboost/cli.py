@@ -4,7 +4,8 @@
 cvxpy solver, maps each solution to the other side, certifies it and prints one table; it exits 1
 when any row fails its tolerance and says which.
 
-``dualboost boost`` trains a booster on a LIBSVM file and reports (:mod:`dualboost.cli_boost`).
+``dualboost boost`` trains a booster on a LIBSVM file and reports (:mod:`dualboost.cli_boost`);
+``dualboost predict MODEL DATA`` predicts with a model that ``boost --save`` wrote.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from dualboost import __version__
-from dualboost.cli_boost import add_boost_parser
+from dualboost.cli_boost import add_boost_parser, add_predict_parser
 from dualboost.problems.relaxation_report import (
     BUILTIN_RELAXATIONS,
     FAST_GAP_TOL,
@@ -233,6 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--quiet", action="store_true", help="no progress line on a terminal")
     verify.set_defaults(func=_verify)
     add_boost_parser(sub)
+    add_predict_parser(sub)
     return parser
 
 

@@ -5,7 +5,9 @@ driver of :mod:`dualboost.boosting` with a progress line on stderr (only on a te
 a summary (iterations, train and test error, the time split into oracle and solver, hypotheses
 with w > 0); ``--history`` writes the per-iteration CSV and ``--plot`` the convergence figure
 ([KG] Fig. 5.28); ``--checkpoint PATH`` saves the state every ``--checkpoint-every`` iterations and
-``--resume`` continues a killed run from it (:mod:`dualboost.boosting.core.checkpoint`).
+``--resume`` continues a killed run from it (:mod:`dualboost.boosting.core.checkpoint`); ``--save PATH``
+writes the trained model as a model file (:mod:`dualboost.estimators.persistence`) that
+``dualboost predict`` (:func:`add_predict_parser`) and :func:`dualboost.estimators.persistence.load` read.
 
 The options are checked before any data is read (an option the algorithm does not take, a
 ``--method`` that does not solve its subproblem, an unwritable checkpoint directory), the data
@@ -47,7 +49,7 @@ from dualboost.solvers import METHODS
 from dualboost.solvers.cvxpy_backend import CVXPY_METHODS
 from dualboost.verify import applies
 
-__all__ = ["add_boost_parser", "run_boost"]
+__all__ = ["add_boost_parser", "run_boost", "add_predict_parser", "run_predict"]
 
 #: algorithms whose regulariser is the binary relative entropy (they need nu < 1)
 _BINARY = ("binary_erlpboost", "corrective_binary_erlpboost")
@@ -178,6 +180,13 @@ def add_boost_parser(sub) -> None:
         help="continue the run saved in --checkpoint PATH (same data and options) to the result an "
         "uninterrupted run gives; a checkpoint of another run is an error",
     )
+    boost_parser.add_argument(
+        "--save",
+        metavar="PATH",
+        help="write the trained model to the model file PATH (portable: JSON and numpy arrays, no pickle), "
+        "for 'dualboost predict PATH DATA' or dualboost.estimators.persistence.load (in Python: the "
+        "classifier of the algorithm, e.g. ERLPBoostClassifier); not for adaboost",
+    )
     shown = boost_parser.add_mutually_exclusive_group()
     shown.add_argument("--quiet", action="store_true", help="no progress line")
     shown.add_argument(
@@ -283,6 +292,28 @@ def _check_options(args: argparse.Namespace) -> None:
         raise ValueError("--resume needs --checkpoint PATH (the file to resume from)")
     if args.checkpoint:
         check_path(args.checkpoint)
+    if args.save:
+        _check_save(args)
+
+
+def _check_save(args: argparse.Namespace) -> None:
+    """``--save``: an algorithm with a classifier to be saved as, and a path in an existing directory."""
+    if args.algorithm == "adaboost":
+        raise ValueError("--save: an adaboost run has no classifier of dualboost.estimators to be saved as")
+    target = Path(args.save)
+    if target.is_dir() or not target.resolve().parent.is_dir():
+        raise ValueError(f"--save {args.save!r}: must be a file path in an existing directory")
+
+
+def _classifier_params(args: argparse.Namespace) -> dict:
+    """The classifier's parameters of a run (what ``--save`` records): nu as the fraction, the options
+    given, the oracle's name."""
+    given = {name: value for name, value in _given_options(args).items() if value is not None}
+    return given | {
+        "nu": _DEFAULT_NU if args.nu is None else args.nu,
+        "eps": _DEFAULT_EPS if args.eps is None else args.eps,
+        "oracle": args.oracle,
+    }
 
 
 def _driver_params(args: argparse.Namespace, n_samples: int) -> dict:
@@ -377,4 +408,106 @@ def run_boost(args: argparse.Namespace) -> int:
             print(f"dualboost boost: error: {exc}", file=sys.stderr)
             return 1
         print(f"  plot:         {args.plot}")
+    if args.save:
+        from dualboost.estimators.persistence import save_result
+
+        try:
+            save_result(
+                result,
+                args.save,
+                classes=np.array([-1.0, 1.0]),
+                n_features=train[0].shape[1],
+                params=_classifier_params(args),
+            )
+        except (ValueError, OSError, ImportError) as exc:
+            print(f"dualboost boost: error: --save: {exc}", file=sys.stderr)
+            return 1
+        print(f"  model:        {args.save} (dualboost predict {args.save} DATA)")
     return 0
+
+
+def add_predict_parser(sub) -> None:
+    """Add the ``predict`` subcommand to the subparsers ``sub``."""
+    parser = sub.add_parser(
+        "predict",
+        help="predict the labels of a LIBSVM file with a saved model",
+        description=(
+            "Load MODEL, a model file written by 'dualboost boost --save' or by "
+            "dualboost.estimators.persistence.save, and predict each example of DATA, a LIBSVM/svmlight "
+            "file (its labels are not used for the predictions; with --score they give the accuracy). "
+            "Writes one line per example to standard output, or to --out: the predicted label, or with "
+            "--decision-function the value f(x) = sum_q w_q h_q(x) in [-1, 1] (positive: the larger label)."
+        ),
+        epilog="example: dualboost boost german --save german.model && "
+        "dualboost predict german.model test.libsvm --score",
+    )
+    parser.add_argument("model", metavar="MODEL", help="the model file")
+    parser.add_argument(
+        "data",
+        metavar="DATA",
+        help="a LIBSVM file of the model's features (a file whose largest feature index is smaller is "
+        "read with the model's feature count; a larger one is an error)",
+    )
+    parser.add_argument(
+        "--out", metavar="FILE", help="write the predictions to FILE instead of standard output"
+    )
+    parser.add_argument(
+        "--decision-function",
+        action="store_true",
+        help="write the decision function f(x) (17 significant digits) instead of the label",
+    )
+    parser.add_argument(
+        "--score",
+        action="store_true",
+        help="print the accuracy against DATA's labels on standard error",
+    )
+    parser.add_argument(
+        "--trust",
+        action="append",
+        default=[],
+        metavar="TYPE",
+        help="a further type name that a scikit-learn member of MODEL may hold (skops), e.g. from "
+        "another library; repeat for more. scikit-learn, numpy and scipy types are trusted",
+    )
+    parser.set_defaults(func=run_predict)
+
+
+def run_predict(args: argparse.Namespace) -> int:
+    """The ``predict`` subcommand; returns the exit status (1 on an unreadable model or data file)."""
+    from dualboost.estimators.persistence import load
+
+    try:
+        model = load(args.model, trusted=args.trust)
+        width = int(model.n_features_in_)
+        X, y = load_libsvm(args.data)
+        if X.shape[1] > width:
+            raise ValueError(
+                f"DATA {args.data!r} has {X.shape[1]} features (from its largest feature index), the model "
+                f"{width}: is it of the same data?"
+            )
+        X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
+        values = model.decision_function(X) if args.decision_function else model.predict(X)
+    except (ValueError, OSError, ImportError) as exc:
+        print(f"dualboost predict: error: {exc}", file=sys.stderr)
+        return 1
+    if args.decision_function:
+        text = "".join(f"{v:.17g}\n" for v in values)
+    else:
+        text = "".join(f"{_label(v)}\n" for v in values)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    if args.score:
+        predicted = model.predict(X)
+        labels = model.classes_[(y > 0).astype(int)] if np.all(np.isin(y, (-1.0, 1.0))) else y
+        accuracy = float(np.mean(predicted == labels))
+        print(f"accuracy {accuracy:.4f} on {y.size} examples of {args.data}", file=sys.stderr)
+    return 0
+
+
+def _label(value: object) -> str:
+    """A label as LIBSVM writes it: +1 / -1 for the numeric labels of the files, else as it is."""
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return f"{int(value):+d}"
+    return str(value)

@@ -345,6 +345,8 @@ class _Reader:
 
 def _open(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
     """The header and the arrays of the archive at ``path`` (ValueError if it is not one)."""
+    if path.is_file() and not zipfile.is_zipfile(path):  # numpy's advice on pickled data is no use here
+        raise ValueError(f"{path}: not a dualboost model file (not a zip archive)")
     try:
         with np.load(path, allow_pickle=False) as archive:
             if not hasattr(archive, "files"):
