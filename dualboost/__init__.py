@@ -11,7 +11,7 @@ solvers.
 
 __version__ = "0.1.0"
 
-#: exported estimator -> the module that defines it
+#: exported estimator (and :func:`~dualboost.estimators.reweight.reweight`) -> the module that defines it
 _ESTIMATORS = {
     "LPBoostClassifier": "estimators.totally_corrective",
     "SoftBoostClassifier": "estimators.totally_corrective",
@@ -26,6 +26,10 @@ _ESTIMATORS = {
     "AdaBoostOLClassifier": "estimators.online",
     "GradientProjectionClassifier": "estimators.gradient",
     "GradientProjectionRegressor": "estimators.gradient",
+    "ERLPBoostCV": "estimators.cv",
+    "LPBoostCV": "estimators.cv",
+    "ReweightedClassifier": "estimators.reweight",
+    "reweight": "estimators.reweight",
 }
 
 __all__ = ["__version__", *_ESTIMATORS]

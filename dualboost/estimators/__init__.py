@@ -11,7 +11,13 @@
 * :mod:`~dualboost.estimators.gradient`: :class:`GradientProjectionClassifier`,
   :class:`GradientProjectionRegressor` (gradient boosting in function space, [GB]);
 * :mod:`~dualboost.estimators.online`: :class:`OnlineBBMClassifier`, :class:`AdaBoostOLClassifier`
-  (online boosting, [BKL]).
+  (online boosting, [BKL]);
+* :mod:`~dualboost.estimators.cv`: :func:`path` (the nu path, warm-started) and :class:`ERLPBoostCV`,
+  :class:`LPBoostCV` (nu chosen by cross-validation);
+* :mod:`~dualboost.estimators.reweight`: :func:`reweight` and :class:`ReweightedClassifier` (a fitted
+  forest's or ensemble's members re-weighted by one certified LPBoost / ERLPBoost solve);
+* :mod:`~dualboost.estimators.persistence`: :func:`save` and :func:`load` (model files: JSON and numpy
+  arrays, scikit-learn members through skops; no pickle).
 
 :mod:`~dualboost.estimators.base` holds what they share:
 :class:`~dualboost.estimators.base.BoostingClassifier` (the parameters and fitted attributes of the
@@ -24,9 +30,12 @@ the Dask fit and :class:`~dualboost.estimators.dask.DaskERLPBoostClassifier` (im
 
 from dualboost.estimators.base import dask_kind, nu_count, reject_dask_input
 from dualboost.estimators.corrective import CorrectiveBinaryERLPBoostClassifier, CorrectiveERLPBoostClassifier
+from dualboost.estimators.cv import ERLPBoostCV, LPBoostCV, path
 from dualboost.estimators.gradient import GradientProjectionClassifier, GradientProjectionRegressor
 from dualboost.estimators.maboost import MABoostClassifier, MadaBoostClassifier, SparseBoostClassifier
 from dualboost.estimators.online import AdaBoostOLClassifier, OnlineBBMClassifier
+from dualboost.estimators.persistence import load, save
+from dualboost.estimators.reweight import ReweightedClassifier, reweight
 from dualboost.estimators.totally_corrective import (
     BinaryERLPBoostClassifier,
     ERLPBoostClassifier,
@@ -48,6 +57,13 @@ __all__ = [
     "GradientProjectionRegressor",
     "OnlineBBMClassifier",
     "AdaBoostOLClassifier",
+    "ERLPBoostCV",
+    "LPBoostCV",
+    "path",
+    "ReweightedClassifier",
+    "reweight",
+    "save",
+    "load",
     "nu_count",
     "dask_kind",
     "reject_dask_input",

@@ -52,6 +52,7 @@ from sklearn.base import BaseEstimator
 from dualboost import __version__
 from dualboost.boosting.core.checkpoint import HYPOTHESES
 from dualboost.boosting.core.history import HISTORY_FIELDS, History, HistoryRow
+from dualboost.boosting.core.result import Stages
 from dualboost.oracles import FittedEstimator, Hypothesis
 from dualboost.oracles.registry import ORACLES
 from dualboost.solvers import Solution
@@ -149,6 +150,8 @@ class _Writer:
                 "criterion": value.criterion,
                 "threshold": value.threshold,
             }
+        if isinstance(value, Stages):
+            return {"stages": {f.name: self.array(getattr(value, f.name))["array"] for f in fields(Stages)}}
         if isinstance(value, Solution):
             out = {"solution": {f: _json_scalar(getattr(value, f)) for f in _SOLUTION_SCALARS}}
             for part in ("d", "w"):
@@ -331,6 +334,8 @@ class _Reader:
                 )
                 history.append(HistoryRow(**values))
             return history
+        if "stages" in entry:
+            return Stages(**{name: self.array(key) for name, key in entry["stages"].items()})
         if "solution" in entry:
             parts = {p: self.array(entry[p]) if p in entry else None for p in ("d", "w")}
             return Solution(**entry["solution"], **parts)
@@ -414,8 +419,11 @@ def save_result(
     file of the classifier whose ``_algorithm`` is ``result.algorithm``, constructed with ``params``
     (its parameters; the others keep their defaults): ``classes_`` (``classes``, the labels of -1 and
     +1), ``n_features_in_``, ``hypotheses_``, ``estimator_weights_``, ``history_``, ``n_iter_``,
-    ``converged_``, ``nu_`` and ``eta_`` from the result. ValueError for an algorithm without a
+    ``converged_``, ``nu_``, ``eta_`` and ``stages_`` from the result, and ``link_slope_`` (the link of
+    ``predict_proba``) fitted on its training margins as ``fit`` does. ValueError for an algorithm without a
     classifier (AdaBoost)."""
+    from dualboost.estimators.base import fit_link_slope
+
     matches = [c for c in model_classes().values() if getattr(c, "_algorithm", None) == result.algorithm]
     if not matches:
         raise ValueError(
@@ -434,4 +442,7 @@ def save_result(
     for name in ("nu", "eta"):
         if name in result.params:
             setattr(estimator, f"{name}_", result.params[name])
+    estimator.stages_ = result.stages
+    margins = np.asarray(result.margins, dtype=np.float64) if result.weights.size else np.zeros(0)
+    estimator.link_slope_ = fit_link_slope(margins, None)  # as the classifier's fit, unweighted
     return save(estimator, path)
