@@ -120,7 +120,14 @@ def binary_training_data(
 def check_sample_weight(sample_weight: ArrayLike, X: ArrayLike) -> NDArray[np.float64]:
     """``sample_weight`` as float64 of length N: finite and non-negative (scikit-learn's
     ``_check_sample_weight``), with at least one positive entry (else a ValueError naming it)."""
-    weights = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    try:
+        weights = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    except ValueError as error:  # scikit-learn >= 1.7 rejects all-zero weights in its own words
+        if "non-zero" in str(error):
+            raise ValueError(
+                "sample_weight must contain at least one non-zero weight; all weights are zero"
+            ) from error
+        raise
     if not np.any(weights > 0):
         raise ValueError("sample_weight must contain at least one non-zero weight; all weights are zero")
     return weights

@@ -78,9 +78,10 @@ def _stream_text(row: HistoryRow) -> str:
 class _OnlineBoostingClassifier(ProbabilityLink, ClassifierMixin, BaseEstimator):
     """Shared stream handling; a subclass builds its booster in ``_make_booster``.
 
-    ``sample_weight`` (``partial_fit``; ``fit`` says why not there): importance weights (docs/math.md#importance-weights):
-    example t reaches learner i with weight ``s_t p_t^i`` (sampling: ``s_t`` when drawn), AdaBoost.OL's
-    own updates and the progressive loss count it ``s_t`` times, and an example of weight 0 is skipped
+    ``sample_weight`` (``partial_fit``; ``fit`` says why not there): importance weights
+    (docs/math.md#importance-weights): example t reaches learner i with weight ``s_t p_t^i``
+    (sampling: ``s_t`` when drawn), AdaBoost.OL's own updates and the progressive loss count it
+    ``s_t`` times, and an example of weight 0 is skipped
     (exactly the stream without it). Integer weights are not repeated examples: an online update
     of weight 2 is one step, not two (the learners' steps are not linear in the repetitions).
 
