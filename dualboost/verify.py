@@ -27,6 +27,7 @@ from dualboost.problems import (
     CorrectiveERLPBoost,
     ERLPBoost,
     LPBoost,
+    MDBoost,
     Model,
     SoftBoost,
 )
@@ -61,6 +62,7 @@ FAMILIES = (
     "binary_erlpboost",
     "corrective_erlpboost",
     "corrective_binary_erlpboost",
+    "mdboost",
 )
 
 
@@ -113,6 +115,7 @@ def extreme_instances(seed: int = 0) -> dict[str, list[Callable[[], Model]]]:
         "corrective_binary_erlpboost": [
             lambda: CorrectiveBinaryERLPBoost(W, np.full(19, 1 / 19), nu=10.0, eta=1e4),
         ],
+        "mdboost": [lambda: MDBoost(big, D=1e-3), lambda: MDBoost(W, D=1e3)],
     }
 
 
@@ -136,6 +139,7 @@ def default_instances(seed: int = 0) -> dict[str, list[Callable[[], Model]]]:
         ],
         "corrective_erlpboost": [lambda: CorrectiveERLPBoost(V, w_prev, nu=6.5, eta=20.0)],
         "corrective_binary_erlpboost": [lambda: CorrectiveBinaryERLPBoost(V, w_prev, nu=6.5, eta=20.0)],
+        "mdboost": [lambda: MDBoost(V, D=4.0), lambda: MDBoost(S, D=1.0)],
     }
 
 

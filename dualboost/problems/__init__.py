@@ -11,6 +11,7 @@ from dualboost.problems.corrective import CorrectiveBinaryERLPBoost, CorrectiveE
 from dualboost.problems.erlpboost import ERLPBoost, canonical_eta, erlpboost_eta
 from dualboost.problems.lpboost import LPBoost, min_max_edge
 from dualboost.problems.max_edge import MaxEdgeModel, MaxEdgeWeights
+from dualboost.problems.mdboost import MDBoost
 from dualboost.problems.relaxation import Relaxation, Theorem7Conditions, theorem7_conditions
 from dualboost.problems.softboost import SoftBoost
 
@@ -27,6 +28,7 @@ __all__ = [
     "BinaryERLPBoost",
     "CorrectiveERLPBoost",
     "CorrectiveBinaryERLPBoost",
+    "MDBoost",
     "erlpboost_eta",
     "canonical_eta",
     "min_max_edge",

@@ -35,8 +35,10 @@ def recover_multipliers(
     sum_to_one: bool,
     rows: NDArray[np.bool_] | None = None,
     row_weights: NDArray[np.float64] | None = None,
+    with_beta: bool = True,
 ) -> KKTMultipliers:
-    """Solve ``B[:, active_w] w_A + beta = rhs`` on uncapped rows for ``(w_A, beta)``.
+    """Solve ``B[:, active_w] w_A + beta = rhs`` on uncapped rows for ``(w_A, beta)``
+    (``with_beta=False``: beta = 0, for a d-domain without the constraint ``sum d = 1``).
 
     ``rhs = -(grad_reg(d) + offset)``. ``rows`` masks out rows that carry no information (e.g.
     ``d_n = 0`` where ``ln d_n`` is undefined). ``row_weights`` (the models pass d) weight the
@@ -60,9 +62,11 @@ def recover_multipliers(
     lower = np.r_[np.zeros(k) if nonneg else np.full(k, -np.inf), -np.inf]
     if A.shape[0] == 0:
         raise ValueError("no uncapped rows: the active-set system is empty")
-    sol = lsq_linear(A, b, bounds=(lower, np.full(k + 1, np.inf)), method="bvls", tol=1e-14)
-    coef = sol.x
-    residual = float(np.abs(A @ coef - b).max()) if A.size else 0.0
+    if not with_beta:
+        A, lower = A[:, :k], lower[:k]
+    sol = lsq_linear(A, b, bounds=(lower, np.full(lower.size, np.inf)), method="bvls", tol=1e-14)
+    coef = sol.x if with_beta else np.r_[sol.x, 0.0]
+    residual = float(np.abs(A @ sol.x - b).max()) if A.size else 0.0
     if sum_to_one and coef[:k].sum() > 0:
         coef[:k] /= coef[:k].sum()
     w = np.zeros(n_weights)
