@@ -34,10 +34,31 @@ numpy arrays; every other configuration raises a ValueError for dask input (:fun
 instead of computing it. ``decision_function``, ``predict`` and ``margins`` of a dask X return dask arrays
 computed block by block, whatever data the model was fitted on. Dask is imported only for dask input.
 
+``sample_weight`` in ``fit`` (checked by :func:`check_sample_weight`: finite, non-negative, not all
+zero): a row of weight 0 is removed before anything is fitted (for every model below the example
+then never enters an edge: d_n = 0), and equal positive weights are the unweighted fit. Otherwise,
+with ``p = w / sum w`` over the kept rows and ``nu_`` counted on them:
+
+* ERLPBoost, Binary ERLPBoost, SoftBoost and the corrective classifiers: p is the prior d0 of the
+  relative entropy (and d^0); the caps stay ``d_n <= 1/nu_`` for every example, so a weight moves an
+  example's prior mass, not its cap (the binary entropy needs every ``p_n < 1/nu_``); the canonical
+  eta uses ``ln(1/(nu_ min p))`` in place of ``ln(N/nu_)``
+  (:func:`~dualboost.boosting.totally_corrective.drivers.prior_eta`). Integer weights equal repeated
+  rows only where the caps do not bind (the hard margin nu_ = 1) and the smallest positive weight is
+  1; not for the binary entropies;
+* LPBoost: no prior (only its support survives the LP limit), so the weights act through
+  per-example caps ``d_n <= p_n N / nu_``: the LP of the repeated rows (same optimal soft margin;
+  LP optima are not unique, so the solution may differ);
+* the MABoost family (:mod:`~dualboost.estimators.maboost`): the first distribution d_1 = p (integer
+  weights are repeated rows for the entropy regulariser and MadaBoost).
+
 Fitted attributes: ``classes_`` (any two labels; the larger one is the positive class),
 ``n_iter_`` (iterations, i.e. oracle calls), ``hypotheses_`` and ``estimator_weights_`` (w in the
 simplex), ``history_`` (:class:`~dualboost.boosting.History`), ``nu_`` (the capping in [1, N]),
-``converged_``, and ``eta_`` for the entropy-regularised ones.
+``converged_``, and ``eta_`` for the entropy-regularised ones; ``estimators_`` (scikit-learn's name of
+``hypotheses_``), ``feature_importances_``, ``stages_`` (the weights of every iteration, for
+``staged_decision_function``, ``staged_predict``, ``staged_predict_proba``, ``staged_score``) and
+``link_slope_`` (``predict_proba = expit(link_slope_ * f)``, :func:`fit_link_slope`).
 """
 
 from __future__ import annotations
@@ -454,7 +475,13 @@ class BoostingClassifier(ProbabilityLink, ClassifierMixin, BaseEstimator):
         problem (LPBoost, ERLPBoost, Binary ERLPBoost: every iteration that solved; SoftBoost: its
         normalised dual iterates, and the final LP when the run ended infeasible). Corrective and
         MABoost algorithms: the running weights (normalised). The last stage is the fitted model:
-        it equals :meth:`decision_function` (to rounding)."""
+        it equals :meth:`decision_function` (to rounding).
+
+        Memory (``stages_.nbytes``, measured on german.numer, N = 1,000, stumps, nu = 0.1, eps =
+        0.01): LPBoost 204 stages, 1,771 nonzeros, 24.5 kB (dense w^t of growing size: 167 kB);
+        ERLPBoost 138 stages, 9,577 nonzeros (its w^t are nearly dense), 117 kB (dense: 77 kB);
+        corrective ERLPBoost 1,000 stages, one update each, 28 kB. Each hypothesis is evaluated on
+        X once (an N x T float64 cache while the generator runs)."""
         check_is_fitted(self)
         if getattr(self, "stages_", None) is None:
             raise ValueError(
