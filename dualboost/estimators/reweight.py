@@ -107,9 +107,10 @@ def _forest_like(fitted: object) -> str | None:
 def _check_classes(fitted: object, classes: NDArray, what: str) -> None:
     known = getattr(fitted, "classes_", None)
     if known is None or len(known) != 2 or not np.array_equal(np.asarray(known), classes):
+        given = None if known is None else np.asarray(known).tolist()
         raise ValueError(
-            f"{what} was fitted on the classes {None if known is None else list(known)}; y has the classes "
-            f"{list(classes)}: re-weighting needs the same two"
+            f"{what} was fitted on the classes {given}; y has the classes {classes.tolist()}: re-weighting "
+            "needs the same two"
         )
 
 
@@ -117,7 +118,11 @@ def ensemble_members(fitted: object, classes: NDArray, output: str = "auto") -> 
     """The pool of a fitted ensemble or a list of fitted estimators as ``(estimator, kind, column,
     positive)`` (module docstring); a ValueError naming ``fitted`` for anything else, an unfitted
     ensemble, an empty list, or classes other than ``classes`` (y's two labels, sorted)."""
+    from sklearn.frozen import FrozenEstimator
+
     positive = classes[1]
+    if isinstance(fitted, FrozenEstimator):
+        fitted = fitted.estimator
     family = _forest_like(fitted)
     if family is not None:
         check_is_fitted(fitted)
@@ -138,11 +143,11 @@ def ensemble_members(fitted: object, classes: NDArray, output: str = "auto") -> 
             if not hasattr(member, "classes_"):
                 pool.append((member, "regression", 0, None))
                 continue
-            member_classes = list(np.asarray(member.classes_))
+            member_classes = np.asarray(member.classes_).tolist()
             if positive not in member_classes or not set(member_classes) <= set(classes.tolist()):
                 raise ValueError(
                     f"fitted[{k}] was fitted on the classes {member_classes}; y has the classes "
-                    f"{list(classes)}"
+                    f"{classes.tolist()}"
                 )
             if output == "auto" and hasattr(member, "predict_proba"):
                 pool.append((member, "proba", member_classes.index(positive), positive))
@@ -188,7 +193,9 @@ class ReweightedClassifier(ClassifierMixin, BaseEstimator):
     ``model``: ``"lpboost"`` (default) or ``"erlpboost"``; ``nu``: the capping as a fraction of the
     re-weighting data, as the classifiers take it (``max(1, nu N)``, docs/math.md#capping-nu); ``eps``:
     the precision that sets ERLPBoost's canonical eta; ``eta``: ERLPBoost's eta (None: canonical);
-    ``output``: ``"auto"`` or ``"predict"`` (classifier members vote +-1).
+    ``output``: ``"auto"`` or ``"predict"`` (classifier members vote +-1). scikit-learn's ``clone`` (in
+    ``GridSearchCV``, ``cross_val_score``) clones ``ensemble`` too, unfitted: wrap it (or each member of
+    a list) in ``sklearn.frozen.FrozenEstimator`` there.
 
     Fitted attributes: ``classes_``, ``n_features_in_``, ``n_members_`` (Q, the pool), ``support_``
     (indices of the members with w > 0), ``estimators_`` (those members), ``estimator_weights_``
