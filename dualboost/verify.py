@@ -29,6 +29,7 @@ from dualboost.problems import (
     LPBoost,
     MDBoost,
     Model,
+    NMBoost,
     SoftBoost,
 )
 from dualboost.solvers import METHODS, SIDES, accepts
@@ -63,6 +64,7 @@ FAMILIES = (
     "corrective_erlpboost",
     "corrective_binary_erlpboost",
     "mdboost",
+    "nmboost",
 )
 
 
@@ -116,6 +118,7 @@ def extreme_instances(seed: int = 0) -> dict[str, list[Callable[[], Model]]]:
             lambda: CorrectiveBinaryERLPBoost(W, np.full(19, 1 / 19), nu=10.0, eta=1e4),
         ],
         "mdboost": [lambda: MDBoost(big, D=1e-3), lambda: MDBoost(W, D=1e3)],
+        "nmboost": [lambda: NMBoost(big, lam=1e-3, tau=0.05), lambda: NMBoost(W, lam=1e3)],
     }
 
 
@@ -140,6 +143,7 @@ def default_instances(seed: int = 0) -> dict[str, list[Callable[[], Model]]]:
         "corrective_erlpboost": [lambda: CorrectiveERLPBoost(V, w_prev, nu=6.5, eta=20.0)],
         "corrective_binary_erlpboost": [lambda: CorrectiveBinaryERLPBoost(V, w_prev, nu=6.5, eta=20.0)],
         "mdboost": [lambda: MDBoost(V, D=4.0), lambda: MDBoost(S, D=1.0)],
+        "nmboost": [lambda: NMBoost(V, lam=1.0), lambda: NMBoost(S, lam=0.1, tau=0.2)],
     }
 
 

@@ -12,6 +12,7 @@ from dualboost.problems.erlpboost import ERLPBoost, canonical_eta, erlpboost_eta
 from dualboost.problems.lpboost import LPBoost, min_max_edge
 from dualboost.problems.max_edge import MaxEdgeModel, MaxEdgeWeights
 from dualboost.problems.mdboost import MDBoost
+from dualboost.problems.nmboost import NMBoost
 from dualboost.problems.relaxation import Relaxation, Theorem7Conditions, theorem7_conditions
 from dualboost.problems.softboost import SoftBoost
 
@@ -29,6 +30,7 @@ __all__ = [
     "CorrectiveERLPBoost",
     "CorrectiveBinaryERLPBoost",
     "MDBoost",
+    "NMBoost",
     "erlpboost_eta",
     "canonical_eta",
     "min_max_edge",
