@@ -307,7 +307,9 @@ class _Reader:
             if name in ("FittedEstimator", "Member"):
                 cls = FittedEstimator if name == "FittedEstimator" else Member
                 return cls(**data, estimator=self.blob(entry.get("estimator")))
-        except (TypeError, KeyError) as exc:
+        except (TypeError, KeyError, ValueError) as exc:
+            if isinstance(exc, ValueError) and str(exc).startswith(str(self.path)):
+                raise
             raise self.fail(f"the {name} hypothesis has the wrong fields ({exc})") from None
         raise self.fail(f"unknown hypothesis class {name!r}")
 
