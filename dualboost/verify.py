@@ -23,6 +23,7 @@ import numpy as np
 from dualboost.instances import random_edge_matrix
 from dualboost.problems import (
     BinaryERLPBoost,
+    CGBoost,
     CorrectiveBinaryERLPBoost,
     CorrectiveERLPBoost,
     ERLPBoost,
@@ -65,6 +66,7 @@ FAMILIES = (
     "corrective_binary_erlpboost",
     "mdboost",
     "nmboost",
+    "cgboost",
 )
 
 
@@ -119,6 +121,7 @@ def extreme_instances(seed: int = 0) -> dict[str, list[Callable[[], Model]]]:
         ],
         "mdboost": [lambda: MDBoost(big, D=1e-3), lambda: MDBoost(W, D=1e3)],
         "nmboost": [lambda: NMBoost(big, lam=1e-3, tau=0.05), lambda: NMBoost(W, lam=1e3)],
+        "cgboost": [lambda: CGBoost(big, C=1e-3), lambda: CGBoost(W, C=1e3)],
     }
 
 
@@ -144,6 +147,7 @@ def default_instances(seed: int = 0) -> dict[str, list[Callable[[], Model]]]:
         "corrective_binary_erlpboost": [lambda: CorrectiveBinaryERLPBoost(V, w_prev, nu=6.5, eta=20.0)],
         "mdboost": [lambda: MDBoost(V, D=4.0), lambda: MDBoost(S, D=1.0)],
         "nmboost": [lambda: NMBoost(V, lam=1.0), lambda: NMBoost(S, lam=0.1, tau=0.2)],
+        "cgboost": [lambda: CGBoost(V, C=1.0), lambda: CGBoost(S, C=0.1)],
     }
 
 

@@ -7,6 +7,7 @@ and ``solve(method=..., side=...)`` returning a certified :class:`~dualboost.sol
 
 from dualboost.problems.base import ColumnIndependent, CvxpyModel, KKTMultipliers, Model
 from dualboost.problems.binary_erlpboost import BinaryERLPBoost
+from dualboost.problems.cgboost import CGBoost
 from dualboost.problems.corrective import CorrectiveBinaryERLPBoost, CorrectiveERLPBoost
 from dualboost.problems.erlpboost import ERLPBoost, canonical_eta, erlpboost_eta
 from dualboost.problems.lpboost import LPBoost, min_max_edge
@@ -30,6 +31,7 @@ __all__ = [
     "CorrectiveERLPBoost",
     "CorrectiveBinaryERLPBoost",
     "MDBoost",
+    "CGBoost",
     "NMBoost",
     "erlpboost_eta",
     "canonical_eta",

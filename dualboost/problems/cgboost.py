@@ -1,0 +1,141 @@
+"""CGBoost, column-generation boosting with an l2 penalty on the weights ([BZB04]; docs/math.md#cgboost).
+
+[BZB04] choose nonnegative weights by a soft-margin problem with a squared-norm penalty, in the
+manner of an SVM whose features are the hypotheses:
+
+    min_{w >= 0}  (1/2) ||w||^2 + C sum_n [1 - (U w)_n]_+ .
+
+Its Lagrangian dual has one multiplier d_n in [0, C] per margin constraint. dualboost states the pair
+with the usual orientation (a minimisation over d, a maximisation over w, equal values; both are
+the negative of [BZB04]'s optimum):
+
+    primal (d-domain):  min_{d in [0, C]^N}  (1/2) ||[U^T d]_+||^2 - 1^T d
+    dual   (w-domain):  max_{w >= 0}  -(1/2) ||w||^2 - C sum_n [1 - (U w)_n]_+
+
+The map from d to w is explicit, ``w = [U^T d]_+`` (stationarity in w); d is not unique (the hinge is
+piecewise linear). The weights are not normalised (the w-domain is the orthant, as for SoftBoost).
+The cvxpy methods solve either side.
+"""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.optimize import minimize
+
+from dualboost._validation import check_positive
+from dualboost.problems.base import CvxpyModel, KKTMultipliers, Model
+from dualboost.problems.max_edge import DOMAIN_TOL, as_array
+from dualboost.solvers.contract import WDomain
+
+__all__ = ["CGBoost"]
+
+#: relative tolerances of a tie ``(U w)_n = 1`` tried by :meth:`CGBoost.d_from_w` (w carries noise)
+_TIE_TOLERANCES = (1e-8, 1e-5, 1e-3, 1e-1)
+
+
+class CGBoost(Model):
+    """CGBoost over the t hypotheses in ``U`` (N x t, entries in [-1, 1]) with the trade-off ``C`` > 0
+    (module docstring). ``-primal_value`` is [BZB04]'s optimum."""
+
+    name = "cgboost"
+    w_domain = WDomain.ORTHANT
+    #: the w-side has a hinge: not differentiable; the cvxpy methods solve both sides
+    smooth_dual = False
+    d_is_unique = False
+
+    def __init__(self, U: ArrayLike, C: float = 1.0) -> None:
+        super().__init__(U)
+        self.C = check_positive(C, "C")
+
+    def parameters(self) -> dict[str, float]:
+        return {"C": self.C}
+
+    # --- objectives --------------------------------------------------------------------------
+    def primal_objective(self, d: ArrayLike) -> float:
+        d = self._d(d)
+        if d.min() < -DOMAIN_TOL or d.max() > self.C + DOMAIN_TOL * max(1.0, self.C):
+            return np.inf
+        w = np.maximum(self.U.T @ d, 0.0)
+        return float(0.5 * w @ w - d.sum())
+
+    def dual_objective(self, w: ArrayLike) -> float:
+        w = self._w(w)
+        if w.min() < -DOMAIN_TOL:
+            return -np.inf
+        return float(-0.5 * w @ w - self.C * np.maximum(1.0 - self.U @ w, 0.0).sum())
+
+    # --- maps and repairs -----------------------------------------------------------------------
+    def kkt_from_d(self, d: ArrayLike, tol: float | None = None) -> KKTMultipliers:
+        """``w = [U^T d]_+``: the stationarity of the Lagrangian in w (docs/math.md#cgboost), exact."""
+        d = self._d(d)
+        w = np.maximum(self.U.T @ d, 0.0)
+        return KKTMultipliers(
+            w=w,
+            psi=np.zeros(self.n_samples),
+            beta=0.0,
+            residual=0.0,
+            active_w=np.flatnonzero(w > 0),
+            active_psi=np.flatnonzero(d >= self.C),
+        )
+
+    def d_from_w(self, w: ArrayLike) -> NDArray[np.float64]:
+        """A primal point on w's complementary-slackness face: ``d_n = C`` where the margin is below
+        1, 0 where above, and on the ties the d that minimises the primal with the others fixed (a
+        smooth bound-constrained problem in the ties, L-BFGS-B). w carries solver noise, so the ties
+        are taken at a few tolerances, the first d whose own pair ``(d, [U^T d]_+)`` is certified is
+        returned, else the d with the smallest primal value."""
+        margins = self.U @ self._w(w)
+        best, best_value = None, np.inf
+        for tol in _TIE_TOLERANCES:
+            d = np.where(margins < 1.0 - tol, self.C, 0.0)
+            ties = np.flatnonzero(np.abs(margins - 1.0) <= tol)
+            if ties.size:
+                d[ties] = self._best_on_ties(d, ties)
+            value = self.primal_objective(d)
+            if value < best_value:
+                best, best_value = d, value
+            own = self.dual_objective(np.maximum(self.U.T @ d, 0.0))  # the w that d maps to
+            if value - own <= 1e-12 * max(1.0, abs(value)):
+                break  # (d, [U^T d]_+) is certified optimal: no wider tie set can do better
+        return best
+
+    def _best_on_ties(self, d: NDArray[np.float64], ties: NDArray[np.intp]) -> NDArray[np.float64]:
+        """``argmin_{x in [0, C]^|T|} (1/2)||[U^T d + U_T^T x]_+||^2 - 1^T x``."""
+        base, rows = self.U.T @ d, self.U[ties]
+
+        def objective(x: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
+            z = np.maximum(base + rows.T @ x, 0.0)
+            return 0.5 * float(z @ z) - float(x.sum()), rows @ z - 1.0
+
+        start = np.full(ties.size, 0.5 * self.C)
+        options = {"ftol": 1e-16, "gtol": 1e-13, "maxiter": 2000}
+        result = minimize(objective, start, jac=True, bounds=[(0.0, self.C)] * ties.size, method="L-BFGS-B",
+                          options=options)
+        return np.clip(result.x, 0.0, self.C)
+
+    def repair_primal(self, d: ArrayLike) -> tuple[NDArray[np.float64], float]:
+        d = self._d(d)
+        fixed = np.clip(d, 0.0, self.C)
+        return fixed, float(np.abs(fixed - d).max())
+
+    def repair_dual(self, w: ArrayLike) -> tuple[NDArray[np.float64], float]:
+        w = self._w(w)
+        fixed = np.maximum(w, 0.0)
+        return fixed, float(np.abs(fixed - w).max())
+
+    # --- cvxpy models ---------------------------------------------------------------------------
+    def cvxpy_primal(self) -> CvxpyModel:
+        d = cp.Variable(self.n_samples, name="d")
+        z = cp.Variable(self.n_hypotheses, nonneg=True, name="z")  # z = [U^T d]_+ at the optimum
+        edges = z >= self.U.T @ d  # multipliers: w
+        problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(z) - cp.sum(d)), [edges, d >= 0, d <= self.C])
+        return CvxpyModel(problem, lambda: (d.value, as_array(edges.dual_value)))
+
+    def cvxpy_dual(self) -> CvxpyModel:
+        w = cp.Variable(self.n_hypotheses, nonneg=True, name="w")
+        xi = cp.Variable(self.n_samples, nonneg=True, name="xi")
+        margins = xi + self.U @ w >= 1.0  # multipliers: d
+        problem = cp.Problem(cp.Maximize(-0.5 * cp.sum_squares(w) - self.C * cp.sum(xi)), [margins])
+        return CvxpyModel(problem, lambda: (as_array(margins.dual_value), w.value))
