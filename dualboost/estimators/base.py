@@ -43,7 +43,7 @@ with ``p = w / sum w`` over the kept rows and ``nu_`` counted on them:
   relative entropy (and d^0); the caps stay ``d_n <= 1/nu_`` for every example, so a weight moves an
   example's prior mass, not its cap (the binary entropy needs every ``p_n < 1/nu_``); the canonical
   eta uses ``ln(1/(nu_ min p))`` in place of ``ln(N/nu_)``
-  (:func:`~dualboost.boosting.totally_corrective.drivers.prior_eta`). Integer weights equal repeated
+  (:func:`~dualboost.problems.erlpboost.prior_eta`). Integer weights equal repeated
   rows only where the caps do not bind (the hard margin nu_ = 1) and the smallest positive weight is
   1; not for the binary entropies;
 * LPBoost: no prior (only its support survives the LP limit), so the weights act through

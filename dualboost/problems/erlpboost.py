@@ -11,7 +11,7 @@ The conjugate library eliminates psi exactly (capped softmax, docs/math.md#cappe
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_distribution, check_nu, check_positive
 from dualboost.conjugates import CappedRelativeEntropy, ConvexFunction
@@ -19,7 +19,7 @@ from dualboost.problems.base import ColumnIndependent
 from dualboost.problems.lpboost import LPBoost
 from dualboost.problems.max_edge import MaxEdgeModel
 
-__all__ = ["ERLPBoost", "EntropyRegularised", "erlpboost_eta", "canonical_eta"]
+__all__ = ["ERLPBoost", "EntropyRegularised", "erlpboost_eta", "canonical_eta", "prior_eta"]
 
 
 def erlpboost_eta(n_samples: int, nu: float, eps: float, *, binary: bool = False) -> float:
@@ -33,6 +33,25 @@ def canonical_eta(n_samples: int, nu: float, eps: float, *, binary: bool = False
     """:func:`erlpboost_eta` of arguments checked already."""
     log_ratio = np.log(n_samples / nu) + (1.0 if binary else 0.0)
     return float(max(2.0 / eps * log_ratio, 0.5))
+
+
+def prior_eta(d0: NDArray[np.float64], nu: float, eps: float, *, binary: bool = False) -> float:
+    """The canonical eta ``max((2/eps) B, 1/2)`` (docs/math.md#canonical-eta) for a prior d0, with B
+    a bound on the regulariser over the capped simplex. [DERIVED] The stop's guarantee needs
+    ``(1/eta) Delta(d, d0) <= eps/2`` there, and ``Delta(d, d0) = sum_n d_n ln(d_n/d0_n) <=
+    sum_n d_n ln(1/(nu d0_n)) <= ln(1/(nu min d0))`` (``d_n <= 1/nu``): ``ln(N/nu)`` for the uniform
+    prior. The binary entropy adds ``(1/nu) sum_n (1 - nu d_n) ln((1 - nu d_n)/(1 - nu d0_n)) <=
+    sum_n d0_n/(1 - nu d0_n) <= 1/(1 - nu max d0)`` (``-ln(1 - x) <= x/(1 - x)``), a little above the
+    thesis's 1 for the uniform prior (docs/math.md#binary-erlpboost)."""
+    bound = float(-np.log(nu * d0.min()))
+    if binary and nu * float(d0.max()) >= 1.0:
+        raise ValueError(
+            f"d0 must lie below the cap 1/nu = {1.0 / nu:.6g} for the binary relative entropy; its largest "
+            f"entry is {float(d0.max()):.6g}"
+        )
+    if binary:
+        bound += 1.0 / (1.0 - nu * float(d0.max()))
+    return float(max(2.0 / eps * bound, 0.5))
 
 
 class EntropyRegularised(ColumnIndependent, MaxEdgeModel):

@@ -45,7 +45,6 @@ from dualboost.boosting.core.run import (
     warn_unconverged,
 )
 from dualboost.boosting.core.stopping import corrective_max_iter
-from dualboost.boosting.totally_corrective.drivers import prior_eta
 from dualboost.conjugates import (
     CappedBinaryRelativeEntropy,
     CappedRelativeEntropy,
@@ -53,6 +52,7 @@ from dualboost.conjugates import (
 )
 from dualboost.conjugates.projections import logsumexp
 from dualboost.problems import CorrectiveBinaryERLPBoost, CorrectiveERLPBoost, canonical_eta
+from dualboost.problems.erlpboost import prior_eta
 
 __all__ = [
     "corrective_erlpboost",
@@ -163,7 +163,7 @@ def corrective_erlpboost(
     every so many iterations and continue a killed run (:mod:`dualboost.boosting.core.checkpoint`);
     ``d0``: the prior of the relative entropy (a positive distribution; default uniform), also d^0, with
     the caps ``1/nu`` unchanged and the canonical eta of
-    :func:`~dualboost.boosting.totally_corrective.drivers.prior_eta`; ``keep_stages``: the weights after
+    :func:`~dualboost.problems.erlpboost.prior_eta`; ``keep_stages``: the weights after
     every iteration in ``result.stages`` (one ``(position, step)`` update each).
     """
     return _corrective(

@@ -64,6 +64,7 @@ from dualboost.problems import (
     SoftBoost,
     canonical_eta,
 )
+from dualboost.problems.erlpboost import prior_eta
 from dualboost.problems.lpboost import min_max_edge
 from dualboost.solvers import Solution
 
@@ -78,7 +79,6 @@ __all__ = [
     "SOFTBOOST_ZERO",
     "CappedLP",
     "weighted_soft_margin",
-    "prior_eta",
 ]
 
 #: SoftBoost's "d^t contains a zero" (Alg. 3.1 step 3(c)): an entry below this fraction of d0_n
@@ -97,25 +97,6 @@ def _prior(d0: object, n: int) -> NDArray[np.float64] | None:
     """The checked prior d0 (a strictly positive distribution over the N examples), or None for
     the uniform one."""
     return None if d0 is None else check_distribution(d0, n)
-
-
-def prior_eta(d0: NDArray[np.float64], nu: float, eps: float, *, binary: bool = False) -> float:
-    """The canonical eta ``max((2/eps) B, 1/2)`` (docs/math.md#canonical-eta) for a prior d0, with B
-    a bound on the regulariser over the capped simplex. [DERIVED] The stop's guarantee needs
-    ``(1/eta) Delta(d, d0) <= eps/2`` there, and ``Delta(d, d0) = sum_n d_n ln(d_n/d0_n) <=
-    sum_n d_n ln(1/(nu d0_n)) <= ln(1/(nu min d0))`` (``d_n <= 1/nu``): ``ln(N/nu)`` for the uniform
-    prior. The binary entropy adds ``(1/nu) sum_n (1 - nu d_n) ln((1 - nu d_n)/(1 - nu d0_n)) <=
-    sum_n d0_n/(1 - nu d0_n) <= 1/(1 - nu max d0)`` (``-ln(1 - x) <= x/(1 - x)``), a little above the
-    thesis's 1 for the uniform prior (docs/math.md#binary-erlpboost)."""
-    bound = float(-np.log(nu * d0.min()))
-    if binary and nu * float(d0.max()) >= 1.0:
-        raise ValueError(
-            f"d0 must lie below the cap 1/nu = {1.0 / nu:.6g} for the binary relative entropy; its largest "
-            f"entry is {float(d0.max()):.6g}"
-        )
-    if binary:
-        bound += 1.0 / (1.0 - nu * float(d0.max()))
-    return float(max(2.0 / eps * bound, 0.5))
 
 
 def _n_positive(w: NDArray[np.float64] | None) -> int:
@@ -413,7 +394,8 @@ def erlpboost(
 
     ``d0``: the prior of ``Delta(d, d0)`` (a positive distribution; default uniform), also d^0; the
     caps stay ``d_n <= 1/nu`` for every example. With d0 given, the canonical eta is
-    :func:`prior_eta` (``ln(N/nu)`` becomes ``ln(1/(nu min d0))``), which keeps the stop's guarantee.
+    :func:`~dualboost.problems.erlpboost.prior_eta` (``ln(N/nu)`` becomes ``ln(1/(nu min d0))``),
+    which keeps the stop's guarantee.
     """
     return _entropy_regularized(
         ERLPBoost,
@@ -592,9 +574,9 @@ def entropy_setup(
     d0: NDArray[np.float64] | None = None,
 ) -> EntropySetup:
     """Check an ERLPBoost-type run's arguments and fill in the defaults: the canonical eta
-    (docs/math.md#canonical-eta; for a prior d0, :func:`prior_eta`), Thm 3.12's /
-    3.10's iteration cap, the re-solve tolerance eps/8 (practical criterion: the certified gap must
-    be <= eps/4, Lemma 3.4) or eps/1000 (simple)."""
+    (docs/math.md#canonical-eta; for a prior d0, :func:`~dualboost.problems.erlpboost.prior_eta`),
+    Thm 3.12's / 3.10's iteration cap, the re-solve tolerance eps/8 (practical criterion: the
+    certified gap must be <= eps/4, Lemma 3.4) or eps/1000 (simple)."""
     nu, eps = check_nu(nu, n, strict_upper=binary), check_positive(eps, "eps")
     if eta is not None:
         eta = check_eta(eta)
