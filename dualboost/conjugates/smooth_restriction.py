@@ -206,6 +206,18 @@ class _InnerSolver:
         if self.ball is not None:
             self._check_ball(pieces)
 
+    def _cold_lambda(self, theta_base: NDArray[np.float64]) -> float:
+        """A first lambda where the ball binds: with the quadratic term alone, d is the point p of the
+        capped simplex nearest the centre plus the centred ``y / K``, and ``||d - c|| = r`` gives
+        ``K = ||y - mean y|| / sqrt(r^2 - ||p - c||^2)``; the entropy's curvature only lowers the
+        lambda needed (measured: 0.5-0.8 of this at N = 500 to 100,000)."""
+        centre, radius = self.ball
+        y = theta_base + self.alpha if self.zero is None else (theta_base + self.alpha)[~self.zero]
+        spread = float(np.linalg.norm(y - y.mean()))
+        room = radius * radius - self._distance**2
+        lam = spread / np.sqrt(room) - self.kappa if room > 0.0 else np.nan
+        return lam if np.isfinite(lam) and lam > 0.0 else 1.0
+
     def _check_ball(self, pieces: SimplexPieces) -> None:
         """The ball must contain a point of the capped simplex in its interior (else lambda is
         unbounded): the distance from its centre to the capped simplex (on the coordinates not forced
@@ -214,6 +226,7 @@ class _InnerSolver:
         free = ~pieces.zero
         nearest = project_capped_simplex(centre[free], min(self.nu, float(self.n_free)))
         distance = float(np.sqrt(np.sum((nearest - centre[free]) ** 2) + np.sum(centre[~free] ** 2)))
+        self._distance = distance
         if not distance < radius * (1.0 - 1e-12):
             raise ValueError(
                 f"the l2 ball of radius {radius:g} does not meet the simplex in more than a point "
@@ -263,7 +276,10 @@ class _InnerSolver:
         p = 1.0 / self.n_free
         phi = (lambda q: self.alpha * np.log(q) + K * q) if self.alpha > 0.0 else (lambda q: K * q)
         lo, hi = float(finite.min() - phi(p)), float(finite.max() - phi(0.5 * p))
-        beta = beta0 if lo < beta0 < hi else 0.5 * (lo + hi)
+        # cold: the beta at which every d would be p if z were constant (its mean), inside the bracket
+        beta = beta0 if lo < beta0 < hi else min(max(float(finite.mean() - phi(p)), lo), hi)
+        if not lo < beta < hi:
+            beta = 0.5 * (lo + hi)
         for _ in range(_MAX_ROOT_STEPS):
             d, g = self.d_at(z, beta, lam)
             excess = float(d.sum()) - 1.0
@@ -314,8 +330,8 @@ class _InnerSolver:
             sol, phi, dphi = self._secular(theta_base, 0.0, np.nan if warm else beta0)
             if phi <= 0.0:
                 return sol  # the ball does not bind: lambda = 0
-        if not warm:  # cold: Newton's guess for lambda from 0
-            lam0 = -phi / dphi if dphi < 0.0 else 1.0
+        if not warm:  # cold: the multiplier the ball would need without the entropy (see _cold_lambda)
+            lam0 = self._cold_lambda(theta_base)
             # beta at that lambda (the softmax's normaliser is on another scale once K > 0)
             beta0 = self.solve_beta(theta_base + lam0 * self.ball[0], lam0, np.nan).beta
         if np.isfinite(beta0):
