@@ -110,6 +110,12 @@ def main(argv: list[str] | None = None) -> int:
     emit(f"{'learner':>8} " + " ".join(f"{nu:>6g}" for nu in GRID))
     for i, learner in enumerate(args.learners):
         emit(f"{learner:>8} " + " ".join(f"{100 * v:6.2f}" for v in loss[i]))
+    emit()
+    emit("with nu chosen per set (the best of the grid, what ERLPBoostCV aims at): loss per set (points)")
+    emit(f"{'learner':>8} " + " ".join(f"{name:>9}" for name in table) + f" {'worst':>6}")
+    for i, learner in enumerate(args.learners):
+        per_set = [100 * (table[name].max() - table[name][i].max()) for name in table]
+        emit(f"{learner:>8} " + " ".join(f"{v:9.2f}" for v in per_set) + f" {max(per_set):6.2f}")
     within = [(args.learners[k // len(GRID)], GRID[k % len(GRID)]) for k in order if loss.flat[k] <= 0.01]
     emit()
     if within:
