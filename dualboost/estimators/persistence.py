@@ -69,6 +69,10 @@ _SKOPS_MISSING = (
     "this model file holds scikit-learn members, stored with skops, which could not be imported ({error}); "
     "install the 'models' extra: pip install 'dualboost[models]'"
 )
+_SKOPS_BROKEN = (
+    "this model file holds scikit-learn members, stored with skops, which is installed but does not import "
+    "with this scikit-learn ({error}); upgrade it: pip install -U skops (the 'models' extra of dualboost)"
+)
 #: the scalar fields of a Solution written to a model file (d and w go as arrays)
 _SOLUTION_SCALARS = tuple(
     f.name for f in fields(Solution) if f.name not in ("d", "w", "extra", "solver_state")
@@ -94,8 +98,10 @@ def model_classes() -> dict[str, type]:
 def _skops():
     try:
         import skops.io as sio
-    except ImportError as exc:  # absent, or too old for this scikit-learn
+    except ModuleNotFoundError as exc:  # absent
         raise ImportError(_SKOPS_MISSING.format(error=exc)) from exc
+    except ImportError as exc:  # installed, but it does not import with this scikit-learn
+        raise ImportError(_SKOPS_BROKEN.format(error=exc)) from exc
     return sio
 
 
