@@ -192,3 +192,13 @@ def test_cv_parameters_are_checked_and_cloned(data):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         assert ERLPBoostCV(nus=(0.3,), cv=2, eta=50.0).fit(X, y).eta_ == 50.0
+
+
+def test_scikit_learn_estimator_checks():
+    from sklearn.utils.estimator_checks import check_estimator
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = check_estimator(ERLPBoostCV(nus=(0.3, 0.1), cv=2), on_fail=None)
+    failed = [(r["check_name"], str(r["exception"])[:200]) for r in results if r["status"] == "failed"]
+    assert not failed
