@@ -217,3 +217,20 @@ def test_untrusted_member_types_are_refused(tmp_path, data, monkeypatch):
     with pytest.raises(ValueError, match="trusted"):
         load(path)
     _same_predictions(fitted, load(path, trusted=untrusted), X_new)
+
+
+def test_save_and_load_methods_of_the_classifiers(tmp_path):
+    """``clf.save(path)`` and ``Class.load(path)`` are the module's functions; loading a file of
+    another class through a class's ``load`` is a ValueError naming both."""
+    from dualboost.estimators import ERLPBoostClassifier, LPBoostClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 4))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=80) > 0, "yes", "no")
+    clf = ERLPBoostClassifier(eps=0.1).fit(X, y)
+    path = clf.save(tmp_path / "model.npz")
+    again = ERLPBoostClassifier.load(path)
+    np.testing.assert_array_equal(again.decision_function(X), clf.decision_function(X))
+    np.testing.assert_array_equal(again.predict(X), clf.predict(X))
+    with pytest.raises(ValueError, match="holds a ERLPBoostClassifier, not a LPBoostClassifier"):
+        LPBoostClassifier.load(path)

@@ -87,6 +87,7 @@ from dualboost.solvers import METHODS
 
 __all__ = [
     "BoostingClassifier",
+    "ModelFile",
     "ProbabilityLink",
     "binary_training_data",
     "check_sample_weight",
@@ -344,9 +345,33 @@ def reject_dask_input(estimator: object, X: object, y: object = None, *, why: st
     )
 
 
-class BoostingClassifier(ProbabilityLink, ClassifierMixin, BaseEstimator):
+class ModelFile:
+    """``save(path)`` and ``load(path)`` of a fitted estimator through a model file (JSON + npz, no
+    pickle: :mod:`dualboost.estimators.persistence`)."""
+
+    def save(self, path: str | os.PathLike) -> os.PathLike:
+        """Write this fitted estimator to the model file ``path``; returns the path written."""
+        from dualboost.estimators.persistence import save  # lazily: persistence knows every estimator
+
+        return save(self, path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, *, trusted: tuple[str, ...] = ()) -> ModelFile:
+        """The fitted estimator of the model file ``path`` (ValueError if the file holds another class;
+        ``trusted``: further types a scikit-learn member may hold, as for
+        :func:`~dualboost.estimators.persistence.load`)."""
+        from dualboost.estimators.persistence import load
+
+        model = load(path, trusted=trusted)
+        if not isinstance(model, cls):
+            raise ValueError(f"{os.fspath(path)!r} holds a {type(model).__name__}, not a {cls.__name__}")
+        return model
+
+
+class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstimator):
     """Shared ``fit``/``predict`` of the six classifiers; a subclass names its driver
-    (``_algorithm``) and the hyperparameters the driver takes besides nu, eps and max_iter."""
+    (``_algorithm``) and the hyperparameters the driver takes besides nu, eps and max_iter; fitted, it
+    is saved and loaded by ``save(path)`` / ``load(path)`` (:class:`ModelFile`)."""
 
     _algorithm: str = ""
     _parameter_constraints: dict = {
