@@ -204,16 +204,18 @@ def test_skops_absent(tmp_path, data, monkeypatch):
     _same_predictions(stumps, load(save(stumps, tmp_path / "stumps")), X_new)  # no skops needed
 
 
+class _UserTree(DecisionTreeClassifier):
+    """A member type of the user's own: never trusted by default, by skops or by dualboost."""
+
+
 def test_untrusted_member_types_are_refused(tmp_path, data, monkeypatch):
     X, y, X_new = data
-    fitted = ERLPBoostClassifier(oracle=DecisionTreeClassifier(max_depth=1), eps=0.1).fit(X, y)
+    fitted = ERLPBoostClassifier(oracle=_UserTree(max_depth=1), eps=0.1).fit(X, y)
     path = save(fitted, tmp_path / "trees")
     import skops.io as sio
 
     untrusted = sio.get_untrusted_types(data=sio.dumps(fitted.hypotheses_[0].estimator))
-    if not untrusted:
-        pytest.skip("skops trusts every type of a tree by default")  # pragma: no cover
-    monkeypatch.setattr(persistence, "SKOPS_TRUSTED_MODULES", ())
+    assert any("_UserTree" in name for name in untrusted)
     with pytest.raises(ValueError, match="trusted"):
         load(path)
     _same_predictions(fitted, load(path, trusted=untrusted), X_new)
