@@ -31,7 +31,7 @@ from dualboost.estimators import (
     OnlineBBMClassifier,
     SparseBoostClassifier,
 )
-from dualboost.estimators.base import fit_link_slope, link_probabilities
+from dualboost.estimators.probability import fit_link_slope, link_probabilities
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore::sklearn.exceptions.ConvergenceWarning", "ignore::dualboost.boosting.core.run.SoftMarginWarning"

@@ -58,7 +58,8 @@ simplex), ``history_`` (:class:`~dualboost.boosting.History`), ``nu_`` (the capp
 ``converged_``, and ``eta_`` for the entropy-regularised ones; ``estimators_`` (scikit-learn's name of
 ``hypotheses_``), ``feature_importances_``, ``stages_`` (the weights of every iteration, for
 ``staged_decision_function``, ``staged_predict``, ``staged_predict_proba``, ``staged_score``) and
-``link_slope_`` (``predict_proba = expit(link_slope_ * f)``, :func:`fit_link_slope`).
+``link_slope_`` (``predict_proba = expit(link_slope_ * f)``,
+:func:`~dualboost.estimators.probability.fit_link_slope`).
 """
 
 from __future__ import annotations
@@ -70,8 +71,6 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import brentq
-from scipy.special import expit, log_expit
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.metrics import accuracy_score
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
@@ -81,6 +80,8 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from dualboost._validation import binary_labels, check_label_vector, check_scalar
 from dualboost.boosting import boost
 from dualboost.boosting.core.result import combined_decision, staged_decisions
+from dualboost.estimators.importances import feature_importances
+from dualboost.estimators.probability import ProbabilityLink, fit_link_slope, link_probabilities
 from dualboost.oracles import Oracle
 from dualboost.oracles.registry import ORACLES, make_oracle
 from dualboost.solvers import METHODS
@@ -88,13 +89,8 @@ from dualboost.solvers import METHODS
 __all__ = [
     "BoostingClassifier",
     "ModelFile",
-    "ProbabilityLink",
     "binary_training_data",
     "check_sample_weight",
-    "fit_link_slope",
-    "link_probabilities",
-    "feature_importances",
-    "hypothesis_features",
     "nu_count",
     "check_nu_fraction",
     "NU_FRACTION",
@@ -160,120 +156,6 @@ def uniform_or(weights: NDArray[np.float64] | None) -> NDArray[np.float64] | Non
     if weights is None or np.all(weights == weights[0]):
         return None
     return weights
-
-
-# --- probabilities (predict_proba) ------------------------------------------------------------
-#: the smallest slope of the link: keeps it strictly increasing, so that argmax predict_proba is
-#: predict (a f = 1e-12 at the smallest non-tie |f| = 1e-9 still separates the two probabilities)
-LINK_MIN_SLOPE = 1e-3
-#: the largest slope searched (a f of 1e6 at |f| = 1 is a probability of 1 in float64)
-LINK_MAX_SLOPE = 1e6
-
-
-def fit_link_slope(margins: ArrayLike, weights: ArrayLike | None = None) -> float:
-    """The slope a >= :data:`LINK_MIN_SLOPE` of the link ``P(y | x) = expit(a y f(x))`` fitted by
-    maximum likelihood on the training margins ``m_n = y_n f(x_n)`` (Platt's sigmoid without an
-    intercept), with Platt's smoothed target ``t = (W + 1)/(W + 2)`` for the true class (W the number
-    of examples, or the sum of their weights):
-    ``a = argmin sum_n w_n [-t log expit(a m_n) - (1 - t) log expit(-a m_n)]``, convex in a; its
-    derivative ``sum_n w_n m_n (expit(a m_n) - t)`` increases in a, and its root is found by Brent's
-    method (a = LINK_MIN_SLOPE when the derivative is >= 0 there: margins no better than chance).
-
-    No intercept: ``expit(a f + b)`` with ``b != 0`` would move the boundary from f = 0 and disagree
-    with ``predict``. The smoothed target keeps a finite on separable training data, where every
-    margin is positive and the plain likelihood grows without bound in a (Platt 1999; scikit-learn's
-    ``CalibratedClassifierCV(method="sigmoid")`` uses the same targets)."""
-    m = np.asarray(margins, dtype=np.float64)
-    w = np.ones(m.size) if weights is None else np.asarray(weights, dtype=np.float64)
-    total = float(w.sum())
-    target = (total + 1.0) / (total + 2.0)
-
-    def slope(a: float) -> float:
-        return float(np.sum(w * m * (expit(a * m) - target)))
-
-    if m.size == 0 or slope(LINK_MIN_SLOPE) >= 0:
-        return LINK_MIN_SLOPE
-    if slope(LINK_MAX_SLOPE) <= 0:
-        return LINK_MAX_SLOPE
-    high = max(1.0, LINK_MIN_SLOPE)
-    while slope(high) < 0:
-        high *= 4.0
-    return float(brentq(slope, LINK_MIN_SLOPE, min(high, LINK_MAX_SLOPE), xtol=1e-10, rtol=1e-10))
-
-
-def link_probabilities(f: NDArray[np.float64], slope: float) -> NDArray[np.float64]:
-    """``[P(classes_[0]), P(classes_[1])] = [expit(-a f), expit(a f)]`` per row (N x 2): equal at
-    f = 0 (a tie, which argmax gives to ``classes_[0]`` as ``predict`` does)."""
-    f = np.asarray(f, dtype=np.float64)
-    return np.column_stack([expit(-slope * f), expit(slope * f)])
-
-
-def link_log_likelihood(margins: NDArray[np.float64], slope: float) -> float:
-    """The mean log-likelihood ``mean_n log expit(a m_n)`` of the margins under the link (for
-    reports; ``log_expit`` keeps it finite for any a m)."""
-    return float(np.mean(log_expit(slope * np.asarray(margins, dtype=np.float64))))
-
-
-class ProbabilityLink:
-    """``predict_proba``, ``staged_predict_proba`` and the probability link of a binary classifier
-    with a ``decision_function`` and ``link_slope_`` (:func:`fit_link_slope`)."""
-
-    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
-        """``[P(classes_[0] | x), P(classes_[1] | x)] = [expit(-a f(x)), expit(a f(x))]`` with the
-        slope ``a = link_slope_`` fitted on the training margins (:func:`fit_link_slope`): a Platt
-        sigmoid without intercept, so ``argmax`` is ``predict`` (ties f = 0 give 1/2 each and go to
-        ``classes_[0]``)."""
-        check_is_fitted(self)
-        f = self.decision_function(X)
-        if dask_kind(f) is not None:
-            return f.map_blocks(
-                link_probabilities, self.link_slope_, new_axis=1, chunks=(f.chunks[0], (2,)), dtype=np.float64
-            )
-        return link_probabilities(f, self.link_slope_)
-
-    def predict_log_proba(self, X: ArrayLike) -> NDArray[np.float64]:
-        """``log predict_proba`` computed as ``log_expit`` (finite for any f)."""
-        check_is_fitted(self)
-        f = np.asarray(self.decision_function(X), dtype=np.float64)
-        return np.column_stack([log_expit(-self.link_slope_ * f), log_expit(self.link_slope_ * f)])
-
-
-def hypothesis_features(hypothesis: object, n_features: int) -> NDArray[np.float64]:
-    """How one hypothesis spreads its weight over the p features (non-negative, summing to 1, or all
-    0 for a hypothesis that reads no feature): a stump, raw feature or regression stump (a
-    ``feature`` field) gives all of it to its feature; a kernel column in proportion to ``|x_i|`` of
-    its support example; a scikit-learn member by its own ``feature_importances_`` (else ``|coef_|``,
-    else evenly); a constant or a fixed matrix column reads no feature."""
-    out = np.zeros(n_features)
-    feature = getattr(hypothesis, "feature", None)
-    if feature is not None:
-        out[int(feature)] = 1.0
-        return out
-    support = getattr(hypothesis, "support", None)
-    if support is not None and sp.issparse(support):
-        column = sp.csc_matrix(support)
-        out[column.indices] = np.abs(column.data)
-    estimator = getattr(hypothesis, "estimator", None)
-    if estimator is not None:
-        if hasattr(estimator, "feature_importances_"):
-            out = np.abs(np.asarray(estimator.feature_importances_, dtype=np.float64)).ravel()[:n_features]
-        elif hasattr(estimator, "coef_"):
-            out = np.abs(np.asarray(estimator.coef_, dtype=np.float64)).reshape(-1, n_features).sum(axis=0)
-        else:
-            out = np.ones(n_features)
-    total = out.sum()
-    return out / total if total > 0 else np.zeros(n_features)
-
-
-def feature_importances(weights: ArrayLike, hypotheses: list, n_features: int) -> NDArray[np.float64]:
-    """``sum_q |w_q| spread_q`` over the hypotheses (:func:`hypothesis_features`), normalised to sum 1
-    (all zeros when no weighted hypothesis reads a feature)."""
-    out = np.zeros(n_features)
-    for weight, hypothesis in zip(np.abs(np.asarray(weights, dtype=np.float64)), hypotheses, strict=True):
-        if weight > 0:
-            out += weight * hypothesis_features(hypothesis, n_features)
-    total = out.sum()
-    return out / total if total > 0 else out
 
 
 # --- parameters (docs/architecture.md#parameters) ----------------------------------------------
@@ -463,7 +345,8 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
     def _store(self, result, classes: NDArray, weights: NDArray[np.float64] | None = None) -> None:
         """The fitted attributes every boosting classifier has, from a driver's result; ``weights``:
         the positive sample weights of the training rows (None: unweighted), for the link of
-        ``predict_proba`` (:func:`fit_link_slope` on the result's training margins)."""
+        ``predict_proba`` (:func:`~dualboost.estimators.probability.fit_link_slope` on the result's
+        training margins)."""
         self.classes_ = classes
         self.hypotheses_ = result.hypotheses
         self.estimator_weights_ = result.weights
@@ -484,7 +367,8 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
 
     @property
     def feature_importances_(self) -> NDArray[np.float64]:
-        """Each hypothesis's weight spread over the features it reads (:func:`feature_importances`:
+        """Each hypothesis's weight spread over the features it reads
+        (:func:`~dualboost.estimators.importances.feature_importances`:
         a stump or raw feature gives all of its weight to its feature, a scikit-learn member by its
         own ``feature_importances_``), normalised to sum 1 (``n_features_in_`` values)."""
         check_is_fitted(self)

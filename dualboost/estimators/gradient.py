@@ -50,15 +50,13 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from dualboost.boosting.gradient.drivers import PROJECTIONS, STEPS, gradient_projection
 from dualboost.boosting.gradient.losses import LOSSES, FunctionalLoss, make_loss
-from dualboost.estimators.base import (
-    COUNT,
+from dualboost.estimators.base import COUNT, POSITIVE, reject_dask_input
+from dualboost.estimators.importances import feature_importances
+from dualboost.estimators.probability import (
     LINK_MAX_SLOPE,
     LINK_MIN_SLOPE,
-    POSITIVE,
-    feature_importances,
     fit_link_slope,
     link_probabilities,
-    reject_dask_input,
 )
 from dualboost.oracles import Oracle
 from dualboost.oracles.registry import make_oracle
@@ -182,7 +180,7 @@ class _GradientProjection(BaseEstimator):
     @property
     def feature_importances_(self) -> NDArray[np.float64]:
         """Each weak learner's ``|coefficient|`` (summed over outputs) spread over the features it
-        reads (:func:`~dualboost.estimators.base.feature_importances`), normalised to sum 1."""
+        reads (:func:`~dualboost.estimators.importances.feature_importances`), normalised to sum 1."""
         check_is_fitted(self)
         weights = [float(np.abs(np.asarray(c)).sum()) for c in self.estimator_weights_]
         return feature_importances(weights, self.estimators_, self.n_features_in_)
@@ -239,7 +237,7 @@ class GradientProjectionClassifier(ClassifierMixin, _GradientProjection):
         expit(y f)``: a = 1, the model's own link. The exponential loss ``e^{-y f}`` is minimised in
         expectation by half the log-odds (Friedman, Hastie & Tibshirani 2000, as AdaBoost's
         ``predict_proba``): a = 2. Other losses (hinge, squared, multiclass hinge) have no link: a is
-        fitted on the training outputs (two classes: :func:`~dualboost.estimators.base.fit_link_slope`;
+        fitted on the training outputs (two classes: :func:`~dualboost.estimators.probability.fit_link_slope`;
         K classes: the multinomial likelihood of ``softmax(a F)``, a 1-D convex problem solved by
         bounded Brent). a > 0 keeps argmax at the largest output, so it agrees with ``predict``."""
         F = self._two_class(self.result_.F)

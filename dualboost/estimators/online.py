@@ -51,13 +51,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from dualboost.boosting.core.history import History, HistoryRow
 from dualboost.boosting.core.progress import ProgressLine
 from dualboost.boosting.online.drivers import WEIGHTINGS, AdaBoostOL, OnlineBBM, OnlineBooster
-from dualboost.estimators.base import (
-    COUNT,
-    ProbabilityLink,
-    check_sample_weight,
-    fit_link_slope,
-    reject_dask_input,
-)
+from dualboost.estimators.base import COUNT, check_sample_weight, reject_dask_input
+from dualboost.estimators.probability import ProbabilityLink, fit_link_slope
 from dualboost.oracles.online import ONLINE_LEARNERS, OnlineLearners, make_online_learners
 
 __all__ = ["OnlineBBMClassifier", "AdaBoostOLClassifier"]
@@ -318,7 +313,8 @@ class _OnlineBoostingClassifier(ProbabilityLink, ClassifierMixin, BaseEstimator)
 
     @property
     def link_slope_(self) -> float:
-        """The slope a of ``predict_proba = expit(a f)``: :func:`~dualboost.estimators.base.fit_link_slope`
+        """The slope a of ``predict_proba = expit(a f)``:
+        :func:`~dualboost.estimators.probability.fit_link_slope`
         on the progressive predictions (each in {-1, +1}, made before the example was learned): with M
         mistakes among W examples (both by importance weight) and Platt's target t = (W + 1)/(W + 2),
         ``a = logit((t (W - M) + (1 - t) M) / W)``, so a vote of f = +-1 gets the accuracy the stream

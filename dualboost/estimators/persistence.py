@@ -430,7 +430,7 @@ def save_result(
     ``converged_``, ``nu_``, ``eta_`` and ``stages_`` from the result, and ``link_slope_`` (the link of
     ``predict_proba``) fitted on its training margins as ``fit`` does. ValueError for an algorithm without a
     classifier (AdaBoost)."""
-    from dualboost.estimators.base import fit_link_slope
+    from dualboost.estimators.probability import fit_link_slope
 
     matches = [c for c in model_classes().values() if getattr(c, "_algorithm", None) == result.algorithm]
     if not matches:

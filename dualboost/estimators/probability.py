@@ -1,0 +1,93 @@
+"""The probability link of the binary classifiers: ``predict_proba = expit(a f)`` with the slope a
+fitted on the training margins (Platt's sigmoid without an intercept, so that argmax is ``predict``)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.optimize import brentq
+from scipy.special import expit, log_expit
+from sklearn.utils.validation import check_is_fitted
+
+__all__ = [
+    "LINK_MIN_SLOPE",
+    "LINK_MAX_SLOPE",
+    "fit_link_slope",
+    "link_probabilities",
+    "link_log_likelihood",
+    "ProbabilityLink",
+]
+
+#: the smallest slope of the link: keeps it strictly increasing, so that argmax predict_proba is
+#: predict (a f = 1e-12 at the smallest non-tie |f| = 1e-9 still separates the two probabilities)
+LINK_MIN_SLOPE = 1e-3
+#: the largest slope searched (a f of 1e6 at |f| = 1 is a probability of 1 in float64)
+LINK_MAX_SLOPE = 1e6
+
+
+def fit_link_slope(margins: ArrayLike, weights: ArrayLike | None = None) -> float:
+    """The slope a >= :data:`LINK_MIN_SLOPE` of the link ``P(y | x) = expit(a y f(x))`` fitted by
+    maximum likelihood on the training margins ``m_n = y_n f(x_n)`` (Platt's sigmoid without an
+    intercept), with Platt's smoothed target ``t = (W + 1)/(W + 2)`` for the true class (W the number
+    of examples, or the sum of their weights):
+    ``a = argmin sum_n w_n [-t log expit(a m_n) - (1 - t) log expit(-a m_n)]``, convex in a; its
+    derivative ``sum_n w_n m_n (expit(a m_n) - t)`` increases in a, and its root is found by Brent's
+    method (a = LINK_MIN_SLOPE when the derivative is >= 0 there: margins no better than chance).
+
+    No intercept: ``expit(a f + b)`` with ``b != 0`` would move the boundary from f = 0 and disagree
+    with ``predict``. The smoothed target keeps a finite on separable training data, where every
+    margin is positive and the plain likelihood grows without bound in a (Platt 1999; scikit-learn's
+    ``CalibratedClassifierCV(method="sigmoid")`` uses the same targets)."""
+    m = np.asarray(margins, dtype=np.float64)
+    w = np.ones(m.size) if weights is None else np.asarray(weights, dtype=np.float64)
+    total = float(w.sum())
+    target = (total + 1.0) / (total + 2.0)
+
+    def slope(a: float) -> float:
+        return float(np.sum(w * m * (expit(a * m) - target)))
+
+    if m.size == 0 or slope(LINK_MIN_SLOPE) >= 0:
+        return LINK_MIN_SLOPE
+    if slope(LINK_MAX_SLOPE) <= 0:
+        return LINK_MAX_SLOPE
+    high = max(1.0, LINK_MIN_SLOPE)
+    while slope(high) < 0:
+        high *= 4.0
+    return float(brentq(slope, LINK_MIN_SLOPE, min(high, LINK_MAX_SLOPE), xtol=1e-10, rtol=1e-10))
+
+
+def link_probabilities(f: NDArray[np.float64], slope: float) -> NDArray[np.float64]:
+    """``[P(classes_[0]), P(classes_[1])] = [expit(-a f), expit(a f)]`` per row (N x 2): equal at
+    f = 0 (a tie, which argmax gives to ``classes_[0]`` as ``predict`` does)."""
+    f = np.asarray(f, dtype=np.float64)
+    return np.column_stack([expit(-slope * f), expit(slope * f)])
+
+
+def link_log_likelihood(margins: NDArray[np.float64], slope: float) -> float:
+    """The mean log-likelihood ``mean_n log expit(a m_n)`` of the margins under the link (for
+    reports; ``log_expit`` keeps it finite for any a m)."""
+    return float(np.mean(log_expit(slope * np.asarray(margins, dtype=np.float64))))
+
+
+class ProbabilityLink:
+    """``predict_proba``, ``staged_predict_proba`` and the probability link of a binary classifier
+    with a ``decision_function`` and ``link_slope_`` (:func:`fit_link_slope`)."""
+
+    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
+        """``[P(classes_[0] | x), P(classes_[1] | x)] = [expit(-a f(x)), expit(a f(x))]`` with the
+        slope ``a = link_slope_`` fitted on the training margins (:func:`fit_link_slope`): a Platt
+        sigmoid without intercept, so ``argmax`` is ``predict`` (ties f = 0 give 1/2 each and go to
+        ``classes_[0]``)."""
+        check_is_fitted(self)
+        f = self.decision_function(X)
+        if not isinstance(f, np.ndarray):  # a dask array (a dask X): block by block
+            return f.map_blocks(
+                link_probabilities, self.link_slope_, new_axis=1, chunks=(f.chunks[0], (2,)), dtype=np.float64
+            )
+        return link_probabilities(f, self.link_slope_)
+
+    def predict_log_proba(self, X: ArrayLike) -> NDArray[np.float64]:
+        """``log predict_proba`` computed as ``log_expit`` (finite for any f)."""
+        check_is_fitted(self)
+        f = np.asarray(self.decision_function(X), dtype=np.float64)
+        return np.column_stack([log_expit(-self.link_slope_ * f), log_expit(self.link_slope_ * f)])
