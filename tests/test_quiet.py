@@ -41,7 +41,11 @@ def _estimator(name: str):
     return est
 
 
-ESTIMATORS = [name for name in dualboost.__all__ if name != "__version__"]
+#: the exported estimators that fit from their defaults (``reweight`` and its ``ReweightedClassifier``
+#: need a fitted ensemble: test_reweight_prints_nothing)
+ESTIMATORS = [
+    name for name in dualboost.__all__ if name not in ("__version__", "reweight", "ReweightedClassifier")
+]
 
 
 def _w_prev(U: np.ndarray) -> np.ndarray:
@@ -116,6 +120,20 @@ def test_fit_prints_nothing(name, capfd):
     est = _estimator(name)
     est.fit(X, X[:, 0] if name.endswith("Regressor") else y)
     est.predict(X)
+    assert capfd.readouterr() == ("", "")
+
+
+def test_reweight_prints_nothing(capfd):
+    """``dualboost.reweight`` of a fitted forest (one certified solve) and its classifier's predict."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    namespace: dict = {}
+    exec(SETUP, namespace)
+    X, y = namespace["X"], namespace["y"]
+    forest = RandomForestClassifier(n_estimators=20, max_depth=2, random_state=0).fit(X, y)
+    capfd.readouterr()
+    for model in ("lpboost", "erlpboost"):
+        dualboost.reweight(forest, X, y, model=model).predict(X)
     assert capfd.readouterr() == ("", "")
 
 
