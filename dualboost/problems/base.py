@@ -33,7 +33,7 @@ from dualboost.solvers.contract import (
 if TYPE_CHECKING:
     from typing import Self
 
-__all__ = ["Model", "ColumnIndependent", "CvxpyModel", "KKTMultipliers"]
+__all__ = ["Model", "ColumnIndependent", "ColumnProducts", "CvxpyModel", "KKTMultipliers"]
 
 
 def gram_parts(
@@ -63,6 +63,35 @@ def centred_hessian(
     """``-scale (gram - a b^T / total)``: the dual Hessian (block) from its summed parts, with
     ``hess f* = scale (diag s - s s^T / sum s)``."""
     return -scale * (gram - (np.outer(a, b) / total if total > 0 else 0.0))
+
+
+class ColumnProducts:
+    """Products with the columns ``U_S`` (and only the rows that count, ``rows`` a mask or None) for
+    the Hessian-vector products of the dual, two passes over U_S each: a copy of the columns (and
+    rows) when they are at most half of U, else U itself with the vector padded by zeros (no copy)."""
+
+    def __init__(
+        self, U: NDArray[np.float64], columns: NDArray[np.intp], rows: NDArray[np.bool_] | None
+    ) -> None:
+        self.columns = columns
+        if rows is not None:
+            self.C, self.pad = U[np.ix_(np.flatnonzero(rows), columns)], None
+        elif 2 * columns.size <= U.shape[1]:
+            self.C, self.pad = U[:, columns], None
+        else:
+            self.C, self.pad = U, np.zeros(U.shape[1])
+
+    def left(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``U_S^T x`` (x a vector or a matrix over the rows)."""
+        out = self.C.T @ x
+        return out if self.pad is None else out[self.columns]
+
+    def gram(self, weights: NDArray[np.float64] | float, v: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``U_S^T (weights * (U_S v))``."""
+        if self.pad is None:
+            return self.C.T @ (weights * (self.C @ v))
+        self.pad[self.columns] = v
+        return (self.C.T @ (weights * (self.C @ self.pad)))[self.columns]
 
 
 class Model(ABC):
@@ -143,21 +172,12 @@ class Model(ABC):
         if self._low_rank:
             return self._low_rank_operator(w, columns, d)
         s, scale, rows = self._curvature_weights(w, d)
-        if rows is not None:
-            C, pad = self.U[np.ix_(np.flatnonzero(rows), columns)], None
-        elif 2 * columns.size <= self.n_hypotheses:
-            C, pad = self.U[:, columns], None
-        else:
-            C, pad = self.U, np.zeros(self.n_hypotheses)
+        C = ColumnProducts(self.U, columns, rows)
         total = float(s.sum())
-        a = C.T @ s if pad is None else (C.T @ s)[columns]
+        a = C.left(s)
 
         def product(v: NDArray[np.float64]) -> NDArray[np.float64]:
-            if pad is None:
-                out = C.T @ (s * (C @ v))
-            else:
-                pad[columns] = v
-                out = (C.T @ (s * (C @ pad)))[columns]
+            out = C.gram(s, v)
             if total > 0:
                 out -= a * (float(a @ v) / total)
             return -scale * out
@@ -212,22 +232,12 @@ class Model(ABC):
     ) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
         """:meth:`dual_hessian_operator` for a ``LowRankConjugate`` (the same copies of U_S)."""
         g, V, M, rows = self._low_rank_factors(w, d)
-        if rows is not None:
-            C, pad = self.U[np.ix_(np.flatnonzero(rows), columns)], None
-        elif 2 * columns.size <= self.n_hypotheses:
-            C, pad = self.U[:, columns], None
-        else:
-            C, pad = self.U, np.zeros(self.n_hypotheses)
-        P = C.T @ V if pad is None else (C.T @ V)[columns]
+        C = ColumnProducts(self.U, columns, rows)
+        P = C.left(V)
         PM = P @ M
 
         def product(v: NDArray[np.float64]) -> NDArray[np.float64]:
-            if pad is None:
-                out = C.T @ (g * (C @ v))
-            else:
-                pad[columns] = v
-                out = (C.T @ (g * (C @ pad)))[columns]
-            return PM @ (P.T @ v) - out
+            return PM @ (P.T @ v) - C.gram(g, v)
 
         return product
 

@@ -29,7 +29,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_positive
 from dualboost.conjugates import HalfSquaredNorm, Shifted
-from dualboost.problems.base import KKTMultipliers
+from dualboost.problems.base import ColumnProducts, KKTMultipliers
 from dualboost.problems.max_edge import MaxEdgeModel
 
 __all__ = ["MDBoost"]
@@ -68,8 +68,8 @@ class MDBoost(MaxEdgeModel):
         self, w: NDArray[np.float64], columns: NDArray[np.intp], d: NDArray[np.float64] | None = None
     ) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
         """``v -> -U_S^T (U_S v)``, two passes over U_S."""
-        C = self.U[:, columns]
-        return lambda v: -(C.T @ (C @ v))
+        C = ColumnProducts(self.U, np.asarray(columns, dtype=np.intp), None)
+        return lambda v: -C.gram(1.0, v)
 
     def dual_hessian_block(
         self,
