@@ -1,6 +1,10 @@
 """Input validation shared by every layer: each failure is a ``ValueError`` naming the argument.
 
 Messages use the notation of docs/math.md#notation (N examples, t hypotheses, nu in [1, N], eta > 0).
+Three groups: scalars, counts, choices and vectors (every layer; the edge matrix U, nu, eta, d0);
+the conjugate library's arguments (non-zero scales, positive priors, norm orders, dimensions); the
+training data of the oracles and the data loaders (X, labels, weights). The estimators declare their
+parameters to scikit-learn instead (docs/architecture.md#parameters).
 """
 
 from __future__ import annotations
