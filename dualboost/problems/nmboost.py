@@ -44,6 +44,8 @@ class NMBoost(MaxEdgeWeights, Model):
         super().__init__(U)
         self.lam = check_positive(lam, "lam")
         self.tau = 1.0 / self.n_hypotheses if tau is None else check_positive(tau, "tau")
+        #: ``U^T 1``: the shift ``lam U^T 1`` of every edge (once, not a pass over U per evaluation)
+        self._column_sums = self.U.sum(axis=0)
 
     def parameters(self) -> dict[str, float]:
         return {"lam": self.lam, "tau": self.tau}
@@ -63,10 +65,6 @@ class NMBoost(MaxEdgeWeights, Model):
         if not self._in_box(d):
             return np.inf
         return float((edges + self.lam * self._column_sums).max() - self.tau * d.sum())
-
-    @property
-    def _column_sums(self) -> NDArray[np.float64]:
-        return self.U.sum(axis=0)
 
     def dual_objective(self, w: ArrayLike) -> float:
         w = self._w(w)
