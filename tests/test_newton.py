@@ -157,3 +157,42 @@ def test_the_points_gap_is_an_upper_bound_on_the_repaired_pairs_without_a_pass_o
             assert exact - 1e-15 <= point.gap <= exact + float(np.abs(repaired - d).sum()) + 1e-15
             moved_seen += moved > 0
     assert moved_seen > 0  # the bound was exercised
+
+
+@pytest.mark.parametrize("model", list(_models()), ids=lambda m: repr(m))
+def test_step_spread_is_the_first_order_change_of_log_d(model):
+    """``dual_step_spread(x, d)`` (the trust radius's measure, docs/solvers.md#step-length) against
+    finite differences of ``d_from_w``: the largest ``|log d_n(w + h x) - log d_n(w)| / h`` over the
+    rows that count (non-negligible d, or growing) for a small h, to first order in h."""
+    rng = np.random.default_rng(5)
+    w = rng.dirichlet(np.ones(model.n_hypotheses))
+    x = rng.normal(size=model.n_hypotheses)
+    x -= x.mean()  # a move on the simplex
+    d = model.d_from_w(w)
+    spread = model.dual_step_spread(x, d)
+    h = 1e-7 / max(spread, 1.0)
+    moved = model.d_from_w(w + h * x)
+    counts = d > 1e-12 * d.max()
+    change = np.log(moved[counts]) - np.log(d[counts])
+    finite = np.abs(change).max() / h
+    assert spread > 0
+    # (growing negligible rows count in the spread too: it is at least the finite difference)
+    assert spread >= finite * (1 - 1e-4)
+    if counts.all():  # every row counts: the two are the same quantity
+        np.testing.assert_allclose(spread, finite, rtol=1e-4)
+
+
+def _point(value: float, gap: float) -> newton.Point:
+    return newton.Point(np.zeros(1), value, np.zeros(1), np.zeros(1), gap)
+
+
+def test_the_line_search_takes_a_fall_of_d_only_within_rounding():
+    """A step is taken where D rises by the Armijo fraction; where D falls it is taken only if the
+    certified gap falls and D fell by at most ROUNDING (relative): a fall of 1e-5 with a smaller
+    gap is an overshoot (accepting it let Newton cycle between two faces)."""
+    here = _point(0.5, 1e-2)
+    assert newton.accepted(here, _point(0.5 + 1e-6, 5e-2), slope=1e-3)  # Armijo
+    assert not newton.accepted(here, _point(0.5 + 1e-8, 5e-2), slope=1e-3)  # too little rise
+    assert newton.accepted(here, _point(0.5 - 1e-12, 5e-3), slope=1e-3)  # rounding, better gap
+    assert not newton.accepted(here, _point(0.5 - 1e-12, 2e-2), slope=1e-3)  # rounding, worse gap
+    assert not newton.accepted(here, _point(0.5 - 1e-5, 1e-4), slope=1e-3)  # an overshoot

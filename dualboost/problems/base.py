@@ -204,6 +204,24 @@ class Model(ABC):
         gram, a_rows, a_columns, total = cross_gram_parts(U, s, rows, columns)
         return centred_hessian(gram, a_rows, a_columns, total, scale)
 
+    def dual_step_spread(self, direction: NDArray[np.float64], d: NDArray[np.float64]) -> float:
+        """The largest first-order change of ``log d_n`` when w moves by ``direction`` (the
+        ``ScaledSteps`` of the solver contract, docs/solvers.md#step-length): theta = -U w moves by
+        ``-U x`` and, with the factored Hessian ``scale (diag s - s s^T / sum s)`` of a
+        ``SmoothConjugate``, ``d log d_n = scale (s_n / d_n) (dtheta_n - s.dtheta / sum s)``. Rows whose
+        d is negligible count only where they grow. 0 (no bound) for other regularisers."""
+        if not implements(self.regularizer, SmoothConjugate):
+            return 0.0
+        s, scale = self.regularizer.conjugate_hessian_factors(None, d)
+        total = float(s.sum())
+        if not total > 0.0:
+            return 0.0
+        move = -(self.U @ direction)
+        ratio = np.divide(s, d, out=np.ones_like(s), where=d > 0)
+        change = scale * ratio * (move - float(s @ move) / total)
+        counts = (change > 0) | (d > 1e-12 * d.max(initial=0.0))
+        return float(np.abs(change[counts]).max(initial=0.0))
+
     @property
     def _low_rank(self) -> bool:
         """Whether the regulariser's curvature is the low-rank form (not the softmax factors)."""

@@ -88,8 +88,15 @@ NEWTON_WARM_STEPS = 50
 LP_NEWTON_STEPS = 50
 #: at eta > LP_FIRST_ETA, Newton steps from a warm start before the LP limit's solution is tried
 #: (diabetes, nu = 0.05 N, eps = 1e-4, eta = 6e4: 86 s with 10 steps, 107 s with 50, 155 s with the
-#: warm start's L-BFGS-B rounds first; at eps = 1e-3, eta = 6e3: 18 s with 10, 4.9 s with those rounds)
+#: warm start's L-BFGS-B rounds first; at eps = 1e-3, eta = 6e3: 18 s with 10, 4.9 s with those rounds.
+#: With Newton's trust radius (solvers/newton.py RADIUS) the eps = 1e-4 run took 8.7 s with 10, 6.3 s
+#: with none, where german (same nu, eps) took 0.69 s with 10 and 2.9 s with none: its warm steps
+#: converge, diabetes's stall. So they stop after LP_WARM_PATIENCE steps that did not halve the best
+#: gap (LP_WARM_PROGRESS): diabetes 6.8 s, german 0.89 s (patience 2: 7.0 s, 1.0 s; 1: 7.1 s, 2.6 s).
+#: At eps = 1e-3 (eta = 6e3) the LP first took 6.9 s against 4.4 s: LP_FIRST_ETA stays)
 LP_WARM_STEPS = 10
+LP_WARM_PATIENCE = 3
+LP_WARM_PROGRESS = 0.5
 LP_FIRST_ETA = 1e4
 #: the LP limit is solved from scratch at each use: only up to this many examples (its d-domain LP
 #: took 0.1 s at N = 460, t = 150 and 3 s at N = 10,000, t = 100, where continuation took 0.1-1 s)
@@ -294,7 +301,14 @@ def _solve_on_simplex(
         # the LP limit's w (below LP_FIRST_ETA the warm start's L-BFGS-B rounds are faster)
         start = evaluator.point(_normalised(w0), target)
         point, iterations, kept = newton_polish(
-            evaluator, start, target, sum_to_one=True, max_steps=LP_WARM_STEPS, kept=kept
+            evaluator,
+            start,
+            target,
+            sum_to_one=True,
+            max_steps=LP_WARM_STEPS,
+            kept=kept,
+            patience=LP_WARM_PATIENCE,
+            progress=LP_WARM_PROGRESS,
         )
         if point.gap <= target:
             return point, iterations, carried(kept)

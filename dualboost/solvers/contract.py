@@ -42,6 +42,7 @@ __all__ = [
     "LinearProgram",
     "SmoothConjugate",
     "LowRankConjugate",
+    "ScaledSteps",
     "ExplainedDual",
     "SmoothDual",
     "MaxEdgeDual",
@@ -258,6 +259,18 @@ class LineDual(SmoothDual, Protocol):
 
     def weights(self, a: float) -> Vector:
         """``w(a)``."""
+
+
+@runtime_checkable
+class ScaledSteps(Protocol):
+    """A smooth dual that measures a step in the units of its curvature: how far ``w -> w + x``
+    moves the log of d(w), to first order (docs/solvers.md#step-length). The Hessian of a softmax
+    changes by at most a factor ``exp(2 k)`` over such a move of size k (Bach 2010; Karimireddy,
+    Stich & Jaggi 2018), so Newton's quadratic model can be trusted that far."""
+
+    def dual_step_spread(self, direction: Vector, d: Vector) -> float:
+        """The largest first-order change of ``log d_n`` along ``direction`` at ``d = d(w)``
+        (0 where the model cannot tell: no bound)."""
 
 
 #: (model class, Protocol) -> whether the class's instances implement it (see :func:`implements`)

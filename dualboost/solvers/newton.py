@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 from scipy.linalg import LinAlgError, eigh
 from scipy.linalg.lapack import dpotrf, dpotri, dpotrs
 
-from dualboost.solvers.contract import LowRankConjugate, WDomain, implements
+from dualboost.solvers.contract import LowRankConjugate, ScaledSteps, WDomain, implements
 from dualboost.solvers.highs import HighsState
 from dualboost.solvers.state import SolverState
 
@@ -69,6 +69,15 @@ KEPT_MIN_WORK = 3e7
 #: in the products (a Dask run sums them over partitions) moved a stump run's final primal values
 #: by 5e-9 (1.5e-8 with numpy 1.24), from 1e-8 on by 1e-11 (tests/test_dask.py asks for 1e-8)
 RIDGES = (1e-8, 1e-6, 1e-4)
+#: the trust radius of a Newton step: the largest first-order change of log d(w) its first trial
+#: makes (``ScaledSteps``, docs/solvers.md#step-length); doubled after a first trial is taken,
+#: else set to what was taken, within [RADIUS_MIN, RADIUS_MAX]
+RADIUS = 4.0
+RADIUS_MIN = 0.25
+RADIUS_MAX = 1e3
+#: the relative fall of D that Newton's line search takes for rounding (and then accepts a step
+#: that lowers the certified gap): D's rounding reached 1e-11 at eta = 1e6
+ROUNDING = 1e-9
 #: columns held at 0 beyond this fraction of the kept face: the kept inverse is dropped, and the
 #: Hessian on the smaller face formed anew (the projection would cost more than it saves)
 MAX_HELD = 0.25
@@ -532,6 +541,19 @@ def face_step(
     return direction if float(point.grad @ direction) > 0 else None
 
 
+def accepted(point: Point, candidate: Point, slope: float) -> bool:
+    """Whether Newton's line search takes ``candidate`` from ``point`` (``slope``: ``grad D . (w' - w)``):
+    where D rises by the Armijo fraction of the slope, or where the certified gap falls and D fell
+    by no more than its rounding (:data:`ROUNDING`). Near the optimum the predicted rise of D
+    (1e-16..1e-13) drowns in its rounding (1e-11 at eta = 1e6) while the gap still drops to first
+    order. A larger fall is an overshoot, not rounding: taking it let Newton cycle between two
+    faces (diabetes, eta = 461: D 0.004792 -> 0.004782 -> 0.004792 ..., 36 steps)."""
+    if candidate.value >= point.value + 1e-4 * slope:
+        return True
+    fall = point.value - candidate.value
+    return candidate.gap < point.gap and fall <= ROUNDING * max(1.0, abs(point.value))
+
+
 def _face_of(point: Point, sum_to_one: bool) -> NDArray[np.intp]:
     """The support of w plus the columns whose edge beats the current combination."""
     w, g = point.w, point.grad
@@ -547,6 +569,8 @@ def newton_polish(
     sum_to_one: bool,
     max_steps: int = 50,
     kept: Curvature | None = None,
+    patience: int = NEWTON_PATIENCE,
+    progress: float = 1.0,
 ) -> tuple[Point, int, Curvature | None]:
     """Active-set Newton from ``point`` until the certified gap is below ``target``: on the face of
     w's support (plus the columns whose edge beats the current combination, minus those a step
@@ -559,15 +583,18 @@ def newton_polish(
     halved dozens of times. ``sum_to_one``: the step keeps ``sum w = 1`` (simplex) or is free in
     scale (orthant). ``kept``: a Hessian (:class:`Curvature`) from an earlier point; it
     preconditions the exact steps (:func:`pcg_step`) where forming the Hessian costs
-    :data:`KEPT_MIN_WORK` or more, else the Hessian is formed at each point. Returns the best
-    certified point seen, the number of steps and the last Hessian (to keep for a warm start).
+    :data:`KEPT_MIN_WORK` or more, else the Hessian is formed at each point. It gives up after
+    ``patience`` steps in a row that did not bring the best certified gap below ``progress`` times
+    itself. Returns the best certified point seen, the number of steps and the last Hessian (to
+    keep for a warm start).
     """
     model = evaluator.model
     steps = 0
     best, stalled, damping = point, 0, 0.0
+    scaled, radius = implements(model, ScaledSteps), RADIUS
     current = product = None  # the curvature at the current point; v -> H v there (None: exact)
     fresh = False  # the exact Hessian is formed at the next point (the kept one aged)
-    while best.gap > target and steps < max_steps and stalled < NEWTON_PATIENCE:
+    while best.gap > target and steps < max_steps and stalled < patience:
         steps += 1
         w = point.w
         if current is None:  # a new point: its face and curvature
@@ -602,7 +629,10 @@ def newton_polish(
         if direction is None:
             break
         g = point.grad
-        alpha, trial = 1.0, None
+        # the first trial moves log d by at most the radius (docs/solvers.md#step-length)
+        spread = model.dual_step_spread(direction, point.d) if scaled else 0.0
+        first = alpha = min(1.0, radius / spread) if spread > 0.0 else 1.0
+        trial = None
         for _ in range(NEWTON_BACKTRACK):  # projected Newton: backtrack along the clipped path
             trial_w = np.clip(w + alpha * direction, 0.0, None)
             if sum_to_one:
@@ -612,23 +642,23 @@ def newton_polish(
                     continue
                 trial_w /= total
             candidate = evaluator.point(trial_w, target)
-            # Near the optimum the predicted rise of D (1e-16..1e-13) drowns in its rounding
-            # (1e-11 at eta = 1e6) while the certified gap still drops to first order: accept a
-            # step that improves either.
-            if candidate.value >= point.value + 1e-4 * float(g @ (trial_w - w)) or candidate.gap < point.gap:
+            if accepted(point, candidate, float(g @ (trial_w - w))):
                 trial = candidate
                 break
             alpha *= 0.5
         if trial is None:
             # the piece's Hessian overshoots: damp it and try again from here
             damping = max(10.0 * damping, 1e-3)
+            radius = max(RADIUS_MIN, radius / 4.0)
             stalled += 1
             continue
         if alpha == 1.0:
             damping = damping / 10.0 if damping > 1e-3 else 0.0
+        # the model held as far as the radius: trust it further; it did not: as far as it held
+        radius = min(RADIUS_MAX, 2.0 * radius) if alpha == first else max(RADIUS_MIN, alpha * spread)
         point, current = trial, None
+        stalled = 0 if point.gap < progress * best.gap else stalled + 1
         if point.gap < best.gap:  # D rises monotonically, the gap need not: keep the best point
-            best, stalled = point, 0
-        else:
-            stalled += 1
+            best = point
     return best, steps, kept
+
