@@ -71,7 +71,9 @@ KEPT_MIN_WORK = 3e7
 RIDGES = (1e-8, 1e-6, 1e-4)
 #: the trust radius of a Newton step: the largest first-order change of log d(w) its first trial
 #: makes (``ScaledSteps``, docs/solvers.md#step-length); doubled after a first trial is taken,
-#: else set to what was taken, within [RADIUS_MIN, RADIUS_MAX]
+#: else set to twice what was taken, within [RADIUS_MIN, RADIUS_MAX]. Against once what was taken,
+#: on diabetes (nu = 0.05 N, one run each): eps = 1e-3 3.8 s against 4.7 s (3,111 Hessians against
+#: 3,420), eps = 1e-4 6.6 s against 7.4 s; growing fourfold instead: 4.1 s and 6.9 s
 RADIUS = 4.0
 RADIUS_MIN = 0.25
 RADIUS_MAX = 1e3
@@ -654,11 +656,13 @@ def newton_polish(
             continue
         if alpha == 1.0:
             damping = damping / 10.0 if damping > 1e-3 else 0.0
-        # the model held as far as the radius: trust it further; it did not: as far as it held
-        radius = min(RADIUS_MAX, 2.0 * radius) if alpha == first else max(RADIUS_MIN, alpha * spread)
+        # the model held as far as the radius: trust it twice as far; it did not: twice as far as
+        # the step the halvings took (the model held within a factor 2 beyond it)
+        radius = min(RADIUS_MAX, 2.0 * radius) if alpha == first else max(RADIUS_MIN, 2.0 * alpha * spread)
         point, current = trial, None
         stalled = 0 if point.gap < progress * best.gap else stalled + 1
         if point.gap < best.gap:  # D rises monotonically, the gap need not: keep the best point
             best = point
     return best, steps, kept
+
 
