@@ -16,7 +16,9 @@ problem).
     python benchmarks/subproblem.py --trajectory    # warm vs cold re-solves along boosting runs
 
 The summary line gives the median speed-up of auglag over cvxpy + Clarabel at equal certified gap,
-and the median speed-up of a warm re-solve over a cold one.
+and the median speed-up of a warm re-solve over a cold one. Every method is warmed up once (the
+first solve of a process pays for imports), and a solve shorter than a second is timed as the best
+of three runs, for every method alike.
 """
 
 from __future__ import annotations
@@ -73,12 +75,33 @@ def stump_matrix(n_samples: int, n_columns: int, seed: int) -> np.ndarray:
     return np.column_stack(columns)
 
 
+#: a solve shorter than this is repeated (up to REPEAT runs in all) and its best time counts, the
+#: same rule for every method: single runs of millisecond solves vary by 2-3x on a 2-core machine
+SHORT = 1.0
+REPEAT = 3
+
+
 def timed(model, method, tol: float = TOL, **kwargs):
-    start = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        sol = model.solve(method=method, side="dual", tol=tol, **kwargs)
-    return sol, time.perf_counter() - start
+    """``(solution, seconds)``: the best of up to REPEAT runs while they take under SHORT seconds."""
+    best = np.inf
+    for _ in range(REPEAT):
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sol = model.solve(method=method, side="dual", tol=tol, **kwargs)
+        seconds = time.perf_counter() - start
+        best = min(best, seconds)
+        if seconds >= SHORT:
+            break
+    return sol, best
+
+
+def warm_up(solvers: list[str]) -> None:
+    """One small solve by each method before anything is timed: the first call of a process pays
+    for imports and for finding the BLAS libraries (milliseconds, the size of a small solve)."""
+    model = ERLPBoost(random_edge_matrix(50, 5, seed=0), nu=5.0, eta=10.0)
+    for method in ["auglag", *solvers]:
+        timed(model, method)
 
 
 def max_edge_resolve(U: np.ndarray, pool: np.ndarray, nu: float, eta: float, previous):
@@ -135,6 +158,7 @@ def run(args: argparse.Namespace) -> int:
     )
     print(header)
     print("-" * len(header))
+    warm_up(args.solvers)
     for source in args.sources:
         if source == "a9a" and not DATA.is_dir():
             print(f"(a9a instances skipped: {DATA} not found)")
