@@ -81,6 +81,25 @@ def test_pcg_step_is_the_constrained_newton_step(sum_to_one, held, monkeypatch):
     )
 
 
+@pytest.mark.parametrize("sum_to_one", [True, False])
+@pytest.mark.parametrize("held", [[], [2], [0, 5, 9]])
+def test_factored_step_is_the_constrained_newton_step(sum_to_one, held):
+    """The factored step with held rows (a later round of face_step, reusing the first round's
+    factor) against a dense solve of the KKT system with the same ridge; the factor it returns
+    gives the same step when passed back."""
+    model = ERLPBoost(random_edge_matrix(300, 12, seed=4), nu=30.0, eta=20.0)
+    rng = np.random.default_rng(3)
+    w, g = rng.dirichlet(np.ones(12)), rng.normal(size=12)
+    H = model.dual_hessian(w, np.arange(12))
+    held = np.asarray(held, dtype=np.intp)
+    step, factor = newton.factored_step(H, g, 0.0, sum_to_one, held)
+    want = _kkt_step(factor[1] * np.eye(12) - H, g, sum_to_one, held)
+    np.testing.assert_allclose(step, want, rtol=0, atol=1e-9 * np.abs(want).max())
+    assert np.all(step[held] == 0.0)
+    again, _ = newton.factored_step(H, g, 0.0, sum_to_one, held, factor)
+    np.testing.assert_array_equal(again, step)
+
+
 def test_pcg_gives_up_when_the_preconditioner_is_far_off(monkeypatch):
     """A preconditioner that is nothing like the Hessian (the identity at a scale 1e6 off) does not
     converge within PCG_MAX products: the step reports None (the solver then forms the Hessian)."""
