@@ -422,7 +422,9 @@ def factored_step(
     if info != 0 or not np.isfinite(x).all():
         return None, None
     step, Z = x[:, 0], x[:, 1:]
-    if Z.shape[1]:  # B^T M^-1 B is definite where B has full column rank (held rows are distinct)
+    if Z.shape[1] == 1 and not held.size:  # sum x = 0 alone (most steps): 1.M^-1 1 > 0, M is definite
+        step = step - (step.sum() / Z[:, 0].sum()) * Z[:, 0]
+    elif Z.shape[1]:  # B^T M^-1 B is definite where B has full column rank (held rows are distinct)
         G = B.T @ Z
         step = step - Z @ np.linalg.lstsq(G, B.T @ step, rcond=1e-14)[0]
         step[held] = 0.0  # zero up to rounding: exactly
