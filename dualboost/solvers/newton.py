@@ -677,9 +677,10 @@ def newton_polish(
             continue
         if alpha == 1.0:
             damping = damping / 10.0 if damping > 1e-3 else 0.0
-        # the model held as far as the radius: trust it twice as far; it did not: twice as far as
-        # the step the halvings took (the model held within a factor 2 beyond it)
-        radius = min(RADIUS_MAX, 2.0 * radius) if alpha == first else max(RADIUS_MIN, 2.0 * alpha * spread)
+        if spread > 0.0:  # the model held as far as the radius: trust it twice as far; it did not:
+            # twice as far as the step the halvings took (the model held within a factor 2 beyond it)
+            taken = alpha * spread
+            radius = min(RADIUS_MAX, 2.0 * radius) if alpha == first else max(RADIUS_MIN, 2.0 * taken)
         point, current = trial, None
         stalled = 0 if point.gap < progress * best.gap else stalled + 1
         if point.gap < best.gap:  # D rises monotonically, the gap need not: keep the best point
