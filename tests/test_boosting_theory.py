@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 
 from dualboost.boosting import binary_erlpboost, erlpboost, lpboost, softboost
+from dualboost.boosting.core.stopping import erlpboost_max_iter
 from dualboost.instances import lpboost_lower_bound, random_edge_matrix
 from dualboost.oracles import MatrixOracle
 from dualboost.problems import BinaryERLPBoost, ERLPBoost, LPBoost, erlpboost_eta
@@ -239,10 +240,15 @@ def test_lpboost_lower_bound_with_duplicated_rows(n, nu):
     assert lp_value(U[:, : n // 2], nu) < -0.9
 
 
-def test_erlpboost_on_the_lower_bound_instance_stops_early():
-    """The contrast of E13 (exploratory in the spec): ERLPBoost reaches eps without N/2 iterations."""
-    n = 40
+@pytest.mark.parametrize("n", [40, 200])
+def test_erlpboost_on_the_lower_bound_instance_stops_early(n):
+    """The contrast of E13: on the instance where LPBoost needs N/2 + 1 iterations, ERLPBoost
+    reaches eps within its theorem's bound (Thm 3.12, 32 eta / eps, eta = (2/eps) ln(N/nu)) and
+    without N/2 iterations, whatever N (LPBoost's count grows with N, checked in the same run)."""
     U = lpboost_lower_bound(n)
     result = erlpboost(MatrixOracle(U), nu=1.0, eps=0.01)
+    assert result.converged
+    assert result.n_iter <= erlpboost_max_iter(erlpboost_eta(n, 1.0, 0.01), 0.01)
     assert result.n_iter < n // 2
     assert lp_value(U, 1.0) - lp_value(result.columns, 1.0) <= 0.01
+    assert lpboost(MatrixOracle(U), nu=1.0, eps=0.01).n_iter == n // 2 + 1
