@@ -31,6 +31,7 @@ from dualboost.problems import (
     MDBoost,
     Model,
     NMBoost,
+    QRLPBoost,
     SoftBoost,
 )
 from dualboost.solvers import METHODS, SIDES, accepts
@@ -67,6 +68,7 @@ FAMILIES = (
     "mdboost",
     "nmboost",
     "cgboost",
+    "qrlpboost",
 )
 
 
@@ -122,6 +124,7 @@ def extreme_instances(seed: int = 0) -> dict[str, list[Callable[[], Model]]]:
         "mdboost": [lambda: MDBoost(big, D=1e-3), lambda: MDBoost(W, D=1e3)],
         "nmboost": [lambda: NMBoost(big, lam=1e-3, tau=0.05), lambda: NMBoost(W, lam=1e3)],
         "cgboost": [lambda: CGBoost(big, C=1e-3), lambda: CGBoost(W, C=1e3)],
+        "qrlpboost": [lambda: QRLPBoost(W, nu=10.0, eta=1e4), lambda: QRLPBoost(big, nu=100.0, eta=100.0)],
     }
 
 
@@ -148,6 +151,10 @@ def default_instances(seed: int = 0) -> dict[str, list[Callable[[], Model]]]:
         "mdboost": [lambda: MDBoost(V, D=4.0), lambda: MDBoost(S, D=1.0)],
         "nmboost": [lambda: NMBoost(V, lam=1.0), lambda: NMBoost(S, lam=0.1, tau=0.2)],
         "cgboost": [lambda: CGBoost(V, C=1.0), lambda: CGBoost(S, C=0.1)],
+        "qrlpboost": [
+            lambda: QRLPBoost(V, nu=6.5, eta=20.0),
+            lambda: QRLPBoost(S, nu=1.0, eta=10.0, center=np.random.default_rng(seed).dirichlet(np.ones(60))),
+        ],
     }
 
 

@@ -72,6 +72,12 @@ def test_model_matches_in_memory(executor, nu):
         Hv = model.dual_hessian_operator(w, np.array([1, 3, 5]))(v)
         want_Hv = H[np.ix_([1, 3, 5], [1, 3, 5])] @ v
         np.testing.assert_allclose(Hv, want_Hv, atol=TOL * max(1.0, np.abs(H).max()))
+        # Newton's trust radius measures the same change of log d (two reductions over the partitions)
+        x = rng.normal(size=6)
+        x -= x.mean()
+        _, _, ev = model.dual_value_and_grad(w)
+        spread = ref.dual_step_spread(x, d)
+        assert model.dual_step_spread(x, ev) == pytest.approx(spread, rel=1e-9, abs=TOL)
         # a d the workers did not make (scattered once): same primal value
         other = rng.dirichlet(np.ones(U.shape[0]))
         other = np.minimum(other, 1.0 / nu)

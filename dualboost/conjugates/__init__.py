@@ -51,6 +51,7 @@ from dualboost.conjugates.projections import (
     project_capped_simplex,
     project_simplex,
 )
+from dualboost.conjugates.quadratic import CappedQuadratic
 from dualboost.conjugates.relative_entropy import RelativeEntropy, UnnormalisedRelativeEntropy
 from dualboost.conjugates.restriction import SimplexRestriction
 from dualboost.conjugates.smooth_restriction import (
@@ -67,6 +68,7 @@ __all__ = [
     "ConvexFunction",
     "CvxpyForm",
     "CappedSimplex",
+    "CappedQuadratic",
     "CappedRelativeEntropy",
     "CappedBinaryRelativeEntropy",
     "capped_simplex_support",

@@ -11,6 +11,7 @@ __all__ = [
     "CONJUGATE_TOL",
     "within",
     "all_finite",
+    "on_capped_simplex",
 ]
 
 #: Absolute slack (relative to the radius when it exceeds 1) with which the indicator-valued
@@ -31,3 +32,9 @@ def within(norm: float, radius: float, tol: float = INDICATOR_TOL) -> bool:
 def all_finite(x: ArrayLike) -> bool:
     """Membership test of a function finite on all of R^N: every entry is finite."""
     return bool(np.all(np.isfinite(np.asarray(x, dtype=np.float64))))
+
+
+def on_capped_simplex(x: ArrayLike, cap: float, tol: float) -> bool:
+    """Membership of the capped simplex ``{x : sum x = 1, 0 <= x <= cap}`` up to ``tol``."""
+    x = np.asarray(x, dtype=np.float64)
+    return bool(x.min() >= -tol and x.max() <= cap + tol and abs(x.sum() - 1.0) <= tol * max(1, x.size))

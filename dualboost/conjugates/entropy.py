@@ -21,16 +21,11 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit, log1p, rel_entr
 
 from dualboost._validation import check_distribution, check_eta, check_nu, check_vector
+from dualboost.conjugates._membership import on_capped_simplex
 from dualboost.conjugates.base import ConvexFunction, CvxpyForm
 from dualboost.conjugates.projections import capped_softmax
 
 __all__ = ["CappedRelativeEntropy", "CappedBinaryRelativeEntropy", "uncapped_weights"]
-
-
-def _on_capped_simplex(x: NDArray[np.float64], cap: float, tol: float) -> bool:
-    return bool(
-        x.min() >= -tol and x.max() <= cap + tol and abs(x.sum() - 1.0) <= tol * max(1, x.size)
-    )
 
 
 def uncapped_weights(d: NDArray[np.float64], nu: float) -> NDArray[np.float64]:
@@ -68,7 +63,7 @@ class CappedRelativeEntropy(ConvexFunction):
         return float(rel_entr(x, self.d0).sum() / self.eta)
 
     def in_domain(self, x: ArrayLike, tol: float = 1e-9) -> bool:
-        return _on_capped_simplex(np.asarray(x, dtype=np.float64), 1.0 / self.nu, tol)
+        return on_capped_simplex(x, 1.0 / self.nu, tol)
 
     def conjugate_grad(self, theta: ArrayLike) -> NDArray[np.float64]:
         return self.conjugate_and_grad(theta)[1]
@@ -179,7 +174,7 @@ class CappedBinaryRelativeEntropy(ConvexFunction):
         return float(delta / self.eta)
 
     def in_domain(self, x: ArrayLike, tol: float = 1e-9) -> bool:
-        return _on_capped_simplex(np.asarray(x, dtype=np.float64), self.cap, tol)
+        return on_capped_simplex(x, self.cap, tol)
 
     def normalizer(self, theta: ArrayLike) -> float:
         """``b = eta * beta``, root of ``s(b) = (1/nu) sum_n expit(logit(nu d0_n) + eta theta_n - b) = 1``.

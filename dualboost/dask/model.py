@@ -150,6 +150,11 @@ class DaskERLPBoost(MaxEdgeWeights):
         (the conjugate-gradient Newton steps of ``method="auglag"`` take a few)."""
         return self.evaluation(w).hessian_operator(np.asarray(columns, dtype=np.intp))
 
+    def dual_step_spread(self, direction: NDArray[np.float64], d) -> float:
+        """As :meth:`Model.dual_step_spread` (the trust radius of Newton's steps), by two reductions
+        over the partitions of the evaluation ``d``: the solver takes the same steps as in memory."""
+        return d.step_spread(np.asarray(direction, dtype=np.float64))
+
     def dual_hessian_block(
         self, w: NDArray[np.float64], rows: NDArray[np.intp], columns: NDArray[np.intp], d=None
     ) -> NDArray[np.float64]:

@@ -37,7 +37,7 @@ from numpy.typing import NDArray
 
 from dualboost.conjugates.entropy import uncapped_weights
 from dualboost.dask.edges import ColumnBlock, DistributedVector, PartitionedEdges
-from dualboost.problems.base import centred_hessian, cross_gram_parts, gram_parts
+from dualboost.problems.base import centred_hessian, cross_gram_parts, gram_parts, log_change
 
 __all__ = ["Evaluation", "evaluate", "find_threshold", "PIVOTS", "MAX_ROUNDS"]
 
@@ -129,6 +129,17 @@ def _weighted_product(block, theta, log_d0, eta, tau, c, cap, nu, columns, v):
     return C.T @ (s * (C @ v))
 
 
+def _move_sums(block, theta, log_d0, eta, tau, c, cap, nu, direction):
+    s = uncapped_weights(_d_block(theta, log_d0, eta, tau, c, cap), nu)
+    move = -(block.matrix @ direction)
+    return float(s @ move), float(s.sum())
+
+
+def _log_change(block, theta, log_d0, eta, tau, c, cap, nu, direction, mean, d_max):
+    d = _d_block(theta, log_d0, eta, tau, c, cap)
+    return log_change(-(block.matrix @ direction), uncapped_weights(d, nu), d, eta, mean, d_max)
+
+
 # --- the driver side ----------------------------------------------------------------------------
 @dataclass(eq=False)
 class Evaluation:
@@ -211,6 +222,21 @@ class Evaluation:
             return -self.eta * out
 
         return product
+
+    def step_spread(self, direction: NDArray[np.float64]) -> float:
+        """``Model.dual_step_spread`` over the partitions (docs/solvers.md#step-length): the weighted
+        mean of the move by one reduction, then each partition's largest change of ``log d``;
+        two passes over U, one number or two travel per partition and round."""
+        U = self.edges_of
+        ex = U.executor
+        pairs = list(zip(U.blocks, self.theta, strict=True))
+        args = (self.log_d0, self.eta, self.tau, self.c, self.cap, self.nu, direction)
+        sums = ex.gather(ex.map(_move_sums, pairs, *args))
+        total = float(sum(p[1] for p in sums))
+        if not total > 0.0:
+            return 0.0
+        mean = float(sum(p[0] for p in sums)) / total
+        return float(max(ex.gather(ex.map(_log_change, pairs, *args, mean, self.d_max))))
 
     def hessian_block(self, rows: NDArray[np.intp], columns: NDArray[np.intp]) -> NDArray[np.float64]:
         """The block ``(rows, columns)`` of :meth:`hessian`'s matrix (``Model.dual_hessian_block``):

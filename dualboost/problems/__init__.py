@@ -14,6 +14,7 @@ from dualboost.problems.lpboost import LPBoost, min_max_edge
 from dualboost.problems.max_edge import MaxEdgeModel, MaxEdgeWeights
 from dualboost.problems.mdboost import MDBoost
 from dualboost.problems.nmboost import NMBoost
+from dualboost.problems.qrlpboost import QRLPBoost
 from dualboost.problems.relaxation import Relaxation, Theorem7Conditions, theorem7_conditions
 from dualboost.problems.softboost import SoftBoost
 
@@ -33,6 +34,7 @@ __all__ = [
     "MDBoost",
     "CGBoost",
     "NMBoost",
+    "QRLPBoost",
     "erlpboost_eta",
     "canonical_eta",
     "min_max_edge",

@@ -57,6 +57,24 @@ def cross_gram_parts(
     return products[:-1, rows].T, products[-1, rows], Bs.sum(axis=0), float(s.sum())
 
 
+def log_change(
+    move: NDArray[np.float64],
+    s: NDArray[np.float64],
+    d: NDArray[np.float64],
+    scale: float,
+    mean: float,
+    d_max: float,
+) -> float:
+    """``max_n |scale (s_n / d_n) (move_n - mean)|`` over the rows whose d is above 1e-12 of ``d_max``
+    or whose change is positive: the largest first-order change of ``log d_n`` when theta moves by
+    ``move``, with the curvature weights s and ``mean = s.move / sum s`` (``Model.dual_step_spread``;
+    over row blocks, the maximum of the blocks' values, as the Dask model computes it)."""
+    ratio = np.divide(s, d, out=np.ones_like(s), where=d > 0)
+    change = scale * ratio * (move - mean)
+    counts = (change > 0) | (d > 1e-12 * d_max)
+    return float(np.abs(change[counts]).max(initial=0.0))
+
+
 def centred_hessian(
     gram: NDArray[np.float64], a: NDArray[np.float64], b: NDArray[np.float64], total: float, scale: float
 ) -> NDArray[np.float64]:
@@ -217,10 +235,7 @@ class Model(ABC):
         if not total > 0.0:
             return 0.0
         move = -(self.U @ direction)
-        ratio = np.divide(s, d, out=np.ones_like(s), where=d > 0)
-        change = scale * ratio * (move - float(s @ move) / total)
-        counts = (change > 0) | (d > 1e-12 * d.max(initial=0.0))
-        return float(np.abs(change[counts]).max(initial=0.0))
+        return log_change(move, s, d, scale, float(s @ move) / total, float(d.max(initial=0.0)))
 
     @property
     def _low_rank(self) -> bool:

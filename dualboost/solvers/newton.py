@@ -77,6 +77,12 @@ RIDGES = (1e-8, 1e-6, 1e-4)
 RADIUS = 4.0
 RADIUS_MIN = 0.25
 RADIUS_MAX = 1e3
+#: a Newton direction longer than this (in the max norm, relative to the weights' total) is the
+#: ridge's amplification of a numerically singular face (1/ridge = 1e8), not a step the model
+#: measures: its shape below clipping is rounding's (a Dask run and an in-memory one parted by 1e-5
+#: where a fraction of a direction of size 1e8 was taken), its clipped full step is not, and that
+#: is taken first (no trust radius)
+SINGULAR = 1e4
 #: the relative fall of D that Newton's line search takes for rounding (and then accepts a step
 #: that lowers the certified gap): D's rounding reached 1e-11 at eta = 1e6
 ROUNDING = 1e-9
@@ -577,6 +583,16 @@ def accepted(point: Point, candidate: Point, slope: float) -> bool:
     return candidate.gap < point.gap and fall <= ROUNDING * max(1.0, abs(point.value))
 
 
+def _clipped(w: NDArray[np.float64], sum_to_one: bool) -> NDArray[np.float64] | None:
+    """``w`` clipped at 0 (and normalised on the simplex): a point of the projected Newton path;
+    None where every weight is clipped."""
+    w = np.clip(w, 0.0, None)
+    if not sum_to_one:
+        return w
+    total = w.sum()
+    return w / total if total > 0.0 else None
+
+
 def _face_of(point: Point, sum_to_one: bool) -> NDArray[np.intp]:
     """The support of w plus the columns whose edge beats the current combination."""
     w, g = point.w, point.grad
@@ -653,17 +669,16 @@ def newton_polish(
             break
         g = point.grad
         # the first trial moves log d by at most the radius (docs/solvers.md#step-length)
-        spread = model.dual_step_spread(direction, point.d) if scaled else 0.0
+        # (not a direction of the ridge's size: see SINGULAR)
+        singular = np.abs(direction).max() > SINGULAR * max(1.0, float(np.abs(w).sum()))
+        spread = model.dual_step_spread(direction, point.d) if scaled and not singular else 0.0
         first = alpha = min(1.0, radius / spread) if spread > 0.0 else 1.0
         trial = None
         for _ in range(NEWTON_BACKTRACK):  # projected Newton: backtrack along the clipped path
-            trial_w = np.clip(w + alpha * direction, 0.0, None)
-            if sum_to_one:
-                total = trial_w.sum()
-                if not total > 0.0:  # every weight clipped: a shorter step
-                    alpha *= 0.5
-                    continue
-                trial_w /= total
+            trial_w = _clipped(w + alpha * direction, sum_to_one)
+            if trial_w is None:  # every weight clipped: a shorter step
+                alpha *= 0.5
+                continue
             candidate = evaluator.point(trial_w, target)
             if accepted(point, candidate, float(g @ (trial_w - w))):
                 trial = candidate

@@ -1,0 +1,63 @@
+"""QRLP-Boost (Akkerman et al. 2025, colboost's quadratically regularised LPBoost; docs/math.md#qrlp-boost)
+as a max-edge pair.
+
+ERLPBoost's subproblem with the relative entropy replaced by its second-order expansion at a
+centre c (a distribution with positive entries, typically the previous d):
+
+    primal (d-domain):  min_{d in S^N, d <= 1/nu}  max_q (U^T d)_q + f(d),
+                        f(d) = (1/eta) sum_n (d_n ln c_n + d_n^2 / (2 c_n))
+    dual   (w-domain):  max_{w in S^t}  -f*(-U w)
+
+with ``f`` the :class:`~dualboost.conjugates.CappedQuadratic` and ``d = grad f*(-U w)``, a weighted
+projection onto the capped simplex. The primal is a convex QP with LPBoost's constraints; the dual
+is piecewise quadratic and differentiable, its Hessian on a piece ``-eta U_S^T (diag s - s s^T/sum s)
+U_S`` with ``s = c`` where ``0 < d < 1/nu``, so ``method="auglag"`` solves it.
+
+colboost re-solves the QP with the centre moved to its solution until the value settles: a
+sequential quadratic model of the entropy. Where that sequence converges to a d with positive
+entries, the gradients of the expansion and of the entropy agree there (``ln c + d/c = ln d + 1`` at
+``c = d``), so its limit is ERLPBoost's solution at the same nu and eta with the uniform prior
+(:meth:`QRLPBoost.recentred`; tested).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from dualboost._validation import check_distribution
+from dualboost.conjugates import CappedQuadratic
+from dualboost.problems.base import ColumnIndependent
+from dualboost.problems.max_edge import MaxEdgeModel
+
+__all__ = ["QRLPBoost"]
+
+
+class QRLPBoost(ColumnIndependent, MaxEdgeModel):
+    """The QRLP-Boost subproblem over the t hypotheses in ``U`` (module docstring).
+
+    Parameters: ``U`` (N x t, entries in [-1, 1]), ``nu`` in [1, N] (cap 1/nu), ``eta`` > 0 and
+    ``center`` the expansion's centre (uniform when None; every entry positive).
+    """
+
+    name = "qrlpboost"
+
+    def __init__(
+        self, U: ArrayLike, nu: float = 1.0, eta: float = 1.0, center: ArrayLike | None = None
+    ) -> None:
+        super().__init__(U)
+        self.regularizer = CappedQuadratic(check_distribution(center, self.n_samples, "center"), nu, eta)
+        self.nu, self.eta, self.center = self.regularizer.nu, self.regularizer.eta, self.regularizer.center
+
+    def parameters(self) -> dict[str, float]:
+        return {"nu": self.nu, "eta": self.eta}
+
+    def recentred(self, d: ArrayLike) -> QRLPBoost:
+        """The same subproblem expanded at ``d`` (colboost's next QP): d must have positive entries."""
+        return type(self)(self.U, nu=self.nu, eta=self.eta, center=d)
+
+    def dual_step_spread(self, direction: NDArray[np.float64], d: NDArray[np.float64]) -> float:
+        """0: no trust radius (docs/solvers.md#step-length). The dual is quadratic on each piece, so
+        Newton's model is exact up to the next change of the clipped coordinates, which the line
+        search finds; the softmax's measure (the change of ``log d``) does not apply."""
+        return 0.0

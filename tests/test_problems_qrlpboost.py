@@ -1,0 +1,138 @@
+"""QRLP-Boost (docs/math.md#qrlp-boost): the max-edge pair with the second-order expansion of the
+entropy at a centre c on the capped simplex.
+
+Every value is compared with an independent computation: the conjugate with the library's
+numerical conjugate (an LP/QP solve of the sup), the curvature with finite differences, each side
+with the other solved by another method, and the limit of colboost's re-centred sequence with
+ERLPBoost's solution at the same nu and eta (where the expansion's gradient equals the entropy's).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dualboost.conjugates import CappedQuadratic
+from dualboost.conjugates.numerical import numerical_conjugate
+from dualboost.instances import random_edge_matrix
+from dualboost.problems import ERLPBoost, QRLPBoost
+
+
+@pytest.mark.parametrize(
+    "n, nu, eta", [(10, 1.0, 1.0), (10, 3.0, 5.0), (40, 10.0, 100.0), (20, 20.0, 2.0), (30, 2.5, 1e6)]
+)
+def test_conjugate_against_the_numerical_sup(n, nu, eta):
+    """f*(theta) by the weighted projection against the sup solved numerically; the maximiser is
+    on the capped simplex and satisfies the Fenchel-Young equality (nu = N: every entry capped)."""
+    rng = np.random.default_rng(n)
+    f = CappedQuadratic(rng.dirichlet(np.ones(n)), nu, eta)
+    for _ in range(3):
+        theta = rng.normal(size=n)
+        value, d = f.conjugate_and_grad(theta)
+        assert value == pytest.approx(numerical_conjugate(f, theta), abs=1e-9 * max(1.0, abs(value)))
+        assert f.in_domain(d)
+        assert f.fenchel_young_gap(d, theta) == pytest.approx(0.0, abs=1e-9 * max(1.0, abs(value)))
+
+
+def test_hessian_factors_match_finite_differences():
+    """On a piece d* is affine in theta with Jacobian ``eta (diag s - s s^T / sum s)``."""
+    rng = np.random.default_rng(2)
+    n = 25
+    f = CappedQuadratic(rng.dirichlet(np.ones(n)), nu=4.0, eta=30.0)
+    theta = rng.normal(size=n) * 0.05
+    s, scale = f.conjugate_hessian_factors(theta)
+    d = f.conjugate_grad(theta)
+    assert 0 < np.count_nonzero(s) < n and (d == 0).any()  # a piece with coordinates at 0
+    v = rng.normal(size=n)
+    h = 1e-8
+    fd = (f.conjugate_grad(theta + h * v) - f.conjugate_grad(theta - h * v)) / (2 * h)
+    hv = scale * (s * v - s * (s @ v) / s.sum())
+    np.testing.assert_allclose(hv, fd, atol=1e-6)
+
+
+@pytest.mark.parametrize("nu, eta", [(1.0, 10.0), (8.0, 20.0), (8.0, 1e4), (150.0, 5.0)])
+@pytest.mark.parametrize("binary", [True, False])
+def test_primal_equals_dual_across_methods(nu, eta, binary):
+    """The QP (Clarabel, primal) and the dual by auglag reach the same value within 1e-8, and the
+    KKT map sends auglag's w to the primal's d (unique: f is strictly convex)."""
+    U = random_edge_matrix(150, 12, seed=3, binary=binary)
+    center = np.random.default_rng(1).dirichlet(np.ones(150))
+    model = QRLPBoost(U, nu=nu, eta=eta, center=center)
+    primal = model.solve(method="clarabel", side="primal", tol=1e-9)
+    dual = model.solve(method="auglag", side="dual", tol=1e-10)
+    assert primal.status == dual.status == "optimal"
+    assert dual.dual_value == pytest.approx(primal.primal_value, abs=1e-8)
+    np.testing.assert_allclose(model.d_from_w(dual.w), dual.d, atol=1e-12)
+    np.testing.assert_allclose(dual.d, primal.d, atol=1e-6)
+
+
+def test_kkt_recovery_gives_an_optimal_w():
+    U = random_edge_matrix(200, 15, seed=4, binary=True)
+    model = QRLPBoost(U, nu=20.0, eta=50.0)
+    sol = model.solve(method="clarabel", side="dual", tol=1e-10)
+    kkt = model.kkt_from_d(sol.d)
+    assert model.dual_objective(kkt.w) == pytest.approx(sol.dual_value, abs=1e-8)
+
+
+@pytest.mark.parametrize("nu, eta", [(1.0, 1.0), (20.0, 1.5)])
+def test_the_recentred_sequence_tends_to_erlpboost(nu, eta):
+    """colboost's iteration (solve, move the centre to the solution) converges where the solutions
+    stay positive, and its limit is ERLPBoost's solution with the uniform prior: at c = d the
+    expansion's gradient ln c + d/c equals the entropy's ln d + 1 (docs/math.md#qrlp-boost). The
+    values differ by the constant ``(1/2 - ln N) / eta``: f_c(d) at c = d is
+    ``(1/eta) sum d ln d + 1/(2 eta)``, the relative entropy to uniform is
+    ``(1/eta) sum d ln d + ln N / eta``."""
+    n = 100
+    U = random_edge_matrix(n, 10, seed=6)
+    model = QRLPBoost(U, nu=nu, eta=eta)
+    for _ in range(30):
+        sol = model.solve(method="auglag", tol=1e-12)
+        assert sol.d.min() > 0
+        if np.abs(sol.d - model.center).max() < 1e-12:
+            break
+        model = model.recentred(sol.d)
+    else:
+        pytest.fail("the re-centred sequence did not settle in 30 solves")
+    reference = ERLPBoost(U, nu=nu, eta=eta).solve(method="auglag", tol=1e-12)
+    np.testing.assert_allclose(sol.d, reference.d, atol=1e-10)
+    assert sol.dual_value - reference.dual_value == pytest.approx((0.5 - np.log(n)) / eta, abs=1e-9)
+
+
+def test_at_large_eta_the_first_expansion_already_has_zeros():
+    """With colboost's eta = ln N / 1e-4 the first QP (centre uniform) puts weight 0 on examples, so
+    its sequence stops at once: the subproblem it solves is LPBoost plus (N / (2 eta)) ||d||^2."""
+    n = 100
+    U = random_edge_matrix(n, 10, seed=6)
+    eta = np.log(n) / 1e-4
+    sol = QRLPBoost(U, nu=10.0, eta=eta).solve(method="auglag", tol=1e-10)
+    assert (sol.d == 0).any()
+    d = sol.d  # the regulariser at the uniform centre: (1/eta)(-ln N + (N/2)||d||^2) on the simplex
+    assert QRLPBoost(U, nu=10.0, eta=eta).regularizer.value(d) == pytest.approx(
+        (-np.log(n) + 0.5 * n * d @ d) / eta, abs=1e-15
+    )
+
+
+@pytest.mark.parametrize("n", [10, 5000])
+def test_sizes(n):
+    U = random_edge_matrix(n, 6, seed=n, binary=True)
+    model = QRLPBoost(U, nu=max(1.0, n / 10), eta=100.0)
+    fast = model.solve(method="auglag", tol=1e-10)
+    ref = model.solve(method="clarabel", side="dual", tol=1e-9)
+    assert fast.status == "optimal"
+    assert fast.dual_value == pytest.approx(ref.dual_value, abs=1e-8)
+
+
+def test_bad_input_names_the_argument():
+    U = random_edge_matrix(20, 3, seed=1)
+    with pytest.raises(ValueError, match="center"):
+        QRLPBoost(U, center=np.r_[0.0, np.full(19, 1 / 19)])  # a zero entry: the expansion divides by it
+    with pytest.raises(ValueError, match="center"):
+        QRLPBoost(U, center=np.full(10, 0.1))  # the wrong length
+    for eta in (0.0, -1.0, np.nan, np.inf):
+        with pytest.raises(ValueError, match="eta"):
+            QRLPBoost(U, eta=eta)
+    for nu in (0.5, 21.0, np.nan):
+        with pytest.raises(ValueError, match="nu"):
+            QRLPBoost(U, nu=nu)
+    with pytest.raises(ValueError, match="hypothesis set is empty"):
+        QRLPBoost(np.zeros((20, 0)))
