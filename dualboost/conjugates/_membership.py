@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
+import cvxpy as cp
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
     "INDICATOR_TOL",
@@ -12,6 +13,7 @@ __all__ = [
     "within",
     "all_finite",
     "on_capped_simplex",
+    "OnCappedSimplex",
 ]
 
 #: Absolute slack (relative to the radius when it exceeds 1) with which the indicator-valued
@@ -38,3 +40,27 @@ def on_capped_simplex(x: ArrayLike, cap: float, tol: float) -> bool:
     """Membership of the capped simplex ``{x : sum x = 1, 0 <= x <= cap}`` up to ``tol``."""
     x = np.asarray(x, dtype=np.float64)
     return bool(x.min() >= -tol and x.max() <= cap + tol and abs(x.sum() - 1.0) <= tol * max(1, x.size))
+
+
+class OnCappedSimplex:
+    """The domain part of a regulariser on the capped simplex ``{d : sum d = 1, 0 <= d <= 1/nu}``
+    (attribute ``nu``): membership, the capped coordinates and the constraints in cvxpy."""
+
+    nu: float
+
+    def in_domain(self, x: ArrayLike, tol: float = 1e-9) -> bool:
+        return on_capped_simplex(x, 1.0 / self.nu, tol)
+
+    def active_caps(self, x: ArrayLike, tol: float = 1e-7) -> NDArray[np.bool_]:
+        """The capped coordinates ``{n : x_n >= (1 - tol)/nu}`` (none when ``nu = 1``)."""
+        x = np.asarray(x, dtype=np.float64)
+        if self.nu == 1.0:
+            return np.zeros(x.size, dtype=bool)
+        return x >= (1.0 - tol) / self.nu
+
+    def capped_simplex_constraints(self, x: cp.Expression) -> list[cp.Constraint]:
+        """``sum x = 1``, ``x >= 0`` and, for nu > 1, ``x <= 1/nu``."""
+        cons = [cp.sum(x) == 1, x >= 0]
+        if self.nu > 1.0:
+            cons.append(x <= 1.0 / self.nu)
+        return cons

@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit, log1p, rel_entr
 
 from dualboost._validation import check_distribution, check_eta, check_nu, check_vector
-from dualboost.conjugates._membership import on_capped_simplex
+from dualboost.conjugates._membership import OnCappedSimplex, on_capped_simplex
 from dualboost.conjugates.base import ConvexFunction, CvxpyForm
 from dualboost.conjugates.projections import capped_softmax
 
@@ -35,7 +35,7 @@ def uncapped_weights(d: NDArray[np.float64], nu: float) -> NDArray[np.float64]:
     return np.where(d < (1.0 - 1e-12) / nu, d, 0.0) if nu > 1.0 else d
 
 
-class CappedRelativeEntropy(ConvexFunction):
+class CappedRelativeEntropy(OnCappedSimplex, ConvexFunction):
     """``f(d) = (1/eta) sum_n d_n ln(d_n / d0_n)`` on ``{d : sum d = 1, 0 <= d <= 1/nu}``.
 
     ``nu = 1`` is the plain simplex. Conjugate (docs/math.md#capped-softmax, [KG] Lemma 3.6):
@@ -61,9 +61,6 @@ class CappedRelativeEntropy(ConvexFunction):
             return np.inf
         x = np.clip(x, 0.0, None)
         return float(rel_entr(x, self.d0).sum() / self.eta)
-
-    def in_domain(self, x: ArrayLike, tol: float = 1e-9) -> bool:
-        return on_capped_simplex(x, 1.0 / self.nu, tol)
 
     def conjugate_grad(self, theta: ArrayLike) -> NDArray[np.float64]:
         return self.conjugate_and_grad(theta)[1]
@@ -112,17 +109,8 @@ class CappedRelativeEntropy(ConvexFunction):
         grad[rows] = (1.0 + np.log(x[rows]) - self._log_d0[rows]) / self.eta
         return grad, rows
 
-    def active_caps(self, x: ArrayLike, tol: float = 1e-7) -> NDArray[np.bool_]:
-        """The capped coordinates ``{n : x_n >= (1 - tol)/nu}`` (none when ``nu = 1``)."""
-        x = np.asarray(x, dtype=np.float64)
-        if self.nu == 1.0:
-            return np.zeros(x.size, dtype=bool)
-        return x >= (1.0 - tol) / self.nu
-
     def cvxpy_value(self, x: cp.Expression) -> CvxpyForm:
-        cons = [cp.sum(x) == 1, x >= 0]
-        if self.nu > 1.0:
-            cons.append(x <= 1.0 / self.nu)
+        cons = self.capped_simplex_constraints(x)
         return cp.sum(cp.rel_entr(x, self.d0)) / self.eta, cons
 
     def cvxpy_conjugate(self, theta: cp.Expression) -> CvxpyForm:

@@ -18,13 +18,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_distribution, check_eta, check_nu, check_vector
-from dualboost.conjugates._membership import on_capped_simplex
+from dualboost.conjugates._membership import OnCappedSimplex
 from dualboost.conjugates.base import ConvexFunction, CvxpyForm
 
 __all__ = ["CappedQuadratic"]
 
 
-class CappedQuadratic(ConvexFunction):
+class CappedQuadratic(OnCappedSimplex, ConvexFunction):
     """``f(d) = (1/eta) sum_n (d_n ln c_n + d_n^2 / (2 c_n))`` on the capped simplex (module docstring).
 
     ``center``: the centre c, a distribution with positive entries (the expansion divides by
@@ -45,9 +45,6 @@ class CappedQuadratic(ConvexFunction):
             return np.inf
         x = np.clip(x, 0.0, None)
         return float((x @ self._log_c + 0.5 * np.sum(x * x / self.center)) / self.eta)
-
-    def in_domain(self, x: ArrayLike, tol: float = 1e-9) -> bool:
-        return on_capped_simplex(x, 1.0 / self.nu, tol)
 
     def conjugate(self, theta: ArrayLike) -> float:
         return self.conjugate_and_grad(theta)[0]
@@ -104,17 +101,8 @@ class CappedQuadratic(ConvexFunction):
         grad[rows] = (self._log_c[rows] + x[rows] / self.center[rows]) / self.eta
         return grad, rows
 
-    def active_caps(self, x: ArrayLike, tol: float = 1e-7) -> NDArray[np.bool_]:
-        """The capped coordinates ``{n : x_n >= (1 - tol)/nu}`` (none when ``nu = 1``)."""
-        x = np.asarray(x, dtype=np.float64)
-        if self.nu == 1.0:
-            return np.zeros(x.size, dtype=bool)
-        return x >= (1.0 - tol) / self.nu
-
     def cvxpy_value(self, x: cp.Expression) -> CvxpyForm:
-        cons = [cp.sum(x) == 1, x >= 0]
-        if self.nu > 1.0:
-            cons.append(x <= 1.0 / self.nu)
+        cons = self.capped_simplex_constraints(x)
         quadratic = 0.5 * cp.sum(cp.multiply(1.0 / self.center, cp.square(x)))
         return (self._log_c @ x + quadratic) / self.eta, cons
 
