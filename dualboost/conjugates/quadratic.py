@@ -43,7 +43,10 @@ class CappedQuadratic(OnCappedSimplex, ConvexFunction):
         x = check_vector(x, "d", self.n)
         if not self.in_domain(x):
             return np.inf
-        x = np.clip(x, 0.0, None)
+        return self._expansion(np.clip(x, 0.0, None))
+
+    def _expansion(self, x: NDArray[np.float64]) -> float:
+        """``(1/eta) sum_n (x_n ln c_n + x_n^2 / (2 c_n))`` (no domain check)."""
         return float((x @ self._log_c + 0.5 * np.sum(x * x / self.center)) / self.eta)
 
     def conjugate(self, theta: ArrayLike) -> float:
@@ -57,8 +60,7 @@ class CappedQuadratic(OnCappedSimplex, ConvexFunction):
         ``<d*, theta> - f(d*)`` (no exponential: finite for every finite theta)."""
         theta = check_vector(theta, "theta", self.n)
         d = self._maximiser(self.eta * theta - self._log_c)
-        value = float(d @ theta) - float((d @ self._log_c + 0.5 * np.sum(d * d / self.center)) / self.eta)
-        return value, d
+        return float(d @ theta) - self._expansion(d), d
 
     def _maximiser(self, z: NDArray[np.float64]) -> NDArray[np.float64]:
         """``clip(c (z - tau), 0, cap)`` with ``sum = 1``. ``g(tau) = sum_n clip(c_n (z_n - tau), 0, cap)``

@@ -399,6 +399,16 @@ class Curvature(SolverState):
 
 
 # --- steps ------------------------------------------------------------------------------------
+def _constraints(k: int, sum_to_one: bool, held: NDArray[np.intp]) -> NDArray[np.float64]:
+    """B (k rows) of a Newton step's equality constraints ``B^T x = 0``: the column ``1`` (``sum x =
+    0``, with ``sum_to_one``) and the unit vectors of the ``held`` rows (``x_j = 0``)."""
+    B = np.zeros((k, int(sum_to_one) + held.size))
+    if sum_to_one:
+        B[:, 0] = 1.0
+    B[held, np.arange(int(sum_to_one), B.shape[1])] = 1.0
+    return B
+
+
 def factored_step(
     H: NDArray[np.float64],
     g: NDArray[np.float64],
@@ -420,10 +430,7 @@ def factored_step(
     if factor is None:
         return None, None
     held = np.zeros(0, dtype=np.intp) if held is None else held
-    B = np.zeros((g.size, int(sum_to_one) + held.size))
-    if sum_to_one:
-        B[:, 0] = 1.0
-    B[held, np.arange(int(sum_to_one), B.shape[1])] = 1.0
+    B = _constraints(g.size, sum_to_one, held)
     x, info = dpotrs(factor[0], np.column_stack([g, B]), lower=1)
     if info != 0 or not np.isfinite(x).all():
         return None, None
@@ -448,10 +455,7 @@ class _Projection:
         parts = ([inverse.sum(axis=1)] if sum_to_one else []) + [inverse[:, j] for j in held]
         self.Y = np.column_stack(parts) if parts else None
         if self.Y is not None:
-            B = np.zeros((inverse.shape[0], self.Y.shape[1]))
-            if sum_to_one:
-                B[:, 0] = 1.0
-            B[held, np.arange(int(sum_to_one), B.shape[1])] = 1.0
+            B = _constraints(inverse.shape[0], sum_to_one, held)
             # (pseudo-inverse: where M is nearly singular along a held column or 1, G is too, and
             # those constraints are then nearly redundant in M's metric)
             G = B.T @ self.Y
