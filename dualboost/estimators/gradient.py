@@ -25,6 +25,22 @@ Parameters shared by both:
   classifier taking ``sample_weight`` (rule (3), one output);
 * ``tol``: stop when the gradient norm is <= tol.
 
+``fit(X, y, sample_weight=None)`` (both; docs/gradient.md#sample-weights): N non-negative finite weights s
+(:func:`~dualboost.estimators.base.check_sample_weight`) make the objective the weighted risk
+``sum_n s_n l(f(x_n), y_n) / sum_n s_n``, minimised in L²(P̂_s) (the weighted least-squares or weighted
+max-edge projection, :func:`~dualboost.boosting.gradient.gradient_projection`). The identities, tested in
+tests/test_gradient_sample_weight.py:
+
+* a weight of 0 is the row removed (the rows are dropped before the learner sees X, so that the stumps'
+  thresholds are those of the kept rows);
+* equal weights are the unweighted fit, bit for bit (f and every fitted attribute; the two-class
+  ``predict_proba`` of a loss without its own link fits Platt's target ``(W+1)/(W+2)`` with W the total
+  weight, as for repeated rows);
+* integer weights are the rows repeated, for every loss and projection, up to rounding: the copies of an
+  example share f(x_n), so the repeated sample's P̂ is P̂_s. This needs a learner whose answer depends on
+  the sample only through P̂ (the stumps; a scikit-learn learner with ``min_samples_leaf``-type counts is
+  not one).
+
 Fitted attributes: ``result_`` (:class:`~dualboost.boosting.gradient.GradientBoostResult`),
 ``history_`` (the common :class:`~dualboost.boosting.History`: ``edge`` = Definition 1's edge,
 ``primal`` = the training objective), ``estimators_`` and ``estimator_weights_`` (the hypotheses and
@@ -40,8 +56,8 @@ from numbers import Real
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import minimize_scalar
-from scipy.special import log_softmax, softmax
+from scipy.optimize import brentq
+from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context, clone, is_classifier
 from sklearn.metrics import accuracy_score
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
@@ -50,7 +66,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from dualboost.boosting.gradient.drivers import PROJECTIONS, STEPS, gradient_projection
 from dualboost.boosting.gradient.losses import LOSSES, FunctionalLoss, make_loss
-from dualboost.estimators.base import COUNT, POSITIVE, reject_dask_input
+from dualboost.estimators.base import COUNT, POSITIVE, check_sample_weight, reject_dask_input, uniform_or
 from dualboost.estimators.importances import feature_importances
 from dualboost.estimators.probability import (
     LINK_MAX_SLOPE,
@@ -94,6 +110,18 @@ def make_learner(learner: object) -> ProjectionOracle:
     )
 
 
+def _positive_rows(X, y: NDArray, sample_weight: ArrayLike | None) -> tuple:
+    """``(X, y, weights)`` without the rows of weight 0 (weights None when not given; checked by
+    :func:`~dualboost.estimators.base.check_sample_weight`)."""
+    if sample_weight is None:
+        return X, y, None
+    weights = check_sample_weight(sample_weight, X)
+    kept = weights > 0
+    if kept.all():
+        return X, y, weights
+    return X[kept], y[kept], weights[kept]
+
+
 class _GradientProjection(BaseEstimator):
     """Shared parameters, checks and the call of the driver."""
 
@@ -133,6 +161,7 @@ class _GradientProjection(BaseEstimator):
         n_outputs: int | None,
         init,
         learner: ProjectionOracle,
+        weights: NDArray[np.float64] | None = None,
     ) -> None:
         if loss.multiclass and learner.outputs == "single":
             raise ValueError(
@@ -153,6 +182,7 @@ class _GradientProjection(BaseEstimator):
             init=init,
             n_outputs=n_outputs,
             tol=self.tol,
+            sample_weight=uniform_or(weights),
         )
         self.result_ = result
         self.loss_ = result.loss
@@ -204,14 +234,19 @@ class GradientProjectionClassifier(ClassifierMixin, _GradientProjection):
     }
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X: ArrayLike, y: ArrayLike) -> GradientProjectionClassifier:
-        """Boost on (X, y): X dense or sparse (N x p), y with two or more classes."""
+    def fit(
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> GradientProjectionClassifier:
+        """Boost on (X, y): X dense or sparse (N x p), y with two or more classes; ``sample_weight``:
+        N non-negative example weights, the weighted risk (module docstring)."""
         reject_dask_input(self, X, y)
         X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
         check_classification_targets(y)
+        X, y, weights = _positive_rows(X, y, sample_weight)
         classes, indices = np.unique(y, return_inverse=True)
         if classes.size < 2:
-            raise ValueError(f"y must contain at least two classes; got {classes.size} class")
+            kept = " with a positive sample_weight" if sample_weight is not None else ""
+            raise ValueError(f"y must contain at least two classes{kept}; got {classes.size} class")
         learner = make_learner(self.learner)
         multi = classes.size > 2 or learner.outputs == "multi"
         default = "multiclass_hinge" if multi else "logistic"
@@ -226,11 +261,13 @@ class GradientProjectionClassifier(ClassifierMixin, _GradientProjection):
                 "loss='multiclass_hinge' (or a multiclass CallableLoss)"
             )
         self.classes_ = classes
-        self._boost(X, targets, loss, n_outputs, init, learner)
-        self.link_slope_ = self._link_slope(loss, indices)
+        self._boost(X, targets, loss, n_outputs, init, learner, weights)
+        self.link_slope_ = self._link_slope(loss, indices, weights)
         return self
 
-    def _link_slope(self, loss: FunctionalLoss, indices: NDArray[np.intp]) -> float:
+    def _link_slope(
+        self, loss: FunctionalLoss, indices: NDArray[np.intp], weights: NDArray[np.float64] | None = None
+    ) -> float:
         """The slope a of ``predict_proba``: ``expit(a f)`` for two classes, ``softmax(a F)`` for more.
 
         The logistic loss ``ln(1 + e^{-y f})`` is the negative log-likelihood of ``P(y | x) =
@@ -238,24 +275,34 @@ class GradientProjectionClassifier(ClassifierMixin, _GradientProjection):
         expectation by half the log-odds (Friedman, Hastie & Tibshirani 2000, as AdaBoost's
         ``predict_proba``): a = 2. Other losses (hinge, squared, multiclass hinge) have no link: a is
         fitted on the training outputs (two classes: :func:`~dualboost.estimators.probability.fit_link_slope`;
-        K classes: the multinomial likelihood of ``softmax(a F)``, a 1-D convex problem solved by
-        bounded Brent). a > 0 keeps argmax at the largest output, so it agrees with ``predict``."""
+        K classes: the multinomial likelihood of ``softmax(a F)``, a 1-D convex problem whose
+        derivative (expected minus observed output) increases in a: its root by Brent's method, to
+        1e-12). a > 0 keeps argmax at the largest output, so it agrees with ``predict``. With
+        ``weights`` (the positive sample weights of the training rows) both likelihoods are weighted,
+        as for the rows repeated."""
         F = self._two_class(self.result_.F)
         if F.ndim == 1:
             if loss.name == "logistic":
                 return 1.0
             if loss.name == "exponential":
                 return 2.0
-            return fit_link_slope(np.where(indices == 1, 1.0, -1.0) * F)
+            return fit_link_slope(np.where(indices == 1, 1.0, -1.0) * F, weights)
         rows = np.arange(F.shape[0])
+        counts = np.ones(F.shape[0]) if weights is None else weights
+        observed = float(counts @ F[rows, indices])
 
-        def negative_log_likelihood(a: float) -> float:
-            return -float(log_softmax(a * F, axis=1)[rows, indices].sum())
+        def derivative(a: float) -> float:
+            """d/da of the negative log-likelihood: expected minus observed output, increasing in a."""
+            return float(counts @ np.sum(softmax(a * F, axis=1) * F, axis=1)) - observed
 
-        found = minimize_scalar(
-            negative_log_likelihood, bounds=(LINK_MIN_SLOPE, LINK_MAX_SLOPE), method="bounded"
-        )
-        return float(found.x)
+        if derivative(LINK_MIN_SLOPE) >= 0:
+            return LINK_MIN_SLOPE
+        if derivative(LINK_MAX_SLOPE) <= 0:
+            return LINK_MAX_SLOPE
+        high = 1.0
+        while derivative(high) < 0:
+            high *= 4.0
+        return float(brentq(derivative, LINK_MIN_SLOPE, min(high, LINK_MAX_SLOPE), xtol=1e-12, rtol=1e-12))
 
     def _two_class(self, F: NDArray[np.float64]) -> NDArray[np.float64]:
         """f_1 - f_0 for two classes with a multiclass loss, F otherwise (``decision_function``)."""
@@ -327,14 +374,18 @@ class GradientProjectionRegressor(RegressorMixin, _GradientProjection):
         super().__init__(loss, projection, n_estimators, learning_rate, step, learner, tol)
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X: ArrayLike, y: ArrayLike) -> GradientProjectionRegressor:
-        """Boost on (X, y): X dense or sparse (N x p), y real (N,)."""
+    def fit(
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> GradientProjectionRegressor:
+        """Boost on (X, y): X dense or sparse (N x p), y real (N,); ``sample_weight``: N non-negative
+        example weights, the weighted risk (f_0 the weighted mean or median; module docstring)."""
         reject_dask_input(self, X, y)
         X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, y_numeric=True)
+        X, y, weights = _positive_rows(X, np.asarray(y, dtype=np.float64), sample_weight)
         loss = make_loss(self.loss)
         if loss.multiclass:
             raise ValueError(f"loss {loss.name!r} is a multiclass loss; a regressor needs a one-output loss")
-        self._boost(X, np.asarray(y, dtype=np.float64), loss, None, None, make_learner(self.learner))
+        self._boost(X, y, loss, None, None, make_learner(self.learner), weights)
         return self
 
     def predict(self, X: ArrayLike) -> NDArray[np.float64]:

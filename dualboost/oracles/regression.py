@@ -21,8 +21,17 @@ Two projection rules ([GB] (3), (4); docs/math.md#projection-rules), and the cla
   constant, so the max-edge hypothesis *is* rule (3). :class:`MulticlassStumps`: the multiclass
   decision stumps of [GB] Fig. 3, as Thm 2's vectors h'(x)_k = 1 if k = class else -1/(K-1).
 
-``sample_weight`` (rule (4) learners) weights the examples of the least-squares fit; the drivers
-never pass it (their P̂ is uniform), it is there for users of the learners.
+``sample_weight`` weights the examples: rule (4) becomes the weighted least-squares fit
+``argmin_h sum_n s_n ‖target_n - h(x_n)‖²``, rule (3) the weighted inner product
+``sum_n s_n <target_n, h(x_n)>``. The drivers pass the distribution p of the weighted empirical measure
+P̂_s when they are given example weights (docs/gradient.md#sample-weights); the stumps then answer as on
+the rows repeated (integer weights), which needs the near-ties below.
+
+Ties (the stumps): two splits that cut the training examples into the same two sets have the same
+score, whatever their features and thresholds, but the two scores are rounded differently (and
+differently again when the weights are replaced by repeated rows). So that rounding does not pick the
+answer, a score within a relative :data:`NEAR_TIE` of the best counts as a tie, and ties go to the first
+feature, then the smallest threshold (then the smallest class).
 """
 
 from __future__ import annotations
@@ -53,7 +62,12 @@ __all__ = [
     "FittedRegressor",
     "SklearnRegressorOracle",
     "ClassifierProjection",
+    "NEAR_TIE",
 ]
+
+#: scores of the stumps within this fraction of the score's scale of the best are ties (module docstring):
+#: far above the rounding of the cumulative sums (about N x 1e-16), far below any real difference
+NEAR_TIE = 1e-10
 
 
 @dataclass(frozen=True, eq=False)
@@ -226,6 +240,14 @@ class _Presorted(ProjectionOracle):
         return values
 
 
+def _first_near_max(scores: NDArray[np.float64], scale: float) -> tuple[int, ...]:
+    """The first index (row-major: feature, then threshold) whose score is within ``NEAR_TIE * scale``
+    of the maximum (module docstring: near-ties)."""
+    best = float(scores.max())
+    flat = int(np.argmax(scores >= best - NEAR_TIE * scale))
+    return tuple(int(v) for v in np.unravel_index(flat, scores.shape))
+
+
 def _slab_max(stack: NDArray[np.float64]) -> NDArray[np.float64]:
     """The maximum over the first axis, slab by slab (faster than ``max(axis=0)`` for small K)."""
     out = stack[0].copy()
@@ -242,8 +264,9 @@ class RegressionStumps(_Presorted):
     outputs share the split. Per call O(N p K) (:class:`_Presorted`). The split maximises
     ``‖S_L‖²/W_L + ‖S - S_L‖²/(W - W_L)`` (the decrease of the squared error; the second numerator
     is expanded as ``‖S‖² - 2 <S, S_L> + ‖S_L‖²`` so that only two reductions over K are made);
-    ties go to the first feature, then the smallest threshold. Features with one value give no
-    split; if no feature has two values the answer is the constant mean.
+    ties (within a relative :data:`NEAR_TIE` of the best gain) go to the first feature, then the
+    smallest threshold. Features with one value give no split; if no feature has two values the answer
+    is the constant mean.
     """
 
     def _project(self, target: NDArray[np.float64], weights: NDArray[np.float64] | None) -> Projection:
@@ -263,7 +286,7 @@ class RegressionStumps(_Presorted):
             )
             values = np.broadcast_to(value if multi else value[0], target.shape).copy()
         else:
-            j, i = (int(v) for v in np.unravel_index(int(np.argmax(gain)), gain.shape))
+            j, i = _first_near_max(gain, abs(float(gain.max())))
             wl_ji = float(wl[j, i] if wl.ndim == 2 else wl[i])
             left_value = left[:, j, i] / wl_ji
             right_value = (total - left[:, j, i]) / (wsum - wl_ji)
@@ -313,7 +336,8 @@ class MulticlassStumps(_Presorted):
     Every h is Thm 2's coding of a stump with one class per side, so ‖h‖ is the same for all and
     ``<target, h> = (K/(K-1)) (S_L[a] + S_R[b]) - (1/(K-1)) sum_k S[k]`` for the classes a (left),
     b (right): the best stump maximises ``max_k S_L[k] + max_k S_R[k]`` over splits, O(N p K) per
-    call. Ties: first feature, smallest threshold, smallest class index.
+    call. Ties (within :data:`NEAR_TIE` times the weighted target's mass ``sum_n |s_n target_n|_1``,
+    which bounds every score): first feature, smallest threshold, smallest class index.
     """
 
     outputs = "multi"
@@ -323,19 +347,20 @@ class MulticlassStumps(_Presorted):
         if n_classes < 2:
             raise ValueError(f"target must have K >= 2 columns (classes); got {n_classes}")
         left, _, total, _ = self._sums(target, weights)
+        mass = float(np.abs(target if weights is None else target * weights[:, None]).sum())
         score = _slab_max(left) + _slab_max(total[:, None, None] - left)
         score = np.where(self.valid_, score, -np.inf)
         code = np.full(n_classes, -1.0 / (n_classes - 1))
         if score.size == 0 or not np.isfinite(score.max()):
-            code[int(np.argmax(total))] = 1.0
+            code[_first_near_max(total, mass)[0]] = 1.0
             hypothesis: Hypothesis = ConstantFunction(
                 n_features=self.n_features_, value=_as_tuple(code), n_outputs=n_classes
             )
             values = np.tile(code, (self.n_samples_, 1))
         else:
-            j, i = (int(v) for v in np.unravel_index(int(np.argmax(score)), score.shape))
-            left_class = int(np.argmax(left[:, j, i]))
-            right_class = int(np.argmax(total - left[:, j, i]))
+            j, i = _first_near_max(score, mass)
+            left_class = _first_near_max(left[:, j, i], mass)[0]
+            right_class = _first_near_max(total - left[:, j, i], mass)[0]
             hypothesis = MulticlassStump(
                 n_features=self.n_features_,
                 feature=j,

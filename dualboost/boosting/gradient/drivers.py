@@ -44,6 +44,20 @@ under scaling); Δ in gradient units (above); the mean (not the sum) over exampl
 η_t = 1/t on the squared loss coincides with the naive method with η = 1 (Δ_t = t ∇_{t+1} by
 induction; tested).
 
+Example weights (``sample_weight``; docs/gradient.md#sample-weights): with s_n >= 0 the empirical
+measure becomes ``P̂_s``, ``p_n = s_n / sum_m s_m``, so that the risk is the weighted risk
+``R_s[f] = sum_n p_n l(f(x_n), y_n)`` and the inner product is ``<f, g>_s = sum_n p_n <f(x_n), g(x_n)>``
+(:func:`inner` with ``weights=p``). Its gradient has the same N values (the weights appear on both sides,
+:mod:`dualboost.boosting.gradient.losses`); everything measured in L²(P̂) is measured in L²(P̂_s): the
+projection (rule (4) becomes the weighted least-squares fit ``argmin_h sum_n p_n ‖target_n - h(x_n)‖²``,
+rule (3) ``argmax <target, h>_s/‖h‖_s``: the oracle is asked with ``sample_weight=p``), the line
+coefficient c, the gradient norm of the stopping test, the edge, Δ's norm, f_0 (the best constant of R_s)
+and the recorded objective R_s. The step schedules η_t do not depend on the data. Integer weights are
+the rows repeated: the copies of an example share f(x_n), so ``P̂_s`` is the repeated sample's P̂ and
+every quantity above is the same (up to rounding, as long as the learner's answer depends on the sample
+only through P̂, as the stumps' does). A weight of 0 removes the example from every sum; the stumps'
+thresholds (midpoints between training values) still see it, so the estimators drop such rows first.
+
 The edge of Definition 1 (docs/math.md#functional-edge) is measured every round: the cosine between the
 projected target and the step direction, ``<target, h>/(‖target‖ ‖h‖)``, which equals the norm form
 ``sqrt(1 - ‖target - c h‖²/‖target‖²)`` for the optimal line scaling c. It is recorded in the common
@@ -51,7 +65,8 @@ history (:class:`~dualboost.boosting.core.history.History`): ``edge`` = that cos
 combined step), ``primal`` = R[f_t] after the step, ``stopping`` = ‖∇_t‖ (the run stops when it is <=
 ``tol``), ``n_hypotheses`` = weak learners so far, ``dual`` and ``gap`` NaN (no dual is maintained). The
 d-domain view (docs/math.md#gradient-d-domain): the weights on the examples are the negative functional
-gradient, ``-∇_t(x_n)``; for a margin loss ``-∇_t(x_n) = y_n d_n`` with ``d_n = -phi'(z_n)``.
+gradient, ``-∇_t(x_n)``; for a margin loss ``-∇_t(x_n) = y_n d_n`` with ``d_n = -phi'(z_n)`` (with example
+weights, ``p_n d_n``: what the weak learner sees).
 """
 
 from __future__ import annotations
@@ -65,7 +80,7 @@ from types import SimpleNamespace
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dualboost._validation import check_count, check_positive, check_scalar
+from dualboost._validation import check_count, check_positive, check_scalar, check_vector
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.run import Callback, Run
 from dualboost.boosting.gradient.losses import FunctionalLoss, make_loss
@@ -91,15 +106,21 @@ PROJECTIONS = ("naive", "repeated", "residual")
 STEPS = ("auto", "constant", "sqrt", "inverse")
 
 
-def inner(a: NDArray[np.float64], b: NDArray[np.float64]) -> float:
+def inner(
+    a: NDArray[np.float64], b: NDArray[np.float64], weights: NDArray[np.float64] | None = None
+) -> float:
     """``<a, b>`` in L²(P̂): ``(1/N) sum_n <a_n, b_n>`` for arrays of shape (N,) or (N, K)
-    (docs/math.md#function-space)."""
-    return float(np.sum(a * b)) / a.shape[0]
+    (docs/math.md#function-space); with ``weights`` p (a distribution over the N examples) the inner
+    product of L²(P̂_s), ``sum_n p_n <a_n, b_n>`` (module docstring)."""
+    if weights is None:
+        return float(np.sum(a * b)) / a.shape[0]
+    products = a * b
+    return float(weights @ (products if products.ndim == 1 else products.sum(axis=1)))
 
 
-def norm(a: NDArray[np.float64]) -> float:
-    """``‖a‖`` in L²(P̂)."""
-    return math.sqrt(max(inner(a, a), 0.0))
+def norm(a: NDArray[np.float64], weights: NDArray[np.float64] | None = None) -> float:
+    """``‖a‖`` in L²(P̂) (or L²(P̂_s) with ``weights`` p: :func:`inner`)."""
+    return math.sqrt(max(inner(a, a, weights), 0.0))
 
 
 def step_schedule(
@@ -144,7 +165,8 @@ class GradientBoostResult:
     ‖target - step direction‖, i.e. ‖Δ_t‖ for Alg. 3) and ``inner_edges`` (the cosine of each
     projection of the round; Alg. 2 makes t of them). ``n_rounds``, ``n_learners`` (weak learner
     calls), ``converged`` (the gradient norm reached ``tol``), ``stop_reason``, ``initial_objective``
-    R[f_0], ``oracle_time``/``total_time`` seconds, ``params``.
+    R[f_0], ``oracle_time``/``total_time`` seconds, ``params``; ``sample_weight``: the distribution p
+    of P̂_s the run used (None: uniform), with which ``objective`` and the norms were measured.
     """
 
     projection: str
@@ -166,6 +188,7 @@ class GradientBoostResult:
     oracle_time: float
     total_time: float
     params: dict = field(default_factory=dict)
+    sample_weight: NDArray[np.float64] | None = None
 
     @property
     def objective(self) -> float:
@@ -202,8 +225,11 @@ class GradientBoostResult:
         )
 
 
-def _initial(loss: FunctionalLoss, y: NDArray, n_outputs: int | None, init: ArrayLike | None) -> NDArray:
-    """f_0 as a scalar (one output) or a K-vector (``loss.multiclass``)."""
+def _initial(
+    loss: FunctionalLoss, y: NDArray, n_outputs: int | None, init: ArrayLike | None, weights: NDArray | None
+) -> NDArray:
+    """f_0 as a scalar (one output) or a K-vector (``loss.multiclass``); the loss's best constant under
+    the example weights by default."""
     if loss.multiclass:
         k = check_count(n_outputs, "n_outputs")
         if init is None:
@@ -213,7 +239,9 @@ def _initial(loss: FunctionalLoss, y: NDArray, n_outputs: int | None, init: Arra
             raise ValueError(f"init must be a finite scalar or a vector of n_outputs = {k} values")
         return np.broadcast_to(arr, (k,)).copy()
     if init is None:
-        return np.asarray(loss.baseline(y), dtype=np.float64)
+        return np.asarray(
+            loss.baseline(y) if weights is None else loss.baseline(y, weights), dtype=np.float64
+        )
     return np.asarray(check_scalar(init, "init"))
 
 
@@ -241,6 +269,21 @@ def _check_labels(y: ArrayLike, n_samples: int, loss: FunctionalLoss, n_outputs:
     return arr
 
 
+def _distribution(sample_weight: ArrayLike | None, n_samples: int) -> NDArray[np.float64] | None:
+    """``p = s / sum s`` for the example weights s (N finite, non-negative, positive sum), or None."""
+    if sample_weight is None:
+        return None
+    weights = check_vector(sample_weight, "sample_weight", n_samples)
+    if np.any(weights < 0) or not weights.sum() > 0:
+        raise ValueError("sample_weight must be non-negative with a positive sum")
+    return weights / weights.sum()
+
+
+def _risk(loss: FunctionalLoss, F: NDArray[np.float64], y: NDArray, weights: NDArray | None) -> float:
+    """R[f] (unweighted) or R_s[f] (``weights`` p)."""
+    return loss.objective(F, y) if weights is None else loss.objective(F, y, weights)
+
+
 def _finite(gradient: NDArray[np.float64], shape: tuple[int, ...]) -> NDArray[np.float64]:
     if gradient.shape != shape:
         raise ValueError(f"the loss gradient must have the shape of F {shape}; got {gradient.shape}")
@@ -265,6 +308,7 @@ def gradient_projection(
     n_outputs: int | None = None,
     tol: float = 0.0,
     callback: Callback | None = None,
+    sample_weight: ArrayLike | None = None,
 ) -> GradientBoostResult:
     """Minimise ``R[f] = mean_n l(f(x_n), y_n)`` by restricted gradient descent (module docstring).
 
@@ -276,7 +320,9 @@ def gradient_projection(
     ``n_learners``: the budget of weak-learner calls (Alg. 2's last round may be cut short by it);
     ``step``, ``learning_rate``: η_t (:func:`step_schedule`); ``init``: f_0 (default: the loss's
     best constant for one output, else 0); ``tol``: stop when ‖∇_t‖ <= tol; ``callback``: called
-    with each history row (progress display).
+    with each history row (progress display); ``sample_weight``: N non-negative example weights s
+    with a positive sum: minimise the weighted risk ``sum_n s_n l(f(x_n), y_n) / sum_n s_n`` in
+    L²(P̂_s) (module docstring).
     """
     if projection not in PROJECTIONS:
         raise ValueError(f"projection must be one of {', '.join(map(repr, PROJECTIONS))}; got {projection!r}")
@@ -290,11 +336,13 @@ def gradient_projection(
         raise ValueError(f"tol must be >= 0; got {tol!r}")
     eta = step_schedule(step, learning_rate, loss, projection)
     y = _check_labels(y, n_samples, loss, n_outputs)
-    f0 = _initial(loss, y, n_outputs, init)
+    p = _distribution(sample_weight, n_samples)
+    f0 = _initial(loss, y, n_outputs, init, p)
     F = np.tile(f0, (n_samples, 1)) if f0.ndim else np.full(n_samples, float(f0))
 
     history = History(criterion="gradient norm ‖∇_t‖ <= tol", threshold=tol)
-    run = Run(SimpleNamespace(best=oracle.project), history, callback)
+    project = oracle.project if p is None else lambda target: oracle.project(target, sample_weight=p)
+    run = Run(SimpleNamespace(best=project), history, callback)
     hypotheses: list[Hypothesis] = []
     coefficients: list[float] = []
     gradient_norms: list[float] = []
@@ -302,7 +350,7 @@ def gradient_projection(
     residual_norms: list[float] = []
     inner_edges: list[NDArray[np.float64]] = []
     residual = np.zeros_like(F)
-    initial_objective = loss.objective(F, y)
+    initial_objective = _risk(loss, F, y, p)
     converged, stop_reason, t = False, f"budget of {budget} weak learners used", 0
 
     while len(hypotheses) < budget:
@@ -310,7 +358,7 @@ def gradient_projection(
         eta_t = eta(t)
         with run.solving():
             gradient = _finite(loss.gradient(F, y), F.shape)
-        g_norm = norm(gradient)
+        g_norm = norm(gradient, p)
         if g_norm <= tol:
             converged, stop_reason = True, f"gradient norm {g_norm:.3g} <= tol at round {t}"
             break
@@ -320,12 +368,12 @@ def gradient_projection(
         left = target.copy()
         edges: list[float] = []
         for _ in range(inner_steps):
-            left_norm = norm(left)
+            left_norm = norm(left, p)
             if left_norm == 0.0:
                 break  # the round's target is represented exactly
             answer = run.ask(left)
             h = answer.values
-            hh, hl = inner(h, h), inner(h, left)
+            hh, hl = inner(h, h, p), inner(h, left, p)
             if not (hh > 0.0 and hl > 0.0):
                 break  # no hypothesis of the class has a positive edge on what is left
             c = hl / hh
@@ -342,12 +390,12 @@ def gradient_projection(
             F = F - eta_t * direction
             if projection == "residual":
                 residual = left
-            objective = loss.objective(F, y)
-        t_norm = norm(target)
-        edge = inner(direction, target) / (norm(direction) * t_norm)
+            objective = _risk(loss, F, y, p)
+        t_norm = norm(target, p)
+        edge = inner(direction, target, p) / (norm(direction, p) * t_norm)
         gradient_norms.append(g_norm)
         target_norms.append(t_norm)
-        residual_norms.append(norm(left))
+        residual_norms.append(norm(left, p))
         inner_edges.append(np.array(edges))
         run.record(t, edge, primal=objective, stopping=g_norm, n_hypotheses=len(hypotheses))
 
@@ -377,7 +425,9 @@ def gradient_projection(
             "step": step if isinstance(step, str) else "callable",
             "learning_rate": float(learning_rate),
             "tol": tol,
+            "weighted": p is not None,
         },
+        sample_weight=p,
     )
 
 

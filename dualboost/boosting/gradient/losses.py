@@ -12,6 +12,13 @@ f is the function whose value at x_n is a subgradient of ``l(., y_n)`` at ``f(x_
 values (an N-vector, or an N x K matrix for K outputs). Positive scaling of R is irrelevant for the
 projection (only directions are projected) but sets the step scale.
 
+Example weights s_n >= 0 (``weights``; docs/gradient.md#sample-weights) replace P̂ by
+``P̂_s = sum_n p_n δ_{x_n}`` with ``p_n = s_n / sum_m s_m``: ``R_s[f] = sum_n p_n l(f(x_n), y_n)`` and
+``<f, g>_s = sum_n p_n <f(x_n), g(x_n)>``. The weights appear in both, so the functional gradient of R_s
+in L²(P̂_s) has the same N values as before: :meth:`FunctionalLoss.gradient` takes no weights, and
+:meth:`FunctionalLoss.objective` and :meth:`FunctionalLoss.baseline` take them. Integer weights are
+repeated examples exactly (the copies of x_n share f(x_n), so P̂ of the repeated sample is P̂_s).
+
 Losses (names as in [GB] where it has them, formulas standard, docs/math.md#gradient-losses):
 
 * binary margin losses on ``z_n = y_n f(x_n)``, ``y_n in {-1, +1}``: ``"hinge"``, ``"logistic"``,
@@ -54,6 +61,8 @@ __all__ = [
     "CallableLoss",
     "LOSSES",
     "make_loss",
+    "weighted_mean",
+    "weighted_median",
 ]
 
 
@@ -72,15 +81,20 @@ class FunctionalLoss(ABC):
     multiclass: bool = False
 
     @abstractmethod
-    def objective(self, F: NDArray[np.float64], y: NDArray) -> float:
-        """R[f], the mean loss over the N examples."""
+    def objective(
+        self, F: NDArray[np.float64], y: NDArray, weights: NDArray[np.float64] | None = None
+    ) -> float:
+        """R[f], the mean loss over the N examples; with ``weights`` s (N non-negative, positive sum) the
+        weighted mean ``sum_n s_n l_n / sum_n s_n`` (module docstring)."""
 
     @abstractmethod
     def gradient(self, F: NDArray[np.float64], y: NDArray) -> NDArray[np.float64]:
-        """A subgradient of R at f in L²(P̂): the N values (or N x K) ``∂l(f(x_n), y_n)``."""
+        """A subgradient of R at f in L²(P̂): the N values (or N x K) ``∂l(f(x_n), y_n)`` (the same
+        values for R_s in L²(P̂_s): module docstring)."""
 
-    def baseline(self, y: NDArray) -> float:
-        """The constant f_0 a regressor starts from (0 unless the loss has a closed-form best constant)."""
+    def baseline(self, y: NDArray, weights: NDArray[np.float64] | None = None) -> float:
+        """The constant f_0 a regressor starts from (0 unless the loss has a closed-form best constant;
+        with ``weights``, the best constant of the weighted risk)."""
         return 0.0
 
     def __repr__(self) -> str:
@@ -107,9 +121,15 @@ class MarginLoss(FunctionalLoss):
         self.name = name
         self.smooth = smooth
 
-    def objective(self, F: NDArray[np.float64], y: NDArray) -> float:
+    def objective(
+        self, F: NDArray[np.float64], y: NDArray, weights: NDArray[np.float64] | None = None
+    ) -> float:
+        if not np.all(np.isfinite(F)):
+            return np.inf
         with np.errstate(over="ignore"):
-            return self.phi.value(y * F) / F.size if np.all(np.isfinite(F)) else np.inf
+            if weights is None:
+                return self.phi.value(y * F) / F.size
+            return weighted_mean(self.phi._phi(y * F), weights)
 
     def gradient(self, F: NDArray[np.float64], y: NDArray) -> NDArray[np.float64]:
         with np.errstate(over="ignore"):
@@ -142,14 +162,19 @@ class SquaredLoss(FunctionalLoss):
     smooth = True
     strong_convexity = 1.0
 
-    def objective(self, F: NDArray[np.float64], y: NDArray) -> float:
-        return 0.5 * float(np.mean((F - y) ** 2))
+    def objective(
+        self, F: NDArray[np.float64], y: NDArray, weights: NDArray[np.float64] | None = None
+    ) -> float:
+        if weights is None:
+            return 0.5 * float(np.mean((F - y) ** 2))
+        return 0.5 * weighted_mean((F - y) ** 2, weights)
 
     def gradient(self, F: NDArray[np.float64], y: NDArray) -> NDArray[np.float64]:
         return F - y
 
-    def baseline(self, y: NDArray) -> float:
-        return float(np.mean(y))
+    def baseline(self, y: NDArray, weights: NDArray[np.float64] | None = None) -> float:
+        """The (weighted) mean of y."""
+        return float(np.mean(y)) if weights is None else weighted_mean(y, weights)
 
 
 class AbsoluteLoss(FunctionalLoss):
@@ -157,14 +182,19 @@ class AbsoluteLoss(FunctionalLoss):
 
     name = "absolute"
 
-    def objective(self, F: NDArray[np.float64], y: NDArray) -> float:
-        return float(np.mean(np.abs(F - y)))
+    def objective(
+        self, F: NDArray[np.float64], y: NDArray, weights: NDArray[np.float64] | None = None
+    ) -> float:
+        if weights is None:
+            return float(np.mean(np.abs(F - y)))
+        return weighted_mean(np.abs(F - y), weights)
 
     def gradient(self, F: NDArray[np.float64], y: NDArray) -> NDArray[np.float64]:
         return np.sign(F - y)
 
-    def baseline(self, y: NDArray) -> float:
-        return float(np.median(y))
+    def baseline(self, y: NDArray, weights: NDArray[np.float64] | None = None) -> float:
+        """The median of y (:func:`weighted_median` with ``weights``)."""
+        return float(np.median(y)) if weights is None else weighted_median(y, weights)
 
 
 class MulticlassHingeLoss(FunctionalLoss):
@@ -187,9 +217,13 @@ class MulticlassHingeLoss(FunctionalLoss):
         slack = 1.0 + others[rows, k_star] - F[rows, y]
         return rows, k_star, slack
 
-    def objective(self, F: NDArray[np.float64], y: NDArray) -> float:
+    def objective(
+        self, F: NDArray[np.float64], y: NDArray, weights: NDArray[np.float64] | None = None
+    ) -> float:
         _, _, slack = self._violations(F, y)
-        return float(np.mean(np.maximum(slack, 0.0)))
+        if weights is None:
+            return float(np.mean(np.maximum(slack, 0.0)))
+        return weighted_mean(np.maximum(slack, 0.0), weights)
 
     def gradient(self, F: NDArray[np.float64], y: NDArray) -> NDArray[np.float64]:
         rows, k_star, slack = self._violations(F, y)
@@ -203,7 +237,8 @@ class MulticlassHingeLoss(FunctionalLoss):
 class CallableLoss(FunctionalLoss):
     """A user loss from two callables taking ``(F, y)``.
 
-    ``value(F, y)``: the N per-example losses ``l(f(x_n), y_n)`` (their mean is R[f]);
+    ``value(F, y)``: the N per-example losses ``l(f(x_n), y_n)`` (their mean is R[f], their weighted
+    mean R_s[f]);
     ``gradient(F, y)``: their (sub)gradients with respect to f(x_n), the shape of F. ``smooth``
     selects the default step schedule; ``multiclass``: f has one output per class (F is N x K, y
     holds class indices) rather than one output (F is (N,), y in {-1, +1} for a classifier).
@@ -229,14 +264,17 @@ class CallableLoss(FunctionalLoss):
         self.multiclass = bool(multiclass)
         self.name = name
 
-    def objective(self, F: NDArray[np.float64], y: NDArray) -> float:
+    def objective(
+        self, F: NDArray[np.float64], y: NDArray, weights: NDArray[np.float64] | None = None
+    ) -> float:
         values = np.asarray(self.value(F, y), dtype=np.float64)
         if values.shape != (F.shape[0],):
             raise ValueError(
                 f"the loss's value callable must return one loss per example, shape ({F.shape[0]},); "
                 f"got shape {values.shape}"
             )
-        return check_scalar(values.mean(), "the loss's value callable (mean over examples)")
+        mean = values.mean() if weights is None else weighted_mean(values, weights)
+        return check_scalar(mean, "the loss's value callable (mean over examples)")
 
     def gradient(self, F: NDArray[np.float64], y: NDArray) -> NDArray[np.float64]:
         grad = np.asarray(self._gradient(F, y), dtype=np.float64)
@@ -249,6 +287,32 @@ class CallableLoss(FunctionalLoss):
 
     def __repr__(self) -> str:
         return f"CallableLoss({self.name!r}, smooth={self.smooth}, multiclass={self.multiclass})"
+
+
+def weighted_mean(values: NDArray[np.float64], weights: NDArray[np.float64]) -> float:
+    """``sum_n s_n v_n / sum_n s_n`` for N non-negative weights s with a positive sum (the risk under
+    P̂_s, module docstring). Terms of weight 0 count as 0 even where v_n is infinite."""
+    values = np.asarray(values, dtype=np.float64)
+    weights = np.asarray(weights, dtype=np.float64)
+    kept = weights > 0
+    return float(weights[kept] @ values[kept]) / float(weights.sum())
+
+
+def weighted_median(values: NDArray[np.float64], weights: NDArray[np.float64]) -> float:
+    """The minimiser of ``sum_n s_n |v_n - m|`` that ``numpy.median`` returns on the repeated values
+    when the weights are integers: with the values sorted, their cumulative weights C_k and the total W,
+    the mean of the first value with ``C_k >= W/2`` and the first with ``C_k > W/2`` (the two middle
+    values of an even count, the middle value of an odd one). Values of weight 0 are never chosen."""
+    values = np.asarray(values, dtype=np.float64)
+    weights = np.asarray(weights, dtype=np.float64)
+    order = np.argsort(values, kind="stable")
+    sorted_values, cumulative = values[order], np.cumsum(weights[order])
+    half = cumulative[-1] / 2.0
+    lower = int(np.searchsorted(cumulative, half, side="left"))
+    upper = min(int(np.searchsorted(cumulative, half, side="right")), values.size - 1)
+    if lower == upper:
+        return float(sorted_values[lower])
+    return float(np.mean(sorted_values[[lower, upper]]))
 
 
 def _margin(name: str) -> MarginLoss:
