@@ -1,4 +1,5 @@
-"""AdaBoost, the baseline of [KG] Ch. 5 (formulas of [KG] Ch. 6, docs/math.md#adaboost).
+"""AdaBoost, the baseline of [KG] Ch. 5 (formulas of [KG] Ch. 6, docs/math.md#adaboost), and AdaBoost*
+([RW05], docs/math.md#adaboostv), which shares its loop.
 
 Round t: the oracle returns u^t for d^{t-1}; the weight ``alpha_t`` minimises the normaliser
 ``Z_t(alpha) = sum_n d_n^{t-1} e^{-alpha u_n^t}``, which for u in {-1, +1} is
@@ -12,26 +13,34 @@ alpha is infinite, the output is that hypothesis alone). The history records, fo
 LPBoost, ``min_{q<=t} u^q . d^{q-1} - min_n (U w)_n`` with w = alpha / sum(alpha): an upper bound on
 the distance of the normalised hard margin from the optimum (Eq. 2.1). The output weights are
 normalised (the sign of f_w, hence every prediction, is unchanged).
+
+AdaBoost* (:func:`adaboostv`) takes the weight of [RW05] instead, which aims at the margin
+``rho_t = min_{q<=t} gamma_q - tolerance`` rather than at 0, and stops when that same history
+quantity is at most ``tolerance``: the margin the theorem of [RW05] guarantees.
 """
 
 from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import brentq
 
-from dualboost._validation import check_max_iter
+from dualboost._validation import check_max_iter, check_scalar
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
-from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle
+from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle, warn_unconverged
 from dualboost.boosting.core.stopping import ADABOOST_MAX_ITER
 from dualboost.conjugates.projections import logsumexp
 
-__all__ = ["adaboost", "adaboost_step"]
+__all__ = ["adaboost", "adaboost_step", "adaboostv", "adaboostv_step", "adaboostv_max_iter"]
+
+#: the weight of a round from ``(u, d, edge, min_edge)``, min_edge including this round's edge
+Weight = Callable[[NDArray[np.float64], NDArray[np.float64], float, float], float]
 
 
 def adaboost_step(u: NDArray[np.float64], d: NDArray[np.float64]) -> float:
@@ -54,6 +63,22 @@ def adaboost_step(u: NDArray[np.float64], d: NDArray[np.float64]) -> float:
     return brentq(slope, 0.0, high, xtol=1e-14)
 
 
+def adaboostv_step(edge: float, min_edge: float, tolerance: float) -> float:
+    """The weight of AdaBoost* ([RW05] Alg. AdaBoost*_nu, step (e); docs/math.md#adaboostv):
+    ``atanh(gamma_t) - atanh(rho_t)`` with ``rho_t = min_{q<=t} gamma_q - tolerance``, i.e.
+    ``(1/2) ln((1 + gamma_t)/(1 - gamma_t)) - (1/2) ln((1 + rho_t)/(1 - rho_t))``; inf for edge 1.
+
+    ``0 < min_edge <= edge`` and ``0 < tolerance <= 1`` keep ``rho_t`` in (-1, 1) and the weight > 0."""
+    if edge >= 1.0:
+        return math.inf
+    return math.atanh(edge) - math.atanh(min_edge - tolerance)
+
+
+def adaboostv_max_iter(n_samples: int, tolerance: float) -> int:
+    """[RW05]'s iteration bound for AdaBoost*: ``ceil(2 ln(N) / tolerance^2)`` (at least 1)."""
+    return max(1, math.ceil(2.0 * math.log(n_samples) / tolerance**2))
+
+
 def adaboost(
     oracle,
     *,
@@ -62,18 +87,97 @@ def adaboost(
     checkpoint: str | os.PathLike | None = None,
     checkpoint_every: int = DEFAULT_EVERY,
     resume: bool = False,
+    keep_stages: bool = False,
 ) -> BoostResult:
     """AdaBoost with the oracle's hypotheses (max-edge selection, as in all of [KG]'s experiments).
 
     ``max_iter``: rounds, default 1,000 (:data:`~dualboost.boosting.core.stopping.ADABOOST_MAX_ITER`);
     ``checkpoint``, ``checkpoint_every``, ``resume``: save the state every so many rounds and
-    continue a killed run (:mod:`dualboost.boosting.core.checkpoint`).
+    continue a killed run (:mod:`dualboost.boosting.core.checkpoint`); ``keep_stages``: the
+    normalised weights after every round in ``result.stages``.
+    """
+    max_iter = check_max_iter(max_iter, ADABOOST_MAX_ITER)
+    return _exponential(
+        "adaboost",
+        oracle,
+        lambda u, d, edge, min_edge: adaboost_step(u, d),
+        History("none (max_iter rounds)"),
+        {"max_iter": max_iter},
+        max_iter,
+        None,
+        callback=callback,
+        checkpoint=checkpoint,
+        checkpoint_every=checkpoint_every,
+        resume=resume,
+        keep_stages=keep_stages,
+    )
+
+
+def adaboostv(
+    oracle,
+    *,
+    tolerance: float = 0.1,
+    max_iter: int | None = None,
+    callback: Callback | None = None,
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_every: int = DEFAULT_EVERY,
+    resume: bool = False,
+    keep_stages: bool = False,
+) -> BoostResult:
+    """AdaBoost* ([RW05]; miniboosts' AdaBoostV): AdaBoost with the weight of :func:`adaboostv_step`,
+    which maximises the hard margin to within ``tolerance`` (docs/math.md#adaboostv).
+
+    ``tolerance`` in (0, 1]: the precision that [RW05] calls nu (not the capping nu of the other
+    drivers: AdaBoost* has no capping, it aims at the hard margin). The run stops when the normalised
+    margin of the output is at least ``min_{q<=t} gamma_q - tolerance``, the guarantee of [RW05]
+    (with a max-edge oracle ``min_q gamma_q`` is at least the best hard margin rho*, so the output's
+    margin is within ``tolerance`` of rho*), or at ``max_iter``, default the theorem's bound
+    ``ceil(2 ln(N) / tolerance^2)`` (:func:`adaboostv_max_iter`), by which the guarantee holds.
+    A round whose best edge is <= 0 ends the run (not converged: nothing is guaranteed), one with edge
+    1 returns that hypothesis alone ([RW05] step (c)). ``checkpoint``, ``checkpoint_every``,
+    ``resume``, ``keep_stages``, ``callback``: as for :func:`adaboost`.
     """
     n = check_oracle(oracle)
-    max_iter = check_max_iter(max_iter, ADABOOST_MAX_ITER)
-    params = {"max_iter": max_iter}
-    saving = Checkpoint.create(checkpoint, checkpoint_every, resume, "adaboost", params)
-    run = Run(oracle, History("none (max_iter rounds)"), callback, checkpoint=saving)
+    tolerance = check_scalar(tolerance, "tolerance")
+    if not 0.0 < tolerance <= 1.0:
+        raise ValueError(f"tolerance must lie in (0, 1] (the hard margin's precision); got {tolerance!r}")
+    max_iter = check_max_iter(max_iter, adaboostv_max_iter(n, tolerance))
+    return _exponential(
+        "adaboostv",
+        oracle,
+        lambda u, d, edge, min_edge: adaboostv_step(edge, min_edge, tolerance),
+        History("min_q gamma_q - margin <= tolerance", tolerance),
+        {"tolerance": tolerance, "max_iter": max_iter},
+        max_iter,
+        tolerance,
+        callback=callback,
+        checkpoint=checkpoint,
+        checkpoint_every=checkpoint_every,
+        resume=resume,
+        keep_stages=keep_stages,
+    )
+
+
+def _exponential(
+    algorithm: str,
+    oracle,
+    weight: Weight,
+    history: History,
+    params: dict,
+    max_iter: int,
+    tolerance: float | None,
+    *,
+    callback: Callback | None,
+    checkpoint: str | os.PathLike | None,
+    checkpoint_every: int,
+    resume: bool,
+    keep_stages: bool,
+) -> BoostResult:
+    """The loop of AdaBoost and AdaBoost*: ``d^t`` proportional to ``d0 e^{-U alpha}``, the round's weight
+    from ``weight``; ``tolerance``: stop when ``min_q gamma_q - margin <= tolerance`` (None: never)."""
+    n = check_oracle(oracle)
+    saving = Checkpoint.create(checkpoint, checkpoint_every, resume, algorithm, params)
+    run = Run(oracle, history, callback, checkpoint=saving, keep_stages=keep_stages)
     ensemble = Ensemble(n)
     log_d0 = np.full(n, -math.log(n))
     d, margins, alpha = np.exp(log_d0), np.zeros(n), np.zeros(0)
@@ -87,11 +191,11 @@ def adaboost(
         u, edge = selection.column, selection.edge
         if edge <= 0:
             run.record(t, edge, n_hypotheses=int(np.count_nonzero(alpha > 0)))
-            converged, reason = True, "no hypothesis with a positive edge"
+            converged, reason = tolerance is None, "no hypothesis with a positive edge"
             break
         min_edge = min(min_edge, edge)
         with run.solving():
-            step = adaboost_step(u, d)
+            step = weight(u, d, edge, min_edge)
             position, is_new = ensemble.add(selection)
             alpha = np.r_[alpha, 0.0] if is_new else alpha
             if math.isinf(step):  # a perfect hypothesis
@@ -102,16 +206,22 @@ def adaboost(
                 alpha[position] += step
                 margins += step * u
             log_d = log_d0 - margins
-            d = np.exp(log_d - logsumexp(log_d))
+            given, d = d, np.exp(log_d - logsumexp(log_d))
         hard_margin = float(margins.min() / alpha.sum())
-        run.record(t, edge, stopping=min_edge - hard_margin, n_hypotheses=int(np.count_nonzero(alpha > 0)))
+        quantity = min_edge - hard_margin
+        run.record(t, edge, stopping=quantity, n_hypotheses=int(np.count_nonzero(alpha > 0)))
+        if run.stages is not None:
+            run.stages.full(alpha)
         if math.isinf(step):
             converged, reason = True, "a hypothesis with edge 1"
             break
+        if tolerance is not None and quantity <= tolerance:
+            converged, reason, d = True, history.criterion, given  # d: the last one the oracle saw
+            break
         run.save(t, ensemble, d=d, margins=margins, alpha=alpha, min_edge=min_edge)
-    if not converged:
+    if not converged and tolerance is None and reason == "max_iter reached":
         reason = "max_iter rounds"
+    elif not converged and reason == "max_iter reached":
+        warn_unconverged(algorithm, max_iter)
     weights = alpha / alpha.sum() if alpha.sum() > 0 else alpha
-    return run.result(
-        "adaboost", ensemble, weights, d, converged=converged, stop_reason=reason, params=params
-    )
+    return run.result(algorithm, ensemble, weights, d, converged=converged, stop_reason=reason, params=params)

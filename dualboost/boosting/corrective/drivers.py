@@ -45,18 +45,30 @@ from dualboost.boosting.core.run import (
     warn_unconverged,
 )
 from dualboost.boosting.core.stopping import corrective_max_iter
+from dualboost.boosting.corrective.frank_wolfe import (
+    away_hypothesis,
+    check_step,
+    classic_max_iter,
+    classic_step,
+    clipped_step,
+    line_search,
+    segment_slope,
+    short_step,
+)
+from dualboost.boosting.totally_corrective.drivers import GrowingModel
 from dualboost.conjugates import (
     CappedBinaryRelativeEntropy,
     CappedRelativeEntropy,
     entropic_project_capped_simplex,
 )
 from dualboost.conjugates.projections import logsumexp
-from dualboost.problems import CorrectiveBinaryERLPBoost, CorrectiveERLPBoost, canonical_eta
+from dualboost.problems import CorrectiveBinaryERLPBoost, CorrectiveERLPBoost, LPBoost, canonical_eta
 from dualboost.problems.erlpboost import prior_eta
 
 __all__ = [
     "corrective_erlpboost",
     "corrective_binary_erlpboost",
+    "mlpboost",
     "CorrectiveUpdate",
     "erlpboost_update",
     "binary_erlpboost_update",
@@ -131,13 +143,6 @@ def binary_erlpboost_update(margins: ArrayLike, regularizer: CappedBinaryRelativ
     return CorrectiveUpdate(d=d, theta=float(theta), beta=float(beta))
 
 
-def clipped_step(x: NDArray[np.float64], d: NDArray[np.float64], eta: float) -> float:
-    """``clip(x . d / (eta ||x||_inf^2), 0, 1)`` ([KG] Alg. 4.1(b) with the square, erratum KG-9)."""
-    scale = float(np.abs(x).max()) ** 2
-    # np.sum rather than a BLAS dot: see Ensemble.edges
-    return 0.0 if scale == 0.0 else min(1.0, max(0.0, float(np.sum(x * d)) / (eta * scale)))
-
-
 def corrective_erlpboost(
     oracle,
     *,
@@ -146,6 +151,7 @@ def corrective_erlpboost(
     eta: float | None = None,
     max_iter: int | None = None,
     method: str | None = None,
+    step: str | None = None,
     callback: Callback | None = None,
     checkpoint: str | os.PathLike | None = None,
     checkpoint_every: int = DEFAULT_EVERY,
@@ -157,10 +163,18 @@ def corrective_erlpboost(
     clipped step (``method=None``) or by solving the corrective subproblem M8 with ``method``
     (e.g. ``"auglag"``); d^t by the entropic projection, psi^t in closed form.
 
+    ``step``: the Frank-Wolfe step rule ([MHT22], docs/math.md#frank-wolfe-steps): ``"clipped"``
+    (the default, Alg. 4.1(b)), ``"classic"`` (``2/(t+1)``), ``"short"`` (the short step for the
+    smoothness constant eta), ``"line"`` (the exact line search on the dual: by a scalar root finder,
+    or by the subproblem solver ``method`` when one is given; ``method`` alone means ``"line"``) or
+    ``"pairwise"`` (weight moved from the away hypothesis to the new one). The stopping rule and its
+    certificate are the same for every rule.
+
     ``eta``: default the canonical ``max((2/eps) ln(N/nu), 1/2)``; ``max_iter``: default
-    ``32 eta/eps + 1`` (:func:`~dualboost.boosting.core.stopping.corrective_max_iter`); ``callback``:
-    called with each history row; ``checkpoint``, ``checkpoint_every``, ``resume``: save the state
-    every so many iterations and continue a killed run (:mod:`dualboost.boosting.core.checkpoint`);
+    ``32 eta/eps + 1`` (:func:`~dualboost.boosting.core.stopping.corrective_max_iter`; ``108 eta/eps + 1``
+    for the classic step, ``64 eta/eps + 2`` for the pairwise one, docs/math.md#frank-wolfe-steps);
+    ``callback``: called with each history row; ``checkpoint``, ``checkpoint_every``, ``resume``: save
+    the state every so many iterations and continue a killed run (:mod:`dualboost.boosting.core.checkpoint`);
     ``d0``: the prior of the relative entropy (a positive distribution; default uniform), also d^0, with
     the caps ``1/nu`` unchanged and the canonical eta of
     :func:`~dualboost.problems.erlpboost.prior_eta`; ``keep_stages``: the weights after
@@ -174,6 +188,7 @@ def corrective_erlpboost(
         eta=eta,
         max_iter=max_iter,
         method=method,
+        step=step,
         callback=callback,
         checkpoint=checkpoint,
         checkpoint_every=checkpoint_every,
@@ -192,6 +207,7 @@ def corrective_binary_erlpboost(
     eta: float | None = None,
     max_iter: int | None = None,
     method: str | None = None,
+    step: str | None = None,
     callback: Callback | None = None,
     checkpoint: str | os.PathLike | None = None,
     checkpoint_every: int = DEFAULT_EVERY,
@@ -201,8 +217,8 @@ def corrective_binary_erlpboost(
 ) -> BoostResult:
     """Corrective Binary ERLPBoost ([KG] Alg. 4.3): as :func:`corrective_erlpboost` with the binary
     relative entropy (``nu < N``): no projection, beta by the root of ``sum d = 1``; canonical eta
-    ``max((2/eps)(ln(N/nu) + 1), 1/2)``; the exact step solves M9. ``d0`` and ``keep_stages`` as for
-    :func:`corrective_erlpboost` (``d0 < 1/nu``)."""
+    ``max((2/eps)(ln(N/nu) + 1), 1/2)``; the exact step solves M9. ``step``, ``d0`` and ``keep_stages``
+    as for :func:`corrective_erlpboost` (``d0 < 1/nu``)."""
     return _corrective(
         "corrective_binary_erlpboost",
         oracle,
@@ -211,6 +227,7 @@ def corrective_binary_erlpboost(
         eta=eta,
         max_iter=max_iter,
         method=method,
+        step=step,
         callback=callback,
         checkpoint=checkpoint,
         checkpoint_every=checkpoint_every,
@@ -218,6 +235,55 @@ def corrective_binary_erlpboost(
         binary=True,
         d0=d0,
         keep_stages=keep_stages,
+    )
+
+
+def mlpboost(
+    oracle,
+    *,
+    nu: float = 1.0,
+    eps: float = 0.01,
+    eta: float | None = None,
+    max_iter: int | None = None,
+    step: str | None = None,
+    callback: Callback | None = None,
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_every: int = DEFAULT_EVERY,
+    resume: bool = False,
+    d0: NDArray[np.float64] | None = None,
+    keep_stages: bool = False,
+) -> BoostResult:
+    """MLPBoost ([MHT22] Alg. 2; docs/math.md#mlpboost): Corrective ERLPBoost whose every iteration
+    also solves LPBoost's LP over the hypotheses so far (:class:`~dualboost.problems.LPBoost`, HiGHS,
+    warm-started) and keeps whichever of the Frank-Wolfe iterate and the LP's w has the larger
+    regularised dual value ``-f*(-U w)``.
+
+    ``nu``, ``eps``, ``eta``, ``d0``: as for :func:`corrective_erlpboost` (the same regularised dual,
+    canonical eta and stopping rule: the practical criterion ``delta~ <= eps/2``, so the output's soft
+    margin is within eps of the best one); ``step``: the Frank-Wolfe rule (default ``"clipped"``;
+    :data:`~dualboost.boosting.corrective.frank_wolfe.STEPS`); ``max_iter``: default the bound of the
+    step rule, ``32 eta/eps + 1`` for the clipped one: O(ln(N/nu)/eps^2), [MHT22] Thm 4 (an iteration
+    can only do better than its Frank-Wolfe step). ``result.params["lp_steps"]`` counts the iterations
+    that took the LP's w. ``callback``, ``checkpoint``, ``checkpoint_every``, ``resume``,
+    ``keep_stages``: as for the other drivers.
+    """
+    return _corrective(
+        "mlpboost",
+        oracle,
+        nu=nu,
+        eps=eps,
+        eta=eta,
+        max_iter=max_iter,
+        method=None,
+        step=step,
+        callback=callback,
+        checkpoint=checkpoint,
+        checkpoint_every=checkpoint_every,
+        resume=resume,
+        binary=False,
+        d0=d0,
+        keep_stages=keep_stages,
+        secondary=True,
     )
 
 
@@ -243,6 +309,15 @@ def exact_step(
     return float(np.clip(sol.w[-1], 0.0, 1.0))
 
 
+def _step_max_iter(step: str, eta: float, eps: float) -> int:
+    """The iteration cap of a step rule (docs/math.md#frank-wolfe-steps)."""
+    if step == "classic":
+        return classic_max_iter(eta, eps)
+    if step == "pairwise":  # at most one drop step per hypothesis added by a full step
+        return 2 * corrective_max_iter(eta, eps)
+    return corrective_max_iter(eta, eps)
+
+
 def _corrective(
     algorithm: str,
     oracle,
@@ -259,10 +334,14 @@ def _corrective(
     binary: bool,
     d0: NDArray[np.float64] | None = None,
     keep_stages: bool = False,
+    step: str | None = None,
+    secondary: bool = False,
 ) -> BoostResult:
-    """The loop of [KG] Algs. 4.1 and 4.3."""
+    """The loop of [KG] Algs. 4.1 and 4.3 with the step rule ``step``; ``secondary``: MLPBoost's
+    comparison with LPBoost's solution over the hypotheses so far ([MHT22] Alg. 2)."""
     n = check_oracle(oracle)
     nu, eps = check_nu(nu, n, strict_upper=binary), check_positive(eps, "eps")
+    step = check_step(step, method)
     prior = None if d0 is None else check_distribution(d0, n)
     if eta is not None:
         eta = check_eta(eta)
@@ -270,9 +349,7 @@ def _corrective(
         eta = canonical_eta(n, nu, eps, binary=binary)
     else:
         eta = prior_eta(prior, nu, eps, binary=binary)
-    max_iter = check_max_iter(max_iter, corrective_max_iter(eta, eps))
-    if method is not None and not isinstance(method, str):
-        raise ValueError(f"method must be None (the clipped step) or a solver name; got {method!r}")
+    max_iter = check_max_iter(max_iter, _step_max_iter(step, eta, eps))
     d0 = check_distribution(None, n) if prior is None else prior
     if binary:
         regularizer = CappedBinaryRelativeEntropy(d0, nu, eta).with_warm_starts()
@@ -287,7 +364,12 @@ def _corrective(
         def update(m):
             return erlpboost_update(m, d0, nu, eta)
 
-    params = {"nu": nu, "eps": eps, "eta": eta, "method": method or "clipped step"}
+    def distribution(m):  # d = grad f*(-m), for the line searches
+        return regularizer.conjugate_grad(-m)
+
+    params = {"nu": nu, "eps": eps, "eta": eta, "method": method or f"{step} step"}
+    if step != "clipped":
+        params["step"] = step
     saving = Checkpoint.create(
         checkpoint, checkpoint_every, resume, algorithm, params | {"max_iter": max_iter}
     )
@@ -299,12 +381,14 @@ def _corrective(
         keep_stages=keep_stages,
     )
     ensemble = Ensemble(n)
+    lp = GrowingModel(ensemble, lambda U: LPBoost(U, nu=nu)) if secondary else None
     d, margins, w = d0, np.zeros(n), np.zeros(0)
     p_min, theta_prev = math.inf, -1.0  # Theta^0 = -1 ([KG] Alg. 4.1 step 2)
     max_edge, reg_value = -math.inf, 0.0  # max_{q<t} u^q . d^{t-1} (empty: -inf) and (1/eta) Delta(d^{t-1})
+    sol, lp_steps = None, 0  # MLPBoost: the last LP solution (warm start) and the LP steps taken
     # the binary entropy's normaliser starts from its previous root: part of the state
     root = getattr(regularizer, "_last_root", math.nan)
-    first, (d, margins, w, p_min, theta_prev, max_edge, reg_value, root) = run.resume(
+    first, (d, margins, w, p_min, theta_prev, max_edge, reg_value, root, sol, lp_steps) = run.resume(
         ensemble,
         d=d,
         margins=margins,
@@ -314,6 +398,8 @@ def _corrective(
         max_edge=max_edge,
         reg_value=reg_value,
         root=root,
+        sol=sol,
+        lp_steps=lp_steps,
     )
     if binary:
         regularizer._last_root = root
@@ -328,20 +414,40 @@ def _corrective(
             converged = True
             break
         with run.solving():
-            if t == 1:
-                alpha = 1.0  # w^1 = e_1 (module docstring)
-            elif method is None:
-                alpha = clipped_step(u - margins, d, eta)
-            else:
+            alpha = 1.0  # w^1 = e_1 (module docstring)
+            if t > 1 and step == "line" and method is not None:
                 alpha = exact_step(model_class, ensemble.stored, w, u, d, nu, eta, d0, method)
             position, is_new = ensemble.add(selection)
             w = np.r_[w, 0.0] if is_new else w
-            w *= 1.0 - alpha
-            w[position] += alpha
-            run.keep_step(alpha, position, w.size)
-            margins = (1.0 - alpha) * margins + alpha * u
-            step = update(margins)
-            d = step.d
+            away = None
+            if t > 1 and step == "pairwise":
+                away = away_hypothesis(w, ensemble.edges(d), position)
+            if away is not None:  # w + alpha (e_h - e_a), alpha in [0, w_a]
+                x = u - ensemble.stored[:, away]
+                alpha = line_search(segment_slope(distribution, margins, x), float(w[away]))
+                w[position] += alpha
+                w[away] = 0.0 if alpha >= w[away] else w[away] - alpha
+                margins = margins + alpha * x
+                if lp is None:
+                    run.keep(d, w)
+            else:  # w + alpha (e_h - w)
+                if t > 1 and method is None:
+                    alpha = _fw_step(step, t, u - margins, d, w[position], eta, distribution, margins)
+                w *= 1.0 - alpha
+                w[position] += alpha
+                margins = (1.0 - alpha) * margins + alpha * u
+                if lp is None:
+                    run.keep_step(alpha, position, w.size)
+            step_update = update(margins)
+            if lp is not None:
+                sol = lp().solve(method="highs", side="primal", warm_start=sol)
+                w_lp = _simplex_point(sol.w, w.size)
+                margins_lp = ensemble.margins(w_lp) if w_lp is not None else None
+                lp_update = update(margins_lp) if margins_lp is not None else None
+                if lp_update is not None and lp_update.theta > step_update.theta:
+                    w, margins, step_update, lp_steps = w_lp, margins_lp, lp_update, lp_steps + 1
+                run.keep(d, w)
+            d = step_update.d
             edges = ensemble.edges(d)
             max_edge, reg_value = float(edges.max()), regularizer.value(d)
         primal = max_edge + reg_value  # P^t(d^t)
@@ -349,17 +455,49 @@ def _corrective(
             t,
             edge,
             primal=primal,
-            dual=step.theta,
+            dual=step_update.theta,
             stopping=quantity,
             n_hypotheses=int(np.count_nonzero(w > 0)),
         )
-        theta_prev = step.theta
+        theta_prev = step_update.theta
         state = {"p_min": p_min, "theta_prev": theta_prev, "max_edge": max_edge, "reg_value": reg_value}
         root = getattr(regularizer, "_last_root", math.nan)
-        run.save(t, ensemble, d=d, margins=margins, w=w, root=root, **state)
+        run.save(t, ensemble, d=d, margins=margins, w=w, root=root, sol=sol, lp_steps=lp_steps, **state)
     if not converged:
         warn_unconverged(algorithm, max_iter)
     reason = "delta~ (practical) <= eps/2" if converged else "max_iter reached"
+    if secondary:
+        params["lp_steps"] = lp_steps
     return run.result(
         algorithm, ensemble, w, d, converged=converged, stop_reason=reason, params=params, soft_margin=True
     )
+
+
+def _fw_step(
+    step: str,
+    t: int,
+    x: NDArray[np.float64],
+    d: NDArray[np.float64],
+    weight: float,
+    eta: float,
+    distribution,
+    margins: NDArray[np.float64],
+) -> float:
+    """alpha of the Frank-Wolfe step ``w + alpha (e_h - w)`` by the rule ``step`` (``x = u - U w``,
+    ``weight = w_h``; docs/math.md#frank-wolfe-steps)."""
+    if step == "classic":
+        return classic_step(t)
+    if step == "short":
+        return short_step(float(np.sum(x * d)), weight, eta)
+    if step in ("line", "pairwise"):  # pairwise without an away hypothesis: a full Frank-Wolfe step
+        return line_search(segment_slope(distribution, margins, x), 1.0)
+    return clipped_step(x, d, eta)
+
+
+def _simplex_point(w: NDArray[np.float64] | None, size: int) -> NDArray[np.float64] | None:
+    """An LP solution's w over the ``size`` hypotheses, clipped at 0 and normalised (None if absent)."""
+    if w is None or np.asarray(w).size != size:
+        return None
+    w = np.clip(np.asarray(w, dtype=np.float64), 0.0, None)
+    total = float(w.sum())
+    return w / total if total > 0 else None

@@ -1,0 +1,114 @@
+"""SmoothBoost ([Ser03] Fig. 1; docs/math.md#smoothboost): a booster whose distributions are smooth,
+``d_n <= 1/(kappa N)`` on every round, which bounds the weight any one (noisy) example can get.
+
+With the running margins ``N_n = sum_{q<=t} (u^q_n - theta)``, ``theta = gamma / (2 + gamma)``, the
+weight of example n is ``M_n = 1`` where ``N_n < 0`` and ``(1 - gamma)^{N_n / 2}`` elsewhere (so
+``0 < M_n <= 1``, computed as ``exp((N_n / 2) ln(1 - gamma))`` with a non-positive exponent), and the
+oracle sees ``d = M / sum M``. The run stops as soon as ``sum M < kappa N``; the output is the plain
+average of the T hypotheses (weight 1/T each, a re-selected hypothesis adds up).
+
+Guarantees ([Ser03] Thm 2 and its proof, for a weak learner whose every hypothesis has edge
+``u . d >= 2 gamma``): while the run goes on, ``sum M >= kappa N`` and ``M_n <= 1`` give
+``d_n <= 1/(kappa N)``; at the stop, every example whose normalised margin is ``<= theta`` has
+``N_n <= 0``, hence ``M_n = 1``, so fewer than ``kappa N`` examples have margin ``<= theta`` (in
+particular the training error is below kappa); and the run stops after fewer than
+``2 / (kappa gamma^2 sqrt(1 - gamma))`` rounds (:func:`smoothboost_max_iter`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dualboost._validation import check_max_iter, check_scalar
+from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint
+from dualboost.boosting.core.history import History
+from dualboost.boosting.core.result import BoostResult
+from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle, warn_unconverged
+
+__all__ = ["smoothboost", "smoothboost_weights", "smoothboost_max_iter"]
+
+
+def smoothboost_weights(margins: NDArray[np.float64], gamma: float) -> NDArray[np.float64]:
+    """``M_n = 1`` where ``N_n < 0``, else ``(1 - gamma)^{N_n / 2}`` ([Ser03] Fig. 1), in (0, 1]."""
+    exponent = 0.5 * np.maximum(margins, 0.0) * math.log1p(-gamma)  # <= 0: no overflow
+    return np.where(margins < 0.0, 1.0, np.exp(exponent))
+
+
+def smoothboost_max_iter(kappa: float, gamma: float) -> int:
+    """[Ser03] Thm 2: SmoothBoost stops after fewer than ``2 / (kappa gamma^2 sqrt(1 - gamma))`` rounds."""
+    return max(1, math.ceil(2.0 / (kappa * gamma**2 * math.sqrt(1.0 - gamma))))
+
+
+def _fraction(value: object, name: str, upper: float, meaning: str) -> float:
+    value = check_scalar(value, name)
+    if not 0.0 < value < upper:
+        raise ValueError(f"{name} must lie in (0, {upper:g}) ({meaning}); got {value!r}")
+    return value
+
+
+def smoothboost(
+    oracle,
+    *,
+    kappa: float = 0.1,
+    gamma: float = 0.1,
+    max_iter: int | None = None,
+    callback: Callback | None = None,
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_every: int = DEFAULT_EVERY,
+    resume: bool = False,
+    keep_stages: bool = False,
+) -> BoostResult:
+    """SmoothBoost ([Ser03] Fig. 1; module docstring, docs/math.md#smoothboost).
+
+    ``kappa`` in (0, 1): the target fraction of training examples with margin <= theta (the training
+    error it guarantees); ``gamma`` in (0, 1/2): the advantage the weak learner is assumed to have
+    (every hypothesis's edge ``u . d >= 2 gamma``, i.e. weighted error <= 1/2 - gamma for +-1
+    hypotheses); ``theta = gamma / (2 + gamma)`` is the margin aimed at. ``max_iter``: default the
+    bound of [Ser03] Thm 2 (:func:`smoothboost_max_iter`); a run that reaches it (the oracle's edges
+    fell below 2 gamma) warns. The history's stopping quantity is ``sum M / N``, compared with kappa;
+    ``d`` of the result is the last distribution the oracle saw. ``callback``, ``checkpoint``,
+    ``checkpoint_every``, ``resume``, ``keep_stages``: as for the other drivers.
+    """
+    n = check_oracle(oracle)
+    kappa = _fraction(kappa, "kappa", 1.0, "the target training error")
+    gamma = _fraction(gamma, "gamma", 0.5, "the weak learner's advantage: edges >= 2 gamma")
+    max_iter = check_max_iter(max_iter, smoothboost_max_iter(kappa, gamma))
+    theta = gamma / (2.0 + gamma)
+    params = {"kappa": kappa, "gamma": gamma, "theta": theta, "max_iter": max_iter}
+    saving = Checkpoint.create(checkpoint, checkpoint_every, resume, "smoothboost", params)
+    history = History("sum M / N < kappa", kappa)
+    run = Run(oracle, history, callback, checkpoint=saving, keep_stages=keep_stages)
+    ensemble = Ensemble(n)
+    margins, counts = np.zeros(n), np.zeros(0)  # N_n, and how often each hypothesis was selected
+    d = np.full(n, 1.0 / n)
+    first, (margins, counts, d) = run.resume(ensemble, margins=margins, counts=counts, d=d)
+    converged = False
+    for t in range(first, max_iter + 1):
+        selection = run.ask(d)
+        with run.solving():
+            position, is_new = ensemble.add(selection)
+            counts = np.r_[counts, 0.0] if is_new else counts
+            counts[position] += 1.0
+            margins += selection.column - theta
+            M = smoothboost_weights(margins, gamma)
+            mass = float(M.sum())
+        quantity = mass / n
+        run.record(t, selection.edge, stopping=quantity, n_hypotheses=int(np.count_nonzero(counts)))
+        if run.stages is not None:
+            run.stages.full(counts)
+        if quantity < kappa:
+            converged = True
+            break
+        d = M / mass
+        run.save(t, ensemble, margins=margins, counts=counts, d=d)
+    if not converged:
+        warn_unconverged("smoothboost", max_iter)
+    reason = "sum M / N < kappa" if converged else "max_iter reached"
+    weights = counts / counts.sum()
+    return run.result(
+        "smoothboost", ensemble, weights, d, converged=converged, stop_reason=reason, params=params
+    )
