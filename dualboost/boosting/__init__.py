@@ -7,9 +7,15 @@ hypotheses, their weights w, the per-iteration :class:`History` and the oracle/s
 
 * totally corrective (:mod:`~dualboost.boosting.totally_corrective`): :func:`lpboost` (Alg. 2.1),
   :func:`softboost` (Alg. 3.1), :func:`erlpboost` (Alg. 3.2), :func:`binary_erlpboost` (Alg. 3.3);
+* the other totally corrective formulations
+  (:mod:`~dualboost.boosting.totally_corrective.formulations`): :func:`mdboost` ([SL]),
+  :func:`cgboost` ([BZB04]), :func:`nmboost` and :func:`qrlpboost` ([AFAHV25]);
 * corrective (:mod:`~dualboost.boosting.corrective`): :func:`corrective_erlpboost` (Alg. 4.1),
   :func:`corrective_binary_erlpboost` (Alg. 4.3);
 * :func:`adaboost` (the baseline, [KG] Ch. 6; :mod:`~dualboost.boosting.corrective.adaboost`);
+* the algorithms of miniboosts: :func:`mlpboost` ([MHT22]), :func:`adaboostv` (AdaBoost*, [RW05]) and
+  :func:`smoothboost` ([Ser03]); the Frank-Wolfe step rules of the corrective drivers (``step=``,
+  :mod:`~dualboost.boosting.corrective.frank_wolfe`);
   :data:`ALGORITHMS` and :func:`boost` by name;
   iteration caps from the theorems in :mod:`~dualboost.boosting.core.stopping`.
 
@@ -32,8 +38,9 @@ from dualboost.boosting.algorithms import ALGORITHMS, boost
 from dualboost.boosting.core.history import History, HistoryRow
 from dualboost.boosting.core.progress import ProgressLine
 from dualboost.boosting.core.result import BoostResult
-from dualboost.boosting.corrective.adaboost import adaboost
-from dualboost.boosting.corrective.drivers import corrective_binary_erlpboost, corrective_erlpboost
+from dualboost.boosting.corrective.adaboost import adaboost, adaboostv
+from dualboost.boosting.corrective.drivers import corrective_binary_erlpboost, corrective_erlpboost, mlpboost
+from dualboost.boosting.corrective.smoothboost import smoothboost
 from dualboost.boosting.gradient.drivers import GradientBoostResult, gradient_projection
 from dualboost.boosting.maboost.drivers import MABoostResult, lamaboost, maboost, madaboost, sparseboost
 from dualboost.boosting.online.drivers import AdaBoostOL, OnlineBBM
@@ -44,15 +51,23 @@ from dualboost.boosting.relaxation.drivers import (
     totally_corrective_relaxation_boost,
 )
 from dualboost.boosting.totally_corrective.drivers import binary_erlpboost, erlpboost, lpboost, softboost
+from dualboost.boosting.totally_corrective.formulations import cgboost, mdboost, nmboost, qrlpboost
 
 __all__ = [
     "lpboost",
     "softboost",
     "erlpboost",
     "binary_erlpboost",
+    "mdboost",
+    "cgboost",
+    "nmboost",
+    "qrlpboost",
     "corrective_erlpboost",
     "corrective_binary_erlpboost",
     "adaboost",
+    "mlpboost",
+    "adaboostv",
+    "smoothboost",
     "boost",
     "ALGORITHMS",
     "BoostResult",

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from dualboost.boosting.core.result import BoostResult
-from dualboost.boosting.corrective.adaboost import adaboost
-from dualboost.boosting.corrective.drivers import corrective_binary_erlpboost, corrective_erlpboost
+from dualboost.boosting.corrective.adaboost import adaboost, adaboostv
+from dualboost.boosting.corrective.drivers import corrective_binary_erlpboost, corrective_erlpboost, mlpboost
+from dualboost.boosting.corrective.smoothboost import smoothboost
 from dualboost.boosting.totally_corrective.drivers import binary_erlpboost, erlpboost, lpboost, softboost
+from dualboost.boosting.totally_corrective.formulations import cgboost, mdboost, nmboost, qrlpboost
 
 __all__ = ["ALGORITHMS", "boost"]
 
@@ -20,6 +22,13 @@ ALGORITHMS: dict[str, Callable[..., BoostResult]] = {
     "corrective_erlpboost": corrective_erlpboost,
     "corrective_binary_erlpboost": corrective_binary_erlpboost,
     "adaboost": adaboost,
+    "mdboost": mdboost,
+    "cgboost": cgboost,
+    "nmboost": nmboost,
+    "qrlpboost": qrlpboost,
+    "mlpboost": mlpboost,
+    "adaboostv": adaboostv,
+    "smoothboost": smoothboost,
 }
 
 

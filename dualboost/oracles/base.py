@@ -14,7 +14,19 @@ member of their class (same feature, threshold and sign; same index and sign), s
 detect a re-selected hypothesis. A :class:`Selection` compares as its hypothesis.
 
 Exact ties are broken deterministically: among the hypotheses whose edge is within
-``TIE_TOL * sum(d)`` of the largest, the first in the class's documented order wins.
+``TIE_TOL * sum(|d|)`` of the largest, the first in the class's documented order wins.
+
+Signed weights. ``best(d, signed=True)`` accepts d with entries of either sign (finite, not all
+zero) and returns the hypothesis of largest ``u . d`` all the same: the pricing problem of a model
+whose example weights can be negative (MDBoost's ``d = 1/D - U w``, docs/math.md#mdboost). An oracle
+supports it when its search is linear in d, i.e. when it computes every member's edge ``u . d``
+exactly as a linear function of d rather than by fitting to a distribution; it says so by the class
+attribute :attr:`Oracle.signed_weights`. The stumps, the raw features, the linear-kernel columns and
+the fixed matrices are linear (their edges are sums of ``d_n y_n h(x_n)``; their tie threshold is
+``TIE_TOL * sum |d|``, which is ``TIE_TOL * sum d`` for non-negative d, bit for bit);
+:class:`~dualboost.oracles.SklearnOracle` fits ``|d|`` with the labels ``sign(d_n) y_n`` (the same
+edges: ``d_n y_n h = |d_n| (sign(d_n) y_n) h``). An oracle without the attribute refuses signed
+weights with a ValueError.
 """
 
 from __future__ import annotations
@@ -37,10 +49,34 @@ __all__ = [
     "first_max",
     "first_max_signed",
     "feature_column",
+    "weight_scale",
+    "check_signed_weights",
 ]
 
 #: Edges within ``TIE_TOL * sum(d)`` of the maximum count as ties (rounding in the cumulative sums).
 TIE_TOL = 1e-12
+
+
+def weight_scale(d: NDArray[np.float64]) -> float:
+    """``sum |d|``: the scale of the tie threshold (``sum d`` for non-negative weights, bit for bit,
+    since ``|d_n| = d_n`` then; the total mass of signed ones, module docstring)."""
+    return float(np.abs(d).sum())
+
+
+def check_signed_weights(d: ArrayLike, n_samples: int, name: str = "d") -> NDArray[np.float64]:
+    """Finite weights of either sign over the N training examples, not all zero (``best(d,
+    signed=True)``); a ValueError naming ``name`` otherwise."""
+    try:
+        arr = np.asarray(d, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a numeric 1-D array") from exc
+    if arr.ndim != 1 or arr.size != n_samples:
+        raise ValueError(f"{name} must be a 1-D array of length N = {n_samples}; got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    if not np.any(arr != 0.0):
+        raise ValueError(f"{name} must have a non-zero entry (signed weights over the examples)")
+    return arr
 
 
 def tie_threshold(top: float, scale: float) -> float:
@@ -166,6 +202,9 @@ class Oracle(ABC):
     ``classes_`` (the original labels mapped to -1 and +1).
     """
 
+    #: whether ``best(d, signed=True)`` is supported (the search is linear in d: module docstring)
+    signed_weights: bool = False
+
     def fit(self, X: ArrayLike | Matrix, y: ArrayLike) -> Oracle:
         """Validate and store the training data (X dense or scipy.sparse, y with two classes)."""
         X = check_features(X, "X")
@@ -178,11 +217,21 @@ class Oracle(ABC):
     def _fit(self, X: Matrix) -> None:
         """Precompute what ``best`` needs from the validated X (labels are in ``self.y_``)."""
 
-    def best(self, d: ArrayLike) -> Selection:
-        """The maximum-edge hypothesis for the weights d over the N training examples."""
+    def best(self, d: ArrayLike, signed: bool = False) -> Selection:
+        """The maximum-edge hypothesis for the weights d over the N training examples: non-negative
+        with a positive sum, or, with ``signed=True``, of either sign (oracles whose
+        :attr:`signed_weights` is True; module docstring)."""
         if not hasattr(self, "n_samples_"):
             raise ValueError(f"{type(self).__name__} is not fitted: call fit(X, y) before best(d)")
-        d = check_weights(d, self.n_samples_, "d")
+        if signed:
+            if not self.signed_weights:
+                raise ValueError(
+                    f"{type(self).__name__} does not take signed weights (best(d, signed=True)): its search "
+                    "is not linear in d; use decision stumps, raw features, linear-kernel columns or a matrix"
+                )
+            d = check_signed_weights(d, self.n_samples_, "d")
+        else:
+            d = check_weights(d, self.n_samples_, "d")
         return self._best(d)
 
     @abstractmethod

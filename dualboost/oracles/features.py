@@ -25,7 +25,14 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 
 from dualboost._validation import Matrix
-from dualboost.oracles.base import Hypothesis, Oracle, Selection, feature_column, first_max_signed
+from dualboost.oracles.base import (
+    Hypothesis,
+    Oracle,
+    Selection,
+    feature_column,
+    first_max_signed,
+    weight_scale,
+)
 
 __all__ = ["RawFeatures", "RawFeature", "LinearKernel", "KernelColumn"]
 
@@ -105,7 +112,10 @@ class KernelColumn(Hypothesis):
 
 
 class RawFeatures(Oracle):
-    """The max-edge raw feature h_j(x) = x_j / max_n |X[n, j]| (and its negation if ``reflexive``)."""
+    """The max-edge raw feature h_j(x) = x_j / max_n |X[n, j]| (and its negation if ``reflexive``).
+    Edges are linear in d: signed weights are accepted (``best(d, signed=True)``)."""
+
+    signed_weights = True
 
     def __init__(self, *, reflexive: bool = True) -> None:
         self.reflexive = reflexive
@@ -120,7 +130,7 @@ class RawFeatures(Oracle):
 
     def _best(self, d: NDArray[np.float64]) -> Selection:
         edges = _dense_1d(self.X_.T @ (d * self.y_))[self.features_] / self.scales_
-        k, sign = first_max_signed(edges, float(d.sum()), self.reflexive)
+        k, sign = first_max_signed(edges, weight_scale(d), self.reflexive)
         j, scale = int(self.features_[k]), float(self.scales_[k])
         hypothesis = RawFeature(n_features=self.n_features_, feature=j, scale=scale, sign=sign)
         return self._select(hypothesis, d, self.X_)
@@ -146,7 +156,10 @@ class LinearKernel(Oracle):
     """The max-edge linear-kernel ("SVM") hypothesis h_i(x) = <x, x_i> / max_n |<x_n, x_i>|.
 
     One hypothesis per training example with a non-zero row (and its negation if ``reflexive``).
+    Edges are linear in d: signed weights are accepted (``best(d, signed=True)``).
     """
+
+    signed_weights = True
 
     def __init__(self, *, reflexive: bool = True) -> None:
         self.reflexive = reflexive
@@ -163,7 +176,7 @@ class LinearKernel(Oracle):
         X = self.X_
         margin_direction = _dense_1d(X.T @ (d * self.y_))  # sum_n d_n y_n x_n
         edges = _dense_1d(X @ margin_direction)[self.indices_] / self.scales_
-        k, sign = first_max_signed(edges, float(d.sum()), self.reflexive)
+        k, sign = first_max_signed(edges, weight_scale(d), self.reflexive)
         i = int(self.indices_[k])
         hypothesis = KernelColumn(
             n_features=self.n_features_,

@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import binary_labels, check_edge_matrix
-from dualboost.oracles.base import Hypothesis, Oracle, Selection, first_max_signed
+from dualboost.oracles.base import Hypothesis, Oracle, Selection, first_max_signed, weight_scale
 
 __all__ = ["MatrixOracle", "MatrixColumn"]
 
@@ -72,8 +72,11 @@ class MatrixOracle(Oracle):
     """The max-edge column of a fixed edge matrix ``U`` (N x n); fitted at construction.
 
     ``y``: labels of the N examples (default all +1), used only by ``predict``; ``reflexive``:
-    include the negated columns.
+    include the negated columns. Edges ``U^T d`` are linear in d: signed weights are accepted
+    (``best(d, signed=True)``).
     """
+
+    signed_weights = True
 
     def __init__(self, U: ArrayLike, *, y: ArrayLike | None = None, reflexive: bool = False) -> None:
         self.U = check_edge_matrix(U, "U")
@@ -93,7 +96,7 @@ class MatrixOracle(Oracle):
         pass
 
     def _best(self, d: NDArray[np.float64]) -> Selection:
-        q, sign = first_max_signed(self.U.T @ d, float(d.sum()), self.reflexive)
+        q, sign = first_max_signed(self.U.T @ d, weight_scale(d), self.reflexive)
         values = sign * self.y_ * self.U[:, q]
         values.setflags(write=False)
         return self._select(MatrixColumn(n_features=0, index=q, sign=sign, values=values), d, None)

@@ -7,6 +7,11 @@ h(x) = 2 P(y = +1 | x) - 1 in [-1, 1]. A weighted fit only approximately maximis
 tree minimises an impurity, not the weighted error), so this oracle is a heuristic max-edge
 oracle. With ``reflexive=True`` (the default) a hypothesis with a negative edge is negated.
 
+Signed weights (``best(d, signed=True)``, :mod:`dualboost.oracles.base`): the clone is fitted on
+``|d|`` with the labels ``sign(d_n) y_n`` (an example of weight 0 keeps y_n), because
+``d_n y_n h(x_n) = |d_n| (sign(d_n) y_n) h(x_n)``: the weighted fit approximates the hypothesis of
+largest signed edge as it approximates the largest edge for a distribution.
+
 Two fitted hypotheses are equal when they have the same output kind and the same values on the
 training examples (the same column of U): refitting the same tree on a new d gives
 the same column, which a driver should treat as a re-selection.
@@ -52,10 +57,13 @@ class FittedEstimator(Hypothesis):
 
 
 def _output(estimator: BaseEstimator, output: str, X: Matrix) -> NDArray[np.float64]:
-    """``predict`` or ``2 P(+1) - 1`` of a classifier fitted on labels in {-1, +1}, in [-1, 1]."""
+    """``predict`` or ``2 P(+1) - 1`` of a classifier fitted on labels in {-1, +1}, in [-1, 1]
+    (``P(+1) = 0`` for a classifier that saw only the label -1, as a signed fit can)."""
     if output == "proba":
-        positive = list(estimator.classes_).index(1)
-        values = 2.0 * estimator.predict_proba(X)[:, positive] - 1.0
+        classes = list(estimator.classes_)
+        if 1 not in classes:
+            return np.full(X.shape[0], -1.0)
+        values = 2.0 * estimator.predict_proba(X)[:, classes.index(1)] - 1.0
     else:
         values = np.asarray(estimator.predict(X), dtype=np.float64)
     return np.clip(values, -1.0, 1.0)
@@ -69,8 +77,11 @@ class SklearnOracle(Oracle):
     """Boost any scikit-learn classifier whose ``fit`` accepts ``sample_weight``.
 
     ``output``: ``"predict"`` (h in {-1, +1}) or ``"proba"`` (h = 2 P(+1) - 1, needs
-    ``predict_proba``); ``reflexive``: negate a hypothesis whose edge is negative.
+    ``predict_proba``); ``reflexive``: negate a hypothesis whose edge is negative. Signed weights
+    are accepted (module docstring).
     """
+
+    signed_weights = True
 
     def __init__(self, estimator: BaseEstimator, *, output: str = "predict", reflexive: bool = True) -> None:
         if not (hasattr(estimator, "fit") and hasattr(estimator, "predict")):
@@ -90,7 +101,11 @@ class SklearnOracle(Oracle):
         self.X_ = X
 
     def _best(self, d: NDArray[np.float64]) -> Selection:
-        estimator = clone(self.estimator).fit(self.X_, self.y_, sample_weight=d * (self.n_samples_ / d.sum()))
+        size = np.abs(d)
+        labels = np.where(d < 0, -self.y_, self.y_)  # signed weights: |d| and flipped labels
+        estimator = clone(self.estimator).fit(
+            self.X_, labels, sample_weight=size * (self.n_samples_ / size.sum())
+        )
         values = _output(estimator, self.output, self.X_)
         sign = -1 if self.reflexive and float(np.sum(self.y_ * values * d)) < 0 else 1
         hypothesis = FittedEstimator(

@@ -47,7 +47,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 
 from dualboost._validation import Matrix
-from dualboost.oracles.base import Hypothesis, Oracle, Selection, feature_column, tie_threshold
+from dualboost.oracles.base import Hypothesis, Oracle, Selection, feature_column, tie_threshold, weight_scale
 
 __all__ = ["DecisionStumps", "Stump", "Constant"]
 
@@ -285,8 +285,11 @@ class DecisionStumps(Oracle):
     """The max-edge decision stump over all features and thresholds (both signs and constants).
 
     ``best(d)`` returns a :class:`Stump` or a :class:`Constant`; see the module docstring for the
-    algorithm and the order used to break ties.
+    algorithm and the order used to break ties. Every edge is linear in d, so signed weights are
+    accepted (``best(d, signed=True)``, :mod:`dualboost.oracles.base`).
     """
+
+    signed_weights = True
 
     def _fit(self, X: Matrix) -> None:
         Xc = sp.csc_matrix(X, dtype=np.float64, copy=True)
@@ -395,7 +398,7 @@ class DecisionStumps(Oracle):
         else:
             high = low = np.zeros(0)
             top = abs(total)
-        threshold = tie_threshold(top, float(d.sum()))
+        threshold = tie_threshold(top, weight_scale(d))
         if abs(total) >= threshold:
             sign = 1 if total >= threshold else -1
             return self._select(Constant(n_features=self.n_features_, sign=sign), d, self.X_)

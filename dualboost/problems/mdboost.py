@@ -29,13 +29,13 @@ from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_positive
 from dualboost.conjugates import HalfSquaredNorm, Shifted
-from dualboost.problems.base import ColumnProducts, KKTMultipliers
+from dualboost.problems.base import ColumnIndependent, ColumnProducts, KKTMultipliers
 from dualboost.problems.max_edge import MaxEdgeModel
 
 __all__ = ["MDBoost"]
 
 
-class MDBoost(MaxEdgeModel):
+class MDBoost(ColumnIndependent, MaxEdgeModel):
     """MDBoost over the t hypotheses in ``U`` (N x t, entries in [-1, 1]) with total weight ``D`` > 0
     ([SL]; module docstring). ``w`` in the simplex is ``w_[SL] / D``."""
 

@@ -8,29 +8,75 @@ threshold tau (colboost takes tau = 1/t for a pool of t hypotheses):
     primal (d-domain):  min_{d in [0, 1]^N}  max_q (U^T (d + lam 1))_q - tau 1^T d
 
 (the primal is the Lagrangian dual of the LP form of the w-problem, the multipliers d of its
-constraints ``xi_n + (U w)_n >= tau`` lying in [0, 1]). Both are LPs: the cvxpy methods solve
-either side, and d is not unique (:meth:`NMBoost.d_from_w` returns the best point of w's
-complementary-slackness face).
+constraints ``xi_n + (U w)_n >= tau`` lying in [0, 1]). Both are LPs: ``method="highs"`` (the
+fastest: the d-domain LP grows by one row per hypothesis and is re-solved from the previous optimal
+basis, :class:`NMBoostLP`) and the cvxpy methods solve either side, and d is not unique
+(:meth:`NMBoost.d_from_w` returns the best point of w's complementary-slackness face).
 """
 
 from __future__ import annotations
 
 import cvxpy as cp
+import highspy
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy import sparse
 from scipy.optimize import linprog
 
 from dualboost._validation import check_positive
-from dualboost.problems.base import CvxpyModel, KKTMultipliers, Model
+from dualboost.problems.base import ColumnIndependent, CvxpyModel, KKTMultipliers, Model
+from dualboost.problems.lpboost import HIGHS_OPTIONS, PrimalLP, quiet_highs
 from dualboost.problems.max_edge import DOMAIN_TOL, MaxEdgeWeights, as_array
 
-__all__ = ["NMBoost"]
+__all__ = ["NMBoost", "NMBoostLP"]
 
 #: relative tolerances of a tie ``(U w)_n = tau`` tried by :meth:`NMBoost.d_from_w` (w carries noise)
 _TIE_TOLERANCES = (1e-9, 1e-7, 1e-5)
 
 
-class NMBoost(MaxEdgeWeights, Model):
+class NMBoostLP(PrimalLP):
+    """NM-Boost's d-domain LP as a HiGHS model that grows by one row per hypothesis (as LPBoost's
+    :class:`~dualboost.problems.lpboost.PrimalLP`, whose basis handling and readout it shares).
+
+    Variables ``(d, gamma)``: minimise ``gamma - tau 1^T d`` s.t. ``0 <= d <= 1`` and one row
+    ``u^q . d - gamma <= -lam u^q . 1`` per column of U; w is read from those rows' duals. Row 0 is a
+    free row (``sum d`` without bounds, never binding: dual 0) so that the rows line up with LPBoost's,
+    whose row 0 is ``sum d = 1``.
+    """
+
+    def __init__(self, U: NDArray[np.float64], lam: float, tau: float) -> None:
+        n = U.shape[0]
+        self.n_samples, self.nu, self.n_columns = n, None, 0
+        self.lam, self.tau = float(lam), float(tau)
+        self._highs = quiet_highs()
+        for option, value in HIGHS_OPTIONS.items():
+            self._highs.setOptionValue(option, value)
+        inf = highspy.kHighsInf
+        self._highs.addVars(n + 1, np.r_[np.zeros(n), -inf], np.r_[np.ones(n), inf])
+        self._highs.changeColsCost(n + 1, np.arange(n + 1, dtype=np.int32), np.r_[np.full(n, -self.tau), 1.0])
+        self._index = np.arange(n + 1, dtype=np.int32)
+        self._highs.addRow(-inf, inf, n, self._index[:n], np.ones(n))
+        self._iterations = 0
+        self.add_columns(U)
+
+    def parameters(self) -> dict[str, float]:
+        """The model parameters this LP was built with (compared before a warm start)."""
+        return {"lam": self.lam, "tau": self.tau}
+
+    def add_columns(self, columns: NDArray[np.float64]) -> None:
+        """Append the rows ``u^q . d - gamma <= -lam u^q . 1`` of new hypotheses (columns of U, N x k)."""
+        n, k = columns.shape
+        if k == 0:
+            return
+        values = np.vstack([columns, -np.ones((1, k))]).T.ravel()
+        starts = np.arange(k, dtype=np.int32) * (n + 1)
+        indices = np.tile(self._index, k)
+        upper = -self.lam * columns.sum(axis=0)
+        self._highs.addRows(k, np.full(k, -highspy.kHighsInf), upper, values.size, starts, indices, values)
+        self.n_columns += k
+
+
+class NMBoost(ColumnIndependent, MaxEdgeWeights, Model):
     """NM-Boost over the t hypotheses in ``U`` (N x t, entries in [-1, 1]): ``lam`` > 0 weighs the
     summed margins, ``tau`` > 0 is the margin below which an example's shortfall counts (None: 1/t,
     as colboost). Module docstring for the two sides."""
@@ -43,9 +89,19 @@ class NMBoost(MaxEdgeWeights, Model):
     def __init__(self, U: ArrayLike, lam: float = 1.0, tau: float | None = None) -> None:
         super().__init__(U)
         self.lam = check_positive(lam, "lam")
+        self._tau_given = tau is not None
         self.tau = 1.0 / self.n_hypotheses if tau is None else check_positive(tau, "tau")
         #: ``U^T 1``: the shift ``lam U^T 1`` of every edge (once, not a pass over U per evaluation)
         self._column_sums = self.U.sum(axis=0)
+
+    def with_columns(self, U: ArrayLike) -> NMBoost:
+        """The same model over the columns ``U`` (:class:`~dualboost.problems.ColumnIndependent`); a
+        default tau (not given) is ``1/t`` of the new column count, a given tau is kept."""
+        model = super().with_columns(U)
+        model._column_sums = model.U.sum(axis=0)
+        if not self._tau_given:
+            model.tau = 1.0 / model.n_hypotheses
+        return model
 
     def parameters(self) -> dict[str, float]:
         return {"lam": self.lam, "tau": self.tau}
@@ -135,6 +191,39 @@ class NMBoost(MaxEdgeWeights, Model):
             )
 
         return self._tolerance_aware(recover, tol)
+
+    # --- HiGHS (method="highs") -------------------------------------------------------------------
+    def primal_lp(self, n_columns: int | None = None) -> NMBoostLP:
+        """The d-domain LP on the first ``n_columns`` columns (all by default) as a growing HiGHS
+        model (warm starts of ``method="highs"``)."""
+        return NMBoostLP(
+            self.U[:, : self.n_hypotheses if n_columns is None else n_columns], self.lam, self.tau
+        )
+
+    def solve_linear_program(self, side: str) -> tuple[NDArray[np.float64], NDArray[np.float64], int | None]:
+        """``(d, w, iterations)`` from HiGHS: the d-domain LP (:class:`NMBoostLP`) for ``"primal"``;
+        for ``"dual"`` the w-domain LP ``max lam 1^T U w - 1^T xi`` s.t. ``xi + U w >= tau``,
+        ``w in S^t``, ``xi >= 0``, with d the multipliers of the margin rows."""
+        if side == "primal":
+            return self.primal_lp().solve()
+        n, t = self.U.shape
+        # variables (w, xi): minimise -lam (U^T 1) . w + 1^T xi s.t. -U w - xi <= -tau, sum w = 1
+        cost = np.r_[-self.lam * self._column_sums, np.ones(n)]
+        a_ub = sparse.hstack([sparse.csr_matrix(-self.U), -sparse.identity(n, format="csr")]).tocsr()
+        a_eq = np.r_[np.ones(t), np.zeros(n)][None, :]
+        result = linprog(
+            cost,
+            A_ub=a_ub,
+            b_ub=np.full(n, -self.tau),
+            A_eq=a_eq,
+            b_eq=[1.0],
+            bounds=[(0, None)] * (t + n),
+            method="highs",
+            options=HIGHS_OPTIONS,
+        )
+        if result.status != 0:
+            raise RuntimeError(f"HiGHS failed on the NM-Boost w-domain LP: {result.message}")
+        return -result.ineqlin.marginals, result.x[:t], int(result.nit)
 
     # --- cvxpy models ---------------------------------------------------------------------------
     def cvxpy_primal(self) -> CvxpyModel:

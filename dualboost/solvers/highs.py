@@ -1,4 +1,4 @@
-"""``method="highs"``: LPBoost's LP through HiGHS.
+"""``method="highs"``: the linear programs (LPBoost, NM-Boost) and the convex QPs (CGBoost) through HiGHS.
 
 Either side is solved as an LP and the other side is read from the LP multipliers; the pair is then
 certified like every method's. The d-domain side (``side="primal"``) is a
@@ -7,22 +7,130 @@ optimal basis (:class:`HighsState`, ``solution.solver_state``): ``solve(warm_sta
 model whose U extends the previous one by new columns appends their rows to that HiGHS model and
 re-solves from the previous optimal basis (dual simplex), the driver's situation after each oracle
 call. The w-domain side goes through ``scipy.optimize.linprog`` from scratch.
+
+A model is solved here when it is a :class:`~dualboost.solvers.contract.LinearProgram`, or offers
+what this method uses of one without LPBoost's capping (:class:`HighsProgram`: NM-Boost, whose
+growing LP compares its parameters, not nu), or is a :class:`QuadraticProgram` (CGBoost): a convex
+QP with a diagonal Hessian, which HiGHS's QP solver (an active-set method) solves on either side from
+scratch, :func:`solve_diagonal_qp`. Either way the pair is certified by the model, never by HiGHS's
+status. (The two Protocols are declared here until the solver contract,
+:mod:`dualboost.solvers.contract`, takes them.)
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
+import highspy
 import numpy as np
 from numpy.typing import NDArray
+from scipy import sparse
 
+from dualboost._quiet import silenced_fds
 from dualboost.solvers.certify import certify
-from dualboost.solvers.contract import LinearProgram, implements
+from dualboost.solvers.contract import Certifiable, LinearProgram, implements
 from dualboost.solvers.solution import Solution
 from dualboost.solvers.state import SolverState
 
-__all__ = ["solve_highs", "solve_primal_lp", "HighsState", "accepts"]
+__all__ = [
+    "solve_highs",
+    "solve_primal_lp",
+    "solve_diagonal_qp",
+    "HighsState",
+    "HighsProgram",
+    "QuadraticProgram",
+    "accepts",
+    "QP_OPTIONS",
+]
+
+#: HiGHS's QP solver at tight tolerances (its defaults, 1e-7, stop short of the 1e-8 the tests ask)
+QP_OPTIONS = {
+    "primal_feasibility_tolerance": 1e-10,
+    "dual_feasibility_tolerance": 1e-10,
+    "qp_iteration_limit": 10**8,
+}
+
+
+@runtime_checkable
+class HighsProgram(Certifiable, Protocol):
+    """A linear program that HiGHS solves on either side, with a d-domain LP that grows by rows
+    (:class:`~dualboost.solvers.contract.LinearProgram` without LPBoost's ``nu``: the growing LP's
+    ``parameters()`` are compared with the model's instead)."""
+
+    U: Any
+
+    def solve_linear_program(self, side: str) -> tuple[Any, Any, int | None]:
+        """``(d, w, iterations)`` from HiGHS on ``side``."""
+
+    def primal_lp(self, n_columns: int | None = None) -> Any:
+        """The d-domain LP as a HiGHS model that grows by rows, for warm starts."""
+
+
+@runtime_checkable
+class QuadraticProgram(Certifiable, Protocol):
+    """A convex QP that HiGHS solves from scratch (no basis is kept), on the sides listed in the
+    model's ``highs_sides`` (both when it has none)."""
+
+    def solve_quadratic_program(self, side: str) -> tuple[Any, Any, int | None]:
+        """``(d, w, iterations)`` from HiGHS's QP solver on ``side``; RuntimeError unless optimal."""
+
+
+def solve_diagonal_qp(
+    cost: NDArray[np.float64],
+    lower: NDArray[np.float64],
+    upper: NDArray[np.float64],
+    rows: sparse.spmatrix,
+    row_lower: NDArray[np.float64],
+    row_upper: NDArray[np.float64],
+    hessian: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], NDArray[np.float64], int]:
+    """``min cost . x + (1/2) sum_j hessian_j x_j^2`` s.t. ``lower <= x <= upper`` and
+    ``row_lower <= rows x <= row_upper`` by HiGHS (``hessian >= 0``: a convex QP; an LP where it is
+    0). Returns ``(x, row duals, iterations)`` with HiGHS's sign convention (a row's dual is the
+    derivative of the optimal value in its bound: <= 0 for a binding upper bound of a minimisation);
+    RuntimeError unless HiGHS reports the problem optimal."""
+    with silenced_fds():
+        highs = highspy.Highs()
+    highs.setOptionValue("output_flag", False)
+    for option, value in QP_OPTIONS.items():
+        highs.setOptionValue(option, value)
+    inf = highspy.kHighsInf
+    m, n = rows.shape
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = n, m
+    lp.col_cost_ = np.asarray(cost, dtype=np.float64)
+    lp.col_lower_ = np.where(np.isfinite(lower), lower, -inf)
+    lp.col_upper_ = np.where(np.isfinite(upper), upper, inf)
+    lp.row_lower_ = np.where(np.isfinite(row_lower), row_lower, -inf)
+    lp.row_upper_ = np.where(np.isfinite(row_upper), row_upper, inf)
+    matrix = sparse.csc_matrix(rows)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = matrix.indptr.astype(np.int32)
+    lp.a_matrix_.index_ = matrix.indices.astype(np.int32)
+    lp.a_matrix_.value_ = matrix.data.astype(np.float64)
+    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = n, m
+    model = highspy.HighsModel()
+    model.lp_ = lp
+    diagonal = np.flatnonzero(hessian)
+    if diagonal.size:
+        hess = highspy.HighsHessian()
+        hess.dim_ = n
+        hess.format_ = highspy.HessianFormat.kTriangular
+        counts = np.zeros(n, dtype=np.int32)
+        counts[diagonal] = 1
+        hess.start_ = np.r_[0, np.cumsum(counts)].astype(np.int32)
+        hess.index_ = diagonal.astype(np.int32)
+        hess.value_ = np.asarray(hessian, dtype=np.float64)[diagonal]
+        model.hessian_ = hess
+    highs.passModel(model)
+    highs.run()
+    if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        raise RuntimeError(f"HiGHS failed on the QP: {highs.getModelStatus()}")
+    solution, info = highs.getSolution(), highs.getInfo()
+    iterations = int(info.qp_iteration_count) + int(info.simplex_iteration_count)
+    return np.asarray(solution.col_value), np.asarray(solution.row_dual), iterations
 
 
 @dataclass
@@ -50,11 +158,12 @@ class HighsState(SolverState):
         return self.lp is not None and self.lp.n_columns == self.n_columns
 
     def fits(self, model) -> bool:
-        """Whether ``model``'s U extends the U of this state (the same nu, the same examples, these
-        columns first)."""
+        """Whether ``model``'s U extends the U of this state (the same parameters: nu for LPBoost's
+        LP, the growing LP's ``parameters()`` otherwise; the same examples, these columns first)."""
         t_old = self.U.shape[1]
+        same = self.lp.parameters() == model.parameters() if hasattr(self.lp, "parameters") else None
         return (
-            self.lp.nu == model.nu
+            (self.lp.nu == model.nu if same is None else same)
             and self.U.shape[0] == model.n_samples
             and t_old <= model.n_hypotheses
             and np.array_equal(self.U, model.U[:, :t_old])
@@ -115,10 +224,19 @@ def _rebuilt_lp(model, state: HighsState):
 
 def accepts(model, side: str) -> str | None:
     """None where HiGHS solves ``side`` of ``model`` (a
-    :class:`~dualboost.solvers.contract.LinearProgram`: both sides), else why not."""
-    if implements(model, LinearProgram):
+    :class:`~dualboost.solvers.contract.LinearProgram`, a :class:`HighsProgram` or a
+    :class:`QuadraticProgram`: both sides), else why not."""
+    if implements(model, QuadraticProgram):
+        sides = getattr(model, "highs_sides", ("primal", "dual"))
+        if side in sides:
+            return None
+        return f"method='highs' solves the {' and '.join(sides)} side of {model.name}: use side={sides[0]!r}"
+    if implements(model, LinearProgram) or implements(model, HighsProgram):
         return None
-    return f"method='highs' solves linear programs; {model.name} is not one: use 'auglag' or a cvxpy method"
+    return (
+        f"method='highs' solves linear programs and convex QPs with a diagonal Hessian; {model.name} is "
+        "not one in dualboost: use 'auglag' or a cvxpy method"
+    )
 
 
 def solve_highs(model: LinearProgram, side: str, tol: float, warm_start: Solution | None = None) -> Solution:
@@ -126,7 +244,9 @@ def solve_highs(model: LinearProgram, side: str, tol: float, warm_start: Solutio
     checked :func:`accepts`)."""
     start = time.perf_counter()
     state = None
-    if side == "primal":
+    if implements(model, QuadraticProgram):
+        d, w, iterations = model.solve_quadratic_program(side)
+    elif side == "primal":
         previous = None if warm_start is None or warm_start.w is None else warm_start.solver_state
         d, w, iterations, state = solve_primal_lp(model, previous)
     else:

@@ -1,6 +1,8 @@
 """The totally corrective drivers of [KG]: LPBoost (Alg. 2.1), SoftBoost / TotalBoost (Alg. 3.1),
 ERLPBoost (Alg. 3.2) and Binary ERLPBoost (Alg. 3.3), in
-:mod:`~dualboost.boosting.totally_corrective.drivers`.
+:mod:`~dualboost.boosting.totally_corrective.drivers`; the column-generation drivers of the other
+formulations (MDBoost, CGBoost, NM-Boost, QRLP-Boost) in
+:mod:`~dualboost.boosting.totally_corrective.formulations`.
 """
 
 from dualboost.boosting.totally_corrective.drivers import (
@@ -13,6 +15,7 @@ from dualboost.boosting.totally_corrective.drivers import (
     lpboost,
     softboost,
 )
+from dualboost.boosting.totally_corrective.formulations import cgboost, mdboost, nmboost, qrlpboost
 
 __all__ = [
     "lpboost",
@@ -23,4 +26,8 @@ __all__ = [
     "entropy_loop",
     "EntropySetup",
     "SOFTBOOST_ZERO",
+    "mdboost",
+    "cgboost",
+    "nmboost",
+    "qrlpboost",
 ]

@@ -1,0 +1,608 @@
+"""Column-generation drivers of the other totally corrective formulations
+(docs/math.md#other-totally-corrective-formulations, docs/math.md#column-generation-stops):
+:func:`mdboost` ([SL]), :func:`cgboost` ([BZB04]), :func:`nmboost` and :func:`qrlpboost` ([AFAHV25]).
+
+All four run one loop (:func:`_column_generation`), parametrised by a :class:`Formulation`: the
+pricing distribution the oracle sees, the model of the hypotheses so far and the stopping rule.
+Iteration t: the oracle returns the maximum-edge hypothesis h^t for the pricing distribution of
+d^{t-1}; its column u^t joins U unless h^t was selected before; the stopping rule is tested; the
+restricted model is re-solved, warm-started from the previous certified solution, and certified
+(its own gap and feasibility, never a solver's status); its d is d^t.
+
+Stopping rules, each a certified bound (the proofs, in words; docs/math.md#column-generation-stops):
+
+* **MDBoost and NM-Boost** (max-edge pairs whose d ranges over a set F that does not depend on the
+  columns: R^N for MDBoost, the box [0, 1]^N for NM-Boost). For d in F the full problem's primal
+  is ``P(d) = max_{h in H} u_h . p(d) + f(d)`` with p the pricing map (``p(d) = d`` for MDBoost,
+  ``d + lam 1`` for NM-Boost; the NM-Boost f is ``-tau 1^T d``). With the strongest oracle the new
+  column's edge at ``p(d^{t-1})`` is that maximum, so ``P^t(d^{t-1})``, the primal of the model
+  *with* the new column at the previous d, is the full problem's primal value ``P(d^{t-1})``, an upper
+  bound on the full optimum (weak duality). The restricted dual value ``D^{t-1}(w^{t-1})`` is the full
+  dual's value at w^{t-1} padded with zeros (the absent columns carry no weight), a lower bound.
+  So the run stops when ``min_{q <= t} P^q(d^{q-1}) - D^{t-1}(w^{t-1}) <= eps`` (ERLPBoost's
+  practical criterion, as in :func:`~dualboost.boosting.totally_corrective.drivers.entropy_loop`),
+  and then w^{t-1} is within eps of the full optimum; T = t - 1 (the last hypothesis is discarded).
+  Every re-solve is certified to a gap <= eps/2, so a re-selected hypothesis (which leaves the
+  model unchanged: the quantity is at most the last gap) stops the run.
+* **CGBoost** (w in the orthant). Its primal ``(1/2) ||[U^T d]_+||^2 - 1^T d`` sums over every
+  column, so one oracle call gives no full primal value. The column-generation rule of [BZB04]: the
+  reduced cost of column h at the restricted optimum is ``u_h . d - w_h`` (the violation of the dual
+  constraint ``w_h >= u_h . d`` of the Wolfe dual; ``w_h = 0`` for an absent column). The run
+  stops when the oracle's hypothesis has a normalised reduced cost ``(u_h . d - w_h) / 1^T d <= eps``
+  (d is in [0, C]^N; the oracle sees ``d / 1^T d``); T = t - 1. What this guarantees: for any
+  ``w' >= 0`` over the whole class, ``C [x]_+ >= d_n x`` for ``d_n`` in [0, C] gives
+  ``D(w') <= -(1/2)||w'||^2 + sum_h w'_h u_h . d - 1^T d <= P^T(d) + sum_{h absent} w'_h u_h . d``,
+  so ``D* - D(w^T) <= gap^T + M ||w*_absent||_1`` with M the largest edge ``u_h . d`` over the absent
+  columns. When the oracle's hypothesis is absent, ``M <= eps 1^T d``: the full problem is solved to
+  ``gap + eps 1^T d ||w*||_1`` (and the KKT condition ``w = [U_H^T d]_+`` of the full problem holds
+  to ``eps 1^T d`` in the max-norm). When it is present (a re-selection), the max-edge oracle cannot
+  price the absent columns beyond ``M <= u_h . d``: the stop then certifies only that the best
+  hypothesis of the class is in the model (the history's last row says which case ended the run).
+  A max-edge oracle is a heuristic pricing oracle for CGBoost: the present columns have edges
+  ``w_q > 0``, so the maximum edge over the class is not the maximum reduced cost.
+* **QRLP-Boost** (the centre of the quadratic moves to the previous d every iteration, as colboost
+  does: :meth:`~dualboost.problems.QRLPBoost.recentred`). Stop when the LP gap
+  ``min_{q <= t} u^q . d^{q-1} - AvgMin_nu(U w^t) <= eps``, tested after the re-solve; T = t. Proof:
+  every ``d^{q-1}`` lies in the capped simplex, so with the strongest oracle ``u^q . d^{q-1} =
+  max_{h in H} u_h . d^{q-1} >= g``, the value of the full soft-margin LP ([KG] Eq. 2.3, a
+  min over the capped simplex of the max edge); and ``AvgMin_nu(U w^t)``, the mean of the nu smallest
+  margins of w^t, is the LP's dual objective at w^t (Eq. 2.2), ``<= g``. So ``g - AvgMin_nu(U w^t)
+  <= eps``: w^t maximises the soft margin over the class to eps, whatever the centres were. eta
+  defaults to ERLPBoost's canonical ``(2/eps) ln(N/nu)``.
+
+Each driver returns a :class:`~dualboost.boosting.core.result.BoostResult` whose ``weights`` are in
+the simplex (CGBoost's orthant w normalised; ``params["w_sum"]`` is its scale ``1^T w``) and whose
+``d`` is the last distribution given to the oracle, normalised: ``(d + lam 1)`` normalised for
+NM-Boost, ``d / 1^T d`` for CGBoost, d for QRLP-Boost and, for MDBoost, the *signed* pricing vector
+``1/D - U v`` scaled to ``sum |d| = 1`` (its negative entries are the examples whose margin exceeds
+1/D).
+
+With an oracle that is not the strongest (a scikit-learn classifier), the stopping quantities are
+computed the same way but bound only the problem over the hypotheses the oracle can find.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from abc import ABC, abstractmethod
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dualboost._validation import check_eta, check_max_iter, check_nu, check_positive
+from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint
+from dualboost.boosting.core.history import History
+from dualboost.boosting.core.result import BoostResult
+from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle, warn_unconverged
+from dualboost.boosting.totally_corrective.drivers import GrowingModel, _require_point, _solve_certified
+from dualboost.conjugates.projections import capped_simplex_support
+from dualboost.problems import CGBoost, MDBoost, NMBoost, QRLPBoost, canonical_eta
+from dualboost.solvers import Solution
+
+__all__ = [
+    "mdboost",
+    "cgboost",
+    "nmboost",
+    "qrlpboost",
+    "Formulation",
+    "FORMULATION_MAX_ITER",
+    "NMBOOST_TAU",
+    "QRLP_CENTER_FLOOR",
+]
+
+#: the default iteration cap (no iteration bound is known for these column-generation runs)
+FORMULATION_MAX_ITER = 1000
+#: NM-Boost's default margin threshold tau: colboost's ``1/t`` at its default pool of 100 hypotheses,
+#: held fixed (a tau that moves with t changes the problem every iteration, and no stop could be certified)
+NMBOOST_TAU = 0.01
+#: QRLP-Boost's centre is the previous d with every entry raised to at least this fraction of 1/N
+#: (then renormalised): the expansion needs a positive centre, and an entry pinned near 0 by a
+#: tiny centre could grow only by a factor of about eta per iteration
+QRLP_CENTER_FLOOR = 1e-3
+#: re-solves are certified to ``eps * _GAP_FRACTION`` (absolute), so that a re-selected hypothesis stops
+_GAP_FRACTION = 0.5
+
+
+class _SignedOracle:
+    """``best(d)`` of an oracle as ``best(d, signed=True)`` (what :meth:`_PricingRun.ask` hands to
+    :meth:`Run.ask <dualboost.boosting.core.run.Run.ask>` for one call)."""
+
+    def __init__(self, oracle) -> None:
+        self.oracle = oracle
+
+    def best(self, d):
+        return self.oracle.best(d, signed=True)
+
+
+class _PricingRun(Run):
+    """A :class:`~dualboost.boosting.core.run.Run` whose oracle calls may pass signed weights
+    (MDBoost's pricing vector), timed as every oracle call."""
+
+    signed = False
+
+    def ask(self, d: NDArray[np.float64]):
+        if not self.signed:
+            return super().ask(d)
+        oracle = self.oracle
+        self.oracle = _SignedOracle(oracle)
+        try:
+            return super().ask(d)
+        finally:
+            self.oracle = oracle
+
+
+class Formulation(ABC):
+    """What :func:`_column_generation` needs of one formulation: its start, its pricing
+    distribution, its restricted model and its stopping quantity (module docstring)."""
+
+    #: the name of the algorithm (results, checkpoints, warnings)
+    name: str
+    #: whether the pricing vector may be signed (``Oracle.best(d, signed=True)``)
+    signed: bool = False
+    #: whether the stopping rule is tested before the re-solve (then T = t - 1) or after it (T = t)
+    before_solve: bool = True
+    #: the stopping rule, as the history's threshold description
+    rule: str
+
+    def __init__(self, ensemble: Ensemble, eps: float, method: str, tol: float) -> None:
+        self.eps, self.method, self.tol = eps, method, tol
+        self.growing = GrowingModel(ensemble, self.build)
+
+    @abstractmethod
+    def build(self, U: NDArray[np.float64]):
+        """The first restricted model (its parameters checked once)."""
+
+    @abstractmethod
+    def start(self, n: int) -> NDArray[np.float64]:
+        """d^0, in the model's d-domain."""
+
+    @abstractmethod
+    def pricing(self, d: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The normalised distribution (or signed vector) that the oracle sees for d."""
+
+    @abstractmethod
+    def quantity(
+        self,
+        model,
+        d: NDArray[np.float64],
+        selection,
+        position: int,
+        is_new: bool,
+        sol: Solution | None,
+        best: float,
+    ) -> tuple[float, float]:
+        """``(stopping quantity, running minimum)``: before the re-solve when :attr:`before_solve`
+        (``sol`` the previous solution), else after it (``sol`` the new one)."""
+
+    def model(self, d: NDArray[np.float64]):
+        """The restricted model over the ensemble's columns (``d``: the last d, for a moving centre)."""
+        return self.growing()
+
+    def solve(self, model, warm: Solution | None) -> Solution:
+        """The certified re-solve: warm-started, and tightened (at most three times) until the gap
+        is <= eps/2."""
+        return _solve_certified(model, self.method, warm, self.tol, self.eps * _GAP_FRACTION)
+
+    def weights(self, sol: Solution | None) -> NDArray[np.float64]:
+        """The output weights of a solution, in the simplex."""
+        return np.zeros(0) if sol is None else sol.w
+
+    def params(self) -> dict:
+        return {"eps": self.eps, "method": self.method, "tol": self.tol}
+
+
+class _MaxEdgeBound(Formulation):
+    """MDBoost and NM-Boost: stop on ``min_q P^q(d^{q-1}) - D^{t-1}(w^{t-1}) <= eps`` before the
+    re-solve (module docstring)."""
+
+    rule = "min_q P^q(d^{q-1}) - D^{t-1}(w^{t-1}) <= eps"
+
+    def quantity(self, model, d, selection, position, is_new, sol, best):
+        best = min(best, model.primal_objective(d))  # P^t(d^{t-1}), the new column included
+        return best - (-math.inf if sol is None else sol.dual_value), best
+
+
+class _MDBoost(_MaxEdgeBound):
+    name, signed = "mdboost", True
+
+    def __init__(self, ensemble, D: float, **kw) -> None:
+        self.D = D
+        super().__init__(ensemble, **kw)
+
+    def build(self, U):
+        return MDBoost(U, D=self.D)
+
+    def start(self, n):
+        return np.full(n, 1.0 / self.D)  # 1/D - U v without columns
+
+    def pricing(self, d):
+        return d / np.abs(d).sum()
+
+    def params(self):
+        return {"D": self.D} | super().params()
+
+
+class _NMBoost(_MaxEdgeBound):
+    name = "nmboost"
+
+    def __init__(self, ensemble, lam: float, tau: float, **kw) -> None:
+        self.lam, self.tau = lam, tau
+        super().__init__(ensemble, **kw)
+
+    def build(self, U):
+        return NMBoost(U, lam=self.lam, tau=self.tau)
+
+    def start(self, n):
+        return np.ones(n)  # every margin (0 without columns) is below tau
+
+    def pricing(self, d):
+        shifted = d + self.lam
+        return shifted / shifted.sum()
+
+    def params(self):
+        return {"lam": self.lam, "tau": self.tau} | super().params()
+
+
+class _CGBoost(Formulation):
+    name = "cgboost"
+    rule = "reduced cost (u_h.d - w_h) / 1^T d of the oracle's hypothesis <= eps"
+
+    def __init__(self, ensemble, C: float, **kw) -> None:
+        self.C = C
+        super().__init__(ensemble, **kw)
+
+    def build(self, U):
+        return CGBoost(U, C=self.C)
+
+    def start(self, n):
+        return np.full(n, self.C)  # every margin (0 without columns) is below 1
+
+    def pricing(self, d):
+        return d / d.sum()
+
+    def quantity(self, model, d, selection, position, is_new, sol, best):
+        present = 0.0 if is_new or sol is None else float(sol.w[position])
+        return selection.edge - present / float(d.sum()), best
+
+    def weights(self, sol):
+        if sol is None:
+            return np.zeros(0)
+        total = float(sol.w.sum())
+        return sol.w / total if total > 0 else sol.w
+
+    def params(self):
+        return {"C": self.C} | super().params()
+
+
+class _QRLPBoost(Formulation):
+    name, before_solve = "qrlpboost", False
+    rule = "min_q u^q.d^{q-1} - AvgMin_nu(U w^t) <= eps"
+
+    def __init__(self, ensemble, nu: float, eta: float, **kw) -> None:
+        self.nu, self.eta = nu, eta
+        super().__init__(ensemble, **kw)
+
+    def build(self, U):
+        return QRLPBoost(U, nu=self.nu, eta=self.eta)
+
+    def start(self, n):
+        return np.full(n, 1.0 / n)
+
+    def pricing(self, d):
+        return d
+
+    def model(self, d):
+        return self.growing().recentred(recentre(d))
+
+    def solve(self, model, warm):
+        # the previous solve's curvature belongs to another centre: start from its w only
+        warm = None if warm is None else dataclasses.replace(warm, solver_state=None)
+        return super().solve(model, warm)
+
+    def quantity(self, model, d, selection, position, is_new, sol, best):
+        best = min(best, selection.edge)  # u^t . d^{t-1} >= g (the strongest oracle)
+        soft_margin = -capped_simplex_support(-(model.U @ sol.w), self.nu)  # AvgMin_nu(U w^t) <= g
+        return best - soft_margin, best
+
+    def params(self):
+        return {"nu": self.nu, "eta": self.eta} | super().params()
+
+
+def recentre(d: NDArray[np.float64], floor: float = QRLP_CENTER_FLOOR) -> NDArray[np.float64]:
+    """QRLP-Boost's next centre: d with every entry raised to at least ``floor / N``, renormalised
+    (a positive distribution, as the expansion needs)."""
+    c = np.maximum(d, floor / d.size)
+    return c / c.sum()
+
+
+def _column_generation(
+    run: _PricingRun, ensemble: Ensemble, form: Formulation, n: int, max_iter: int
+) -> tuple[Solution | None, NDArray[np.float64], bool, str]:
+    """The loop shared by the four drivers (module docstring): returns ``(last solution, the last d
+    given to the oracle in the model's domain, converged, stop reason)``."""
+    eps = form.eps
+    d, sol, best = form.start(n), None, math.inf
+    run.signed = form.signed
+    run.keep(form.pricing(d), np.zeros(0))
+    first, (d, sol, best) = run.resume(ensemble, d=d, sol=sol, best=best)
+    converged, reason = False, "max_iter reached"
+    for t in range(first, max_iter + 1):
+        if not np.any(form.pricing(d) != 0):  # pragma: no cover - d = 0: no edge to price
+            run.record(t, 0.0, stopping=0.0, n_hypotheses=_n_positive(form.weights(sol)))
+            converged, reason = True, "d = 0: every reduced cost is 0"
+            break
+        selection = run.ask(form.pricing(d))
+        position, is_new = ensemble.add(selection)
+        with run.solving():
+            model = form.model(d)
+            if form.before_solve:
+                quantity, best = form.quantity(model, d, selection, position, is_new, sol, best)
+        if form.before_solve and quantity <= eps:
+            run.record(t, selection.edge, stopping=quantity, n_hypotheses=_n_positive(form.weights(sol)))
+            converged, reason = True, f"{form.rule} ({'new' if is_new else 're-selected'} hypothesis)"
+            break
+        if form.before_solve and not is_new:
+            # the model is unchanged and its last certified gap was <= eps/2 unless the solver missed it
+            run.record(t, selection.edge, stopping=quantity, n_hypotheses=_n_positive(form.weights(sol)))
+            reason = "re-selected hypothesis: the subproblem solver cannot reach the precision eps/2"
+            break
+        with run.solving():
+            sol = form.solve(model, sol)
+            _require_point(sol, form.name, t)
+            if not form.before_solve:
+                quantity, best = form.quantity(model, d, selection, position, is_new, sol, best)
+        d = sol.d
+        run.record(
+            t,
+            selection.edge,
+            primal=sol.primal_value,
+            dual=sol.dual_value,
+            stopping=quantity,
+            n_hypotheses=_n_positive(sol.w),
+        )
+        run.keep(form.pricing(d), form.weights(sol))
+        if not form.before_solve and quantity <= eps:
+            converged, reason = True, form.rule
+            break
+        run.save(t, ensemble, d=d, sol=sol, best=best)
+    else:
+        warn_unconverged(form.name, max_iter)
+    return sol, d, converged, reason
+
+
+def _n_positive(w: NDArray[np.float64]) -> int:
+    return int(np.count_nonzero(np.asarray(w) > 0))
+
+
+def _drive(
+    form_class,
+    oracle,
+    *,
+    eps: float,
+    max_iter: int | None,
+    method: str,
+    tol: float | None,
+    callback: Callback | None,
+    keep_iterates: bool,
+    checkpoint: str | os.PathLike | None,
+    checkpoint_every: int,
+    resume: bool,
+    keep_stages: bool,
+    **model_params,
+) -> BoostResult:
+    """Check the common arguments, run :func:`_column_generation` on ``form_class`` and assemble the
+    result (``model_params`` were checked by the caller)."""
+    n = check_oracle(oracle)
+    eps = check_positive(eps, "eps")
+    max_iter = check_max_iter(max_iter, FORMULATION_MAX_ITER)
+    tol = eps / 8.0 if tol is None else check_positive(tol, "tol")
+    ensemble = Ensemble(n)
+    form = form_class(ensemble, eps=eps, method=method, tol=tol, **model_params)
+    if form.signed and not getattr(oracle, "signed_weights", False):
+        raise ValueError(
+            f"{form.name} prices with signed weights (d = 1/D - U v); {type(oracle).__name__} does not take "
+            "them (Oracle.signed_weights): use decision stumps, raw features, linear-kernel columns or a "
+            "matrix"
+        )
+    params = form.params()
+    saving = Checkpoint.create(
+        checkpoint, checkpoint_every, resume, form.name, params | {"max_iter": max_iter}
+    )
+    run = _PricingRun(
+        oracle, History(form.rule, eps), callback, keep_iterates, saving, keep_stages=keep_stages
+    )
+    sol, d, converged, reason = _column_generation(run, ensemble, form, n, max_iter)
+    weights = form.weights(sol)
+    if isinstance(form, _CGBoost) and sol is not None:
+        params["w_sum"] = float(sol.w.sum())  # the orthant w's scale: weights * w_sum is [BZB04]'s w
+    return run.result(
+        form.name,
+        ensemble,
+        weights,
+        form.pricing(d),
+        converged=converged,
+        stop_reason=reason,
+        params=params,
+        soft_margin=isinstance(form, _QRLPBoost),
+    )
+
+
+_COMMON = """``eps``: the precision of the stopping rule (module docstring); ``max_iter``: default
+    :data:`FORMULATION_MAX_ITER` (no iteration bound is known); ``method``: the re-solve method
+    (default the fastest sound one for the model); ``tol``: the relative tolerance of each re-solve,
+    default eps/8 (tightened until the certified gap is <= eps/2); ``callback``, ``keep_iterates``,
+    ``checkpoint``, ``checkpoint_every``, ``resume``, ``keep_stages``: as for
+    :func:`~dualboost.boosting.totally_corrective.drivers.lpboost`."""
+
+
+def mdboost(
+    oracle,
+    *,
+    D: float = 1.0,
+    eps: float = 0.01,
+    max_iter: int | None = None,
+    method: str = "auglag",
+    tol: float | None = None,
+    callback: Callback | None = None,
+    keep_iterates: bool = False,
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_every: int = DEFAULT_EVERY,
+    resume: bool = False,
+    keep_stages: bool = False,
+) -> BoostResult:
+    """MDBoost ([SL] Eq. 6 with the identity for the margins' covariance; docs/math.md#mdboost): the
+    max-edge pair ``min_{d in R^N} max_q u^q . d + (1/2)||d - 1/D||^2`` / ``max_{v in S^t} (1/D) 1^T U v
+    - (1/2)||U v||^2`` re-solved after every hypothesis; the oracle prices the *signed*
+    ``d = 1/D - U v`` (``Oracle.best(d, signed=True)``). Stop: ``min_q P^q(d^{q-1}) - D^{t-1}(v^{t-1})
+    <= eps`` (module docstring); the output v (in the simplex) is [SL]'s weights divided by ``D``.
+
+    ``D`` > 0: [SL]'s total weight. {common}
+    """
+    return _drive(
+        _MDBoost,
+        oracle,
+        D=check_positive(D, "D"),
+        eps=eps,
+        max_iter=max_iter,
+        method=method,
+        tol=tol,
+        callback=callback,
+        keep_iterates=keep_iterates,
+        checkpoint=checkpoint,
+        checkpoint_every=checkpoint_every,
+        resume=resume,
+        keep_stages=keep_stages,
+    )
+
+
+def nmboost(
+    oracle,
+    *,
+    lam: float = 0.01,
+    tau: float = NMBOOST_TAU,
+    eps: float = 0.01,
+    max_iter: int | None = None,
+    method: str = "highs",
+    tol: float | None = None,
+    callback: Callback | None = None,
+    keep_iterates: bool = False,
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_every: int = DEFAULT_EVERY,
+    resume: bool = False,
+    keep_stages: bool = False,
+) -> BoostResult:
+    """NM-Boost ([AFAHV25]; docs/math.md#nm-boost): the LP pair ``min_{d in [0,1]^N} max_q u^q . (d +
+    lam 1) - tau 1^T d`` / ``max_{w in S^t} lam 1^T U w - sum_n [tau - (U w)_n]_+`` re-solved (HiGHS,
+    warm-started from the previous basis) after every hypothesis; the oracle prices ``d + lam 1``
+    (normalised). Stop: ``min_q P^q(d^{q-1}) - D^{t-1}(w^{t-1}) <= eps`` (module docstring).
+
+    ``lam`` > 0: the weight of the summed margins (colboost's default trade-off 0.01); ``tau`` > 0:
+    the margin below which a shortfall counts, fixed for the run (default :data:`NMBOOST_TAU`). {common}
+    """
+    return _drive(
+        _NMBoost,
+        oracle,
+        lam=check_positive(lam, "lam"),
+        tau=check_positive(tau, "tau"),
+        eps=eps,
+        max_iter=max_iter,
+        method=method,
+        tol=tol,
+        callback=callback,
+        keep_iterates=keep_iterates,
+        checkpoint=checkpoint,
+        checkpoint_every=checkpoint_every,
+        resume=resume,
+        keep_stages=keep_stages,
+    )
+
+
+def cgboost(
+    oracle,
+    *,
+    C: float = 1.0,
+    eps: float = 0.01,
+    max_iter: int | None = None,
+    method: str = "highs",
+    tol: float | None = None,
+    callback: Callback | None = None,
+    keep_iterates: bool = False,
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_every: int = DEFAULT_EVERY,
+    resume: bool = False,
+    keep_stages: bool = False,
+) -> BoostResult:
+    """CGBoost ([BZB04]; docs/math.md#cgboost): the QP pair ``min_{d in [0,C]^N} (1/2)||[U^T d]_+||^2 -
+    1^T d`` / ``max_{w >= 0} -(1/2)||w||^2 - C sum_n [1 - (U w)_n]_+`` re-solved (HiGHS's QP solver)
+    after every hypothesis; the oracle prices ``d / 1^T d``. Stop: the oracle's hypothesis has a
+    normalised reduced cost ``(u_h . d - w_h) / 1^T d <= eps`` (module docstring: what it guarantees).
+    The output weights are the orthant w normalised; ``params["w_sum"]`` is ``1^T w``.
+
+    ``C`` > 0: the hinge's weight. {common}
+    """
+    return _drive(
+        _CGBoost,
+        oracle,
+        C=check_positive(C, "C"),
+        eps=eps,
+        max_iter=max_iter,
+        method=method,
+        tol=tol,
+        callback=callback,
+        keep_iterates=keep_iterates,
+        checkpoint=checkpoint,
+        checkpoint_every=checkpoint_every,
+        resume=resume,
+        keep_stages=keep_stages,
+    )
+
+
+def qrlpboost(
+    oracle,
+    *,
+    nu: float = 1.0,
+    eps: float = 0.01,
+    eta: float | None = None,
+    max_iter: int | None = None,
+    method: str = "auglag",
+    tol: float | None = None,
+    callback: Callback | None = None,
+    keep_iterates: bool = False,
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_every: int = DEFAULT_EVERY,
+    resume: bool = False,
+    keep_stages: bool = False,
+) -> BoostResult:
+    """QRLP-Boost ([AFAHV25]; docs/math.md#qrlp-boost): ERLPBoost's subproblem with the entropy
+    replaced by its second-order expansion at a centre that moves to the previous d every iteration
+    (:func:`recentre`), re-solved after every hypothesis. Stop: the LP gap ``min_q u^q . d^{q-1} -
+    AvgMin_nu(U w^t) <= eps`` (module docstring), which certifies the soft margin of w^t to eps.
+
+    ``nu`` in [1, N]: the capping; ``eta``: default ERLPBoost's canonical ``max((2/eps) ln(N/nu), 1/2)``
+    (:func:`~dualboost.problems.canonical_eta`). {common}
+    """
+    n = check_oracle(oracle)
+    nu = check_nu(nu, n)
+    eta = canonical_eta(n, nu, check_positive(eps, "eps")) if eta is None else check_eta(eta)
+    return _drive(
+        _QRLPBoost,
+        oracle,
+        nu=nu,
+        eta=eta,
+        eps=eps,
+        max_iter=max_iter,
+        method=method,
+        tol=tol,
+        callback=callback,
+        keep_iterates=keep_iterates,
+        checkpoint=checkpoint,
+        checkpoint_every=checkpoint_every,
+        resume=resume,
+        keep_stages=keep_stages,
+    )
+
+
+for _driver in (mdboost, nmboost, cgboost, qrlpboost):
+    _driver.__doc__ = _driver.__doc__.replace("{common}", _COMMON)
