@@ -37,7 +37,12 @@ Losses (names as in [GB] where it has them, formulas standard, docs/math.md#grad
   subgradients).
 
 Subgradient conventions at kinks (documented choice): the hinge losses take 0 at the kink, the
-absolute loss takes 0 at a tie (``numpy.sign``).
+absolute loss takes 0 at a tie (``numpy.sign``). A hinge margin within :data:`KINK` (1e-12, against the
+hinge's unit margin) of the kink counts as the kink, and outputs within :data:`KINK` of the largest
+count as ties (the first wins): a step of exactly the right length lands on the kink (one stump with
+leaves ±1 and c = η = 1 does), and which side its rounding falls on must not decide the subgradient,
+since two equal computations in different orders (weights or repeated rows, dense or sparse) round
+differently.
 """
 
 from __future__ import annotations
@@ -61,9 +66,14 @@ __all__ = [
     "CallableLoss",
     "LOSSES",
     "make_loss",
+    "KINK",
     "weighted_mean",
     "weighted_median",
 ]
+
+#: margins this close to a hinge's kink are at the kink, outputs this close to the largest are ties
+#: (module docstring)
+KINK = 1e-12
 
 
 class FunctionalLoss(ABC):
@@ -140,8 +150,8 @@ class MarginLoss(FunctionalLoss):
 
 
 def _hinge_derivative(z: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``phi'(z) = -1`` for z < 1, 0 for z >= 1 (0 at the kink)."""
-    return np.where(z < 1.0, -1.0, 0.0)
+    """``phi'(z) = -1`` for z < 1, 0 for z >= 1 (0 at the kink, and within :data:`KINK` of it)."""
+    return np.where(z < 1.0 - KINK, -1.0, 0.0)
 
 
 def _logistic_derivative(z: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -202,7 +212,8 @@ class MulticlassHingeLoss(FunctionalLoss):
     ([CS02], docs/math.md#gradient-losses).
 
     ``y`` holds class indices in {0, ..., K-1}. Subgradient: ``e_{k*} - e_y`` where the loss is
-    positive (k* the first maximiser of f_k over k != y), 0 elsewhere (also at the kink).
+    positive (k* the first maximiser of f_k over k != y), 0 elsewhere (also at the kink); both up to
+    :data:`KINK` (module docstring).
     """
 
     name = "multiclass_hinge"
@@ -213,7 +224,7 @@ class MulticlassHingeLoss(FunctionalLoss):
         rows = np.arange(F.shape[0])
         others = F.copy()
         others[rows, y] = -np.inf
-        k_star = np.argmax(others, axis=1)
+        k_star = np.argmax(others >= others.max(axis=1, keepdims=True) - KINK, axis=1)
         slack = 1.0 + others[rows, k_star] - F[rows, y]
         return rows, k_star, slack
 
@@ -228,7 +239,7 @@ class MulticlassHingeLoss(FunctionalLoss):
     def gradient(self, F: NDArray[np.float64], y: NDArray) -> NDArray[np.float64]:
         rows, k_star, slack = self._violations(F, y)
         grad = np.zeros_like(F)
-        active = slack > 0.0
+        active = slack > KINK
         grad[rows[active], k_star[active]] = 1.0
         grad[rows[active], y[active]] -= 1.0
         return grad
@@ -302,14 +313,17 @@ def weighted_median(values: NDArray[np.float64], weights: NDArray[np.float64]) -
     """The minimiser of ``sum_n s_n |v_n - m|`` that ``numpy.median`` returns on the repeated values
     when the weights are integers: with the values sorted, their cumulative weights C_k and the total W,
     the mean of the first value with ``C_k >= W/2`` and the first with ``C_k > W/2`` (the two middle
-    values of an even count, the middle value of an odd one). Values of weight 0 are never chosen."""
+    values of an even count, the middle value of an odd one). Values of weight 0 are never chosen.
+
+    ``C_k = W/2`` is decided up to a relative 1e-12, so that normalised weights ``s / sum s`` (whose
+    cumulative sums round) give the median of the integer weights they came from."""
     values = np.asarray(values, dtype=np.float64)
     weights = np.asarray(weights, dtype=np.float64)
     order = np.argsort(values, kind="stable")
     sorted_values, cumulative = values[order], np.cumsum(weights[order])
-    half = cumulative[-1] / 2.0
-    lower = int(np.searchsorted(cumulative, half, side="left"))
-    upper = min(int(np.searchsorted(cumulative, half, side="right")), values.size - 1)
+    half, slack = cumulative[-1] / 2.0, 1e-12 * cumulative[-1]
+    lower = int(np.searchsorted(cumulative, half - slack, side="left"))
+    upper = min(int(np.searchsorted(cumulative, half + slack, side="right")), values.size - 1)
     if lower == upper:
         return float(sorted_values[lower])
     return float(np.mean(sorted_values[[lower, upper]]))
