@@ -11,3 +11,12 @@ def repeated_rows_checks(estimator) -> dict[str, str]:
     (scikit-learn >= 1.7 passes on its own small data; 1.6.0's data shows the difference.)"""
     reason = "integer weights equal repeated rows only where the model merges copies (see docstring)"
     return {f"check_sample_weight_equivalence_on_{kind}_data": reason for kind in ("dense", "sparse")}
+
+
+def online_repeated_rows_checks(estimator) -> dict[str, str]:
+    """The same checks for the online classifiers, whose ``fit`` learns the rows in order: an update of
+    integer weight k is one step k times as long, not k steps, and scikit-learn shuffles the weighted
+    rows while the repeated ones stay in order. What holds online (fit = partial_fit with the weights,
+    weight 0 = the row skipped) is tested in tests/test_online_estimators.py."""
+    reason = "online updates depend on the order of the rows; an importance weight k is one step, not k"
+    return {f"check_sample_weight_equivalence_on_{kind}_data": reason for kind in ("dense", "sparse")}

@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from sklearn.datasets import make_classification
 from sklearn.linear_model import SGDClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn_checks import online_repeated_rows_checks
 
 from dualboost.estimators.online import AdaBoostOLClassifier, OnlineBBMClassifier
 from dualboost.oracles.online import OnlineLinear
@@ -22,7 +23,8 @@ CLASSES = [OnlineBBMClassifier, AdaBoostOLClassifier]
         OnlineBBMClassifier(random_state=0),
         AdaBoostOLClassifier(random_state=0),
         OnlineBBMClassifier(learner="stumps", weighting="sampling", n_learners=5, random_state=0),
-    ]
+    ],
+    expected_failed_checks=online_repeated_rows_checks,
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
@@ -103,6 +105,95 @@ def test_vectorised_linear_bank_equals_independent_learners(params):
     for i, single in enumerate(singles):
         np.testing.assert_allclose(bank.W[:, i], single.W[:, 0], rtol=1e-12)
         np.testing.assert_allclose(bank.b[i], single.b[0], rtol=1e-12)
+
+
+# -- sample_weight in fit (issue 17 item 3; docs/online.md#sample-weights) -----------------------------
+
+
+def _importance(n, seed=3):
+    """Real importance weights in [0, 3) with every seventh row at 0."""
+    w = np.random.default_rng(seed).uniform(0.0, 3.0, n)
+    w[::7] = 0.0
+    return w
+
+
+def _same_model(a, b):
+    """Two fits that made the same updates in the same order: equal bit for bit, but for the edge sums,
+    which add blocks of rows whose ends differ with the batches (rounding: 1e-12)."""
+    assert a.n_seen_ == b.n_seen_ and a.booster_.weight_seen == b.booster_.weight_seen
+    assert a.progressive_loss_ == b.progressive_loss_
+    np.testing.assert_allclose(a.edges_, b.edges_, rtol=1e-12, atol=1e-15)
+    assert a.link_slope_ == b.link_slope_
+    for learned in ("alpha_", "hedge_weights_"):
+        if hasattr(a, learned):
+            np.testing.assert_array_equal(getattr(a, learned), getattr(b, learned))
+
+
+@pytest.mark.parametrize("learner", ["linear", "stumps"])
+@pytest.mark.parametrize("weighting", ["importance", "sampling"])
+@pytest.mark.parametrize("cls", CLASSES)
+def test_fit_with_weights_is_partial_fit_with_weights(cls, weighting, learner, stream):
+    """fit(X, y, sample_weight=w) = partial_fit(X, y, sample_weight=w) on a fresh model, n_passes
+    times; the counts are those of the positive weights. With the linear learner the stream may also
+    come in chunks (the stumps take their feature ranges from the first batch)."""
+    X, y = stream[0][:450], stream[1][:450]
+    w = _importance(len(y))
+    make = lambda: cls(n_passes=2, weighting=weighting, learner=learner, random_state=0)  # noqa: E731
+    fitted = make().fit(X, y, sample_weight=w)
+    chunk = 150 if learner == "linear" else len(y)
+    stepped = make()
+    for _ in range(2):
+        for start in range(0, len(y), chunk):
+            rows = slice(start, start + chunk)
+            stepped.partial_fit(X[rows], y[rows], classes=["ham", "spam"], sample_weight=w[rows])
+    _same_model(fitted, stepped)
+    np.testing.assert_array_equal(fitted.decision_function(X), stepped.decision_function(X))
+    np.testing.assert_array_equal(fitted.predict_proba(X), stepped.predict_proba(X))
+    assert fitted.n_seen_ == 2 * np.count_nonzero(w)
+    assert fitted.booster_.weight_seen == pytest.approx(2 * w.sum(), rel=1e-12)
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_fit_zero_weights_skip_the_rows_and_unit_weights_are_unweighted(cls, stream):
+    X, y = stream[0][:450], stream[1][:450]
+    w = _importance(len(y))
+    kept = w > 0
+    weighted = cls(random_state=0).fit(X, y, sample_weight=w)
+    reduced = cls(random_state=0).fit(X[kept], y[kept], sample_weight=w[kept])
+    _same_model(weighted, reduced)
+    np.testing.assert_array_equal(weighted.decision_function(X), reduced.decision_function(X))
+    zero_one = cls(random_state=0).fit(X, y, sample_weight=kept.astype(float))
+    removed = cls(random_state=0).fit(X[kept], y[kept])
+    _same_model(zero_one, removed)
+    np.testing.assert_array_equal(zero_one.decision_function(X), removed.decision_function(X))
+    ones = cls(random_state=0).fit(X, y, sample_weight=np.ones(len(y)))
+    _same_model(ones, cls(random_state=0).fit(X, y))
+
+
+def test_fit_integer_weights_are_not_repeated_rows(stream):
+    """What the class docstring says: a weight of 2 is one step twice as long, not two steps, so a
+    stream of doubled weights and the stream of doubled rows have learned different alphas (the same
+    total weight)."""
+    X, y = stream[0][:300], stream[1][:300]
+    weighted = AdaBoostOLClassifier(random_state=0).fit(X, y, sample_weight=np.full(len(y), 2.0))
+    repeated = AdaBoostOLClassifier(random_state=0).fit(np.repeat(X, 2, axis=0), np.repeat(y, 2))
+    assert weighted.booster_.weight_seen == repeated.booster_.weight_seen == 2 * len(y)
+    assert not np.allclose(weighted.alpha_, repeated.alpha_, rtol=1e-3)
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_fit_bad_weights_name_sample_weight(cls, stream):
+    X, y = stream[0][:100], stream[1][:100]
+    n = len(y)
+    for bad, match in (
+        (-np.ones(n), "[Nn]egative.*sample_weight"),
+        (np.r_[np.nan, np.ones(n - 1)], "sample_weight.*NaN"),
+        (np.ones(n - 1), "sample_weight"),
+        (np.zeros(n), "sample_weight.*zero"),
+        ((y == "spam").astype(float), "two classes"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            cls().fit(X, y, sample_weight=bad)
 
 
 def test_verbose_progress_line_only_on_a_terminal(stream, monkeypatch, capsys):

@@ -73,12 +73,23 @@ def _stream_text(row: HistoryRow) -> str:
 class _OnlineBoostingClassifier(ProbabilityLink, ClassifierMixin, BaseEstimator):
     """Shared stream handling; a subclass builds its booster in ``_make_booster``.
 
-    ``sample_weight`` (``partial_fit``; ``fit`` says why not there): importance weights
+    ``sample_weight`` (``fit`` and ``partial_fit``; docs/online.md#sample-weights): importance weights
     (docs/math.md#importance-weights): example t reaches learner i with weight ``s_t p_t^i``
     (sampling: ``s_t`` when drawn), AdaBoost.OL's own updates and the progressive loss count it
-    ``s_t`` times, and an example of weight 0 is skipped
-    (exactly the stream without it). Integer weights are not repeated examples: an online update
-    of weight 2 is one step, not two (the learners' steps are not linear in the repetitions).
+    ``s_t`` times. The identities that hold (tests/test_online_estimators.py):
+
+    * ``fit(X, y, sample_weight=s)`` is ``partial_fit(X, y, sample_weight=s)`` on a fresh model,
+      ``n_passes`` times, exactly (the same updates in the same order, the same random draws);
+    * an example of weight 0 is skipped: exactly the stream without it (it draws no random number);
+    * equal weights of 1 are the unweighted stream.
+
+    Not identities: integer weights are not repeated examples. An update of weight 2 is one step of
+    twice the size, not two steps in a row (the learners' steps are not linear in the repetitions, and
+    the booster's weights p_t^i change between the two copies), and repeated rows are learned at other
+    places in the stream than the weighted row. For the same reason other equal weights (say all 2)
+    are not the unweighted stream: every step is twice as long. scikit-learn's
+    ``check_sample_weight_equivalence_*`` checks, which compare integer weights with repeated and
+    shuffled rows, are expected failures (tests/sklearn_checks.py).
 
     ``predict_proba``: ``expit(a f)`` with the slope a fitted on the progressive predictions, the
     predictions each example got before it was learned (:attr:`link_slope_`)."""
@@ -128,20 +139,23 @@ class _OnlineBoostingClassifier(ProbabilityLink, ClassifierMixin, BaseEstimator)
 
     # -- learning -----------------------------------------------------------------------------------
 
-    def fit(self, X: ArrayLike, y: ArrayLike) -> _OnlineBoostingClassifier:
+    def fit(
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> _OnlineBoostingClassifier:
         """A fresh model learned on the rows of X in order (``n_passes`` times).
 
-        No ``sample_weight`` here (``partial_fit`` takes it): scikit-learn's estimator checks hold
-        every ``fit`` that takes weights to "integer weights = repeated rows" on shuffled rows
-        (``check_sample_weight_equivalence_on_dense_data``), which no order-dependent online update
-        satisfies. A fresh model with weights: ``clone(model).partial_fit(X, y, sample_weight=w)``."""
+        ``sample_weight``: importance weights, one per row (class docstring): the fit is exactly
+        ``partial_fit(X, y, sample_weight=sample_weight)`` on a fresh model, ``n_passes`` times; rows
+        of weight 0 are skipped (the classes are those of the other rows). Integer weights are not
+        repeated rows (class docstring)."""
         reject_dask_input(self, X, y)
         X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
         check_classification_targets(y)
+        X, y, weights = self._weighted(X, y, sample_weight)
         self._vocabulary = {}
-        self._start(X, self._two_classes(y, "y"))
+        self._start(X, self._two_classes(y, "y" if sample_weight is None else "y (rows of positive weight)"))
         for _ in range(self.n_passes):
-            self._learn(X, y)
+            self._learn(X, y, weights)
         return self
 
     @staticmethod
