@@ -64,6 +64,10 @@ CASES = {
     "corrective_erlpboost": {"nu": 24.0, "eps": 0.05, "max_iter": 150},
     "corrective_binary_erlpboost": {"nu": 24.0, "eps": 0.05, "max_iter": 150},
     "adaboost": {"max_iter": 40},
+    "mdboost": {"D": 2.0, "eps": 0.001},
+    "cgboost": {"C": 1.0, "eps": 0.01},
+    "nmboost": {"lam": 0.01, "tau": 0.01, "eps": 0.01},
+    "qrlpboost": {"nu": 24.0, "eps": 0.05},
 }
 
 
