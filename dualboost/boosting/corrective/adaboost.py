@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import brentq
 
-from dualboost._validation import check_max_iter, check_scalar
+from dualboost._validation import check_distribution, check_max_iter, check_scalar
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
@@ -123,6 +123,7 @@ def adaboostv(
     checkpoint_every: int = DEFAULT_EVERY,
     resume: bool = False,
     keep_stages: bool = False,
+    d0: NDArray[np.float64] | None = None,
 ) -> BoostResult:
     """AdaBoost* ([RW05]; miniboosts' AdaBoostV): AdaBoost with the weight of :func:`adaboostv_step`,
     which maximises the hard margin to within ``tolerance`` (docs/math.md#adaboostv).
@@ -134,8 +135,9 @@ def adaboostv(
     margin is within ``tolerance`` of rho*), or at ``max_iter``, default the theorem's bound
     ``ceil(2 ln(N) / tolerance^2)`` (:func:`adaboostv_max_iter`), by which the guarantee holds.
     A round whose best edge is <= 0 ends the run (not converged: nothing is guaranteed), one with edge
-    1 returns that hypothesis alone ([RW05] step (c)). ``checkpoint``, ``checkpoint_every``,
-    ``resume``, ``keep_stages``, ``callback``: as for :func:`adaboost`.
+    1 returns that hypothesis alone ([RW05] step (c)). ``d0``: the first distribution (a positive
+    distribution, default uniform; ``d^t`` proportional to ``d0 e^{-U alpha}``). ``checkpoint``,
+    ``checkpoint_every``, ``resume``, ``keep_stages``, ``callback``: as for :func:`adaboost`.
     """
     n = check_oracle(oracle)
     tolerance = check_scalar(tolerance, "tolerance")
@@ -155,6 +157,7 @@ def adaboostv(
         checkpoint_every=checkpoint_every,
         resume=resume,
         keep_stages=keep_stages,
+        d0=None if d0 is None else check_distribution(d0, n),
     )
 
 
@@ -172,6 +175,7 @@ def _exponential(
     checkpoint_every: int,
     resume: bool,
     keep_stages: bool,
+    d0: NDArray[np.float64] | None = None,
 ) -> BoostResult:
     """The loop of AdaBoost and AdaBoost*: ``d^t`` proportional to ``d0 e^{-U alpha}``, the round's weight
     from ``weight``; ``tolerance``: stop when ``min_q gamma_q - margin <= tolerance`` (None: never)."""
@@ -179,7 +183,7 @@ def _exponential(
     saving = Checkpoint.create(checkpoint, checkpoint_every, resume, algorithm, params)
     run = Run(oracle, history, callback, checkpoint=saving, keep_stages=keep_stages)
     ensemble = Ensemble(n)
-    log_d0 = np.full(n, -math.log(n))
+    log_d0 = np.full(n, -math.log(n)) if d0 is None else np.log(d0)
     d, margins, alpha = np.exp(log_d0), np.zeros(n), np.zeros(0)
     min_edge = math.inf
     converged, reason = False, "max_iter reached"

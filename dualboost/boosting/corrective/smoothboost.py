@@ -23,7 +23,7 @@ import os
 import numpy as np
 from numpy.typing import NDArray
 
-from dualboost._validation import check_max_iter, check_scalar
+from dualboost._validation import check_distribution, check_max_iter, check_scalar
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
@@ -61,6 +61,7 @@ def smoothboost(
     checkpoint_every: int = DEFAULT_EVERY,
     resume: bool = False,
     keep_stages: bool = False,
+    d0: NDArray[np.float64] | None = None,
 ) -> BoostResult:
     """SmoothBoost ([Ser03] Fig. 1; module docstring, docs/math.md#smoothboost).
 
@@ -70,21 +71,25 @@ def smoothboost(
     hypotheses); ``theta = gamma / (2 + gamma)`` is the margin aimed at. ``max_iter``: default the
     bound of [Ser03] Thm 2 (:func:`smoothboost_max_iter`); a run that reaches it (the oracle's edges
     fell below 2 gamma) warns. The history's stopping quantity is ``sum M / N``, compared with kappa;
-    ``d`` of the result is the last distribution the oracle saw. ``callback``, ``checkpoint``,
-    ``checkpoint_every``, ``resume``, ``keep_stages``: as for the other drivers.
+    ``d`` of the result is the last distribution the oracle saw. ``d0``: a positive distribution p over
+    the examples, the measure of [Ser03] in place of the uniform one (``d = p M / sum p M``, stop when
+    ``sum p M < kappa``; then ``d_n <= p_n / kappa`` and the p-weight of the examples with margin
+    <= theta is below kappa). ``callback``, ``checkpoint``, ``checkpoint_every``, ``resume``,
+    ``keep_stages``: as for the other drivers.
     """
     n = check_oracle(oracle)
     kappa = _fraction(kappa, "kappa", 1.0, "the target training error")
     gamma = _fraction(gamma, "gamma", 0.5, "the weak learner's advantage: edges >= 2 gamma")
     max_iter = check_max_iter(max_iter, smoothboost_max_iter(kappa, gamma))
+    p = np.full(n, 1.0 / n) if d0 is None else check_distribution(d0, n)
     theta = gamma / (2.0 + gamma)
     params = {"kappa": kappa, "gamma": gamma, "theta": theta, "max_iter": max_iter}
     saving = Checkpoint.create(checkpoint, checkpoint_every, resume, "smoothboost", params)
-    history = History("sum M / N < kappa", kappa)
+    history = History("sum_n p_n M_n < kappa", kappa)
     run = Run(oracle, history, callback, checkpoint=saving, keep_stages=keep_stages)
     ensemble = Ensemble(n)
     margins, counts = np.zeros(n), np.zeros(0)  # N_n, and how often each hypothesis was selected
-    d = np.full(n, 1.0 / n)
+    d = p.copy()
     first, (margins, counts, d) = run.resume(ensemble, margins=margins, counts=counts, d=d)
     converged = False
     for t in range(first, max_iter + 1):
@@ -94,20 +99,19 @@ def smoothboost(
             counts = np.r_[counts, 0.0] if is_new else counts
             counts[position] += 1.0
             margins += selection.column - theta
-            M = smoothboost_weights(margins, gamma)
-            mass = float(M.sum())
-        quantity = mass / n
+            pM = p * smoothboost_weights(margins, gamma)
+            quantity = float(pM.sum())
         run.record(t, selection.edge, stopping=quantity, n_hypotheses=int(np.count_nonzero(counts)))
         if run.stages is not None:
             run.stages.full(counts)
         if quantity < kappa:
             converged = True
             break
-        d = M / mass
+        d = pM / quantity
         run.save(t, ensemble, margins=margins, counts=counts, d=d)
     if not converged:
         warn_unconverged("smoothboost", max_iter)
-    reason = "sum M / N < kappa" if converged else "max_iter reached"
+    reason = history.criterion if converged else "max_iter reached"
     weights = counts / counts.sum()
     return run.result(
         "smoothboost", ensemble, weights, d, converged=converged, stop_reason=reason, params=params
