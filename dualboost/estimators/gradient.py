@@ -66,8 +66,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from dualboost.boosting.gradient.drivers import PROJECTIONS, STEPS, gradient_projection
 from dualboost.boosting.gradient.losses import LOSSES, FunctionalLoss, make_loss
-from dualboost.estimators.base import COUNT, POSITIVE, check_sample_weight, reject_dask_input, uniform_or
+from dualboost.estimators.base import COUNT, POSITIVE, reject_dask_input, uniform_or
 from dualboost.estimators.importances import feature_importances
+from dualboost.estimators.online import positive_rows
 from dualboost.estimators.probability import (
     LINK_MAX_SLOPE,
     LINK_MIN_SLOPE,
@@ -108,18 +109,6 @@ def make_learner(learner: object) -> ProjectionOracle:
         f"learner must be one of {', '.join(map(repr, LEARNERS))}, a ProjectionOracle, a dualboost Oracle, "
         f"or a scikit-learn regressor or classifier; got {learner!r}"
     )
-
-
-def _positive_rows(X, y: NDArray, sample_weight: ArrayLike | None) -> tuple:
-    """``(X, y, weights)`` without the rows of weight 0 (weights None when not given; checked by
-    :func:`~dualboost.estimators.base.check_sample_weight`)."""
-    if sample_weight is None:
-        return X, y, None
-    weights = check_sample_weight(sample_weight, X)
-    kept = weights > 0
-    if kept.all():
-        return X, y, weights
-    return X[kept], y[kept], weights[kept]
 
 
 class _GradientProjection(BaseEstimator):
@@ -242,7 +231,7 @@ class GradientProjectionClassifier(ClassifierMixin, _GradientProjection):
         reject_dask_input(self, X, y)
         X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
         check_classification_targets(y)
-        X, y, weights = _positive_rows(X, y, sample_weight)
+        X, y, weights = positive_rows(X, y, sample_weight)
         classes, indices = np.unique(y, return_inverse=True)
         if classes.size < 2:
             kept = " with a positive sample_weight" if sample_weight is not None else ""
@@ -381,7 +370,7 @@ class GradientProjectionRegressor(RegressorMixin, _GradientProjection):
         example weights, the weighted risk (f_0 the weighted mean or median; module docstring)."""
         reject_dask_input(self, X, y)
         X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, y_numeric=True)
-        X, y, weights = _positive_rows(X, np.asarray(y, dtype=np.float64), sample_weight)
+        X, y, weights = positive_rows(X, np.asarray(y, dtype=np.float64), sample_weight)
         loss = make_loss(self.loss)
         if loss.multiclass:
             raise ValueError(f"loss {loss.name!r} is a multiclass loss; a regressor needs a one-output loss")

@@ -70,6 +70,19 @@ def _stream_text(row: HistoryRow) -> str:
     )
 
 
+def positive_rows(X, y: ArrayLike, sample_weight: ArrayLike | None) -> tuple:
+    """``(X, y, weights)`` without the rows of weight 0, for a ``fit`` that takes ``sample_weight``
+    (weights None when not given, else checked by :func:`~dualboost.estimators.base.check_sample_weight`);
+    also the gradient estimators' (:mod:`dualboost.estimators.gradient`)."""
+    if sample_weight is None:
+        return X, y, None
+    weights = check_sample_weight(sample_weight, X)
+    kept = weights > 0
+    if kept.all():
+        return X, y, weights
+    return X[kept], np.asarray(y)[kept], weights[kept]
+
+
 class _OnlineBoostingClassifier(ProbabilityLink, ClassifierMixin, BaseEstimator):
     """Shared stream handling; a subclass builds its booster in ``_make_booster``.
 
@@ -151,23 +164,12 @@ class _OnlineBoostingClassifier(ProbabilityLink, ClassifierMixin, BaseEstimator)
         reject_dask_input(self, X, y)
         X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
         check_classification_targets(y)
-        X, y, weights = self._weighted(X, y, sample_weight)
+        X, y, weights = positive_rows(X, y, sample_weight)
         self._vocabulary = {}
         self._start(X, self._two_classes(y, "y" if sample_weight is None else "y (rows of positive weight)"))
         for _ in range(self.n_passes):
             self._learn(X, y, weights)
         return self
-
-    @staticmethod
-    def _weighted(X, y: NDArray, sample_weight: ArrayLike | None) -> tuple:
-        """``(X, y, weights)`` without the rows of weight 0 (weights None when not given)."""
-        if sample_weight is None:
-            return X, y, None
-        weights = check_sample_weight(sample_weight, X)
-        kept = weights > 0
-        if kept.all():
-            return X, y, weights
-        return X[kept], np.asarray(y)[kept], weights[kept]
 
     def partial_fit(
         self,
@@ -182,7 +184,7 @@ class _OnlineBoostingClassifier(ProbabilityLink, ClassifierMixin, BaseEstimator)
         first = not hasattr(self, "booster_")
         X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, reset=first)
         check_classification_targets(y)
-        X, y, weights = self._weighted(X, y, sample_weight)
+        X, y, weights = positive_rows(X, y, sample_weight)
         if first:
             self._start(
                 X, self._two_classes(y if classes is None else classes, "y" if classes is None else "classes")
