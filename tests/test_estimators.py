@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 from sklearn.datasets import make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.tree import DecisionTreeClassifier
@@ -12,11 +13,14 @@ from sklearn_checks import repeated_rows_checks
 
 import dualboost
 from dualboost import (
+    AdaBoostVClassifier,
     BinaryERLPBoostClassifier,
     CorrectiveBinaryERLPBoostClassifier,
     CorrectiveERLPBoostClassifier,
     ERLPBoostClassifier,
     LPBoostClassifier,
+    MLPBoostClassifier,
+    SmoothBoostClassifier,
     SoftBoostClassifier,
 )
 from dualboost.oracles import DecisionStumps, RawFeatures
@@ -32,13 +36,15 @@ CLASSES = [
 
 
 CORRECTIVE = (CorrectiveERLPBoostClassifier, CorrectiveBinaryERLPBoostClassifier)
+#: the classifiers of miniboosts' algorithms (MLPBoost solves an LP per iteration: 50 in the checks)
+MINIBOOSTS = [MLPBoostClassifier(max_iter=50), AdaBoostVClassifier(), SmoothBoostClassifier()]
 
 
 # the totally corrective ones with max_iter=5, for speed; the corrective ones with their defaults,
 # which must end in seconds (a default run to the theorem's bound took 180,595 iterations)
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @parametrize_with_checks(
-    [cls() if cls in CORRECTIVE else cls(max_iter=5) for cls in CLASSES],
+    [cls() if cls in CORRECTIVE else cls(max_iter=5) for cls in CLASSES] + MINIBOOSTS,
     expected_failed_checks=repeated_rows_checks,
 )
 def test_sklearn_compatible(estimator, check):
@@ -130,6 +136,48 @@ def test_oracle_objects_are_not_modified(data):
     ],
 )
 def test_bad_parameters_name_the_argument(cls, params, name, data):
+    with pytest.raises(ValueError, match=name):
+        cls(**params).fit(*data)
+
+
+@pytest.mark.parametrize(
+    "estimator, nu_",
+    [
+        (MLPBoostClassifier(nu=0.2, eps=0.1, max_iter=None), 24.0),
+        (AdaBoostVClassifier(tolerance=0.1), 1.0),
+        (SmoothBoostClassifier(kappa=0.2, gamma=0.05), 24.0),
+    ],
+)
+def test_miniboosts_classifiers(estimator, nu_, data, tmp_path):
+    """String labels, the capping each reports, staged predictions ending at the model, a checkpoint
+    resumed to the same model, and a model file."""
+    X, y = data
+    clf = estimator.fit(X, y)
+    assert list(clf.classes_) == ["ham", "spam"] and clf.converged_ and clf.nu_ == pytest.approx(nu_)
+    assert clf.estimator_weights_.sum() == pytest.approx(1.0) and np.all(clf.estimator_weights_ >= 0)
+    assert clf.score(X, y) > 0.8
+    last = list(clf.staged_decision_function(X))[-1]
+    np.testing.assert_allclose(last, clf.decision_function(X), atol=1e-12)
+    path = tmp_path / "run.ckpt"
+    first = clone(estimator).set_params(checkpoint=str(path), checkpoint_every=5).fit(X, y)
+    resumed = clone(estimator).set_params(checkpoint=str(path), checkpoint_every=5, resume=True).fit(X, y)
+    np.testing.assert_allclose(resumed.decision_function(X), first.decision_function(X), atol=1e-9)
+    loaded = type(clf).load(clf.save(tmp_path / "model"))
+    np.testing.assert_array_equal(loaded.predict(X), clf.predict(X))
+
+
+@pytest.mark.parametrize(
+    "cls, params, name",
+    [
+        (MLPBoostClassifier, {"step": "fast"}, "step"),
+        (MLPBoostClassifier, {"nu": 0.0}, "nu"),
+        (AdaBoostVClassifier, {"tolerance": 0.0}, "tolerance"),
+        (AdaBoostVClassifier, {"tolerance": 2.0}, "tolerance"),
+        (SmoothBoostClassifier, {"kappa": 1.0}, "kappa"),
+        (SmoothBoostClassifier, {"gamma": 0.5}, "gamma"),
+    ],
+)
+def test_miniboosts_bad_parameters_name_the_argument(cls, params, name, data):
     with pytest.raises(ValueError, match=name):
         cls(**params).fit(*data)
 

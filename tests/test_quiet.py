@@ -36,7 +36,7 @@ y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1, -1)
 
 def _estimator(name: str):
     est = getattr(dualboost, name)()
-    if name.startswith("Corrective"):
+    if name.startswith("Corrective") or name == "MLPBoostClassifier":
         est.set_params(eps=0.1, max_iter=None)
     return est
 

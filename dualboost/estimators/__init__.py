@@ -6,6 +6,8 @@
   ([KG] Algs. 2.1, 3.1-3.3);
 * :mod:`~dualboost.estimators.corrective`: :class:`CorrectiveERLPBoostClassifier`,
   :class:`CorrectiveBinaryERLPBoostClassifier` ([KG] Algs. 4.1, 4.3);
+* :mod:`~dualboost.estimators.miniboosts`: :class:`MLPBoostClassifier` ([MHT22]),
+  :class:`AdaBoostVClassifier` ([RW05]), :class:`SmoothBoostClassifier` ([Ser03]);
 * :mod:`~dualboost.estimators.maboost`: :class:`MABoostClassifier`, :class:`SparseBoostClassifier`,
   :class:`MadaBoostClassifier` (mirror descent, [NP]);
 * :mod:`~dualboost.estimators.gradient`: :class:`GradientProjectionClassifier`,
@@ -33,6 +35,7 @@ from dualboost.estimators.corrective import CorrectiveBinaryERLPBoostClassifier,
 from dualboost.estimators.cv import ERLPBoostCV, LPBoostCV, path
 from dualboost.estimators.gradient import GradientProjectionClassifier, GradientProjectionRegressor
 from dualboost.estimators.maboost import MABoostClassifier, MadaBoostClassifier, SparseBoostClassifier
+from dualboost.estimators.miniboosts import AdaBoostVClassifier, MLPBoostClassifier, SmoothBoostClassifier
 from dualboost.estimators.online import AdaBoostOLClassifier, OnlineBBMClassifier
 from dualboost.estimators.persistence import load, save
 from dualboost.estimators.reweight import ReweightedClassifier, reweight
@@ -50,6 +53,9 @@ __all__ = [
     "BinaryERLPBoostClassifier",
     "CorrectiveERLPBoostClassifier",
     "CorrectiveBinaryERLPBoostClassifier",
+    "MLPBoostClassifier",
+    "AdaBoostVClassifier",
+    "SmoothBoostClassifier",
     "MABoostClassifier",
     "SparseBoostClassifier",
     "MadaBoostClassifier",

@@ -1,0 +1,207 @@
+"""scikit-learn front-ends of the algorithms of miniboosts (docs/models.md#algorithms-of-miniboosts):
+
+* :class:`MLPBoostClassifier`: MLPBoost ([MHT22], :func:`~dualboost.boosting.mlpboost`), the
+  Frank-Wolfe step of Corrective ERLPBoost or LPBoost's LP, whichever has the larger regularised dual;
+* :class:`AdaBoostVClassifier`: AdaBoost* ([RW05], :func:`~dualboost.boosting.adaboostv`), the hard
+  margin to within ``tolerance``;
+* :class:`SmoothBoostClassifier`: SmoothBoost ([Ser03], :func:`~dualboost.boosting.smoothboost`),
+  distributions capped at ``1/(kappa N)`` and training error below kappa.
+
+They share ``fit``, ``predict``, ``decision_function``, ``margins``, the staged predictions,
+checkpoints (``checkpoint``, ``checkpoint_every``, ``resume``) and model files with the classifiers
+of :mod:`dualboost.estimators.base`. ``nu_`` is the capping count of the model: the one given
+(MLPBoost), 1 (AdaBoost*: the hard margin, no capping) or ``kappa N`` (SmoothBoost: its
+distributions satisfy ``d_n <= 1/(kappa N)``). ``sample_weight``: the prior d0 of the relative
+entropy (MLPBoost), the first distribution (AdaBoost*), the measure of the examples in place of the
+uniform one (SmoothBoost); rows of weight 0 are removed.
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+
+from numpy.typing import ArrayLike
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from dualboost.boosting import boost
+from dualboost.boosting.core.checkpoint import DEFAULT_EVERY
+from dualboost.boosting.corrective.frank_wolfe import STEPS
+from dualboost.estimators.base import (
+    POSITIVE,
+    BoostingClassifier,
+    binary_training_data,
+    reject_dask_input,
+    uniform_or,
+)
+from dualboost.estimators.corrective import CORRECTIVE_MAX_ITER
+from dualboost.oracles.registry import make_oracle
+
+__all__ = ["MLPBoostClassifier", "AdaBoostVClassifier", "SmoothBoostClassifier"]
+
+
+class MLPBoostClassifier(BoostingClassifier):
+    """MLPBoost ([MHT22] Alg. 2; docs/math.md#mlpboost): each iteration takes the Frank-Wolfe step of
+    Corrective ERLPBoost (rule ``step``, docs/math.md#frank-wolfe-steps) or the solution of LPBoost's LP
+    over the hypotheses so far (HiGHS), whichever has the larger regularised dual value.
+
+    ``nu``, ``eps``, ``eta``: as for :class:`~dualboost.estimators.CorrectiveERLPBoostClassifier` (the
+    same stopping rule, certified: the soft margin within eps of the best one). ``step``: None (the
+    clipped step) or one of ``"clipped"``, ``"classic"``, ``"short"``, ``"line"``, ``"pairwise"``.
+    ``max_iter``: 1000 by default (each iteration solves an LP; the bound is O(ln(N/nu)/eps^2));
+    None: the bound.
+    """
+
+    _algorithm = "mlpboost"
+    _parameter_constraints = {
+        **BoostingClassifier._parameter_constraints,
+        "eta": [*POSITIVE, None],
+        "step": [StrOptions(set(STEPS)), None],
+    }
+
+    def __init__(
+        self,
+        nu: float = 0.1,
+        eps: float = 0.01,
+        eta: float | None = None,
+        max_iter: int | None = CORRECTIVE_MAX_ITER,
+        oracle: object = "stumps",
+        step: str | None = None,
+        checkpoint: str | None = None,
+        checkpoint_every: int = DEFAULT_EVERY,
+        resume: bool = False,
+    ) -> None:
+        self.nu = nu
+        self.eps = eps
+        self.eta = eta
+        self.max_iter = max_iter
+        self.oracle = oracle
+        self.step = step
+        self.checkpoint = checkpoint
+        self.checkpoint_every = checkpoint_every
+        self.resume = resume
+
+    def _extra_params(self) -> dict:
+        return {"eta": self.eta, "step": self.step}
+
+
+class _UncappedClassifier(BoostingClassifier):
+    """A classifier whose driver takes no capping nu and no eps: its own parameters instead
+    (:meth:`_extra_params`); ``nu_`` is the capping that its distributions satisfy (:meth:`_capping`)."""
+
+    _parameter_constraints = {
+        name: rule
+        for name, rule in BoostingClassifier._parameter_constraints.items()
+        if name not in ("nu", "eps")
+    }
+
+    def _loop_params(self, n_samples: int) -> dict:
+        return {"max_iter": None if self.max_iter is None else int(self.max_iter)}
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> _UncappedClassifier:
+        """Boost on (X, y) in memory (X dense or sparse, y with two classes); ``sample_weight``: N
+        non-negative weights, rows of weight 0 removed, the others normalised to the driver's d0."""
+        reject_dask_input(self, X, y)
+        if sample_weight is None:
+            X, labels, classes = binary_training_data(self, X, y)
+            weights = None
+        else:
+            X, labels, classes, weights = binary_training_data(self, X, y, sample_weight)
+        params = self._driver_params(X.shape[0])
+        weighted = uniform_or(weights)
+        if weighted is not None:
+            params["d0"] = weighted / weighted.sum()
+        oracle = make_oracle(self.oracle).fit(X, labels)
+        self._store(boost(self._algorithm, oracle, **params), classes, weights)
+        return self
+
+    def _capping(self, n_samples: int) -> float:
+        raise NotImplementedError
+
+    def _store(self, result, classes, weights=None) -> None:
+        result.params.setdefault("nu", self._capping(result.d.size))
+        super()._store(result, classes, weights)
+
+
+class AdaBoostVClassifier(_UncappedClassifier):
+    """AdaBoost* ([RW05]; miniboosts' AdaBoostV; docs/math.md#adaboostv): AdaBoost whose weights aim at
+    the margin ``min_q gamma_q - tolerance``; the output's hard margin is within ``tolerance`` of the
+    best one of the oracle's class.
+
+    ``tolerance`` in (0, 1]: the precision that [RW05] calls nu (not a capping: AdaBoost* maximises the
+    hard margin, ``nu_ = 1``). ``max_iter``: None (default) for [RW05]'s bound
+    ``ceil(2 ln(N) / tolerance^2)``; the run usually stops much earlier, when the margin guarantee is
+    met.
+    """
+
+    _algorithm = "adaboostv"
+    _parameter_constraints = {
+        **_UncappedClassifier._parameter_constraints,
+        "tolerance": [Interval(Real, 0, 1, closed="right")],
+    }
+
+    def __init__(
+        self,
+        tolerance: float = 0.1,
+        max_iter: int | None = None,
+        oracle: object = "stumps",
+        checkpoint: str | None = None,
+        checkpoint_every: int = DEFAULT_EVERY,
+        resume: bool = False,
+    ) -> None:
+        self.tolerance = tolerance
+        self.max_iter = max_iter
+        self.oracle = oracle
+        self.checkpoint = checkpoint
+        self.checkpoint_every = checkpoint_every
+        self.resume = resume
+
+    def _extra_params(self) -> dict:
+        return {"tolerance": float(self.tolerance)}
+
+    def _capping(self, n_samples: int) -> float:
+        return 1.0
+
+
+class SmoothBoostClassifier(_UncappedClassifier):
+    """SmoothBoost ([Ser03] Fig. 1; docs/math.md#smoothboost): every distribution the weak learner sees
+    is smooth, ``d_n <= 1/(kappa N)``, and the output's training error is below ``kappa`` (fewer than
+    kappa N examples have margin ``<= gamma / (2 + gamma)``).
+
+    ``kappa`` in (0, 1): the target training error; ``gamma`` in (0, 1/2): the advantage assumed of the
+    weak learner (edges ``>= 2 gamma``); ``max_iter``: None (default) for [Ser03] Thm 2's bound
+    ``2 / (kappa gamma^2 sqrt(1 - gamma))``; a weak learner without that advantage may reach it (a
+    ``ConvergenceWarning``). ``nu_ = kappa N``, the capping its distributions satisfy.
+    """
+
+    _algorithm = "smoothboost"
+    _parameter_constraints = {
+        **_UncappedClassifier._parameter_constraints,
+        "kappa": [Interval(Real, 0, 1, closed="neither")],
+        "gamma": [Interval(Real, 0, 0.5, closed="neither")],
+    }
+
+    def __init__(
+        self,
+        kappa: float = 0.1,
+        gamma: float = 0.05,
+        max_iter: int | None = None,
+        oracle: object = "stumps",
+        checkpoint: str | None = None,
+        checkpoint_every: int = DEFAULT_EVERY,
+        resume: bool = False,
+    ) -> None:
+        self.kappa = kappa
+        self.gamma = gamma
+        self.max_iter = max_iter
+        self.oracle = oracle
+        self.checkpoint = checkpoint
+        self.checkpoint_every = checkpoint_every
+        self.resume = resume
+
+    def _extra_params(self) -> dict:
+        return {"kappa": float(self.kappa), "gamma": float(self.gamma)}
+
+    def _capping(self, n_samples: int) -> float:
+        return float(self.kappa) * n_samples
