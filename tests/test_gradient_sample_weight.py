@@ -4,7 +4,8 @@ The weights s make the objective the weighted risk ``R_s[f] = sum_n s_n l(f(x_n)
 minimised in L²(P̂_s). The identities: weight 0 = the row removed, integer weights = the rows repeated
 (the copies of x_n share f(x_n), so the repeated sample's P̂ is P̂_s), equal weights = no weights. Each
 is checked against the other side (a fit on the reduced or repeated rows), and the weighted risk, the
-weighted least-squares projection and the weighted median against direct computations.
+weighted least-squares projection and the weighted median against direct computations, and the weighted
+squared-loss fit against scikit-learn's GradientBoostingRegressor with sample_weight.
 
 Tolerances: the weighted and the repeated fit add the same numbers in a different order (w_n t_n once
 against t_n added w_n times), so they agree to rounding: about 1e-15 relative per sum, a few hundred sums
@@ -18,6 +19,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.datasets import make_classification
+from sklearn.ensemble import GradientBoostingRegressor
 
 from dualboost.boosting.gradient import gradient_projection
 from dualboost.boosting.gradient.losses import weighted_median
@@ -252,6 +254,23 @@ def test_first_step_is_the_weighted_least_squares_stump(data):
     np.testing.assert_allclose(F, f0 + fit, atol=1e-12)
     assert reg.estimator_weights_[0] == pytest.approx(-1.0, rel=1e-12)  # -eta c: h projects the gradient
     assert reg.objective_ == pytest.approx(0.5 * error / s.sum(), rel=1e-12)
+
+
+def test_weighted_squared_loss_matches_scikit_learn_gradient_boosting(data):
+    """A second implementation: on the squared loss with stumps, the naive method with eta = 1 is
+    Friedman's least-squares boosting, which scikit-learn's GradientBoostingRegressor(learning_rate=1,
+    max_depth=1) implements with sample_weight as a weighted mean f_0 and weighted least-squares trees.
+    Both fits make the same splits, so f agrees on the training rows to rounding."""
+    X, _, y, _, _ = data
+    s = np.random.default_rng(8).uniform(0.1, 3.0, len(y))
+    ours = GradientProjectionRegressor(projection="naive", step="constant", n_estimators=40)
+    ours.fit(X, y, sample_weight=s)
+    theirs = GradientBoostingRegressor(learning_rate=1.0, max_depth=1, n_estimators=40, random_state=0)
+    theirs.fit(X, y, sample_weight=s)
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=0, atol=TIGHT)
+    assert ours.objective_ == pytest.approx(
+        0.5 * np.average((theirs.predict(X) - y) ** 2, weights=s), rel=1e-10
+    )
 
 
 def test_weighted_median():
