@@ -38,8 +38,9 @@ tests/test_gradient_sample_weight.py:
   weight, as for repeated rows);
 * integer weights are the rows repeated, for every loss and projection, up to rounding: the copies of an
   example share f(x_n), so the repeated sample's P̂ is P̂_s. This needs a learner whose answer depends on
-  the sample only through P̂ (the stumps; a scikit-learn learner with ``min_samples_leaf``-type counts is
-  not one).
+  the sample only through P̂ and not on rounding: the built-in stumps (which treat near-equal splits as
+  ties, :data:`~dualboost.oracles.regression.NEAR_TIE`) and decision stumps are; a scikit-learn learner
+  is only as exact as its own ``sample_weight`` (its trees, measured, pick other splits on repeated rows).
 
 Fitted attributes: ``result_`` (:class:`~dualboost.boosting.gradient.GradientBoostResult`),
 ``history_`` (the common :class:`~dualboost.boosting.History`: ``edge`` = Definition 1's edge,
