@@ -23,6 +23,7 @@ from dualboost import (
     SmoothBoostClassifier,
     SoftBoostClassifier,
 )
+from dualboost.estimators import CGBoostClassifier, MDBoostClassifier, NMBoostClassifier, QRLPBoostClassifier
 from dualboost.oracles import DecisionStumps, RawFeatures
 
 CLASSES = [
@@ -39,13 +40,26 @@ CORRECTIVE = (CorrectiveERLPBoostClassifier, CorrectiveBinaryERLPBoostClassifier
 #: the classifiers of miniboosts' algorithms (MLPBoost solves an LP per iteration: 50 in the checks)
 MINIBOOSTS = [MLPBoostClassifier(max_iter=50), AdaBoostVClassifier(), SmoothBoostClassifier()]
 
+#: the other totally corrective formulations (tests/test_formulation_estimators.py tests them further)
+FORMULATION_CLASSES = (MDBoostClassifier, CGBoostClassifier, NMBoostClassifier, QRLPBoostClassifier)
+FORMULATIONS = [cls(max_iter=5) for cls in FORMULATION_CLASSES]
+
+
+def expected_failures(estimator) -> dict[str, str]:
+    """:func:`repeated_rows_checks`, and for the formulations the check that fits unequal weights:
+    they refuse them with a ValueError (dualboost/estimators/formulations.py: no weighted form)."""
+    failures = repeated_rows_checks(estimator)
+    if isinstance(estimator, FORMULATION_CLASSES):
+        failures["check_sample_weights_not_overwritten"] = "unequal positive sample weights are a ValueError"
+    return failures
+
 
 # the totally corrective ones with max_iter=5, for speed; the corrective ones with their defaults,
 # which must end in seconds (a default run to the theorem's bound took 180,595 iterations)
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @parametrize_with_checks(
-    [cls() if cls in CORRECTIVE else cls(max_iter=5) for cls in CLASSES] + MINIBOOSTS,
-    expected_failed_checks=repeated_rows_checks,
+    [cls() if cls in CORRECTIVE else cls(max_iter=5) for cls in CLASSES] + MINIBOOSTS + FORMULATIONS,
+    expected_failed_checks=expected_failures,
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)

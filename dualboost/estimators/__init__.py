@@ -6,6 +6,9 @@
   ([KG] Algs. 2.1, 3.1-3.3);
 * :mod:`~dualboost.estimators.corrective`: :class:`CorrectiveERLPBoostClassifier`,
   :class:`CorrectiveBinaryERLPBoostClassifier` ([KG] Algs. 4.1, 4.3);
+* :mod:`~dualboost.estimators.formulations`: :class:`MDBoostClassifier` ([SL]),
+  :class:`CGBoostClassifier` ([BZB04]), :class:`NMBoostClassifier` and :class:`QRLPBoostClassifier`
+  ([AFAHV25]);
 * :mod:`~dualboost.estimators.miniboosts`: :class:`MLPBoostClassifier` ([MHT22]),
   :class:`AdaBoostVClassifier` ([RW05]), :class:`SmoothBoostClassifier` ([Ser03]);
 * :mod:`~dualboost.estimators.maboost`: :class:`MABoostClassifier`, :class:`SparseBoostClassifier`,
@@ -33,6 +36,12 @@ the Dask fit and :class:`~dualboost.estimators.dask.DaskERLPBoostClassifier` (im
 from dualboost.estimators.base import dask_kind, nu_count, reject_dask_input
 from dualboost.estimators.corrective import CorrectiveBinaryERLPBoostClassifier, CorrectiveERLPBoostClassifier
 from dualboost.estimators.cv import ERLPBoostCV, LPBoostCV, path
+from dualboost.estimators.formulations import (
+    CGBoostClassifier,
+    MDBoostClassifier,
+    NMBoostClassifier,
+    QRLPBoostClassifier,
+)
 from dualboost.estimators.gradient import GradientProjectionClassifier, GradientProjectionRegressor
 from dualboost.estimators.maboost import MABoostClassifier, MadaBoostClassifier, SparseBoostClassifier
 from dualboost.estimators.miniboosts import AdaBoostVClassifier, MLPBoostClassifier, SmoothBoostClassifier
@@ -53,6 +62,10 @@ __all__ = [
     "BinaryERLPBoostClassifier",
     "CorrectiveERLPBoostClassifier",
     "CorrectiveBinaryERLPBoostClassifier",
+    "MDBoostClassifier",
+    "CGBoostClassifier",
+    "NMBoostClassifier",
+    "QRLPBoostClassifier",
     "MLPBoostClassifier",
     "AdaBoostVClassifier",
     "SmoothBoostClassifier",

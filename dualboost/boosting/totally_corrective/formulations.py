@@ -218,7 +218,8 @@ class _MDBoost(_MaxEdgeBound):
         return np.full(n, 1.0 / self.D)  # 1/D - U v without columns
 
     def pricing(self, d):
-        return d / np.abs(d).sum()
+        total = np.abs(d).sum()
+        return d / total if total > 0 else d
 
     def params(self):
         return {"D": self.D} | super().params()
@@ -260,7 +261,8 @@ class _CGBoost(Formulation):
         return np.full(n, self.C)  # every margin (0 without columns) is below 1
 
     def pricing(self, d):
-        return d / d.sum()
+        total = d.sum()
+        return d / total if total > 0 else d
 
     def quantity(self, model, d, selection, position, is_new, sol, best):
         present = 0.0 if is_new or sol is None else float(sol.w[position])
@@ -329,9 +331,12 @@ def _column_generation(
     first, (d, sol, best) = run.resume(ensemble, d=d, sol=sol, best=best)
     converged, reason = False, "max_iter reached"
     for t in range(first, max_iter + 1):
-        if not np.any(form.pricing(d) != 0):  # pragma: no cover - d = 0: no edge to price
-            run.record(t, 0.0, stopping=0.0, n_hypotheses=_n_positive(form.weights(sol)))
-            converged, reason = True, "d = 0: every reduced cost is 0"
+        if not np.any(d != 0):  # MDBoost's 1/D - U v or CGBoost's d vanished: nothing to price
+            # every edge at d = 0 is 0, so the full primal there is the restricted one: the run is
+            # certified by the last gap (MDBoost: P(0) = f(0) = P^t(0); CGBoost: M = 0)
+            gap = 0.0 if sol is None else max(sol.gap, 0.0)
+            run.record(t, 0.0, stopping=gap, n_hypotheses=_n_positive(form.weights(sol)))
+            converged, reason = True, "d = 0: every edge is 0, the last certified gap bounds the loss"
             break
         selection = run.ask(form.pricing(d))
         position, is_new = ensemble.add(selection)

@@ -1,0 +1,232 @@
+"""The classifiers of the other totally corrective formulations (docs/models.md,
+docs/math.md#other-totally-corrective-formulations): :class:`MDBoostClassifier` ([SL]),
+:class:`CGBoostClassifier` ([BZB04]), :class:`NMBoostClassifier` and :class:`QRLPBoostClassifier`
+([AFAHV25]), front-ends of the column-generation drivers of
+:mod:`dualboost.boosting.totally_corrective.formulations`.
+
+They share the parameters and fitted attributes of :class:`~dualboost.estimators.base.BoostingClassifier`
+except ``nu``: MDBoost, CGBoost and NM-Boost have no capping (their d ranges over R^N, [0, C]^N and
+[0, 1]^N), so they take their own parameters instead and have no ``nu_``; QRLP-Boost takes ``nu`` as a
+fraction of the training set, as the [KG] classifiers do. ``eps`` is the precision of each driver's
+certified stopping rule (:mod:`~dualboost.boosting.totally_corrective.formulations`), ``method`` the
+re-solve method (default: the fastest sound one, HiGHS for the LP of NM-Boost and the QP of CGBoost,
+the hand-written dual path for MDBoost and QRLP-Boost).
+
+``sample_weight``: rows of weight 0 are removed and equal weights are the unweighted fit, as for
+every classifier of the package; other weights raise a ValueError, because none of the four models
+has a weighted form in dualboost yet (MDBoost's spread, CGBoost's and NM-Boost's hinges and
+QRLP-Boost's quadratic weigh every example alike).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dualboost.boosting.core.checkpoint import DEFAULT_EVERY
+from dualboost.boosting.totally_corrective.formulations import NMBOOST_TAU
+from dualboost.estimators.base import (
+    METHOD,
+    NU_FRACTION,
+    POSITIVE,
+    BoostingClassifier,
+    check_sample_weight,
+    dask_kind,
+    nu_count,
+)
+
+__all__ = ["MDBoostClassifier", "CGBoostClassifier", "NMBoostClassifier", "QRLPBoostClassifier"]
+
+
+class _FormulationClassifier(BoostingClassifier):
+    """The shared part: no capping (unless a subclass has one), the model's parameters, no weights."""
+
+    _parameter_constraints = {
+        name: constraint
+        for name, constraint in BoostingClassifier._parameter_constraints.items()
+        if name != "nu"
+    } | {"method": METHOD}
+    #: the model's own parameters (passed to the driver as they are)
+    _model_params: tuple[str, ...] = ()
+
+    def _loop_params(self, n_samples: int) -> dict:
+        return {"eps": float(self.eps), "max_iter": None if self.max_iter is None else int(self.max_iter)}
+
+    def _extra_params(self) -> dict:
+        return {name: getattr(self, name) for name in self._model_params} | {"method": self.method}
+
+    def fit(self, X, y, sample_weight=None) -> _FormulationClassifier:
+        """Boost the oracle's hypotheses on (X, y) (:meth:`BoostingClassifier.fit
+        <dualboost.estimators.base.BoostingClassifier.fit>`); ``sample_weight``: module docstring."""
+        if sample_weight is not None and dask_kind(X) is None:
+            weights = check_sample_weight(sample_weight, X)
+            positive = weights[weights > 0]
+            if np.any(positive != positive[0]):
+                raise ValueError(
+                    f"sample_weight with unequal positive weights is not supported by {type(self).__name__}: "
+                    "the model weighs every example alike (rows of weight 0 are removed and equal weights "
+                    "are the unweighted fit)"
+                )
+        return super().fit(X, y, sample_weight)
+
+    def _store(self, result, classes: NDArray, weights: NDArray[np.float64] | None = None) -> None:
+        uncapped = "nu" not in result.params
+        super()._store(
+            replace(result, params=result.params | {"nu": None}) if uncapped else result, classes, weights
+        )
+        if uncapped:
+            del self.nu_  # no capping: no nu_
+
+
+class MDBoostClassifier(_FormulationClassifier):
+    """MDBoost ([SL] Eq. 6, identity covariance; docs/math.md#mdboost): the ensemble with the largest
+    mean margin minus half the margins' squared norm at total weight ``D``; the oracle prices the
+    signed ``1/D - U v`` (an oracle that takes signed weights: stumps, raw features, linear-kernel
+    columns, a matrix, or a scikit-learn classifier fitted on ``|d|`` with flipped labels).
+
+    ``D`` > 0: [SL]'s total weight (margins above ``1/D`` are pulled back); ``method``: default
+    ``"auglag"``. Stop: the full problem's dual is within eps of the output's.
+    """
+
+    _algorithm = "mdboost"
+    _model_params = ("D",)
+    _parameter_constraints = {**_FormulationClassifier._parameter_constraints, "D": POSITIVE}
+
+    def __init__(
+        self,
+        D: float = 1.0,
+        eps: float = 0.01,
+        max_iter: int | None = None,
+        oracle: object = "stumps",
+        method: str = "auglag",
+        checkpoint: str | None = None,
+        checkpoint_every: int = DEFAULT_EVERY,
+        resume: bool = False,
+    ) -> None:
+        self.D = D
+        self.eps = eps
+        self.max_iter = max_iter
+        self.oracle = oracle
+        self.method = method
+        self.checkpoint = checkpoint
+        self.checkpoint_every = checkpoint_every
+        self.resume = resume
+
+
+class CGBoostClassifier(_FormulationClassifier):
+    """CGBoost ([BZB04]; docs/math.md#cgboost): non-negative weights minimising ``(1/2)||w||^2 + C sum_n
+    [1 - (U w)_n]_+``, normalised to the simplex for prediction (the sign of ``U w`` is unchanged).
+
+    ``C`` > 0: the hinge's weight; ``method``: default ``"highs"`` (HiGHS's QP solver). Stop: the
+    oracle's hypothesis has a normalised reduced cost <= eps (what that guarantees:
+    :mod:`~dualboost.boosting.totally_corrective.formulations`).
+    """
+
+    _algorithm = "cgboost"
+    _model_params = ("C",)
+    _parameter_constraints = {**_FormulationClassifier._parameter_constraints, "C": POSITIVE}
+
+    def __init__(
+        self,
+        C: float = 1.0,
+        eps: float = 0.01,
+        max_iter: int | None = None,
+        oracle: object = "stumps",
+        method: str = "highs",
+        checkpoint: str | None = None,
+        checkpoint_every: int = DEFAULT_EVERY,
+        resume: bool = False,
+    ) -> None:
+        self.C = C
+        self.eps = eps
+        self.max_iter = max_iter
+        self.oracle = oracle
+        self.method = method
+        self.checkpoint = checkpoint
+        self.checkpoint_every = checkpoint_every
+        self.resume = resume
+
+
+class NMBoostClassifier(_FormulationClassifier):
+    """NM-Boost ([AFAHV25]; docs/math.md#nm-boost): weights in the simplex maximising ``lam`` times the
+    summed margins minus the shortfalls of the margins below ``tau``.
+
+    ``lam`` > 0 (default colboost's 0.01), ``tau`` > 0 (default 0.01, fixed for the run); ``method``:
+    default ``"highs"`` (the LP, warm-started). Stop: the full problem's dual is within eps of the
+    output's.
+    """
+
+    _algorithm = "nmboost"
+    _model_params = ("lam", "tau")
+    _parameter_constraints = {
+        **_FormulationClassifier._parameter_constraints,
+        "lam": POSITIVE,
+        "tau": POSITIVE,
+    }
+
+    def __init__(
+        self,
+        lam: float = 0.01,
+        tau: float = NMBOOST_TAU,
+        eps: float = 0.01,
+        max_iter: int | None = None,
+        oracle: object = "stumps",
+        method: str = "highs",
+        checkpoint: str | None = None,
+        checkpoint_every: int = DEFAULT_EVERY,
+        resume: bool = False,
+    ) -> None:
+        self.lam = lam
+        self.tau = tau
+        self.eps = eps
+        self.max_iter = max_iter
+        self.oracle = oracle
+        self.method = method
+        self.checkpoint = checkpoint
+        self.checkpoint_every = checkpoint_every
+        self.resume = resume
+
+
+class QRLPBoostClassifier(_FormulationClassifier):
+    """QRLP-Boost ([AFAHV25]; docs/math.md#qrlp-boost): ERLPBoost with the entropy replaced by its
+    second-order expansion at the previous d, re-centred every iteration.
+
+    ``nu``: the capping as a fraction of the training set (``nu_ = max(1, nu N)``, as the [KG]
+    classifiers); ``eta``: None for ERLPBoost's canonical ``(2/eps) ln(N/nu_)``; ``method``: default
+    ``"auglag"``. Stop: the soft margin of the output is within eps of the best one of the class.
+    """
+
+    _algorithm = "qrlpboost"
+    _model_params = ("eta",)
+    _parameter_constraints = {
+        **_FormulationClassifier._parameter_constraints,
+        "nu": NU_FRACTION,
+        "eta": [*POSITIVE, None],
+    }
+
+    def __init__(
+        self,
+        nu: float = 0.1,
+        eps: float = 0.01,
+        eta: float | None = None,
+        max_iter: int | None = None,
+        oracle: object = "stumps",
+        method: str = "auglag",
+        checkpoint: str | None = None,
+        checkpoint_every: int = DEFAULT_EVERY,
+        resume: bool = False,
+    ) -> None:
+        self.nu = nu
+        self.eps = eps
+        self.eta = eta
+        self.max_iter = max_iter
+        self.oracle = oracle
+        self.method = method
+        self.checkpoint = checkpoint
+        self.checkpoint_every = checkpoint_every
+        self.resume = resume
+
+    def _loop_params(self, n_samples: int) -> dict:
+        return super()._loop_params(n_samples) | {"nu": nu_count(self.nu, n_samples)}

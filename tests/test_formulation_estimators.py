@@ -1,0 +1,101 @@
+"""The classifiers of MDBoost, CGBoost, NM-Boost and QRLP-Boost (:mod:`dualboost.estimators.formulations`);
+scikit-learn's own checks run in tests/test_estimators.py.
+
+Independent checks: the fitted model against the driver run on the same oracle (the estimator only
+maps labels and parameters), the margins against y times the decision function, the last stage
+against the model, a resumed fit against an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import make_classification
+
+import dualboost
+from dualboost.boosting import boost
+from dualboost.estimators import CGBoostClassifier, MDBoostClassifier, NMBoostClassifier, QRLPBoostClassifier
+from dualboost.oracles import DecisionStumps
+
+CASES = [
+    (MDBoostClassifier(D=2.0, eps=0.01), "mdboost", {"D": 2.0}),
+    (CGBoostClassifier(C=0.5, eps=0.01), "cgboost", {"C": 0.5}),
+    (NMBoostClassifier(lam=0.05, tau=0.02, eps=0.01), "nmboost", {"lam": 0.05, "tau": 0.02}),
+    (QRLPBoostClassifier(nu=0.2, eps=0.05), "qrlpboost", {"nu": 24.0}),
+]
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(n_samples=120, n_features=6, n_informative=3, random_state=0)
+    return X, np.where(y == 1, "spam", "ham")
+
+
+@pytest.mark.parametrize("estimator, algorithm, params", CASES)
+def test_fit_equals_the_driver(estimator, algorithm, params, data):
+    X, y = data
+    clf = clone(estimator).fit(X, y)
+    labels = np.where(y == "spam", 1.0, -1.0)
+    result = boost(algorithm, DecisionStumps().fit(X, labels), eps=estimator.eps, **params)
+    assert list(clf.classes_) == ["ham", "spam"] and clf.converged_ == result.converged
+    assert clf.hypotheses_ == result.hypotheses
+    np.testing.assert_allclose(clf.estimator_weights_, result.weights, atol=1e-12)
+    assert clf.estimator_weights_.sum() == pytest.approx(1.0) and np.all(clf.estimator_weights_ >= 0)
+    assert clf.n_iter_ == result.n_iter == len(clf.history_)
+    assert hasattr(clf, "nu_") == (algorithm == "qrlpboost")
+    np.testing.assert_allclose(clf.margins(X, y), result.margins, atol=1e-12)
+    assert clf.score(X, y) > 0.8
+    last = list(clf.staged_decision_function(X))[-1]
+    np.testing.assert_allclose(last, clf.decision_function(X), atol=1e-12)
+    proba = clf.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert np.mean((proba[:, 1] > 0.5) == (clf.predict(X) == "spam")) > 0.99
+
+
+@pytest.mark.parametrize("estimator, algorithm, params", CASES)
+def test_checkpoint_resume(estimator, algorithm, params, data, tmp_path):
+    X, y = data
+    path = tmp_path / "run.ckpt"
+    first = clone(estimator).set_params(checkpoint=str(path), checkpoint_every=3).fit(X, y)
+    resumed = clone(estimator).set_params(checkpoint=str(path), checkpoint_every=3, resume=True).fit(X, y)
+    assert resumed.hypotheses_ == first.hypotheses_
+    np.testing.assert_allclose(resumed.decision_function(X), first.decision_function(X), atol=1e-9)
+
+
+@pytest.mark.parametrize("estimator, algorithm, params", CASES)
+def test_sample_weight(estimator, algorithm, params, data):
+    X, y = data
+    plain = clone(estimator).fit(X, y)
+    equal = clone(estimator).fit(X, y, sample_weight=np.full(len(y), 3.0))
+    np.testing.assert_allclose(equal.decision_function(X), plain.decision_function(X), atol=1e-12)
+    zero = np.ones(len(y))
+    zero[:10] = 0.0
+    removed = clone(estimator).fit(X, y, sample_weight=zero)
+    kept = clone(estimator).fit(X[10:], y[10:])
+    np.testing.assert_allclose(removed.decision_function(X), kept.decision_function(X), atol=1e-12)
+    with pytest.raises(ValueError, match="unequal positive weights"):
+        clone(estimator).fit(X, y, sample_weight=np.r_[np.ones(60), 2 * np.ones(60)])
+
+
+@pytest.mark.parametrize(
+    "cls, params, name",
+    [
+        (MDBoostClassifier, {"D": 0.0}, "D"),
+        (CGBoostClassifier, {"C": -1.0}, "C"),
+        (NMBoostClassifier, {"lam": 0.0}, "lam"),
+        (NMBoostClassifier, {"tau": "big"}, "tau"),
+        (QRLPBoostClassifier, {"nu": 1.5}, "nu"),
+        (QRLPBoostClassifier, {"eta": -1.0}, "eta"),
+        (CGBoostClassifier, {"method": "simplex"}, "method"),
+        (NMBoostClassifier, {"eps": 0.0}, "eps"),
+    ],
+)
+def test_bad_parameters_name_the_argument(cls, params, name, data):
+    with pytest.raises(ValueError, match=name):
+        cls(**params).fit(*data)
+
+
+def test_exported():
+    for name in ("MDBoostClassifier", "CGBoostClassifier", "NMBoostClassifier", "QRLPBoostClassifier"):
+        assert name in dualboost.__all__ and getattr(dualboost, name).__name__ == name
