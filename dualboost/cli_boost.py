@@ -33,6 +33,7 @@ from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, check_path
 from dualboost.boosting.core.history import HistoryRow
 from dualboost.boosting.core.progress import ProgressLine, iteration_text
 from dualboost.boosting.core.run import SoftMarginWarning
+from dualboost.boosting.corrective.frank_wolfe import STEPS, check_step
 from dualboost.datasets import DATASETS, DatasetNotFoundError, load_dataset, load_libsvm
 from dualboost.estimators.base import check_nu_fraction, nu_count
 from dualboost.estimators.corrective import CORRECTIVE_MAX_ITER
@@ -54,7 +55,7 @@ __all__ = ["add_boost_parser", "run_boost", "add_predict_parser", "run_predict"]
 #: algorithms whose regulariser is the binary relative entropy (they need nu < 1)
 _BINARY = ("binary_erlpboost", "corrective_binary_erlpboost")
 #: the corrective algorithms (default --max-iter: CORRECTIVE_MAX_ITER, as their classifiers)
-_CORRECTIVE = ("corrective_erlpboost", "corrective_binary_erlpboost")
+_CORRECTIVE = ("corrective_erlpboost", "corrective_binary_erlpboost", "mlpboost")
 #: the defaults of --nu and --eps (None in the parser, to tell an explicit option from a default)
 _DEFAULT_NU, _DEFAULT_EPS = 0.1, 0.01
 #: the subproblem model each driver solves with ``--method`` and the side it solves (the drivers'
@@ -145,6 +146,27 @@ def add_boost_parser(sub) -> None:
         "other totally corrective ones; corrective: the clipped step when --method is not given, "
         "or a solver for the exact step); highs applies to lpboost only (a linear program), auglag "
         f"to all the other algorithms, the cvxpy methods ({', '.join(CVXPY_METHODS)}) to all",
+    )
+    boost_parser.add_argument(
+        "--step",
+        choices=STEPS,
+        help="the Frank-Wolfe step rule of the corrective algorithms and mlpboost (default: clipped; "
+        "line: the exact line search, which --method solves by a solver)",
+    )
+    boost_parser.add_argument(
+        "--tolerance",
+        type=float,
+        help="adaboostv: the precision of the hard margin, in (0, 1] (the nu of Raetsch and Warmuth; "
+        "default 0.1)",
+    )
+    boost_parser.add_argument(
+        "--kappa", type=float, help="smoothboost: the target training error, in (0, 1) (default 0.1)"
+    )
+    boost_parser.add_argument(
+        "--gamma",
+        type=float,
+        help="smoothboost: the advantage assumed of the weak learner (edges >= 2 gamma), in (0, 1/2) "
+        "(default 0.05)",
     )
     boost_parser.add_argument(
         "--criterion",
@@ -260,7 +282,7 @@ def _load(args: argparse.Namespace) -> tuple[str, tuple, tuple | None]:
 
 def _given_options(args: argparse.Namespace) -> dict:
     """The driver options as given on the command line (None: not given)."""
-    names = ("nu", "eps", "eta", "max_iter", "method", "criterion")
+    names = ("nu", "eps", "eta", "max_iter", "method", "criterion", "step", "tolerance", "kappa", "gamma")
     return {name: getattr(args, name) for name in names}
 
 
@@ -288,6 +310,8 @@ def _check_options(args: argparse.Namespace) -> None:
                 why = f"HiGHS solves linear programs, and the subproblem of {args.algorithm} is not one "
                 why += f"(it is entropy-regularised): use --method auglag or {cvxpy}"
             raise ValueError(f"--method {args.method} does not apply to {args.algorithm}: {why}")
+    if "step" in taken:
+        check_step(args.step, None if args.method is None else args.method.lower())
     if args.resume and not args.checkpoint:
         raise ValueError("--resume needs --checkpoint PATH (the file to resume from)")
     if args.checkpoint:

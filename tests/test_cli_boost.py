@@ -375,3 +375,47 @@ def test_boost_verbose_logs_every_iteration_and_quiet_excludes_it(tmp_path, caps
     # without --verbose, stderr is empty when it is not a terminal (no progress line, no solver output)
     assert cli.main(["boost", toy, "--algorithm", "lpboost", "--nu", "0.5"]) == 0
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(
+    "options, name",
+    [
+        (["--algorithm", "mlpboost", "--eps", "0.1", "--max-iter", "200", "--step", "line"], "mlpboost"),
+        (["--algorithm", "adaboostv", "--tolerance", "0.1"], "adaboostv"),
+        (["--algorithm", "smoothboost", "--kappa", "0.2", "--gamma", "0.05"], "smoothboost"),
+        (
+            ["--algorithm", "corrective_erlpboost", "--eps", "0.1", "--step", "pairwise"],
+            "corrective_erlpboost",
+        ),
+    ],
+)
+def test_boost_runs_the_miniboosts_algorithms(options, name, tmp_path, capsys):
+    """One run of each algorithm of miniboosts (and a Frank-Wolfe rule) on the toy file, saved and
+    predicted back: the summary's train error is the saved model's."""
+    model = tmp_path / "model"
+    rc = cli.main(["boost", str(toy_file(tmp_path)), "--quiet", "--save", str(model), *options])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert out.startswith(f"{name} on toy.libsvm") and "(converged)" in summary_value(out, "stopped")
+    assert error_percent(out, "train error") < 20
+    X, y = load_libsvm(toy_file(tmp_path))[:2]
+    from dualboost.estimators.persistence import load
+
+    clf = load(model)
+    assert np.mean(clf.predict(X) != y) * 100 == pytest.approx(error_percent(out, "train error"), abs=0.01)
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (["--algorithm", "adaboostv", "--kappa", "0.2"], "--kappa does not apply to adaboostv"),
+        (["--algorithm", "smoothboost", "--nu", "0.2"], "--nu does not apply to smoothboost"),
+        (["--algorithm", "lpboost", "--step", "line"], "--step does not apply to lpboost"),
+        (["--algorithm", "corrective_erlpboost", "--step", "short", "--method", "auglag"], "step='short'"),
+        (["--algorithm", "adaboostv", "--tolerance", "2"], "tolerance must lie in (0, 1]"),
+        (["--algorithm", "smoothboost", "--gamma", "0.5"], "gamma must lie in (0, 0.5)"),
+    ],
+)
+def test_boost_miniboosts_parameter_errors(options, message, tmp_path, capsys):
+    assert cli.main(["boost", str(toy_file(tmp_path)), "--quiet", *options]) == 1
+    assert message in capsys.readouterr().err

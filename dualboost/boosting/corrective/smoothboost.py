@@ -54,7 +54,7 @@ def smoothboost(
     oracle,
     *,
     kappa: float = 0.1,
-    gamma: float = 0.1,
+    gamma: float = 0.05,
     max_iter: int | None = None,
     callback: Callback | None = None,
     checkpoint: str | os.PathLike | None = None,
