@@ -91,6 +91,7 @@ __all__ = [
     "ModelFile",
     "binary_training_data",
     "check_sample_weight",
+    "positive_rows",
     "nu_count",
     "check_nu_fraction",
     "NU_FRACTION",
@@ -140,15 +141,30 @@ def check_sample_weight(sample_weight: ArrayLike, X: ArrayLike) -> NDArray[np.fl
     ``_check_sample_weight``), with at least one positive entry (else a ValueError naming it)."""
     try:
         weights = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-    except ValueError as error:  # scikit-learn >= 1.7 rejects all-zero weights in its own words
+    except (TypeError, ValueError) as error:  # scikit-learn >= 1.7 rejects all-zero weights in its own words
         if "non-zero" in str(error):
             raise ValueError(
                 "sample_weight must contain at least one non-zero weight; all weights are zero"
             ) from error
-        raise
+        if "sample_weight" in str(error):
+            raise ValueError(str(error)) from error
+        raise ValueError(f"sample_weight: {error}") from error  # e.g. "Sample weights must be 1D ..."
     if not np.any(weights > 0):
         raise ValueError("sample_weight must contain at least one non-zero weight; all weights are zero")
     return weights
+
+
+def positive_rows(X, y: ArrayLike, sample_weight: ArrayLike | None) -> tuple:
+    """``(X, y, weights)`` without the rows of weight 0, for a ``fit`` whose model has no prior to
+    carry the weights (the online and gradient estimators); weights None when not given, else
+    checked by :func:`check_sample_weight`."""
+    if sample_weight is None:
+        return X, y, None
+    weights = check_sample_weight(sample_weight, X)
+    kept = weights > 0
+    if kept.all():
+        return X, y, weights
+    return X[kept], np.asarray(y)[kept], weights[kept]
 
 
 def uniform_or(weights: NDArray[np.float64] | None) -> NDArray[np.float64] | None:

@@ -67,9 +67,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from dualboost.boosting.gradient.drivers import PROJECTIONS, STEPS, gradient_projection
 from dualboost.boosting.gradient.losses import LOSSES, FunctionalLoss, make_loss
-from dualboost.estimators.base import COUNT, POSITIVE, reject_dask_input, uniform_or
+from dualboost.estimators.base import COUNT, POSITIVE, positive_rows, reject_dask_input, uniform_or
 from dualboost.estimators.importances import feature_importances
-from dualboost.estimators.online import positive_rows
 from dualboost.estimators.probability import (
     LINK_MAX_SLOPE,
     LINK_MIN_SLOPE,

@@ -51,7 +51,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from dualboost.boosting.core.history import History, HistoryRow
 from dualboost.boosting.core.progress import ProgressLine
 from dualboost.boosting.online.drivers import WEIGHTINGS, AdaBoostOL, OnlineBBM, OnlineBooster
-from dualboost.estimators.base import COUNT, check_sample_weight, reject_dask_input
+from dualboost.estimators.base import COUNT, positive_rows, reject_dask_input
 from dualboost.estimators.probability import ProbabilityLink, fit_link_slope
 from dualboost.oracles.online import ONLINE_LEARNERS, OnlineLearners, make_online_learners
 
@@ -68,19 +68,6 @@ def _stream_text(row: HistoryRow) -> str:
         f"examples {row.iteration}  progressive loss {row.stopping:.4f}  mean edge {row.edge:+.4f}  "
         f"{rate:,.0f} ex/s"
     )
-
-
-def positive_rows(X, y: ArrayLike, sample_weight: ArrayLike | None) -> tuple:
-    """``(X, y, weights)`` without the rows of weight 0, for a ``fit`` that takes ``sample_weight``
-    (weights None when not given, else checked by :func:`~dualboost.estimators.base.check_sample_weight`);
-    also the gradient estimators' (:mod:`dualboost.estimators.gradient`)."""
-    if sample_weight is None:
-        return X, y, None
-    weights = check_sample_weight(sample_weight, X)
-    kept = weights > 0
-    if kept.all():
-        return X, y, weights
-    return X[kept], np.asarray(y)[kept], weights[kept]
 
 
 class _OnlineBoostingClassifier(ProbabilityLink, ClassifierMixin, BaseEstimator):
