@@ -54,7 +54,7 @@ def test_real_valued_hypotheses():
 
 
 def test_the_weight_of_a_round():
-    """[RW05] step (e): (1/2) ln((1+g)/(1-g)) - (1/2) ln((1+rho)/(1-rho)), rho = min edge - tolerance."""
+    """[RW05]'s weight: (1/2) ln((1+g)/(1-g)) - (1/2) ln((1+rho)/(1-rho)), rho = min edge - tolerance."""
     for edge, min_edge, tol in [(0.3, 0.2, 0.1), (0.5, 0.5, 0.05), (0.9, 0.1, 1.0)]:
         rho = min_edge - tol
         expected = 0.5 * math.log((1 + edge) / (1 - edge)) - 0.5 * math.log((1 + rho) / (1 - rho))

@@ -79,7 +79,7 @@ def _chosen(oracle, result):
 def test_the_iteration_bound_holds_when_the_weak_learner_has_its_advantage():
     """A class with hard margin rho* (LPBoost at nu = 1, HiGHS): by the minimax theorem the max-edge
     hypothesis has edge >= rho* on every distribution, so gamma = rho*/2 is a true advantage and
-    [Ser03] Thm 2's bound applies."""
+    [Ser03]'s bound applies."""
     rng = np.random.default_rng(2)
     U = rng.choice([-1.0, 1.0], size=(40, 60))
     full = np.hstack([U, -U])

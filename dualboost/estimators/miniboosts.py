@@ -41,7 +41,7 @@ __all__ = ["MLPBoostClassifier", "AdaBoostVClassifier", "SmoothBoostClassifier"]
 
 
 class MLPBoostClassifier(BoostingClassifier):
-    """MLPBoost ([MHT22] Alg. 2; docs/math.md#mlpboost): each iteration takes the Frank-Wolfe step of
+    """MLPBoost ([MHT22]; docs/math.md#mlpboost): each iteration takes the Frank-Wolfe step of
     Corrective ERLPBoost (rule ``step``, docs/math.md#frank-wolfe-steps) or the solution of LPBoost's LP
     over the hypotheses so far (HiGHS), whichever has the larger regularised dual value.
 
@@ -165,12 +165,12 @@ class AdaBoostVClassifier(_UncappedClassifier):
 
 
 class SmoothBoostClassifier(_UncappedClassifier):
-    """SmoothBoost ([Ser03] Fig. 1; docs/math.md#smoothboost): every distribution the weak learner sees
+    """SmoothBoost ([Ser03]; docs/math.md#smoothboost): every distribution the weak learner sees
     is smooth, ``d_n <= 1/(kappa N)``, and the output's training error is below ``kappa`` (fewer than
     kappa N examples have margin ``<= gamma / (2 + gamma)``).
 
     ``kappa`` in (0, 1): the target training error; ``gamma`` in (0, 1/2): the advantage assumed of the
-    weak learner (edges ``>= 2 gamma``); ``max_iter``: None (default) for [Ser03] Thm 2's bound
+    weak learner (edges ``>= 2 gamma``); ``max_iter``: None (default) for [Ser03]'s bound
     ``2 / (kappa gamma^2 sqrt(1 - gamma))``; a weak learner without that advantage may reach it (a
     ``ConvergenceWarning``). ``nu_ = kappa N``, the capping its distributions satisfy.
     """

@@ -64,7 +64,7 @@ def adaboost_step(u: NDArray[np.float64], d: NDArray[np.float64]) -> float:
 
 
 def adaboostv_step(edge: float, min_edge: float, tolerance: float) -> float:
-    """The weight of AdaBoost* ([RW05] Alg. AdaBoost*_nu, step (e); docs/math.md#adaboostv):
+    """The weight of AdaBoost* ([RW05], the weight of AdaBoost*_nu; docs/math.md#adaboostv):
     ``atanh(gamma_t) - atanh(rho_t)`` with ``rho_t = min_{q<=t} gamma_q - tolerance``, i.e.
     ``(1/2) ln((1 + gamma_t)/(1 - gamma_t)) - (1/2) ln((1 + rho_t)/(1 - rho_t))``; inf for edge 1.
 
@@ -135,7 +135,7 @@ def adaboostv(
     margin is within ``tolerance`` of rho*), or at ``max_iter``, default the theorem's bound
     ``ceil(2 ln(N) / tolerance^2)`` (:func:`adaboostv_max_iter`), by which the guarantee holds.
     A round whose best edge is <= 0 ends the run (not converged: nothing is guaranteed), one with edge
-    1 returns that hypothesis alone ([RW05] step (c)). ``d0``: the first distribution (a positive
+    1 returns that hypothesis alone, as in [RW05]. ``d0``: the first distribution (a positive
     distribution, default uniform; ``d^t`` proportional to ``d0 e^{-U alpha}``). ``checkpoint``,
     ``checkpoint_every``, ``resume``, ``keep_stages``, ``callback``: as for :func:`adaboost`.
     """

@@ -253,7 +253,7 @@ def mlpboost(
     d0: NDArray[np.float64] | None = None,
     keep_stages: bool = False,
 ) -> BoostResult:
-    """MLPBoost ([MHT22] Alg. 2; docs/math.md#mlpboost): Corrective ERLPBoost whose every iteration
+    """MLPBoost ([MHT22]; docs/math.md#mlpboost): Corrective ERLPBoost whose every iteration
     also solves LPBoost's LP over the hypotheses so far (:class:`~dualboost.problems.LPBoost`, HiGHS,
     warm-started) and keeps whichever of the Frank-Wolfe iterate and the LP's w has the larger
     regularised dual value ``-f*(-U w)``.
@@ -262,7 +262,7 @@ def mlpboost(
     canonical eta and stopping rule: the practical criterion ``delta~ <= eps/2``, so the output's soft
     margin is within eps of the best one); ``step``: the Frank-Wolfe rule (default ``"clipped"``;
     :data:`~dualboost.boosting.corrective.frank_wolfe.STEPS`); ``max_iter``: default the bound of the
-    step rule, ``32 eta/eps + 1`` for the clipped one: O(ln(N/nu)/eps^2), [MHT22] Thm 4 (an iteration
+    step rule, ``32 eta/eps + 1`` for the clipped one: O(ln(N/nu)/eps^2), as [MHT22] prove (an iteration
     can only do better than its Frank-Wolfe step). ``result.params["lp_steps"]`` counts the iterations
     that took the LP's w. ``callback``, ``checkpoint``, ``checkpoint_every``, ``resume``,
     ``keep_stages``: as for the other drivers.
@@ -338,7 +338,7 @@ def _corrective(
     secondary: bool = False,
 ) -> BoostResult:
     """The loop of [KG] Algs. 4.1 and 4.3 with the step rule ``step``; ``secondary``: MLPBoost's
-    comparison with LPBoost's solution over the hypotheses so far ([MHT22] Alg. 2)."""
+    comparison with LPBoost's solution over the hypotheses so far ([MHT22])."""
     n = check_oracle(oracle)
     nu, eps = check_nu(nu, n, strict_upper=binary), check_positive(eps, "eps")
     step = check_step(step, method)

@@ -1,4 +1,4 @@
-"""SmoothBoost ([Ser03] Fig. 1; docs/math.md#smoothboost): a booster whose distributions are smooth,
+"""SmoothBoost ([Ser03]; docs/math.md#smoothboost): a booster whose distributions are smooth,
 ``d_n <= 1/(kappa N)`` on every round, which bounds the weight any one (noisy) example can get.
 
 With the running margins ``N_n = sum_{q<=t} (u^q_n - theta)``, ``theta = gamma / (2 + gamma)``, the
@@ -7,7 +7,7 @@ weight of example n is ``M_n = 1`` where ``N_n < 0`` and ``(1 - gamma)^{N_n / 2}
 oracle sees ``d = M / sum M``. The run stops as soon as ``sum M < kappa N``; the output is the plain
 average of the T hypotheses (weight 1/T each, a re-selected hypothesis adds up).
 
-Guarantees ([Ser03] Thm 2 and its proof, for a weak learner whose every hypothesis has edge
+Guarantees ([Ser03]'s analysis, for a weak learner whose every hypothesis has edge
 ``u . d >= 2 gamma``): while the run goes on, ``sum M >= kappa N`` and ``M_n <= 1`` give
 ``d_n <= 1/(kappa N)``; at the stop, every example whose normalised margin is ``<= theta`` has
 ``N_n <= 0``, hence ``M_n = 1``, so fewer than ``kappa N`` examples have margin ``<= theta`` (in
@@ -33,13 +33,13 @@ __all__ = ["smoothboost", "smoothboost_weights", "smoothboost_max_iter"]
 
 
 def smoothboost_weights(margins: NDArray[np.float64], gamma: float) -> NDArray[np.float64]:
-    """``M_n = 1`` where ``N_n < 0``, else ``(1 - gamma)^{N_n / 2}`` ([Ser03] Fig. 1), in (0, 1]."""
+    """``M_n = 1`` where ``N_n < 0``, else ``(1 - gamma)^{N_n / 2}`` ([Ser03]), in (0, 1]."""
     exponent = 0.5 * np.maximum(margins, 0.0) * math.log1p(-gamma)  # <= 0: no overflow
     return np.where(margins < 0.0, 1.0, np.exp(exponent))
 
 
 def smoothboost_max_iter(kappa: float, gamma: float) -> int:
-    """[Ser03] Thm 2: SmoothBoost stops after fewer than ``2 / (kappa gamma^2 sqrt(1 - gamma))`` rounds."""
+    """[Ser03]: SmoothBoost stops after fewer than ``2 / (kappa gamma^2 sqrt(1 - gamma))`` rounds."""
     return max(1, math.ceil(2.0 / (kappa * gamma**2 * math.sqrt(1.0 - gamma))))
 
 
@@ -63,13 +63,13 @@ def smoothboost(
     keep_stages: bool = False,
     d0: NDArray[np.float64] | None = None,
 ) -> BoostResult:
-    """SmoothBoost ([Ser03] Fig. 1; module docstring, docs/math.md#smoothboost).
+    """SmoothBoost ([Ser03]; module docstring, docs/math.md#smoothboost).
 
     ``kappa`` in (0, 1): the target fraction of training examples with margin <= theta (the training
     error it guarantees); ``gamma`` in (0, 1/2): the advantage the weak learner is assumed to have
     (every hypothesis's edge ``u . d >= 2 gamma``, i.e. weighted error <= 1/2 - gamma for +-1
     hypotheses); ``theta = gamma / (2 + gamma)`` is the margin aimed at. ``max_iter``: default the
-    bound of [Ser03] Thm 2 (:func:`smoothboost_max_iter`); a run that reaches it (the oracle's edges
+    bound of [Ser03] (:func:`smoothboost_max_iter`); a run that reaches it (the oracle's edges
     fell below 2 gamma) warns. The history's stopping quantity is ``sum M / N``, compared with kappa;
     ``d`` of the result is the last distribution the oracle saw. ``d0``: a positive distribution p over
     the examples, the measure of [Ser03] in place of the uniform one (``d = p M / sum p M``, stop when
