@@ -108,3 +108,46 @@ def test_bad_arguments_are_named():
         boost("mlpboost", oracle, nu=20.0, eps=0.1)
     with pytest.raises(ValueError, match="eps"):
         boost("mlpboost", oracle, nu=2.0, eps=0.0)
+
+
+class _Interrupt(Exception):
+    pass
+
+
+@pytest.mark.parametrize(
+    "algorithm, params",
+    [
+        ("mlpboost", {"nu": NU, "eps": EPS, "eta": ETA}),
+        ("corrective_erlpboost", {"nu": NU, "eps": EPS, "eta": ETA, "step": "pairwise"}),
+        ("corrective_binary_erlpboost", {"nu": NU, "eps": EPS, "eta": ETA, "step": "line"}),
+        ("adaboostv", {"tolerance": 0.05}),
+        ("smoothboost", {"kappa": 0.2, "gamma": 0.05}),
+    ],
+)
+def test_a_killed_run_resumes_to_the_uninterrupted_result(algorithm, params, tmp_path):
+    """The state of the new drivers (MLPBoost's LP solution, the pairwise weights, AdaBoost*'s minimum
+    edge, SmoothBoost's running margins) survives a checkpoint: killed at iteration 7 and resumed, a
+    run ends where an uninterrupted one does."""
+    full = np.random.default_rng(13).uniform(-1.0, 1.0, size=(N, 50))
+    reference = boost(algorithm, MatrixOracle(full, reflexive=True), **params)
+    assert reference.n_iter > 8
+    path = tmp_path / "run.ckpt"
+
+    def stop(row):
+        if row.iteration == 7:
+            raise _Interrupt
+
+    with pytest.raises(_Interrupt):
+        boost(
+            algorithm,
+            MatrixOracle(full, reflexive=True),
+            checkpoint=path,
+            checkpoint_every=3,
+            callback=stop,
+            **params,
+        )
+    resumed = boost(algorithm, MatrixOracle(full, reflexive=True), checkpoint=path, resume=True, **params)
+    assert resumed.hypotheses == reference.hypotheses and resumed.n_iter == reference.n_iter
+    np.testing.assert_allclose(resumed.weights, reference.weights, atol=1e-10)
+    np.testing.assert_allclose(resumed.d, reference.d, atol=1e-10)
+    np.testing.assert_allclose(resumed.history["edge"], reference.history["edge"], rtol=0, atol=1e-12)
