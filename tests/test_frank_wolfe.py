@@ -202,3 +202,33 @@ def test_method_alone_is_the_line_step_and_the_default_is_clipped():
     assert classic_step(1) == 1.0 and classic_step(3) == pytest.approx(0.5)
     assert short_step(0.5, 1.0, ETA) == 0.0 and short_step(100.0, 0.0, 1.0) == 1.0
     assert math.isclose(short_step(0.4, 0.5, 2.0), 0.4 / (2.0 * 1.0))
+
+
+def test_at_every_iteration_of_a_run_the_exact_step_is_the_best_rule():
+    """Along a run (clipped steps), from each iterate w^{t-1}: the exact step's dual value is at least
+    every other rule's and the best of a 501-point grid of steps."""
+    rng = np.random.default_rng(17)
+    full = rng.uniform(-1.0, 1.0, size=(N, 40))
+    oracle = MatrixOracle(full)
+    result = boost("corrective_erlpboost", oracle, nu=NU, eps=0.05, eta=ETA, keep_stages=True)
+    columns = np.asarray(result.columns, dtype=np.float64)
+    K = columns.shape[1]
+    reg = CappedRelativeEntropy(np.full(N, 1.0 / N), NU, ETA)
+    index = {h: q for q, h in enumerate(result.hypotheses)}
+    grid = np.linspace(0.0, 1.0, 501)
+    checked = 0
+    for s in range(1, min(len(result.stages), 25)):
+        w = result.stages.weights(s, K)
+        m = columns @ w
+        d = reg.conjugate_grad(-m)
+        q = index[oracle.best(d).hypothesis]
+        u = columns[:, q]
+        model = ERLPBoost(np.column_stack([columns, u]), nu=NU, eta=ETA)  # u again as a last column
+        steps = _rule_steps(columns, w, u, d, reg, t=s + 1)
+        steps["short"] = short_step(float((u - m) @ d), float(w[q]), ETA)
+        values = {rule: _dual(model, w, alpha) for rule, alpha in steps.items()}
+        best = max(_dual(model, w, a) for a in grid)
+        assert values["line"] >= best - 1e-10
+        assert all(value <= values["line"] + 1e-10 for value in values.values())
+        checked += 1
+    assert checked >= 10
