@@ -22,6 +22,12 @@ Iteration t, with the margins ``m = U w^{t-1}`` of the current combination:
 w in the simplex (the derivative in gamma of the Lagrangian, Eq. 3.12, forces sum w = 1); so the
 first step is w^1 = e_1, the only point of S^1 (the clipped step would leave a combination of
 total weight < 1). From then on w stays in the simplex.
+
+Step (b) is one rule of the Frank-Wolfe algorithm on the regularised dual ([MHT22]); ``step=`` picks
+another (:mod:`~dualboost.boosting.corrective.frank_wolfe`, docs/math.md#frank-wolfe-steps): the
+pairwise rule moves weight from the away hypothesis instead of rescaling all of w (c). MLPBoost
+(:func:`mlpboost`, docs/math.md#mlpboost) adds to (b)-(c) the solution of LPBoost's LP over the
+hypotheses so far and keeps whichever has the larger dual; (d)-(i) are unchanged for every rule.
 """
 
 from __future__ import annotations
