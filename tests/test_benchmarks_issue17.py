@@ -71,15 +71,50 @@ def test_reweight_benchmark(tmp_path):
 
 
 def test_defaults_benchmark(tmp_path):
+    """The (learner, eps) rows of each set, the loss tables recomputed from them, the nested ERLPBoostCV
+    row's worst loss from its accuracies and the sets' bests, and the verdict naming the argmin."""
     out = tmp_path / "defaults.txt"
-    argv = ["--datasets", "german", "diabetes", "--learners", "stumps", "--out", str(out)]
-    assert _load("defaults").main(argv) == 0
+    eps = [0.1, 0.3]  # the cheap end of the axis (the runs stop early), nested CV included
+    argv = ["--datasets", "german", "diabetes", "--learners", "stumps", "--eps", *map(str, eps)]
+    assert _load("defaults").main([*argv, "--out", str(out)]) == 0
+    grid = _load("defaults").GRID
     text = out.read_text().splitlines()
     accuracy = {}
     for name in ("german", "diabetes"):
         header = next(i for i, line in enumerate(text) if line.startswith(f"== {name}"))
-        accuracy[name] = _floats(text[header + 2])[:-1]  # the stumps row, without the seconds
-    losses = _floats(text[next(i for i, line in enumerate(text) if line.startswith("largest loss")) + 2])
-    for j, loss in enumerate(losses):
-        expected = max(100 * (max(accuracy[n]) - accuracy[n][j]) for n in accuracy)
-        assert loss == pytest.approx(expected, abs=0.011)
+        assert _floats(text[header + 1]) == list(grid)
+        rows = [_floats(line) for line in text[header + 2 : header + 2 + len(eps)]]
+        assert [row[0] for row in rows] == eps
+        accuracy[name] = [row[1:-1] for row in rows]  # without eps and the seconds
+        assert all(0.0 <= a <= 1.0 for row in accuracy[name] for a in row)
+        best = max(max(row) for row in accuracy[name])
+        assert _floats(text[header + 2 + len(eps)])[-1] == pytest.approx(best, abs=1e-4)
+    start = next(i for i, line in enumerate(text) if line.startswith("largest loss"))
+    worst = {}
+    for k, line in enumerate(text[start + 2 : start + 2 + len(eps)]):
+        assert line.split()[:2] == ["stumps", f"{eps[k]:g}"]
+        losses = _floats(line)[1:]
+        for j, loss in enumerate(losses):
+            expected = max(100 * (max(map(max, accuracy[n])) - accuracy[n][k][j]) for n in accuracy)
+            assert loss == pytest.approx(expected, abs=0.011)
+            worst[(eps[k], grid[j])] = expected
+    start = next(i for i, line in enumerate(text) if line.startswith("with nu chosen per set"))
+    for k, line in enumerate(text[start + 2 : start + 2 + len(eps)]):
+        per_set = [100 * (max(map(max, accuracy[n])) - max(accuracy[n][k])) for n in accuracy]
+        assert _floats(line)[1:] == pytest.approx([*per_set, max(per_set)], abs=0.011)
+    start = next(i for i, line in enumerate(text) if line.startswith("ERLPBoostCV (nested"))
+    for line in text[start + 3 : start + 3 + len(eps)]:
+        _, *nested, worst_loss, _seconds = _floats(line)
+        assert all(0.5 <= a <= 1.0 for a in nested)
+        best = [max(map(max, accuracy[n])) for n in accuracy]
+        expected = max(100 * (b - a) for b, a in zip(best, nested, strict=True))
+        assert worst_loss == pytest.approx(expected, abs=0.011 + 0.01)  # both sides printed to 4 digits
+    verdict = text[-1]
+    smallest = min(worst.values())
+    if smallest <= 1.0 + 1e-9:
+        assert verdict.startswith("within 1 point of the best on every set")
+    else:
+        assert verdict.startswith("no triple is within 1 point")
+        assert _floats(verdict)[-1] == pytest.approx(smallest, abs=0.011)
+    named = re.search(r"stumps eps=(\S+) nu=([^\s,]+)", verdict)  # the first named: the smallest loss
+    assert worst[(float(named.group(1)), float(named.group(2)))] == pytest.approx(smallest, abs=0.011)
