@@ -232,3 +232,24 @@ def test_at_every_iteration_of_a_run_the_exact_step_is_the_best_rule():
         assert all(value <= values["line"] + 1e-10 for value in values.values())
         checked += 1
     assert checked >= 10
+
+
+@pytest.mark.parametrize("step", ["classic", "pairwise", "line"])
+def test_the_corrective_classifiers_take_the_step_rule(step):
+    """``CorrectiveERLPBoostClassifier(step=...)`` runs the driver with that rule: its weights are
+    the driver's on the same stumps; a step outside the rules is scikit-learn's ValueError naming it."""
+    from sklearn.datasets import make_classification
+
+    from dualboost import CorrectiveERLPBoostClassifier
+    from dualboost.oracles import DecisionStumps
+
+    X, y = make_classification(n_samples=120, n_features=5, random_state=3)
+    clf = CorrectiveERLPBoostClassifier(nu=0.2, eps=0.1, max_iter=300, step=step).fit(X, y)
+    labels = np.where(y == 1, 1.0, -1.0)
+    driver = boost(
+        "corrective_erlpboost", DecisionStumps().fit(X, labels), nu=24.0, eps=0.1, max_iter=300, step=step
+    )
+    assert clf.n_iter_ == driver.n_iter
+    np.testing.assert_array_equal(clf.decision_function(X), driver.decision_function(X))
+    with pytest.raises(ValueError, match="'step' parameter"):
+        CorrectiveERLPBoostClassifier(step="away").fit(X, y)

@@ -6,7 +6,10 @@ fitted attributes they share with the totally corrective ones are documented in
 
 from __future__ import annotations
 
+from sklearn.utils._param_validation import StrOptions
+
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY
+from dualboost.boosting.corrective.frank_wolfe import STEPS
 from dualboost.estimators.base import METHOD, NU_FRACTION_BELOW_ONE, POSITIVE, BoostingClassifier
 
 __all__ = ["CorrectiveERLPBoostClassifier", "CorrectiveBinaryERLPBoostClassifier", "CORRECTIVE_MAX_ITER"]
@@ -17,7 +20,9 @@ CORRECTIVE_MAX_ITER = 1000
 
 
 class _CorrectiveClassifier(BoostingClassifier):
-    """The corrective classifiers: eta and the step (``method``).
+    """The corrective classifiers: eta and the step (``step``: the Frank-Wolfe rule, None for the
+    clipped step of Alg. 4.1(b); ``method``: a solver for the exact step, ``step="line"``;
+    docs/math.md#frank-wolfe-steps).
 
     ``max_iter`` defaults to :data:`CORRECTIVE_MAX_ITER` = 1000, not to the theorem's bound: the
     corrective algorithms need O(ln(N/nu)/eps^2) iterations ([SS] Thm 9, [KG] Sec 4.2: up to
@@ -31,6 +36,7 @@ class _CorrectiveClassifier(BoostingClassifier):
         **BoostingClassifier._parameter_constraints,
         "eta": [*POSITIVE, None],
         "method": [*METHOD, None],
+        "step": [StrOptions(set(STEPS)), None],
     }
 
     def __init__(
@@ -44,6 +50,7 @@ class _CorrectiveClassifier(BoostingClassifier):
         checkpoint: str | None = None,
         checkpoint_every: int = DEFAULT_EVERY,
         resume: bool = False,
+        step: str | None = None,
     ) -> None:
         self.nu = nu
         self.eps = eps
@@ -54,9 +61,10 @@ class _CorrectiveClassifier(BoostingClassifier):
         self.checkpoint = checkpoint
         self.checkpoint_every = checkpoint_every
         self.resume = resume
+        self.step = step
 
     def _extra_params(self) -> dict:
-        return {"eta": self.eta, "method": self.method}
+        return {"eta": self.eta, "method": self.method, "step": self.step}
 
 
 class CorrectiveERLPBoostClassifier(_CorrectiveClassifier):
@@ -64,8 +72,9 @@ class CorrectiveERLPBoostClassifier(_CorrectiveClassifier):
     iteration; many more, much cheaper iterations than ERLPBoost.
 
     ``method``: None for the clipped closed-form step of Alg. 4.1(b), or a solver name (e.g.
-    ``"auglag"``) for the exact step from the corrective subproblem. ``max_iter``: 1000 by default
-    (see :data:`CORRECTIVE_MAX_ITER`); None: the bound ``32 eta/eps + 1``.
+    ``"auglag"``) for the exact step from the corrective subproblem. ``step``: another Frank-Wolfe
+    rule (``"classic"``, ``"short"``, ``"line"``, ``"pairwise"``; docs/math.md#frank-wolfe-steps).
+    ``max_iter``: 1000 by default (see :data:`CORRECTIVE_MAX_ITER`); None: the bound ``32 eta/eps + 1``.
     """
 
     _algorithm = "corrective_erlpboost"
