@@ -40,13 +40,17 @@ from dualboost.estimators.corrective import CORRECTIVE_MAX_ITER
 from dualboost.oracles.registry import ORACLES, make_oracle
 from dualboost.problems import (
     BinaryERLPBoost,
+    CGBoost,
     CorrectiveBinaryERLPBoost,
     CorrectiveERLPBoost,
     ERLPBoost,
     LPBoost,
+    MDBoost,
+    NMBoost,
+    QRLPBoost,
     SoftBoost,
 )
-from dualboost.solvers import METHODS
+from dualboost.solvers import METHODS, accepts
 from dualboost.solvers.cvxpy_backend import CVXPY_METHODS
 from dualboost.verify import applies
 
@@ -68,6 +72,15 @@ _SUBPROBLEMS = {
     "corrective_erlpboost": (lambda U: CorrectiveERLPBoost(U, [1.0], nu=1.0, eta=1.0), "dual"),
     "corrective_binary_erlpboost": (lambda U: CorrectiveBinaryERLPBoost(U, [1.0], nu=1.0, eta=1.0), "dual"),
 }
+#: the restricted model each formulation driver re-solves and its side (checked by the solver
+#: registry's ``accepts``, whose reason is the message)
+_FORMULATIONS = {
+    "mdboost": (lambda U: MDBoost(U), "dual"),
+    "cgboost": (lambda U: CGBoost(U), "dual"),
+    "nmboost": (lambda U: NMBoost(U), "dual"),
+    "qrlpboost": (lambda U: QRLPBoost(U), "dual"),
+}
+_SUBPROBLEMS.update(_FORMULATIONS)  # (checked first, with the registry's reason: _check_options)
 #: the edge matrix of the subproblem instances that --method is checked on (before any data is read:
 #: whether a method applies depends on the model family, not on the data)
 _TINY_U = np.array([[1.0, -1.0], [-1.0, 1.0], [1.0, 1.0], [-1.0, -1.0]])
@@ -167,6 +180,18 @@ def add_boost_parser(sub) -> None:
         type=float,
         help="smoothboost: the advantage assumed of the weak learner (edges >= 2 gamma), in (0, 1/2) "
         "(default 0.05)",
+    )
+    boost_parser.add_argument(
+        "--D", type=float, dest="D", help="mdboost: the total weight D of the ensemble, > 0 (default 1)"
+    )
+    boost_parser.add_argument(
+        "--C", type=float, dest="C", help="cgboost: the weight C of the hinge, > 0 (default 1)"
+    )
+    boost_parser.add_argument(
+        "--lam", type=float, help="nmboost: the weight of the summed margins, > 0 (default 0.01)"
+    )
+    boost_parser.add_argument(
+        "--tau", type=float, help="nmboost: the margin below which a shortfall counts, > 0 (default 0.01)"
     )
     boost_parser.add_argument(
         "--criterion",
@@ -283,6 +308,7 @@ def _load(args: argparse.Namespace) -> tuple[str, tuple, tuple | None]:
 def _given_options(args: argparse.Namespace) -> dict:
     """The driver options as given on the command line (None: not given)."""
     names = ("nu", "eps", "eta", "max_iter", "method", "criterion", "step", "tolerance", "kappa", "gamma")
+    names += ("D", "C", "lam", "tau")  # the formulations' own (mdboost, cgboost, nmboost)
     return {name: getattr(args, name) for name in names}
 
 
@@ -299,6 +325,11 @@ def _check_options(args: argparse.Namespace) -> None:
     if args.nu is not None:
         check_nu_fraction(args.nu, below_one=args.algorithm in _BINARY)
     method = args.method.lower() if args.method is not None else None
+    if method in METHODS and args.algorithm in _FORMULATIONS:  # the solver registry says why not
+        make, side = _FORMULATIONS[args.algorithm]
+        reason = accepts(make(_TINY_U), method, side)
+        if reason is not None:
+            raise ValueError(f"--method {args.method} does not apply to {args.algorithm}: {reason}")
     if method in METHODS and args.algorithm in _SUBPROBLEMS:  # another name: the driver's message
         make, side = _SUBPROBLEMS[args.algorithm]
         if not applies(make(_TINY_U), method, side):
@@ -324,6 +355,8 @@ def _check_save(args: argparse.Namespace) -> None:
     """``--save``: an algorithm with a classifier to be saved as, and a path in an existing directory."""
     if args.algorithm == "adaboost":
         raise ValueError("--save: an adaboost run has no classifier of dualboost.estimators to be saved as")
+    if args.algorithm in _FORMULATIONS:
+        raise ValueError(f"--save: model files of {args.algorithm} are not supported yet")
     target = Path(args.save)
     if target.is_dir() or not target.resolve().parent.is_dir():
         raise ValueError(f"--save {args.save!r}: must be a file path in an existing directory")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from sklearn.base import clone
-from sklearn.datasets import make_classification
+from sklearn.datasets import dump_svmlight_file, load_svmlight_file, make_classification
 
 import dualboost
 from dualboost.boosting import boost
@@ -99,3 +99,55 @@ def test_bad_parameters_name_the_argument(cls, params, name, data):
 def test_exported():
     for name in ("MDBoostClassifier", "CGBoostClassifier", "NMBoostClassifier", "QRLPBoostClassifier"):
         assert name in dualboost.__all__ and getattr(dualboost, name).__name__ == name
+
+
+def _toy_file(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=60) > 0, 1, -1)
+    path = tmp_path / "toy.libsvm"
+    dump_svmlight_file(X, y, str(path))
+    return path
+
+
+@pytest.mark.parametrize(
+    "algorithm, options, shown",
+    [
+        ("mdboost", ["--D", "2"], "D = 2"),
+        ("cgboost", ["--C", "0.5"], "C = 0.5"),
+        ("nmboost", ["--lam", "0.05", "--tau", "0.02"], "tau = 0.02"),
+        ("qrlpboost", ["--nu", "0.2", "--eta", "50"], "eta = 50"),
+    ],
+)
+def test_cli_boost_runs_each_formulation(algorithm, options, shown, tmp_path, capsys):
+    from dualboost import cli
+
+    path = _toy_file(tmp_path)
+    rc = cli.main(["boost", str(path), "--quiet", "--algorithm", algorithm, "--eps", "0.05", *options])
+    out = capsys.readouterr().out
+    assert rc == 0 and "(converged)" in out and shown in out
+    X, y = load_svmlight_file(str(path))
+    params = {"--D": "D", "--C": "C", "--lam": "lam", "--tau": "tau", "--eta": "eta"}
+    given = {params[k]: float(v) for k, v in zip(options[::2], options[1::2], strict=True) if k in params}
+    if algorithm == "qrlpboost":
+        given["nu"] = 0.2 * 60
+    result = boost(algorithm, DecisionStumps().fit(X, y), eps=0.05, **given)
+    assert f"iterations:   {result.n_iter}\n" in out
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (["--algorithm", "nmboost", "--D", "2"], "--D does not apply to nmboost"),
+        (["--algorithm", "mdboost", "--nu", "0.2"], "--nu does not apply to mdboost"),
+        (["--algorithm", "cgboost", "--method", "auglag"], "--method auglag does not apply to cgboost"),
+        (["--algorithm", "mdboost", "--method", "highs"], "--method highs does not apply to mdboost"),
+        (["--algorithm", "cgboost", "--C", "-1"], "C must be > 0"),
+    ],
+)
+def test_cli_boost_refuses_what_does_not_apply(options, message, tmp_path, capsys):
+    from dualboost import cli
+
+    assert cli.main(["boost", str(_toy_file(tmp_path)), "--quiet", *options]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

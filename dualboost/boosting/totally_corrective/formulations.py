@@ -101,6 +101,8 @@ NMBOOST_TAU = 0.01
 #: (then renormalised): the expansion needs a positive centre, and an entry pinned near 0 by a
 #: tiny centre could grow only by a factor of about eta per iteration
 QRLP_CENTER_FLOOR = 1e-3
+#: the method that repeats a re-solve whose certificate failed (an interior-point method: no warm start)
+FALLBACK = "clarabel"
 #: re-solves are certified to ``eps * _GAP_FRACTION`` (absolute), so that a re-selected hypothesis stops
 _GAP_FRACTION = 0.5
 
@@ -182,8 +184,12 @@ class Formulation(ABC):
 
     def solve(self, model, warm: Solution | None) -> Solution:
         """The certified re-solve: warm-started, and tightened (at most three times) until the gap
-        is <= eps/2."""
-        return _solve_certified(model, self.method, warm, self.tol, self.eps * _GAP_FRACTION)
+        is <= eps/2; a solve whose certificate fails is repeated by cvxpy + Clarabel
+        (:data:`FALLBACK`; HiGHS's QP solver can stop short, docs/math.md#column-generation-stops)."""
+        sol = _solve_certified(model, self.method, warm, self.tol, self.eps * _GAP_FRACTION)
+        if sol.status != "optimal" and self.method != FALLBACK:
+            sol = _solve_certified(model, FALLBACK, None, self.tol, self.eps * _GAP_FRACTION)
+        return sol
 
     def weights(self, sol: Solution | None) -> NDArray[np.float64]:
         """The output weights of a solution, in the simplex."""
