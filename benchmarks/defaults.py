@@ -76,8 +76,8 @@ def folds() -> StratifiedKFold:
     return StratifiedKFold(5, shuffle=True, random_state=0)
 
 
-def nested_accuracy(X: np.ndarray, y: np.ndarray, learner: str, eps: float) -> float:
-    """Mean outer-fold accuracy of ``ERLPBoostCV(eps=eps, oracle=learner)`` (its default grid and inner
+def nested_accuracy(X: np.ndarray, y: np.ndarray, learner: str, eps: float) -> np.ndarray:
+    """Outer-fold accuracies of ``ERLPBoostCV(eps=eps, oracle=learner)`` (its default grid and inner
     5-fold CV) fitted on each outer training part: what a user who lets ERLPBoostCV pick nu gets."""
     from dualboost.estimators.cv import ERLPBoostCV
 
@@ -86,7 +86,7 @@ def nested_accuracy(X: np.ndarray, y: np.ndarray, learner: str, eps: float) -> f
         inner = StratifiedKFold(5, shuffle=True, random_state=1)
         fitted = ERLPBoostCV(cv=inner, eps=eps, oracle=_oracle(learner)).fit(X[train], y[train])
         scores.append(fitted.score(X[test], y[test]))
-    return float(np.mean(scores))
+    return np.array(scores)
 
 
 def _oracle(learner: str) -> object:
@@ -138,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
 
     nus = " ".join(f"{nu:>6g}" for nu in grid)
     table: dict[str, np.ndarray] = {}  # data set -> (learner, eps) rows x nus
+    per_fold: dict[str, np.ndarray] = {}  # data set -> rows x folds x nus
     data: dict[str, tuple] = {}
     for name in args.datasets:
         X, y, note = load(name, args.a9a_size)
@@ -149,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
             start = time.perf_counter()
             fitted = ERLPBoostCV(nus=grid, cv=folds(), eps=eps, oracle=_oracle(learner)).fit(X, y)
             scores[i] = fitted.mean_scores_  # in the order of grid (decreasing, as nus_)
+            per_fold.setdefault(name, np.empty((len(rows), fitted.scores_.shape[0], len(grid))))[i] = (
+                fitted.scores_
+            )
             seconds = time.perf_counter() - start
             emit(f"{_label(learner, eps)} " + " ".join(f"{s:6.4f}" for s in scores[i]) + f" {seconds:8.1f}")
         best = int(np.argmax(scores))  # the first of the ties
@@ -168,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     for i, (learner, eps) in enumerate(rows):
         per_set = [100 * (table[name].max() - table[name][i].max()) for name in table]
         emit(f"{_label(learner, eps)} " + " ".join(f"{v:9.2f}" for v in per_set) + f" {max(per_set):6.2f}")
+    nested: dict[tuple, dict[str, np.ndarray]] = {}  # (learner, eps) -> data set -> outer-fold accuracies
     if not args.no_nested:
         emit()
         emit(
@@ -182,7 +187,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         for learner, eps in rows:
             start = time.perf_counter()
-            accuracy = {name: nested_accuracy(*data[name], learner, eps) for name in table}
+            nested[(learner, eps)] = {name: nested_accuracy(*data[name], learner, eps) for name in table}
+            accuracy = {name: float(nested[(learner, eps)][name].mean()) for name in table}
             worst = max(100 * (table[name].max() - accuracy[name]) for name in table)
             seconds = time.perf_counter() - start
             emit(
@@ -190,14 +196,40 @@ def main(argv: list[str] | None = None) -> int:
                 + " ".join(f"{accuracy[name]:9.4f}" for name in table)
                 + f" {worst:10.2f} {seconds:8.1f}"
             )
-    within = [triple(int(k)) for k in order if loss.flat[k] <= 0.01 + 1e-12]
+    # the noise of a loss: the folds are shared, so the paired standard error of the mean difference
     emit()
+    emit("each loss +- its paired standard error (std of the 5 per-fold differences / sqrt 5), points")
+    emit(f"{'':>30} " + " ".join(f"{name:>14}" for name in table))
+
+    def paired(name: str, fold_scores: np.ndarray) -> str:
+        i, j = np.unravel_index(np.argmax(table[name]), table[name].shape)
+        diff = 100 * (per_fold[name][i, :, j] - fold_scores)
+        return f"{diff.mean():6.2f} +- {diff.std(ddof=1) / np.sqrt(diff.size):4.2f}"
+
     defaults = ERLPBoostClassifier().get_params()
     row = (defaults["oracle"], defaults["eps"])
-    if row in rows and defaults["nu"] in grid:
-        k = rows.index(row) * len(grid) + grid.index(defaults["nu"])
+    default = (
+        rows.index(row) * len(grid) + grid.index(defaults["nu"])
+        if row in rows and defaults["nu"] in grid
+        else None
+    )
+    # the triple of the smallest worst-case loss, and the classifier's defaults
+    for k in dict.fromkeys([int(order[0]), default]):
+        if k is not None:
+            i, j = divmod(k, len(grid))
+            emit(
+                f"{triple(k):>30} "
+                + " ".join(f"{paired(name, per_fold[name][i, :, j]):>14}" for name in table)
+            )
+    for key, accuracy in nested.items():
+        label = f"ERLPBoostCV {key[0]} eps={key[1]:g}"
+        emit(f"{label:>30} " + " ".join(f"{paired(name, accuracy[name]):>14}" for name in table))
+    within = [triple(int(k)) for k in order if loss.flat[k] <= 0.01 + 1e-12]
+    emit()
+    if default is not None:
         emit(
-            f"ERLPBoostClassifier()'s defaults, {triple(k)}: worst-case loss {100 * loss.flat[k]:.2f} points"
+            f"ERLPBoostClassifier()'s defaults, {triple(default)}: worst-case loss "
+            f"{100 * loss.flat[default]:.2f} points"
         )
     if within:
         emit("within 1 point of the best on every set: " + ", ".join(within))

@@ -102,13 +102,29 @@ def test_defaults_benchmark(tmp_path):
     for k, line in enumerate(text[start + 2 : start + 2 + len(eps)]):
         per_set = [100 * (max(map(max, accuracy[n])) - max(accuracy[n][k])) for n in accuracy]
         assert _floats(line)[1:] == pytest.approx([*per_set, max(per_set)], abs=0.011)
+    best = [max(map(max, accuracy[n])) for n in accuracy]
     start = next(i for i, line in enumerate(text) if line.startswith("ERLPBoostCV (nested"))
-    for line in text[start + 3 : start + 3 + len(eps)]:
-        _, *nested, worst_loss, _seconds = _floats(line)
+    nested_rows = [_floats(line) for line in text[start + 3 : start + 3 + len(eps)]]
+    for _, *nested, worst_loss, _seconds in nested_rows:
         assert all(0.5 <= a <= 1.0 for a in nested)
-        best = [max(map(max, accuracy[n])) for n in accuracy]
         expected = max(100 * (b - a) for b, a in zip(best, nested, strict=True))
         assert worst_loss == pytest.approx(expected, abs=0.011 + 0.01)  # both sides printed to 4 digits
+    # the paired block: each mean difference is the loss of the tables above (mean of differences =
+    # difference of means), the standard errors are >= 0
+    start = next(i for i, line in enumerate(text) if line.startswith("each loss +- its paired"))
+    named = re.search(r"stumps eps=(\S+) nu=(\S+)", text[start + 2])
+    k, j = eps.index(float(named.group(1))), list(grid).index(float(named.group(2)))
+    pairs = _floats(text[start + 2].split(named.group(0))[1])
+    assert pairs[0::2] == pytest.approx(
+        [100 * (b - accuracy[n][k][j]) for b, n in zip(best, accuracy, strict=True)], abs=0.011
+    )
+    assert min(pairs[1::2]) >= 0
+    for row, line in zip(nested_rows, text[start + 3 : start + 3 + len(eps)], strict=True):
+        assert line.split()[:3] == ["ERLPBoostCV", "stumps", f"eps={row[0]:g}"]
+        pairs = _floats(line.split(f"eps={row[0]:g}")[1])
+        assert pairs[0::2] == pytest.approx(
+            [100 * (b - a) for b, a in zip(best, row[1:-2], strict=True)], abs=0.011 + 0.01
+        )
     verdict = text[-1]
     smallest = min(worst.values())
     if smallest <= 1.0 + 1e-9:
