@@ -212,3 +212,36 @@ def test_recentre_keeps_a_positive_distribution():
 
 def test_registered():
     assert set(FORMULATIONS) <= set(ALGORITHMS)
+
+
+@pytest.mark.parametrize("extreme", [False, True])
+@pytest.mark.parametrize("family", ["nmboost", "cgboost"])
+def test_highs_equals_clarabel_on_the_verify_instances(family, extreme):
+    """``method="highs"`` (NM-Boost's LP on both sides, CGBoost's w-domain QP) against cvxpy + Clarabel
+    on the instances of ``dualboost verify``: the certified values agree to 1e-8 (relative to the
+    value's size), and HiGHS's pair is certified to 1e-8 (its w can be 3e-9 below 0)."""
+    from dualboost.verify import default_instances, extreme_instances
+
+    for factory in (extreme_instances if extreme else default_instances)(0)[family]:
+        model = factory()
+        reference = model.solve(method="clarabel", side="dual", tol=1e-10)
+        for side in ("primal", "dual") if family == "nmboost" else ("dual",):
+            ours = model.solve(method="highs", side=side, tol=1e-8)
+            assert ours.optimal, (model, side, ours.gap)
+            scale = max(1.0, abs(reference.dual_value))
+            assert abs(ours.primal_value - reference.primal_value) <= 1e-8 * scale
+            assert abs(ours.dual_value - reference.dual_value) <= 1e-8 * scale
+
+
+def test_highs_refuses_cgboost_primal_and_nmboost_warm_start_is_the_cold_solve():
+    rng = np.random.default_rng(5)
+    U = np.where(rng.random((50, 12)) < 0.6, 1.0, -1.0)
+    with pytest.raises(ValueError, match="side='dual'"):
+        CGBoost(U).solve(method="highs", side="primal")
+    first = NMBoost(U[:, :6], lam=0.1, tau=0.05).solve(method="highs", side="primal", tol=1e-10)
+    grown = NMBoost(U, lam=0.1, tau=0.05)
+    warm = grown.solve(method="highs", side="primal", warm_start=first, tol=1e-10)
+    cold = grown.solve(method="highs", side="primal", tol=1e-10)
+    assert warm.optimal and cold.optimal
+    assert warm.primal_value == pytest.approx(cold.primal_value, abs=1e-12)
+    assert warm.iterations < cold.iterations  # the previous basis: a few pivots

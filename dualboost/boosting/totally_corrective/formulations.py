@@ -248,6 +248,13 @@ class _NMBoost(_MaxEdgeBound):
         shifted = d + self.lam
         return shifted / shifted.sum()
 
+    def solve(self, model, warm):
+        if self.method == "highs":  # the d-domain LP grown by the new row, from the previous basis
+            sol = model.solve(method="highs", side="primal", warm_start=warm, tol=self.tol)
+            if sol.status == "optimal" and sol.gap <= self.eps * _GAP_FRACTION:
+                return sol
+        return super().solve(model, warm)
+
     def params(self):
         return {"lam": self.lam, "tau": self.tau} | super().params()
 
