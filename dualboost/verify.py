@@ -10,6 +10,10 @@ For every model family, instance, method and side: solve, map the solution to th
   point to the optimum by ``sqrt(2 eta g)``; the map tolerance is 1e-5 (1e-3 for SCS) on the
   built-in instances, whose eta is moderate. LPBoost's d is not unique (docs/math.md#lpboost): there the
   mapped pair ``(d_from_w(w), w)`` must itself be certified within the gap tolerance instead.
+
+The ``highs`` rows: LPBoost and NM-Boost on both sides (linear programs), CGBoost on its w-domain
+side (a convex QP); measured on the default and extreme instances, every one passes, with certified
+gaps of 1e-10 or less.
 """
 
 from __future__ import annotations
@@ -55,7 +59,9 @@ MAP_TOL = {"clarabel": 1e-5, "ecos": 1e-5, "scs": 1e-3, "auglag": 1e-5, "highs":
 def applies(model: Model, method: str, side: str) -> bool:
     """Whether ``method`` solves ``side`` of ``model`` (:func:`dualboost.solvers.accepts`): the cvxpy
     solvers solve every side of every model in memory; ``auglag`` the dual of the models with a
-    differentiable dual; ``highs`` both sides of the linear programs."""
+    differentiable dual; ``highs`` both sides of the linear programs (LPBoost, NM-Boost) and the
+    w-domain side of CGBoost's QP (HiGHS's QP solver; its d-domain QP is refused, see
+    :attr:`dualboost.problems.CGBoost.highs_sides`)."""
     return accepts(model, method, side) is None
 
 FAMILIES = (
