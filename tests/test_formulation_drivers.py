@@ -245,3 +245,29 @@ def test_highs_refuses_cgboost_primal_and_nmboost_warm_start_is_the_cold_solve()
     assert warm.optimal and cold.optimal
     assert warm.primal_value == pytest.approx(cold.primal_value, abs=1e-12)
     assert warm.iterations < cold.iterations  # the previous basis: a few pivots
+
+
+def test_example_weights_are_repeated_examples():
+    """CGBoost and NM-Boost with integer example weights k: the model of the data with example n
+    repeated k_n times (the same optimal values; CGBoost's w is unique, so it is the same too)."""
+    rng = np.random.default_rng(9)
+    U = np.where(rng.random((30, 8)) < 0.6, 1.0, -1.0)
+    k = rng.integers(1, 4, size=30)
+    repeated = np.repeat(U, k, axis=0)
+    for weighted, plain in (
+        (CGBoost(U, C=0.3, weights=k), CGBoost(repeated, C=0.3)),
+        (NMBoost(U, lam=0.05, tau=0.1, weights=k), NMBoost(repeated, lam=0.05, tau=0.1)),
+    ):
+        ours = weighted.solve(method="highs", side="dual", tol=1e-10)
+        reference = plain.solve(method="clarabel", tol=1e-10)
+        assert ours.optimal
+        assert ours.dual_value == pytest.approx(reference.dual_value, rel=1e-8, abs=1e-8)
+        clarabel = weighted.solve(method="clarabel", side="primal", tol=1e-10)
+        assert clarabel.primal_value == pytest.approx(reference.dual_value, rel=1e-8, abs=1e-8)
+        if isinstance(weighted, CGBoost):
+            np.testing.assert_allclose(ours.w, reference.w, atol=1e-6)
+    assert NMBoost(U, lam=0.05, tau=0.1, weights=k).solve(method="highs", side="primal").optimal
+    with pytest.raises(ValueError, match="weights must be positive"):
+        CGBoost(U, weights=np.r_[0.0, np.ones(29)])
+    with pytest.raises(ValueError, match="weights"):
+        NMBoost(U, weights=np.ones(3))

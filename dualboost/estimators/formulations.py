@@ -13,9 +13,13 @@ re-solve method (default: the fastest sound one, HiGHS for the LP of NM-Boost an
 the hand-written dual path for MDBoost and QRLP-Boost).
 
 ``sample_weight``: rows of weight 0 are removed and equal weights are the unweighted fit, as for
-every classifier of the package; other weights raise a ValueError, because none of the four models
-has a weighted form in dualboost yet (MDBoost's spread, CGBoost's and NM-Boost's hinges and
-QRLP-Boost's quadratic weigh every example alike).
+every classifier of the package. CGBoost and NM-Boost take other weights as example weights
+``k = w / mean(w)`` of their models (:class:`~dualboost.problems.CGBoost`,
+:class:`~dualboost.problems.NMBoost`): each example's hinge (and NM-Boost's margin) counts k_n times,
+so integer weights are the problem of the repeated rows (the column-generation path may differ where
+d is not unique). MDBoost and QRLP-Boost raise a ValueError for unequal weights: their models have no
+weighted form in dualboost yet (MDBoost's spread and QRLP-Boost's quadratic weigh every example
+alike).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from dataclasses import replace
 
 import numpy as np
 from numpy.typing import NDArray
+from sklearn.utils import _safe_indexing
 
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY
 from dualboost.boosting.totally_corrective.formulations import NMBOOST_TAU
@@ -57,21 +62,41 @@ class _FormulationClassifier(BoostingClassifier):
     def _extra_params(self) -> dict:
         return {name: getattr(self, name) for name in self._model_params} | {"method": self.method}
 
+    #: whether the model has a weighted form (the example weights of CGBoost and NM-Boost)
+    _weighted = False
+
     def fit(self, X, y, sample_weight=None) -> _FormulationClassifier:
         """Boost the oracle's hypotheses on (X, y) (:meth:`BoostingClassifier.fit
         <dualboost.estimators.base.BoostingClassifier.fit>`); ``sample_weight``: module docstring."""
-        if sample_weight is not None and dask_kind(X) is None:
-            weights = check_sample_weight(sample_weight, X)
-            positive = weights[weights > 0]
-            if np.any(positive != positive[0]):
-                raise ValueError(
-                    f"sample_weight with unequal positive weights is not supported by {type(self).__name__}: "
-                    "the model weighs every example alike (rows of weight 0 are removed and equal weights "
-                    "are the unweighted fit)"
-                )
-        return super().fit(X, y, sample_weight)
+        if sample_weight is None or dask_kind(X) is not None or dask_kind(y) is not None:
+            return super().fit(X, y, sample_weight)
+        weights = check_sample_weight(sample_weight, X)
+        kept = weights > 0
+        if np.all(weights[kept] == weights[kept][0]):
+            return super().fit(X, y, sample_weight)  # equal weights: the unweighted fit
+        if not self._weighted:
+            raise ValueError(
+                f"sample_weight with unequal positive weights is not supported by {type(self).__name__}: "
+                "the model weighs every example alike (rows of weight 0 are removed and equal weights "
+                "are the unweighted fit)"
+            )
+        self._example_weights = weights[kept]  # read by _driver_params and _store during this fit
+        try:
+            return super().fit(
+                _safe_indexing(X, np.flatnonzero(kept)), _safe_indexing(y, np.flatnonzero(kept))
+            )
+        finally:
+            del self._example_weights
+
+    def _driver_params(self, n_samples: int) -> dict:
+        params = super()._driver_params(n_samples)
+        weights = getattr(self, "_example_weights", None)
+        if weights is not None:
+            params["weights"] = weights / weights.mean()  # scale-free: equal weights are all 1
+        return params
 
     def _store(self, result, classes: NDArray, weights: NDArray[np.float64] | None = None) -> None:
+        weights = getattr(self, "_example_weights", None) if weights is None else weights
         uncapped = "nu" not in result.params
         super()._store(
             replace(result, params=result.params | {"nu": None}) if uncapped else result, classes, weights
@@ -125,6 +150,7 @@ class CGBoostClassifier(_FormulationClassifier):
     """
 
     _algorithm = "cgboost"
+    _weighted = True
     _model_params = ("C",)
     _parameter_constraints = {**_FormulationClassifier._parameter_constraints, "C": POSITIVE}
 
@@ -159,6 +185,7 @@ class NMBoostClassifier(_FormulationClassifier):
     """
 
     _algorithm = "nmboost"
+    _weighted = True
     _model_params = ("lam", "tau")
     _parameter_constraints = {
         **_FormulationClassifier._parameter_constraints,

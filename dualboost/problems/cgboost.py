@@ -26,21 +26,35 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import sparse
 from scipy.optimize import minimize
 
-from dualboost._validation import check_positive
+from dualboost._validation import check_positive, check_vector
 from dualboost.problems.base import ColumnIndependent, CvxpyModel, KKTMultipliers, Model
 from dualboost.problems.max_edge import DOMAIN_TOL, as_array
 from dualboost.solvers.contract import WDomain
 from dualboost.solvers.highs import solve_diagonal_qp
 
-__all__ = ["CGBoost"]
+__all__ = ["CGBoost", "check_example_weights"]
 
 #: relative tolerances of a tie ``(U w)_n = 1`` tried by :meth:`CGBoost.d_from_w` (w carries noise)
 _TIE_TOLERANCES = (1e-8, 1e-5, 1e-3, 1e-1)
 
 
+def check_example_weights(weights: ArrayLike | None, n: int) -> NDArray[np.float64]:
+    """Positive finite weights of the N examples (all 1 when None); a ValueError naming ``weights``."""
+    if weights is None:
+        return np.ones(n)
+    weights = check_vector(weights, "weights", n)
+    if np.any(weights <= 0):
+        raise ValueError("weights must be positive (an example of weight 0 is an example removed)")
+    return weights
+
+
 class CGBoost(ColumnIndependent, Model):
     """CGBoost over the t hypotheses in ``U`` (N x t, entries in [-1, 1]) with the trade-off ``C`` > 0
-    (module docstring). ``-primal_value`` is [BZB04]'s optimum."""
+    (module docstring). ``-primal_value`` is [BZB04]'s optimum.
+
+    ``weights``: a positive weight per example (default all 1) multiplying its hinge, ``C sum_n
+    weights_n [1 - (U w)_n]_+``, so that the caps of d are ``C weights_n``: integer weights are the
+    problem of the data with example n repeated ``weights_n`` times (the copies share a margin)."""
 
     name = "cgboost"
     w_domain = WDomain.ORTHANT
@@ -48,9 +62,12 @@ class CGBoost(ColumnIndependent, Model):
     smooth_dual = False
     d_is_unique = False
 
-    def __init__(self, U: ArrayLike, C: float = 1.0) -> None:
+    def __init__(self, U: ArrayLike, C: float = 1.0, weights: ArrayLike | None = None) -> None:
         super().__init__(U)
         self.C = check_positive(C, "C")
+        self.weights = check_example_weights(weights, self.n_samples)
+        #: the caps of d, ``C weights``
+        self.caps = self.C * self.weights
 
     def parameters(self) -> dict[str, float]:
         return {"C": self.C}
@@ -58,7 +75,7 @@ class CGBoost(ColumnIndependent, Model):
     # --- objectives --------------------------------------------------------------------------
     def primal_objective(self, d: ArrayLike) -> float:
         d = self._d(d)
-        if d.min() < -DOMAIN_TOL or d.max() > self.C + DOMAIN_TOL * max(1.0, self.C):
+        if d.min() < -DOMAIN_TOL or np.max(d - self.caps) > DOMAIN_TOL * max(1.0, float(self.caps.max())):
             return np.inf
         w = np.maximum(self.U.T @ d, 0.0)
         return float(0.5 * w @ w - d.sum())
@@ -67,7 +84,7 @@ class CGBoost(ColumnIndependent, Model):
         w = self._w(w)
         if w.min() < -DOMAIN_TOL:
             return -np.inf
-        return float(-0.5 * w @ w - self.C * np.maximum(1.0 - self.U @ w, 0.0).sum())
+        return float(-0.5 * w @ w - self.caps @ np.maximum(1.0 - self.U @ w, 0.0))
 
     # --- maps and repairs -----------------------------------------------------------------------
     def kkt_from_d(self, d: ArrayLike, tol: float | None = None) -> KKTMultipliers:
@@ -80,7 +97,7 @@ class CGBoost(ColumnIndependent, Model):
             beta=0.0,
             residual=0.0,
             active_w=np.flatnonzero(w > 0),
-            active_psi=np.flatnonzero(d >= self.C),
+            active_psi=np.flatnonzero(d >= self.caps),
         )
 
     def d_from_w(self, w: ArrayLike) -> NDArray[np.float64]:
@@ -92,7 +109,7 @@ class CGBoost(ColumnIndependent, Model):
         margins = self.U @ self._w(w)
         best, best_value = None, np.inf
         for tol in _TIE_TOLERANCES:
-            d = np.where(margins < 1.0 - tol, self.C, 0.0)
+            d = np.where(margins < 1.0 - tol, self.caps, 0.0)
             ties = np.flatnonzero(np.abs(margins - 1.0) <= tol)
             if ties.size:
                 d[ties] = self._best_on_ties(d, ties)
@@ -112,16 +129,22 @@ class CGBoost(ColumnIndependent, Model):
             z = np.maximum(base + rows.T @ x, 0.0)
             return 0.5 * float(z @ z) - float(x.sum()), rows @ z - 1.0
 
-        start = np.full(ties.size, 0.5 * self.C)
+        caps = self.caps[ties]
+        start = 0.5 * caps
         options = {"ftol": 1e-16, "gtol": 1e-13, "maxiter": 2000}
         result = minimize(
-            objective, start, jac=True, bounds=[(0.0, self.C)] * ties.size, method="L-BFGS-B", options=options
+            objective,
+            start,
+            jac=True,
+            bounds=list(zip(np.zeros(ties.size), caps, strict=True)),
+            method="L-BFGS-B",
+            options=options,
         )
-        return np.clip(result.x, 0.0, self.C)
+        return np.clip(result.x, 0.0, caps)
 
     def repair_primal(self, d: ArrayLike) -> tuple[NDArray[np.float64], float]:
         d = self._d(d)
-        fixed = np.clip(d, 0.0, self.C)
+        fixed = np.clip(d, 0.0, self.caps)
         return fixed, float(np.abs(fixed - d).max())
 
     def repair_dual(self, w: ArrayLike) -> tuple[NDArray[np.float64], float]:
@@ -148,7 +171,7 @@ class CGBoost(ColumnIndependent, Model):
         n, t = self.U.shape
         rows = sparse.hstack([sparse.csr_matrix(self.U), sparse.identity(n, format="csr")])
         x, duals, iterations = solve_diagonal_qp(
-            np.r_[np.zeros(t), np.full(n, self.C)],
+            np.r_[np.zeros(t), self.caps],
             np.zeros(t + n),
             np.full(t + n, np.inf),
             rows,
@@ -156,19 +179,21 @@ class CGBoost(ColumnIndependent, Model):
             np.full(n, np.inf),
             np.r_[np.ones(t), np.zeros(n)],
         )
-        return np.clip(duals, 0.0, self.C), x[:t], iterations
+        return np.clip(duals, 0.0, self.caps), x[:t], iterations
 
     # --- cvxpy models ---------------------------------------------------------------------------
     def cvxpy_primal(self) -> CvxpyModel:
         d = cp.Variable(self.n_samples, name="d")
         z = cp.Variable(self.n_hypotheses, nonneg=True, name="z")  # z = [U^T d]_+ at the optimum
         edges = z >= self.U.T @ d  # multipliers: w
-        problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(z) - cp.sum(d)), [edges, d >= 0, d <= self.C])
+        problem = cp.Problem(
+            cp.Minimize(0.5 * cp.sum_squares(z) - cp.sum(d)), [edges, d >= 0, d <= self.caps]
+        )
         return CvxpyModel(problem, lambda: (d.value, as_array(edges.dual_value)))
 
     def cvxpy_dual(self) -> CvxpyModel:
         w = cp.Variable(self.n_hypotheses, nonneg=True, name="w")
         xi = cp.Variable(self.n_samples, nonneg=True, name="xi")
         margins = xi + self.U @ w >= 1.0  # multipliers: d
-        problem = cp.Problem(cp.Maximize(-0.5 * cp.sum_squares(w) - self.C * cp.sum(xi)), [margins])
+        problem = cp.Problem(cp.Maximize(-0.5 * cp.sum_squares(w) - self.caps @ xi), [margins])
         return CvxpyModel(problem, lambda: (as_array(margins.dual_value), w.value))

@@ -25,6 +25,7 @@ from scipy.optimize import linprog
 
 from dualboost._validation import check_positive
 from dualboost.problems.base import ColumnIndependent, CvxpyModel, KKTMultipliers, Model
+from dualboost.problems.cgboost import check_example_weights
 from dualboost.problems.lpboost import HIGHS_OPTIONS, PrimalLP, quiet_highs
 from dualboost.problems.max_edge import DOMAIN_TOL, MaxEdgeWeights, as_array
 
@@ -38,21 +39,24 @@ class NMBoostLP(PrimalLP):
     """NM-Boost's d-domain LP as a HiGHS model that grows by one row per hypothesis (as LPBoost's
     :class:`~dualboost.problems.lpboost.PrimalLP`, whose basis handling and readout it shares).
 
-    Variables ``(d, gamma)``: minimise ``gamma - tau 1^T d`` s.t. ``0 <= d <= 1`` and one row
-    ``u^q . d - gamma <= -lam u^q . 1`` per column of U; w is read from those rows' duals. Row 0 is a
-    free row (``sum d`` without bounds, never binding: dual 0) so that the rows line up with LPBoost's,
-    whose row 0 is ``sum d = 1``.
+    Variables ``(d, gamma)``: minimise ``gamma - tau 1^T d`` s.t. ``0 <= d <= k`` (k the example
+    weights, 1 by default) and one row ``u^q . d - gamma <= -lam u^q . k`` per column of U; w is read
+    from those rows' duals. Row 0 is a free row (``sum d`` without bounds, never binding: dual 0) so
+    that the rows line up with LPBoost's, whose row 0 is ``sum d = 1``.
     """
 
-    def __init__(self, U: NDArray[np.float64], lam: float, tau: float) -> None:
+    def __init__(
+        self, U: NDArray[np.float64], lam: float, tau: float, weights: NDArray[np.float64] | None = None
+    ) -> None:
         n = U.shape[0]
         self.n_samples, self.nu, self.n_columns = n, None, 0
         self.lam, self.tau = float(lam), float(tau)
+        self.weights = np.ones(n) if weights is None else weights
         self._highs = quiet_highs()
         for option, value in HIGHS_OPTIONS.items():
             self._highs.setOptionValue(option, value)
         inf = highspy.kHighsInf
-        self._highs.addVars(n + 1, np.r_[np.zeros(n), -inf], np.r_[np.ones(n), inf])
+        self._highs.addVars(n + 1, np.r_[np.zeros(n), -inf], np.r_[self.weights, inf])
         self._highs.changeColsCost(n + 1, np.arange(n + 1, dtype=np.int32), np.r_[np.full(n, -self.tau), 1.0])
         self._index = np.arange(n + 1, dtype=np.int32)
         self._highs.addRow(-inf, inf, n, self._index[:n], np.ones(n))
@@ -71,7 +75,7 @@ class NMBoostLP(PrimalLP):
         values = np.vstack([columns, -np.ones((1, k))]).T.ravel()
         starts = np.arange(k, dtype=np.int32) * (n + 1)
         indices = np.tile(self._index, k)
-        upper = -self.lam * columns.sum(axis=0)
+        upper = -self.lam * (self.weights @ columns)
         self._highs.addRows(k, np.full(k, -highspy.kHighsInf), upper, values.size, starts, indices, values)
         self.n_columns += k
 
@@ -79,26 +83,33 @@ class NMBoostLP(PrimalLP):
 class NMBoost(ColumnIndependent, MaxEdgeWeights, Model):
     """NM-Boost over the t hypotheses in ``U`` (N x t, entries in [-1, 1]): ``lam`` > 0 weighs the
     summed margins, ``tau`` > 0 is the margin below which an example's shortfall counts (None: 1/t,
-    as colboost). Module docstring for the two sides."""
+    as colboost). Module docstring for the two sides.
+
+    ``weights``: a positive weight k_n per example (default all 1) multiplying its margin and its
+    shortfall, ``lam k^T U w - sum_n k_n [tau - (U w)_n]_+``: the box of d becomes ``0 <= d <= k`` and
+    the shift ``lam k``; integer weights are the problem of the data with repeated examples."""
 
     name = "nmboost"
     #: the dual is piecewise linear: no gradient method; the cvxpy methods solve the LPs
     smooth_dual = False
     d_is_unique = False
 
-    def __init__(self, U: ArrayLike, lam: float = 1.0, tau: float | None = None) -> None:
+    def __init__(
+        self, U: ArrayLike, lam: float = 1.0, tau: float | None = None, weights: ArrayLike | None = None
+    ) -> None:
         super().__init__(U)
         self.lam = check_positive(lam, "lam")
         self._tau_given = tau is not None
         self.tau = 1.0 / self.n_hypotheses if tau is None else check_positive(tau, "tau")
         #: ``U^T 1``: the shift ``lam U^T 1`` of every edge (once, not a pass over U per evaluation)
-        self._column_sums = self.U.sum(axis=0)
+        self.weights = check_example_weights(weights, self.n_samples)
+        self._column_sums = self.weights @ self.U
 
     def with_columns(self, U: ArrayLike) -> NMBoost:
         """The same model over the columns ``U`` (:class:`~dualboost.problems.ColumnIndependent`); a
         default tau (not given) is ``1/t`` of the new column count, a given tau is kept."""
         model = super().with_columns(U)
-        model._column_sums = model.U.sum(axis=0)
+        model._column_sums = self.weights @ model.U
         if not self._tau_given:
             model.tau = 1.0 / model.n_hypotheses
         return model
@@ -108,7 +119,9 @@ class NMBoost(ColumnIndependent, MaxEdgeWeights, Model):
 
     # --- objectives --------------------------------------------------------------------------
     def _in_box(self, d: NDArray[np.float64]) -> bool:
-        return bool(d.min() >= -DOMAIN_TOL and d.max() <= 1.0 + DOMAIN_TOL)
+        return bool(
+            d.min() >= -DOMAIN_TOL and np.max(d - self.weights) <= DOMAIN_TOL * max(1.0, self.weights.max())
+        )
 
     def primal_objective(self, d: ArrayLike) -> float:
         d = self._d(d)
@@ -127,7 +140,7 @@ class NMBoost(ColumnIndependent, MaxEdgeWeights, Model):
         if not self.on_simplex(w):
             return -np.inf
         margins = self.U @ w
-        return float(self.lam * margins.sum() - np.maximum(self.tau - margins, 0.0).sum())
+        return float(self.weights @ (self.lam * margins - np.maximum(self.tau - margins, 0.0)))
 
     # --- maps and repairs -----------------------------------------------------------------------
     def d_from_w(self, w: ArrayLike) -> NDArray[np.float64]:
@@ -139,7 +152,7 @@ class NMBoost(ColumnIndependent, MaxEdgeWeights, Model):
         best, best_value = None, np.inf
         for tol in _TIE_TOLERANCES:
             slack = tol * max(1.0, self.tau)
-            d = (margins < self.tau - slack).astype(np.float64)
+            d = np.where(margins < self.tau - slack, self.weights, 0.0)
             ties = np.flatnonzero(np.abs(margins - self.tau) <= slack)
             if ties.size:
                 d[ties] = self._best_on_ties(d, ties)
@@ -155,15 +168,15 @@ class NMBoost(ColumnIndependent, MaxEdgeWeights, Model):
         k = ties.size
         cost = np.r_[np.full(k, -self.tau), 1.0]
         A = np.hstack([self.U[ties].T, -np.ones((self.n_hypotheses, 1))])
-        bounds = [(0.0, 1.0)] * k + [(None, None)]
+        bounds = [(0.0, float(c)) for c in self.weights[ties]] + [(None, None)]
         result = linprog(cost, A_ub=A, b_ub=-base, bounds=bounds, method="highs")
         if result.status != 0:
             raise RuntimeError(f"the tie LP of NMBoost.d_from_w failed: {result.message}")
-        return np.clip(result.x[:k], 0.0, 1.0)
+        return np.clip(result.x[:k], 0.0, self.weights[ties])
 
     def repair_primal(self, d: ArrayLike) -> tuple[NDArray[np.float64], float]:
         d = self._d(d)
-        fixed = np.clip(d, 0.0, 1.0)
+        fixed = np.clip(d, 0.0, self.weights)
         return fixed, float(np.abs(fixed - d).max())
 
     def kkt_from_d(self, d: ArrayLike, tol: float | None = None) -> KKTMultipliers:
@@ -177,7 +190,7 @@ class NMBoost(ColumnIndependent, MaxEdgeWeights, Model):
 
         def recover(t: float) -> KKTMultipliers:
             active = np.flatnonzero(edges >= edges.max() - t)
-            inside = (d > t) & (d < 1.0 - t)
+            inside = (d > t) & (d < self.weights - t)
             return recover_multipliers(
                 self.U,
                 np.full(self.n_samples, self.tau),
@@ -196,9 +209,8 @@ class NMBoost(ColumnIndependent, MaxEdgeWeights, Model):
     def primal_lp(self, n_columns: int | None = None) -> NMBoostLP:
         """The d-domain LP on the first ``n_columns`` columns (all by default) as a growing HiGHS
         model (warm starts of ``method="highs"``)."""
-        return NMBoostLP(
-            self.U[:, : self.n_hypotheses if n_columns is None else n_columns], self.lam, self.tau
-        )
+        columns = self.U[:, : self.n_hypotheses if n_columns is None else n_columns]
+        return NMBoostLP(columns, self.lam, self.tau, self.weights)
 
     def solve_linear_program(self, side: str) -> tuple[NDArray[np.float64], NDArray[np.float64], int | None]:
         """``(d, w, iterations)`` from HiGHS: the d-domain LP (:class:`NMBoostLP`) for ``"primal"``;
@@ -208,7 +220,7 @@ class NMBoost(ColumnIndependent, MaxEdgeWeights, Model):
             return self.primal_lp().solve()
         n, t = self.U.shape
         # variables (w, xi): minimise -lam (U^T 1) . w + 1^T xi s.t. -U w - xi <= -tau, sum w = 1
-        cost = np.r_[-self.lam * self._column_sums, np.ones(n)]
+        cost = np.r_[-self.lam * self._column_sums, self.weights]
         a_ub = sparse.hstack([sparse.csr_matrix(-self.U), -sparse.identity(n, format="csr")]).tocsr()
         a_eq = np.r_[np.ones(t), np.zeros(n)][None, :]
         result = linprog(
@@ -230,7 +242,7 @@ class NMBoost(ColumnIndependent, MaxEdgeWeights, Model):
         d = cp.Variable(self.n_samples, name="d")
         gamma = cp.Variable(name="gamma")
         edges = self.U.T @ d + self.lam * self._column_sums <= gamma  # multipliers: w
-        problem = cp.Problem(cp.Minimize(gamma - self.tau * cp.sum(d)), [edges, d >= 0, d <= 1])
+        problem = cp.Problem(cp.Minimize(gamma - self.tau * cp.sum(d)), [edges, d >= 0, d <= self.weights])
         return CvxpyModel(problem, lambda: (d.value, edges.dual_value))
 
     def cvxpy_dual(self) -> CvxpyModel:
@@ -238,6 +250,6 @@ class NMBoost(ColumnIndependent, MaxEdgeWeights, Model):
         xi = cp.Variable(self.n_samples, nonneg=True, name="xi")
         margins = self.U @ w
         shortfall = xi + margins >= self.tau  # multipliers: d
-        objective = cp.Maximize(self.lam * cp.sum(margins) - cp.sum(xi))
+        objective = cp.Maximize(self.weights @ (self.lam * margins - xi))
         problem = cp.Problem(objective, [cp.sum(w) == 1, shortfall])
         return CvxpyModel(problem, lambda: (as_array(shortfall.dual_value), w.value))

@@ -173,9 +173,12 @@ class HighsState(SolverState):
 
     def fits(self, model) -> bool:
         """Whether ``model``'s U extends the U of this state (the same parameters: nu for LPBoost's
-        LP, the growing LP's ``parameters()`` otherwise; the same examples, these columns first)."""
+        LP, the growing LP's ``parameters()`` and example weights otherwise; the same examples, these
+        columns first)."""
         t_old = self.U.shape[1]
         same = self.lp.parameters() == model.parameters() if hasattr(self.lp, "parameters") else None
+        if same and hasattr(self.lp, "weights"):
+            same = np.array_equal(self.lp.weights, getattr(model, "weights", None))
         return (
             (self.lp.nu == model.nu if same is None else same)
             and self.U.shape[0] == model.n_samples

@@ -84,6 +84,7 @@ from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle, w
 from dualboost.boosting.totally_corrective.drivers import GrowingModel, _require_point, _solve_certified
 from dualboost.conjugates.projections import capped_simplex_support
 from dualboost.problems import CGBoost, MDBoost, NMBoost, QRLPBoost, canonical_eta
+from dualboost.problems.cgboost import check_example_weights
 from dualboost.solvers import Solution
 
 __all__ = [
@@ -239,18 +240,18 @@ class _MDBoost(_MaxEdgeBound):
 class _NMBoost(_MaxEdgeBound):
     name = "nmboost"
 
-    def __init__(self, ensemble, lam: float, tau: float, **kw) -> None:
-        self.lam, self.tau = lam, tau
+    def __init__(self, ensemble, lam: float, tau: float, weights, **kw) -> None:
+        self.lam, self.tau, self.example_weights = lam, tau, weights
         super().__init__(ensemble, **kw)
 
     def build(self, U):
-        return NMBoost(U, lam=self.lam, tau=self.tau)
+        return NMBoost(U, lam=self.lam, tau=self.tau, weights=self.example_weights)
 
     def start(self, n):
-        return np.ones(n)  # every margin (0 without columns) is below tau
+        return self.example_weights.copy()  # every margin (0 without columns) is below tau: d = k
 
     def pricing(self, d):
-        shifted = d + self.lam
+        shifted = d + self.lam * self.example_weights
         return shifted / shifted.sum()
 
     def solve(self, model, warm):
@@ -261,22 +262,22 @@ class _NMBoost(_MaxEdgeBound):
         return super().solve(model, warm)
 
     def params(self):
-        return {"lam": self.lam, "tau": self.tau} | super().params()
+        return {"lam": self.lam, "tau": self.tau} | _weighted(self.example_weights) | super().params()
 
 
 class _CGBoost(Formulation):
     name = "cgboost"
     rule = "reduced cost (u_h.d - w_h) / 1^T d of the oracle's hypothesis <= eps"
 
-    def __init__(self, ensemble, C: float, **kw) -> None:
-        self.C = C
+    def __init__(self, ensemble, C: float, weights, **kw) -> None:
+        self.C, self.example_weights = C, weights
         super().__init__(ensemble, **kw)
 
     def build(self, U):
-        return CGBoost(U, C=self.C)
+        return CGBoost(U, C=self.C, weights=self.example_weights)
 
     def start(self, n):
-        return np.full(n, self.C)  # every margin (0 without columns) is below 1
+        return self.C * self.example_weights  # every margin (0 without columns) is below 1: d = C k
 
     def pricing(self, d):
         total = d.sum()
@@ -293,7 +294,7 @@ class _CGBoost(Formulation):
         return sol.w / total if total > 0 else sol.w
 
     def params(self):
-        return {"C": self.C} | super().params()
+        return {"C": self.C} | _weighted(self.example_weights) | super().params()
 
 
 class _QRLPBoost(Formulation):
@@ -328,6 +329,12 @@ class _QRLPBoost(Formulation):
 
     def params(self):
         return {"nu": self.nu, "eta": self.eta} | super().params()
+
+
+def _weighted(weights: NDArray[np.float64]) -> dict:
+    """``{"weights": "weighted"}`` for unequal example weights (a result's params and a checkpoint's
+    header hold scalars), else nothing."""
+    return {"weights": "weighted"} if np.any(weights != weights[0]) else {}
 
 
 def recentre(d: NDArray[np.float64], floor: float = QRLP_CENTER_FLOOR) -> NDArray[np.float64]:
@@ -505,6 +512,7 @@ def nmboost(
     *,
     lam: float = 0.01,
     tau: float = NMBOOST_TAU,
+    weights: NDArray[np.float64] | None = None,
     eps: float = 0.01,
     max_iter: int | None = None,
     method: str = "highs",
@@ -522,13 +530,16 @@ def nmboost(
     (normalised). Stop: ``min_q P^q(d^{q-1}) - D^{t-1}(w^{t-1}) <= eps`` (module docstring).
 
     ``lam`` > 0: the weight of the summed margins (colboost's default trade-off 0.01); ``tau`` > 0:
-    the margin below which a shortfall counts, fixed for the run (default :data:`NMBOOST_TAU`). {common}
+    the margin below which a shortfall counts, fixed for the run (default :data:`NMBOOST_TAU`);
+    ``weights``: a positive weight per example multiplying its margin and shortfall
+    (:class:`~dualboost.problems.NMBoost`; integer weights are repeated examples). {common}
     """
     return _drive(
         _NMBoost,
         oracle,
         lam=check_positive(lam, "lam"),
         tau=check_positive(tau, "tau"),
+        weights=check_example_weights(weights, check_oracle(oracle)),
         eps=eps,
         max_iter=max_iter,
         method=method,
@@ -546,6 +557,7 @@ def cgboost(
     oracle,
     *,
     C: float = 1.0,
+    weights: NDArray[np.float64] | None = None,
     eps: float = 0.01,
     max_iter: int | None = None,
     method: str = "highs",
@@ -563,12 +575,14 @@ def cgboost(
     normalised reduced cost ``(u_h . d - w_h) / 1^T d <= eps`` (module docstring: what it guarantees).
     The output weights are the orthant w normalised; ``params["w_sum"]`` is ``1^T w``.
 
-    ``C`` > 0: the hinge's weight. {common}
+    ``C`` > 0: the hinge's weight; ``weights``: a positive weight per example multiplying its hinge
+    (:class:`~dualboost.problems.CGBoost`; integer weights are repeated examples). {common}
     """
     return _drive(
         _CGBoost,
         oracle,
         C=check_positive(C, "C"),
+        weights=check_example_weights(weights, check_oracle(oracle)),
         eps=eps,
         max_iter=max_iter,
         method=method,
