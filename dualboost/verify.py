@@ -64,6 +64,7 @@ def applies(model: Model, method: str, side: str) -> bool:
     :attr:`dualboost.problems.CGBoost.highs_sides`)."""
     return accepts(model, method, side) is None
 
+
 FAMILIES = (
     "lpboost",
     "softboost",
