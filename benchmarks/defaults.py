@@ -16,7 +16,10 @@ towards the uniform prior ([KG] Eq. 3.10), so a larger eps gives a less tightly 
 
 The recommendation: the (learner, eps, nu) triples whose accuracy is within 1 point of the best triple
 of the grid on every data set (the issue's criterion); among them the one with the smallest worst-case
-loss. For comparison (unless ``--no-nested``), ERLPBoostCV as a user runs it: on each outer fold, nu is
+loss. The classifiers' default ``nu="auto"`` (``AUTO_NU_SHARE * 2 min(N+, N-) / N`` of each training
+fold, docs/math.md#capping-nu) is scored on the same folds at the default learner and eps for each
+share of ``--shares``, the default share being ``ERLPBoostClassifier()`` itself. For comparison
+(unless ``--no-nested``), ERLPBoostCV as a user runs it: on each outer fold, nu is
 chosen by ERLPBoostCV's own inner 5-fold CV over its default grid on the outer training part, the
 refitted classifier is scored on the outer test part (nested CV: its accuracy is not biased by the
 choice, while the best triple's is, slightly, being the maximum over the grid of the same folds).
@@ -48,6 +51,8 @@ SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 RESULTS = Path(__file__).resolve().parent / "results"
 DATASETS = ("german", "diabetes", "a9a")
 GRID = (0.6, 0.5, 0.45, 0.4, 0.35, 0.3, 0.2, 0.1, 0.05, 0.01)
+#: shares of the largest useful capping 2 min(N+, N-) / N scored for nu="auto" (docs/math.md#capping-nu)
+SHARES = (0.6, 0.7, 0.75, 0.8, 0.9)
 EPS = (0.01, 0.03, 0.05, 0.1, 0.2)
 LEARNERS = {
     "stumps": "stumps",
@@ -89,6 +94,44 @@ def nested_accuracy(X: np.ndarray, y: np.ndarray, learner: str, eps: float) -> n
     return np.array(scores)
 
 
+def auto_block(emit, data: dict, table: dict, paired, shares: list[float]) -> float:
+    """Score nu = share * 2 min(N+, N-) / N (of each training fold) at ERLPBoostClassifier()'s learner
+    and eps on the shared folds, one row per share (the default share: ``ERLPBoostClassifier()``
+    itself, marked ``*``): mean accuracy and loss +- paired standard error per set, worst loss. Returns
+    the default's worst loss (points)."""
+    from dualboost.estimators import ERLPBoostClassifier
+    from dualboost.estimators.base import AUTO_NU_SHARE
+
+    defaults = ERLPBoostClassifier().get_params()
+    emit()
+    emit(
+        f"nu='auto' = share x 2 min(N+, N-) / N of each training fold, oracle={defaults['oracle']} "
+        f"eps={defaults['eps']:g} (ERLPBoostClassifier()'s): mean accuracy, loss +- paired standard error"
+    )
+    emit(f"{'share':>6} " + " ".join(f"{name:>24}" for name in table) + f" {'worst':>6}")
+    default_loss = float("nan")
+    for share in shares:
+        per_set, cells = [], []
+        for name in table:
+            X, y = data[name]
+            scores = []
+            for train, test in folds().split(X, y):
+                if share == AUTO_NU_SHARE:
+                    clf = ERLPBoostClassifier()  # nu="auto": the default itself
+                else:
+                    counts = np.unique(y[train], return_counts=True)[1]
+                    clf = ERLPBoostClassifier(nu=share * 2 * counts.min() / train.size)
+                scores.append(clf.fit(X[train], y[train]).score(X[test], y[test]))
+            scores = np.array(scores)
+            per_set.append(100 * (table[name].max() - scores.mean()))
+            cells.append(f"{scores.mean():.4f} {paired(name, scores)}")
+        mark = "*" if share == AUTO_NU_SHARE else " "
+        emit(f"{share:>5g}{mark} " + " ".join(f"{cell:>24}" for cell in cells) + f" {max(per_set):6.2f}")
+        if share == AUTO_NU_SHARE:
+            default_loss = max(per_set)
+    return default_loss
+
+
 def _oracle(learner: str) -> object:
     oracle = LEARNERS[learner]
     return oracle if isinstance(oracle, str) else clone(oracle)
@@ -99,7 +142,7 @@ def _label(learner: str, eps: float) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from dualboost.estimators import ERLPBoostClassifier
+    from dualboost.estimators.base import AUTO_NU_SHARE
     from dualboost.estimators.cv import DEFAULT_NUS, ERLPBoostCV
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -109,12 +152,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nus", nargs="+", type=float, default=list(GRID), help=f"nu axis (default {GRID})")
     parser.add_argument("--a9a-size", type=int, default=5000, help="subsample a9a (default 5000)")
     parser.add_argument("--no-nested", action="store_true", help="skip the nested ERLPBoostCV comparison")
+    parser.add_argument(
+        "--shares",
+        nargs="+",
+        type=float,
+        default=list(SHARES),
+        help=f"shares of nu='auto' to score at the default learner and eps (default {SHARES})",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS / "defaults.txt", help="result file")
     args = parser.parse_args(argv)
     if any(not 0.0 < e < 1.0 for e in args.eps):
         parser.error(f"--eps: every value must lie in (0, 1); got {args.eps}")
     if any(not 0.0 < nu <= 1.0 for nu in args.nus) or len(set(args.nus)) < len(args.nus):
         parser.error(f"--nus: distinct fractions in (0, 1] expected; got {args.nus}")
+    if any(not 0.0 < share <= 1.0 for share in args.shares):
+        parser.error(f"--shares: every value must lie in (0, 1]; got {args.shares}")
     grid = tuple(sorted(args.nus, reverse=True))  # the order of ERLPBoostCV's nus_ (the path's order)
     warnings.simplefilter("ignore", ConvergenceWarning)
     warnings.filterwarnings("ignore", message=".*soft margin.*")
@@ -206,31 +258,19 @@ def main(argv: list[str] | None = None) -> int:
         diff = 100 * (per_fold[name][i, :, j] - fold_scores)
         return f"{diff.mean():6.2f} +- {diff.std(ddof=1) / np.sqrt(diff.size):4.2f}"
 
-    defaults = ERLPBoostClassifier().get_params()
-    row = (defaults["oracle"], defaults["eps"])
-    default = (
-        rows.index(row) * len(grid) + grid.index(defaults["nu"])
-        if row in rows and defaults["nu"] in grid
-        else None
+    # the triple of the smallest worst-case loss
+    i, j = divmod(int(order[0]), len(grid))
+    emit(
+        f"{triple(int(order[0])):>30} "
+        + " ".join(f"{paired(name, per_fold[name][i, :, j]):>14}" for name in table)
     )
-    # the triple of the smallest worst-case loss, and the classifier's defaults
-    for k in dict.fromkeys([int(order[0]), default]):
-        if k is not None:
-            i, j = divmod(k, len(grid))
-            emit(
-                f"{triple(k):>30} "
-                + " ".join(f"{paired(name, per_fold[name][i, :, j]):>14}" for name in table)
-            )
     for key, accuracy in nested.items():
         label = f"ERLPBoostCV {key[0]} eps={key[1]:g}"
         emit(f"{label:>30} " + " ".join(f"{paired(name, accuracy[name]):>14}" for name in table))
+    default_loss = auto_block(emit, data, table, paired, sorted(set(args.shares) | {AUTO_NU_SHARE}))
     within = [triple(int(k)) for k in order if loss.flat[k] <= 0.01 + 1e-12]
     emit()
-    if default is not None:
-        emit(
-            f"ERLPBoostClassifier()'s defaults, {triple(default)}: worst-case loss "
-            f"{100 * loss.flat[default]:.2f} points"
-        )
+    emit(f"ERLPBoostClassifier()'s defaults (nu='auto'): worst-case loss {default_loss:.2f} points")
     if within:
         emit("within 1 point of the best on every set: " + ", ".join(within))
     else:

@@ -76,6 +76,7 @@ def test_defaults_benchmark(tmp_path):
     out = tmp_path / "defaults.txt"
     eps = [0.1, 0.3]  # the cheap end of the axis (the runs stop early), nested CV included
     argv = ["--datasets", "german", "diabetes", "--learners", "stumps", "--eps", *map(str, eps)]
+    argv += ["--shares", "0.8"]  # the default share only: ERLPBoostClassifier() itself
     assert _load("defaults").main([*argv, "--out", str(out)]) == 0
     grid = _load("defaults").GRID
     text = out.read_text().splitlines()
@@ -125,6 +126,19 @@ def test_defaults_benchmark(tmp_path):
         assert pairs[0::2] == pytest.approx(
             [100 * (b - a) for b, a in zip(best, row[1:-2], strict=True)], abs=0.011 + 0.01
         )
+    # the nu='auto' block: one row per share (the default marked *), each loss from its accuracy and
+    # the set's best; the defaults line quotes the default row's worst loss
+    start = next(i for i, line in enumerate(text) if line.startswith("nu='auto'"))
+    row = text[start + 2]
+    assert row.split()[0] == "0.8*"
+    cells = _floats(row.split("*", 1)[1])  # per set: accuracy, loss, standard error; then the worst
+    accuracies, losses = cells[0:-1:3], cells[1:-1:3]
+    assert losses == pytest.approx(
+        [100 * (b - a) for b, a in zip(best, accuracies, strict=True)], abs=0.011 + 0.01
+    )
+    assert cells[-1] == pytest.approx(max(losses), abs=0.011)
+    assert text[-2].startswith("ERLPBoostClassifier()'s defaults (nu='auto')")
+    assert _floats(text[-2])[-1] == pytest.approx(cells[-1], abs=1e-9)
     verdict = text[-1]
     smallest = min(worst.values())
     if smallest <= 1.0 + 1e-9:

@@ -341,7 +341,7 @@ def test_boost_lpboost_on_german_warns_of_its_zero_soft_margin(monkeypatch, caps
     (soft margin 0). The run says so on stderr, the summary shows the soft margin, and the error is
     that of deterministic ties (classes_[0] = -1, german's majority class), not of rounding noise."""
     monkeypatch.setenv("DUALBOOST_DATA", str(DATA))
-    rc = cli.main(["boost", "german", "--algorithm", "lpboost", "--quiet"])
+    rc = cli.main(["boost", "german", "--algorithm", "lpboost", "--nu", "0.1", "--quiet"])
     captured = capsys.readouterr()
     assert rc == 0
     assert "dualboost boost: warning: lpboost: the soft margin of the output" in captured.err
@@ -353,7 +353,8 @@ def test_boost_lpboost_on_german_warns_of_its_zero_soft_margin(monkeypatch, caps
 
 
 def test_boost_corrective_default_max_iter_is_the_classifiers(tmp_path, capsys):
-    rc = cli.main(["boost", str(toy_file(tmp_path)), "--algorithm", "corrective_erlpboost", "--quiet"])
+    argv = ["boost", str(toy_file(tmp_path)), "--algorithm", "corrective_erlpboost", "--nu", "0.1"]
+    rc = cli.main([*argv, "--quiet"])
     out = capsys.readouterr().out
     assert rc == 0
     assert summary_value(out, "iterations") == "1000"

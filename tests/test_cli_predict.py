@@ -35,6 +35,7 @@ def test_saved_model_predicts_as_the_run(files, tmp_path, capsys, algorithm):
     model = tmp_path / "m.model"
     test = files / "test.libsvm"
     argv = ["boost", str(files / "train.libsvm"), "--test", str(test), "--algorithm", algorithm]
+    argv += ["--nu", "0.1"]
     assert main([*argv, "--eps", "0.05", "--max-iter", "60", "--quiet", "--save", str(model)]) == 0
     out = capsys.readouterr().out
     assert f"model:        {model}" in out

@@ -10,7 +10,7 @@ from sklearn.utils._param_validation import StrOptions
 
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY
 from dualboost.boosting.corrective.frank_wolfe import STEPS
-from dualboost.estimators.base import METHOD, NU_FRACTION_BELOW_ONE, POSITIVE, BoostingClassifier
+from dualboost.estimators.base import METHOD, NU_BELOW_ONE, POSITIVE, BoostingClassifier
 
 __all__ = ["CorrectiveERLPBoostClassifier", "CorrectiveBinaryERLPBoostClassifier", "CORRECTIVE_MAX_ITER"]
 
@@ -26,7 +26,7 @@ class _CorrectiveClassifier(BoostingClassifier):
 
     ``max_iter`` defaults to :data:`CORRECTIVE_MAX_ITER` = 1000, not to the theorem's bound: the
     corrective algorithms need O(ln(N/nu)/eps^2) iterations ([SS] Thm 9, [KG] Sec 4.2: up to
-    ``32 eta/eps + 1``, 184,000 for N = 400 at the defaults nu = 0.1, eps = 0.01), each of them cheap
+    ``32 eta/eps + 1``, 184,000 for N = 400 at nu = 0.1 N, eps = 0.01), each of them cheap
     (one oracle call and an O(N) update, ~0.5 ms at N = 200 with stumps). 1000 iterations end in
     about a second on a few hundred rows and reach most of the accuracy; a run that stops there
     warns (``ConvergenceWarning``). ``max_iter=None`` runs to the theorem's bound.
@@ -41,7 +41,7 @@ class _CorrectiveClassifier(BoostingClassifier):
 
     def __init__(
         self,
-        nu: float = 0.1,
+        nu: float | str = "auto",
         eps: float = 0.01,
         eta: float | None = None,
         max_iter: int | None = CORRECTIVE_MAX_ITER,
@@ -86,4 +86,4 @@ class CorrectiveBinaryERLPBoostClassifier(_CorrectiveClassifier):
 
     _algorithm = "corrective_binary_erlpboost"
     _binary_entropy = True
-    _parameter_constraints = {**_CorrectiveClassifier._parameter_constraints, "nu": NU_FRACTION_BELOW_ONE}
+    _parameter_constraints = {**_CorrectiveClassifier._parameter_constraints, "nu": NU_BELOW_ONE}

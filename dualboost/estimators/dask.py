@@ -30,7 +30,7 @@ from dualboost.dask.data import is_dask_array
 from dualboost.dask.driver import fit_dask_erlpboost
 from dualboost.estimators.base import (
     COUNT,
-    NU_FRACTION,
+    NU,
     POSITIVE,
     BoostingClassifier,
     binary_training_data,
@@ -94,7 +94,7 @@ def fit_partitioned(
         tol=None,
         callback=None,
         n_partitions=n_partitions,
-        **estimator._loop_params(int(X.shape[0])),
+        **estimator._loop_params(labels),
     )
     estimator._store(result, found if classes is None else classes)
 
@@ -141,7 +141,7 @@ class DaskERLPBoostClassifier(BoostingClassifier):
 
     _algorithm = "erlpboost"
     _parameter_constraints = {
-        "nu": NU_FRACTION,
+        "nu": NU,
         "eps": POSITIVE,
         "eta": [*POSITIVE, None],
         "max_iter": [*COUNT, None],
@@ -151,7 +151,7 @@ class DaskERLPBoostClassifier(BoostingClassifier):
 
     def __init__(
         self,
-        nu: float = 0.1,
+        nu: float | str = "auto",
         eps: float = 0.01,
         eta: float | None = None,
         max_iter: int | None = None,

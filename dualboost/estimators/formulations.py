@@ -27,19 +27,20 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import _safe_indexing
 
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY
 from dualboost.boosting.totally_corrective.formulations import NMBOOST_TAU
 from dualboost.estimators.base import (
     METHOD,
-    NU_FRACTION,
+    NU,
     POSITIVE,
     BoostingClassifier,
     check_sample_weight,
     dask_kind,
     nu_count,
+    nu_fraction,
 )
 
 __all__ = ["MDBoostClassifier", "CGBoostClassifier", "NMBoostClassifier", "QRLPBoostClassifier"]
@@ -56,7 +57,7 @@ class _FormulationClassifier(BoostingClassifier):
     #: the model's own parameters (passed to the driver as they are)
     _model_params: tuple[str, ...] = ()
 
-    def _loop_params(self, n_samples: int) -> dict:
+    def _loop_params(self, labels: ArrayLike) -> dict:
         return {"eps": float(self.eps), "max_iter": None if self.max_iter is None else int(self.max_iter)}
 
     def _extra_params(self) -> dict:
@@ -88,8 +89,8 @@ class _FormulationClassifier(BoostingClassifier):
         finally:
             del self._example_weights
 
-    def _driver_params(self, n_samples: int) -> dict:
-        params = super()._driver_params(n_samples)
+    def _driver_params(self, labels: ArrayLike) -> dict:
+        params = super()._driver_params(labels)
         weights = getattr(self, "_example_weights", None)
         if weights is not None:
             params["weights"] = weights / weights.mean()  # scale-free: equal weights are all 1
@@ -229,13 +230,13 @@ class QRLPBoostClassifier(_FormulationClassifier):
     _model_params = ("eta",)
     _parameter_constraints = {
         **_FormulationClassifier._parameter_constraints,
-        "nu": NU_FRACTION,
+        "nu": NU,
         "eta": [*POSITIVE, None],
     }
 
     def __init__(
         self,
-        nu: float = 0.1,
+        nu: float | str = "auto",
         eps: float = 0.01,
         eta: float | None = None,
         max_iter: int | None = None,
@@ -255,5 +256,6 @@ class QRLPBoostClassifier(_FormulationClassifier):
         self.checkpoint_every = checkpoint_every
         self.resume = resume
 
-    def _loop_params(self, n_samples: int) -> dict:
-        return super()._loop_params(n_samples) | {"nu": nu_count(self.nu, n_samples)}
+    def _loop_params(self, labels: ArrayLike) -> dict:
+        fraction = nu_fraction(self.nu, labels)
+        return super()._loop_params(labels) | {"nu": nu_count(fraction, int(labels.shape[0]))}

@@ -61,7 +61,7 @@ class MLPBoostClassifier(BoostingClassifier):
 
     def __init__(
         self,
-        nu: float = 0.1,
+        nu: float | str = "auto",
         eps: float = 0.01,
         eta: float | None = None,
         max_iter: int | None = CORRECTIVE_MAX_ITER,
@@ -95,7 +95,7 @@ class _UncappedClassifier(BoostingClassifier):
         if name not in ("nu", "eps")
     }
 
-    def _loop_params(self, n_samples: int) -> dict:
+    def _loop_params(self, labels: ArrayLike) -> dict:
         return {"max_iter": None if self.max_iter is None else int(self.max_iter)}
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -108,7 +108,7 @@ class _UncappedClassifier(BoostingClassifier):
             weights = None
         else:
             X, labels, classes, weights = binary_training_data(self, X, y, sample_weight)
-        params = self._driver_params(X.shape[0])
+        params = self._driver_params(labels)
         weighted = uniform_or(weights)
         if weighted is not None:
             params["d0"] = weighted / weighted.sum()

@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import StrOptions
 
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY
 from dualboost.boosting.core.stopping import CRITERIA
-from dualboost.estimators.base import METHOD, NU_FRACTION_BELOW_ONE, POSITIVE, BoostingClassifier
+from dualboost.estimators.base import METHOD, NU_BELOW_ONE, POSITIVE, BoostingClassifier
 from dualboost.oracles import DecisionStumps
 
 __all__ = [
@@ -36,7 +36,7 @@ class LPBoostClassifier(BoostingClassifier):
 
     def __init__(
         self,
-        nu: float = 0.1,
+        nu: float | str = "auto",
         eps: float = 0.01,
         max_iter: int | None = None,
         oracle: object = "stumps",
@@ -81,7 +81,7 @@ class SoftBoostClassifier(BoostingClassifier):
 
     def __init__(
         self,
-        nu: float = 0.1,
+        nu: float | str = "auto",
         eps: float = 0.01,
         max_iter: int | None = None,
         oracle: object = "stumps",
@@ -115,7 +115,7 @@ class _EntropicClassifier(BoostingClassifier):
 
     def __init__(
         self,
-        nu: float = 0.1,
+        nu: float | str = "auto",
         eps: float = 0.01,
         eta: float | None = None,
         max_iter: int | None = None,
@@ -176,4 +176,4 @@ class BinaryERLPBoostClassifier(_EntropicClassifier):
 
     _algorithm = "binary_erlpboost"
     _binary_entropy = True
-    _parameter_constraints = {**_EntropicClassifier._parameter_constraints, "nu": NU_FRACTION_BELOW_ONE}
+    _parameter_constraints = {**_EntropicClassifier._parameter_constraints, "nu": NU_BELOW_ONE}
