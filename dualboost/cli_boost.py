@@ -35,7 +35,7 @@ from dualboost.boosting.core.progress import ProgressLine, iteration_text
 from dualboost.boosting.core.run import SoftMarginWarning
 from dualboost.boosting.corrective.frank_wolfe import STEPS, check_step
 from dualboost.datasets import DATASETS, DatasetNotFoundError, load_dataset, load_libsvm
-from dualboost.estimators.base import check_nu_fraction, nu_count
+from dualboost.estimators.base import check_nu_fraction, nu_count, nu_fraction
 from dualboost.estimators.corrective import CORRECTIVE_MAX_ITER
 from dualboost.oracles.registry import ORACLES, make_oracle
 from dualboost.problems import (
@@ -61,7 +61,7 @@ _BINARY = ("binary_erlpboost", "corrective_binary_erlpboost")
 #: the corrective algorithms (default --max-iter: CORRECTIVE_MAX_ITER, as their classifiers)
 _CORRECTIVE = ("corrective_erlpboost", "corrective_binary_erlpboost", "mlpboost")
 #: the defaults of --nu and --eps (None in the parser, to tell an explicit option from a default)
-_DEFAULT_NU, _DEFAULT_EPS = 0.1, 0.01
+_DEFAULT_NU, _DEFAULT_EPS = "auto", 0.01
 #: the subproblem model each driver solves with ``--method`` and the side it solves (the drivers'
 #: defaults), to check up front that the method applies (:func:`dualboost.verify.applies`)
 _SUBPROBLEMS = {
@@ -126,11 +126,12 @@ def add_boost_parser(sub) -> None:
     )
     boost_parser.add_argument(
         "--nu",
-        type=float,
+        type=_nu_option,
         metavar="FRACTION",
-        help=f"capping as a fraction of the training set, in (0, 1] as the classifiers of "
-        f"dualboost.estimators take it (default {_DEFAULT_NU}): d_n <= 1/max(1, nu N); any nu <= 1/N "
-        "(e.g. 1e-9) is the hard margin (the thesis's nu = 1); the binary algorithms need nu < 1",
+        help="capping as a fraction of the training set, in (0, 1] as the classifiers of "
+        "dualboost.estimators take it, or 'auto' (the default, as theirs: 0.8 * 2 min(N+, N-) / N): "
+        "d_n <= 1/max(1, nu N); any nu <= 1/N (e.g. 1e-9) is the hard margin (the thesis's nu = 1); "
+        "the binary algorithms need nu < 1",
     )
     boost_parser.add_argument("--eps", type=float, help=f"precision of the booster (default {_DEFAULT_EPS})")
     boost_parser.add_argument(
@@ -312,6 +313,17 @@ def _given_options(args: argparse.Namespace) -> dict:
     return {name: getattr(args, name) for name in names}
 
 
+def _nu_option(text: str) -> float | str:
+    """``--nu``: ``auto`` (:func:`dualboost.estimators.base.auto_nu`) or a number (checked later, with
+    the algorithm: :func:`_check_options`)."""
+    if text == "auto":
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected 'auto' or a fraction in (0, 1]; got {text!r}") from None
+
+
 def _check_options(args: argparse.Namespace) -> None:
     """Refuse, before any data is read, an option the algorithm does not take, a --nu that is not a
     fraction in (0, 1] ((0, 1) for the binary algorithms), a --method that does not solve its
@@ -322,7 +334,7 @@ def _check_options(args: argparse.Namespace) -> None:
     if unused:
         options = ", ".join("--" + name.replace("_", "-") for name in unused)
         raise ValueError(f"{options} does not apply to {args.algorithm}")
-    if args.nu is not None:
+    if args.nu is not None and args.nu != "auto":
         check_nu_fraction(args.nu, below_one=args.algorithm in _BINARY)
     method = args.method.lower() if args.method is not None else None
     if method in METHODS and args.algorithm in _FORMULATIONS:  # the solver registry says why not
@@ -355,8 +367,6 @@ def _check_save(args: argparse.Namespace) -> None:
     """``--save``: an algorithm with a classifier to be saved as, and a path in an existing directory."""
     if args.algorithm == "adaboost":
         raise ValueError("--save: an adaboost run has no classifier of dualboost.estimators to be saved as")
-    if args.algorithm in _FORMULATIONS:
-        raise ValueError(f"--save: model files of {args.algorithm} are not supported yet")
     target = Path(args.save)
     if target.is_dir() or not target.resolve().parent.is_dir():
         raise ValueError(f"--save {args.save!r}: must be a file path in an existing directory")
@@ -373,7 +383,7 @@ def _classifier_params(args: argparse.Namespace) -> dict:
     }
 
 
-def _driver_params(args: argparse.Namespace, n_samples: int) -> dict:
+def _driver_params(args: argparse.Namespace, labels: np.ndarray) -> dict:
     """The driver's keyword arguments (the options were checked by :func:`_check_options`); the
     fraction nu becomes the count of the drivers (:func:`dualboost.estimators.base.nu_count`), as in
     the classifiers."""
@@ -388,7 +398,7 @@ def _driver_params(args: argparse.Namespace, n_samples: int) -> dict:
         params["checkpoint_every"] = args.checkpoint_every
     if "nu" in taken:
         nu = _DEFAULT_NU if args.nu is None else args.nu
-        params["nu"] = nu_count(nu, n_samples)
+        params["nu"] = nu_count(nu_fraction(nu, labels), labels.size)
     if "eps" in taken:
         params["eps"] = _DEFAULT_EPS if args.eps is None else args.eps
     return params
@@ -432,7 +442,7 @@ def run_boost(args: argparse.Namespace) -> int:
     try:
         _check_options(args)
         name, train, test = _load(args)
-        params = _driver_params(args, train[0].shape[0])
+        params = _driver_params(args, np.asarray(train[1]))
         oracle = make_oracle(args.oracle).fit(*train)
     except (ValueError, OSError, DatasetNotFoundError) as exc:
         print(f"dualboost boost: error: {exc}", file=sys.stderr)

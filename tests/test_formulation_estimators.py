@@ -138,10 +138,13 @@ def _toy_file(tmp_path):
     ],
 )
 def test_cli_boost_runs_each_formulation(algorithm, options, shown, tmp_path, capsys):
+    """The run is the driver's, and its model file (``--save``) predicts as the run's ensemble."""
     from dualboost import cli
+    from dualboost.estimators.persistence import load
 
-    path = _toy_file(tmp_path)
-    rc = cli.main(["boost", str(path), "--quiet", "--algorithm", algorithm, "--eps", "0.05", *options])
+    path, model = _toy_file(tmp_path), tmp_path / "m.model"
+    argv = ["boost", str(path), "--quiet", "--algorithm", algorithm, "--eps", "0.05", "--save", str(model)]
+    rc = cli.main([*argv, *options])
     out = capsys.readouterr().out
     assert rc == 0 and "(converged)" in out and shown in out
     X, y = load_svmlight_file(str(path))
@@ -151,6 +154,10 @@ def test_cli_boost_runs_each_formulation(algorithm, options, shown, tmp_path, ca
         given["nu"] = 0.2 * 60
     result = boost(algorithm, DecisionStumps().fit(X, y), eps=0.05, **given)
     assert f"iterations:   {result.n_iter}\n" in out
+    saved = load(model)
+    assert type(saved).__name__.lower() == algorithm.replace("boost", "boostclassifier")
+    assert all(saved.get_params()[name] == value for name, value in given.items() if name != "nu")
+    np.testing.assert_allclose(saved.decision_function(X), result.decision_function(X), rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize(
