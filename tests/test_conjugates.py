@@ -259,6 +259,30 @@ def dilated(case: Case, sign: float = -1.0) -> Case:
     )
 
 
+def diagonally_dilated(case: Case) -> Case:
+    """``f(diag(c) x)`` with c a vector of entries of both signs and sizes 0.5-2: the rules of
+    :func:`dilated`, entrywise."""
+
+    def c(n: int) -> Vec:
+        return np.linspace(0.5, 2.0, n) * np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+
+    def bounds(n: int, w: Vec) -> Bounds:
+        base = case.bounds(n, w)
+        if base is None:
+            return None
+        pairs = zip(base, c(n), strict=True)
+        return [tuple(sorted((lo * ci, hi * ci))) for (lo, hi), ci in pairs]  # type: ignore[misc]
+
+    return replace(
+        case,
+        name=f"diag-dilated({case.name})",
+        build=lambda n, w: Dilated(case.build(n, w), c(n)),
+        theta=lambda n, w, z: c(n) * case.theta(n, w, z),
+        x=lambda n, w, z: case.x(n, w, z) / c(n),
+        bounds=bounds,
+    )
+
+
 def separable(first: Case, second: Case) -> Case:
     """``f(x_1) + g(x_2)`` on two consecutive blocks of sizes ``k = n // 2`` and ``n - k``."""
 
@@ -319,6 +343,9 @@ CALCULUS_CASES = [
     dilated(BASE["ball-inf"]),
     dilated(BASE["madaboost"]),
     dilated(BASE["halfsq-2.0"], sign=1.0),
+    diagonally_dilated(BASE["halfsq-2.0"]),
+    diagonally_dilated(BASE["ball-inf"]),
+    diagonally_dilated(BASE["madaboost"]),
     separable(BASE["hinge"], BASE["relent"]),
     separable(BASE["norm-2.0"], BASE["capped-simplex"]),
     Case(

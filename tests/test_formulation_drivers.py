@@ -267,7 +267,39 @@ def test_example_weights_are_repeated_examples():
         if isinstance(weighted, CGBoost):
             np.testing.assert_allclose(ours.w, reference.w, atol=1e-6)
     assert NMBoost(U, lam=0.05, tau=0.1, weights=k).solve(method="highs", side="primal").optimal
+    unit, unweighted = MDBoost(U, weights=np.ones(30)), MDBoost(U)  # unit weights: the plain regulariser
+    assert type(unit.regularizer) is type(unweighted.regularizer)
+    assert unit.regularizer.value(np.full(30, 0.1)) == unweighted.regularizer.value(np.full(30, 0.1))
     with pytest.raises(ValueError, match="weights must be positive"):
         CGBoost(U, weights=np.r_[0.0, np.ones(29)])
     with pytest.raises(ValueError, match="weights"):
         NMBoost(U, weights=np.ones(3))
+
+
+def test_mdboost_example_weights_are_repeated_examples():
+    """MDBoost with integer example weights k against the data with example n repeated k_n times
+    (Clarabel): equal optimal values to 1e-8 by auglag's dual and both cvxpy sides; d is unique, and
+    d_from_w is the closed form ``k (1/D - U v)``, the copies' d summed; [SL]'s objective at D v is
+    D^2 times the dual value, weighted as the repeated data's; KKT recovery gives a certified w."""
+    rng = np.random.default_rng(4)
+    U = rng.uniform(-1, 1, size=(40, 9))
+    k = rng.integers(1, 5, size=40)
+    D = 2.5
+    weighted, plain = MDBoost(U, D=D, weights=k), MDBoost(np.repeat(U, k, axis=0), D=D)
+    reference = plain.solve(method="clarabel", side="dual", tol=1e-10)
+    ours = weighted.solve(method="auglag", side="dual", tol=1e-10)
+    assert ours.optimal and reference.optimal
+    assert ours.dual_value == pytest.approx(reference.dual_value, rel=1e-8, abs=1e-8)
+    for side in ("primal", "dual"):
+        clarabel = weighted.solve(method="clarabel", side=side, tol=1e-10)
+        assert clarabel.primal_value == pytest.approx(reference.dual_value, rel=1e-8, abs=1e-8)
+    d = weighted.d_from_w(ours.w)
+    np.testing.assert_allclose(d, k * (1 / D - U @ ours.w), atol=1e-12)
+    copies = np.add.reduceat(plain.d_from_w(reference.w), np.r_[0, np.cumsum(k)[:-1]])
+    np.testing.assert_allclose(d, copies, atol=1e-6)
+    assert weighted.paper_objective(ours.w) == pytest.approx(D**2 * ours.dual_value, rel=1e-10)
+    assert weighted.paper_objective(ours.w) == pytest.approx(plain.paper_objective(ours.w), rel=1e-12)
+    recovered = weighted.w_from_d(d)
+    assert weighted.dual_objective(recovered) == pytest.approx(ours.dual_value, abs=1e-6)
+    with pytest.raises(ValueError, match="weights must be positive"):
+        MDBoost(U, weights=np.r_[0.0, np.ones(39)])

@@ -75,7 +75,7 @@ def test_sample_weight(estimator, algorithm, params, data):
     kept = clone(estimator).fit(X[10:], y[10:])
     np.testing.assert_allclose(removed.decision_function(X), kept.decision_function(X), atol=1e-12)
     unequal = np.r_[np.ones(60), 2 * np.ones(60)]
-    if algorithm in ("mdboost", "qrlpboost"):  # no weighted form
+    if algorithm == "qrlpboost":  # no weighted form
         with pytest.raises(ValueError, match="unequal positive weights"):
             clone(estimator).fit(X, y, sample_weight=unequal)
         return

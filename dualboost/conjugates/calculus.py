@@ -186,12 +186,19 @@ class Tilted(_Wrapper):
 class Dilated(_Wrapper):
     """``f(c x)`` with ``c != 0``; conjugate ``f*(theta / c)``, maximiser ``f.conjugate_grad(theta / c) / c``.
 
-    [SS] App. B (docs/math.md#calculus-rules).
+    ``c`` a scalar, or a vector of non-zero entries (a diagonal dilation ``f(diag(c) x)``: the same
+    rules, entrywise, since ``diag(c)`` is invertible). [SS] App. B (docs/math.md#calculus-rules).
     """
 
-    def __init__(self, f: ConvexFunction, c: float) -> None:
+    def __init__(self, f: ConvexFunction, c: float | ArrayLike) -> None:
         super().__init__(f)
-        self.c = check_nonzero(c, "c")
+        if np.ndim(c) == 0:
+            self.c = check_nonzero(c, "c")
+        else:
+            self.c = check_vector(c, "c", getattr(f, "n", None))
+            if np.any(self.c == 0.0):
+                raise ValueError("c must be non-zero in every entry")
+            self.n = self.c.size
 
     def value(self, x: ArrayLike) -> float:
         return self.f.value(self.c * self._vector(x, "x"))
@@ -206,13 +213,15 @@ class Dilated(_Wrapper):
         return self.f.conjugate_grad(self._vector(theta, "theta") / self.c) / self.c
 
     def cvxpy_value(self, x: cp.Expression) -> CvxpyForm:
-        return self.f.cvxpy_value(self.c * x)
+        return self.f.cvxpy_value(self.c * x if np.ndim(self.c) == 0 else cp.multiply(self.c, x))
 
     def cvxpy_conjugate(self, theta: cp.Expression) -> CvxpyForm:
-        return self.f.cvxpy_conjugate(theta / self.c)
+        scaled = theta / self.c if np.ndim(self.c) == 0 else cp.multiply(1.0 / self.c, theta)
+        return self.f.cvxpy_conjugate(scaled)
 
     def __repr__(self) -> str:
-        return f"Dilated({self.f!r}, c={self.c!r})"
+        c = repr(self.c) if np.ndim(self.c) == 0 else f"<{self.c.size} entries>"
+        return f"Dilated({self.f!r}, c={c})"
 
 
 class SeparableSum(ConvexFunction):

@@ -13,13 +13,13 @@ re-solve method (default: the fastest sound one, HiGHS for the LP of NM-Boost an
 the hand-written dual path for MDBoost and QRLP-Boost).
 
 ``sample_weight``: rows of weight 0 are removed and equal weights are the unweighted fit, as for
-every classifier of the package. CGBoost and NM-Boost take other weights as example weights
-``k = w / mean(w)`` of their models (:class:`~dualboost.problems.CGBoost`,
-:class:`~dualboost.problems.NMBoost`): each example's hinge (and NM-Boost's margin) counts k_n times,
-so integer weights are the problem of the repeated rows (the column-generation path may differ where
-d is not unique). MDBoost and QRLP-Boost raise a ValueError for unequal weights: their models have no
-weighted form in dualboost yet (MDBoost's spread and QRLP-Boost's quadratic weigh every example
-alike).
+every classifier of the package. MDBoost, CGBoost and NM-Boost take other weights as example weights
+``k = w / mean(w)`` of their models (:class:`~dualboost.problems.MDBoost`,
+:class:`~dualboost.problems.CGBoost`, :class:`~dualboost.problems.NMBoost`): each example's hinge
+(NM-Boost's margin and shortfall, MDBoost's margin in its mean and its spread) counts k_n times, so
+integer weights are the problem of the repeated rows (the column-generation path may differ where d
+is not unique). QRLP-Boost raises a ValueError for unequal weights: its model (colboost's expansion
+of the entropy relative to the uniform prior) has no weighted form in dualboost yet.
 """
 
 from __future__ import annotations
@@ -118,6 +118,7 @@ class MDBoostClassifier(_FormulationClassifier):
 
     _algorithm = "mdboost"
     _model_params = ("D",)
+    _weighted = True
     _parameter_constraints = {**_FormulationClassifier._parameter_constraints, "D": POSITIVE}
 
     def __init__(

@@ -219,22 +219,22 @@ class _MaxEdgeBound(Formulation):
 class _MDBoost(_MaxEdgeBound):
     name, signed = "mdboost", True
 
-    def __init__(self, ensemble, D: float, **kw) -> None:
-        self.D = D
+    def __init__(self, ensemble, D: float, weights, **kw) -> None:
+        self.D, self.example_weights = D, weights
         super().__init__(ensemble, **kw)
 
     def build(self, U):
-        return MDBoost(U, D=self.D)
+        return MDBoost(U, D=self.D, weights=self.example_weights)
 
     def start(self, n):
-        return np.full(n, 1.0 / self.D)  # 1/D - U v without columns
+        return self.example_weights / self.D  # k (1/D - U v) without columns
 
     def pricing(self, d):
         total = np.abs(d).sum()
         return d / total if total > 0 else d
 
     def params(self):
-        return {"D": self.D} | super().params()
+        return {"D": self.D} | _weighted(self.example_weights) | super().params()
 
 
 class _NMBoost(_MaxEdgeBound):
@@ -471,6 +471,7 @@ def mdboost(
     oracle,
     *,
     D: float = 1.0,
+    weights: NDArray[np.float64] | None = None,
     eps: float = 0.01,
     max_iter: int | None = None,
     method: str = "auglag",
@@ -488,12 +489,15 @@ def mdboost(
     ``d = 1/D - U v`` (``Oracle.best(d, signed=True)``). Stop: ``min_q P^q(d^{q-1}) - D^{t-1}(v^{t-1})
     <= eps`` (module docstring); the output v (in the simplex) is [SL]'s weights divided by ``D``.
 
-    ``D`` > 0: [SL]'s total weight. {common}
+    ``D`` > 0: [SL]'s total weight; ``weights``: a positive weight per example on its margin in both
+    terms of [SL]'s objective (:class:`~dualboost.problems.MDBoost`; integer weights are repeated
+    examples). {common}
     """
     return _drive(
         _MDBoost,
         oracle,
         D=check_positive(D, "D"),
+        weights=check_example_weights(weights, check_oracle(oracle)),
         eps=eps,
         max_iter=max_iter,
         method=method,
