@@ -75,24 +75,23 @@ def test_sample_weight(estimator, algorithm, params, data):
     kept = clone(estimator).fit(X[10:], y[10:])
     np.testing.assert_allclose(removed.decision_function(X), kept.decision_function(X), atol=1e-12)
     unequal = np.r_[np.ones(60), 2 * np.ones(60)]
-    if algorithm == "qrlpboost":  # no weighted form
-        with pytest.raises(ValueError, match="unequal positive weights"):
-            clone(estimator).fit(X, y, sample_weight=unequal)
-        return
+
+    def given(w):  # what the driver takes: QRLP-Boost the prior d0, the others example weights k
+        return {"d0": w / w.sum()} if algorithm == "qrlpboost" else {"weights": w / w.mean()}
+
     weighted = clone(estimator).fit(X, y, sample_weight=unequal)
     scaled = clone(estimator).fit(X, y, sample_weight=5 * unequal)  # the scale does not matter
     np.testing.assert_allclose(scaled.decision_function(X), weighted.decision_function(X), atol=1e-12)
     labels = np.where(y == "spam", 1.0, -1.0)
-    result = boost(
-        algorithm, DecisionStumps().fit(X, labels), eps=estimator.eps, weights=unequal / 1.5, **params
-    )
+    result = boost(algorithm, DecisionStumps().fit(X, labels), eps=estimator.eps, **given(unequal), **params)
     assert weighted.hypotheses_ == result.hypotheses
     np.testing.assert_allclose(weighted.estimator_weights_, result.weights, atol=1e-12)
     zero_and_unequal = unequal.copy()
     zero_and_unequal[:10] = 0.0
     kept = clone(estimator).fit(X, y, sample_weight=zero_and_unequal)
+    kept_params = params | ({"nu": 0.2 * 110} if algorithm == "qrlpboost" else {})  # nu counts kept rows
     direct = boost(algorithm, DecisionStumps().fit(X[10:], labels[10:]), eps=estimator.eps,
-                   weights=unequal[10:] / unequal[10:].mean(), **params)  # fmt: skip
+                   **given(unequal[10:]), **kept_params)  # fmt: skip
     assert kept.hypotheses_ == direct.hypotheses
 
 

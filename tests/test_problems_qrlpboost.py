@@ -167,3 +167,48 @@ def test_bad_input_names_the_argument():
             QRLPBoost(U, nu=nu)
     with pytest.raises(ValueError, match="hypothesis set is empty"):
         QRLPBoost(np.zeros((20, 0)))
+
+
+@pytest.mark.parametrize("n, nu, eta", [(10, 1.0, 1.0), (40, 10.0, 100.0), (30, 2.5, 1e6)])
+def test_with_a_prior_the_conjugate_is_the_numerical_sup(n, nu, eta):
+    """The prior only moves the linear term (ln c - ln(N d0)): f* against the numerical sup and
+    Fenchel-Young, as without; the uniform prior gives the function without a prior."""
+    rng = np.random.default_rng(n + 1)
+    center, prior = rng.dirichlet(np.ones(n)), rng.dirichlet(np.ones(n))
+    f = CappedQuadratic(center, nu, eta, prior=prior)
+    for _ in range(3):
+        theta = rng.normal(size=n)
+        value, d = f.conjugate_and_grad(theta)
+        assert value == pytest.approx(numerical_conjugate(f, theta), abs=1e-9 * max(1.0, abs(value)))
+        assert f.fenchel_young_gap(d, theta) == pytest.approx(0.0, abs=1e-9 * max(1.0, abs(value)))
+    uniform = CappedQuadratic(center, nu, eta, prior=np.full(n, 1.0 / n))
+    theta = rng.normal(size=n)
+    assert uniform.conjugate(theta) == pytest.approx(
+        CappedQuadratic(center, nu, eta).conjugate(theta), abs=1e-12
+    )
+
+
+@pytest.mark.parametrize("nu, eta", [(1.0, 1.0), (20.0, 1.5)])
+def test_with_a_prior_the_recentred_sequence_tends_to_erlpboost_with_that_prior(nu, eta):
+    """With d0 the expansion's gradient at c = d is ``ln(d/(N d0)) + 1``, the gradient of the relative
+    entropy to d0 less ln N: the limit is ERLPBoost's solution with the prior d0; Clarabel's QP
+    agrees with auglag's dual on the way (1e-8)."""
+    n = 100
+    U = random_edge_matrix(n, 10, seed=6)
+    d0 = np.random.default_rng(3).dirichlet(4 * np.ones(n))
+    model = QRLPBoost(U, nu=nu, eta=eta, center=d0, d0=d0)
+    qp = model.solve(method="clarabel", side="primal", tol=1e-10)
+    assert model.solve(method="auglag", tol=1e-12).dual_value == pytest.approx(qp.primal_value, abs=1e-8)
+    for _ in range(30):
+        sol = model.solve(method="auglag", tol=1e-12)
+        assert sol.d.min() > 0
+        if np.abs(sol.d - model.center).max() < 1e-12:
+            break
+        model = model.recentred(sol.d)
+    else:
+        pytest.fail("the re-centred sequence did not settle in 30 solves")
+    np.testing.assert_allclose(model.d0, d0, rtol=1e-14)  # the prior travels with the centre
+    reference = ERLPBoost(U, nu=nu, eta=eta, d0=d0).solve(method="auglag", tol=1e-12)
+    np.testing.assert_allclose(sol.d, reference.d, atol=1e-10)
+    with pytest.raises(ValueError, match="d0|prior"):
+        QRLPBoost(U, nu=nu, eta=eta, d0=np.r_[0.0, np.full(n - 1, 1.0 / (n - 1))])

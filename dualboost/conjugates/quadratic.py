@@ -9,6 +9,10 @@ a non-increasing piecewise-linear function, found exactly from its sorted breakp
 ``f*(theta) = <d*, theta> - f(d*)``. On a piece (the same coordinates at 0 and at the cap) d* is
 affine in theta with the Jacobian ``eta (diag s - s s^T / sum s)``, ``s = c`` on the free
 coordinates and 0 elsewhere: the factored Hessian of a ``SmoothConjugate``.
+
+With a prior d0 the expanded function is ``(1/eta) sum_n d_n ln(d_n / (N d0_n))`` (the relative
+entropy to d0, shifted by ``ln N`` so that the uniform prior gives the function above): the linear
+term becomes ``ln c_n - ln(N d0_n)``; nothing else changes (docs/math.md#qrlp-boost).
 """
 
 from __future__ import annotations
@@ -28,16 +32,23 @@ class CappedQuadratic(OnCappedSimplex, ConvexFunction):
     """``f(d) = (1/eta) sum_n (d_n ln c_n + d_n^2 / (2 c_n))`` on the capped simplex (module docstring).
 
     ``center``: the centre c, a distribution with positive entries (the expansion divides by
-    them); ``nu`` in [1, N] (cap 1/nu); ``eta`` > 0.
+    them); ``nu`` in [1, N] (cap 1/nu); ``eta`` > 0; ``prior``: d0, a distribution with positive
+    entries (None: uniform), the linear term ``ln c_n - ln(N d0_n)`` (module docstring).
     """
 
-    def __init__(self, center: ArrayLike, nu: float = 1.0, eta: float = 1.0) -> None:
+    def __init__(
+        self, center: ArrayLike, nu: float = 1.0, eta: float = 1.0, prior: ArrayLike | None = None
+    ) -> None:
         center = np.asarray(center, dtype=np.float64)
         self.center = check_distribution(center, center.size if center.ndim == 1 else 0, "center")
         self.n = self.center.size
         self.nu = check_nu(nu, self.n)
         self.eta = check_eta(eta)
+        self.prior = None if prior is None else check_distribution(prior, self.n, "prior")
+        #: the coefficients of the linear term (times eta): ln c, less ln(N d0) with a prior
         self._log_c = np.log(self.center)
+        if self.prior is not None:
+            self._log_c = self._log_c - np.log(self.n * self.prior)
 
     def value(self, x: ArrayLike) -> float:
         x = check_vector(x, "d", self.n)
@@ -124,4 +135,5 @@ class CappedQuadratic(OnCappedSimplex, ConvexFunction):
         return tau + extra + quadratic, []
 
     def __repr__(self) -> str:
-        return f"CappedQuadratic(center=<{self.n} entries>, nu={self.nu!r}, eta={self.eta!r})"
+        prior = "" if self.prior is None else f", prior=<{self.n} entries>"
+        return f"CappedQuadratic(center=<{self.n} entries>, nu={self.nu!r}, eta={self.eta!r}{prior})"

@@ -18,8 +18,11 @@ every classifier of the package. MDBoost, CGBoost and NM-Boost take other weight
 :class:`~dualboost.problems.CGBoost`, :class:`~dualboost.problems.NMBoost`): each example's hinge
 (NM-Boost's margin and shortfall, MDBoost's margin in its mean and its spread) counts k_n times, so
 integer weights are the problem of the repeated rows (the column-generation path may differ where d
-is not unique). QRLP-Boost raises a ValueError for unequal weights: its model (colboost's expansion
-of the entropy relative to the uniform prior) has no weighted form in dualboost yet.
+is not unique). QRLP-Boost takes them as the prior ``d0 = w / sum w`` of the entropy it expands
+(:class:`~dualboost.problems.QRLPBoost`; the first centre too), as ERLPBoost does: the re-centred
+sequence tends to ERLPBoost's solution with that prior, the caps stay ``d_n <= 1/nu_`` and the
+canonical eta uses ``ln(1/(nu_ min d0))``; as for ERLPBoost, integer weights are not repeated rows
+where the caps bind.
 """
 
 from __future__ import annotations
@@ -229,6 +232,7 @@ class QRLPBoostClassifier(_FormulationClassifier):
 
     _algorithm = "qrlpboost"
     _model_params = ("eta",)
+    _weighted = True
     _parameter_constraints = {
         **_FormulationClassifier._parameter_constraints,
         "nu": NU,
@@ -260,3 +264,12 @@ class QRLPBoostClassifier(_FormulationClassifier):
     def _loop_params(self, labels: ArrayLike) -> dict:
         fraction = nu_fraction(self.nu, labels)
         return super()._loop_params(labels) | {"nu": nu_count(fraction, int(labels.shape[0]))}
+
+    def _driver_params(self, labels: ArrayLike) -> dict:
+        """The example weights as the prior ``d0 = w / sum w`` of the expanded entropy (module
+        docstring)."""
+        params = super()._driver_params(labels)
+        weights = params.pop("weights", None)
+        if weights is not None:
+            params["d0"] = weights / weights.sum()
+        return params

@@ -36,25 +36,34 @@ __all__ = ["QRLPBoost"]
 class QRLPBoost(ColumnIndependent, MaxEdgeModel):
     """The QRLP-Boost subproblem over the t hypotheses in ``U`` (module docstring).
 
-    Parameters: ``U`` (N x t, entries in [-1, 1]), ``nu`` in [1, N] (cap 1/nu), ``eta`` > 0 and
-    ``center`` the expansion's centre (uniform when None; every entry positive).
+    Parameters: ``U`` (N x t, entries in [-1, 1]), ``nu`` in [1, N] (cap 1/nu), ``eta`` > 0,
+    ``center`` the expansion's centre (uniform when None; every entry positive) and ``d0`` the prior
+    of the expanded entropy (uniform when None; every entry positive): the limit of the re-centred
+    sequence is then ERLPBoost's solution with that prior.
     """
 
     name = "qrlpboost"
 
     def __init__(
-        self, U: ArrayLike, nu: float = 1.0, eta: float = 1.0, center: ArrayLike | None = None
+        self,
+        U: ArrayLike,
+        nu: float = 1.0,
+        eta: float = 1.0,
+        center: ArrayLike | None = None,
+        d0: ArrayLike | None = None,
     ) -> None:
         super().__init__(U)
-        self.regularizer = CappedQuadratic(check_distribution(center, self.n_samples, "center"), nu, eta)
+        center = check_distribution(center, self.n_samples, "center")
+        self.regularizer = CappedQuadratic(center, nu, eta, prior=d0)
         self.nu, self.eta, self.center = self.regularizer.nu, self.regularizer.eta, self.regularizer.center
+        self.d0 = self.regularizer.prior
 
     def parameters(self) -> dict[str, float]:
         return {"nu": self.nu, "eta": self.eta}
 
     def recentred(self, d: ArrayLike) -> QRLPBoost:
         """The same subproblem expanded at ``d`` (colboost's next QP): d must have positive entries."""
-        return type(self)(self.U, nu=self.nu, eta=self.eta, center=d)
+        return type(self)(self.U, nu=self.nu, eta=self.eta, center=d, d0=self.d0)
 
     def dual_step_spread(self, direction: NDArray[np.float64], d: NDArray[np.float64]) -> float:
         """0: no trust radius (docs/solvers.md#step-length). The dual is quadratic on each piece, so

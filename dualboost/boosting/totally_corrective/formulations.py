@@ -76,7 +76,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 from numpy.typing import NDArray
 
-from dualboost._validation import check_eta, check_max_iter, check_nu, check_positive
+from dualboost._validation import check_distribution, check_eta, check_max_iter, check_nu, check_positive
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
@@ -85,6 +85,7 @@ from dualboost.boosting.totally_corrective.drivers import GrowingModel, _require
 from dualboost.conjugates.projections import capped_simplex_support
 from dualboost.problems import CGBoost, MDBoost, NMBoost, QRLPBoost, canonical_eta
 from dualboost.problems.cgboost import check_example_weights
+from dualboost.problems.erlpboost import prior_eta
 from dualboost.solvers import Solution
 
 __all__ = [
@@ -301,15 +302,15 @@ class _QRLPBoost(Formulation):
     name, before_solve = "qrlpboost", False
     rule = "min_q u^q.d^{q-1} - AvgMin_nu(U w^t) <= eps"
 
-    def __init__(self, ensemble, nu: float, eta: float, **kw) -> None:
-        self.nu, self.eta = nu, eta
+    def __init__(self, ensemble, nu: float, eta: float, d0, **kw) -> None:
+        self.nu, self.eta, self.d0 = nu, eta, d0
         super().__init__(ensemble, **kw)
 
-    def build(self, U):
-        return QRLPBoost(U, nu=self.nu, eta=self.eta)
+    def build(self, U):  # the first centre is the prior (uniform without one), as colboost's
+        return QRLPBoost(U, nu=self.nu, eta=self.eta, center=self.d0, d0=self.d0)
 
     def start(self, n):
-        return np.full(n, 1.0 / n)
+        return self.d0.copy()
 
     def pricing(self, d):
         return d
@@ -328,7 +329,7 @@ class _QRLPBoost(Formulation):
         return best - soft_margin, best
 
     def params(self):
-        return {"nu": self.nu, "eta": self.eta} | super().params()
+        return {"nu": self.nu, "eta": self.eta} | _weighted(self.d0) | super().params()
 
 
 def _weighted(weights: NDArray[np.float64]) -> dict:
@@ -615,6 +616,7 @@ def qrlpboost(
     checkpoint_every: int = DEFAULT_EVERY,
     resume: bool = False,
     keep_stages: bool = False,
+    d0: NDArray[np.float64] | None = None,
 ) -> BoostResult:
     """QRLP-Boost ([AFAHV25]; docs/math.md#qrlp-boost): ERLPBoost's subproblem with the entropy
     replaced by its second-order expansion at a centre that moves to the previous d every iteration
@@ -622,16 +624,26 @@ def qrlpboost(
     AvgMin_nu(U w^t) <= eps`` (module docstring), which certifies the soft margin of w^t to eps.
 
     ``nu`` in [1, N]: the capping; ``eta``: default ERLPBoost's canonical ``max((2/eps) ln(N/nu), 1/2)``
-    (:func:`~dualboost.problems.canonical_eta`). {common}
+    (:func:`~dualboost.problems.canonical_eta`; with a prior, ``ln(1/(nu min d0))`` in place of
+    ``ln(N/nu)``: :func:`~dualboost.problems.erlpboost.prior_eta`); ``d0``: the prior of the expanded
+    entropy and the first centre (uniform when None; sample weights), so that the re-centred sequence
+    tends to ERLPBoost's solution with that prior. {common}
     """
     n = check_oracle(oracle)
     nu = check_nu(nu, n)
-    eta = canonical_eta(n, nu, check_positive(eps, "eps")) if eta is None else check_eta(eta)
+    eps = check_positive(eps, "eps")
+    if d0 is None:
+        prior = np.full(n, 1.0 / n)
+        eta = canonical_eta(n, nu, eps) if eta is None else check_eta(eta)
+    else:
+        prior = check_distribution(d0, n, "d0")
+        eta = prior_eta(prior, nu, eps) if eta is None else check_eta(eta)
     return _drive(
         _QRLPBoost,
         oracle,
         nu=nu,
         eta=eta,
+        d0=prior,
         eps=eps,
         max_iter=max_iter,
         method=method,
