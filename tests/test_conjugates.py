@@ -237,50 +237,37 @@ def tilted(case: Case) -> Case:
     )
 
 
-def dilated(case: Case, sign: float = -1.0) -> Case:
-    """``f(c x)`` with ``c = sign * factor``: dom f* scales by c, dom f by 1/c."""
-
-    def c(w: Vec) -> float:
-        return sign * _factor(w)
+def _dilated_by(case: Case, name: str, c: Callable[[int, Vec], float | Vec]) -> Case:
+    """``f(c x)`` with ``c = c(n, w)`` (a scalar or a vector): dom f* scales by c, dom f by 1/c."""
 
     def bounds(n: int, w: Vec) -> Bounds:
         base = case.bounds(n, w)
         if base is None:
             return None
-        return [tuple(sorted((lo * c(w), hi * c(w)))) for lo, hi in base]  # type: ignore[misc]
+        factors = np.broadcast_to(c(n, w), (len(base),))
+        pairs = zip(base, factors, strict=True)
+        return [tuple(sorted((lo * f, hi * f))) for (lo, hi), f in pairs]  # type: ignore[misc]
 
     return replace(
         case,
-        name=f"dilated({case.name})",
-        build=lambda n, w: Dilated(case.build(n, w), c(w)),
-        theta=lambda n, w, z: c(w) * case.theta(n, w, z),
-        x=lambda n, w, z: case.x(n, w, z) / c(w),
+        name=f"{name}({case.name})",
+        build=lambda n, w: Dilated(case.build(n, w), c(n, w)),
+        theta=lambda n, w, z: c(n, w) * case.theta(n, w, z),
+        x=lambda n, w, z: case.x(n, w, z) / c(n, w),
         bounds=bounds,
     )
+
+
+def dilated(case: Case, sign: float = -1.0) -> Case:
+    """``f(c x)`` with the scalar ``c = sign * factor``."""
+    return _dilated_by(case, "dilated", lambda n, w: sign * _factor(w))
 
 
 def diagonally_dilated(case: Case) -> Case:
     """``f(diag(c) x)`` with c a vector of entries of both signs and sizes 0.5-2: the rules of
     :func:`dilated`, entrywise."""
-
-    def c(n: int) -> Vec:
-        return np.linspace(0.5, 2.0, n) * np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
-
-    def bounds(n: int, w: Vec) -> Bounds:
-        base = case.bounds(n, w)
-        if base is None:
-            return None
-        pairs = zip(base, c(n), strict=True)
-        return [tuple(sorted((lo * ci, hi * ci))) for (lo, hi), ci in pairs]  # type: ignore[misc]
-
-    return replace(
-        case,
-        name=f"diag-dilated({case.name})",
-        build=lambda n, w: Dilated(case.build(n, w), c(n)),
-        theta=lambda n, w, z: c(n) * case.theta(n, w, z),
-        x=lambda n, w, z: case.x(n, w, z) / c(n),
-        bounds=bounds,
-    )
+    signs = lambda n: np.where(np.arange(n) % 2 == 0, 1.0, -1.0)  # noqa: E731
+    return _dilated_by(case, "diag-dilated", lambda n, w: np.linspace(0.5, 2.0, n) * signs(n))
 
 
 def separable(first: Case, second: Case) -> Case:

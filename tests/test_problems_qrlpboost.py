@@ -105,6 +105,18 @@ def test_kkt_recovery_gives_an_optimal_w():
     assert model.dual_objective(kkt.w) == pytest.approx(sol.dual_value, abs=1e-8)
 
 
+def _settled(model: QRLPBoost) -> tuple[QRLPBoost, object]:
+    """colboost's iteration (solve, move the centre to the solution) until the centre moves by less
+    than 1e-12, at most 30 solves: the last model and its solution (every d positive on the way)."""
+    for _ in range(30):
+        sol = model.solve(method="auglag", tol=1e-12)
+        assert sol.d.min() > 0
+        if np.abs(sol.d - model.center).max() < 1e-12:
+            return model, sol
+        model = model.recentred(sol.d)
+    pytest.fail("the re-centred sequence did not settle in 30 solves")
+
+
 @pytest.mark.parametrize("nu, eta", [(1.0, 1.0), (20.0, 1.5)])
 def test_the_recentred_sequence_tends_to_erlpboost(nu, eta):
     """colboost's iteration (solve, move the centre to the solution) converges where the solutions
@@ -116,14 +128,7 @@ def test_the_recentred_sequence_tends_to_erlpboost(nu, eta):
     n = 100
     U = random_edge_matrix(n, 10, seed=6)
     model = QRLPBoost(U, nu=nu, eta=eta)
-    for _ in range(30):
-        sol = model.solve(method="auglag", tol=1e-12)
-        assert sol.d.min() > 0
-        if np.abs(sol.d - model.center).max() < 1e-12:
-            break
-        model = model.recentred(sol.d)
-    else:
-        pytest.fail("the re-centred sequence did not settle in 30 solves")
+    model, sol = _settled(model)
     reference = ERLPBoost(U, nu=nu, eta=eta).solve(method="auglag", tol=1e-12)
     np.testing.assert_allclose(sol.d, reference.d, atol=1e-10)
     assert sol.dual_value - reference.dual_value == pytest.approx((0.5 - np.log(n)) / eta, abs=1e-9)
@@ -199,14 +204,7 @@ def test_with_a_prior_the_recentred_sequence_tends_to_erlpboost_with_that_prior(
     model = QRLPBoost(U, nu=nu, eta=eta, center=d0, d0=d0)
     qp = model.solve(method="clarabel", side="primal", tol=1e-10)
     assert model.solve(method="auglag", tol=1e-12).dual_value == pytest.approx(qp.primal_value, abs=1e-8)
-    for _ in range(30):
-        sol = model.solve(method="auglag", tol=1e-12)
-        assert sol.d.min() > 0
-        if np.abs(sol.d - model.center).max() < 1e-12:
-            break
-        model = model.recentred(sol.d)
-    else:
-        pytest.fail("the re-centred sequence did not settle in 30 solves")
+    model, sol = _settled(model)
     np.testing.assert_allclose(model.d0, d0, rtol=1e-14)  # the prior travels with the centre
     reference = ERLPBoost(U, nu=nu, eta=eta, d0=d0).solve(method="auglag", tol=1e-12)
     np.testing.assert_allclose(sol.d, reference.d, atol=1e-10)
