@@ -82,12 +82,12 @@ NEWTON_GAP = 1e-2
 #: measured at eta = 139 (nu = N/2, eps = 0.01), t = 10-58: 4-13 Newton steps instead of 44-87 L-BFGS-B
 #: iterations, 1.7-3.5x faster; at eta = 461 (nu = N/10) Newton from uniform w meets capped-set
 #: changes and loses (1.2-2x slower), so the threshold sits between
-NEWTON_FIRST_ETA = 200.0
-NEWTON_FIRST_T = 64
 #: ... and at the stage after a continuation stage, whose solution (at eta/10) is near, with a cheap
 #: Hessian (t <= NEWTON_FIRST_T) whatever eta: Newton from it instead of L-BFGS-B rounds to NEWTON_GAP
 #: (N = 1000, nu = 1, eta = 13816: 52 evaluations instead of 108, 7.0 ms instead of 10.1 ms; at
 #: t = 100, nu = N/10, eta = 4605 Newton took 150 instead of 112, hence the bound on t)
+NEWTON_FIRST_ETA = 200.0
+NEWTON_FIRST_T = 64
 #: Newton steps tried first after a new column (two to four suffice at eps = 1e-2; at eps = 1e-3 a
 #: solve takes ten or more); if they do not reach the tolerance, the corrective line search for
 #: the new column starts over. With conjugate-gradient steps (solvers/newton.py) a Newton step
