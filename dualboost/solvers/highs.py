@@ -104,7 +104,8 @@ def solve_diagonal_qp(
         for option, value in options.items():
             highs.setOptionValue(option, value)
         highs.passModel(model)
-        highs.run()
+        with silenced_fds():  # HiGHS 1.7's QP solver prints "dimension mismatch" despite output_flag
+            highs.run()
         if highs.getModelStatus() == highspy.HighsModelStatus.kOptimal:
             break
     solution, info = highs.getSolution(), highs.getInfo()
