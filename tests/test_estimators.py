@@ -46,12 +46,8 @@ FORMULATIONS = [cls(max_iter=5) for cls in FORMULATION_CLASSES]
 
 
 def expected_failures(estimator) -> dict[str, str]:
-    """:func:`repeated_rows_checks`, and for MDBoost and QRLP-Boost the check that fits unequal weights:
-    they refuse them with a ValueError (dualboost/estimators/formulations.py: no weighted form)."""
-    failures = repeated_rows_checks(estimator)
-    if isinstance(estimator, (MDBoostClassifier, QRLPBoostClassifier)):
-        failures["check_sample_weights_not_overwritten"] = "unequal positive sample weights are a ValueError"
-    return failures
+    """:func:`repeated_rows_checks` (every classifier here takes unequal sample weights)."""
+    return repeated_rows_checks(estimator)
 
 
 # the totally corrective ones with max_iter=5, for speed; the corrective ones with their defaults,
