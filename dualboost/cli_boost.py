@@ -35,7 +35,7 @@ from dualboost.boosting.core.progress import ProgressLine, iteration_text
 from dualboost.boosting.core.run import SoftMarginWarning
 from dualboost.boosting.corrective.frank_wolfe import STEPS, check_step
 from dualboost.datasets import DATASETS, DatasetNotFoundError, load_dataset, load_libsvm
-from dualboost.estimators.base import check_nu_fraction, nu_count, nu_fraction
+from dualboost.estimators.base import check_nu_fraction, labels_nu_count
 from dualboost.estimators.corrective import CORRECTIVE_MAX_ITER
 from dualboost.oracles.registry import ORACLES, make_oracle
 from dualboost.problems import (
@@ -385,7 +385,7 @@ def _classifier_params(args: argparse.Namespace) -> dict:
 
 def _driver_params(args: argparse.Namespace, labels: np.ndarray) -> dict:
     """The driver's keyword arguments (the options were checked by :func:`_check_options`); the
-    fraction nu becomes the count of the drivers (:func:`dualboost.estimators.base.nu_count`), as in
+    fraction nu becomes the count of the drivers (:func:`dualboost.estimators.base.labels_nu_count`), as in
     the classifiers."""
     taken = inspect.signature(ALGORITHMS[args.algorithm]).parameters
     given = _given_options(args)
@@ -398,7 +398,7 @@ def _driver_params(args: argparse.Namespace, labels: np.ndarray) -> dict:
         params["checkpoint_every"] = args.checkpoint_every
     if "nu" in taken:
         nu = _DEFAULT_NU if args.nu is None else args.nu
-        params["nu"] = nu_count(nu_fraction(nu, labels), labels.size)
+        params["nu"] = labels_nu_count(nu, labels)
     if "eps" in taken:
         params["eps"] = _DEFAULT_EPS if args.eps is None else args.eps
     return params

@@ -104,6 +104,7 @@ __all__ = [
     "AUTO_NU_SHARE",
     "auto_nu",
     "nu_fraction",
+    "labels_nu_count",
     "POSITIVE",
     "COUNT",
     "ORACLE",
@@ -241,6 +242,12 @@ def nu_fraction(nu: float | str, labels: ArrayLike) -> float:
     return auto_nu(labels) if isinstance(nu, str) else float(nu)
 
 
+def labels_nu_count(nu: float | str, labels: ArrayLike) -> float:
+    """The count ``nu_`` in [1, N] of a classifier's ``nu`` (a fraction, or ``"auto"``:
+    :func:`nu_fraction`) for its N training ``labels``."""
+    return nu_count(nu_fraction(nu, labels), int(labels.shape[0]))
+
+
 def nu_count(nu_fraction: float, n_samples: int) -> float:
     """The count nu in [1, N] of models and drivers from the fraction in (0, 1] of estimators and the
     CLI (checked there): ``max(1, nu_fraction * N)`` (docs/math.md#capping-nu)."""
@@ -329,7 +336,7 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
         """``nu`` (the count, in [1, N], of the training ``labels``), ``eps`` and ``max_iter`` (the
         parameters were checked by ``_parameter_constraints`` when ``fit`` began)."""
         return {
-            "nu": nu_count(nu_fraction(self.nu, labels), int(labels.shape[0])),
+            "nu": labels_nu_count(self.nu, labels),
             "eps": float(self.eps),
             "max_iter": None if self.max_iter is None else int(self.max_iter),
         }

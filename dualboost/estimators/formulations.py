@@ -42,8 +42,7 @@ from dualboost.estimators.base import (
     BoostingClassifier,
     check_sample_weight,
     dask_kind,
-    nu_count,
-    nu_fraction,
+    labels_nu_count,
 )
 
 __all__ = ["MDBoostClassifier", "CGBoostClassifier", "NMBoostClassifier", "QRLPBoostClassifier"]
@@ -262,8 +261,7 @@ class QRLPBoostClassifier(_FormulationClassifier):
         self.resume = resume
 
     def _loop_params(self, labels: ArrayLike) -> dict:
-        fraction = nu_fraction(self.nu, labels)
-        return super()._loop_params(labels) | {"nu": nu_count(fraction, int(labels.shape[0]))}
+        return super()._loop_params(labels) | {"nu": labels_nu_count(self.nu, labels)}
 
     def _driver_params(self, labels: ArrayLike) -> dict:
         """The example weights as the prior ``d0 = w / sum w`` of the expanded entropy (module

@@ -37,7 +37,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_positive
 from dualboost.conjugates import Dilated, HalfSquaredNorm, Shifted
-from dualboost.problems.base import ColumnIndependent, ColumnProducts, KKTMultipliers
+from dualboost.problems.base import ColumnIndependent, ColumnProducts, KKTMultipliers, gram_parts
 from dualboost.problems.cgboost import check_example_weights
 from dualboost.problems.max_edge import MaxEdgeModel
 
@@ -78,8 +78,7 @@ class MDBoost(ColumnIndependent, MaxEdgeModel):
         self, w: NDArray[np.float64], columns: NDArray[np.intp], d: NDArray[np.float64] | None = None
     ) -> NDArray[np.float64]:
         """``-U_S^T diag(k) U_S`` (hess f* = diag(k)), O(N |S|^2)."""
-        C = self.U[:, columns]
-        return -(C.T @ (self.weights[:, None] * C))
+        return -gram_parts(self.U[:, columns], self.weights)[0]  # (scales its copy of U_S in place)
 
     def dual_hessian_operator(
         self, w: NDArray[np.float64], columns: NDArray[np.intp], d: NDArray[np.float64] | None = None
