@@ -36,6 +36,88 @@ def test_hessian_operator_equals_the_formed_hessian(model, columns):
         np.testing.assert_allclose(product(v), H @ v, rtol=0, atol=1e-12 * np.abs(H).sum(axis=1).max())
 
 
+@pytest.mark.parametrize("model", list(_models()), ids=lambda m: repr(m))
+@pytest.mark.parametrize("columns", ["all", "few", "most"])
+def test_single_precision_operator_is_within_float32_rounding(model, columns):
+    """``dual_hessian_operator(w, S, single=True)`` against the formed float64 Hessian, within the
+    worst-case rounding of float32 dot products: ``gamma_n = n u / (1 - n u)`` (u = 2^-24) of the
+    same sums taken in absolute values (Higham, Accuracy and Stability, Sec. 3.1), n the length of
+    the longest sum (N for U_S v, N for U_S^T x, t for a . v), doubled for the rounding of the
+    inputs to float32; the bound is computed in float64 from |U_S|, s and |v|."""
+    rng = np.random.default_rng(1)
+    w = rng.dirichlet(np.ones(model.n_hypotheses))
+    S = {"all": np.arange(40), "few": np.array([3, 7, 8, 30]), "most": np.arange(5, 40)}[columns]
+    H = model.dual_hessian(w, S)
+    product = model.dual_hessian_operator(w, S, single=True)
+    A = np.abs(model.U[:, S])
+    u, n = 2.0**-24, model.n_samples + S.size
+    gamma = 2 * n * u / (1 - n * u)
+    if model._low_rank:
+        g, V, M, rows = model._low_rank_factors(w, None)
+        A = A if rows is None else A[rows]
+        P = np.abs(A.T @ np.abs(V))
+        weights, extra = g, lambda x: P @ (np.abs(M) @ (P.T @ x))
+    else:
+        s, scale, rows = model._curvature_weights(w, None)
+        A = A if rows is None else A[rows]
+        a, total = A.T @ s, float(s.sum())
+        weights, extra = scale * s, lambda x: scale * a * (a @ x) / total
+    for _ in range(3):
+        v = rng.normal(size=S.size)
+        bound = gamma * (A.T @ (weights * (A @ np.abs(v))) + extra(np.abs(v)))
+        assert np.all(np.abs(product(v) - H @ v) <= bound + 1e-15)
+        assert not np.allclose(bound, 0.0)  # (the bound is not vacuous: of the order of H's entries)
+
+
+def test_single_precision_u_is_one_copy_per_matrix():
+    """The float32 copy of U is made once per model, shared by its with_eta copies, and made anew
+    for a model with another U."""
+    U = random_edge_matrix(200, 10, seed=6)
+    model = ERLPBoost(U, nu=10.0, eta=50.0)
+    single = model.single_precision_U()
+    assert single.dtype == np.float32 and np.array_equal(single, U.astype(np.float32))
+    assert model.single_precision_U() is single and model.with_eta(500.0).single_precision_U() is single
+    other = ERLPBoost(U[:, :5], nu=10.0, eta=50.0)
+    assert other.single_precision_U().shape == (200, 5)
+
+
+def test_single_precision_steps_keep_every_solution_certified(monkeypatch):
+    """A stump run whose conjugate-gradient Newton steps all use single-precision products
+    (SINGLE_MIN_WORK lowered to 0, KEPT_MIN_WORK to 2e6 so that the kept-Hessian path is taken):
+    every iteration's solution is certified by the model in float64, single-precision products were
+    used, and each solve's certified dual value agrees with a float64 re-solve of the same
+    subproblem within the sum of the two certified gaps (both bracket the optimum)."""
+    import dualboost.solvers as solvers
+    from dualboost import ERLPBoostClassifier
+
+    monkeypatch.setattr(newton, "KEPT_MIN_WORK", 2e6)
+    monkeypatch.setattr(newton, "SINGLE_MIN_WORK", 0.0)
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(2000, 10))
+    y = np.sign(X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.normal(size=2000))
+    seen, single = [], []
+    solve, operator = solvers.solve_auglag, newton.DualEvaluator.operator
+
+    def counted(*args, **kwargs):
+        solution = solve(*args, **kwargs)
+        seen.append((args[0], solution))
+        return solution
+
+    def noted(self, w, columns, d, single_precision=False):
+        single.append(single_precision)
+        return operator(self, w, columns, d, single_precision)
+
+    monkeypatch.setattr(solvers, "solve_auglag", counted)
+    monkeypatch.setattr(newton.DualEvaluator, "operator", noted)
+    ERLPBoostClassifier(nu=0.1, eps=0.02).fit(X, y)
+    monkeypatch.setattr(newton, "SINGLE_MIN_WORK", np.inf)
+    assert sum(single) > 50
+    assert all(s.status == "optimal" for _, s in seen)
+    for model, s in seen[60::20]:
+        again = model.solve(method="auglag", side="dual", tol=1e-9)
+        assert abs(again.dual_value - s.dual_value) <= again.gap + s.gap + 1e-12
+
+
 def _kkt_step(A, g, sum_to_one, held):
     """``argmin x.A.x/2 - g.x`` subject to ``sum x = 0`` (if asked) and ``x_held = 0``: a dense solve
     of the KKT system, the independent reference."""

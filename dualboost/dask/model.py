@@ -145,9 +145,12 @@ class DaskERLPBoost(MaxEdgeWeights):
         not needed: the evaluation at w is cached on the workers."""
         return self.evaluation(w).hessian(np.asarray(columns, dtype=np.intp))
 
-    def dual_hessian_operator(self, w: NDArray[np.float64], columns: NDArray[np.intp], d=None):
+    def dual_hessian_operator(
+        self, w: NDArray[np.float64], columns: NDArray[np.intp], d=None, single: bool = False
+    ):
         """As :meth:`Model.dual_hessian_operator`, one reduction over the partitions per product
-        (the conjugate-gradient Newton steps of ``method="auglag"`` take a few)."""
+        (the conjugate-gradient Newton steps of ``method="auglag"`` take a few). ``single`` is
+        accepted and ignored: the partitions' products stay in float64."""
         return self.evaluation(w).hessian_operator(np.asarray(columns, dtype=np.intp))
 
     def dual_step_spread(self, direction: NDArray[np.float64], d) -> float:

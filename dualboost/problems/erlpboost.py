@@ -77,8 +77,12 @@ class EntropyRegularised(ColumnIndependent, MaxEdgeModel):
         return LPBoost(self.U, nu=self.nu)
 
     def with_eta(self, eta: float) -> EntropyRegularised:
-        """The same model with another regularisation eta (for eta continuation)."""
-        return type(self)(self.U, nu=self.nu, eta=eta, d0=self.d0)
+        """The same model with another regularisation eta (for eta continuation), sharing this
+        model's private U (neither changes it) and its single-precision copy where one was made
+        (``Model.single_precision_U``)."""
+        model = type(self)(self.U, nu=self.nu, eta=eta, d0=self.d0)
+        model.U, model._single_U = self.U, getattr(self, "_single_U", None)
+        return model
 
 
 class ERLPBoost(EntropyRegularised):

@@ -81,10 +81,16 @@ class MDBoost(ColumnIndependent, MaxEdgeModel):
         return -gram_parts(self.U[:, columns], self.weights)[0]  # (scales its copy of U_S in place)
 
     def dual_hessian_operator(
-        self, w: NDArray[np.float64], columns: NDArray[np.intp], d: NDArray[np.float64] | None = None
+        self,
+        w: NDArray[np.float64],
+        columns: NDArray[np.intp],
+        d: NDArray[np.float64] | None = None,
+        single: bool = False,
     ) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
-        """``v -> -U_S^T (k * (U_S v))``, two passes over U_S."""
-        C = ColumnProducts(self.U, np.asarray(columns, dtype=np.intp), None)
+        """``v -> -U_S^T (k * (U_S v))``, two passes over U_S (``single``: in single precision, as
+        :meth:`Model.dual_hessian_operator`)."""
+        U = self.single_precision_U() if single else self.U
+        C = ColumnProducts(U, np.asarray(columns, dtype=np.intp), None)
         return lambda v: -C.gram(self.weights, v)
 
     def dual_hessian_block(

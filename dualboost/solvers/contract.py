@@ -224,9 +224,10 @@ class SmoothDual(Certifiable, Protocol):
         """The Hessian of D on ``columns`` (O(N |S|^2))."""
 
     def dual_hessian_operator(
-        self, w: Vector, columns: NDArray[np.intp], d: Vector | None = None
+        self, w: Vector, columns: NDArray[np.intp], d: Vector | None = None, single: bool = False
     ) -> Callable[[Vector], Vector]:
-        """``v -> H v`` on ``columns`` without forming H (two passes over U_S)."""
+        """``v -> H v`` on ``columns`` without forming H (two passes over U_S); ``single``: the passes
+        may be made in single precision (relative error of order 1e-6), for inexact Newton steps."""
 
     def dual_hessian_block(
         self, w: Vector, rows: NDArray[np.intp], columns: NDArray[np.intp], d: Vector | None = None

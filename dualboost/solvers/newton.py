@@ -58,6 +58,13 @@ PCG_REFRESH = 8
 #: in-memory one (tests/test_dask.py asks for 1e-8)
 PCG_RTOL = 0.1
 PCG_NEAR = 3.0
+#: the products ``H v`` of a conjugate-gradient step are made in single precision (relative error
+#: of order 1e-6, ``Model.single_precision_U``) where its forcing term is at least SINGLE_RTOL, so
+#: that their rounding stays 100 times below the residual it asks for, and where a product reads
+#: at least SINGLE_MIN_WORK entries of U (N |S|; below, it fits the caches in float64 too and the
+#: saving is Python-level noise; docs/solvers.md#single-precision-products)
+SINGLE_RTOL = 1e-4
+SINGLE_MIN_WORK = 2e5
 #: a kept Hessian preconditions conjugate gradients only where forming the exact one would cost at
 #: least this many multiply-adds (N |S|^2): below it, forming the Hessian and inverting it costs
 #: less than the Python-level CG iterations (best of three ERLPBoost runs, eps = 0.01, nu = 0.1 N:
@@ -122,10 +129,10 @@ class DualEvaluator:
         return Curvature.at(self.model, w, face, d, sum_to_one)
 
     def operator(
-        self, w: NDArray[np.float64], columns: NDArray[np.intp], d
+        self, w: NDArray[np.float64], columns: NDArray[np.intp], d, single: bool = False
     ) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
-        """``Model.dual_hessian_operator``, its products counted."""
-        product = self.model.dual_hessian_operator(w, columns, d)
+        """``Model.dual_hessian_operator``, its products counted (``single``: in single precision)."""
+        product = self.model.dual_hessian_operator(w, columns, d, single=single)
 
         def counted(v: NDArray[np.float64]) -> NDArray[np.float64]:
             self.products += 1
@@ -587,6 +594,13 @@ def face_step(
     return direction if float(point.grad @ direction) > 0 else None
 
 
+def _forcing(gap: float, target: float) -> float:
+    """Inexact Newton's forcing term at a point of certified gap ``gap``: the relative residual of
+    its conjugate-gradient step, tighter near the target (:data:`PCG_RTOL`, :data:`PCG_NEAR`)."""
+    gap = max(gap, 0.0)
+    return min(PCG_RTOL, float(np.sqrt(gap)) if gap > PCG_NEAR * target else gap)
+
+
 def accepted(point: Point, candidate: Point, slope: float) -> bool:
     """Whether Newton's line search takes ``candidate`` from ``point`` (``slope``: ``grad D . (w' - w)``):
     where D rises by the Armijo fraction of the slope, or where the certified gap falls and D fell
@@ -668,13 +682,16 @@ def newton_polish(
                 if np.setdiff1d(current.face, face).size > MAX_HELD * current.face.size:
                     reuse = False  # mostly columns that left the face: form it anew
             if reuse:
-                product = evaluator.operator(w, current.face, point.d)
+                single = (
+                    _forcing(point.gap, target) >= SINGLE_RTOL
+                    and model.n_samples * current.face.size >= SINGLE_MIN_WORK
+                )
+                product = evaluator.operator(w, current.face, point.d, single)
             else:
                 current, product = evaluator.curvature(w, face, point.d, sum_to_one), None
             kept, fresh = current, False
             scale = _scale(current.H)
-        gap = max(point.gap, 0.0)  # inexact Newton's forcing term, tighter near the target
-        rtol = min(PCG_RTOL, float(np.sqrt(gap)) if gap > PCG_NEAR * target else gap)
+        rtol = _forcing(point.gap, target)
         products = evaluator.products
         direction = face_step(point, sum_to_one, current, face, damping * scale, product, rtol)
         # a slow conjugate-gradient step: the kept Hessian has aged, the next point forms it anew
