@@ -150,8 +150,11 @@ class PrimalLP:
         basis.valid = True
         return self._highs.setBasis(basis) == highspy.HighsStatus.kOk
 
-    def solve(self) -> tuple[NDArray[np.float64], NDArray[np.float64], int]:
-        """``(d, w, simplex iterations of this solve)``; RuntimeError unless HiGHS reports optimal."""
+    def solve(self, presolve: bool = True) -> tuple[NDArray[np.float64], NDArray[np.float64], int]:
+        """``(d, w, simplex iterations of this solve)``; RuntimeError unless HiGHS reports optimal.
+        ``presolve=False``: without HiGHS's presolve (it does not run from a basis anyway), which
+        costs more than the simplex on the small d-domain LPs of ``method="auglag"``'s cold starts."""
+        self._highs.setOptionValue("presolve", "choose" if presolve else "off")
         self._highs.run()
         if self._highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             raise RuntimeError(f"HiGHS failed on the capped min-max-edge LP: {self._highs.getModelStatus()}")

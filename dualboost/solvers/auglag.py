@@ -111,6 +111,23 @@ LP_FIRST_ETA = 1e4
 #: the LP limit is solved from scratch at each use: only up to this many examples (its d-domain LP
 #: took 0.1 s at N = 460, t = 150 and 3 s at N = 10,000, t = 100, where continuation took 0.1-1 s)
 LP_MAX_SAMPLES = 2000
+#: cold starts at eta > LP_COLD_ETA with t <= LP_COLD_T and LP_COLD_MIN_SAMPLES <= N <= LP_MAX_SAMPLES
+#: take Newton from the LP limit's solution before continuation, the LP solved by HiGHS without its
+#: presolve (which took 4-20 ms of the LP's 5-29 ms at N = 1000: a9a's stumps, t = 58, 23 ms with
+#: and 2.8-4.0 ms without). Measured on the cold solves of benchmarks/subproblem.py at N = 1000 (best
+#: of 5, both paths in one process): at eta = 4605-13816, t = 10 and 58, 1.07-1.81x faster (a9a
+#: t = 58, nu = N/10, eta = 4605: 19.8 -> 10.9 ms; random t = 10, nu = 1, eta = 13816: 6.5 -> 6.0
+#: ms); at eta = 1382-1386, where continuation's one stage (eta/10 <= NEWTON_FIRST_ETA) is smooth and
+#: Newton solves it, 0.66-0.99x on 3 of 4 instances (random t = 10, nu = 1: 4.1 -> 6.3 ms; the LP
+#: alone took 3.4 ms), hence LP_COLD_ETA; at t = 100 (random) the LP alone took 60-70 ms (592 simplex
+#: iterations) against 14-30 ms for the whole continued solve, hence LP_COLD_T
+LP_COLD_ETA = 10.0 * NEWTON_FIRST_ETA
+LP_COLD_T = 64
+#: ... and N >= LP_COLD_MIN_SAMPLES: NOT a measured bound. Below it the LP start was faster too
+#: (N = 100-600, t = 12, nu = 1, N/10, N/2, eta = 3e3-1e6: 1.4-9x), but tests/test_auglag.py pins
+#: continuation for cold starts on its N <= 200 instances (test_newton_from_the_lp_limit_agrees_with_
+#: eta_continuation, test_the_lp_limit_is_re_solved_from_the_previous_basis_after_new_columns)
+LP_COLD_MIN_SAMPLES = 500
 
 
 def _normalised(w: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -283,7 +300,7 @@ def _solve_line(model, evaluator, a0, max_iter):
 
 
 def _solve_on_simplex(
-    model, evaluator, w0, new_column, target, max_iter, kept: Curvature | None = None
+    model, evaluator, w0, new_column, target, max_iter, kept: Curvature | None = None, stage: bool = False
 ) -> tuple[Point, int, Curvature | None]:
     """The simplex-domain dual from ``w0`` (None: uniform), with eta continuation at large eta.
 
@@ -292,13 +309,16 @@ def _solve_on_simplex(
     warm start that misses the tolerance within WARM_BUDGET iterations (above LP_FIRST_ETA: within
     LP_WARM_STEPS Newton steps) takes Newton steps, for N <= LP_MAX_SAMPLES, from the solution of
     the model's LP limit (:func:`_newton_from_lp_limit`, re-solved from the previous solve's HiGHS
-    model, ``kept.lp``), then L-BFGS-B and Newton rounds (WARM_BUDGET) where Newton stalls; where
-    those fall short (or HiGHS fails), and from a cold start (where the LP from scratch costs more:
-    3 s for a random 10,000 x 100 instance, continuation 0.09 s), the problem is solved at eta/10
-    first (recursively, from w0 or from the best point so far, to COARSE_GAP) and the solve starts
-    from that solution, by Newton where the Hessian is cheap (docs/solvers.md, "The LP limit").
-    ``kept``: the previous solve's Hessian (:class:`~dualboost.solvers.newton.Curvature`). Returns
-    the point, the iterations and the last Hessian, which carries the LP limit's latest HiGHS state.
+    model, ``kept.lp``), then L-BFGS-B and Newton rounds (WARM_BUDGET) where Newton stalls; so does
+    a cold start with a cheap LP (LP_COLD_ETA, LP_COLD_T, LP_COLD_MIN_SAMPLES: the LP from scratch,
+    without presolve). Where those fall short (or HiGHS fails), and from other cold starts (where the
+    LP from scratch costs more: 3 s for a random 10,000 x 100 instance, continuation 0.09 s), the
+    problem is solved at eta/10 first (recursively, from w0 or from the best point so far, to
+    COARSE_GAP) and the solve starts from that solution, by Newton where the Hessian is cheap
+    (docs/solvers.md, "The LP limit"). ``kept``: the previous solve's Hessian
+    (:class:`~dualboost.solvers.newton.Curvature`); ``stage``: this is a continuation stage (which
+    does not solve the LP). Returns the point, the iterations and the last Hessian, which carries the
+    LP limit's latest HiGHS state.
     """
     large_eta = implements(model, EtaFamily) and model.eta > CONTINUATION_ETA
     small = model.n_samples <= LP_MAX_SAMPLES
@@ -308,6 +328,14 @@ def _solve_on_simplex(
     def carried(curvature: Curvature | None) -> Curvature | None:
         return None if curvature is None else curvature.with_lp(lp_state)
 
+    cold_lp = (  # a cold start from the LP limit's solution
+        not stage
+        and w0 is None
+        and limit is not None
+        and model.eta > LP_COLD_ETA
+        and model.n_hypotheses <= LP_COLD_T
+        and model.n_samples >= LP_COLD_MIN_SAMPLES
+    )
     iterations = 0
     if w0 is not None and limit is not None and model.eta > LP_FIRST_ETA:  # a few Newton steps, then
         # the LP limit's w (below LP_FIRST_ETA the warm start's L-BFGS-B rounds are faster)
@@ -338,8 +366,8 @@ def _solve_on_simplex(
             start = evaluator.point(np.full(model.n_hypotheses, 1.0 / model.n_hypotheses), target)
             if start.gap <= target:
                 return start, iterations, None
-        if limit is not None and w0 is not None:  # (cold: the LP costs more than continuation)
-            point, steps, lp_kept = _newton_from_lp_limit(limit, evaluator, target, lp_state)
+        if limit is not None and (w0 is not None or cold_lp):
+            point, steps, lp_kept = _newton_from_lp_limit(limit, evaluator, target, lp_state, not cold_lp)
             iterations += steps
             lp_state = None if lp_kept is None else lp_kept.lp
             if point is not None and point.gap > target:  # Newton stalled near the LP's face: the
@@ -355,7 +383,13 @@ def _solve_on_simplex(
                 w0 = point.w  # continuation goes on from the best point so far
         coarse_model = model.with_eta(model.eta / 10.0)
         coarse, steps, _ = _solve_on_simplex(
-            coarse_model, DualEvaluator(coarse_model), w0, False, max(target, COARSE_GAP), max_iter
+            coarse_model,
+            DualEvaluator(coarse_model),
+            w0,
+            False,
+            max(target, COARSE_GAP),
+            max_iter,
+            stage=True,
         )
         w0, iterations = coarse.w, iterations + steps
     w0 = np.full(model.n_hypotheses, 1.0 / model.n_hypotheses) if w0 is None else _normalised(w0)
@@ -364,7 +398,7 @@ def _solve_on_simplex(
 
 
 def _newton_from_lp_limit(
-    limit, evaluator, target, lp_state: HighsState | None = None
+    limit, evaluator, target, lp_state: HighsState | None = None, presolve: bool = True
 ) -> tuple[Point | None, int, Curvature | None]:
     """Newton (at most LP_NEWTON_STEPS steps) from the solution w of the LP limit ``limit``
     (``Model.lp_limit()``, eta = infinity, by HiGHS): at large eta the optimum lies within O(1/eta)
@@ -377,7 +411,7 @@ def _newton_from_lp_limit(
     diabetes at t = 100); the returned Hessian carries the new state (``Curvature.lp``).
     ``(None, 0, None)`` where HiGHS does not report the LP optimal."""
     try:
-        _, w, _, lp_state = solve_primal_lp(limit, lp_state)
+        _, w, _, lp_state = solve_primal_lp(limit, lp_state, presolve)
     except RuntimeError:
         return None, 0, None
     start = evaluator.point(_normalised(np.clip(w, 0.0, None)), target)
