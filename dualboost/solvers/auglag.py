@@ -23,7 +23,8 @@ target, so the returned pair is certified by construction (and certified again b
 Large eta: near the optimum L-BFGS-B crawls (the capped set changes where D is only C^1, and the
 curvature grows with eta), so active-set Newton steps (:mod:`dualboost.solvers.newton`) finish
 the job; a cold start above ``CONTINUATION_ETA`` first solves the problem at eta/10 (recursively)
-and starts from that solution.
+and starts from that solution, or, where the LP limit is cheap (``LP_COLD_ETA``, ``LP_COLD_T``,
+``LP_COLD_MIN_SAMPLES``), takes Newton from the LP limit's solution first.
 
 Warm starts ([KG] Sec 4.1, docs/math.md#warm-start): a previous Solution with one hypothesis
 fewer starts from its w with the new column at weight 0 and goes to Newton at once: its face
