@@ -84,18 +84,23 @@ def centred_hessian(
 
 
 class ColumnProducts:
-    """Products with the columns ``U_S`` (and only the rows that count, ``rows`` a mask or None) for
-    the Hessian-vector products of the dual, two passes over U_S each: a copy of the columns (and
-    rows) when they are at most half of U, else U itself with the vector padded by zeros (no copy).
+    """Products with the columns ``U_S`` (and only the rows that count, ``rows`` a mask or None) and
+    the curvature ``weights`` (one per row that counts, or a scalar) for the Hessian-vector products
+    of the dual, two passes over U_S each: a copy of the columns (and rows) when they are at most
+    half of U, else U itself with the vector padded by zeros (no copy).
 
     ``U`` may be a single-precision copy (:meth:`Model.single_precision_U`): the products are then
-    computed in float32 on float32 vectors (the weights scaled by their largest, so that none
+    computed in float32 on float32 vectors (the weights divided by their largest once, so that none
     underflows) and returned in float64, with a relative error of order 1e-6 (measured 5e-7 to 2e-6
     at N = 1000-20000): what the inexact Newton steps of ``method="auglag"`` use where their forcing
     term allows (docs/solvers.md#single-precision-products)."""
 
     def __init__(
-        self, U: NDArray[np.floating], columns: NDArray[np.intp], rows: NDArray[np.bool_] | None
+        self,
+        U: NDArray[np.floating],
+        columns: NDArray[np.intp],
+        rows: NDArray[np.bool_] | None,
+        weights: NDArray[np.float64] | float,
     ) -> None:
         self.columns = columns
         self.dtype = U.dtype
@@ -105,35 +110,34 @@ class ColumnProducts:
             self.C, self.pad = U[:, columns], None
         else:
             self.C, self.pad = U, np.zeros(U.shape[1], dtype=U.dtype)
+        self.top = 1.0  # the weights are stored divided by top (single precision: their largest)
+        if self.dtype != np.float64:
+            self.top = float(np.abs(weights).max(initial=0.0)) or 1.0
+            weights = (np.asarray(weights, dtype=np.float64) / self.top).astype(self.dtype)
+        self.weights = weights
 
     def left(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         """``U_S^T x`` (x a vector or a matrix over the rows)."""
-        if self.dtype != np.float64:
-            top = float(np.abs(x).max(initial=0.0))
-            if not top > 0.0:
-                return np.zeros((self.columns.size, *x.shape[1:]))
-            return self._left((x / top).astype(self.dtype)).astype(np.float64) * top
-        return self._left(x)
+        if self.dtype == np.float64:
+            return self._left(x)
+        top = float(np.abs(x).max(initial=0.0)) or 1.0
+        return self._left((x / top).astype(self.dtype)).astype(np.float64) * top
+
+    def gram(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``U_S^T (weights * (U_S v))``."""
+        if self.dtype == np.float64:
+            return self._gram(v)
+        return self._gram(v.astype(self.dtype)).astype(np.float64) * self.top
 
     def _left(self, x: NDArray[np.floating]) -> NDArray[np.floating]:
         out = self.C.T @ x
         return out if self.pad is None else out[self.columns]
 
-    def gram(self, weights: NDArray[np.float64] | float, v: NDArray[np.float64]) -> NDArray[np.float64]:
-        """``U_S^T (weights * (U_S v))``."""
-        if self.dtype != np.float64:
-            top = float(np.abs(weights).max(initial=0.0))
-            if not top > 0.0:
-                return np.zeros(v.size)
-            scaled = np.asarray(weights, dtype=np.float64) / top
-            return self._gram(scaled.astype(self.dtype), v.astype(self.dtype)).astype(np.float64) * top
-        return self._gram(weights, v)
-
-    def _gram(self, weights, v):
+    def _gram(self, v: NDArray[np.floating]) -> NDArray[np.floating]:
         if self.pad is None:
-            return self.C.T @ (weights * (self.C @ v))
+            return self.C.T @ (self.weights * (self.C @ v))
         self.pad[self.columns] = v
-        return (self.C.T @ (weights * (self.C @ self.pad)))[self.columns]
+        return (self.C.T @ (self.weights * (self.C @ self.pad)))[self.columns]
 
 
 class Model(ABC):
@@ -220,12 +224,12 @@ class Model(ABC):
         if self._low_rank:
             return self._low_rank_operator(w, columns, d, U)
         s, scale, rows = self._curvature_weights(w, d)
-        C = ColumnProducts(U, columns, rows)
+        C = ColumnProducts(U, columns, rows, s)
         total = float(s.sum())
         a = C.left(s)
 
         def product(v: NDArray[np.float64]) -> NDArray[np.float64]:
-            out = C.gram(s, v)
+            out = C.gram(v)
             if total > 0:
                 out -= a * (float(a @ v) / total)
             return -scale * out
@@ -311,12 +315,12 @@ class Model(ABC):
         """:meth:`dual_hessian_operator` for a ``LowRankConjugate`` (the same copies of U_S; ``U``:
         the model's or its single-precision copy)."""
         g, V, M, rows = self._low_rank_factors(w, d)
-        C = ColumnProducts(U, columns, rows)
+        C = ColumnProducts(U, columns, rows, g)
         P = C.left(V)
         PM = P @ M
 
         def product(v: NDArray[np.float64]) -> NDArray[np.float64]:
-            return PM @ (P.T @ v) - C.gram(g, v)
+            return PM @ (P.T @ v) - C.gram(v)
 
         return product
 

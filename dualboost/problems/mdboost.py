@@ -90,8 +90,8 @@ class MDBoost(ColumnIndependent, MaxEdgeModel):
         """``v -> -U_S^T (k * (U_S v))``, two passes over U_S (``single``: in single precision, as
         :meth:`Model.dual_hessian_operator`)."""
         U = self.single_precision_U() if single else self.U
-        C = ColumnProducts(U, np.asarray(columns, dtype=np.intp), None)
-        return lambda v: -C.gram(self.weights, v)
+        C = ColumnProducts(U, np.asarray(columns, dtype=np.intp), None, self.weights)
+        return lambda v: -C.gram(v)
 
     def dual_hessian_block(
         self,
