@@ -81,6 +81,32 @@ def test_single_precision_u_is_one_copy_per_matrix():
     assert other.single_precision_U().shape == (200, 5)
 
 
+def test_single_precision_u_grows_with_an_append_only_u():
+    """Over an append-only U (columns written into a buffer, the models' U read-only views of its
+    first columns, as a boosting run's Ensemble.U), ``with_columns`` extends the float32 copy by
+    the new columns in the same buffer; a U elsewhere in memory gets a fresh copy. Each copy equals
+    the float32 rounding of its U."""
+    rng = np.random.default_rng(7)
+    buffer = np.asfortranarray(rng.uniform(-1, 1, size=(50, 12)))
+
+    def first(k):
+        view = buffer[:, :k]
+        view.flags.writeable = False
+        return view
+
+    model = ERLPBoost(first(3), nu=5.0, eta=10.0)
+    single = model.single_precision_U()  # exactly 3 columns: the next model's grows it (room for 6)
+    grown = model.with_columns(first(5))
+    more = grown.with_columns(first(6))
+    assert np.shares_memory(more.single_precision_U(), grown.single_precision_U())  # extended in place
+    again = more.with_columns(first(12))  # beyond the buffer's room: a larger buffer, still extended
+    for m, k in [(model, 3), (grown, 5), (more, 6), (again, 12)]:
+        np.testing.assert_array_equal(m.single_precision_U(), buffer[:, :k].astype(np.float32))
+    elsewhere = model.with_columns(np.array(first(5)))  # the same values in other memory
+    assert not np.shares_memory(elsewhere.single_precision_U(), single)
+    np.testing.assert_array_equal(elsewhere.single_precision_U(), buffer[:, :5].astype(np.float32))
+
+
 def test_single_precision_steps_keep_every_solution_certified(monkeypatch):
     """A stump run whose conjugate-gradient Newton steps all use single-precision products
     (SINGLE_MIN_WORK lowered to 0, KEPT_MIN_WORK to 2e6 so that the kept-Hessian path is taken):

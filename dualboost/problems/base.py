@@ -46,6 +46,36 @@ def gram_parts(
     return C.T @ C, a, float(s.sum())
 
 
+def single_extension(
+    U: NDArray[np.float64], cached: tuple | None
+) -> tuple[NDArray[np.float64], NDArray[np.float32], NDArray[np.float32]]:
+    """``(U, float32 copy of U, its buffer)``: the ``cached`` triple of an earlier matrix extended by
+    U's new columns where that matrix is U's first columns in the same memory (both read-only, the
+    same start and strides: a boosting run's ``Ensemble.U``, whose columns are only appended; at
+    N = 20,000, t ~ 400 converting all of U at every iteration cost 8 s of a 100 s topic-set run), else a
+    fresh copy. The buffer is column-major with room to grow (doubled when full), like the Ensemble's."""
+    if cached is not None:
+        old, _, buffer = cached
+        prefix = (
+            not old.flags.writeable
+            and not U.flags.writeable
+            and old.shape[0] == U.shape[0]
+            and old.shape[1] <= U.shape[1]
+            and old.strides == U.strides
+            and old.__array_interface__["data"][0] == U.__array_interface__["data"][0]
+        )
+        if prefix:
+            done, k = old.shape[1], U.shape[1]
+            if buffer.shape[1] < k:
+                grown = np.empty((U.shape[0], max(k, 2 * buffer.shape[1])), dtype=np.float32, order="F")
+                grown[:, :done] = buffer[:, :done]
+                buffer = grown
+            buffer[:, done:k] = U[:, done:k]
+            return U, buffer[:, :k], buffer
+    buffer = np.asarray(U, dtype=np.float32, order="F")
+    return U, buffer, buffer
+
+
 def cross_gram_parts(
     U: NDArray[np.float64], s: NDArray[np.float64], rows: NDArray[np.intp], columns: NDArray[np.intp]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], float]:
@@ -237,13 +267,15 @@ class Model(ABC):
         return product
 
     def single_precision_U(self) -> NDArray[np.float32]:
-        """A float32 copy of U, made once per model (and shared by its ``with_eta`` copies): the
-        Hessian-vector products of inexact Newton steps read half the memory (2-4x faster at
-        N |S| >= 4e5 on this project's 2-core machine, docs/solvers.md#single-precision-products).
-        The rounding of U's entries (relative 6e-8) is part of the products' error."""
+        """A float32 copy of U, made once per model (shared by its ``with_eta`` copies, and extended
+        by the new columns only for its ``with_columns`` copies over an append-only U: a boosting
+        run's ``Ensemble.U``): the Hessian-vector products of inexact Newton steps read half the
+        memory (2-4x faster at N |S| >= 4e5 on this project's 2-core machine,
+        docs/solvers.md#single-precision-products). The rounding of U's entries (relative 6e-8) is
+        part of the products' error."""
         cached = getattr(self, "_single_U", None)
         if cached is None or cached[0] is not self.U:
-            cached = (self.U, self.U.astype(np.float32))
+            cached = single_extension(self.U, None)
             self._single_U = cached
         return cached[1]
 
@@ -507,4 +539,6 @@ class ColumnIndependent:
         if model.U.shape[0] != self.n_samples:
             raise ValueError(f"U must have the model's {self.n_samples} rows; got {model.U.shape[0]}")
         model.n_hypotheses = model.U.shape[1]
+        cached = getattr(self, "_single_U", None)  # extended by the new columns where U only grew
+        model._single_U = None if cached is None else single_extension(model.U, cached)
         return model
