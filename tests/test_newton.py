@@ -287,16 +287,18 @@ def test_the_points_gap_is_an_upper_bound_on_the_repaired_pairs_without_a_pass_o
 
 
 @pytest.mark.parametrize("model", list(_models()), ids=lambda m: repr(m))
-def test_step_spread_is_the_first_order_change_of_log_d(model):
+@pytest.mark.parametrize("single", [False, True], ids=["float64", "float32"])
+def test_step_spread_is_the_first_order_change_of_log_d(model, single):
     """``dual_step_spread(x, d)`` (the trust radius's measure, docs/solvers.md#step-length) against
     finite differences of ``d_from_w``: the largest ``|log d_n(w + h x) - log d_n(w)| / h`` over the
-    rows that count (non-negligible d, or growing) for a small h, to first order in h."""
+    rows that count (non-negligible d, or growing) for a small h, to first order in h; its pass
+    ``U x`` in single precision too (relative error ~1e-6, inside the same 1e-4)."""
     rng = np.random.default_rng(5)
     w = rng.dirichlet(np.ones(model.n_hypotheses))
     x = rng.normal(size=model.n_hypotheses)
     x -= x.mean()  # a move on the simplex
     d = model.d_from_w(w)
-    spread = model.dual_step_spread(x, d)
+    spread = model.dual_step_spread(x, d, single=single)
     h = 1e-7 / max(spread, 1.0)
     moved = model.d_from_w(w + h * x)
     counts = d > 1e-12 * d.max()

@@ -153,9 +153,10 @@ class DaskERLPBoost(MaxEdgeWeights):
         accepted and ignored: the partitions' products stay in float64."""
         return self.evaluation(w).hessian_operator(np.asarray(columns, dtype=np.intp))
 
-    def dual_step_spread(self, direction: NDArray[np.float64], d) -> float:
+    def dual_step_spread(self, direction: NDArray[np.float64], d, single: bool = False) -> float:
         """As :meth:`Model.dual_step_spread` (the trust radius of Newton's steps), by two reductions
-        over the partitions of the evaluation ``d``: the solver takes the same steps as in memory."""
+        over the partitions of the evaluation ``d``: the solver takes the same steps as in memory
+        (``single`` is ignored: in float64, as the in-memory model below newton.SINGLE_MIN_WORK)."""
         return d.step_spread(np.asarray(direction, dtype=np.float64))
 
     def dual_hessian_block(

@@ -299,19 +299,27 @@ class Model(ABC):
         gram, a_rows, a_columns, total = cross_gram_parts(U, s, rows, columns)
         return centred_hessian(gram, a_rows, a_columns, total, scale)
 
-    def dual_step_spread(self, direction: NDArray[np.float64], d: NDArray[np.float64]) -> float:
+    def dual_step_spread(
+        self, direction: NDArray[np.float64], d: NDArray[np.float64], single: bool = False
+    ) -> float:
         """The largest first-order change of ``log d_n`` when w moves by ``direction`` (the
         ``ScaledSteps`` of the solver contract, docs/solvers.md#step-length): theta = -U w moves by
         ``-U x`` and, with the factored Hessian ``scale (diag s - s s^T / sum s)`` of a
         ``SmoothConjugate``, ``d log d_n = scale (s_n / d_n) (dtheta_n - s.dtheta / sum s)``. Rows whose
-        d is negligible count only where they grow. 0 (no bound) for other regularisers."""
+        d is negligible count only where they grow. 0 (no bound) for other regularisers. ``single``:
+        ``U x`` in single precision (:meth:`single_precision_U`; a trust radius needs no more)."""
         if not implements(self.regularizer, SmoothConjugate):
             return 0.0
         s, scale = self.regularizer.conjugate_hessian_factors(None, d)
         total = float(s.sum())
         if not total > 0.0:
             return 0.0
-        move = -(self.U @ direction)
+        if single:
+            top = float(np.abs(direction).max(initial=0.0)) or 1.0
+            scaled = (direction / top).astype(np.float32)
+            move = -(self.single_precision_U() @ scaled).astype(np.float64) * top
+        else:
+            move = -(self.U @ direction)
         return log_change(move, s, d, scale, float(s @ move) / total, float(d.max(initial=0.0)))
 
     @property

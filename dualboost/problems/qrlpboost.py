@@ -65,7 +65,9 @@ class QRLPBoost(ColumnIndependent, MaxEdgeModel):
         """The same subproblem expanded at ``d`` (colboost's next QP): d must have positive entries."""
         return type(self)(self.U, nu=self.nu, eta=self.eta, center=d, d0=self.d0)
 
-    def dual_step_spread(self, direction: NDArray[np.float64], d: NDArray[np.float64]) -> float:
+    def dual_step_spread(
+        self, direction: NDArray[np.float64], d: NDArray[np.float64], single: bool = False
+    ) -> float:
         """0: no trust radius (docs/solvers.md#step-length). The dual is quadratic on each piece, so
         Newton's model is exact up to the next change of the clipped coordinates, which the line
         search finds; the softmax's measure (the change of ``log d``) does not apply."""

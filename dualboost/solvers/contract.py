@@ -269,9 +269,10 @@ class ScaledSteps(Protocol):
     changes by at most a factor ``exp(2 k)`` over such a move of size k (Bach 2010; Karimireddy,
     Stich & Jaggi 2018), so Newton's quadratic model can be trusted that far."""
 
-    def dual_step_spread(self, direction: Vector, d: Vector) -> float:
+    def dual_step_spread(self, direction: Vector, d: Vector, single: bool = False) -> float:
         """The largest first-order change of ``log d_n`` along ``direction`` at ``d = d(w)``
-        (0 where the model cannot tell: no bound)."""
+        (0 where the model cannot tell: no bound); ``single``: the pass over U may be made in
+        single precision."""
 
 
 #: (model class, Protocol) -> whether the class's instances implement it (see :func:`implements`)

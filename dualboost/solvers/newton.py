@@ -62,7 +62,8 @@ PCG_NEAR = 3.0
 #: of order 1e-6, ``Model.single_precision_U``) where its forcing term is at least SINGLE_RTOL, so
 #: that their rounding stays 100 times below the residual it asks for, and where a product reads
 #: at least SINGLE_MIN_WORK entries of U (N |S|; below, it fits the caches in float64 too and the
-#: saving is Python-level noise; docs/solvers.md#single-precision-products)
+#: saving is Python-level noise; docs/solvers.md#single-precision-products); so is the trust
+#: radius's pass ``U x`` (``dual_step_spread``) where U has that many entries
 SINGLE_RTOL = 1e-4
 SINGLE_MIN_WORK = 2e5
 #: a kept Hessian preconditions conjugate gradients only where forming the exact one would cost at
@@ -705,7 +706,10 @@ def newton_polish(
         # the first trial moves log d by at most the radius (docs/solvers.md#step-length)
         # (not a direction of the ridge's size: see SINGULAR)
         singular = np.abs(direction).max() > SINGULAR * max(1.0, float(np.abs(w).sum()))
-        spread = model.dual_step_spread(direction, point.d) if scaled and not singular else 0.0
+        spread = 0.0
+        if scaled and not singular:
+            single = model.n_samples * model.n_hypotheses >= SINGLE_MIN_WORK
+            spread = model.dual_step_spread(direction, point.d, single=single)
         first = alpha = min(1.0, radius / spread) if spread > 0.0 else 1.0
         trial = None
         for _ in range(NEWTON_BACKTRACK):  # projected Newton: backtrack along the clipped path
