@@ -337,3 +337,40 @@ def test_support_function_is_attained_by_the_projection_limit(instance: tuple[Ve
     assert float(d @ theta) <= support + 1e-11 * (1.0 + abs(support))
     # entropy gap of the soft maximiser is at most ln(N/nu)/eta (spec Part C item 8)
     assert float(d @ theta) >= support - np.log(theta.size / nu) / eta - 1e-11
+
+
+@pytest.mark.parametrize("eta", [1386.0, 13816.0])
+@pytest.mark.parametrize("nu_fraction", [None, 0.01, 0.5])
+@pytest.mark.parametrize("stumps", [False, True])
+def test_entropic_projection_at_large_eta_against_a_root_in_the_log_domain(
+    eta: float, nu_fraction: float | None, stumps: bool
+) -> None:
+    """N = 1000 log-weights ``-eta m`` at the eta of cold ERLPBoost solves (most weights below
+    exp(-708) of the largest, where the linear branch zeroes them, and the log-domain branch), with
+    margins in [-1, 1] or a stump's few distinct margins (ties): d against ``min(cap, exp(lw + c))``
+    with c the root of ``logsumexp(min(lw + c, ln cap)) = 0`` (scipy's logsumexp, Brent), computed
+    independently of the sorting and of Lemma 16. Tolerances: the log-weights' own rounding,
+    ``eps |lw|``, is a relative error of the weights (rtol 16 eps max|lw|, as above); an entry
+    zeroed below exp(-708) of the largest weight has d <= 3.3e-308 xi with xi <= 1e280 (the linear
+    branch's sums stay above 1e-280), hence atol 1e-27. (Not at eta = 1e5: with an integer nu the
+    nu largest weights take all the mass and the root resolves the rest's only to the sum's rounding,
+    1e-16; old and new code alike differ from it there by up to 5e-13.)"""
+    from scipy.optimize import brentq
+    from scipy.special import logsumexp
+
+    rng = np.random.default_rng(int(eta) + (0 if nu_fraction is None else int(1000 * nu_fraction)))
+    n = 1000
+    nu = 1.0 if nu_fraction is None else nu_fraction * n
+    margins = rng.choice([-1.0, -0.5, 0.25, 1.0], size=n) if stumps else rng.uniform(-1.0, 1.0, n)
+    log_w = -eta * margins
+    d = entropic_project_capped_simplex(log_w, nu)
+    log_cap = -np.log(nu)
+
+    def excess(c: float) -> float:
+        return float(logsumexp(np.minimum(log_w + c, log_cap)))
+
+    c = brentq(excess, -log_w.max() - 50.0, log_cap - log_w.min() + 1.0, xtol=1e-15, rtol=1e-15)
+    reference = np.exp(np.minimum(log_w + c, log_cap))
+    input_precision = 16 * np.finfo(float).eps * float(np.abs(log_w).max())
+    assert np.allclose(d, reference, rtol=input_precision, atol=1e-27)
+    assert abs(d.sum() - 1.0) <= max(EXACT, input_precision) and d.max() <= (1.0 + 1e-15) / nu
