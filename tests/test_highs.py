@@ -17,7 +17,7 @@ import pytest
 
 from dualboost.instances import random_edge_matrix
 from dualboost.problems import BinaryERLPBoost, ERLPBoost, LPBoost, SoftBoost
-from dualboost.solvers.highs import HighsState
+from dualboost.solvers.highs import HighsState, solve_primal_lp
 
 # HiGHS runs at 1e-10 primal/dual feasibility (lpboost.HIGHS_OPTIONS) and Clarabel at 1e-12 gap and
 # feasibility, so both values are exact to ~1e-10 (observed differences <= 2e-12); 1e-8 is the
@@ -202,3 +202,18 @@ def test_a_solution_without_its_highs_model_restarts_from_its_saved_basis():
     # the same vertex: equal up to the rounding of a fresh LU factorisation
     np.testing.assert_allclose(resumed.d, uninterrupted.d, rtol=0, atol=1e-12)
     np.testing.assert_allclose(resumed.w, uninterrupted.w, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("nu", [1.0, 7.5])
+@pytest.mark.parametrize("binary", [False, True])
+def test_the_lp_without_presolve_and_scaling_matches_clarabel(nu, binary):
+    """method="auglag"'s cold starts solve the d-domain LP without HiGHS's presolve and scaling
+    (``PrimalLP.solve(presolve=False, scaled=False)``): the same optimum as Clarabel's (VALUE_TOL),
+    read from d's max edge and w's soft margin (Eq. 2.2) computed here, and feasible d and w."""
+    U = random_edge_matrix(300, 12, seed=9, binary=binary)
+    d, w, _, _ = solve_primal_lp(LPBoost(U, nu=nu), None, presolve=False, scaled=False)
+    assert_primal_feasible(d, nu)
+    assert_dual_feasible(w)
+    reference = clarabel_lp(U, nu)
+    assert abs(float((U.T @ d).max()) - reference) <= VALUE_TOL
+    assert abs(avgmin(U @ w, nu) - reference) <= VALUE_TOL

@@ -198,15 +198,15 @@ class HighsState(SolverState):
 
 
 def solve_primal_lp(
-    model: LinearProgram, state: HighsState | None = None, presolve: bool = True
+    model: LinearProgram, state: HighsState | None = None, presolve: bool = True, scaled: bool = True
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], int, HighsState]:
     """``(d, w, simplex iterations, state)``: the d-domain LP of ``model`` by HiGHS, from the model
     and basis of ``state`` (a solve of the first ``state.n_columns`` columns) extended by the new
     columns where that applies (:func:`_extended_lp`), else built afresh; ``state``: the new one. Used by
     ``method="highs"`` and by ``method="auglag"``'s start from the LP limit at large eta;
-    ``presolve``: see ``PrimalLP.solve``. RuntimeError unless HiGHS reports the LP optimal."""
+    ``presolve``, ``scaled``: see ``PrimalLP.solve``. RuntimeError unless HiGHS reports the LP optimal."""
     lp = _extended_lp(model, state) or model.primal_lp()
-    d, w, iterations = lp.solve(presolve)
+    d, w, iterations = lp.solve(presolve, scaled)
     columns, rows = lp.basis()
     return d, w, iterations, HighsState(lp, model.U, columns, rows, lp.n_columns)
 
