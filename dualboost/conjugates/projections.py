@@ -46,7 +46,11 @@ MIN_EXP = -708.0
 def exp_nonpositive(x: NDArray[np.float64]) -> NDArray[np.float64]:
     """``exp(x)`` for ``x <= 0`` (weights relative to the largest), with the entries below
     :data:`MIN_EXP` set to 0 (below 3.3e-308 of the largest: a sum of N such weights moves by less
-    than N * 3.3e-308, far below rounding) instead of computed on numpy's slow underflow path."""
+    than N * 3.3e-308, far below rounding) instead of computed on numpy's slow underflow path.
+    (Where none is below, plain exp: the masked one cost 2.4 us against 0.85 us at N = 1000, and
+    the check 1 us.)"""
+    if x.size == 0 or x.min() >= MIN_EXP:
+        return np.exp(x)
     return np.exp(x, out=np.zeros(x.shape), where=x >= MIN_EXP)
 
 
