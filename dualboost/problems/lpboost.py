@@ -30,16 +30,17 @@ __all__ = ["LPBoost", "PrimalLP", "min_max_edge", "max_soft_margin", "HIGHS_OPTI
 #: HiGHS's default feasibility tolerances (1e-7) stop at a vertex up to 1e-7 from the optimum;
 #: the certificates here are meant to hold to 1e-9.
 HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
-#: HiGHS's simplex scaling: its default (equilibration), and none. The d-domain LPs from scratch
-#: without presolve (``PrimalLP.solve(presolve=False, scaled=False)``, ``method="auglag"``'s cold
-#: starts from the LP limit) took 1108 ms without scaling against 1549 ms with it, summed over 78
-#: LP limits (random and a9a-stump U, N = 500-2000, t = 10-100, nu = 1, N/10, N/2; best of 3 each):
-#: median 1.13x, 0.94-3.52x (random N = 1000, t = 10, nu = 1: 3.57 -> 1.19 ms, 79 -> 25 dual simplex
-#: iterations). HiGHS's primal simplex took 7926 ms (0.05-3.1x): the dual stays. Whole cold solves
-#: through that path (benchmarks/subproblem.py-style ERLPBoost, random, +-1 and a9a-stump U, N =
-#: 500-2000, t = 10-64, nu = 1, N/10, N/4 at eps = 1e-3, best of 5): 1818 ms -> 1566 ms over 108, median
-#: 1.03x, 0.95-2.13x (random N = 1000, t = 10, nu = 1, eta = 13816: 6.4 -> 4.0 ms)
-SCALED = 2
+#: HiGHS's simplex scaling off (its default, kept otherwise, is version-dependent: 1, "choose", in
+#: HiGHS 1.7 and 2, equilibration, in 1.16; ``PrimalLP`` reads it before its first change). The
+#: d-domain LPs from scratch without presolve (``PrimalLP.solve(presolve=False, scaled=False)``,
+#: ``method="auglag"``'s cold starts from the LP limit) took 1108 ms without scaling against
+#: 1549 ms with it, summed over 78 LP limits (random and a9a-stump U, N = 500-2000, t = 10-100,
+#: nu = 1, N/10, N/2; best of 3 each): median 1.13x, 0.94-3.52x (random N = 1000, t = 10, nu = 1:
+#: 3.57 -> 1.19 ms, 79 -> 25 dual simplex iterations). HiGHS's primal simplex took 7926 ms
+#: (0.05-3.1x): the dual stays. Whole cold solves through that path (benchmarks/subproblem.py-style
+#: ERLPBoost, random, +-1 and a9a-stump U, N = 500-2000, t = 10-64, nu = 1, N/10, N/4 at
+#: eps = 1e-3, best of 5): 1818 ms -> 1566 ms over 108, median 1.03x, 0.95-2.13x (random N = 1000,
+#: t = 10, nu = 1, eta = 13816: 6.4 -> 4.0 ms)
 UNSCALED = 0
 
 
@@ -169,7 +170,9 @@ class PrimalLP:
         costs more than the simplex on the small d-domain LPs of ``method="auglag"``'s cold starts;
         ``scaled=False``: without the simplex's scaling of the matrix (:data:`UNSCALED`)."""
         self._highs.setOptionValue("presolve", "choose" if presolve else "off")
-        self._highs.setOptionValue("simplex_scale_strategy", SCALED if scaled else UNSCALED)
+        if not hasattr(self, "_scaling"):  # HiGHS's default, read before the first change
+            self._scaling = self._highs.getOptionValue("simplex_scale_strategy")[1]
+        self._highs.setOptionValue("simplex_scale_strategy", self._scaling if scaled else UNSCALED)
         self._highs.run()
         if self._highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             raise RuntimeError(f"HiGHS failed on the capped min-max-edge LP: {self._highs.getModelStatus()}")
