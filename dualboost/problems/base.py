@@ -76,6 +76,14 @@ def single_extension(
     return U, buffer, buffer
 
 
+def single_product(A: NDArray[np.float32], x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``A @ x`` in single precision for a float32 ``A`` (:meth:`Model.single_precision_U` or its
+    columns): x is divided by its largest entry before the cast, so that none underflows, and the
+    float64 result is scaled back (relative error of order 1e-6)."""
+    top = float(np.abs(x).max(initial=0.0)) or 1.0
+    return (A @ (x / top).astype(A.dtype)).astype(np.float64) * top
+
+
 def cross_gram_parts(
     U: NDArray[np.float64], s: NDArray[np.float64], rows: NDArray[np.intp], columns: NDArray[np.intp]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], float]:
@@ -148,20 +156,14 @@ class ColumnProducts:
 
     def left(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         """``U_S^T x`` (x a vector or a matrix over the rows)."""
-        if self.dtype == np.float64:
-            return self._left(x)
-        top = float(np.abs(x).max(initial=0.0)) or 1.0
-        return self._left((x / top).astype(self.dtype)).astype(np.float64) * top
+        out = self.C.T @ x if self.dtype == np.float64 else single_product(self.C.T, x)
+        return out if self.pad is None else out[self.columns]
 
     def gram(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
         """``U_S^T (weights * (U_S v))``."""
         if self.dtype == np.float64:
             return self._gram(v)
         return self._gram(v.astype(self.dtype)).astype(np.float64) * self.top
-
-    def _left(self, x: NDArray[np.floating]) -> NDArray[np.floating]:
-        out = self.C.T @ x
-        return out if self.pad is None else out[self.columns]
 
     def _gram(self, v: NDArray[np.floating]) -> NDArray[np.floating]:
         if self.pad is None:
@@ -314,12 +316,7 @@ class Model(ABC):
         total = float(s.sum())
         if not total > 0.0:
             return 0.0
-        if single:
-            top = float(np.abs(direction).max(initial=0.0)) or 1.0
-            scaled = (direction / top).astype(np.float32)
-            move = -(self.single_precision_U() @ scaled).astype(np.float64) * top
-        else:
-            move = -(self.U @ direction)
+        move = -(single_product(self.single_precision_U(), direction) if single else self.U @ direction)
         return log_change(move, s, d, scale, float(s @ move) / total, float(d.max(initial=0.0)))
 
     @property

@@ -670,6 +670,7 @@ def newton_polish(
     while best.gap > target and steps < max_steps and stalled < patience:
         steps += 1
         w = point.w
+        rtol = _forcing(point.gap, target)
         if current is None:  # a new point: its face and curvature
             face = _face_of(point, sum_to_one)
             if not face.size:
@@ -685,16 +686,12 @@ def newton_polish(
                 if np.setdiff1d(current.face, face).size > MAX_HELD * current.face.size:
                     reuse = False  # mostly columns that left the face: form it anew
             if reuse:
-                single = (
-                    _forcing(point.gap, target) >= SINGLE_RTOL
-                    and model.n_samples * current.face.size >= SINGLE_MIN_WORK
-                )
+                single = rtol >= SINGLE_RTOL and model.n_samples * current.face.size >= SINGLE_MIN_WORK
                 product = evaluator.operator(w, current.face, point.d, single)
             else:
                 current, product = evaluator.curvature(w, face, point.d, sum_to_one), None
             kept, fresh = current, False
             scale = _scale(current.H)
-        rtol = _forcing(point.gap, target)
         products = evaluator.products
         direction = face_step(point, sum_to_one, current, face, damping * scale, product, rtol)
         # a slow conjugate-gradient step: the kept Hessian has aged, the next point forms it anew
