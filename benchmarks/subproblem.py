@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dualboost.boosting.totally_corrective.drivers import PRACTICAL_TOL
 from dualboost.instances import random_edge_matrix
 from dualboost.problems import ERLPBoost, erlpboost_eta
 
@@ -230,8 +231,8 @@ def trajectory(eps: float = 0.01, points: int = 6, runs=TRAJECTORY_RUNS) -> int:
     thesis's data (training split), then, at ``points`` values of t spread over the run, the
     subproblem over the run's first t columns solved cold and warm-started from the solution over
     its first t - 1 columns (what a booster's next iteration does), at the benchmark's certified gap
-    (1e-6) and at the driver's own tolerance (eps / 8). A row whose solves are not both certified
-    ends with their statuses; one whose dual values differ by more than the tolerance, with
+    (1e-6) and at the driver's own tolerance (``PRACTICAL_TOL`` eps). A row whose solves are not
+    both certified ends with their statuses; one whose dual values differ by more than the tolerance, with
     ``disagree``."""
     from dualboost.boosting import erlpboost
     from dualboost.datasets import load_dataset
@@ -252,7 +253,7 @@ def trajectory(eps: float = 0.01, points: int = 6, runs=TRAJECTORY_RUNS) -> int:
         U = np.asarray(run.columns, dtype=np.float64)
         eta = erlpboost_eta(n, nu, eps)
         for t in np.unique(np.linspace(2, U.shape[1], points).astype(int)):
-            for label, tol in (("1e-6", TOL), ("driver", eps / 8.0)):
+            for label, tol in (("1e-6", TOL), ("driver", PRACTICAL_TOL * eps)):
                 previous = ERLPBoost(U[:, : t - 1], nu=nu, eta=eta).solve(method="auglag", tol=tol)
                 model = ERLPBoost(U[:, :t], nu=nu, eta=eta)
                 cold, cold_time = timed(model, "auglag", tol=tol)

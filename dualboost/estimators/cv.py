@@ -171,7 +171,7 @@ def _setup(
     model: str, n: int, nu: float, eps: float, eta: float | None, max_iter, method: str
 ) -> EntropySetup:
     """The loop's settings at the count nu: ERLPBoost's (canonical eta unless given, Thm 3.12's cap,
-    tol eps/8), or LPBoost's as the eta -> infinity case (eps doubled so that the loop's ``eps/2`` is
+    tol eps/4), or LPBoost's as the eta -> infinity case (eps doubled so that the loop's ``eps/2`` is
     eps; 1,000 iterations at most, Thm 2.5; the LP certified to 1e-7)."""
     if model == "erlpboost":
         return entropy_setup(n, nu, eps, eta, max_iter, "practical", method, None)
