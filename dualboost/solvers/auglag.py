@@ -109,6 +109,14 @@ LP_WARM_STEPS = 10
 LP_WARM_PATIENCE = 3
 LP_WARM_PROGRESS = 0.5
 LP_FIRST_ETA = 1e4
+#: above this eta Newton's first trial stops where the first weight reaches 0 (newton_polish's
+#: ``breakpoints``) instead of following the clipped path past it. Diabetes (nu = 0.05 N, eps =
+#: 1e-3, eta = 6e3; the 294 warm solves replayed, one process): 3,126 -> 2,477 Hessians, 6,206 ->
+#: 3,149 evaluations, no L-BFGS-B round left (603 iterations before); eps = 1e-4 (eta = 6e4) 3,099
+#: -> 2,989 and 4,290 -> 3,637; german eps = 1e-3 and 1e-4 534 -> 545 and 665 -> 661 Hessians. At
+#: eps = 1e-2 (eta ~ 600) it was neutral (diabetes 652 -> 668 Hessians, 986 -> 914 evaluations;
+#: german 299 -> 302), hence the threshold (the dual is nearly an LP above CONTINUATION_ETA)
+BREAKPOINT_ETA = CONTINUATION_ETA
 #: the LP limit is solved from scratch at each use: only up to this many examples (its d-domain LP
 #: took 0.1 s at N = 460, t = 150 and 3 s at N = 10,000, t = 100, where continuation took 0.1-1 s)
 LP_MAX_SAMPLES = 2000
@@ -193,6 +201,7 @@ def _solve_simplex(model, evaluator, w, target, max_iter, new_column, kept=None,
     goes first (NEWTON_FIRST_T). Returns the point, the iterations and the last Hessian."""
     point = evaluator.point(_normalised(w), target)
     lam, mu = -float(point.w @ point.grad), 0.1
+    stiff = implements(model, EtaFamily) and model.eta > BREAKPOINT_ETA  # Newton's breakpoints
     c_prev, iterations, gtol = np.inf, 0, 1e-2
 
     def lagrangian(x):
@@ -202,7 +211,13 @@ def _solve_simplex(model, evaluator, w, target, max_iter, new_column, kept=None,
 
     if new_column:  # Newton first: its face takes the new column in
         point, iterations, kept = newton_polish(
-            evaluator, point, target, sum_to_one=True, max_steps=NEWTON_WARM_STEPS, kept=kept
+            evaluator,
+            point,
+            target,
+            sum_to_one=True,
+            max_steps=NEWTON_WARM_STEPS,
+            kept=kept,
+            breakpoints=stiff,
         )
         if point.gap > target:  # slow: the corrective line search, or the cold start (a new
             # column that is not a max-edge one, as in a random instance, can make (w, 0) a
@@ -213,7 +228,9 @@ def _solve_simplex(model, evaluator, w, target, max_iter, new_column, kept=None,
     smooth = cheap and implements(model, EtaFamily) and model.eta <= NEWTON_FIRST_ETA
     if point.gap <= NEWTON_GAP or (cheap and (smooth or continued)):  # a good start, or a cheap
         # Hessian of a smooth D or from the previous continuation stage: Newton first
-        point, steps, kept = newton_polish(evaluator, point, target, sum_to_one=True, kept=kept)
+        point, steps, kept = newton_polish(
+            evaluator, point, target, sum_to_one=True, kept=kept, breakpoints=stiff
+        )
         iterations += steps
     w = point.w
     for _ in range(60):
@@ -230,7 +247,9 @@ def _solve_simplex(model, evaluator, w, target, max_iter, new_column, kept=None,
         c_prev = c
         gtol = max(gtol / 10.0, 1e-14)
         if point.gap <= NEWTON_GAP or res.nit >= LBFGSB_ROUND:
-            point, steps, kept = newton_polish(evaluator, point, target, sum_to_one=True, kept=kept)
+            point, steps, kept = newton_polish(
+                evaluator, point, target, sum_to_one=True, kept=kept, breakpoints=stiff
+            )
             iterations += steps
     return point, iterations, kept
 
@@ -350,6 +369,7 @@ def _solve_on_simplex(
             kept=kept,
             patience=LP_WARM_PATIENCE,
             progress=LP_WARM_PROGRESS,
+            breakpoints=model.eta > BREAKPOINT_ETA,
         )
         if point.gap <= target:
             return point, iterations, carried(kept)
@@ -419,7 +439,9 @@ def _newton_from_lp_limit(
     except RuntimeError:
         return None, 0, None
     start = evaluator.point(_normalised(np.clip(w, 0.0, None)), target)
-    point, steps, kept = newton_polish(evaluator, start, target, sum_to_one=True, max_steps=LP_NEWTON_STEPS)
+    point, steps, kept = newton_polish(  # (at eta > CONTINUATION_ETA >= BREAKPOINT_ETA)
+        evaluator, start, target, sum_to_one=True, max_steps=LP_NEWTON_STEPS, breakpoints=True
+    )
     return point, steps, None if kept is None else kept.with_lp(lp_state)
 
 

@@ -99,6 +99,11 @@ ROUNDING = 1e-9
 #: columns held at 0 beyond this fraction of the kept face: the kept inverse is dropped, and the
 #: Hessian on the smaller face formed anew (the projection would cost more than it saves)
 MAX_HELD = 0.25
+#: weights below this fraction of their sum do not stop the first trial of a Newton step with
+#: ``breakpoints`` (rounding's residues, which the clipped path takes to 0 at once: before the
+#: weights reaching 0 at a breakpoint were set to 0 exactly, steps of length 2e-18 removed them
+#: on diabetes; a guard since, which no step of those runs met)
+NEGLIGIBLE_WEIGHT = 1e-12
 
 
 class DualEvaluator:
@@ -627,6 +632,18 @@ def _clipped(w: NDArray[np.float64], sum_to_one: bool) -> NDArray[np.float64] | 
     return w / total if total > 0.0 else None
 
 
+def _breakpoints(w: NDArray[np.float64], direction: NDArray[np.float64]) -> NDArray[np.float64] | None:
+    """The step lengths at which the weights that ``direction`` lowers reach 0 (inf for the others),
+    over the weights above :data:`NEGLIGIBLE_WEIGHT` of their sum (the clipped path takes the rest to
+    0 at once); None where it lowers none."""
+    leaving = (direction < 0.0) & (w > NEGLIGIBLE_WEIGHT * float(np.abs(w).sum()))
+    if not leaving.any():
+        return None
+    ratios = np.full(w.size, np.inf)
+    ratios[leaving] = w[leaving] / -direction[leaving]
+    return ratios
+
+
 def _face_of(point: Point, sum_to_one: bool) -> NDArray[np.intp]:
     """The support of w plus the columns whose edge beats the current combination."""
     w, g = point.w, point.grad
@@ -644,6 +661,7 @@ def newton_polish(
     kept: Curvature | None = None,
     patience: int = NEWTON_PATIENCE,
     progress: float = 1.0,
+    breakpoints: bool = False,
 ) -> tuple[Point, int, Curvature | None]:
     """Active-set Newton from ``point`` until the certified gap is below ``target``: on the face of
     w's support (plus the columns whose edge beats the current combination, minus those a step
@@ -658,8 +676,11 @@ def newton_polish(
     preconditions the exact steps (:func:`pcg_step`) where forming the Hessian costs
     :data:`KEPT_MIN_WORK` or more, else the Hessian is formed at each point. It gives up after
     ``patience`` steps in a row that did not bring the best certified gap below ``progress`` times
-    itself. Returns the best certified point seen, the number of steps and the last Hessian (to
-    keep for a warm start).
+    itself. ``breakpoints``: the first trial of a step stops where the first weight reaches 0 (the
+    weights reaching 0 there are set to 0), instead of following the clipped path past it: at large
+    eta that path bends away from the Newton direction and the gap rises (auglag.BREAKPOINT_ETA).
+    Returns the best certified point seen, the number of steps and the last Hessian (to keep for a
+    warm start).
     """
     model = evaluator.model
     steps = 0
@@ -710,9 +731,17 @@ def newton_polish(
             single = model.n_samples * model.n_hypotheses >= SINGLE_MIN_WORK
             spread = model.dual_step_spread(direction, point.d, single=single)
         first = alpha = min(1.0, radius / spread) if spread > 0.0 else 1.0
+        # ... and stops where the first weight reaches 0 (docs/solvers.md#step-length): there those
+        # weights are set to 0 exactly; beyond it the clipped path bends away from the direction
+        ratios = _breakpoints(w, direction) if breakpoints else None
+        breakpoint = np.inf if singular or ratios is None else float(ratios.min())
+        first = alpha = min(first, breakpoint)
         trial = None
         for _ in range(NEWTON_BACKTRACK):  # projected Newton: backtrack along the clipped path
-            trial_w = _clipped(w + alpha * direction, sum_to_one)
+            trial_w = w + alpha * direction
+            if alpha == breakpoint:  # (not rounding's 1e-18, which a later step would have to remove)
+                trial_w[ratios == breakpoint] = 0.0
+            trial_w = _clipped(trial_w, sum_to_one)
             if trial_w is None:  # every weight clipped: a shorter step
                 alpha *= 0.5
                 continue
