@@ -139,6 +139,12 @@ LP_COLD_T = 64
 LP_COLD_MIN_SAMPLES = 500
 
 
+def _stiff(model) -> bool:
+    """Whether Newton's first trials stop at breakpoints (``newton_polish``'s ``breakpoints``): eta
+    above BREAKPOINT_ETA."""
+    return implements(model, EtaFamily) and model.eta > BREAKPOINT_ETA
+
+
 def _normalised(w: NDArray[np.float64]) -> NDArray[np.float64]:
     w = np.clip(w, 0.0, None)
     total = w.sum()
@@ -201,7 +207,7 @@ def _solve_simplex(model, evaluator, w, target, max_iter, new_column, kept=None,
     goes first (NEWTON_FIRST_T). Returns the point, the iterations and the last Hessian."""
     point = evaluator.point(_normalised(w), target)
     lam, mu = -float(point.w @ point.grad), 0.1
-    stiff = implements(model, EtaFamily) and model.eta > BREAKPOINT_ETA  # Newton's breakpoints
+    stiff = _stiff(model)  # Newton's breakpoints
     c_prev, iterations, gtol = np.inf, 0, 1e-2
 
     def lagrangian(x):
@@ -369,7 +375,7 @@ def _solve_on_simplex(
             kept=kept,
             patience=LP_WARM_PATIENCE,
             progress=LP_WARM_PROGRESS,
-            breakpoints=model.eta > BREAKPOINT_ETA,
+            breakpoints=_stiff(model),
         )
         if point.gap <= target:
             return point, iterations, carried(kept)
@@ -439,8 +445,9 @@ def _newton_from_lp_limit(
     except RuntimeError:
         return None, 0, None
     start = evaluator.point(_normalised(np.clip(w, 0.0, None)), target)
-    point, steps, kept = newton_polish(  # (at eta > CONTINUATION_ETA >= BREAKPOINT_ETA)
-        evaluator, start, target, sum_to_one=True, max_steps=LP_NEWTON_STEPS, breakpoints=True
+    stiff = _stiff(evaluator.model)
+    point, steps, kept = newton_polish(
+        evaluator, start, target, sum_to_one=True, max_steps=LP_NEWTON_STEPS, breakpoints=stiff
     )
     return point, steps, None if kept is None else kept.with_lp(lp_state)
 
