@@ -134,6 +134,7 @@ def _by_module(filename: str) -> str | None:
         ("conjugates/", "softmax and entropy"),
         ("oracles/", "weak learner"),
         ("solvers/highs", "LP limit (HiGHS)"),
+        ("problems/lpboost", "LP limit (HiGHS)"),  # PrimalLP: the HiGHS model the LP limit re-solves
         ("solvers/certify", "certificates"),
         ("problems/max_edge", "certificates"),
         ("solvers/", "solver control"),
