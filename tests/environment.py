@@ -110,3 +110,15 @@ def run_script(command: list[str], cwd: Path, what: str) -> subprocess.Completed
             pytrace=False,
         )
     return result
+
+
+def load_benchmark(name: str):
+    """``benchmarks/<name>.py`` imported once per session, as the module ``_bench_<name>`` (the
+    folder is not a package)."""
+    key = f"_bench_{name}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, ROOT / "benchmarks" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[key] = module
+        spec.loader.exec_module(module)
+    return sys.modules[key]

@@ -6,26 +6,17 @@ same data (the estimator maps labels, the table calls the driver)."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from environment import load_benchmark
 
-ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
 
 def _load():
-    key = "_bench_formulations"
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(key, ROOT / "benchmarks" / "formulations.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[key] = module
-        spec.loader.exec_module(module)
-    return sys.modules[key]
+    return load_benchmark("formulations")
 
 
 def test_formulations_table_on_a_small_gaussian_set(tmp_path):

@@ -6,27 +6,16 @@ figures to the plain run's time per iteration)."""
 from __future__ import annotations
 
 import cProfile
-import importlib.util
 import pstats
 import re
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-from environment import DATA_DIR, requires_data
-
-ROOT = Path(__file__).resolve().parents[1]
+from environment import DATA_DIR, load_benchmark, requires_data
 
 
 def _load():
-    key = "_bench_profile_erlpboost"
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(key, ROOT / "benchmarks" / "profile_erlpboost.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[key] = module
-        spec.loader.exec_module(module)
-    return sys.modules[key]
+    return load_benchmark("profile_erlpboost")
 
 
 def _profiled(call) -> pstats.Stats:
