@@ -5,30 +5,18 @@ losses are those of its accuracy rows."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
-from pathlib import Path
 
 import pytest
-from environment import DATA_DIR, requires_data
+from environment import DATA_DIR, load_benchmark, requires_data
 
-ROOT = Path(__file__).resolve().parents[1]
 pytestmark = [
     requires_data("german.numer"),
     pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning"),
 ]
 
 
-def _load(name: str):
-    """Import ``benchmarks/<name>.py`` under a private name (the folder is not a package)."""
-    key = f"_bench_{name}"
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(key, ROOT / "benchmarks" / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[key] = module
-        spec.loader.exec_module(module)
-    return sys.modules[key]
+_load = load_benchmark
 
 
 @pytest.fixture(autouse=True)
