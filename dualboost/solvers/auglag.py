@@ -394,9 +394,7 @@ def _solve_on_simplex(
             if start.gap <= target:
                 return start, iterations, None
         if limit is not None and (w0 is not None or cold_lp):
-            point, steps, lp_kept = _newton_from_lp_limit(  # (cold: without presolve and scaling)
-                limit, evaluator, target, lp_state, not cold_lp, not cold_lp
-            )
+            point, steps, lp_kept = _newton_from_lp_limit(limit, evaluator, target, lp_state, cold_lp)
             iterations += steps
             lp_state = None if lp_kept is None else lp_kept.lp
             if point is not None and point.gap > target:  # Newton stalled near the LP's face: the
@@ -427,7 +425,7 @@ def _solve_on_simplex(
 
 
 def _newton_from_lp_limit(
-    limit, evaluator, target, lp_state: HighsState | None = None, presolve: bool = True, scaled: bool = True
+    limit, evaluator, target, lp_state: HighsState | None = None, cold: bool = False
 ) -> tuple[Point | None, int, Curvature | None]:
     """Newton (at most LP_NEWTON_STEPS steps) from the solution w of the LP limit ``limit``
     (``Model.lp_limit()``, eta = infinity, by HiGHS): at large eta the optimum lies within O(1/eta)
@@ -438,10 +436,10 @@ def _newton_from_lp_limit(
     from ``lp_state``, an earlier solve's HiGHS model and basis, where that applies (a boosting run:
     a few dual simplex iterations for the new columns instead of a solve from scratch, 0.1 s on
     diabetes at t = 100); the returned Hessian carries the new state (``Curvature.lp``).
-    ``presolve``, ``scaled``: HiGHS's presolve and scaling (off for cold starts, ``PrimalLP.solve``).
+    ``cold``: a cold start's LP from scratch, without HiGHS's presolve and scaling (``PrimalLP.solve``).
     ``(None, 0, None)`` where HiGHS does not report the LP optimal."""
     try:
-        _, w, _, lp_state = solve_primal_lp(limit, lp_state, presolve, scaled)
+        _, w, _, lp_state = solve_primal_lp(limit, lp_state, presolve=not cold, scaled=not cold)
     except RuntimeError:
         return None, 0, None
     start = evaluator.point(_normalised(np.clip(w, 0.0, None)), target)
