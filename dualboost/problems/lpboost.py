@@ -123,7 +123,6 @@ class PrimalLP:
         self._highs = quiet_highs()
         for option, value in HIGHS_OPTIONS.items():
             self._highs.setOptionValue(option, value)
-        self._scaling = self._highs.getOptionValue("simplex_scale_strategy")[1]  # HiGHS's default
         inf = highspy.kHighsInf
         self._highs.addVars(n + 1, np.r_[np.zeros(n), -inf], np.r_[np.full(n, 1.0 / nu), inf])
         self._highs.changeColsCost(1, np.array([n], dtype=np.int32), np.array([1.0]))
@@ -171,6 +170,8 @@ class PrimalLP:
         costs more than the simplex on the small d-domain LPs of ``method="auglag"``'s cold starts;
         ``scaled=False``: without the simplex's scaling of the matrix (:data:`UNSCALED`)."""
         self._highs.setOptionValue("presolve", "choose" if presolve else "off")
+        if not hasattr(self, "_scaling"):  # HiGHS's default, read before the first change
+            self._scaling = self._highs.getOptionValue("simplex_scale_strategy")[1]
         self._highs.setOptionValue("simplex_scale_strategy", self._scaling if scaled else UNSCALED)
         self._highs.run()
         if self._highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
