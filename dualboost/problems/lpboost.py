@@ -170,7 +170,8 @@ class PrimalLP:
         costs more than the simplex on the small d-domain LPs of ``method="auglag"``'s cold starts;
         ``scaled=False``: without the simplex's scaling of the matrix (:data:`UNSCALED`)."""
         self._highs.setOptionValue("presolve", "choose" if presolve else "off")
-        if not hasattr(self, "_scaling"):  # HiGHS's default, read before the first change
+        # HiGHS's default, read before the first change (here, not in __init__: NMBoostLP builds its own)
+        if not hasattr(self, "_scaling"):
             self._scaling = self._highs.getOptionValue("simplex_scale_strategy")[1]
         self._highs.setOptionValue("simplex_scale_strategy", self._scaling if scaled else UNSCALED)
         self._highs.run()
