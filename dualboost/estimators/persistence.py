@@ -38,10 +38,10 @@ ValueError saying which, and nothing is constructed from it.
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 import zipfile
-import zlib
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -50,29 +50,37 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from dualboost import __version__
+from dualboost._archive import Archive, ArchiveError
 from dualboost.boosting.core.checkpoint import HYPOTHESES
 from dualboost.boosting.core.history import HISTORY_FIELDS, History, HistoryRow
 from dualboost.boosting.core.result import Stages
+from dualboost.estimators import skops_io
+from dualboost.estimators.skops_io import SKOPS_TRUSTED_TYPES
 from dualboost.oracles import FittedEstimator, Hypothesis
+from dualboost.oracles.base import fields_of
 from dualboost.oracles.registry import ORACLES
 from dualboost.solvers import Solution
 
-__all__ = ["save", "load", "save_result", "FORMAT", "VERSION", "model_classes", "SKOPS_TRUSTED_MODULES"]
+__all__ = [
+    "save",
+    "load",
+    "save_result",
+    "FORMAT",
+    "VERSION",
+    "model_classes",
+    "fitted_attributes",
+    "SKOPS_TRUSTED_TYPES",
+    "BOOSTING_ATTRIBUTES",
+    "MIRROR_ATTRIBUTES",
+    "REWEIGHTED_ATTRIBUTES",
+    "MAX_MODEL_BYTES",
+    "MAX_HEADER_BYTES",
+]
 
 #: the ``format`` of every header
 FORMAT = "dualboost-model"
 #: incremented whenever the layout changes; other versions are refused
 VERSION = 1
-#: the top-level modules whose types a member's skops data may name without ``trusted``
-SKOPS_TRUSTED_MODULES = ("sklearn", "numpy", "scipy", "builtins")
-_SKOPS_MISSING = (
-    "this model file holds scikit-learn members, stored with skops, which could not be imported ({error}); "
-    "install the 'models' extra: pip install 'dualboost[models]'"
-)
-_SKOPS_BROKEN = (
-    "this model file holds scikit-learn members, stored with skops, which is installed but does not import "
-    "with this scikit-learn ({error}); upgrade it: pip install -U skops (the 'models' extra of dualboost)"
-)
 #: the scalar fields of a Solution written to a model file (d and w go as arrays)
 _SOLUTION_SCALARS = tuple(
     f.name for f in fields(Solution) if f.name not in ("d", "w", "extra", "solver_state")
@@ -95,16 +103,6 @@ def model_classes() -> dict[str, type]:
     return classes
 
 
-def _skops():
-    try:
-        import skops.io as sio
-    except ModuleNotFoundError as exc:  # absent
-        raise ImportError(_SKOPS_MISSING.format(error=exc)) from exc
-    except ImportError as exc:  # installed, but it does not import with this scikit-learn
-        raise ImportError(_SKOPS_BROKEN.format(error=exc)) from exc
-    return sio
-
-
 # --- writing -----------------------------------------------------------------------------------------
 class _Writer:
     """Collects the header's JSON and the archive's arrays."""
@@ -119,7 +117,7 @@ class _Writer:
         return {"array": key}
 
     def blob(self, estimator: BaseEstimator) -> dict:
-        data = _skops().dumps(estimator)
+        data = skops_io.dumps(estimator)
         return {"skops": self.array(np.frombuffer(data, dtype=np.uint8))["array"]}
 
     def hypothesis(self, h: Hypothesis) -> dict:
@@ -198,10 +196,15 @@ def _params(estimator: BaseEstimator, writer: _Writer) -> dict:
 
 
 def _attributes(estimator: BaseEstimator, writer: _Writer) -> dict:
+    """The fitted attributes of :func:`fitted_attributes` (another one is listed in ``skipped``)."""
     out: dict[str, dict] = {}
     hypotheses = getattr(estimator, "hypotheses_", None)
+    known = fitted_attributes(type(estimator))
     for name, value in vars(estimator).items():
         if not name.endswith("_") or name.startswith("_"):
+            continue
+        if name not in known:
+            writer.skipped.append(name)
             continue
         if name != "hypotheses_" and value is hypotheses and hypotheses is not None:
             out[name] = {"same_as": "hypotheses_"}
@@ -269,115 +272,328 @@ def _write(path: Path, header: dict, arrays: dict[str, np.ndarray]) -> Path:
 
 
 # --- reading -----------------------------------------------------------------------------------------
+#: the fitted attributes a model file may hold, by the classes they belong to (others are not written,
+#: and a file naming one is refused: an attribute named ``__dict__`` or ``predict`` would replace the
+#: estimator's own); each is read and checked by :meth:`_Reader.attribute`
+BOOSTING_ATTRIBUTES = frozenset(
+    {
+        "n_features_in_",
+        "feature_names_in_",
+        "classes_",
+        "hypotheses_",
+        "estimator_weights_",
+        "history_",
+        "n_iter_",
+        "converged_",
+        "nu_",
+        "eta_",
+        "stages_",
+        "link_slope_",
+        "stop_reason_",
+    }
+)
+#: the mirror-descent classifiers' further attributes (:mod:`dualboost.estimators.maboost`)
+MIRROR_ATTRIBUTES = BOOSTING_ATTRIBUTES | {"training_error_", "bound_", "d_"}
+#: a re-weighted ensemble's (:class:`~dualboost.estimators.reweight.ReweightedClassifier`)
+REWEIGHTED_ATTRIBUTES = frozenset(
+    {
+        "n_features_in_",
+        "feature_names_in_",
+        "classes_",
+        "hypotheses_",
+        "estimators_",
+        "estimator_weights_",
+        "n_members_",
+        "nu_",
+        "eta_",
+        "solution_",
+        "support_",
+    }
+)
+#: what every model's ``predict`` needs (a file without one of them is refused)
+_REQUIRED = ("n_features_in_", "classes_", "hypotheses_", "estimator_weights_")
+#: the order in which attributes are read: each one's checks need those before it
+_ORDER = ("n_features_in_", "hypotheses_", "n_members_")
+#: the most bytes that the members of a model file may decompress to, together (header, arrays and
+#: scikit-learn members, each charged as it is read); raise it to read a larger model
+MAX_MODEL_BYTES = 1 << 28
+#: the most bytes of a model file's header (its JSON)
+MAX_HEADER_BYTES = 1 << 26
+#: how far the output weights of a model may sum from 1 (they are normalised: rounding only)
+_SIMPLEX_TOL = 1e-6
+
+
+def fitted_attributes(cls: type) -> frozenset[str]:
+    """The fitted attributes that a model file of the class ``cls`` may hold (:data:`BOOSTING_ATTRIBUTES`,
+    :data:`MIRROR_ATTRIBUTES` or :data:`REWEIGHTED_ATTRIBUTES`)."""
+    from dualboost.estimators.maboost import _MirrorBoostingClassifier
+    from dualboost.estimators.reweight import ReweightedClassifier
+
+    if issubclass(cls, ReweightedClassifier):
+        return REWEIGHTED_ATTRIBUTES
+    return MIRROR_ATTRIBUTES if issubclass(cls, _MirrorBoostingClassifier) else BOOSTING_ATTRIBUTES
+
+
+def _kind(value: object) -> str:
+    return "null" if value is None else type(value).__name__
+
+
 class _Reader:
-    def __init__(self, path: Path, arrays: dict[str, np.ndarray], trusted: tuple[str, ...]) -> None:
-        self.path, self.arrays, self.trusted = path, arrays, trusted
+    """Reads the entries of a header (:func:`load`): each entry's JSON checked for its type and range
+    before anything is built from it, each array read from the archive only when an entry names it, with
+    the size the header implies (:class:`~dualboost._archive.Archive`)."""
+
+    def __init__(self, path: Path, archive: Archive, trusted: tuple[str, ...]) -> None:
+        self.path, self.archive, self.trusted = path, archive, trusted
+        self.n_features = 0
+        self.n_hypotheses: int | None = None
 
     def fail(self, what: str) -> ValueError:
         return ValueError(f"{self.path}: not a valid dualboost model file: {what}")
 
-    def array(self, key: object) -> np.ndarray:
-        if not isinstance(key, str) or key not in self.arrays:
-            raise self.fail(f"the array {key!r} is missing")
-        return self.arrays[key]
+    # -- JSON values -------------------------------------------------------------------------------
+    def entry(self, value: object, what: str, keys: tuple[str, ...], optional: tuple[str, ...] = ()) -> dict:
+        """``value``, once it is known to be a dict with the ``keys`` and no others (but ``optional``)."""
+        if not isinstance(value, dict):
+            raise self.fail(f"{what} is a {_kind(value)}, not an object")
+        missing, extra = set(keys) - set(value), set(value) - set(keys) - set(optional)
+        if missing or extra:
+            raise self.fail(f"{what} has the keys {sorted(map(str, value))}, not {sorted(keys)}")
+        return value
 
-    def blob(self, ref: dict) -> BaseEstimator:
-        sio = _skops()
-        data = self.array(ref.get("skops") if isinstance(ref, dict) else None).tobytes()
-        try:
-            untrusted = sio.get_untrusted_types(data=data)
-        except Exception as exc:  # skops reads a zip of its own: any failure is a corrupt member
-            raise self.fail(f"a scikit-learn member could not be read ({exc})") from None
-        refused = [
-            t for t in untrusted if t.split(".")[0] not in SKOPS_TRUSTED_MODULES and t not in self.trusted
-        ]
-        if refused:
-            raise ValueError(
-                f"{self.path}: a scikit-learn member names the types {refused}, which are not "
-                "scikit-learn's, numpy's or scipy's; pass them in trusted=[...] if you trust the file"
-            )
-        try:
-            return sio.loads(data, trusted=list(untrusted))
-        except Exception as exc:
-            raise self.fail(f"a scikit-learn member could not be read ({exc})") from None
+    def integer(self, value: object, what: str, low: int = 0, high: float = math.inf) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise self.fail(f"{what} must be an integer in [{low}, {high}]; got {value!r}")
+        return value
 
-    def hypothesis(self, entry: object) -> Hypothesis:
+    def number(self, value: object, what: str, low: float = -math.inf, finite: bool = True) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.fail(f"{what} must be a number; got {_kind(value)} {value!r}")
+        if (finite and not math.isfinite(value)) or not value >= low:
+            raise self.fail(f"{what} must be a finite number >= {low}; got {value!r}")
+        return float(value)
+
+    def text(self, value: object, what: str) -> str:
+        if not isinstance(value, str):
+            raise self.fail(f"{what} must be a string; got {_kind(value)} {value!r}")
+        return value
+
+    def flag(self, value: object, what: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(f"{what} must be true or false; got {value!r}")
+        return value
+
+    # -- arrays ------------------------------------------------------------------------------------
+    def array(
+        self, key: object, what: str, *, kinds: str = "biuf", ndim: int = 1, size: int | None = None
+    ) -> np.ndarray:
+        """The archive's array ``key`` for ``what``: of the ``kinds``, ``ndim`` dimensions and exactly
+        ``size`` entries if given (checked before it is allocated, as the dtype)."""
+        if not isinstance(key, str):
+            raise self.fail(f"{what} names the array {key!r}")
+        try:
+            value = self.archive.array(key, kinds=kinds, max_size=size)
+        except ArchiveError as exc:
+            raise self.fail(f"{what}: {exc}") from None
+        if value.ndim != ndim or (size is not None and value.size != size):
+            raise self.fail(f"{what} has the shape {value.shape}, not {ndim}-D with {size} entries")
+        return value
+
+    def finite(self, key: object, what: str, size: int | None = None) -> np.ndarray:
+        value = self.array(key, what, kinds="biuf", size=size)
+        if not np.all(np.isfinite(value)):
+            raise self.fail(f"{what} holds values that are not finite")
+        return value.astype(np.float64) if value.dtype.kind != "f" else value
+
+    def strings(self, entry: dict, what: str) -> np.ndarray:
+        """A string array (``{"strings": [...], "dtype": ...}``): unicode of the strings' width, or object."""
+        self.entry(entry, what, ("strings", "dtype"))
+        items, dtype = entry["strings"], entry["dtype"]
+        if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
+            raise self.fail(f"{what} must be a list of strings")
+        value = np.array(items, dtype=str)
+        if dtype in ("|O", "O"):
+            return value.astype(object)
+        if not isinstance(dtype, str) or dtype[:1] not in "<>|=" or value.dtype.str[1:] != dtype[1:]:
+            raise self.fail(f"{what} has the dtype {dtype!r}; its strings are {value.dtype.str}")
+        return value
+
+    # -- hypotheses and scikit-learn members -------------------------------------------------------
+    def blob(self, ref: object, what: str) -> BaseEstimator:
+        self.entry(ref, what, ("skops",))
+        data = self.array(ref["skops"], what, kinds="u").tobytes()
+        return skops_io.read_member(data, self.trusted, self.n_features, self.archive.budget, str(self.path))
+
+    def hypothesis(self, entry: object, what: str) -> Hypothesis:
         from dualboost.estimators.reweight import Member
 
-        if not isinstance(entry, dict) or not isinstance(entry.get("fields"), dict):
-            raise self.fail(f"a hypothesis entry is {entry!r}")
-        name, data = entry.get("class"), dict(entry["fields"])
-        try:
-            if name in HYPOTHESES:
-                return HYPOTHESES[name].from_dict(data)
-            if name in ("FittedEstimator", "Member"):
-                cls = FittedEstimator if name == "FittedEstimator" else Member
-                return cls(**data, estimator=self.blob(entry.get("estimator")))
-        except (TypeError, KeyError, ValueError) as exc:
-            if isinstance(exc, ValueError) and str(exc).startswith(str(self.path)):
-                raise
-            raise self.fail(f"the {name} hypothesis has the wrong fields ({exc})") from None
-        raise self.fail(f"unknown hypothesis class {name!r}")
+        entry = self.entry(entry, what, ("class", "fields"), optional=("estimator",))
+        name, data = entry["class"], entry["fields"]
+        if name in HYPOTHESES and "estimator" not in entry:
+            try:
+                hypothesis = HYPOTHESES[name].from_dict(data)
+            except (TypeError, ValueError) as exc:
+                raise self.fail(f"{what}: the {name} hypothesis has the wrong fields ({exc})") from None
+        elif name in ("FittedEstimator", "Member"):
+            cls = FittedEstimator if name == "FittedEstimator" else Member
+            try:
+                given = fields_of(cls, data, skip=("estimator",))
+            except ValueError as exc:
+                raise self.fail(f"{what}: the {name} hypothesis has the wrong fields ({exc})") from None
+            estimator = self.blob(entry.get("estimator"), what)
+            hypothesis = cls(**self.member_fields(cls, given, what), estimator=estimator)
+        else:
+            raise self.fail(f"{what}: unknown hypothesis class {name!r}")
+        if hypothesis.n_features != self.n_features and name != "MatrixColumn":
+            raise self.fail(f"{what} reads {hypothesis.n_features} features, the model {self.n_features}")
+        return hypothesis
 
-    def value(self, entry: object, done: dict) -> Any:
-        if not isinstance(entry, dict):
-            raise self.fail(f"an attribute entry is {entry!r}")
-        if "json" in entry:
-            return entry["json"]
-        if "array" in entry:
-            return self.array(entry["array"])
-        if "strings" in entry:
-            return np.array(entry["strings"], dtype=np.dtype(entry.get("dtype", "O")))
-        if "hypotheses" in entry:
-            return [self.hypothesis(h) for h in entry["hypotheses"]]
-        if "arrays" in entry:
-            return [self.array(key) for key in entry["arrays"]]
-        if "history" in entry:
-            history = History(entry.get("criterion", ""), entry.get("threshold", float("nan")))
-            for row in self.array(entry["history"]):
-                values = dict(zip(HISTORY_FIELDS, row.tolist(), strict=True))
-                values["iteration"], values["n_hypotheses"] = (
-                    int(values["iteration"]),
-                    int(values["n_hypotheses"]),
-                )
-                history.append(HistoryRow(**values))
-            return history
-        if "stages" in entry:
-            return Stages(**{name: self.array(key) for name, key in entry["stages"].items()})
-        if "solution" in entry:
-            parts = {p: self.array(entry[p]) if p in entry else None for p in ("d", "w")}
-            return Solution(**entry["solution"], **parts)
-        if "estimator" in entry:
-            return self.blob(entry["estimator"])
-        if "same_as" in entry:
-            return done[entry["same_as"]]
-        if "estimators_of" in entry:
-            return [h.estimator for h in done[entry["estimators_of"]]]
-        raise self.fail(f"an attribute entry has no known kind: {sorted(entry)}")
+    def member_fields(self, cls: type, given: dict, what: str) -> dict:
+        """The fields of a :class:`~dualboost.oracles.FittedEstimator` or a re-weighted ``Member`` but
+        its estimator, checked: the values its ``predict`` uses."""
+        out = {"n_features": self.integer(given["n_features"], f"{what} n_features", 1)}
+        if cls is FittedEstimator:
+            if given["output"] not in ("predict", "proba") or isinstance(given["output"], bool):
+                raise self.fail(f"{what} output must be 'predict' or 'proba'; got {given['output']!r}")
+            if given["sign"] not in (-1, 1) or isinstance(given["sign"], bool):
+                raise self.fail(f"{what} sign must be -1 or +1; got {given['sign']!r}")
+            fingerprint = self.text(given["fingerprint"], f"{what} fingerprint")
+            return out | {"output": given["output"], "sign": given["sign"], "fingerprint": fingerprint}
+        if given["kind"] not in ("proba", "predict", "regression"):
+            raise self.fail(f"{what} kind must be 'proba', 'predict' or 'regression'; got {given['kind']!r}")
+        if not _is_json_scalar(given["positive"]):
+            raise self.fail(f"{what} positive must be a label; got {_kind(given['positive'])}")
+        scale = self.number(given["scale"], f"{what} scale")
+        if scale == 0:
+            raise self.fail(f"{what} scale must not be 0")
+        return out | {
+            "index": self.integer(given["index"], f"{what} index"),
+            "kind": given["kind"],
+            "column": self.integer(given["column"], f"{what} column"),
+            "positive": given["positive"],
+            "scale": scale,
+        }
+
+    # -- attributes --------------------------------------------------------------------------------
+    def attribute(self, name: str, entry: object, done: dict) -> Any:
+        """The fitted attribute ``name`` of the header's ``entry``, of the kind and range it has in a
+        fitted model (``done``: the attributes read so far, by :data:`_ORDER`)."""
+        what = f"the attribute {name}"
+        if not isinstance(entry, dict) or len(entry) == 0:
+            raise self.fail(f"{what} is {entry!r}")
+        if name == "n_features_in_":
+            self.n_features = self.integer(self.entry(entry, what, ("json",))["json"], what, 1)
+            return self.n_features
+        if name == "feature_names_in_":
+            value = self.strings(entry, what)
+            if value.shape != (self.n_features,):
+                raise self.fail(f"{what} has {value.size} names for {self.n_features} features")
+            return value
+        if name == "classes_":
+            if "strings" in entry:
+                value = self.strings(entry, what)
+            else:
+                value = self.array(self.entry(entry, what, ("array",))["array"], what, size=2)
+            finite = value.dtype.kind != "f" or np.all(np.isfinite(value))
+            if value.shape != (2,) or value[0] == value[1] or not finite:
+                raise self.fail(f"{what} must hold two distinct labels; got {value.tolist()!r}")
+            return value
+        if name == "hypotheses_":
+            items = self.entry(entry, what, ("hypotheses",))["hypotheses"]
+            if not isinstance(items, list):
+                raise self.fail(f"{what} must be a list; got {_kind(items)}")
+            hypotheses = [self.hypothesis(h, f"hypothesis {q}") for q, h in enumerate(items)]
+            self.n_hypotheses = len(hypotheses)
+            return hypotheses
+        if name == "estimators_":
+            self.entry(entry, what, ("estimators_of",))
+            if entry["estimators_of"] != "hypotheses_":
+                raise self.fail(f"{what} must be the estimators of hypotheses_")
+            return [h.estimator for h in done["hypotheses_"]]
+        if name == "estimator_weights_":
+            w = self.finite(self.entry(entry, what, ("array",))["array"], what, size=self.n_hypotheses)
+            if np.any(w < 0) or (w.size and abs(float(w.sum()) - 1.0) > _SIMPLEX_TOL):
+                raise self.fail(f"{what} must lie in the simplex (w >= 0, sum 1); sum {float(w.sum())!r}")
+            return w
+        if name == "stages_":
+            return self.stages(self.entry(entry, what, ("stages",))["stages"], what)
+        if name == "history_":
+            return self.history(self.entry(entry, what, ("history", "criterion", "threshold")), what)
+        if name == "solution_":
+            return self.solution(self.entry(entry, what, ("solution",), optional=("d", "w")), what)
+        if name == "support_":
+            members = done.get("n_members_", 0)
+            key = self.entry(entry, what, ("array",))["array"]
+            value = self.array(key, what, kinds="iu", size=self.n_hypotheses)
+            if np.any(value < 0) or np.any(value >= members) or np.any(np.diff(value) <= 0):
+                raise self.fail(f"{what} must hold increasing member indices in [0, {members})")
+            return value
+        if name in ("training_error_", "bound_", "d_"):
+            return self.array(self.entry(entry, what, ("array",))["array"], what, kinds="f")
+        value = self.entry(entry, what, ("json",))["json"]
+        if name in ("n_iter_", "n_members_"):
+            return self.integer(value, what)
+        if name == "converged_":
+            return self.flag(value, what)
+        if name == "nu_":
+            return self.number(value, what, 1.0)
+        if name == "eta_":
+            return self.number(value, what, 0.0)
+        if name == "link_slope_":
+            return self.number(value, what, 0.0)
+        return self.text(value, what)  # stop_reason_
+
+    def stages(self, entry: object, what: str) -> Stages:
+        """``Stages`` (:class:`~dualboost.boosting.core.result.Stages`): S finite scales, S + 1 increasing
+        offsets from 0 into the entries, finite values at hypothesis indices in [0, T)."""
+        entry = self.entry(entry, what, tuple(f.name for f in fields(Stages)))
+        scale = self.finite(entry["scale"], f"{what} scale")
+        indptr = self.array(entry["indptr"], f"{what} indptr", kinds="iu", size=scale.size + 1)
+        if indptr[0] != 0 or np.any(np.diff(indptr) < 0):
+            raise self.fail(f"{what} indptr must rise from 0")
+        indices = self.array(entry["indices"], f"{what} indices", kinds="iu", size=int(indptr[-1]))
+        values = self.finite(entry["values"], f"{what} values", size=indices.size)
+        if np.any(indices < 0) or np.any(indices >= self.n_hypotheses):
+            raise self.fail(f"{what} does not index the {self.n_hypotheses} hypotheses")
+        indptr, indices = indptr.astype(np.int64), indices.astype(np.int32)
+        return Stages(scale=scale, indptr=indptr, indices=indices, values=values)
+
+    def history(self, entry: dict, what: str) -> History:
+        criterion = self.text(entry["criterion"], f"{what} criterion")
+        threshold = self.number(entry["threshold"], f"{what} threshold", finite=False)
+        table = self.array(entry["history"], what, kinds="f", ndim=2)
+        if table.shape[1:] != (len(HISTORY_FIELDS),):
+            raise self.fail(f"{what} has the shape {table.shape}, not (rows, {len(HISTORY_FIELDS)})")
+        history = History(criterion, threshold)
+        for row in table.tolist():
+            values = dict(zip(HISTORY_FIELDS, row, strict=True))
+            for count in ("iteration", "n_hypotheses"):
+                if not math.isfinite(values[count]) or values[count] != int(values[count]):
+                    raise self.fail(f"{what}: {count} must be an integer; got {values[count]!r}")
+                values[count] = int(values[count])
+            history.append(HistoryRow(**values))
+        return history
+
+    def solution(self, entry: dict, what: str) -> Solution:
+        scalars = self.entry(entry["solution"], f"{what} solution", _SOLUTION_SCALARS)
+        for key, value in scalars.items():
+            if isinstance(value, (dict, list)):
+                raise self.fail(f"{what} solution {key} must be a scalar; got {_kind(value)}")
+        parts = {p: self.array(entry[p], f"{what} {p}", kinds="f") for p in ("d", "w") if p in entry}
+        return Solution(**scalars, d=parts.get("d"), w=parts.get("w"))
 
 
-def _open(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
-    """The header and the arrays of the archive at ``path`` (ValueError if it is not one)."""
-    if path.is_file() and not zipfile.is_zipfile(path):  # numpy's advice on pickled data is no use here
-        raise ValueError(f"{path}: not a dualboost model file (not a zip archive)")
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            if not hasattr(archive, "files"):
-                raise ValueError(f"{path}: not a dualboost model file (a single .npy array, not an archive)")
-            arrays = {key: archive[key] for key in archive.files}
-    except FileNotFoundError:
-        raise
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError) as exc:
-        if isinstance(exc, ValueError) and "not a dualboost" in str(exc):
-            raise
-        raise ValueError(
-            f"{path}: not a dualboost model file, or a corrupt one ({type(exc).__name__}: {exc})"
-        ) from None
-    if "header" not in arrays:
+def _open(path: Path, archive: Archive) -> dict:
+    """The header of the model file open in ``archive``, once it is known to be JSON of this format
+    and version (ValueError otherwise); only its member is read, at most :data:`MAX_HEADER_BYTES`."""
+    if "header" not in archive:
         raise ValueError(f"{path}: not a dualboost model file (no header)")
     try:
-        header = json.loads(arrays.pop("header").tobytes().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        text = archive.bytes("header", limit=MAX_HEADER_BYTES).decode("utf-8")
+        header = json.loads(text)
+    except ArchiveError as exc:
+        raise ValueError(f"{path}: not a dualboost model file, or a corrupt one (header: {exc})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise ValueError(f"{path}: not a dualboost model file (the header is not JSON: {exc})") from None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         given = header.get("format") if isinstance(header, dict) else None
@@ -387,36 +603,63 @@ def _open(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
             f"{path}: model file format version {header.get('version')!r} (written by dualboost "
             f"{header.get('dualboost')}); this dualboost {__version__} reads version {VERSION}"
         )
-    return header, arrays
+    return header
 
 
 def load(path: str | os.PathLike, *, trusted: list[str] | tuple[str, ...] = ()) -> BaseEstimator:
     """The fitted estimator of the model file ``path`` (module docstring): its class constructed with
-    the saved parameters, its fitted attributes restored. ``trusted``: further type names a
-    scikit-learn member's skops data may hold (``skops.io.get_untrusted_types``). ValueError for a file
-    that is not a valid model file of this format version."""
+    the saved parameters, its fitted attributes restored, each checked first. ``trusted``: further exact
+    type names (``module.Class``, as ``skops.io.get_untrusted_types`` reports them) that a scikit-learn
+    member's skops data may hold besides :data:`SKOPS_TRUSTED_TYPES`. ValueError for a file that is not
+    a valid model file of this format version; nothing in the file is run."""
     path = Path(path)
-    header, arrays = _open(path)
-    reader = _Reader(path, arrays, tuple(trusted))
+    if not isinstance(trusted, (list, tuple)) or not all(isinstance(t, str) for t in trusted):
+        raise ValueError(f"trusted must be a list of type names (strings); got {trusted!r}")
+    if path.is_file() and not zipfile.is_zipfile(path):  # numpy's advice on pickled data is no use here
+        raise ValueError(f"{path}: not a dualboost model file (not a zip archive)")
+    try:
+        archive = Archive(path, budget=MAX_MODEL_BYTES)
+    except ArchiveError as exc:
+        raise ValueError(f"{path}: not a dualboost model file ({exc})") from None
+    with archive:
+        return _load(path, _open(path, archive), _Reader(path, archive, tuple(trusted)))
+
+
+def _load(path: Path, header: dict, reader: _Reader) -> BaseEstimator:
+    """The estimator of a checked ``header`` (:func:`load`)."""
     classes = model_classes()
     name = header.get("class")
-    if name not in classes:
+    if not isinstance(name, str) or name not in classes:
         raise reader.fail(f"unknown estimator class {name!r}")
+    cls = classes[name]
     params, attributes = header.get("params"), header.get("attributes")
     if not isinstance(params, dict) or not isinstance(attributes, dict):
         raise reader.fail("the header has no parameters or attributes")
-    try:
-        estimator = classes[name](**{k: reader.value(v, {}) for k, v in params.items()})
-    except TypeError as exc:
-        raise reader.fail(f"the parameters do not fit {name} ({exc})") from None
+    known, allowed = cls().get_params(deep=False), fitted_attributes(cls)
+    unknown = sorted(set(params) - set(known)) + sorted(set(attributes) - allowed)
+    required = _REQUIRED + (("link_slope_",) if "link_slope_" in allowed else ())
+    missing = [k for k in required if k not in attributes]
+    if unknown:
+        raise reader.fail(f"{name} has no parameters or fitted attributes {unknown}")
+    if missing:
+        raise reader.fail(f"the fitted attributes {missing} of {name} are missing")
     done: dict[str, Any] = {}
-    order = sorted(attributes, key=lambda k: "same_as" in attributes[k] or "estimators_of" in attributes[k])
+    order = sorted(attributes, key=lambda k: (_ORDER.index(k) if k in _ORDER else len(_ORDER), k))
     for key in order:
-        done[key] = reader.value(attributes[key], done)
+        done[key] = reader.attribute(key, attributes[key], done)
+    values = {}
+    for key, entry in params.items():
+        what = f"the parameter {key}"
+        if key == "oracle" and isinstance(entry, dict) and "estimator" in entry:
+            values[key] = reader.blob(reader.entry(entry, what, ("estimator",))["estimator"], what)
+            continue
+        value = reader.entry(entry, what, ("json",), optional=("was",))["json"]
+        if not _is_json_scalar(value):
+            raise reader.fail(f"{what} must be a JSON scalar; got {_kind(value)}")
+        values[key] = value
+    estimator = cls(**values)
+    for key in order:
         setattr(estimator, key, done[key])
-    if "estimator_weights_" in done and "hypotheses_" in done:
-        if len(done["estimator_weights_"]) != len(done["hypotheses_"]):
-            raise reader.fail("the weights and the hypotheses differ in number")
     return estimator
 
 

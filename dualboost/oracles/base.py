@@ -31,6 +31,7 @@ weights with a ValueError.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, fields
 
@@ -51,6 +52,10 @@ __all__ = [
     "feature_column",
     "weight_scale",
     "check_signed_weights",
+    "fields_of",
+    "json_field",
+    "check_sign",
+    "check_feature",
 ]
 
 #: Edges within ``TIE_TOL * sum(d)`` of the maximum count as ties (rounding in the cumulative sums).
@@ -157,12 +162,60 @@ class Hypothesis(ABC):
 
     @classmethod
     def from_dict(cls, data: dict) -> Hypothesis:
-        """The hypothesis of :meth:`to_dict`'s output (ValueError if the fields differ)."""
-        expected = {f.name for f in fields(cls)}
-        if not isinstance(data, dict) or set(data) != expected:
-            got = sorted(data) if isinstance(data, dict) else type(data).__name__
-            raise ValueError(f"{cls.__name__} needs the fields {sorted(expected)}; got {got}")
-        return cls(**data)
+        """The hypothesis of :meth:`to_dict`'s output, read from a file (a checkpoint, a model file):
+        ValueError if the fields differ, if a field's JSON value is not of the field's type (an int
+        that is not a bool; a finite float; a str) or if :meth:`check` refuses the values."""
+        given = fields_of(cls, data)
+        values = {f.name: json_field(cls, f.name, f.type, given[f.name]) for f in fields(cls)}
+        hypothesis = cls(**values)
+        hypothesis.check()
+        return hypothesis
+
+    def check(self) -> None:
+        """ValueError unless every field is in its range (``n_features >= 0``; a subclass adds its own).
+        :meth:`from_dict` calls it, so that the values of a file are checked before they predict."""
+        if self.n_features < 0:
+            raise ValueError(f"{type(self).__name__}: n_features must be >= 0; got {self.n_features}")
+
+
+def fields_of(cls: type, data: object, skip: tuple[str, ...] = ()) -> dict:
+    """``data``, once it is known to be a dict of exactly the dataclass fields of ``cls`` (those in
+    ``skip`` apart); ValueError naming them otherwise."""
+    expected = {f.name for f in fields(cls)} - set(skip)
+    if not isinstance(data, dict) or set(data) != expected:
+        got = sorted(map(str, data)) if isinstance(data, dict) else type(data).__name__
+        raise ValueError(f"{cls.__name__} needs the fields {sorted(expected)}; got {got}")
+    return data
+
+
+def json_field(cls: type, name: str, kind: str, value: object) -> object:
+    """The JSON ``value`` of the field ``name`` of a hypothesis class, of the field's annotated ``kind``
+    (``"int"``: an int that is not a bool; ``"float"``: a finite number, as float; ``"str"``); ValueError
+    naming the class and the field otherwise."""
+    kind = kind if isinstance(kind, str) else getattr(kind, "__name__", str(kind))
+    if kind == "int" and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if kind == "float" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        if math.isfinite(value):
+            return float(value)
+    if kind == "str" and isinstance(value, str):
+        return value
+    raise ValueError(f"{cls.__name__}: the field {name!r} must be a finite {kind}; got {value!r}")
+
+
+def check_sign(hypothesis: Hypothesis, sign: object) -> None:
+    """ValueError unless ``sign`` (a field of ``hypothesis``) is -1 or +1."""
+    if sign not in (-1, 1) or isinstance(sign, bool):
+        raise ValueError(f"{type(hypothesis).__name__}: sign must be -1 or +1; got {sign!r}")
+
+
+def check_feature(hypothesis: Hypothesis, feature: int) -> None:
+    """ValueError unless ``feature`` is a column index in ``[0, n_features)`` of ``hypothesis``."""
+    if not 0 <= feature < hypothesis.n_features:
+        raise ValueError(
+            f"{type(hypothesis).__name__}: feature must lie in [0, {hypothesis.n_features}) "
+            f"(n_features); got {feature!r}"
+        )
 
 
 @dataclass(frozen=True, eq=False)

@@ -18,7 +18,7 @@ Order for ties: index ascending (feature j, or example i), sign +1 before -1.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 import scipy.sparse as sp
@@ -29,8 +29,12 @@ from dualboost.oracles.base import (
     Hypothesis,
     Oracle,
     Selection,
+    check_feature,
+    check_sign,
     feature_column,
+    fields_of,
     first_max_signed,
+    json_field,
     weight_scale,
 )
 
@@ -64,6 +68,18 @@ class RawFeature(Hypothesis):
     def describe(self) -> str:
         return f"{'+' if self.sign > 0 else '-'}x[{self.feature}] / {self.scale:.6g}"
 
+    def check(self) -> None:
+        """The feature in ``[0, n_features)``, a scale > 0, the sign -1 or +1."""
+        super().check()
+        check_feature(self, self.feature)
+        check_sign(self, self.sign)
+        _check_scale(self)
+
+
+def _check_scale(hypothesis: RawFeature | KernelColumn) -> None:
+    if not hypothesis.scale > 0:
+        raise ValueError(f"{type(hypothesis).__name__}: scale must be > 0; got {hypothesis.scale!r}")
+
 
 @dataclass(frozen=True)
 class KernelColumn(Hypothesis):
@@ -93,22 +109,44 @@ class KernelColumn(Hypothesis):
 
     @classmethod
     def from_dict(cls, data: dict) -> KernelColumn:
-        support = data["support"]
-        indices = np.asarray(support["indices"], dtype=np.int64)
-        values = np.asarray(support["data"], dtype=np.float64)
-        column = sp.csc_matrix(
-            (values, indices, [0, indices.size]), shape=(int(data["n_features"]), 1), dtype=np.float64
-        )
-        return cls(
-            n_features=int(data["n_features"]),
-            index=int(data["index"]),
-            scale=float(data["scale"]),
-            sign=int(data["sign"]),
-            support=column,
-        )
+        """The hypothesis of :meth:`to_dict`'s output (ValueError for fields of other types or out of
+        range, as :meth:`Hypothesis.from_dict`; ``support``: finite values at increasing row indices in
+        ``[0, n_features)``, as many of each)."""
+        given = fields_of(cls, data)
+        scalars = {f.name: json_field(cls, f.name, f.type, given[f.name]) for f in fields(cls)[:-1]}
+        support = fields_of(_Support, given["support"])
+        parts = {}
+        for name, kind in (("indices", "int"), ("data", "float")):
+            items = support[name] if isinstance(support[name], list) else [None]
+            parts[name] = [json_field(cls, f"support[{name!r}] entry", kind, item) for item in items]
+        rows, n = parts["indices"], scalars["n_features"]
+        increasing = all(a < b for a, b in zip([-1, *rows], [*rows, n], strict=True))
+        if len(rows) != len(parts["data"]) or not increasing:
+            raise ValueError(f"KernelColumn: support needs as many values as increasing rows in [0, {n})")
+        values, indices = np.asarray(parts["data"], dtype=np.float64), np.asarray(rows, dtype=np.int64)
+        matrix = (values, indices, [0, len(rows)])
+        hypothesis = cls(**scalars, support=sp.csc_matrix(matrix, shape=(n, 1), dtype=np.float64))
+        hypothesis.check()
+        return hypothesis
+
+    def check(self) -> None:
+        """A scale > 0, the sign -1 or +1, an example index >= 0."""
+        super().check()
+        check_sign(self, self.sign)
+        _check_scale(self)
+        if self.index < 0:
+            raise ValueError(f"KernelColumn: index must be >= 0; got {self.index}")
 
     def describe(self) -> str:
         return f"{'+' if self.sign > 0 else '-'}<x, x_{self.index}> / {self.scale:.6g}"
+
+
+@dataclass(frozen=True)
+class _Support:
+    """The fields of ``KernelColumn.to_dict()["support"]``."""
+
+    indices: list
+    data: list
 
 
 class RawFeatures(Oracle):

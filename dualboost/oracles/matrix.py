@@ -12,13 +12,22 @@ example indices, and labels ``y`` (all +1 unless given) turn u back into h: h_q(
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import binary_labels, check_edge_matrix
-from dualboost.oracles.base import Hypothesis, Oracle, Selection, first_max_signed, weight_scale
+from dualboost.oracles.base import (
+    Hypothesis,
+    Oracle,
+    Selection,
+    check_sign,
+    fields_of,
+    first_max_signed,
+    json_field,
+    weight_scale,
+)
 
 __all__ = ["MatrixOracle", "MatrixColumn"]
 
@@ -55,14 +64,25 @@ class MatrixColumn(Hypothesis):
 
     @classmethod
     def from_dict(cls, data: dict) -> MatrixColumn:
-        values = np.array(data["values"], dtype=np.float64)
+        """The hypothesis of :meth:`to_dict`'s output (ValueError for fields of other types or out of
+        range, as :meth:`Hypothesis.from_dict`; ``values``: a list of numbers in [-1, 1])."""
+        given = fields_of(cls, data)
+        scalars = {f.name: json_field(cls, f.name, f.type, given[f.name]) for f in fields(cls)[:-1]}
+        items = given["values"] if isinstance(given["values"], list) else [None]
+        values = np.array([json_field(cls, "values entry", "float", v) for v in items], dtype=np.float64)
+        if np.any(np.abs(values) > 1.0):
+            raise ValueError("MatrixColumn: values must lie in [-1, 1] (h(x_n) = sign y_n U[n, index])")
         values.setflags(write=False)
-        return cls(
-            n_features=int(data["n_features"]),
-            index=int(data["index"]),
-            sign=int(data["sign"]),
-            values=values,
-        )
+        hypothesis = cls(**scalars, values=values)
+        hypothesis.check()
+        return hypothesis
+
+    def check(self) -> None:
+        """The sign -1 or +1, a column index >= 0."""
+        super().check()
+        check_sign(self, self.sign)
+        if self.index < 0:
+            raise ValueError(f"MatrixColumn: index must be >= 0; got {self.index}")
 
     def describe(self) -> str:
         return f"{'' if self.sign > 0 else '-'}column {self.index}"

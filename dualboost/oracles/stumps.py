@@ -47,7 +47,16 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 
 from dualboost._validation import Matrix
-from dualboost.oracles.base import Hypothesis, Oracle, Selection, feature_column, tie_threshold, weight_scale
+from dualboost.oracles.base import (
+    Hypothesis,
+    Oracle,
+    Selection,
+    check_feature,
+    check_sign,
+    feature_column,
+    tie_threshold,
+    weight_scale,
+)
 
 __all__ = ["DecisionStumps", "Stump", "Constant"]
 
@@ -73,6 +82,12 @@ class Stump(Hypothesis):
     def describe(self) -> str:
         return f"x[{self.feature}] > {self.threshold:.6g} -> {self.sign:+d} (else {-self.sign:+d})"
 
+    def check(self) -> None:
+        """The feature in ``[0, n_features)``, the sign -1 or +1 (the threshold is finite: ``from_dict``)."""
+        super().check()
+        check_feature(self, self.feature)
+        check_sign(self, self.sign)
+
 
 @dataclass(frozen=True)
 class Constant(Hypothesis):
@@ -85,6 +100,11 @@ class Constant(Hypothesis):
 
     def describe(self) -> str:
         return f"constant {self.sign:+d}"
+
+    def check(self) -> None:
+        """The sign -1 or +1."""
+        super().check()
+        check_sign(self, self.sign)
 
 
 def _midpoints(low: NDArray[np.float64], high: NDArray[np.float64]) -> NDArray[np.float64]:
