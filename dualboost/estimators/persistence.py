@@ -429,7 +429,7 @@ class _Reader:
 
         entry = self.entry(entry, what, ("class", "fields"), optional=("estimator",))
         name, data = entry["class"], entry["fields"]
-        if name in HYPOTHESES and "estimator" not in entry:
+        if isinstance(name, str) and name in HYPOTHESES and "estimator" not in entry:
             try:
                 hypothesis = HYPOTHESES[name].from_dict(data)
             except (TypeError, ValueError) as exc:
@@ -440,8 +440,15 @@ class _Reader:
                 given = fields_of(cls, data, skip=("estimator",))
             except ValueError as exc:
                 raise self.fail(f"{what}: the {name} hypothesis has the wrong fields ({exc})") from None
+            values = self.member_fields(cls, given, what)
             estimator = self.blob(entry.get("estimator"), what)
-            hypothesis = cls(**self.member_fields(cls, given, what), estimator=estimator)
+            if values.get("output", values.get("kind")) == "proba":  # the column of predict_proba it reads
+                column = values.get("column", 0)
+                n_classes = len(getattr(estimator, "classes_", ()))
+                n_classes = n_classes if hasattr(estimator, "predict_proba") else 0
+                if not column < n_classes:
+                    raise self.fail(f"{what} reads column {column} of predict_proba's {n_classes}")
+            hypothesis = cls(**values, estimator=estimator)
         else:
             raise self.fail(f"{what}: unknown hypothesis class {name!r}")
         if hypothesis.n_features != self.n_features and name != "MatrixColumn":

@@ -67,7 +67,7 @@ _SKOPS_BROKEN = (
 #: members fitted by ``SklearnOracle`` and re-weighted by ``reweight``: decision and extra trees, random
 #: and extra-trees forests, bagging, AdaBoost, the trees of gradient boosting (as re-weighted members),
 #: logistic regression, linear SVC, ridge, SGD and perceptron classifiers, Gaussian naive Bayes, dummy
-#: classifiers, pipelines with a standard scaler. Every name is a class, none a function or a module.
+#: classifiers. Every name is a class, none a function or a module.
 #: Not listed, so refused unless given in ``trusted``: SVC (libsvm reads the support vectors by the
 #: counts the file states), k-nearest neighbours (KD and ball trees hold raw indices), histogram and
 #: classic gradient boosting as a member (their predictors index nodes and outputs in compiled code).
@@ -117,8 +117,6 @@ SKOPS_TRUSTED_TYPES: tuple[str, ...] = (
     "sklearn.svm._classes.LinearSVC",
     "sklearn.naive_bayes.GaussianNB",
     "sklearn.dummy.DummyClassifier",
-    "sklearn.pipeline.Pipeline",
-    "sklearn.preprocessing._data.StandardScaler",
     "sklearn.preprocessing._label.LabelBinarizer",
     "sklearn.preprocessing._label.LabelEncoder",
 )
