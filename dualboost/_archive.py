@@ -57,7 +57,12 @@ _READ_ERRORS = (
 
 
 class ArchiveError(ValueError):
-    """A member of an :class:`Archive` cannot be read: the message says which and why."""
+    """A member of an :class:`Archive` cannot be read: the message says which and why; ``cause`` is the
+    exception of zipfile, zlib or numpy behind it, if any."""
+
+    def __init__(self, message: str, cause: BaseException | None = None) -> None:
+        super().__init__(message)
+        self.cause = cause
 
 
 def npy_header(
@@ -80,6 +85,8 @@ def npy_header(
     shape, fortran, dtype = _HEADER_READERS[version](handle, max_header_size=_MAX_NPY_HEADER)
     plain = not dtype.hasobject and dtype.fields is None and dtype.subdtype is None
     too_long = max_itemsize is not None and dtype.itemsize > max_itemsize
+    if dtype.hasobject:
+        raise ArchiveError(f"the array {name!r} holds Python objects (dtype {dtype.str}): it is not read")
     if dtype.fields is not None and any(dtype == record for record in records):
         pass
     elif not plain or dtype.kind not in kinds or too_long:
@@ -104,7 +111,7 @@ class Archive:
         try:
             self._zip = zipfile.ZipFile(path)
         except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, NotImplementedError) as exc:
-            raise ArchiveError(f"not a zip archive ({type(exc).__name__}: {exc})") from None
+            raise ArchiveError(f"not a zip archive ({type(exc).__name__}: {exc})", exc) from None
 
     def __enter__(self) -> Archive:
         return self
@@ -113,6 +120,10 @@ class Archive:
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self._zip.close()
+
+    def names(self) -> list[str]:
+        """The names of the archive's ``.npy`` members, without the suffix (nothing is read)."""
+        return [name[:-4] for name in self._zip.namelist() if name.endswith(".npy")]
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and self._member(name) is not None
@@ -139,7 +150,7 @@ class Archive:
         except ArchiveError:
             raise
         except _READ_ERRORS as exc:
-            raise ArchiveError(f"the member {name!r} is corrupt ({type(exc).__name__}: {exc})") from None
+            raise ArchiveError(f"the member {name!r} is corrupt ({type(exc).__name__}: {exc})", exc) from None
 
     def array(self, name: str, *, kinds: str = "biuf", max_size: int | None = None) -> NDArray:
         """The array of the member ``name`` (``name.npy``), checked before it is allocated (module
@@ -147,7 +158,7 @@ class Archive:
         ``u`` integers, ``f`` floats, ``c`` complex) and at most ``max_size`` entries."""
         info = self._member(name)
         if info is None:
-            raise ArchiveError(f"the array {name!r} is missing")
+            raise ArchiveError(f"the array {name!r} is missing", KeyError(name))
         with self._reading(name), self._zip.open(info) as handle:
             shape, fortran, dtype = npy_header(handle, info.file_size, name, kinds)
             count = math.prod(shape)

@@ -700,3 +700,59 @@ def test_other_estimators_attributes_are_not_written(tmp_path, data):
     assert "my_note_" not in header["attributes"] and "my_note_" in header["skipped"]
     assert isinstance(load(tmp_path / "m"), MABoostClassifier)
     assert ReweightedClassifier  # (the re-weighted attributes: the forest fixture of the fuzz)
+
+
+# --- checkpoints: the same reader ---------------------------------------------------------------------
+@pytest.fixture()
+def checkpoint(tmp_path, data):
+    """A checkpoint of a finished stump run (4 iterations), and how to resume from it."""
+    from dualboost.boosting import boost
+    from dualboost.oracles import DecisionStumps
+
+    X, y = data
+    path = tmp_path / "run.ckpt"
+    boost("erlpboost", DecisionStumps().fit(X, y), nu=10.0, eps=0.05, max_iter=4, checkpoint=path,
+          checkpoint_every=2)  # fmt: skip
+
+    def resume():
+        return boost("erlpboost", DecisionStumps().fit(X, y), nu=10.0, eps=0.05, max_iter=4, checkpoint=path,
+                     checkpoint_every=2, resume=True)  # fmt: skip
+
+    return path, resume
+
+
+def test_a_checkpoint_bomb_is_refused(checkpoint):
+    """A checkpoint with a member of 4 GiB of zeros in 4 MB (np.savez stores its members: nothing of a
+    checkpoint decompresses beyond 16 times the file's size)."""
+    path, resume = checkpoint
+    _write_raw_member(path, "state.extra.npy", _zeros_member(4 * GIB), _npy_size(4 * GIB), 0)
+    error = _bounded(resume)
+    assert isinstance(error, ValueError) and "state.extra" in str(error), error
+
+
+def test_a_checkpoint_string_dtype_is_refused(checkpoint):
+    path, resume = checkpoint
+    npy = io.BytesIO()
+    np.lib.format.write_array_header_1_0(npy, {"descr": "<U200000000", "fortran_order": False, "shape": (2,)})
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr("state.names.npy", npy.getvalue() + bytes(16))
+    error = _bounded(resume)
+    assert isinstance(error, ValueError) and "state.names" in str(error), error
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [("threshold", float("nan")), ("sign", 3), ("feature", "1"), ("feature", 99), ("n_features", [])],
+)
+def test_a_checkpoints_hypotheses_are_checked(checkpoint, field, value):
+    path, resume = checkpoint
+    with np.load(path) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    header = json.loads(arrays["header"].tobytes())
+    stump = next(h for h in header["hypotheses"] if h["class"] == "Stump")
+    stump["fields"][field] = value
+    arrays["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+    with open(path, "wb") as handle:
+        np.savez(handle, **arrays)
+    with pytest.raises(ValueError, match=field):
+        resume()

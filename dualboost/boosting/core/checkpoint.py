@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
+from dualboost._archive import Archive, ArchiveError
 from dualboost.boosting.core.history import HISTORY_FIELDS, HistoryRow
 from dualboost.oracles import Constant, Hypothesis, KernelColumn, MatrixColumn, RawFeature, Selection, Stump
 from dualboost.solvers import Solution
@@ -491,21 +492,34 @@ _ZIP_MAGIC = b"PK\x03\x04"
 def _unreadable(exc: Exception) -> str:
     """Why a checkpoint that starts as a zip archive could not be read, in our words (numpy's and
     zipfile's messages speak of their own API, e.g. of loading pickled data "unsafely")."""
+    if isinstance(exc, ArchiveError) and "Python objects" in str(exc):
+        return "it holds Python objects, which a checkpoint never does (they were not loaded)"
+    if isinstance(exc, ArchiveError):
+        if exc.cause is None:  # a member too large or of another dtype
+            return str(exc)
+        exc = exc.cause
     if isinstance(exc, zipfile.BadZipFile) and "CRC" in str(exc):
         return f"damaged data ({exc})"
     if isinstance(exc, (zipfile.BadZipFile, EOFError, zlib.error)):
         return "a truncated or damaged archive"
     if isinstance(exc, KeyError):
         return "no header"
-    if isinstance(exc, (UnicodeDecodeError, json.JSONDecodeError)):
+    if isinstance(exc, (UnicodeDecodeError, json.JSONDecodeError, RecursionError)):
         return "its header is not JSON"
-    if isinstance(exc, ValueError) and "pickle" in str(exc):
-        return "it holds Python objects, which a checkpoint never does (they were not loaded)"
     return f"unreadable ({type(exc).__name__})"
 
 
+#: np.savez stores a checkpoint's members uncompressed, so what they hold is at most the file's size; a
+#: compressed member (a file of another writer) may decompress to this many times more, no further (a
+#: member that would inflate beyond it is refused before it is decompressed)
+_MAX_INFLATION = 16
+
+
 def _read(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
-    """The header and the arrays of a checkpoint file; ValueError for anything else."""
+    """The header and the arrays of a checkpoint file; ValueError for anything else. The header is read
+    and checked first; each array's .npy header is checked (numbers only, its bytes present) before it
+    is allocated, and all of them together within :data:`_MAX_INFLATION` times the file's size
+    (:class:`~dualboost._archive.Archive`)."""
     where = f"checkpoint {str(path)!r}"
     if not path.exists():
         raise ValueError(f"{where} does not exist: nothing to resume (run without resume to start)")
@@ -514,18 +528,29 @@ def _read(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
     if start != _ZIP_MAGIC:
         what = "an empty file" if not start else "not a zip archive as numpy.savez writes"
         raise ValueError(f"{where} is not a dualboost checkpoint ({what})")
+    budget = _MAX_INFLATION * path.stat().st_size + (1 << 20)
+
+    def corrupt(exc: Exception) -> ValueError:  # truncated zip, bad CRC, pickled data, no header, ...
+        return ValueError(f"{where} is corrupt or not a dualboost checkpoint: {_unreadable(exc)}")
+
     try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in data.files}  # reads every entry: CRC-checked
-        header = json.loads(arrays.pop("header").tobytes().decode("utf-8"))
-    except Exception as exc:  # truncated zip, bad CRC, pickled data, no header, bad JSON, ...
-        raise ValueError(f"{where} is corrupt or not a dualboost checkpoint: {_unreadable(exc)}") from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise ValueError(f"{where} is not a dualboost checkpoint (no {FORMAT!r} header)")
-    if header.get("version") != VERSION:
-        raise ValueError(
-            f"{where} has format version {header.get('version')!r}; this dualboost reads version {VERSION}"
-        )
+        archive = Archive(path, budget=budget)
+    except ArchiveError as exc:
+        raise corrupt(exc) from None
+    with archive:
+        try:
+            header = json.loads(archive.bytes("header", limit=budget).decode("utf-8"))
+        except Exception as exc:
+            raise corrupt(exc) from None
+        if not isinstance(header, dict) or header.get("format") != FORMAT:
+            raise ValueError(f"{where} is not a dualboost checkpoint (no {FORMAT!r} header)")
+        if header.get("version") != VERSION:
+            given = header.get("version")
+            raise ValueError(f"{where} has format version {given!r}; this dualboost reads version {VERSION}")
+        try:
+            arrays = {name: archive.array(name) for name in archive.names() if name != "header"}
+        except Exception as exc:
+            raise corrupt(exc) from None
     return header, arrays
 
 
