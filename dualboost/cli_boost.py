@@ -533,8 +533,9 @@ def add_predict_parser(sub) -> None:
         action="append",
         default=[],
         metavar="TYPE",
-        help="a further type name that a scikit-learn member of MODEL may hold (skops), e.g. from "
-        "another library; repeat for more. scikit-learn, numpy and scipy types are trusted",
+        help="the exact name (module.Class, as skops reports it) of a further type that a scikit-learn "
+        "member of MODEL may hold, e.g. sklearn.svm._classes.SVC; repeat for more. Only the types of "
+        "dualboost.estimators.persistence.SKOPS_TRUSTED_TYPES are trusted without it",
     )
     parser.set_defaults(func=run_predict)
 

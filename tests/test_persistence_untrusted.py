@@ -756,3 +756,22 @@ def test_a_checkpoints_hypotheses_are_checked(checkpoint, field, value):
         np.savez(handle, **arrays)
     with pytest.raises(ValueError, match=field):
         resume()
+
+
+@pytest.mark.parametrize("payload", ["builtins.eval", "numpy.save", "numpy.load-pickle"])
+def test_dualboost_predict_runs_no_code(tmp_path, tree_model, planted, data, capsys, payload):
+    """``dualboost predict MODEL DATA`` on a crafted model: exit status 1 and the reason, nothing run."""
+    from sklearn.datasets import dump_svmlight_file
+
+    from dualboost.cli import main
+
+    header, raw = _members(tree_model)
+    member = np.load(io.BytesIO(raw[_member_key(header)])).tobytes()
+    crafted = _nested_in_tree(member, _payloads(planted, tmp_path)[payload])
+    raw[_member_key(header)] = _npy(np.frombuffer(crafted, dtype=np.uint8))
+    _write(tmp_path / "crafted.model", header, raw)
+    X, y = data
+    dump_svmlight_file(X, np.where(y == 1, 1, -1), str(tmp_path / "data.libsvm"), zero_based=False)
+    assert main(["predict", str(tmp_path / "crafted.model"), str(tmp_path / "data.libsvm")]) == 1
+    assert "does not trust" in capsys.readouterr().err
+    assert not planted.exists()

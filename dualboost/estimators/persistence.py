@@ -16,8 +16,25 @@ A model file is one ``numpy.savez_compressed`` archive (a zip of ``.npy`` arrays
   array, the history rows, and each scikit-learn member as the bytes of ``skops.io.dumps``.
 
 skops (the ``models`` extra: ``pip install 'dualboost[models]'``) is imported only for a model with
-scikit-learn members; on loading, the types a member's skops data names must be scikit-learn's, numpy's
-or scipy's, or given in ``trusted``.
+scikit-learn members.
+
+A model file may come from anyone (docs/boosting.md#7-choosing-nu-re-weighting-a-forest-model-files):
+loading one runs no code of the file, allocates no more than its header declares, and checks every
+value a prediction uses, before anything is constructed.
+
+* Code: a scikit-learn member's skops data may name only the exact types of :data:`SKOPS_TRUSTED_TYPES`
+  (classes, no function, no module prefix) and those given in ``trusted``, in the node kinds of
+  :data:`~dualboost.estimators.skops_io.SKOPS_NODE_KINDS`; its trees must be trees
+  (:mod:`dualboost.estimators.skops_io`).
+* Memory: the header is read first (at most :data:`MAX_HEADER_BYTES`), then only the arrays it names,
+  each checked from its ``.npy`` header (numbers only, the size the header implies: ``estimator_weights_``
+  one weight per hypothesis, ...) before it is allocated, all of them within :data:`MAX_MODEL_BYTES`
+  (:class:`~dualboost._archive.Archive`); members it does not name are never decompressed.
+* Values: only the parameters of the class and the fitted attributes of :func:`fitted_attributes`,
+  each of its JSON type and range: ``n_features_in_`` a positive integer, ``classes_`` two distinct
+  labels, the hypotheses' fields of their types (``Hypothesis.from_dict``: finite thresholds, signs in
+  {-1, +1}, feature indices in ``[0, n_features_in_)``), ``estimator_weights_`` finite and in the
+  simplex, ``link_slope_``, ``nu_``, ``eta_`` finite, the stages indexing the hypotheses, ...
 
 What can be saved: every classifier of :mod:`dualboost.estimators` built on
 :class:`~dualboost.estimators.base.BoostingClassifier` (the totally corrective, corrective and mirror
@@ -25,14 +42,15 @@ descent ones) with the hypotheses above, :class:`~dualboost.estimators.reweight.
 (its kept members; the ``ensemble`` parameter, the whole pool, is not saved: None after loading), and
 :class:`~dualboost.estimators.cv.ERLPBoostCV` / ``LPBoostCV`` as their ``best_estimator_`` (loading
 gives that classifier). The gradient and online estimators raise ValueError (their state is not a
-weighted vote of hypotheses). A fitted attribute of another type (a fitted object that is not an
-array, a scalar, a hypothesis list, a history or a solution) is left out and listed in the header's
-``skipped``; a loaded estimator predicts as the saved one (``decision_function``, ``predict`` and what
-derives from the saved attributes, bit for bit).
+weighted vote of hypotheses). A fitted attribute that is not one of :func:`fitted_attributes`, or of
+another type (a fitted object that is not an array, a scalar, a hypothesis list, a history or a
+solution) is left out and listed in the header's ``skipped``; a loaded estimator predicts as the saved
+one (``decision_function``, ``predict`` and what derives from the saved attributes, bit for bit).
 
 A file that is not a model file -- not a zip, truncated, corrupt (the zip's CRC-32 of each member), of
-another format or format version, naming an unknown class or hypothesis, or missing an array -- raises
-ValueError saying which, and nothing is constructed from it.
+another format or format version, naming an unknown class, hypothesis, parameter or attribute, a value
+of another type or out of range, or missing an array -- raises ValueError saying which, and nothing is
+constructed from it.
 """
 
 from __future__ import annotations
@@ -522,7 +540,9 @@ class _Reader:
             if np.any(w < 0) or (w.size and abs(float(w.sum()) - 1.0) > _SIMPLEX_TOL):
                 raise self.fail(f"{what} must lie in the simplex (w >= 0, sum 1); sum {float(w.sum())!r}")
             return w
-        if name == "stages_":
+        if name == "stages_":  # None after a resumed run or a Dask fit
+            if entry == {"json": None}:
+                return None
             return self.stages(self.entry(entry, what, ("stages",))["stages"], what)
         if name == "history_":
             return self.history(self.entry(entry, what, ("history", "criterion", "threshold")), what)

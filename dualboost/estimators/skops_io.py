@@ -232,8 +232,8 @@ def read_member(
     unknown_kinds = sorted(kinds - set(SKOPS_NODE_KINDS))
     if unknown_kinds:
         raise ValueError(
-            f"{where}: a scikit-learn member holds skops nodes of the kinds {unknown_kinds}, which rebuild "
-            f"objects by calling what the file names; a model file holds only {list(SKOPS_NODE_KINDS)}"
+            f"{where}: a scikit-learn member holds skops nodes of the kinds {unknown_kinds}, which a model "
+            f"file does not trust (they call what the file names); it reads only {list(SKOPS_NODE_KINDS)}"
         )
     refused = sorted(names - allowed)
     if not refused:
