@@ -387,7 +387,7 @@ class _Reader:
     def number(self, value: object, what: str, low: float = -math.inf, finite: bool = True) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise self.fail(f"{what} must be a number; got {_kind(value)} {value!r}")
-        if (finite and not math.isfinite(value)) or not value >= low:
+        if (finite and not math.isfinite(value)) or value < low:  # (NaN passes where not finite)
             raise self.fail(f"{what} must be a finite number >= {low}; got {value!r}")
         return float(value)
 
@@ -440,7 +440,10 @@ class _Reader:
     def blob(self, ref: object, what: str) -> BaseEstimator:
         self.entry(ref, what, ("skops",))
         data = self.array(ref["skops"], what, kinds="u").tobytes()
-        return skops_io.read_member(data, self.trusted, self.n_features, self.archive.budget, str(self.path))
+        where, budget = str(self.path), self.archive.budget
+        member, read = skops_io.read_member(data, self.trusted, self.n_features, budget, where)
+        self.archive.budget -= read
+        return member
 
     def hypothesis(self, entry: object, what: str) -> Hypothesis:
         from dualboost.estimators.reweight import Member

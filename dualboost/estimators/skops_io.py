@@ -205,12 +205,13 @@ def named_types(schema: object) -> tuple[set[str], set[str], list[str]]:
 
 def read_member(
     data: bytes, trusted: tuple[str, ...], n_features: int, budget: int, where: str
-) -> BaseEstimator:
-    """The scikit-learn member of the skops bytes ``data`` (module docstring): ``trusted``, further exact
-    type names allowed; ``n_features``, the model's feature count (its trees read features below it, its
-    ``n_features_in_`` is it); ``budget``, the most bytes that rebuilding may decompress (its schema and
-    each array read, as often as the schema reads it); ``where`` begins the messages. ValueError for
-    anything refused, before anything is imported or rebuilt."""
+) -> tuple[BaseEstimator, int]:
+    """The scikit-learn member of the skops bytes ``data`` (module docstring), and the bytes that
+    rebuilding it decompressed: ``trusted``, further exact type names allowed; ``n_features``, the
+    model's feature count (its trees read features below it, its ``n_features_in_`` is it); ``budget``,
+    the most bytes that rebuilding may decompress (its schema and each array read, as often as the
+    schema reads it); ``where`` begins the messages. ValueError for anything refused, before anything
+    is imported or rebuilt."""
     sio = skops()
     allowed = set(SKOPS_TRUSTED_TYPES) | set(trusted)
     try:
@@ -257,7 +258,7 @@ def read_member(
             f"{n_features}"
         )
     check_trees(member, n_features, where)
-    return member
+    return member, declared
 
 
 def _check_npy(archive: zipfile.ZipFile, name: object) -> int:
