@@ -379,7 +379,7 @@ class _Reader:
             raise self.fail(f"{what} has the keys {sorted(map(str, value))}, not {sorted(keys)}")
         return value
 
-    def integer(self, value: object, what: str, low: int = 0, high: float = math.inf) -> int:
+    def integer(self, value: object, what: str, low: int = 0, high: int = 2**63 - 1) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise self.fail(f"{what} must be an integer in [{low}, {high}]; got {value!r}")
         return value
@@ -623,7 +623,7 @@ def _open(path: Path, archive: Archive) -> dict:
         header = json.loads(text)
     except ArchiveError as exc:
         raise ValueError(f"{path}: not a dualboost model file, or a corrupt one (header: {exc})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # not UTF-8, not JSON, nested too deeply, ...
         raise ValueError(f"{path}: not a dualboost model file (the header is not JSON: {exc})") from None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         given = header.get("format") if isinstance(header, dict) else None

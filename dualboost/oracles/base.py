@@ -190,10 +190,10 @@ def fields_of(cls: type, data: object, skip: tuple[str, ...] = ()) -> dict:
 
 def json_field(cls: type, name: str, kind: str, value: object) -> object:
     """The JSON ``value`` of the field ``name`` of a hypothesis class, of the field's annotated ``kind``
-    (``"int"``: an int that is not a bool; ``"float"``: a finite number, as float; ``"str"``); ValueError
-    naming the class and the field otherwise."""
+    (``"int"``: an int that is not a bool, of int64's range; ``"float"``: a finite number, as float;
+    ``"str"``); ValueError naming the class and the field otherwise."""
     kind = kind if isinstance(kind, str) else getattr(kind, "__name__", str(kind))
-    if kind == "int" and isinstance(value, int) and not isinstance(value, bool):
+    if kind == "int" and isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**63:
         return value
     if kind == "float" and isinstance(value, (int, float)) and not isinstance(value, bool):
         if math.isfinite(value):
