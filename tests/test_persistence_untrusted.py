@@ -276,6 +276,11 @@ LIVE = ["builtins.eval", "builtins.exec", "builtins.open", "numpy.save", "numpy.
 def test_the_payloads_are_live(tmp_path, tree_model, planted, payload):
     """Each crafted member above is the real tree plus one node: trusting every type it names (skops's
     ``trusted=get_untrusted_types(...)``, what the former module-prefix rule let through) runs it."""
+    from skops.io._audit import NODE_TYPE_MAPPING
+    from skops.io._protocol import PROTOCOL
+
+    if ("ConstructorFromReduceNode", PROTOCOL) not in NODE_TYPE_MAPPING:
+        pytest.skip("this skops has no ConstructorFromReduceNode (an older one): the payloads cannot run")
     header, raw = _members(tree_model)
     member = np.load(io.BytesIO(raw[_member_key(header)])).tobytes()
     crafted = _nested_in_tree(member, _payloads(planted, tmp_path)[payload])
