@@ -780,3 +780,18 @@ def test_dualboost_predict_runs_no_code(tmp_path, tree_model, planted, data, cap
     assert main(["predict", str(tmp_path / "crafted.model"), str(tmp_path / "data.libsvm")]) == 1
     assert "does not trust" in capsys.readouterr().err
     assert not planted.exists()
+
+
+def test_wide_strings_are_charged_before_they_are_built(tmp_path, stump_model):
+    """200,000 feature names of one character and one of 400 (a header of 1 MB) would be a unicode array
+    of 320 MB (each name at the widest's width): refused from the count, before it is built."""
+    header, raw = _members(stump_model)
+    n = 200_000
+    header["attributes"]["n_features_in_"] = {"json": n}
+    for h in header["attributes"]["hypotheses_"]["hypotheses"]:
+        h["fields"]["n_features"] = n
+    names = ["x"] * (n - 1) + ["y" * 400]
+    header["attributes"]["feature_names_in_"] = {"strings": names, "dtype": "<U400"}
+    _write(tmp_path / "wide", header, raw)
+    error = _bounded(lambda: load(tmp_path / "wide"))
+    assert isinstance(error, ValueError) and "feature_names_in_" in str(error), error

@@ -429,9 +429,14 @@ class _Reader:
         items, dtype = entry["strings"], entry["dtype"]
         if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
             raise self.fail(f"{what} must be a list of strings")
-        value = np.array(items, dtype=str)
         if dtype in ("|O", "O"):
-            return value.astype(object)
+            return np.array(items, dtype=object)
+        # a unicode array holds every string at the width of the longest: charged before it is built
+        nbytes = 4 * len(items) * max(1, *map(len, items))
+        if nbytes > self.archive.budget:
+            raise self.fail(f"{what} would take {nbytes} bytes, more than the {self.archive.budget} left")
+        self.archive.budget -= nbytes
+        value = np.array(items, dtype=str)
         if not isinstance(dtype, str) or dtype[:1] not in "<>|=" or value.dtype.str[1:] != dtype[1:]:
             raise self.fail(f"{what} has the dtype {dtype!r}; its strings are {value.dtype.str}")
         return value

@@ -77,7 +77,6 @@ SKOPS_TRUSTED_TYPES: tuple[str, ...] = (
     "builtins.float",
     "builtins.int",
     "builtins.list",
-    "builtins.slice",
     "builtins.str",
     "builtins.tuple",
     "numpy.ndarray",
