@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import zipfile
 import zlib
 from dataclasses import fields
@@ -50,6 +49,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from dualboost import __version__
+from dualboost._files import atomic_write
 from dualboost.boosting.core.checkpoint import HYPOTHESES
 from dualboost.boosting.core.history import HISTORY_FIELDS, History, HistoryRow
 from dualboost.boosting.core.result import Stages
@@ -257,14 +257,8 @@ def save(estimator: BaseEstimator, path: str | os.PathLike) -> Path:
 
 def _write(path: Path, header: dict, arrays: dict[str, np.ndarray]) -> Path:
     payload = np.frombuffer(json.dumps(header, allow_nan=True).encode("utf-8"), dtype=np.uint8)
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            np.savez_compressed(handle, header=payload, **arrays)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    with atomic_write(path) as handle:  # (temporary file, fsync, rename; mode 0o666 & ~umask)
+        np.savez_compressed(handle, header=payload, **arrays)
     return path
 
 

@@ -30,7 +30,7 @@ from numpy.typing import NDArray
 from scipy.optimize import brentq
 
 from dualboost._validation import check_distribution, check_max_iter, check_scalar
-from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint
+from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
 from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle, warn_unconverged
@@ -161,6 +161,7 @@ def adaboostv(
     )
 
 
+@releases_checkpoint
 def _exponential(
     algorithm: str,
     oracle,

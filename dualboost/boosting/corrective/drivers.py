@@ -40,7 +40,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_distribution, check_eta, check_max_iter, check_nu, check_positive
-from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint
+from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
 from dualboost.boosting.core.run import (
@@ -324,6 +324,7 @@ def _step_max_iter(step: str, eta: float, eps: float) -> int:
     return corrective_max_iter(eta, eps)
 
 
+@releases_checkpoint
 def _corrective(
     algorithm: str,
     oracle,

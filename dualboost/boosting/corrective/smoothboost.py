@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dualboost._validation import check_distribution, check_max_iter, check_scalar
-from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint
+from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
 from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle, warn_unconverged
@@ -50,6 +50,7 @@ def _fraction(value: object, name: str, upper: float, meaning: str) -> float:
     return value
 
 
+@releases_checkpoint
 def smoothboost(
     oracle,
     *,

@@ -40,7 +40,7 @@ from dualboost._validation import (
     check_positive,
     check_vector,
 )
-from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint
+from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
 from dualboost.boosting.core.run import (
@@ -111,6 +111,7 @@ def _n_positive(w: NDArray[np.float64] | None) -> int:
     return 0 if w is None else int(np.count_nonzero(np.asarray(w) > 0))
 
 
+@releases_checkpoint
 def lpboost(
     oracle,
     *,
@@ -281,6 +282,7 @@ def weighted_soft_margin(margins: NDArray[np.float64], caps: NDArray[np.float64]
     return float(filled @ margins[order])
 
 
+@releases_checkpoint
 def softboost(
     oracle,
     *,
@@ -472,6 +474,7 @@ def binary_erlpboost(
     )
 
 
+@releases_checkpoint
 def _entropy_regularized(
     model_class,
     algorithm: str,

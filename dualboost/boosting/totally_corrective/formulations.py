@@ -77,7 +77,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dualboost._validation import check_distribution, check_eta, check_max_iter, check_nu, check_positive
-from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint
+from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
 from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle, warn_unconverged
@@ -407,6 +407,7 @@ def _n_positive(w: NDArray[np.float64]) -> int:
     return int(np.count_nonzero(np.asarray(w) > 0))
 
 
+@releases_checkpoint
 def _drive(
     form_class,
     oracle,
