@@ -330,6 +330,25 @@ def test_a_second_run_on_the_same_checkpoint_is_refused_at_its_start(tmp_path):
     run(path, checkpoint_every=1)  # and the path is free again
 
 
+def test_a_run_that_raised_releases_the_lock_though_its_traceback_is_kept(tmp_path):
+    """An interrupted run (Ctrl-C in a notebook keeps the traceback, and with it the driver's frame)
+    must not hold the lock: the resumed run on the same path starts."""
+
+    class Interrupt(Exception):
+        pass
+
+    def interrupt(row):
+        if row.iteration == 3:
+            raise Interrupt
+
+    path = tmp_path / "run.ckpt"
+    with pytest.raises(Interrupt) as kept:
+        run(path, checkpoint_every=1, callback=interrupt)
+    assert kept.value.__traceback__ is not None
+    assert sorted(os.listdir(tmp_path)) == ["run.ckpt"]  # no lock file
+    assert run(path, checkpoint_every=1, resume=True).n_iter > 3
+
+
 HOLDER = """
 import sys, time, warnings
 from sklearn.datasets import make_classification
