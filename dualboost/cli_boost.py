@@ -35,7 +35,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from dualboost._files import atomic_write, output_error
 from dualboost.boosting import ALGORITHMS, BoostResult, boost
-from dualboost.boosting.core.checkpoint import DEFAULT_EVERY
+from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, check_free
 from dualboost.boosting.core.history import HistoryRow
 from dualboost.boosting.core.progress import ProgressLine, iteration_text
 from dualboost.boosting.core.run import SoftMarginWarning
@@ -369,6 +369,8 @@ def _check_options(args: argparse.Namespace) -> None:
     outputs = {"--save": args.save, "--history": args.history, "--plot": args.plot}
     outputs["--checkpoint"] = args.checkpoint
     check_outputs(outputs, {"TRAIN": args.train, "TEST": args.test, **_data_set_files()})
+    if args.checkpoint:
+        check_free(args.checkpoint)  # before the data is read (the run takes the lock at its start)
     if args.plot:
         _check_plot(args.plot)
 

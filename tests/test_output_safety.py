@@ -363,7 +363,12 @@ boost("erlpboost", DecisionStumps().fit(X, y), nu=12.0, eps=0.05, checkpoint=sys
 """
 
 
-def test_another_process_holding_the_checkpoint_refuses_this_run_until_it_is_killed(tmp_path):
+def test_another_process_holding_the_checkpoint_refuses_this_run_until_it_is_killed(
+    tmp_path, monkeypatch, capsys
+):
+    """The driver refuses before its first iteration; the CLI before it reads the data."""
+    import dualboost.cli_boost as cli_boost
+
     path = tmp_path / "run.ckpt"
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(path)], stdout=subprocess.PIPE, env=child_env(), text=True
@@ -375,6 +380,11 @@ def test_another_process_holding_the_checkpoint_refuses_this_run_until_it_is_kil
         with pytest.raises(ValueError, match=held):
             run(path, callback=rows.append)
         assert rows == []  # refused at the start
+        train = toy_file(tmp_path)
+        monkeypatch.setattr(cli_boost, "_load", lambda args: pytest.fail("the data was read"))
+        assert cli.main(["boost", str(train), "--quiet", "--checkpoint", str(path)]) == 1
+        out, err = capsys.readouterr()
+        assert out == "" and re.fullmatch(f"dualboost boost: error: checkpoint .*{held}.*\n", err), err
     finally:
         holder.kill()  # kill -9: the kernel releases the lock
         holder.wait()

@@ -54,6 +54,7 @@ import json
 import math
 import os
 import time
+import warnings
 import zipfile
 import zlib
 from collections.abc import Callable
@@ -81,6 +82,7 @@ __all__ = [
     "HYPOTHESES",
     "fingerprint",
     "check_path",
+    "check_free",
     "read_header",
     "DEFAULT_EVERY",
     "releases_checkpoint",
@@ -171,6 +173,17 @@ def check_path(path: str | os.PathLike) -> Path:
     A ValueError saying "directory not writable" and naming the directory otherwise, so that a run
     fails before it starts, not at its first checkpoint."""
     return check_writable(path, "checkpoint")
+
+
+def check_free(path: str | os.PathLike) -> None:
+    """A ValueError if another run holds the lock of the checkpoint ``path`` (module docstring,
+    "Locking"): a probe, taken and released at once, for a caller that has work to do before the run
+    starts (the CLI reads and fits the data); the run takes the lock itself."""
+    lock = FileLock(path, "checkpoint")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (the run itself says that it is not locked)
+        lock.acquire()
+    lock.release()
 
 
 def _column_digest(column: np.ndarray) -> str:
