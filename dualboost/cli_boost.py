@@ -37,6 +37,7 @@ from dualboost.boosting.corrective.frank_wolfe import STEPS, check_step
 from dualboost.datasets import DATASETS, DatasetNotFoundError, load_dataset, load_libsvm
 from dualboost.estimators.base import check_nu_fraction, labels_nu_count
 from dualboost.estimators.corrective import CORRECTIVE_MAX_ITER
+from dualboost.estimators.ties import class_prior, classes_by_sign
 from dualboost.oracles.registry import ORACLES, make_oracle
 from dualboost.problems import (
     BinaryERLPBoost,
@@ -404,13 +405,15 @@ def _driver_params(args: argparse.Namespace, labels: np.ndarray) -> dict:
     return params
 
 
-def _error(result: BoostResult, X, y) -> float:
-    """The fraction of examples whose predicted label (+1 where f > 0, else -1) differs from y."""
-    return float(np.mean(np.where(result.decision_function(X) > 0, 1.0, -1.0) != y))
+def _error(result: BoostResult, X, y, prior) -> float:
+    """The fraction of examples whose predicted label (+1 where f > 0, -1 where f < 0, a tie f = 0 the
+    training majority of ``prior``, as the saved classifier predicts) differs from y."""
+    return float(np.mean(classes_by_sign(result.decision_function(X), np.array([-1.0, 1.0]), prior) != y))
 
 
 def _summary(name: str, args: argparse.Namespace, result: BoostResult, train, test) -> str:
     X, y = train
+    prior = class_prior(y)
     params = ", ".join(
         f"{k} = {v:.6g}" if isinstance(v, float) else f"{k} = {v}" for k, v in result.params.items()
     )
@@ -418,7 +421,8 @@ def _summary(name: str, args: argparse.Namespace, result: BoostResult, train, te
     lines = [
         f"{args.algorithm} on {name} ({X.shape[0]} examples, {X.shape[1]} features), {args.oracle} oracle",
         f"  parameters:   {params}",
-        f"  stopped:      {result.stop_reason} ({'converged' if result.converged else 'NOT converged'})",
+        f"  stopped:      {result.stop_reason}: {result.stop_detail} "
+        f"({'converged' if result.converged else 'NOT converged'})",
         f"  iterations:   {result.n_iter}",
         *(
             [f"  soft margin:  {result.soft_margin:.4g} (mean of the nu = {result.params['nu']:g} smallest)"]
@@ -426,10 +430,11 @@ def _summary(name: str, args: argparse.Namespace, result: BoostResult, train, te
             else []
         ),
         f"  hypotheses:   {result.n_hypotheses} ({result.n_nonzero} with w > 0)",
-        f"  train error:  {100 * _error(result, X, y):.2f}%",
+        f"  train error:  {100 * _error(result, X, y, prior):.2f}%",
     ]
     if test is not None:
-        lines.append(f"  test error:   {100 * _error(result, *test):.2f}% ({test[0].shape[0]} examples)")
+        error = _error(result, *test, prior)
+        lines.append(f"  test error:   {100 * error:.2f}% ({test[0].shape[0]} examples)")
     lines.append(
         f"  time:         {result.total_time:.3f} s (oracle {result.oracle_time:.3f} s, "
         f"solver {result.solver_time:.3f} s, other {other:.3f} s)"
@@ -485,6 +490,7 @@ def run_boost(args: argparse.Namespace) -> int:
                 classes=np.array([-1.0, 1.0]),
                 n_features=train[0].shape[1],
                 params=_classifier_params(args),
+                labels=train[1],
             )
         except (ValueError, OSError, ImportError) as exc:
             print(f"dualboost boost: error: --save: {exc}", file=sys.stderr)
