@@ -44,6 +44,7 @@ from dualboost.cli_outputs import check_outputs, write_output, write_text
 from dualboost.datasets import DATASETS, DatasetNotFoundError, data_dirs, load_dataset, load_libsvm
 from dualboost.estimators.base import check_nu_fraction, labels_nu_count
 from dualboost.estimators.corrective import CORRECTIVE_MAX_ITER
+from dualboost.estimators.ties import class_prior, classes_by_sign
 from dualboost.oracles.registry import ORACLES, make_oracle
 from dualboost.problems import (
     BinaryERLPBoost,
@@ -429,13 +430,15 @@ def _driver_params(args: argparse.Namespace, labels: np.ndarray) -> dict:
     return params
 
 
-def _error(result: BoostResult, X, y) -> float:
-    """The fraction of examples whose predicted label (+1 where f > 0, else -1) differs from y."""
-    return float(np.mean(np.where(result.decision_function(X) > 0, 1.0, -1.0) != y))
+def _error(result: BoostResult, X, y, prior) -> float:
+    """The fraction of examples whose predicted label (+1 where f > 0, -1 where f < 0, a tie f = 0 the
+    training majority of ``prior``, as the saved classifier predicts) differs from y."""
+    return float(np.mean(classes_by_sign(result.decision_function(X), np.array([-1.0, 1.0]), prior) != y))
 
 
 def _summary(name: str, args: argparse.Namespace, result: BoostResult, train, test) -> str:
     X, y = train
+    prior = class_prior(y)
     params = ", ".join(
         f"{k} = {v:.6g}" if isinstance(v, float) else f"{k} = {v}" for k, v in result.params.items()
     )
@@ -443,7 +446,8 @@ def _summary(name: str, args: argparse.Namespace, result: BoostResult, train, te
     lines = [
         f"{args.algorithm} on {name} ({X.shape[0]} examples, {X.shape[1]} features), {args.oracle} oracle",
         f"  parameters:   {params}",
-        f"  stopped:      {result.stop_reason} ({'converged' if result.converged else 'NOT converged'})",
+        f"  stopped:      {result.stop_reason}: {result.stop_detail} "
+        f"({'converged' if result.converged else 'NOT converged'})",
         f"  iterations:   {result.n_iter}",
         *(
             [f"  soft margin:  {result.soft_margin:.4g} (mean of the nu = {result.params['nu']:g} smallest)"]
@@ -451,10 +455,11 @@ def _summary(name: str, args: argparse.Namespace, result: BoostResult, train, te
             else []
         ),
         f"  hypotheses:   {result.n_hypotheses} ({result.n_nonzero} with w > 0)",
-        f"  train error:  {100 * _error(result, X, y):.2f}%",
+        f"  train error:  {100 * _error(result, X, y, prior):.2f}%",
     ]
     if test is not None:
-        lines.append(f"  test error:   {100 * _error(result, *test):.2f}% ({test[0].shape[0]} examples)")
+        error = _error(result, *test, prior)
+        lines.append(f"  test error:   {100 * error:.2f}% ({test[0].shape[0]} examples)")
     lines.append(
         f"  time:         {result.total_time:.3f} s (oracle {result.oracle_time:.3f} s, "
         f"solver {result.solver_time:.3f} s, other {other:.3f} s)"
@@ -488,7 +493,7 @@ def run_boost(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     # the outputs, the model first (nothing else can fail before it), each failure reported alone
-    saved = _save_model(args, result, train[0].shape[1]) if args.save else None
+    saved = _save_model(args, result, train) if args.save else None
     for caught_warning in caught:
         kind = "warning" if issubclass(caught_warning.category, SoftMarginWarning) else "note"
         print(f"dualboost boost: {kind}: {caught_warning.message}", file=sys.stderr)
@@ -499,14 +504,17 @@ def run_boost(args: argparse.Namespace) -> int:
     return 0 if saved is not False and reported else 1
 
 
-def _save_model(args: argparse.Namespace, result: BoostResult, n_features: int) -> bool:
-    """``--save``: write the model file; False (said on stderr) if it could not be written."""
+def _save_model(args: argparse.Namespace, result: BoostResult, train: tuple) -> bool:
+    """``--save``: write the model file (with the training labels' class prior, the tie-break of
+    predict); False (said on stderr) if it could not be written."""
     from dualboost.estimators.persistence import save_result
 
     classes, params = np.array([-1.0, 1.0]), _classifier_params(args)
 
     def write() -> None:
-        save_result(result, args.save, classes=classes, n_features=n_features, params=params)
+        save_result(
+            result, args.save, classes=classes, n_features=train[0].shape[1], params=params, labels=train[1]
+        )
 
     return write_output("boost", "--save", args.save, write)
 

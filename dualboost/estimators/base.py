@@ -58,7 +58,10 @@ with ``p = w / sum w`` over the kept rows and ``nu_`` counted on them:
 Fitted attributes: ``classes_`` (any two labels; the larger one is the positive class),
 ``n_iter_`` (iterations, i.e. oracle calls), ``hypotheses_`` and ``estimator_weights_`` (w in the
 simplex), ``history_`` (:class:`~dualboost.boosting.History`), ``nu_`` (the capping in [1, N]),
-``converged_``, and ``eta_`` for the entropy-regularised ones; ``estimators_`` (scikit-learn's name of
+``converged_``, ``stop_reason_`` (why the run ended: a word of
+:data:`~dualboost.boosting.core.result.STOP_REASONS`), ``class_prior_`` (the fraction of each class in
+the training data, sample-weighted; a tie f = 0 predicts the larger, :mod:`dualboost.estimators.ties`),
+and ``eta_`` for the entropy-regularised ones; ``estimators_`` (scikit-learn's name of
 ``hypotheses_``), ``feature_importances_``, ``stages_`` (the weights of every iteration, for
 ``staged_decision_function``, ``staged_predict``, ``staged_predict_proba``, ``staged_score``) and
 ``link_slope_`` (``predict_proba = expit(link_slope_ * f)``,
@@ -85,6 +88,7 @@ from dualboost.boosting import boost
 from dualboost.boosting.core.result import combined_decision, staged_decisions
 from dualboost.estimators.importances import feature_importances
 from dualboost.estimators.probability import ProbabilityLink, fit_link_slope, link_probabilities
+from dualboost.estimators.ties import class_prior, classes_by_sign
 from dualboost.oracles import Oracle
 from dualboost.oracles.registry import ORACLES, make_oracle
 from dualboost.solvers import METHODS
@@ -408,20 +412,25 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
         if weighted is not None:
             params |= self._weight_params(weighted, params["nu"])
         oracle = make_oracle(self.oracle).fit(X, labels)
-        self._store(boost(self._algorithm, oracle, **params), classes, weights)
+        self._store(boost(self._algorithm, oracle, **params), classes, labels, weights)
         return self
 
-    def _store(self, result, classes: NDArray, weights: NDArray[np.float64] | None = None) -> None:
-        """The fitted attributes every boosting classifier has, from a driver's result; ``weights``:
-        the positive sample weights of the training rows (None: unweighted), for the link of
-        ``predict_proba`` (:func:`~dualboost.estimators.probability.fit_link_slope` on the result's
-        training margins)."""
+    def _store(
+        self, result, classes: NDArray, labels: ArrayLike, weights: NDArray[np.float64] | None = None
+    ) -> None:
+        """The fitted attributes every boosting classifier has, from a driver's result; ``labels``:
+        the training labels (for ``class_prior_``, the tie rule of :mod:`dualboost.estimators.ties`);
+        ``weights``: the positive sample weights of the training rows (None: unweighted), for the
+        class prior and the link of ``predict_proba``
+        (:func:`~dualboost.estimators.probability.fit_link_slope` on the result's training margins)."""
         self.classes_ = classes
+        self.class_prior_ = class_prior(labels, weights)
         self.hypotheses_ = result.hypotheses
         self.estimator_weights_ = result.weights
         self.history_ = result.history
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
+        self.stop_reason_ = result.stop_reason
         self.nu_ = result.params["nu"]
         if "eta" in result.params:
             self.eta_ = result.params["eta"]
@@ -472,14 +481,14 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
         yield from staged_decisions(self.stages_, self.hypotheses_, X)
 
     def staged_predict(self, X: ArrayLike) -> Iterator[NDArray]:
-        """The predictions of every stage (:meth:`staged_decision_function`; f > 0: ``classes_[1]``)."""
+        """The predictions of every stage (:meth:`staged_decision_function`; as :meth:`predict`)."""
         for f in self.staged_decision_function(X):
-            yield self.classes_[(f > 0).astype(int)]
+            yield classes_by_sign(f, self.classes_, getattr(self, "class_prior_", None))
 
     def staged_predict_proba(self, X: ArrayLike) -> Iterator[NDArray[np.float64]]:
         """``predict_proba`` of every stage, with the final model's link slope ``link_slope_``."""
         for f in self.staged_decision_function(X):
-            yield link_probabilities(f, self.link_slope_)
+            yield link_probabilities(f, self.link_slope_, getattr(self, "class_prior_", None))
 
     def staged_score(
         self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
@@ -508,7 +517,8 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """``f_w(X) = sum_q w_q h^q(X)`` in [-1, 1]; positive values predict ``classes_[1]``, and
         values within 1e-9 of 0 (cancelling weights at a degenerate optimum) are exactly 0, a tie that
-        predicts ``classes_[0]`` (:func:`~dualboost.boosting.core.result.combined_decision`). A dask X
+        predicts the training majority (:func:`~dualboost.boosting.core.result.combined_decision`,
+        :mod:`dualboost.estimators.ties`). A dask X
         gives a dask array, computed block by block."""
         check_is_fitted(self)
         if dask_kind(X) is not None:
@@ -518,14 +528,15 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
         return self._block_decision(X)
 
     def predict(self, X: ArrayLike) -> NDArray:
-        """The class of each row of X: ``classes_[1]`` where the decision function is > 0 (a dask
-        array for a dask X)."""
+        """The class of each row of X: ``classes_[1]`` where the decision function is > 0,
+        ``classes_[0]`` where it is < 0, and at a tie f = 0 the class of the larger ``class_prior_``
+        (:func:`~dualboost.estimators.ties.classes_by_sign`; a dask array for a dask X)."""
         f = self.decision_function(X)
         if dask_kind(f) is not None:
             from dualboost.estimators.dask import dask_predict
 
             return dask_predict(self, f)
-        return self.classes_[(f > 0).astype(int)]
+        return classes_by_sign(f, self.classes_, getattr(self, "class_prior_", None))
 
     def margins(self, X: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
         """The margins ``y_n f_w(x_n)`` in [-1, 1] ([KG] Def. 2.2) with y_n = +1 for ``classes_[1]``

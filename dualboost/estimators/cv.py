@@ -218,9 +218,18 @@ def _fit_one(
             d = start.d
             seed = {"d": d, "sol": start, "p_prev": start.primal_value, "theta_prev": start.dual_value}
     run = _SeededRun(oracle, history, seed)
-    sol, d, converged, reason = entropy_loop(run, ensemble, grow, d, setup, model)
+    sol, d, converged, reason, detail = entropy_loop(run, ensemble, grow, d, setup, model)
     weights = np.zeros(0) if sol is None else sol.w
-    result = run.result(model, ensemble, weights, d, converged=converged, stop_reason=reason, params=params)
+    result = run.result(
+        model,
+        ensemble,
+        weights,
+        d,
+        converged=converged,
+        stop_reason=reason,
+        stop_detail=detail,
+        params=params,
+    )
     return result, sol
 
 
@@ -345,6 +354,7 @@ class _PathCV(ClassifierMixin, BaseEstimator):
         self.estimator_weights_ = fitted.estimator_weights_
         self.nu_ = fitted.nu_
         self.n_iter_ = fitted.n_iter_
+        self.stop_reason_ = fitted.stop_reason_
         if hasattr(fitted, "eta_"):
             self.eta_ = fitted.eta_
         return self
@@ -388,7 +398,8 @@ class ERLPBoostCV(_PathCV):
     ``mean_scores_``, ``best_nu_`` (the chosen fraction), ``best_score_``, ``path_times_`` (seconds
     per fold), ``best_estimator_`` (the :class:`~dualboost.estimators.ERLPBoostClassifier` refitted
     on all the data at ``best_nu_``), and its ``classes_``, ``hypotheses_``, ``estimator_weights_``,
-    ``nu_`` (the count ``max(1, best_nu_ * N)`` as every classifier's), ``eta_``, ``n_iter_``.
+    ``nu_`` (the count ``max(1, best_nu_ * N)`` as every classifier's), ``eta_``, ``n_iter_``,
+    ``stop_reason_``.
     """
 
     _model = "erlpboost"

@@ -20,7 +20,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import StrOptions
 
@@ -36,6 +35,7 @@ from dualboost.estimators.base import (
     binary_training_data,
     dask_kind,
 )
+from dualboost.estimators.ties import classes_by_sign
 
 __all__ = [
     "DaskERLPBoostClassifier",
@@ -96,7 +96,7 @@ def fit_partitioned(
         n_partitions=n_partitions,
         **estimator._loop_params(labels),
     )
-    estimator._store(result, found if classes is None else classes)
+    estimator._store(result, found if classes is None else classes, labels)
 
 
 def dask_decision_function(estimator: BoostingClassifier, X: Any) -> Any:
@@ -106,13 +106,11 @@ def dask_decision_function(estimator: BoostingClassifier, X: Any) -> Any:
     return X.map_blocks(estimator._block_decision, drop_axis=1, dtype=np.float64)
 
 
-def _classes_of(f: NDArray[np.float64], classes: NDArray) -> NDArray:
-    return classes[(f > 0).astype(int)]
-
-
 def dask_predict(estimator: BoostingClassifier, f: Any) -> Any:
-    """The classes where the dask decision function ``f`` is > 0 (``classes_[1]``), block by block."""
-    return f.map_blocks(_classes_of, estimator.classes_, dtype=estimator.classes_.dtype)
+    """The classes of the dask decision function ``f`` by its sign, a tie f = 0 the training majority
+    (:func:`~dualboost.estimators.ties.classes_by_sign`), block by block."""
+    prior = getattr(estimator, "class_prior_", None)
+    return f.map_blocks(classes_by_sign, estimator.classes_, prior, dtype=estimator.classes_.dtype)
 
 
 def dask_margins(estimator: BoostingClassifier, X: Any, y: Any) -> Any:

@@ -98,11 +98,16 @@ class _FormulationClassifier(BoostingClassifier):
             params["weights"] = weights / weights.mean()  # scale-free: equal weights are all 1
         return params
 
-    def _store(self, result, classes: NDArray, weights: NDArray[np.float64] | None = None) -> None:
+    def _store(
+        self, result, classes: NDArray, labels: ArrayLike, weights: NDArray[np.float64] | None = None
+    ) -> None:
         weights = getattr(self, "_example_weights", None) if weights is None else weights
         uncapped = "nu" not in result.params
         super()._store(
-            replace(result, params=result.params | {"nu": None}) if uncapped else result, classes, weights
+            replace(result, params=result.params | {"nu": None}) if uncapped else result,
+            classes,
+            labels,
+            weights,
         )
         if uncapped:
             del self.nu_  # no capping: no nu_

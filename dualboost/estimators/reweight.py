@@ -41,6 +41,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from dualboost._validation import Matrix
 from dualboost.boosting.core.result import combined_decision
 from dualboost.estimators.base import NU_FRACTION, POSITIVE, binary_training_data, nu_count
+from dualboost.estimators.ties import class_prior, classes_by_sign
 from dualboost.oracles import Hypothesis
 from dualboost.problems import ERLPBoost, LPBoost, canonical_eta
 from dualboost.solvers import Solution
@@ -201,7 +202,8 @@ class ReweightedClassifier(ClassifierMixin, BaseEstimator):
     (indices of the members with w > 0), ``estimators_`` (those members), ``estimator_weights_``
     (their w, summing to 1), ``hypotheses_`` (them as :class:`Member`), ``solution_`` (the certified
     :class:`~dualboost.solvers.Solution` over the whole pool: ``solution_.w`` has Q entries), ``nu_``
-    (the count) and ``eta_`` (ERLPBoost).
+    (the count), ``eta_`` (ERLPBoost) and ``class_prior_`` (the fraction of each class; a tie f = 0
+    predicts the larger, :mod:`dualboost.estimators.ties`).
     """
 
     _parameter_constraints: dict = {
@@ -249,6 +251,7 @@ class ReweightedClassifier(ClassifierMixin, BaseEstimator):
         _require_certified(solution, self.model)
         support = np.flatnonzero(solution.w > 0)
         self.classes_ = classes
+        self.class_prior_ = class_prior(labels)
         self.n_members_ = len(pool)
         self.nu_ = nu
         self.solution_ = solution
@@ -266,8 +269,9 @@ class ReweightedClassifier(ClassifierMixin, BaseEstimator):
         return combined_decision(self.estimator_weights_, self.hypotheses_, X)
 
     def predict(self, X: ArrayLike) -> NDArray:
-        """``classes_[1]`` where the decision function is > 0, else ``classes_[0]``."""
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        """``classes_[1]`` where the decision function is > 0, ``classes_[0]`` where it is < 0, and at a tie
+        f = 0 the training majority (:func:`~dualboost.estimators.ties.classes_by_sign`)."""
+        return classes_by_sign(self.decision_function(X), self.classes_, getattr(self, "class_prior_", None))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
