@@ -16,7 +16,13 @@ from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal, localcontext
 import numpy as np
 import pytest
 
-from dualboost.conjugates import RelativeEntropy, scale
+from dualboost.conjugates import (
+    CappedBinaryRelativeEntropy,
+    CappedQuadratic,
+    CappedRelativeEntropy,
+    RelativeEntropy,
+    scale,
+)
 from dualboost.problems import (
     BinaryERLPBoost,
     CorrectiveBinaryERLPBoost,
@@ -203,6 +209,53 @@ def check_certificate(model, solution) -> None:
         f"{model!r} by {solution.method}: P {solution.primal_value!r}, D {solution.dual_value!r}, "
         f"exact P - P {-errors[0]:.3g}, exact D - D {-errors[1]:.3g}, tol {solution.tol:g}"
     )
+
+
+# --- the conjugates and values themselves ------------------------------------------------------------
+@pytest.mark.parametrize("eta", [1e-12, 1e-9, 1e-6, 1.0, 1e6, 1e12])
+@pytest.mark.parametrize("nu", [1.0, 4.0, 12.0])
+def test_conjugates_and_values_match_60_digits(eta, nu):
+    """f*(theta) and f(d) of the capped, binary and quadratic regularisers at theta ~ U(-1, 1) and at
+    d = their maximiser, against :class:`Entropy`, :class:`BinaryEntropy`, :class:`Quadratic`.
+    Lipschitz in theta with constant ||d||_1 = 1, f* has condition 1: an absolute error of a few
+    roundings (5e-16) times N = 12 is what a stable evaluation leaves; 1e-13 allows for the
+    float theta's own rounding in the value (|theta| <= 1). The naive forms missed by 1e-16/eta."""
+    N = 12
+    rng = np.random.default_rng(int(nu))
+    theta = rng.uniform(-1.0, 1.0, N)
+    d0 = rng.dirichlet(np.ones(N)) * 0.5 + 0.5 / N  # a non-uniform prior, every entry >= 1/(2N)
+    cases = [(CappedRelativeEntropy(d0, nu, eta), Entropy(d0, nu, eta))]
+    if nu * d0.max() < 1.0:
+        cases.append((CappedBinaryRelativeEntropy(d0, nu, eta), BinaryEntropy(d0, nu, eta)))
+    center = np.full(N, 1.0 / N)
+    cases.append((CappedQuadratic(center, nu, eta), Quadratic(center, nu, eta)))
+    for f, exact in cases:
+        value, d = f.conjugate_and_grad(theta)
+        with localcontext(CONTEXT):
+            reference_value = exact.conjugate(dec(theta))
+            reference_f = exact.value(normalised(d))
+            size = max(Decimal(1), abs(reference_f))
+            assert abs(Decimal(value) - reference_value) <= Decimal("1e-13") * size, f"{f!r}: f*"
+            assert abs(Decimal(f.value(d)) - reference_f) <= Decimal("1e-13") * size, f"{f!r}: f"
+
+
+def test_entropy_excess_matches_60_digits():
+    """``x ln(x/y) - x + y`` to a few roundings relative where x ~ y (the series), from x = y (0) to x
+    far from y and x = 0."""
+    from dualboost.conjugates.stable import entropy_excess
+
+    rng = np.random.default_rng(0)
+    y = rng.uniform(0.01, 1.0, 200)
+    x = y * (1.0 + np.concatenate([rng.uniform(-1, 1, 50) * s for s in (1e-12, 1e-4, 0.099, 0.5)]))
+    x[:3] = [0.0, y[1], 3.0 * y[2]]
+    values = entropy_excess(x, y)
+    with localcontext(CONTEXT):
+        for a, b, v in zip(dec(x), dec(y), values, strict=True):
+            exact = (a * (a / b).ln() if a > 0 else Decimal(0)) - a + b
+            # 4 roundings of the result, and where the closed form cancels (|x/y - 1| > 0.1, result
+            # >= 0.0048 y) one of its terms' size x + y
+            bound = Decimal("4e-16") * exact + Decimal("2.3e-16") * (a + b)
+            assert abs(Decimal(v) - exact) <= bound, (a, b, v)
 
 
 # --- the issue's probe --------------------------------------------------------------------------------

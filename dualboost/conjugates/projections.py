@@ -244,8 +244,11 @@ def _capped_softmax_log(lw: NDArray[np.float64], nu: float, largest: NDArray[np.
     # Lemma 16: d = min(cap, xi * weight), the min taken in the log domain (no overflow)
     if log_xi[i] == np.inf:  # the weights below the i largest are all 0: the rest get nothing
         d = np.where(np.isfinite(lw), 1.0 / nu, 0.0)
-    else:  # (-inf + lw = -inf: no NaN)
-        d = exp_nonpositive(np.minimum(log_xi[i] + lw, log_cap))
+    else:  # relative to the i-th largest log-weight: log_xi + lw adds numbers of size eta and rounds
+        # to ulp(eta) (5.8e-5 of d at eta = 1e12: sum d = 0.99998); lw - ts[i] is exact near ts[i]
+        # and underflows far from it (-inf - ts[i] = -inf: no NaN)
+        log_norm = float(np.logaddexp.reduce(np.append(ts[i:], lse_rest) - ts[i]))
+        d = exp_nonpositive(np.minimum(log_mass[i] - log_norm + (lw - ts[i]), log_cap))
     d[largest[:i]] = 1.0 / nu
     return CappedSoftmax(d, largest[:i], float(log_xi[i]) if np.isfinite(log_xi[i]) else -np.inf)
 
