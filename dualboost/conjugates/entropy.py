@@ -18,7 +18,7 @@ import copy
 import cvxpy as cp
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import expit, log1p
+from scipy.special import expit, kl_div, log1p
 
 from dualboost._validation import check_distribution, check_eta, check_nu, check_vector
 from dualboost.conjugates._membership import OnCappedSimplex, on_capped_simplex
@@ -27,6 +27,9 @@ from dualboost.conjugates.projections import capped_softmax
 from dualboost.conjugates.stable import entropy_excess, log_mean_exp, log_mixture
 
 __all__ = ["CappedRelativeEntropy", "CappedBinaryRelativeEntropy", "uncapped_weights"]
+
+#: eta below which the capped log-sum-exp is evaluated in the stable form (docs/math.md#stable-evaluation)
+_STABLE_BELOW = 1.0
 
 
 def uncapped_weights(d: NDArray[np.float64], nu: float) -> NDArray[np.float64]:
@@ -61,7 +64,10 @@ class CappedRelativeEntropy(OnCappedSimplex, ConvexFunction):
         if not self.in_domain(x):
             return np.inf
         x = np.clip(x, 0.0, None)
-        return float(entropy_excess(x, self.d0).sum() / self.eta)
+        # the kl form (its linear terms cancel on the simplex, so that sum x - 1 ~ 1e-16 does not
+        # count 1/eta times); below eta = 1 with its series near d0 (docs/math.md#stable-evaluation)
+        terms = entropy_excess(x, self.d0) if self.eta < _STABLE_BELOW else kl_div(x, self.d0)
+        return float(terms.sum() / self.eta)
 
     def conjugate_grad(self, theta: ArrayLike) -> NDArray[np.float64]:
         return self.conjugate_and_grad(theta)[1]
@@ -75,9 +81,11 @@ class CappedRelativeEntropy(OnCappedSimplex, ConvexFunction):
         on F, ``f*(theta) = <d*, theta> - f(d*) = (1/nu) sum_C theta_n + m_F L_F(theta)
         - (1/eta) [sum_C kl(1/nu, d0_n) + kl(m_F, d0(F))]`` with ``m_F = 1 - |C|/nu``, ``L_F`` the
         log-mean-exp ``(1/eta) ln E_{d0|F} e^{eta theta}`` and ``kl(a, b) = a ln(a/b) - a + b``
-        (docs/math.md#capped-softmax). Each part is evaluated without cancellation
-        (docs/math.md#stable-evaluation: the naive ``-(1/eta) ln sum d0 e^{eta theta}`` loses
-        ``1e-16/eta``), O(N) after the projection."""
+        (docs/math.md#capped-softmax). Below eta = 1 each part is evaluated without cancellation
+        (docs/math.md#stable-evaluation: the log-sum-exp from the projection's scale loses
+        ``1e-16/eta``), O(N) after the projection; from eta = 1 on, where that loss is at most
+        ``1e-16 ln N``, from the scale, O(|C|) (the dual solvers' hot path: 5-10x less time at
+        N = 1000)."""
         theta = check_vector(theta, "theta", self.n)
         if not self._feasible:
             raise ValueError(
@@ -85,22 +93,36 @@ class CappedRelativeEntropy(OnCappedSimplex, ConvexFunction):
                 "entries of positive weight (d0 has fewer positive entries)"
             )
         projection = capped_softmax(self._log_d0 + self.eta * theta, self.nu)
-        return self._conjugate_value(theta, projection.capped), projection.d
+        if self.eta < _STABLE_BELOW:
+            return self._conjugate_value(theta, projection.capped), projection.d
+        # eta >= 1: the same value from the projection's scale s (d*_n = exp(s + ln d0_n + eta theta_n)
+        # off C), O(|C|); its rounding, 1e-16 (ln N / eta + |theta|), is that of the stable form
+        capped = projection.capped
+        cap = 1.0 / self.nu
+        free_mass = 1.0 - capped.size / self.nu
+        value = -free_mass * projection.log_scale / self.eta if free_mass > 0 else 0.0
+        if capped.size:
+            value += cap * float(np.sum(theta[capped] - (np.log(cap) - self._log_d0[capped]) / self.eta))
+        return float(value), projection.d
 
     def _conjugate_value(self, theta: NDArray[np.float64], capped: NDArray[np.intp]) -> float:
-        """``f*(theta)`` given the capped coordinates C of the maximiser (:meth:`conjugate_and_grad`)."""
+        """``f*(theta)`` given the capped coordinates C of the maximiser (:meth:`conjugate_and_grad`),
+        in the stable form (O(N))."""
         cap = 1.0 / self.nu
         free_mass = 1.0 - capped.size / self.nu
         value, divergence = 0.0, 0.0
         if capped.size:
             value = cap * float(theta[capped].sum())
             divergence = float(entropy_excess(np.full(capped.size, cap), self.d0[capped]).sum())
-        free = np.ones(self.n, dtype=bool)
-        free[capped] = False
-        d0_free = self.d0[free]
+        if capped.size:
+            free = np.ones(self.n, dtype=bool)
+            free[capped] = False
+            d0_free, theta_free = self.d0[free], theta[free]
+        else:
+            d0_free, theta_free = self.d0, theta
         mass = float(d0_free.sum())
         if free_mass > 0:
-            value += free_mass * log_mean_exp(theta[free], d0_free / mass, self.eta)
+            value += free_mass * log_mean_exp(theta_free, d0_free / mass, self.eta)
         # kl(0, mass) = mass where the caps take all the mass (nu an integer)
         divergence += float(entropy_excess(np.array([max(free_mass, 0.0)]), np.array([mass]))[0])
         return value - divergence / self.eta

@@ -11,8 +11,8 @@ here keep the absolute error at a few units of rounding times the spread of thet
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import NDArray
-from scipy.special import xlogy
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import kl_div
 
 from dualboost.conjugates.projections import logsumexp
 
@@ -28,7 +28,7 @@ _SERIES_TERMS = 16
 _SMALL_EXPONENT = 1.0
 
 
-def entropy_excess(x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.float64]:
+def entropy_excess(x: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
     """``x ln(x/y) - x + y`` entrywise (scipy's ``kl_div``) for ``x >= 0``, ``y > 0``, accurate to
     a few units of rounding relative to the result also where ``x ~ y``: there it is
     ``y g(1 + delta)`` with ``delta = (x - y)/y`` (``x - y`` exact for x within a factor 2 of y) and
@@ -36,20 +36,22 @@ def entropy_excess(x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np
     elsewhere the closed form, which does not cancel there (``g >= 0.0048``). ``+inf`` where
     ``y = 0 < x``; ``y`` where ``x = 0``."""
     x, y = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
-    out = np.empty(x.shape)
-    positive = y > 0
+    if x.size == 0:
+        return np.zeros(x.shape)
+    out = kl_div(x, y)
     with np.errstate(divide="ignore", invalid="ignore"):
-        delta = np.where(positive, (x - y) / np.where(positive, y, 1.0), np.inf)
+        delta = (x - y) / y
     near = np.abs(delta) <= _SERIES_RADIUS
-    dn = delta[near]
-    series = np.zeros(dn.shape)
-    for k in range(_SERIES_TERMS + 1, 1, -1):  # Horner in -delta from the highest term down
-        series = series * -dn + 1.0 / (k * (k - 1))
-    out[near] = y[near] * series * dn * dn
-    far = ~near
-    xf, yf = x[far], y[far]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out[far] = np.where(yf > 0, xlogy(xf, xf) - xlogy(xf, yf) - xf + yf, np.where(xf > 0, np.inf, 0.0))
+    if near.any():
+        dn = delta[near]
+        # the terms k = 2..last, with |delta|^(last - 1) <= 1e-17 (the rest relative to the first): 2
+        # to 4 for the |delta| ~ eta of a small eta, all 16 at |delta| = 0.1 (each costs a pass)
+        top = float(np.abs(dn).max())
+        last = 2 if top == 0.0 else min(_SERIES_TERMS + 1, 1 + int(np.ceil(17.0 / -np.log10(top))))
+        series = np.zeros(dn.shape)
+        for k in range(last, 1, -1):  # Horner in -delta from the highest term down
+            series = series * -dn + 1.0 / (k * (k - 1))
+        out[near] = y[near] * series * dn * dn
     return out
 
 
@@ -61,14 +63,18 @@ def log_mean_exp(theta: NDArray[np.float64], p: NDArray[np.float64], eta: float)
     ``eta^2 Var_p(theta)/2 + ...``: divided by eta, an absolute error of rounding times
     ``max|y|`` (the cumulant expansion ``E_p theta + (eta/2) Var_p theta + ...`` summed exactly);
     above, the log-sum-exp of ``ln p + eta y``, rounded to ``1e-16 (eta max|y| + ln N)``."""
-    support = p > 0
-    theta, p = theta[support], p[support]
-    m = float(p @ theta)
+    if p.min(initial=1.0) <= 0.0:
+        support = p > 0
+        theta, p = theta[support], p[support]
+    # products summed without BLAS: a dot product on freshly gathered vectors took 2.4 ms at
+    # N = 20000 on a busy machine (BLAS threads waking), the sum 40 us
+    m = float(np.sum(p * theta))
     y = theta - m
     spread = float(np.abs(y).max(initial=0.0))
     if eta * spread <= _SMALL_EXPONENT:
-        return m + float(np.log1p(p @ np.expm1(eta * y))) / eta
-    return m + logsumexp(np.log(p) + eta * y) / eta
+        return m + float(np.log1p(np.sum(p * np.expm1(eta * y)))) / eta
+    with np.errstate(divide="ignore"):
+        return m + logsumexp(np.log(p) + eta * y) / eta
 
 
 def log_mixture(
