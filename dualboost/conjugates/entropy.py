@@ -28,8 +28,9 @@ from dualboost.conjugates.stable import entropy_excess, log_mean_exp, log_mixtur
 
 __all__ = ["CappedRelativeEntropy", "CappedBinaryRelativeEntropy", "uncapped_weights"]
 
-#: eta below which the capped log-sum-exp is evaluated in the stable form (docs/math.md#stable-evaluation)
-_STABLE_BELOW = 1.0
+#: eta below which the capped log-sum-exp and the relative entropy take their stable O(N) forms
+#: (docs/math.md#stable-evaluation; also the Dask capped softmax, :func:`dualboost.dask.softmax.evaluate`)
+STABLE_BELOW = 1.0
 
 
 def uncapped_weights(d: NDArray[np.float64], nu: float) -> NDArray[np.float64]:
@@ -66,7 +67,7 @@ class CappedRelativeEntropy(OnCappedSimplex, ConvexFunction):
         x = np.clip(x, 0.0, None)
         # the kl form (its linear terms cancel on the simplex, so that sum x - 1 ~ 1e-16 does not
         # count 1/eta times); below eta = 1 with its series near d0 (docs/math.md#stable-evaluation)
-        terms = entropy_excess(x, self.d0) if self.eta < _STABLE_BELOW else kl_div(x, self.d0)
+        terms = entropy_excess(x, self.d0) if self.eta < STABLE_BELOW else kl_div(x, self.d0)
         return float(terms.sum() / self.eta)
 
     def conjugate_grad(self, theta: ArrayLike) -> NDArray[np.float64]:
@@ -93,7 +94,7 @@ class CappedRelativeEntropy(OnCappedSimplex, ConvexFunction):
                 "entries of positive weight (d0 has fewer positive entries)"
             )
         projection = capped_softmax(self._log_d0 + self.eta * theta, self.nu)
-        if self.eta < _STABLE_BELOW:
+        if self.eta < STABLE_BELOW:
             return self._conjugate_value(theta, projection.capped), projection.d
         # eta >= 1: the same value from the projection's scale s (d*_n = exp(s + ln d0_n + eta theta_n)
         # off C), O(|C|); its rounding, 1e-16 (ln N / eta + |theta|), is that of the stable form
