@@ -27,6 +27,7 @@ from dualboost.estimators.base import AUTO_NU_SHARE, auto_nu, nu_count
 from dualboost.estimators.nu_selection import (
     PATIENCE,
     nu_grid,
+    one_standard_error,
     search,
     validation_score,
     validation_split,
@@ -112,13 +113,15 @@ def _refit_scores(cls, X, labels, grid, weights=None, **params):
     return np.array(scores)
 
 
-def _check_best_of_path(selection):
-    """The choice is the first best score (ties: the larger nu) and the search stopped where it may."""
+def _check_choice(selection, n_eff):
+    """The choice is the largest nu within one binomial standard error of the best score, and the
+    search stopped either at the end of the grid or PATIENCE points after its best."""
     scores = np.array(selection.scores)
     best = int(np.flatnonzero(scores == scores.max())[0])
-    assert selection.fraction == selection.grid[best]
+    se = np.sqrt(scores[best] * (1 - scores[best]) / n_eff)
+    within = [k for k, score in enumerate(scores) if score >= scores[best] - se - 1e-12]
+    assert selection.fraction == selection.grid[within[0]]
     assert len(scores) - 1 - best <= PATIENCE
-    assert scores[-1] <= scores[best]
 
 
 def test_the_chosen_nu_is_the_best_of_its_path_by_independent_fits():
@@ -130,7 +133,7 @@ def test_the_chosen_nu_is_the_best_of_its_path_by_independent_fits():
     np.testing.assert_array_equal(
         _refit_scores(SoftBoostClassifier, X, labels, selection.grid, eps=0.1), selection.scores
     )
-    _check_best_of_path(selection)
+    _check_choice(selection, n_eff=40)
 
 
 def test_the_warm_started_path_scores_as_independent_fits():
@@ -143,7 +146,7 @@ def test_the_warm_started_path_scores_as_independent_fits():
     assert selection.how == "validation" and len(selection.grid) >= 4
     independent = _refit_scores(ERLPBoostClassifier, X, labels, selection.grid, eps=0.05)
     np.testing.assert_allclose(independent, selection.scores, atol=3 / 60 + 1e-12)
-    _check_best_of_path(selection)
+    _check_choice(selection, n_eff=60)
 
 
 def test_sample_weights_are_validated_by_weighted_accuracy():
@@ -156,6 +159,8 @@ def test_sample_weights_are_validated_by_weighted_accuracy():
         CorrectiveERLPBoostClassifier, X, labels, selection.grid, weights=weights, eps=0.1, max_iter=60
     )
     np.testing.assert_array_equal(refit, selection.scores)
+    held = weights[validation_split(labels)[1]]
+    _check_choice(selection, n_eff=held.sum() ** 2 / np.sum(held**2))
 
 
 @pytest.mark.parametrize(
@@ -199,7 +204,7 @@ def test_too_few_examples_take_the_class_balance():
     assert clf.nu_fraction_ == pytest.approx(auto_nu(y))
 
 
-def test_search_stops_after_patience_and_ties_keep_the_larger_nu():
+def test_search_stops_after_patience_and_the_choice_is_one_standard_error_up():
     consumed = []
 
     def scores():
@@ -207,8 +212,11 @@ def test_search_stops_after_patience_and_ties_keep_the_larger_nu():
             consumed.append(value)
             yield value
 
-    best, seen = search(scores(), patience=2)
-    assert best == 2 and seen == [0.7, 0.7, 0.9, 0.9, 0.8] and consumed == seen
+    seen = search(scores(), patience=2)
+    assert seen == [0.7, 0.7, 0.9, 0.9, 0.8] and consumed == seen
+    assert one_standard_error(seen, n_eff=1e9) == 2  # ties: the larger nu
+    assert one_standard_error([0.80, 0.86, 0.88], n_eff=100) == 1  # se = sqrt(.88 .12 / 100) = 0.0325
+    assert one_standard_error([0.85, 0.87, 0.88], n_eff=100) == 0
     f, labels = np.array([0.5, -0.1, 0.0]), np.array([1.0, 1.0, -1.0])
     assert validation_score(f, labels, np.array([1.0, 2.0, 3.0])) == 4 / 6  # f = 0 predicts -1
 

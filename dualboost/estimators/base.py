@@ -336,7 +336,7 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
             return
         if isinstance(self.nu, str):
             scores = estimator_scores(self, X, labels, weights)
-            self.nu_selection_ = select_nu(labels, self._auto_top(labels, weights), scores)
+            self.nu_selection_ = select_nu(labels, self._auto_top(labels, weights), scores, weights=weights)
         else:
             self.nu_selection_ = NuSelection("given", float(self.nu))
         self.nu_fraction_ = self.nu_selection_.fraction

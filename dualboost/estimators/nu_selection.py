@@ -18,9 +18,14 @@ shared by every capped classifier of the package, :func:`~dualboost.estimators.r
    (along the warm-started path of :func:`~dualboost.estimators.cv.iter_path` where the model has one,
    by independent fits otherwise) and scored on the held-out part; the search stops early when
    :data:`PATIENCE` consecutive grid points have not improved on the best score, so a noisy set, whose
-   best nu is large, costs a few cheap fits; the best score wins, ties going to the larger nu (the
-   more regularised model);
-4. the estimator is then refitted on all its training rows at the chosen fraction.
+   best nu is large, costs a few fits;
+4. **choice** (the *one-standard-error rule* of Breiman et al.'s CART, Hastie, Tibshirani & Friedman,
+   *The Elements of Statistical Learning*, Sec. 7.10): the largest nu (the most regularised model)
+   whose score is within one binomial standard error ``sqrt(a (1 - a) / n)`` of the best score ``a``
+   (n the held-out rows; with weights, their effective number ``(sum w)^2 / sum w^2``). A 25 %
+   holdout of a few hundred rows scores each point with a standard error of 2-4 points, and on noisy
+   sets the argmax often lands on a smaller nu by chance (benchmarks/results/defaults.txt);
+5. the estimator is then refitted on all its training rows at the chosen fraction.
 
 The choice is recorded in a :class:`NuSelection` (the estimators' ``nu_selection_``). With too few
 examples for a stratified holdout (fewer than :data:`MIN_CLASS` of a class) the rule is ``top`` itself
@@ -29,7 +34,7 @@ examples for a stratified holdout (fewer than :data:`MIN_CLASS` of a class) the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,6 +53,7 @@ __all__ = [
     "validation_split",
     "validation_score",
     "search",
+    "one_standard_error",
     "select_nu",
     "estimator_scores",
 ]
@@ -120,10 +126,10 @@ def validation_score(
     return float(np.average(correct, weights=weights))
 
 
-def search(scores: Iterable[float], patience: int = PATIENCE) -> tuple[int, list[float]]:
-    """The index of the best of ``scores`` (consumed in order, largest nu first) and the scores
-    consumed: stops after ``patience`` consecutive scores without a strict improvement; ties keep the
-    first (the larger nu)."""
+def search(scores: Iterable[float], patience: int = PATIENCE) -> list[float]:
+    """The scores consumed from ``scores`` (in order, largest nu first): the search stops after
+    ``patience`` consecutive scores without a strict improvement on the best so far (a generator's
+    path stops there: it is closed)."""
     seen: list[float] = []
     best, since = 0, 0
     iterator: Iterator[float] = iter(scores)
@@ -137,8 +143,17 @@ def search(scores: Iterable[float], patience: int = PATIENCE) -> tuple[int, list
                 break
     close = getattr(iterator, "close", None)
     if close is not None:
-        close()  # a generator's path stops here
-    return best, seen
+        close()
+    return seen
+
+
+def one_standard_error(scores: Sequence[float], n_eff: float) -> int:
+    """The index of the first (largest-nu) score within one binomial standard error
+    ``sqrt(a (1 - a) / n_eff)`` of the best score ``a`` (module docstring, step 4)."""
+    values = np.asarray(scores, dtype=np.float64)
+    best = float(values.max())
+    margin = np.sqrt(best * (1.0 - best) / n_eff) if n_eff > 0 else 0.0
+    return int(np.flatnonzero(values >= best - margin - 1e-12)[0])
 
 
 def select_nu(
@@ -147,19 +162,29 @@ def select_nu(
     score_path: ScorePath,
     *,
     split: tuple[NDArray[np.intp], NDArray[np.intp]] | None = None,
+    weights: NDArray[np.float64] | None = None,
     patience: int = PATIENCE,
 ) -> NuSelection:
     """The rule of the module docstring for N training ``labels`` whose largest sensible capping is
     ``top``: the holdout (``split``: given row indices ``(train, test)``; None: :func:`validation_split`
-    of the labels), the grid, the early-stopped search of ``score_path(train, test, grid)``."""
+    of the labels), the grid, the early-stopped search of ``score_path(train, test, grid)`` and the
+    one-standard-error choice (``weights``: the N sample weights, for the held-out rows' effective
+    number; None: unweighted)."""
     if split is None:
         split = validation_split(labels)
     if split is None:
         return NuSelection("class balance", float(top))
     train, test = split
     grid = nu_grid(top, train.size)
-    best, scores = search(score_path(train, test, grid), patience)
-    return NuSelection("validation", float(grid[best]), tuple(map(float, grid[: len(scores)])), tuple(scores))
+    scores = search(score_path(train, test, grid), patience)
+    if weights is None:
+        n_eff = float(test.size)
+    else:
+        held = weights[test]
+        n_eff = float(held.sum() ** 2 / np.sum(held**2))
+    chosen = one_standard_error(scores, n_eff)
+    searched = tuple(float(nu) for nu in grid[: len(scores)])
+    return NuSelection("validation", float(grid[chosen]), searched, tuple(scores))
 
 
 def estimator_scores(
