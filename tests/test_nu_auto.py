@@ -26,11 +26,12 @@ from dualboost.estimators import (
 from dualboost.estimators.base import AUTO_NU_SHARE, auto_nu, nu_count
 from dualboost.estimators.nu_selection import (
     PATIENCE,
+    SE_SHARE,
     nu_grid,
-    one_standard_error,
     search,
     validation_score,
     validation_split,
+    within_standard_error,
 )
 from dualboost.estimators.reweight import reweight
 from dualboost.oracles.registry import make_oracle
@@ -114,11 +115,11 @@ def _refit_scores(cls, X, labels, grid, weights=None, **params):
 
 
 def _check_choice(selection, n_eff):
-    """The choice is the largest nu within one binomial standard error of the best score, and the
+    """The choice is the largest nu within SE_SHARE binomial standard errors of the best score, and the
     search stopped either at the end of the grid or PATIENCE points after its best."""
     scores = np.array(selection.scores)
     best = int(np.flatnonzero(scores == scores.max())[0])
-    se = np.sqrt(scores[best] * (1 - scores[best]) / n_eff)
+    se = SE_SHARE * np.sqrt(scores[best] * (1 - scores[best]) / n_eff)
     within = [k for k, score in enumerate(scores) if score >= scores[best] - se - 1e-12]
     assert selection.fraction == selection.grid[within[0]]
     assert len(scores) - 1 - best <= PATIENCE
@@ -204,7 +205,7 @@ def test_too_few_examples_take_the_class_balance():
     assert clf.nu_fraction_ == pytest.approx(auto_nu(y))
 
 
-def test_search_stops_after_patience_and_the_choice_is_one_standard_error_up():
+def test_search_stops_after_patience_and_the_choice_is_within_a_standard_error():
     consumed = []
 
     def scores():
@@ -214,9 +215,11 @@ def test_search_stops_after_patience_and_the_choice_is_one_standard_error_up():
 
     seen = search(scores(), patience=2)
     assert seen == [0.7, 0.7, 0.9, 0.9, 0.8] and consumed == seen
-    assert one_standard_error(seen, n_eff=1e9) == 2  # ties: the larger nu
-    assert one_standard_error([0.80, 0.86, 0.88], n_eff=100) == 1  # se = sqrt(.88 .12 / 100) = 0.0325
-    assert one_standard_error([0.85, 0.87, 0.88], n_eff=100) == 0
+    assert within_standard_error(seen, n_eff=1e9) == 2  # ties: the larger nu
+    # se = sqrt(.88 .12 / 100) = 0.0325
+    assert within_standard_error([0.80, 0.86, 0.88], n_eff=100, share=1.0) == 1
+    assert within_standard_error([0.85, 0.87, 0.88], n_eff=100, share=1.0) == 0
+    assert within_standard_error([0.85, 0.87, 0.88], n_eff=100, share=0.5) == 1
     f, labels = np.array([0.5, -0.1, 0.0]), np.array([1.0, 1.0, -1.0])
     assert validation_score(f, labels, np.array([1.0, 2.0, 3.0])) == 4 / 6  # f = 0 predicts -1
 

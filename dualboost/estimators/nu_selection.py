@@ -19,12 +19,13 @@ shared by every capped classifier of the package, :func:`~dualboost.estimators.r
    by independent fits otherwise) and scored on the held-out part; the search stops early when
    :data:`PATIENCE` consecutive grid points have not improved on the best score, so a noisy set, whose
    best nu is large, costs a few fits;
-4. **choice** (the *one-standard-error rule* of Breiman et al.'s CART, Hastie, Tibshirani & Friedman,
-   *The Elements of Statistical Learning*, Sec. 7.10): the largest nu (the most regularised model)
-   whose score is within one binomial standard error ``sqrt(a (1 - a) / n)`` of the best score ``a``
-   (n the held-out rows; with weights, their effective number ``(sum w)^2 / sum w^2``). A 25 %
-   holdout of a few hundred rows scores each point with a standard error of 2-4 points, and on noisy
-   sets the argmax often lands on a smaller nu by chance (benchmarks/results/defaults.txt);
+4. **choice** (after the *one-standard-error rule* of Breiman et al.'s CART, Hastie, Tibshirani &
+   Friedman, *The Elements of Statistical Learning*, Sec. 7.10, with :data:`SE_SHARE` of it): the
+   largest nu (the most regularised model) whose score is within ``SE_SHARE`` binomial standard errors
+   ``sqrt(a (1 - a) / n)`` of the best score ``a`` (n the held-out rows; with weights, their effective
+   number ``(sum w)^2 / sum w^2``). A 25 % holdout of a few hundred rows scores each point with a
+   standard error of 2-4 points: on noisy sets the argmax often lands on a smaller nu by chance, while
+   a whole standard error keeps too large a nu on clean sets (benchmarks/results/defaults.txt);
 5. the estimator is then refitted on all its training rows at the chosen fraction.
 
 The choice is recorded in a :class:`NuSelection` (the estimators' ``nu_selection_``). With too few
@@ -34,26 +35,31 @@ examples for a stratified holdout (fewer than :data:`MIN_CLASS` of a class) the 
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedShuffleSplit
+
+from dualboost.boosting.core.run import SoftMarginWarning
 
 __all__ = [
     "GRID_POINTS",
     "NU_FLOOR",
     "VALIDATION_SIZE",
     "PATIENCE",
+    "SE_SHARE",
     "MIN_CLASS",
     "NuSelection",
     "nu_grid",
     "validation_split",
     "validation_score",
     "search",
-    "one_standard_error",
+    "within_standard_error",
     "select_nu",
     "estimator_scores",
 ]
@@ -66,6 +72,9 @@ NU_FLOOR = 0.01
 VALIDATION_SIZE = 0.25
 #: stop after this many consecutive grid points without a better validation score
 PATIENCE = 2
+#: the share of a standard error by which a larger nu may score below the best and still be chosen
+#: (measured by benchmarks/defaults_suite.py: 0 (the argmax), 0.5 and 1 were tried)
+SE_SHARE = 0.5
 #: the fewest examples of a class for which a stratified holdout is made
 MIN_CLASS = 8
 #: the seed of the holdout (a fixed one: ``fit`` is deterministic, as scikit-learn expects)
@@ -129,30 +138,34 @@ def validation_score(
 def search(scores: Iterable[float], patience: int = PATIENCE) -> list[float]:
     """The scores consumed from ``scores`` (in order, largest nu first): the search stops after
     ``patience`` consecutive scores without a strict improvement on the best so far (a generator's
-    path stops there: it is closed)."""
+    path stops there: it is closed). The warnings of the grid's fits (a ConvergenceWarning, a
+    SoftMarginWarning of a nu that may not be chosen) are silenced: the refit at the chosen nu warns."""
     seen: list[float] = []
     best, since = 0, 0
     iterator: Iterator[float] = iter(scores)
-    for score in iterator:
-        seen.append(float(score))
-        if seen[-1] > seen[best]:
-            best, since = len(seen) - 1, 0
-        elif len(seen) > 1:
-            since += 1
-            if since >= patience:
-                break
-    close = getattr(iterator, "close", None)
-    if close is not None:
-        close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", SoftMarginWarning)
+        for score in iterator:
+            seen.append(float(score))
+            if seen[-1] > seen[best]:
+                best, since = len(seen) - 1, 0
+            elif len(seen) > 1:
+                since += 1
+                if since >= patience:
+                    break
+        close = getattr(iterator, "close", None)
+        if close is not None:
+            close()
     return seen
 
 
-def one_standard_error(scores: Sequence[float], n_eff: float) -> int:
-    """The index of the first (largest-nu) score within one binomial standard error
+def within_standard_error(scores: Sequence[float], n_eff: float, share: float = SE_SHARE) -> int:
+    """The index of the first (largest-nu) score within ``share`` binomial standard errors
     ``sqrt(a (1 - a) / n_eff)`` of the best score ``a`` (module docstring, step 4)."""
     values = np.asarray(scores, dtype=np.float64)
     best = float(values.max())
-    margin = np.sqrt(best * (1.0 - best) / n_eff) if n_eff > 0 else 0.0
+    margin = share * np.sqrt(best * (1.0 - best) / n_eff) if n_eff > 0 else 0.0
     return int(np.flatnonzero(values >= best - margin - 1e-12)[0])
 
 
@@ -168,7 +181,7 @@ def select_nu(
     """The rule of the module docstring for N training ``labels`` whose largest sensible capping is
     ``top``: the holdout (``split``: given row indices ``(train, test)``; None: :func:`validation_split`
     of the labels), the grid, the early-stopped search of ``score_path(train, test, grid)`` and the
-    one-standard-error choice (``weights``: the N sample weights, for the held-out rows' effective
+    standard-error choice (``weights``: the N sample weights, for the held-out rows' effective
     number; None: unweighted)."""
     if split is None:
         split = validation_split(labels)
@@ -182,7 +195,7 @@ def select_nu(
     else:
         held = weights[test]
         n_eff = float(held.sum() ** 2 / np.sum(held**2))
-    chosen = one_standard_error(scores, n_eff)
+    chosen = within_standard_error(scores, n_eff)
     searched = tuple(float(nu) for nu in grid[: len(scores)])
     return NuSelection("validation", float(grid[chosen]), searched, tuple(scores))
 
