@@ -165,7 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     warnings.filterwarnings("ignore", category=ConvergenceWarning)
     warnings.filterwarnings("ignore", category=RuntimeWarning)
     warnings.filterwarnings("ignore", message=".*soft margin of the output")  # SoftMarginWarning
-    command = "PYTHONPATH=. python benchmarks/defaults_suite.py" + ("" if argv is None else " " + " ".join(argv))
+    command = "PYTHONPATH=. python benchmarks/defaults_suite.py"
+    command += "" if argv is None else " " + " ".join(argv)
     if argv is None and len(sys.argv) > 1:
         command += " " + " ".join(sys.argv[1:])
     lines = [

@@ -116,13 +116,13 @@ def _refit_scores(cls, X, labels, grid, weights=None, **params):
 
 def _check_choice(selection, n_eff):
     """The choice is the largest nu within SE_SHARE binomial standard errors of the best score, and the
-    search stopped either at the end of the grid or PATIENCE points after its best."""
+    search stopped either at the end of the grid or after PATIENCE scores below its best."""
     scores = np.array(selection.scores)
     best = int(np.flatnonzero(scores == scores.max())[0])
+    assert np.sum(scores[best:] < scores[best]) <= PATIENCE
     se = SE_SHARE * np.sqrt(scores[best] * (1 - scores[best]) / n_eff)
     within = [k for k, score in enumerate(scores) if score >= scores[best] - se - 1e-12]
     assert selection.fraction == selection.grid[within[0]]
-    assert len(scores) - 1 - best <= PATIENCE
 
 
 def test_the_chosen_nu_is_the_best_of_its_path_by_independent_fits():
@@ -214,8 +214,9 @@ def test_search_stops_after_patience_and_the_choice_is_within_a_standard_error()
             yield value
 
     seen = search(scores(), patience=2)
-    assert seen == [0.7, 0.7, 0.9, 0.9, 0.8] and consumed == seen
-    assert within_standard_error(seen, n_eff=1e9) == 2  # ties: the larger nu
+    assert seen == [0.7, 0.7, 0.9, 0.9, 0.8, 0.95, 0.99] and consumed == seen  # ties do not count
+    assert search(iter([0.9, 0.8, 0.9, 0.7, 0.99]), patience=2) == [0.9, 0.8, 0.9, 0.7]
+    assert within_standard_error([0.7, 0.9, 0.9, 0.8], n_eff=1e9) == 1  # ties: the larger nu
     # se = sqrt(.88 .12 / 100) = 0.0325
     assert within_standard_error([0.80, 0.86, 0.88], n_eff=100, share=1.0) == 1
     assert within_standard_error([0.85, 0.87, 0.88], n_eff=100, share=1.0) == 0

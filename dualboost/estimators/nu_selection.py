@@ -17,8 +17,9 @@ shared by every capped classifier of the package, :func:`~dualboost.estimators.r
 3. **search** (:func:`search`): the grid is fitted on the training part from the largest nu down
    (along the warm-started path of :func:`~dualboost.estimators.cv.iter_path` where the model has one,
    by independent fits otherwise) and scored on the held-out part; the search stops early when
-   :data:`PATIENCE` consecutive grid points have not improved on the best score, so a noisy set, whose
-   best nu is large, costs a few fits;
+   :data:`PATIENCE` grid points have scored below the best score since it was found (ties do not
+   count: Corrective ERLPBoost scores its first three grid points alike on breast cancer, and the
+   fourth 7 points higher), so a noisy set, whose best nu is large, costs a few fits;
 4. **choice** (after the *one-standard-error rule* of Breiman et al.'s CART, Hastie, Tibshirani &
    Friedman, *The Elements of Statistical Learning*, Sec. 7.10, with :data:`SE_SHARE` of it): the
    largest nu (the most regularised model) whose score is within ``SE_SHARE`` binomial standard errors
@@ -137,9 +138,10 @@ def validation_score(
 
 def search(scores: Iterable[float], patience: int = PATIENCE) -> list[float]:
     """The scores consumed from ``scores`` (in order, largest nu first): the search stops after
-    ``patience`` consecutive scores without a strict improvement on the best so far (a generator's
-    path stops there: it is closed). The warnings of the grid's fits (a ConvergenceWarning, a
-    SoftMarginWarning of a nu that may not be chosen) are silenced: the refit at the chosen nu warns."""
+    ``patience`` scores below the best so far since it was found (ties with it do not count: on a
+    plateau the search goes on; a generator's path stops there: it is closed). The warnings of the
+    grid's fits (a ConvergenceWarning, a SoftMarginWarning of a nu that may not be chosen) are
+    silenced: the refit at the chosen nu warns."""
     seen: list[float] = []
     best, since = 0, 0
     iterator: Iterator[float] = iter(scores)
@@ -150,7 +152,7 @@ def search(scores: Iterable[float], patience: int = PATIENCE) -> list[float]:
             seen.append(float(score))
             if seen[-1] > seen[best]:
                 best, since = len(seen) - 1, 0
-            elif len(seen) > 1:
+            elif seen[-1] < seen[best]:  # a tie is no evidence either way: it does not count
                 since += 1
                 if since >= patience:
                     break
