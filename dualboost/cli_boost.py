@@ -42,7 +42,7 @@ from dualboost.boosting.core.run import SoftMarginWarning
 from dualboost.boosting.corrective.frank_wolfe import STEPS, check_step
 from dualboost.cli_outputs import check_outputs, write_output, write_text
 from dualboost.datasets import DATASETS, DatasetNotFoundError, data_dirs, load_dataset, load_libsvm
-from dualboost.estimators.base import check_nu_fraction, labels_nu_count
+from dualboost.estimators.base import auto_nu, check_nu_fraction, nu_count
 from dualboost.estimators.corrective import CORRECTIVE_MAX_ITER
 from dualboost.estimators.ties import class_prior, classes_by_sign
 from dualboost.oracles.registry import ORACLES, make_oracle
@@ -409,10 +409,25 @@ def _classifier_params(args: argparse.Namespace) -> dict:
     }
 
 
-def _driver_params(args: argparse.Namespace, labels: np.ndarray) -> dict:
-    """The driver's keyword arguments (the options were checked by :func:`_check_options`); the
-    fraction nu becomes the count of the drivers (:func:`dualboost.estimators.base.labels_nu_count`), as in
-    the classifiers."""
+def _auto_nu(args: argparse.Namespace, train: tuple) -> float:
+    """``--nu auto``: the fraction chosen by validation as the algorithm's classifier chooses it
+    (:mod:`dualboost.estimators.nu_selection`, with the run's options)."""
+    from dualboost.estimators.nu_selection import estimator_scores, select_nu
+    from dualboost.estimators.persistence import model_classes
+
+    X, labels = train
+    (cls,) = [c for c in model_classes().values() if getattr(c, "_algorithm", None) == args.algorithm]
+    taken = inspect.signature(cls).parameters
+    options = {name: value for name, value in _classifier_params(args).items() if name in taken}
+    classifier = cls(**options)
+    return select_nu(labels, auto_nu(labels), estimator_scores(classifier, X, labels, None)).fraction
+
+
+def _driver_params(args: argparse.Namespace, train: tuple) -> dict:
+    """The driver's keyword arguments for the training set ``train = (X, labels)`` (the options were
+    checked by :func:`_check_options`); the fraction nu (``auto``: :func:`_auto_nu`) becomes the count
+    of the drivers (:func:`dualboost.estimators.base.nu_count`), as in the classifiers."""
+    labels = np.asarray(train[1])
     taken = inspect.signature(ALGORITHMS[args.algorithm]).parameters
     given = _given_options(args)
     del given["nu"]  # a fraction here: converted below
@@ -424,7 +439,7 @@ def _driver_params(args: argparse.Namespace, labels: np.ndarray) -> dict:
         params["checkpoint_every"] = args.checkpoint_every
     if "nu" in taken:
         nu = _DEFAULT_NU if args.nu is None else args.nu
-        params["nu"] = labels_nu_count(nu, labels)
+        params["nu"] = nu_count(_auto_nu(args, train) if nu == "auto" else float(nu), labels.size)
     if "eps" in taken:
         params["eps"] = _DEFAULT_EPS if args.eps is None else args.eps
     return params
@@ -472,7 +487,7 @@ def run_boost(args: argparse.Namespace) -> int:
     try:
         _check_options(args)
         name, train, test = _load(args)
-        params = _driver_params(args, np.asarray(train[1]))
+        params = _driver_params(args, train)
         oracle = make_oracle(args.oracle).fit(*train)
     except (ValueError, OSError, ImportError, DatasetNotFoundError) as exc:
         print(f"dualboost boost: error: {exc}", file=sys.stderr)

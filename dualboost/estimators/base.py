@@ -13,10 +13,13 @@ Parameters shared by all:
 * ``nu``: the capping as a fraction of the training set in (0, 1], as ``NuSVC`` takes it: the
   models get ``nu_ = max(1, nu * N)`` (docs/math.md#capping-nu), so ``d_n <= 1/nu_``. ``nu * N <= 1``
   is the hard margin; larger values tolerate more noise (at most a fraction ``nu`` of the examples
-  can have margin below the soft margin). The default ``"auto"`` is ``0.8 * 2 min(N+, N-) / N``
-  (:func:`auto_nu`): 0.8 of the largest capping under which the minority class can carry half of d
-  (above it the models collapse towards the majority class), the share measured by
-  benchmarks/defaults.py;
+  can have margin below the soft margin). The default ``"auto"`` chooses the fraction by validation
+  (:mod:`dualboost.estimators.nu_selection`, docs/boosting.md#the-default-nuauto): a stratified
+  holdout of 25 % of the rows scores a descending grid from :func:`auto_nu` (``AUTO_NU_SHARE *
+  2 min(N+, N-) / N``, the largest capping worth trying) down, stopping early, and the classifier is
+  refitted on all rows at the best fraction; a given nu is fitted once, as it is. Fitted:
+  ``nu_fraction_`` (the fraction used) and ``nu_selection_`` (how it was chosen: a
+  :class:`~dualboost.estimators.nu_selection.NuSelection`);
 * ``eps``: the precision of the booster (the stop guarantees a soft margin within eps of the best
   one of the hypothesis class, [KG] Lemmas 3.3, 3.5);
 * ``max_iter``: a cap on the iterations; None: the theorem's bound (module
@@ -87,6 +90,7 @@ from dualboost._validation import binary_labels, check_label_vector, check_scala
 from dualboost.boosting import boost
 from dualboost.boosting.core.result import combined_decision, staged_decisions
 from dualboost.estimators.importances import feature_importances
+from dualboost.estimators.nu_selection import NuSelection, estimator_scores, select_nu
 from dualboost.estimators.probability import ProbabilityLink, fit_link_slope, link_probabilities
 from dualboost.estimators.ties import class_prior, classes_by_sign
 from dualboost.oracles import Oracle
@@ -107,8 +111,6 @@ __all__ = [
     "NU_BELOW_ONE",
     "AUTO_NU_SHARE",
     "auto_nu",
-    "nu_fraction",
-    "labels_nu_count",
     "POSITIVE",
     "COUNT",
     "ORACLE",
@@ -193,14 +195,17 @@ def uniform_or(weights: NDArray[np.float64] | None) -> NDArray[np.float64] | Non
 #: parameter): nu as a fraction of the training set, in (0, 1] (or (0, 1) for the binary entropy)
 NU_FRACTION = [Interval(Real, 0, 1, closed="right")]
 NU_FRACTION_BELOW_ONE = [Interval(Real, 0, 1, closed="neither")]
-#: the same, or ``"auto"`` (:func:`auto_nu`): the classifiers of the soft-margin models
+#: the same, or ``"auto"`` (chosen by validation, :mod:`~dualboost.estimators.nu_selection`): the
+#: classifiers of the soft-margin models
 NU = [*NU_FRACTION, StrOptions({"auto"})]
 NU_BELOW_ONE = [*NU_FRACTION_BELOW_ONE, StrOptions({"auto"})]
-#: ``nu="auto"`` takes this share of the largest capping under which both classes can carry half of
-#: d, ``2 min(N+, N-) / N`` (docs/math.md#capping-nu). Measured by benchmarks/defaults.py (stumps, eps
-#: 0.01, 5-fold CV): the worst loss against the best of the grid over german, diabetes and a9a was
-#: 3.5, 2.8 and 2.8 points at shares 0.75, 0.8 and 0.9 (the paired standard errors are 1-2 points),
-#: and 11.0 points for the former default nu = 0.1.
+#: the top of ``nu="auto"``'s grid (:mod:`~dualboost.estimators.nu_selection`) is this share of the
+#: largest capping under which both classes can carry half of d, ``2 min(N+, N-) / N``
+#: (docs/math.md#capping-nu). It was the whole rule before nu was chosen by validation, measured by
+#: benchmarks/defaults.py (stumps, eps 0.01, 5-fold CV, results/defaults_grid.txt): the worst loss
+#: against the best of the grid over german, diabetes and a9a was 3.5, 2.8 and 2.8 points at shares
+#: 0.75, 0.8 and 0.9; on those noisy sets the validation now mostly keeps it, on clean sets it goes
+#: down the grid (benchmarks/results/defaults.txt).
 AUTO_NU_SHARE = 0.8
 #: a real > 0 (eps, eta, learning rates) and a count >= 1 (iterations, learners, passes)
 POSITIVE = [Interval(Real, 0, None, closed="neither")]
@@ -223,10 +228,11 @@ def check_nu_fraction(nu: object, *, below_one: bool = False) -> float:
 
 
 def auto_nu(labels: ArrayLike) -> float:
-    """The fraction of ``nu="auto"``: ``AUTO_NU_SHARE * 2 min(N+, N-) / N`` for labels of two classes
-    (docs/math.md#capping-nu). Above ``2 min(N+, N-) / N`` the capped simplex holds no d that gives
-    the two classes equal mass: every such d gives the majority class more than half, the constant
-    hypothesis that predicts it has a positive edge, and the soft-margin models collapse towards it.
+    """The largest fraction ``nu="auto"`` tries (the top of its grid): ``AUTO_NU_SHARE * 2 min(N+, N-)
+    / N`` for labels of two classes (docs/math.md#capping-nu). Above ``2 min(N+, N-) / N`` the capped
+    simplex holds no d that gives the two classes equal mass: every such d gives the majority class
+    more than half, the constant hypothesis that predicts it has a positive edge, and the soft-margin
+    models collapse towards it.
     ``labels`` may be a dask array (its class counts are one reduction)."""
     if dask_kind(labels) is not None:
         import dask.array as da  # lazily: a dask label vector implies dask is installed
@@ -238,18 +244,6 @@ def auto_nu(labels: ArrayLike) -> float:
     if counts.size != 2:
         raise ValueError(f"y must have exactly two classes (for nu='auto'); got {counts.size}")
     return float(AUTO_NU_SHARE * 2 * np.min(counts) / n_samples)
-
-
-def nu_fraction(nu: float | str, labels: ArrayLike) -> float:
-    """The capping fraction of a classifier's ``nu``: itself, or :func:`auto_nu` of ``labels`` for
-    ``"auto"`` (checked by ``_parameter_constraints``)."""
-    return auto_nu(labels) if isinstance(nu, str) else float(nu)
-
-
-def labels_nu_count(nu: float | str, labels: ArrayLike) -> float:
-    """The count ``nu_`` in [1, N] of a classifier's ``nu`` (a fraction, or ``"auto"``:
-    :func:`nu_fraction`) for its N training ``labels``."""
-    return nu_count(nu_fraction(nu, labels), int(labels.shape[0]))
 
 
 def nu_count(nu_fraction: float, n_samples: int) -> float:
@@ -336,11 +330,40 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
     #: whether the model is a binary relative entropy (its prior must stay below the cap 1/nu_)
     _binary_entropy: bool = False
 
+    def _choose_nu(self, X, labels: NDArray[np.float64], weights: NDArray[np.float64] | None) -> None:
+        """``nu_selection_`` (a :class:`~dualboost.estimators.nu_selection.NuSelection`) and
+        ``nu_fraction_`` (the fraction the fit uses) for the training rows: a given fraction as it is,
+        ``"auto"`` chosen by validation (:func:`~dualboost.estimators.nu_selection.select_nu` along
+        the grid below :meth:`_auto_top`; ``weights``: the non-uniform sample weights or None). Nothing
+        for a model without a capping."""
+        if "nu" not in self._parameter_constraints:
+            return
+        if isinstance(self.nu, str):
+            scores = estimator_scores(self, X, labels, weights)
+            self.nu_selection_ = select_nu(labels, self._auto_top(labels, weights), scores, weights=weights)
+        else:
+            self.nu_selection_ = NuSelection("given", float(self.nu))
+        self.nu_fraction_ = self.nu_selection_.fraction
+
+    def _auto_top(self, labels: ArrayLike, weights: NDArray[np.float64] | None) -> float:
+        """The largest fraction ``nu="auto"`` searches: :func:`auto_nu`; for the binary entropy with
+        sample weights at most ``1 / (4 N max p)`` (p the normalised weights), so that the cap stays at
+        least twice the largest prior mass on the validation split's training part too."""
+        top = auto_nu(labels)
+        if self._binary_entropy and weights is not None:
+            top = min(top, 0.25 * float(weights.sum() / weights.max()) / weights.size)
+        return top
+
+    def _nu_count(self, labels: ArrayLike) -> float:
+        """The count ``nu_`` in [1, N] of ``nu_fraction_`` (set by :meth:`_choose_nu`) for the N
+        training ``labels``."""
+        return nu_count(self.nu_fraction_, int(labels.shape[0]))
+
     def _loop_params(self, labels: ArrayLike) -> dict:
         """``nu`` (the count, in [1, N], of the training ``labels``), ``eps`` and ``max_iter`` (the
         parameters were checked by ``_parameter_constraints`` when ``fit`` began)."""
         return {
-            "nu": labels_nu_count(self.nu, labels),
+            "nu": self._nu_count(labels),
             "eps": float(self.eps),
             "max_iter": None if self.max_iter is None else int(self.max_iter),
         }
@@ -363,13 +386,8 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
         the count nu_): the prior ``d0 = weights / sum(weights)`` of the entropy models. The caps stay
         ``d_n <= 1/nu_`` for every example whatever its weight (the conjugates' capped entropies
         have one cap), so a weight moves an example's prior mass, not its cap; the binary entropy
-        needs every ``d0_n < 1/nu_``: with ``nu="auto"`` the count is lowered to ``1 / (2 max d0)``
-        where it is larger (the cap then at least twice the largest prior mass)."""
+        needs every ``d0_n < 1/nu_`` (``nu="auto"`` searches below it: :meth:`_auto_top`)."""
         d0 = weights / weights.sum()
-        if self._binary_entropy and self.nu == "auto":  # auto: the cap at least twice the largest prior
-            nu = max(1.0, min(nu, 0.5 / float(d0.max())))
-            if nu * float(d0.max()) < 1.0:
-                return {"d0": d0, "nu": nu}
         if self._binary_entropy and nu * float(d0.max()) >= 1.0:
             raise ValueError(
                 f"sample_weight gives an example the prior mass {float(d0.max()):.4g}, at or above the cap "
@@ -377,6 +395,10 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
                 "the cap (lower nu, or the largest weights)"
             )
         return {"d0": d0}
+
+    def _selection_weights(self, weights: NDArray[np.float64] | None) -> NDArray[np.float64] | None:
+        """The sample weights that ``nu="auto"`` validates with (the non-uniform ones of ``fit``)."""
+        return weights
 
     def _dask_unsupported(self) -> str | None:
         """None if this configuration trains on dask arrays, else the ``why`` of :func:`reject_dask_input`."""
@@ -407,8 +429,9 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
             weights = None
         else:
             X, labels, classes, weights = binary_training_data(self, X, y, sample_weight)
-        params = self._driver_params(labels)
         weighted = uniform_or(weights)
+        self._choose_nu(X, labels, self._selection_weights(weighted))
+        params = self._driver_params(labels)
         if weighted is not None:
             params |= self._weight_params(weighted, params["nu"])
         oracle = make_oracle(self.oracle).fit(X, labels)

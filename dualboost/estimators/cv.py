@@ -73,10 +73,20 @@ from dualboost.oracles.registry import make_oracle
 from dualboost.problems import ERLPBoost, LPBoost
 from dualboost.solvers import METHODS, Solution
 
-__all__ = ["path", "oracle_path", "NuPath", "PathPoint", "ERLPBoostCV", "LPBoostCV", "DEFAULT_NUS", "MODELS"]
+__all__ = [
+    "path",
+    "oracle_path",
+    "iter_path",
+    "NuPath",
+    "PathPoint",
+    "ERLPBoostCV",
+    "LPBoostCV",
+    "DEFAULT_NUS",
+    "MODELS",
+]
 
 #: the default grid of nu (fractions of the training set), fitted largest first. benchmarks/cv.py and
-#: benchmarks/defaults.py (results/cv.txt, results/defaults.txt; ERLPBoost, stumps, eps 0.01, 5-fold CV):
+#: benchmarks/defaults.py (results/cv.txt, results/defaults_grid.txt; ERLPBoost, stumps, eps 0.01, 5-fold CV):
 #: the best nu is 0.5 on german and diabetes (accuracy falls by 2-4 points at 0.4 and at 0.6, and to the
 #: majority rate from about twice the minority fraction up) and 0.2-0.3 on a9a, where every nu <= 0.3 is
 #: within 1 point; nothing above 0.5 was best. With the warm start the small nus cost a few iterations each.
@@ -233,6 +243,34 @@ def _fit_one(
     return result, sol
 
 
+def iter_path(
+    oracle,
+    nus: Sequence[float] | None = None,
+    *,
+    model: str = "erlpboost",
+    eps: float = 0.01,
+    eta: float | None = None,
+    max_iter: int | None = None,
+    method: str | None = None,
+    warm_start: bool = True,
+) -> Iterator[PathPoint]:
+    """The points of :func:`oracle_path`, fitted lazily one nu at a time (largest first): a caller that
+    stops consuming stops the path (the early stop of ``nu="auto"``,
+    :mod:`dualboost.estimators.nu_selection`). Arguments as :func:`oracle_path`."""
+    n = check_oracle(oracle)
+    model = check_choice(model, tuple(MODELS), "model")
+    grid = check_nus(nus)
+    eps = check_positive(eps, "eps")
+    method = MODELS[model] if method is None else check_choice(method, tuple(METHODS), "method")
+    previous: PathPoint | None = None
+    for nu in grid:
+        tick = time.perf_counter()
+        setup = _setup(model, n, nu_count(nu, n), eps, eta, max_iter, method)
+        result, sol = _fit_one(oracle, model, setup, eps, previous if warm_start else None)
+        previous = PathPoint(float(nu), result, sol, time.perf_counter() - tick)
+        yield previous
+
+
 def oracle_path(
     oracle,
     nus: Sequence[float] | None = None,
@@ -248,19 +286,10 @@ def oracle_path(
     fitted in decreasing order), ``model`` ``"erlpboost"`` or ``"lpboost"``, the booster's ``eps``,
     ``eta`` (None: the canonical eta of each nu, docs/math.md#canonical-eta), ``max_iter`` per nu,
     the subproblem ``method`` (default :data:`MODELS`' ``"auglag"`` / ``"highs"``)."""
-    n = check_oracle(oracle)
-    model = check_choice(model, tuple(MODELS), "model")
-    grid = check_nus(nus)
-    eps = check_positive(eps, "eps")
-    method = MODELS[model] if method is None else check_choice(method, tuple(METHODS), "method")
     start = time.perf_counter()
-    points: list[PathPoint] = []
-    for nu in grid:
-        tick = time.perf_counter()
-        setup = _setup(model, n, nu_count(nu, n), eps, eta, max_iter, method)
-        previous = points[-1] if warm_start and points else None
-        result, sol = _fit_one(oracle, model, setup, eps, previous)
-        points.append(PathPoint(float(nu), result, sol, time.perf_counter() - tick))
+    options = {"eps": eps, "eta": eta, "max_iter": max_iter, "method": method, "warm_start": warm_start}
+    points = list(iter_path(oracle, nus, model=model, **options))
+    model = check_choice(model, tuple(MODELS), "model")
     return NuPath(points, model, bool(warm_start), time.perf_counter() - start)
 
 
