@@ -1,5 +1,5 @@
 """``nu="auto"``: the capping nu chosen by validation along a descending grid (docs/math.md#capping-nu,
-docs/boosting.md#choosing-nu).
+docs/boosting.md#the-default-nuauto).
 
 The capping nu of the soft-margin boosters ([KG] Eq. 2.2, 3.10) is the one parameter the data must
 choose: a loose capping (large nu) is right under label noise, a tight one (nu * N -> 1, the hard
