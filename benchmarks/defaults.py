@@ -27,7 +27,10 @@ choice, while the best triple's is, slightly, being the maximum over the grid of
     python benchmarks/defaults.py
     python benchmarks/defaults.py --datasets german diabetes --a9a-size 2000 --eps 0.01 0.1 --no-nested
 
-Output: ``benchmarks/results/defaults.txt`` (``--out``). No time is asserted.
+Output: ``benchmarks/results/defaults_grid.txt`` (``--out``). No time is asserted. The classifiers'
+default ``nu="auto"`` now chooses nu by validation below the share's capping
+(:mod:`dualboost.estimators.nu_selection`); its accuracy against AdaBoost on a suite of clean and noisy
+sets is ``benchmarks/defaults_suite.py``'s (``benchmarks/results/defaults.txt``).
 """
 
 from __future__ import annotations
@@ -97,8 +100,8 @@ def nested_accuracy(X: np.ndarray, y: np.ndarray, learner: str, eps: float) -> n
 def auto_block(emit, data: dict, table: dict, paired, shares: list[float]) -> float:
     """Score nu = share * 2 min(N+, N-) / N (of each training fold) at ERLPBoostClassifier()'s learner
     and eps on the shared folds, one row per share (the default share: ``ERLPBoostClassifier()``
-    itself, marked ``*``): mean accuracy and loss +- paired standard error per set, worst loss. Returns
-    the default's worst loss (points)."""
+    itself, marked ``*``: nu chosen by validation below that share's capping): mean accuracy and
+    loss +- paired standard error per set, worst loss. Returns the default's worst loss (points)."""
     from dualboost.estimators import ERLPBoostClassifier
     from dualboost.estimators.base import AUTO_NU_SHARE
 
@@ -159,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         default=list(SHARES),
         help=f"shares of nu='auto' to score at the default learner and eps (default {SHARES})",
     )
-    parser.add_argument("--out", type=Path, default=RESULTS / "defaults.txt", help="result file")
+    parser.add_argument("--out", type=Path, default=RESULTS / "defaults_grid.txt", help="result file")
     args = parser.parse_args(argv)
     if any(not 0.0 < e < 1.0 for e in args.eps):
         parser.error(f"--eps: every value must lie in (0, 1); got {args.eps}")

@@ -100,7 +100,7 @@ def run_capped(
             eta = erlpboost_eta(oracle.n_samples_, nu, eps, binary="binary" in algorithm)
             return Trace(algorithm, rows, eta, f"time cap ({time_cap:g} s)")
     stop = "converged" if result.converged else result.stop_reason
-    if stop == "max_iter reached":
+    if stop == "max_iter":
         stop = f"iteration cap ({len(rows)})"
     return Trace(algorithm, rows, result.params["eta"], stop)
 

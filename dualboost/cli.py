@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from dualboost import __version__
 from dualboost.cli_boost import add_boost_parser, add_predict_parser
+from dualboost.cli_outputs import check_outputs, write_text
 from dualboost.problems.relaxation_report import (
     BUILTIN_RELAXATIONS,
     FAST_GAP_TOL,
@@ -127,6 +128,11 @@ def _verify_relaxations(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    try:
+        check_outputs({"--json": args.json}, {})
+    except ValueError as exc:
+        print(f"dualboost verify: error: {exc}", file=sys.stderr)
+        return 2
     if args.relaxation:
         return _verify_relaxations(args)
     rows: list[VerifyRow] = []
@@ -141,13 +147,13 @@ def _verify(args: argparse.Namespace) -> int:
             )
     if progress:
         print("\r" + " " * 78 + "\r", end="", file=sys.stderr)
+    written = True
     if args.json:
         payload = json.dumps([r.as_dict() for r in rows], indent=2, allow_nan=True)
         if args.json == "-":
             print(payload)
         else:
-            with open(args.json, "w", encoding="utf-8") as fh:
-                fh.write(payload + "\n")
+            written = write_text("verify", "--json", args.json, payload + "\n")
     out = sys.stderr if args.json == "-" else sys.stdout
     _print_table(rows, out)
     failed = [r for r in rows if not r.passed]
@@ -158,7 +164,7 @@ def _verify(args: argparse.Namespace) -> int:
             print(f"  {r.model} [{r.instance}] {r.method}/{r.side}: {r.reason}", file=out)
         return 1
     print(f"\nall {len(rows)} checks passed in {total_time:.1f} s", file=out)
-    return 0
+    return 0 if written else 1
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -209,7 +215,8 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument(
         "--json",
         metavar="FILE",
-        help="also write the rows as JSON to FILE ('-' for standard output; the table then goes to stderr)",
+        help="also write the rows as JSON to FILE ('-' for standard output; the table then goes to stderr); "
+        "a FILE that cannot be written is refused before solving (exit status 2)",
     )
     verify.add_argument(
         "--extreme",

@@ -10,10 +10,15 @@ writes the trained model as a model file (:mod:`dualboost.estimators.persistence
 ``dualboost predict`` (:func:`add_predict_parser`) and :func:`dualboost.estimators.persistence.load` read.
 
 The options are checked before any data is read (an option the algorithm does not take, a
-``--method`` that does not solve its subproblem, an unwritable checkpoint directory), the data
-before fitting (one class only, a TEST file with more features than TRAIN); each is an error
-message on stderr and exit status 1, as the classifiers of :mod:`dualboost.estimators` refuse the
-same things with a ValueError.
+``--method`` that does not solve its subproblem, an output path of ``--save``, ``--history``,
+``--plot`` or ``--checkpoint`` that cannot be written, is named twice or is an input file, a
+``--plot`` format matplotlib does not write: :mod:`dualboost.cli_outputs`), the data before fitting
+(one class only, a TEST file with more features than TRAIN); each is an error message on stderr and
+exit status 1, as the classifiers of :mod:`dualboost.estimators` refuse the same things with a
+ValueError. A second run given the ``--checkpoint`` of a running one is refused at its start (the
+checkpoint's lock). After training the model is written first, then the history, then the plot; a
+failure to write one (a full disk: "cannot write 'PATH': No space left on device") is one line on
+stderr, the others are still written, and the exit status is 1.
 """
 
 from __future__ import annotations
@@ -28,15 +33,18 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
+from dualboost._files import atomic_write, output_error
 from dualboost.boosting import ALGORITHMS, BoostResult, boost
-from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, check_path
+from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, check_free
 from dualboost.boosting.core.history import HistoryRow
 from dualboost.boosting.core.progress import ProgressLine, iteration_text
 from dualboost.boosting.core.run import SoftMarginWarning
 from dualboost.boosting.corrective.frank_wolfe import STEPS, check_step
-from dualboost.datasets import DATASETS, DatasetNotFoundError, load_dataset, load_libsvm
-from dualboost.estimators.base import check_nu_fraction, labels_nu_count
+from dualboost.cli_outputs import check_outputs, write_output, write_text
+from dualboost.datasets import DATASETS, DatasetNotFoundError, data_dirs, load_dataset, load_libsvm
+from dualboost.estimators.base import auto_nu, check_nu_fraction, nu_count
 from dualboost.estimators.corrective import CORRECTIVE_MAX_ITER
+from dualboost.estimators.ties import class_prior, classes_by_sign
 from dualboost.oracles.registry import ORACLES, make_oracle
 from dualboost.problems import (
     BinaryERLPBoost,
@@ -357,19 +365,37 @@ def _check_options(args: argparse.Namespace) -> None:
         check_step(args.step, None if args.method is None else args.method.lower())
     if args.resume and not args.checkpoint:
         raise ValueError("--resume needs --checkpoint PATH (the file to resume from)")
-    if args.checkpoint:
-        check_path(args.checkpoint)
-    if args.save:
-        _check_save(args)
-
-
-def _check_save(args: argparse.Namespace) -> None:
-    """``--save``: an algorithm with a classifier to be saved as, and a path in an existing directory."""
-    if args.algorithm == "adaboost":
+    if args.save and args.algorithm == "adaboost":
         raise ValueError("--save: an adaboost run has no classifier of dualboost.estimators to be saved as")
-    target = Path(args.save)
-    if target.is_dir() or not target.resolve().parent.is_dir():
-        raise ValueError(f"--save {args.save!r}: must be a file path in an existing directory")
+    outputs = {"--save": args.save, "--history": args.history, "--plot": args.plot}
+    outputs["--checkpoint"] = args.checkpoint
+    check_outputs(outputs, {"TRAIN": args.train, "TEST": args.test, **_data_set_files()})
+    if args.checkpoint:
+        check_free(args.checkpoint)  # before the data is read (the run takes the lock at its start)
+    if args.plot:
+        _check_plot(args.plot)
+
+
+def _data_set_files() -> dict[str, Path]:
+    """The files of the named data sets (:data:`dualboost.datasets.DATASETS`) in the data directories,
+    which no output may overwrite (TRAIN may name one of them by its data set's name)."""
+    names = {name for spec in DATASETS.values() for name in (*spec.files, *(spec.presplit or ()))}
+    return {f"{directory / name}": directory / name for directory in data_dirs() for name in sorted(names)}
+
+
+def _check_plot(path: str) -> None:
+    """``--plot``: matplotlib is installed and draws the format of the file's extension (png without
+    one), so that a run does not learn it after training."""
+    from dualboost.boosting.core.plot import _matplotlib
+
+    Figure, FigureCanvasAgg = _matplotlib()  # ImportError saying how to install it
+    extension = Path(path).suffix[1:].lower()
+    formats = FigureCanvasAgg(Figure()).get_supported_filetypes()
+    if extension and extension not in formats:
+        raise ValueError(
+            f"--plot {path!r}: matplotlib does not write .{extension} files; use one of "
+            f"{', '.join('.' + name for name in sorted(formats))}"
+        )
 
 
 def _classifier_params(args: argparse.Namespace) -> dict:
@@ -383,10 +409,25 @@ def _classifier_params(args: argparse.Namespace) -> dict:
     }
 
 
-def _driver_params(args: argparse.Namespace, labels: np.ndarray) -> dict:
-    """The driver's keyword arguments (the options were checked by :func:`_check_options`); the
-    fraction nu becomes the count of the drivers (:func:`dualboost.estimators.base.labels_nu_count`), as in
-    the classifiers."""
+def _auto_nu(args: argparse.Namespace, train: tuple) -> float:
+    """``--nu auto``: the fraction chosen by validation as the algorithm's classifier chooses it
+    (:mod:`dualboost.estimators.nu_selection`, with the run's options)."""
+    from dualboost.estimators.nu_selection import estimator_scores, select_nu
+    from dualboost.estimators.persistence import model_classes
+
+    X, labels = train
+    (cls,) = [c for c in model_classes().values() if getattr(c, "_algorithm", None) == args.algorithm]
+    taken = inspect.signature(cls).parameters
+    options = {name: value for name, value in _classifier_params(args).items() if name in taken}
+    classifier = cls(**options)
+    return select_nu(labels, auto_nu(labels), estimator_scores(classifier, X, labels, None)).fraction
+
+
+def _driver_params(args: argparse.Namespace, train: tuple) -> dict:
+    """The driver's keyword arguments for the training set ``train = (X, labels)`` (the options were
+    checked by :func:`_check_options`); the fraction nu (``auto``: :func:`_auto_nu`) becomes the count
+    of the drivers (:func:`dualboost.estimators.base.nu_count`), as in the classifiers."""
+    labels = np.asarray(train[1])
     taken = inspect.signature(ALGORITHMS[args.algorithm]).parameters
     given = _given_options(args)
     del given["nu"]  # a fraction here: converted below
@@ -398,19 +439,21 @@ def _driver_params(args: argparse.Namespace, labels: np.ndarray) -> dict:
         params["checkpoint_every"] = args.checkpoint_every
     if "nu" in taken:
         nu = _DEFAULT_NU if args.nu is None else args.nu
-        params["nu"] = labels_nu_count(nu, labels)
+        params["nu"] = nu_count(_auto_nu(args, train) if nu == "auto" else float(nu), labels.size)
     if "eps" in taken:
         params["eps"] = _DEFAULT_EPS if args.eps is None else args.eps
     return params
 
 
-def _error(result: BoostResult, X, y) -> float:
-    """The fraction of examples whose predicted label (+1 where f > 0, else -1) differs from y."""
-    return float(np.mean(np.where(result.decision_function(X) > 0, 1.0, -1.0) != y))
+def _error(result: BoostResult, X, y, prior) -> float:
+    """The fraction of examples whose predicted label (+1 where f > 0, -1 where f < 0, a tie f = 0 the
+    training majority of ``prior``, as the saved classifier predicts) differs from y."""
+    return float(np.mean(classes_by_sign(result.decision_function(X), np.array([-1.0, 1.0]), prior) != y))
 
 
 def _summary(name: str, args: argparse.Namespace, result: BoostResult, train, test) -> str:
     X, y = train
+    prior = class_prior(y)
     params = ", ".join(
         f"{k} = {v:.6g}" if isinstance(v, float) else f"{k} = {v}" for k, v in result.params.items()
     )
@@ -418,7 +461,8 @@ def _summary(name: str, args: argparse.Namespace, result: BoostResult, train, te
     lines = [
         f"{args.algorithm} on {name} ({X.shape[0]} examples, {X.shape[1]} features), {args.oracle} oracle",
         f"  parameters:   {params}",
-        f"  stopped:      {result.stop_reason} ({'converged' if result.converged else 'NOT converged'})",
+        f"  stopped:      {result.stop_reason}: {result.stop_detail} "
+        f"({'converged' if result.converged else 'NOT converged'})",
         f"  iterations:   {result.n_iter}",
         *(
             [f"  soft margin:  {result.soft_margin:.4g} (mean of the nu = {result.params['nu']:g} smallest)"]
@@ -426,10 +470,11 @@ def _summary(name: str, args: argparse.Namespace, result: BoostResult, train, te
             else []
         ),
         f"  hypotheses:   {result.n_hypotheses} ({result.n_nonzero} with w > 0)",
-        f"  train error:  {100 * _error(result, X, y):.2f}%",
+        f"  train error:  {100 * _error(result, X, y, prior):.2f}%",
     ]
     if test is not None:
-        lines.append(f"  test error:   {100 * _error(result, *test):.2f}% ({test[0].shape[0]} examples)")
+        error = _error(result, *test, prior)
+        lines.append(f"  test error:   {100 * error:.2f}% ({test[0].shape[0]} examples)")
     lines.append(
         f"  time:         {result.total_time:.3f} s (oracle {result.oracle_time:.3f} s, "
         f"solver {result.solver_time:.3f} s, other {other:.3f} s)"
@@ -442,9 +487,9 @@ def run_boost(args: argparse.Namespace) -> int:
     try:
         _check_options(args)
         name, train, test = _load(args)
-        params = _driver_params(args, np.asarray(train[1]))
+        params = _driver_params(args, train)
         oracle = make_oracle(args.oracle).fit(*train)
-    except (ValueError, OSError, DatasetNotFoundError) as exc:
+    except (ValueError, OSError, ImportError, DatasetNotFoundError) as exc:
         print(f"dualboost boost: error: {exc}", file=sys.stderr)
         return 1
     progress = ProgressLine(sys.stderr.isatty() and not args.quiet)
@@ -457,40 +502,63 @@ def run_boost(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"dualboost boost: error: {exc}", file=sys.stderr)
         return 1
+    except OSError as exc:  # a checkpoint that could not be written (a full disk)
+        print(f"dualboost boost: error: --checkpoint: {output_error(exc, args.checkpoint)}", file=sys.stderr)
+        return 1
     finally:
         progress.close()
+    # the outputs, the model first (nothing else can fail before it), each failure reported alone
+    saved = _save_model(args, result, train) if args.save else None
     for caught_warning in caught:
         kind = "warning" if issubclass(caught_warning.category, SoftMarginWarning) else "note"
         print(f"dualboost boost: {kind}: {caught_warning.message}", file=sys.stderr)
     print(_summary(name, args, result, train, test))
-    if args.history:
-        result.history.to_csv(args.history)
-        print(f"  history:      {args.history} ({len(result.history)} rows)")
-    if args.plot:
-        from dualboost.boosting.core.plot import plot_history
-
-        try:
-            plot_history(result.history, args.plot, title=f"{args.algorithm} on {name}")
-        except ImportError as exc:
-            print(f"dualboost boost: error: {exc}", file=sys.stderr)
-            return 1
-        print(f"  plot:         {args.plot}")
-    if args.save:
-        from dualboost.estimators.persistence import save_result
-
-        try:
-            save_result(
-                result,
-                args.save,
-                classes=np.array([-1.0, 1.0]),
-                n_features=train[0].shape[1],
-                params=_classifier_params(args),
-            )
-        except (ValueError, OSError, ImportError) as exc:
-            print(f"dualboost boost: error: --save: {exc}", file=sys.stderr)
-            return 1
+    if saved:
         print(f"  model:        {args.save} (dualboost predict {args.save} DATA)")
-    return 0
+    reported = _write_reports(args, f"{args.algorithm} on {name}", result)
+    return 0 if saved is not False and reported else 1
+
+
+def _save_model(args: argparse.Namespace, result: BoostResult, train: tuple) -> bool:
+    """``--save``: write the model file (with the training labels' class prior, the tie-break of
+    predict); False (said on stderr) if it could not be written."""
+    from dualboost.estimators.persistence import save_result
+
+    classes, params = np.array([-1.0, 1.0]), _classifier_params(args)
+
+    def write() -> None:
+        save_result(
+            result, args.save, classes=classes, n_features=train[0].shape[1], params=params, labels=train[1]
+        )
+
+    return write_output("boost", "--save", args.save, write)
+
+
+def _write_reports(args: argparse.Namespace, title: str, result: BoostResult) -> bool:
+    """``--history`` and then ``--plot``, each written whatever became of the other; False (said on
+    stderr) if one could not be written."""
+    from dualboost.boosting.core.plot import plot_history
+
+    ok = True
+    if args.history:
+        text = result.history.to_csv()
+        if write_text("boost", "--history", args.history, text):
+            print(f"  history:      {args.history} ({len(result.history)} rows)")
+        else:
+            ok = False
+    if args.plot:
+        def plot() -> None:  # rendered into atomic_write's file (matplotlib's PNG writer ignores ENOSPC)
+            import matplotlib
+
+            extension = Path(args.plot).suffix[1:].lower() or "png"
+            with atomic_write(args.plot) as handle, matplotlib.rc_context({"savefig.format": extension}):
+                plot_history(result.history, handle, title=title)
+
+        if write_output("boost", "--plot", args.plot, plot):
+            print(f"  plot:         {args.plot}")
+        else:
+            ok = False
+    return ok
 
 
 def add_predict_parser(sub) -> None:
@@ -545,6 +613,7 @@ def run_predict(args: argparse.Namespace) -> int:
     from dualboost.estimators.persistence import load
 
     try:
+        check_outputs({"--out": args.out}, {"MODEL": args.model, "DATA": args.data})
         model = load(args.model, trusted=args.trust)
         width = int(model.n_features_in_)
         X, y = load_libsvm(args.data)
@@ -563,7 +632,8 @@ def run_predict(args: argparse.Namespace) -> int:
     else:
         text = "".join(f"{_label(v)}\n" for v in values)
     if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+        if not write_text("predict", "--out", args.out, text):
+            return 1
     else:
         sys.stdout.write(text)
     if args.score:

@@ -212,7 +212,7 @@ def test_adaboost_step_closed_form_and_line_search():
 def test_adaboost_driver():
     U = random_edge_matrix(40, 30, 19)
     result = adaboost(MatrixOracle(U, reflexive=True), max_iter=200)
-    assert result.n_iter == 200 and not result.converged and result.stop_reason == "max_iter rounds"
+    assert result.n_iter == 200 and not result.converged and result.stop_reason == "rounds"
     assert np.all(result.weights >= 0) and result.weights.sum() == pytest.approx(1.0)
     assert np.all(result.history["edge"] > 0)
     # d^t is proportional to d0 exp(-sum_q alpha_q u^q): the final d from the normalised weights

@@ -128,7 +128,7 @@ def test_callback_sees_every_row(oracle):
 def test_max_iter_warns_and_reports(oracle):
     with pytest.warns(ConvergenceWarning, match="max_iter=3"):
         result = boost("erlpboost", oracle, nu=15.0, eps=0.01, max_iter=3)
-    assert not result.converged and result.n_iter == 3 and result.stop_reason == "max_iter reached"
+    assert not result.converged and result.n_iter == 3 and result.stop_reason == "max_iter"
     assert result.n_hypotheses == 3  # every iteration was solved: nothing is discarded
 
 

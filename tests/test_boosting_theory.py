@@ -153,7 +153,7 @@ def test_softboost_iteration_bound_and_guarantee(n, nu, eps, seed):
     g = lp_value(np.hstack([U, -U]), nu)
     assert g - lp_value(result.columns, nu) <= eps + 1e-9
     # when the last problem is infeasible the output w is LP-optimal: its soft margin is P_LP^T
-    if result.stop_reason.startswith("infeasible"):
+    if result.stop_reason == "infeasible":
         soft = LPBoost(result.columns, nu=nu).dual_objective(result.weights)
         assert soft == pytest.approx(lp_value(result.columns, nu), abs=1e-7)
 

@@ -358,7 +358,7 @@ def test_boost_corrective_default_max_iter_is_the_classifiers(tmp_path, capsys):
     out = capsys.readouterr().out
     assert rc == 0
     assert summary_value(out, "iterations") == "1000"
-    assert "max_iter reached (NOT converged)" in out
+    assert "max_iter: max_iter=1000 (NOT converged)" in out
 
 
 def test_boost_verbose_logs_every_iteration_and_quiet_excludes_it(tmp_path, capsys):

@@ -123,7 +123,7 @@ def test_cgboost_stop_bounds_the_full_problem(pool):
     loss = reference.dual_value - full.dual_objective(raw)
     assert loss >= -REF_TOL
     assert loss <= gap + M * np.abs(reference.w[~present]).sum() + 1e-6
-    if "new hypothesis" in result.stop_reason:
+    if "new hypothesis" in result.stop_detail:
         assert M <= eps * d.sum() + 1e-6
     assert result.weights.sum() == pytest.approx(1.0) and result.params["w_sum"] > 0
 
@@ -153,7 +153,7 @@ def test_history_stages_iterates_and_max_iter(algorithm, stumps):
     assert len(kept.iterates) == kept.n_iter + (1 if algorithm == "qrlpboost" else 0)
     with pytest.warns(ConvergenceWarning, match="max_iter=2"):
         capped = boost(algorithm, DecisionStumps().fit(X, y), max_iter=2, **params)
-    assert not capped.converged and capped.n_iter == 2 and capped.stop_reason == "max_iter reached"
+    assert not capped.converged and capped.n_iter == 2 and capped.stop_reason == "max_iter"
 
 
 def test_default_methods_agree_with_clarabel(stumps):

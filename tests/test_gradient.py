@@ -429,7 +429,8 @@ def test_stop_at_zero_gradient_and_callback_and_prediction_on_new_data():
         RegressionStumps().fit(X), labels, "hinge", projection="naive", n_learners=500, callback=rows.append
     )
     assert result.converged and result.n_learners == 1  # hinge loss 0 after one step: ∇ = 0
-    assert result.objective == 0.0 and "gradient norm" in result.stop_reason
+    assert result.objective == 0.0 and result.stop_reason == "converged"
+    assert "gradient norm" in result.stop_detail
     assert len(rows) == len(result.history)
     np.testing.assert_allclose(result.decision_function(X), result.F, atol=1e-9)
     assert result.n_learners == len(result.hypotheses) == result.coefficients.size

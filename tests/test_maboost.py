@@ -406,7 +406,7 @@ def test_stops_without_a_positive_edge():
     U = np.array([[1.0, -1.0], [-1.0, 1.0]])
     for driver in (maboost, sparseboost, madaboost):
         result = driver(MatrixOracle(U), max_iter=10)
-        assert result.converged and result.stop_reason == "no hypothesis with a positive edge"
+        assert result.converged and result.stop_reason == "no_edge"
         assert result.n_iter == 1 and result.n_hypotheses == 0
 
 

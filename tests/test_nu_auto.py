@@ -1,17 +1,21 @@
-"""The classifiers' default ``nu="auto"`` (docs/math.md#capping-nu): ``AUTO_NU_SHARE * 2 min(N+, N-) / N``
-of the training labels, the reason for it (above ``2 min(N+, N-)`` every capped d gives the majority
-more than half), and its plumbing (weights, the binary entropy, the CLI, Dask labels)."""
+"""The default ``nu="auto"`` (dualboost.estimators.nu_selection, docs/boosting.md#the-default-nuauto): nu chosen
+by validation along a descending grid below ``AUTO_NU_SHARE * 2 min(N+, N-) / N``, for every capped
+classifier, ``reweight``, the Dask fit and the CLI; a given nu fits as before."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from scipy.optimize import linprog
-from sklearn.datasets import make_classification
+from sklearn.datasets import load_breast_cancer, make_classification
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.model_selection import train_test_split
 
 from dualboost import cli
+from dualboost.boosting import boost
 from dualboost.estimators import (
     BinaryERLPBoostClassifier,
+    CorrectiveBinaryERLPBoostClassifier,
     CorrectiveERLPBoostClassifier,
     ERLPBoostClassifier,
     LPBoostClassifier,
@@ -19,7 +23,18 @@ from dualboost.estimators import (
     QRLPBoostClassifier,
     SoftBoostClassifier,
 )
-from dualboost.estimators.base import AUTO_NU_SHARE, auto_nu
+from dualboost.estimators.base import AUTO_NU_SHARE, auto_nu, nu_count
+from dualboost.estimators.nu_selection import (
+    PATIENCE,
+    SE_SHARE,
+    nu_grid,
+    search,
+    validation_score,
+    validation_split,
+    within_standard_error,
+)
+from dualboost.estimators.reweight import reweight
+from dualboost.oracles.registry import make_oracle
 
 AUTO = [
     LPBoostClassifier,
@@ -27,6 +42,7 @@ AUTO = [
     ERLPBoostClassifier,
     BinaryERLPBoostClassifier,
     CorrectiveERLPBoostClassifier,
+    CorrectiveBinaryERLPBoostClassifier,
     MLPBoostClassifier,
     QRLPBoostClassifier,
 ]
@@ -39,14 +55,174 @@ def _data(n: int = 150, minority: float = 0.3, seed: int = 0):
     return X, y
 
 
+def _diagonal(n: int = 240, seed: int = 0):
+    """Clean labels on a diagonal boundary: stumps need many hypotheses (a tight capping)."""
+    X = np.random.default_rng(seed).uniform(-1, 1, (n, 3))
+    return X, (X[:, 0] + X[:, 1] > 0).astype(int)
+
+
+def _noisy(n: int = 240, flip: float = 0.35, seed: int = 0):
+    """One informative stump, 35 % of the labels flipped: a loose capping (the single stump) is best."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, 3))
+    y = (X[:, 0] > 0).astype(int)
+    flipped = rng.random(n) < flip
+    y[flipped] = 1 - y[flipped]
+    return X, y
+
+
 @pytest.mark.parametrize("cls", AUTO)
-def test_auto_is_the_default_and_its_count_is_the_closed_form(cls):
-    X, y = _data()
-    n_min = min(np.sum(y == 0), np.sum(y == 1))
+def test_every_capped_classifier_chooses_nu_by_validation_and_reports_it(cls):
+    X, y = _data(n=120)
     clf = cls(max_iter=5)
     assert clf.get_params()["nu"] == "auto"
     clf.fit(X, y)
-    assert clf.nu_ == pytest.approx(AUTO_NU_SHARE * 2 * n_min, rel=1e-12)
+    selection = clf.nu_selection_
+    assert selection.how == "validation"
+    assert clf.nu_fraction_ == selection.fraction
+    assert clf.nu_ == nu_count(selection.fraction, y.size)
+    top = auto_nu(y)
+    assert selection.grid[0] == pytest.approx(top)
+    train, _ = validation_split(np.where(y == 1, 1.0, -1.0))
+    assert selection.grid == tuple(nu_grid(top, train.size)[: len(selection.grid)])
+    assert len(selection.scores) == len(selection.grid)
+    assert selection.fraction in selection.grid
+
+
+def test_clean_data_gets_a_small_nu_and_noisy_data_the_largest():
+    """A diagonal boundary with clean labels needs many stumps: the validation goes down the grid;
+    under 35 % label noise the single stump of the loosest capping validates best."""
+    X, y = _diagonal()
+    clean = ERLPBoostClassifier(eps=0.05).fit(X, y)
+    assert clean.nu_fraction_ < auto_nu(y) / 3
+    X, y = _noisy()
+    noisy = ERLPBoostClassifier(eps=0.05).fit(X, y)
+    assert noisy.nu_fraction_ == pytest.approx(auto_nu(y))
+    assert len(noisy.nu_selection_.grid) == 1 + PATIENCE  # stopped early: two grid points without a gain
+
+
+def _refit_scores(cls, X, labels, grid, weights=None, **params):
+    """The validation accuracy of an independent fit at each fixed nu of the grid on the same split."""
+    train, test = validation_split(labels)
+    scores = []
+    for nu in grid:
+        w_train = None if weights is None else weights[train]
+        model = cls(nu=float(nu), **params).fit(X[train], labels[train], sample_weight=w_train)
+        predicted = np.where(model.predict(X[test]) == 1.0, 1.0, -1.0)
+        w_test = None if weights is None else weights[test]
+        scores.append(float(np.average(predicted == labels[test], weights=w_test)))
+    return np.array(scores)
+
+
+def _check_choice(selection, n_eff):
+    """The choice is the largest nu within SE_SHARE binomial standard errors of the best score, and the
+    search stopped either at the end of the grid or after PATIENCE scores below its best."""
+    scores = np.array(selection.scores)
+    best = int(np.flatnonzero(scores == scores.max())[0])
+    assert np.sum(scores[best:] < scores[best]) <= PATIENCE
+    se = SE_SHARE * np.sqrt(scores[best] * (1 - scores[best]) / n_eff)
+    within = [k for k, score in enumerate(scores) if score >= scores[best] - se - 1e-12]
+    assert selection.fraction == selection.grid[within[0]]
+
+
+def test_the_chosen_nu_is_the_best_of_its_path_by_independent_fits():
+    """SoftBoost has no warm-started path: its scores must equal independent fits exactly."""
+    X, y = _diagonal(n=160, seed=3)
+    labels = np.where(y == 1, 1.0, -1.0)
+    clf = SoftBoostClassifier(eps=0.1).fit(X, labels)
+    selection = clf.nu_selection_
+    np.testing.assert_array_equal(
+        _refit_scores(SoftBoostClassifier, X, labels, selection.grid, eps=0.1), selection.scores
+    )
+    _check_choice(selection, n_eff=40)
+
+
+def test_the_warm_started_path_scores_as_independent_fits():
+    """ERLPBoost's scores come from the warm-started nu path; each point stops eps-optimal from
+    another start than an independent fit, so a few validation predictions may differ: 3 of 60 rows."""
+    X, y = _diagonal(seed=0)
+    labels = np.where(y == 1, 1.0, -1.0)
+    clf = ERLPBoostClassifier(eps=0.05).fit(X, labels)
+    selection = clf.nu_selection_
+    assert selection.how == "validation" and len(selection.grid) >= 4
+    independent = _refit_scores(ERLPBoostClassifier, X, labels, selection.grid, eps=0.05)
+    np.testing.assert_allclose(independent, selection.scores, atol=3 / 60 + 1e-12)
+    _check_choice(selection, n_eff=60)
+
+
+def test_sample_weights_are_validated_by_weighted_accuracy():
+    X, y = _diagonal(n=160, seed=1)
+    labels = np.where(y == 1, 1.0, -1.0)
+    weights = 1.0 + (np.arange(y.size) % 3)
+    clf = CorrectiveERLPBoostClassifier(eps=0.1, max_iter=60).fit(X, labels, sample_weight=weights)
+    selection = clf.nu_selection_
+    refit = _refit_scores(
+        CorrectiveERLPBoostClassifier, X, labels, selection.grid, weights=weights, eps=0.1, max_iter=60
+    )
+    np.testing.assert_array_equal(refit, selection.scores)
+    held = weights[validation_split(labels)[1]]
+    _check_choice(selection, n_eff=held.sum() ** 2 / np.sum(held**2))
+
+
+@pytest.mark.parametrize(
+    "cls, algorithm, extra",
+    [
+        (ERLPBoostClassifier, "erlpboost", {"method": "auglag", "criterion": "practical", "eta": None}),
+        (LPBoostClassifier, "lpboost", {"method": "highs"}),
+        (CorrectiveERLPBoostClassifier, "corrective_erlpboost", {"eta": None, "step": None}),
+    ],
+)
+def test_a_given_nu_fits_as_the_driver_at_that_nu(cls, algorithm, extra):
+    """A fixed nu is no selection: the fit is the driver's at the count max(1, nu N), as before."""
+    X, y = _data(n=120)
+    labels = np.where(y == 1, 1.0, -1.0)
+    clf = cls(nu=0.2, eps=0.05, max_iter=40).fit(X, y)
+    assert clf.nu_selection_.how == "given" and clf.nu_fraction_ == 0.2
+    oracle = make_oracle("stumps").fit(X, labels)
+    result = boost(algorithm, oracle, nu=nu_count(0.2, y.size), eps=0.05, max_iter=40, **extra)
+    assert clf.hypotheses_ == result.hypotheses
+    np.testing.assert_array_equal(clf.estimator_weights_, result.weights)
+    assert clf.nu_ == 24.0
+
+
+def test_auto_binary_entropy_keeps_the_cap_above_a_heavy_prior():
+    """The binary entropy needs d0_n < 1/nu_: ``auto`` searches at most 1 / (4 N max p) of the rows,
+    while an explicit nu that violates it is refused."""
+    X, y = _data(n=100, minority=0.4)
+    weights = np.ones(y.size)
+    weights[0] = 60.0  # d0_0 = 60 / 159
+    clf = BinaryERLPBoostClassifier(max_iter=5).fit(X, y, sample_weight=weights)
+    assert clf.nu_selection_.grid[0] == pytest.approx(0.25 * weights.sum() / weights.max() / y.size)
+    assert clf.nu_ * weights.max() / weights.sum() < 1.0
+    with pytest.raises(ValueError, match="prior mass"):
+        BinaryERLPBoostClassifier(nu=0.5, max_iter=5).fit(X, y, sample_weight=weights)
+
+
+def test_too_few_examples_take_the_class_balance():
+    X, y = _data(n=30, minority=0.2)
+    clf = ERLPBoostClassifier(max_iter=5).fit(X, y)
+    assert clf.nu_selection_.how == "class balance"
+    assert clf.nu_fraction_ == pytest.approx(auto_nu(y))
+
+
+def test_search_stops_after_patience_and_the_choice_is_within_a_standard_error():
+    consumed = []
+
+    def scores():
+        for value in (0.7, 0.7, 0.9, 0.9, 0.8, 0.95, 0.99):
+            consumed.append(value)
+            yield value
+
+    seen = search(scores(), patience=2)
+    assert seen == [0.7, 0.7, 0.9, 0.9, 0.8, 0.95, 0.99] and consumed == seen  # ties do not count
+    assert search(iter([0.9, 0.8, 0.9, 0.7, 0.99]), patience=2) == [0.9, 0.8, 0.9, 0.7]
+    assert within_standard_error([0.7, 0.9, 0.9, 0.8], n_eff=1e9) == 1  # ties: the larger nu
+    # se = sqrt(.88 .12 / 100) = 0.0325
+    assert within_standard_error([0.80, 0.86, 0.88], n_eff=100, share=1.0) == 1
+    assert within_standard_error([0.85, 0.87, 0.88], n_eff=100, share=1.0) == 0
+    assert within_standard_error([0.85, 0.87, 0.88], n_eff=100, share=0.5) == 1
+    f, labels = np.array([0.5, -0.1, 0.0]), np.array([1.0, 1.0, -1.0])
+    assert validation_score(f, labels, np.array([1.0, 2.0, 3.0])) == 4 / 6  # f = 0 predicts -1
 
 
 @pytest.mark.parametrize("labels", [["a", "b", "b", "b"], [1, 1, 0, 0, 0, 0, 0, 0, 0, 0], [-1.0, 1.0]])
@@ -64,9 +240,9 @@ def test_auto_nu_refuses_other_than_two_classes():
 
 @pytest.mark.parametrize("n_min, n", [(30, 100), (7, 200), (45, 100)])
 def test_above_twice_the_minority_every_capped_d_favours_the_majority(n_min, n):
-    """min over the capped simplex of the majority's mass, by an LP (HiGHS), against the closed form
-    ``max(1 - n_min / nu, ...)``: above 1/2 exactly when nu > 2 n_min; at nu="auto" (< 2 n_min) a d
-    with equal class masses exists."""
+    """The top of the grid: min over the capped simplex of the majority's mass, by an LP (HiGHS),
+    against the closed form ``1 - n_min / nu``: above 1/2 exactly when nu > 2 n_min; at the top of the
+    grid (< 2 n_min) a d with equal class masses exists."""
     majority = np.r_[np.zeros(n_min), np.ones(n - n_min)]
 
     def least_majority_mass(nu: float) -> float:
@@ -83,62 +259,46 @@ def test_above_twice_the_minority_every_capped_d_favours_the_majority(n_min, n):
     assert least_majority_mass(AUTO_NU_SHARE * 2 * n_min) <= 0.5
 
 
-def test_auto_keeps_the_minority_where_a_fixed_large_nu_loses_it():
-    """On a set with 21 % positives, nu = 0.6 (above 2 * 0.21) predicts the majority class for all
-    but one training example; nu="auto" (0.8 * 0.42 = 0.336) predicts positives at about their rate."""
-    X, y = make_classification(
-        n_samples=300, n_features=6, n_informative=3, weights=[0.8], flip_y=0.05, random_state=0
-    )
-    fixed = ERLPBoostClassifier(nu=0.6).fit(X, y)
-    auto = ERLPBoostClassifier().fit(X, y)
-    assert np.mean(fixed.predict(X) == 1) < 0.01
-    assert abs(np.mean(auto.predict(X) == 1) - np.mean(y == 1)) < 0.05
-    assert auto.score(X, y) > fixed.score(X, y) + 0.1
+def test_reweighting_a_forest_on_its_training_rows_uses_out_of_bag_edges():
+    """On its own training rows every fully grown tree has margin 1, so the soft margin keeps one tree;
+    the out-of-bag edges keep many, and nu="auto" is accepted."""
+    X, y = load_breast_cancer(return_X_y=True)
+    X, _, y, _ = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
+    forest = RandomForestClassifier(n_estimators=200, random_state=0).fit(X, y)  # issue 30's case
+    in_bag = reweight(forest, X, y, nu=0.1, oob=False)
+    assert in_bag.support_.size == 1 and not in_bag.oob_
+    out_of_bag = reweight(forest, X, y)
+    assert out_of_bag.oob_ and out_of_bag.nu_selection_.how == "validation"
+    assert out_of_bag.support_.size > 5
+    with pytest.raises(ValueError, match="oob=True"):
+        reweight(forest, X[:100], y[:100], oob=True)
 
 
-def test_auto_counts_the_kept_rows_of_sample_weight():
-    """Rows of weight 0 are removed before the count (the caps are per example, whatever its weight)."""
-    X, y = _data(minority=0.4)
-    weights = np.where(np.arange(y.size) % 3 == 0, 0.0, 1.0 + (np.arange(y.size) % 2))
-    kept = y[weights > 0]
-    clf = ERLPBoostClassifier(max_iter=5).fit(X, y, sample_weight=weights)
-    assert clf.nu_ == pytest.approx(AUTO_NU_SHARE * 2 * min(np.sum(kept == 0), np.sum(kept == 1)))
-
-
-def test_auto_binary_entropy_lowers_the_count_below_a_heavy_prior():
-    """The binary entropy needs d0_n < 1/nu_: with nu="auto" the count becomes 1 / (2 max d0) where the
-    share would exceed it, while an explicit nu that violates it is refused."""
-    X, y = _data(n=100, minority=0.4)
-    weights = np.ones(y.size)
-    weights[0] = 60.0  # d0_0 = 60 / 159
-    clf = BinaryERLPBoostClassifier(max_iter=5).fit(X, y, sample_weight=weights)
-    assert clf.nu_ == pytest.approx(max(1.0, 0.5 * weights.sum() / weights.max()))
-    assert clf.nu_ < AUTO_NU_SHARE * 2 * min(np.sum(y == 0), np.sum(y == 1))
-    with pytest.raises(ValueError, match="prior mass"):
-        BinaryERLPBoostClassifier(nu=0.5, max_iter=5).fit(X, y, sample_weight=weights)
-
-
-def test_cli_nu_auto_is_the_default_and_refuses_other_words(tmp_path, capsys):
+def test_cli_nu_auto_is_the_classifiers_choice(tmp_path, capsys):
     from sklearn.datasets import dump_svmlight_file
 
-    X, y = _data(n=80, minority=0.25)
+    X, y = _data(n=120, minority=0.3)
     path = tmp_path / "train.libsvm"
     dump_svmlight_file(X, 2 * y - 1, str(path), zero_based=False)
-    n_min = min(np.sum(y == 0), np.sum(y == 1))
-    expected = f"nu = {AUTO_NU_SHARE * 2 * n_min:g}"
+    expected = ERLPBoostClassifier(eps=0.1).fit(X, 2 * y - 1).nu_
     for extra in ([], ["--nu", "auto"]):
         assert cli.main(["boost", str(path), "--eps", "0.1", "--quiet", *extra]) == 0
-        assert expected in capsys.readouterr().out
+        assert f"nu = {expected:g}" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         cli.main(["boost", str(path), "--nu", "half"])
     assert "expected 'auto' or a fraction" in capsys.readouterr().err
 
 
-def test_auto_on_dask_labels_is_the_in_memory_count():
+def test_auto_on_dask_holds_out_whole_row_blocks():
     da = pytest.importorskip("dask.array")
-    X, y = _data(n=120, minority=0.3)
-    got = ERLPBoostClassifier(eps=0.1, method="auglag").fit(
-        da.from_array(X, chunks=(40, -1)), da.from_array(y, chunks=40)
-    )
-    want = ERLPBoostClassifier(eps=0.1, method="auglag").fit(X, y)
-    assert got.nu_ == want.nu_ == pytest.approx(AUTO_NU_SHARE * 2 * min(np.sum(y == 0), np.sum(y == 1)))
+    from dualboost.estimators.dask import DaskERLPBoostClassifier, block_split
+
+    X, y = _data(n=160, minority=0.4)
+    X_dask = da.from_array(X, chunks=(40, -1))
+    train, test = block_split(X_dask)
+    assert test.size == 40 and test[-1] - test[0] == 39  # one whole block of the four
+    got = ERLPBoostClassifier(eps=0.1).fit(X_dask, da.from_array(y, chunks=40))
+    assert got.nu_selection_.how == "validation"
+    assert got.nu_ == nu_count(got.nu_fraction_, y.size)
+    in_memory = DaskERLPBoostClassifier(eps=0.1, n_partitions=2).fit(X, y)
+    assert in_memory.nu_selection_ == ERLPBoostClassifier(eps=0.1).fit(X, y).nu_selection_

@@ -28,6 +28,7 @@ __all__ = [
     "capped_softmax",
     "CappedSoftmax",
     "capped_simplex_support",
+    "spread_residual",
 ]
 
 #: a point within this of sum 1, inside the box, is projected by spreading its residual (exact up
@@ -89,7 +90,7 @@ def project_capped_simplex(x: ArrayLike, nu: float = 1.0) -> NDArray[np.float64]
     if x.min() >= 0.0 and x.max() <= cap and abs(x.sum() - 1.0) <= ROUNDING_TOL:
         # feasible up to rounding (a capped softmax, say): the shift tau is below 1e-12, so no
         # entry strictly inside (0, cap) crosses a bound and the projection moves only those
-        return _spread_residual(x.copy(), cap)
+        return spread_residual(x.copy(), cap)
     xs = np.sort(x)  # ascending
     csum = np.concatenate(([0.0], np.cumsum(xs)))  # csum[k] = sum of the k smallest
 
@@ -110,10 +111,10 @@ def project_capped_simplex(x: ArrayLike, nu: float = 1.0) -> NDArray[np.float64]
     t0, t1, m0, m1 = breaks[k], breaks[k + 1], m[k], m[k + 1]
     tau = t0 if m0 == m1 else t0 + (m0 - 1.0) * (t1 - t0) / (m0 - m1)
     # Remove the rounding left by the interpolation: spread the residual over the free entries.
-    return _spread_residual(np.clip(x - tau, 0.0, cap), cap)
+    return spread_residual(np.clip(x - tau, 0.0, cap), cap)
 
 
-def _spread_residual(d: NDArray[np.float64], cap: float) -> NDArray[np.float64]:
+def spread_residual(d: NDArray[np.float64], cap: float) -> NDArray[np.float64]:
     """``d`` (in place) with ``1 - sum d`` spread evenly over its entries strictly inside (0, cap)."""
     free = (d > 0) & (d < cap)
     if np.any(free):
@@ -243,8 +244,11 @@ def _capped_softmax_log(lw: NDArray[np.float64], nu: float, largest: NDArray[np.
     # Lemma 16: d = min(cap, xi * weight), the min taken in the log domain (no overflow)
     if log_xi[i] == np.inf:  # the weights below the i largest are all 0: the rest get nothing
         d = np.where(np.isfinite(lw), 1.0 / nu, 0.0)
-    else:  # (-inf + lw = -inf: no NaN)
-        d = exp_nonpositive(np.minimum(log_xi[i] + lw, log_cap))
+    else:  # relative to the i-th largest log-weight: log_xi + lw adds numbers of size eta and rounds
+        # to ulp(eta) (5.8e-5 of d at eta = 1e12: sum d = 0.99998); lw - ts[i] is exact near ts[i]
+        # and underflows far from it (-inf - ts[i] = -inf: no NaN)
+        log_norm = float(np.logaddexp.reduce(np.append(ts[i:], lse_rest) - ts[i]))
+        d = exp_nonpositive(np.minimum(log_mass[i] - log_norm + (lw - ts[i]), log_cap))
     d[largest[:i]] = 1.0 / nu
     return CappedSoftmax(d, largest[:i], float(log_xi[i]) if np.isfinite(log_xi[i]) else -np.inf)
 

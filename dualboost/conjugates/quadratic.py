@@ -24,6 +24,7 @@ from numpy.typing import ArrayLike, NDArray
 from dualboost._validation import check_distribution, check_eta, check_nu, check_vector
 from dualboost.conjugates._membership import OnCappedSimplex
 from dualboost.conjugates.base import ConvexFunction, CvxpyForm
+from dualboost.conjugates.projections import spread_residual
 
 __all__ = ["CappedQuadratic"]
 
@@ -92,7 +93,10 @@ class CappedQuadratic(OnCappedSimplex, ConvexFunction):
             tau = positions[order[k]]
         else:
             tau = (1.0 - intercepts[k - 1]) / slopes[k - 1]
-        return np.clip(c * (z - tau), 0.0, cap)
+        # z and tau are of size eta: their difference carries an error of rounding times eta, which
+        # moves sum d* off 1 (1e-8 at eta = 1e8); spread back, d* is feasible and the value
+        # <d*, theta> - f(d*) exact up to second order (docs/math.md#stable-evaluation)
+        return spread_residual(np.clip(c * (z - tau), 0.0, cap), cap)
 
     def conjugate_hessian_factors(
         self, theta: ArrayLike | None, grad: NDArray[np.float64] | None = None

@@ -17,10 +17,11 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import kl_div, logsumexp, rel_entr
+from scipy.special import logsumexp, rel_entr
 
 from dualboost._validation import check_positive_vector, check_vector
 from dualboost.conjugates.base import ConvexFunction, CvxpyForm
+from dualboost.conjugates.stable import entropy_excess
 
 __all__ = ["RelativeEntropy", "UnnormalisedRelativeEntropy"]
 
@@ -100,7 +101,9 @@ class UnnormalisedRelativeEntropy(_OrthantEntropy):
 
     def value(self, x: ArrayLike) -> float:
         d = self._point(x)
-        return np.inf if d is None else float(kl_div(d, self.prior(d.size)[0]).sum())
+        # kl_div's x ln(x/y) - x + y cancels where x ~ y; the same terms without it
+        # (docs/math.md#stable-evaluation)
+        return np.inf if d is None else float(entropy_excess(d, self.prior(d.size)[0]).sum())
 
     def conjugate(self, theta: ArrayLike) -> float:
         theta = check_vector(theta, "theta", self.n)

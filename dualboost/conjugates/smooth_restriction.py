@@ -36,6 +36,7 @@ wraps what has none.
 from __future__ import annotations
 
 import copy
+import math
 from collections import deque
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -53,6 +54,7 @@ from dualboost.conjugates.norms import HalfSquaredNorm, NormBall
 from dualboost.conjugates.projections import capped_softmax, project_capped_simplex
 from dualboost.conjugates.relative_entropy import RelativeEntropy, UnnormalisedRelativeEntropy
 from dualboost.conjugates.restriction import SimplexRestriction
+from dualboost.conjugates.stable import entropy_excess
 
 __all__ = [
     "SimplexPieces",
@@ -88,12 +90,19 @@ class SimplexPieces:
     cap: float = 1.0
     zero: NDArray[np.bool_] = field(default=None)  # type: ignore[assignment]
     balls: list[tuple[NDArray[np.float64], float]] = field(default_factory=list)
+    #: the relative entropies as (weight, prior), whose ``-weight ln prior`` is in ``linear``: with
+    #: one, f's value keeps its exact form ``alpha KL(d, prior) + ...`` (docs/math.md#stable-evaluation)
+    entropies: list[tuple[float, NDArray[np.float64]]] = field(default_factory=list)
+    #: the linear terms that are not an entropy's (of Tilted pieces)
+    tilt: NDArray[np.float64] = field(default=None)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         if self.linear is None:
             self.linear = np.zeros(self.n)
         if self.zero is None:
             self.zero = np.zeros(self.n, dtype=bool)
+        if self.tilt is None:
+            self.tilt = np.zeros(self.n)
 
     @property
     def strictly_convex(self) -> bool:
@@ -113,12 +122,14 @@ def _collect(f: ConvexFunction, c: float, acc: SimplexPieces) -> str | None:
     if isinstance(f, Tilted):
         if f.a is not None:
             acc.linear += c * f.a
+            acc.tilt += c * f.a
         acc.offset += c * f.offset
         return _collect(f.f, c, acc)
     if isinstance(f, (RelativeEntropy, UnnormalisedRelativeEntropy)):
         d0, log_d0 = f.prior(acc.n)
         acc.alpha += c
         acc.linear -= c * log_d0
+        acc.entropies.append((c, d0))
         if isinstance(f, UnnormalisedRelativeEntropy):  # - sum d + sum d0 is constant on S
             acc.offset += c * (float(d0.sum()) - 1.0)
         return None
@@ -127,6 +138,7 @@ def _collect(f: ConvexFunction, c: float, acc: SimplexPieces) -> str | None:
         acc.alpha += weight
         acc.zero |= f.d0 <= 0.0
         acc.linear -= weight * np.where(f.d0 > 0.0, f._log_d0, 0.0)
+        acc.entropies.append((weight, f.d0))
         acc.cap = min(acc.cap, 1.0 / f.nu)
         return None
     if isinstance(f, CappedSimplex):
@@ -203,6 +215,7 @@ class _InnerSolver:
             self.base = np.where(self.zero, -np.inf, self.base)
         self.ball = pieces.balls[0] if pieces.balls else None
         self.nu = 1.0 / self.cap
+        self._exact_entropy = self._entropy_form(pieces)
         if self.ball is not None:
             self._check_ball(pieces)
 
@@ -423,8 +436,31 @@ class _InnerSolver:
         return None
 
     # -- value and curvature -----------------------------------------------------------------
+    @staticmethod
+    def _entropy_form(pieces: SimplexPieces) -> tuple[NDArray, NDArray, float] | None:
+        """``(q, rest, alpha ln Z)`` with ``alpha sum d ln d + <linear, d> = alpha sum kl(d_n, q_n)
+        + <rest, d> - alpha ln Z`` on S, for one relative entropy ``alpha sum d ln(d/p)``: ``q = p/Z``
+        over the coordinates not forced to 0, ``Z = sum p`` there, rest the other (tilt) terms;
+        None for none or several (their geometric prior is rounded)."""
+        if len(pieces.entropies) != 1:
+            return None
+        weight, prior = pieces.entropies[0]
+        free = ~pieces.zero
+        prior = np.where(free, prior, 0.0)
+        excess = math.fsum([*prior[free], -1.0])  # Z - 1, exactly rounded
+        # a prior within 1e-12 of normalised is taken as normalised (its rounding, ~1e-16, would count
+        # alpha times), as the calculus's closed form of an entropy on the simplex takes it
+        log_norm = math.log1p(excess) if abs(excess) > 1e-12 else 0.0
+        return prior / (1.0 + excess), pieces.tilt, weight * log_norm
+
     def f_value(self, d: NDArray[np.float64]) -> float:
-        """f at a point of S (the module docstring's form, no membership test)."""
+        """f at a point of S (the module docstring's form, no membership test). With one relative
+        entropy in its kl form (:meth:`_entropy_form`): ``alpha sum d ln d`` and ``<linear, d>`` are
+        each of size alpha ln N, their sum of size alpha KL (docs/math.md#stable-evaluation)."""
+        if self._exact_entropy is not None:
+            q, rest, log_norm = self._exact_entropy
+            value = self.alpha * float(entropy_excess(d, q).sum()) - log_norm + float(rest @ d) + self.offset
+            return value + (0.5 * self.kappa * float(d @ d) if self.kappa > 0.0 else 0.0)
         value = float(self.linear @ d) + self.offset
         if self.alpha > 0.0:
             value -= self.alpha * float(entr(d).sum())
@@ -493,6 +529,14 @@ class ExactRestrictionMixin:
         self._memory.append((sol.d, sol))
         return value, sol
 
+    def _stable_value(self, value: float, x: ArrayLike) -> float:
+        """f~(x) from the inner solver's form where the wrapped function's ``value`` is finite (x in
+        its domain: the indicators are 0): the same number, without the cancellation of a heavily
+        weighted entropy (docs/math.md#stable-evaluation)."""
+        if not np.isfinite(value):
+            return value
+        return self._inner.f_value(np.clip(check_vector(x, "d", self.n), 0.0, None))
+
     def conjugate(self, theta: ArrayLike) -> float:
         """``f~*(theta) = <theta, d> - f(d)`` at the exact maximiser d."""
         return self._solved(theta)[0]
@@ -553,6 +597,9 @@ class ExactRestrictedSum(ExactRestrictionMixin, Sum):
         Sum.__init__(self, f.f, f.g)
         self._init_exact(pieces)
 
+    def value(self, x: ArrayLike) -> float:
+        return self._stable_value(Sum.value(self, x), x)
+
     def split(self, theta: ArrayLike) -> NDArray[np.float64]:
         """The infimal convolution's split, by the conic solve (for reports only)."""
         return Sum._conic(self, check_vector(theta, "theta", self.n))[2]
@@ -565,6 +612,9 @@ class ExactSimplexRestriction(ExactRestrictionMixin, SimplexRestriction):
         SimplexRestriction.__init__(self, f.f)
         self._init_exact(pieces)
 
+    def value(self, x: ArrayLike) -> float:
+        return self._stable_value(SimplexRestriction.value(self, x), x)
+
 
 class ExactRestriction(ExactRestrictionMixin, ConvexFunction):
     """Any other ``f~`` of the form (a tilted or scaled closed form, say): value, domain and cvxpy
@@ -575,7 +625,7 @@ class ExactRestriction(ExactRestrictionMixin, ConvexFunction):
         self._init_exact(pieces)
 
     def value(self, x: ArrayLike) -> float:
-        return self.f.value(x)
+        return self._stable_value(self.f.value(x), x)
 
     def in_domain(self, x: ArrayLike, tol: float = 1e-9) -> bool:
         return self.f.in_domain(x, tol)

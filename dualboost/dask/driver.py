@@ -171,7 +171,7 @@ def fit_dask_erlpboost(
         [executor.submit(_uniform_block, m, n, partition=p) for p, m in enumerate(oracle.sizes)],
         oracle.sizes,
     )
-    sol, d, converged, reason = entropy_loop(
+    sol, d, converged, reason, detail = entropy_loop(
         run,
         ensemble,
         lambda: DaskERLPBoost(ensemble.U, nu=setup.nu, eta=setup.eta),
@@ -190,6 +190,7 @@ def fit_dask_erlpboost(
         d_out,
         converged=converged,
         stop_reason=reason,
+        stop_detail=detail,
         params=params,
         soft_margin=True,
     )

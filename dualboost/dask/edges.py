@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import rel_entr
 
+from dualboost.conjugates.stable import entropy_excess
 from dualboost.dask.executor import Executor
 
 __all__ = ["PartitionedEdges", "DistributedVector", "ColumnBlock", "PrimalStats"]
@@ -60,8 +60,9 @@ def _as_block(U: NDArray[np.float64]) -> ColumnBlock:
 
 
 def _primal_block(block: ColumnBlock, d: NDArray[np.float64], d0: float) -> tuple:
-    """``(U_p^T d_p, sum d_p, min d_p, max d_p, sum rel_entr(d_p, d0))`` for one block."""
-    return block.matrix.T @ d, float(d.sum()), float(d.min()), float(d.max()), float(rel_entr(d, d0).sum())
+    """``(U_p^T d_p, sum d_p, min d_p, max d_p, sum_n entropy_excess(d_n, d0))`` for one block."""
+    kl = float(entropy_excess(d, d0).sum())
+    return block.matrix.T @ d, float(d.sum()), float(d.min()), float(d.max()), kl
 
 
 def _column_of(block: ColumnBlock, q: int) -> NDArray[np.float64]:
@@ -71,13 +72,15 @@ def _column_of(block: ColumnBlock, q: int) -> NDArray[np.float64]:
 @dataclass
 class PrimalStats:
     """The reductions of a distributed d that the primal objective needs: ``edges = U^T d`` and
-    ``sum``, ``min``, ``max`` and ``sum_n rel_entr(d_n, d0_n)`` (``rel_entr``)."""
+    ``sum``, ``min``, ``max`` and ``kl = sum_n (d_n ln(d_n/d0_n) - d_n + d0_n)``, the relative entropy
+    KL(d, d0) in its kl form, accurate also where d ~ d0 (a small eta,
+    :func:`~dualboost.conjugates.stable.entropy_excess`, docs/math.md#stable-evaluation)."""
 
     edges: NDArray[np.float64]
     sum: float
     min: float
     max: float
-    rel_entr: float
+    kl: float
 
 
 @dataclass(eq=False)
@@ -135,7 +138,7 @@ class PartitionedEdges:
             sum=float(np.sum([p[1] for p in parts])),
             min=float(min(p[2] for p in parts)),
             max=float(max(p[3] for p in parts)),
-            rel_entr=float(np.sum([p[4] for p in parts])),
+            kl=float(np.sum([p[4] for p in parts])),
         )
 
     def to_numpy(self) -> NDArray[np.float64]:

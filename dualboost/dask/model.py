@@ -28,10 +28,10 @@ from collections import OrderedDict
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import rel_entr
 
 from dualboost._validation import check_eta, check_nu, check_vector
 from dualboost.conjugates import project_capped_simplex
+from dualboost.conjugates.stable import entropy_excess
 from dualboost.dask.edges import DistributedVector, PartitionedEdges
 from dualboost.dask.softmax import Evaluation, evaluate
 from dualboost.problems.max_edge import DOMAIN_TOL, MaxEdgeWeights
@@ -62,7 +62,7 @@ class _UniformCappedEntropy:
     def value(self, x: NDArray[np.float64]) -> float:
         if not self.in_domain(x):
             return np.inf
-        return float(rel_entr(np.clip(x, 0.0, None), self.d0).sum() / self.eta)
+        return float(entropy_excess(np.clip(x, 0.0, None), self.d0).sum() / self.eta)
 
     def with_warm_starts(self) -> _UniformCappedEntropy:
         return self
@@ -213,7 +213,7 @@ class DaskERLPBoost(MaxEdgeWeights):
                 and stats.max <= 1.0 / self.nu + DOMAIN_TOL
                 and abs(stats.sum - 1.0) <= DOMAIN_TOL * max(1, self.n_samples)
             )
-            return stats.edges, stats.rel_entr / self.eta if in_domain else np.inf
+            return stats.edges, stats.kl / self.eta if in_domain else np.inf
         d = self._d(d)
         for array, _, edges in self._on_driver:
             if array is d and edges is not None:

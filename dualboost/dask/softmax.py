@@ -25,6 +25,13 @@ root's piece. ``nu = 1`` and evaluations where no entry reaches the cap need no 
 count, the maximum uncapped logit m_p, ``s_p = sum exp(z - m_p)`` over the uncapped entries and the
 t-vectors ``U_p^T exp(z - m_p)`` (uncapped) and ``U_p^T 1`` (capped); the driver forms c exactly
 (``lse_p (m_p + ln s_p)``) and from it ``U^T d``, ``<d, theta>``, ``f*`` and the regulariser's value.
+From eta = 1 on, f* and the value come from c in O(|C|) (``f* = <d, theta> - (1/eta) KL`` with
+``ln(d_n/d0) = eta theta_n - c + ln(1/N)`` off the caps); c is rounded to ``1e-16 |c|`` and
+``|c| / eta`` grows as ``ln N / eta``, so below eta = 1 (``STABLE_BELOW``, as the in-memory
+:class:`~dualboost.conjugates.CappedRelativeEntropy`) one more round has each partition return
+``sum_n d_n theta_n`` and ``sum_n kl(d_n, d0)`` (:func:`~dualboost.conjugates.stable.entropy_excess`):
+``f* = <d, theta> - (1/eta) sum kl(d, d0)`` and the value ``(1/eta) sum kl(d, d0)``, whose absolute
+error is a few roundings times |theta| at every eta (docs/math.md#stable-evaluation).
 """
 
 from __future__ import annotations
@@ -35,7 +42,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from dualboost.conjugates.entropy import uncapped_weights
+from dualboost.conjugates.entropy import STABLE_BELOW, uncapped_weights
+from dualboost.conjugates.stable import entropy_excess
 from dualboost.dask.edges import ColumnBlock, DistributedVector, PartitionedEdges
 from dualboost.problems.base import centred_hessian, cross_gram_parts, gram_parts, log_change
 
@@ -108,6 +116,12 @@ def _d_block(theta: NDArray[np.float64], log_d0: float, eta: float, tau: float, 
     return np.where(z >= tau, cap, np.exp(np.minimum(z - c, np.log(cap))))
 
 
+def _stable_sums(theta, log_d0, eta, tau, c, cap, d0) -> tuple[float, float]:
+    """``(sum_n d_n theta_n, sum_n kl(d_n, d0))`` for one partition (the stable f*, module docstring)."""
+    d = _d_block(theta, log_d0, eta, tau, c, cap)
+    return float(np.sum(d * theta)), float(entropy_excess(d, d0).sum())
+
+
 def _hessian_block(block, theta, log_d0, eta, tau, c, cap, nu, columns):
     s = uncapped_weights(_d_block(theta, log_d0, eta, tau, c, cap), nu)
     return gram_parts(block.matrix[:, columns], s)
@@ -148,7 +162,8 @@ class Evaluation:
     ``conjugate``: f*(theta) with theta = -U w; ``edges``: U^T d; ``theta``: per-partition futures
     of theta; ``tau``, ``c``: the threshold and the normaliser (d_n = 1/nu if z_n >= tau else
     exp(z_n - c)); ``d_sum``, ``d_min``, ``d_max``: for the domain check; ``reg``: the regulariser's
-    value ``(1/eta) sum rel_entr(d, d0)``; ``rounds``: round trips used.
+    value ``(1/eta) KL(d, d0)``, in its kl form ``(1/eta) sum_n kl(d_n, d0)`` below eta = 1 (module
+    docstring); ``rounds``: round trips used.
     """
 
     edges_of: PartitionedEdges
@@ -296,7 +311,7 @@ def evaluate(
 ) -> Evaluation:
     """The capped softmax and ``f*(-U w)`` of ``CappedRelativeEntropy(uniform d0, nu, eta)``, by partition
     reductions (module docstring): 1 round for ``nu = 1``, 2 when no entry is capped, 2 + the
-    search rounds otherwise."""
+    search rounds otherwise; one more below eta = 1 (``STABLE_BELOW``) for the stable f* and value."""
     ex = U.executor
     n = U.shape[0]
     log_d0 = float(np.log(1.0 / n))
@@ -312,7 +327,16 @@ def evaluate(
         rounds += 1 + search_rounds
         del sorted_futures
     parts = ex.gather(ex.map(_final, list(zip(U.blocks, theta, strict=True)), log_d0, eta, tau))
-    return _combine(U, theta, parts, log_d0, nu, eta, tau, rounds)
+    ev = _combine(U, theta, parts, log_d0, nu, eta, tau, rounds)
+    if eta < STABLE_BELOW:
+        # d is on the simplex to rounding, so that sum d - 1 ~ 1e-16 moves the kl form by 1e-16 f* only
+        args = (log_d0, eta, ev.tau, ev.c, ev.cap, 1.0 / n)
+        sums = ex.gather(ex.map(_stable_sums, [(th,) for th in theta], *args))
+        excess = float(np.sum([s[1] for s in sums]))
+        ev.conjugate = float(np.sum([s[0] for s in sums])) - excess / eta
+        ev.reg = excess / eta
+        ev.rounds += 1
+    return ev
 
 
 def _combine(U, theta, parts, log_d0, nu, eta, tau, rounds) -> Evaluation:

@@ -13,10 +13,13 @@ Parameters shared by all:
 * ``nu``: the capping as a fraction of the training set in (0, 1], as ``NuSVC`` takes it: the
   models get ``nu_ = max(1, nu * N)`` (docs/math.md#capping-nu), so ``d_n <= 1/nu_``. ``nu * N <= 1``
   is the hard margin; larger values tolerate more noise (at most a fraction ``nu`` of the examples
-  can have margin below the soft margin). The default ``"auto"`` is ``0.8 * 2 min(N+, N-) / N``
-  (:func:`auto_nu`): 0.8 of the largest capping under which the minority class can carry half of d
-  (above it the models collapse towards the majority class), the share measured by
-  benchmarks/defaults.py;
+  can have margin below the soft margin). The default ``"auto"`` chooses the fraction by validation
+  (:mod:`dualboost.estimators.nu_selection`, docs/boosting.md#the-default-nuauto): a stratified
+  holdout of 25 % of the rows scores a descending grid from :func:`auto_nu` (``AUTO_NU_SHARE *
+  2 min(N+, N-) / N``, the largest capping worth trying) down, stopping early, and the classifier is
+  refitted on all rows at the best fraction; a given nu is fitted once, as it is. Fitted:
+  ``nu_fraction_`` (the fraction used) and ``nu_selection_`` (how it was chosen: a
+  :class:`~dualboost.estimators.nu_selection.NuSelection`);
 * ``eps``: the precision of the booster (the stop guarantees a soft margin within eps of the best
   one of the hypothesis class, [KG] Lemmas 3.3, 3.5);
 * ``max_iter``: a cap on the iterations; None: the theorem's bound (module
@@ -58,7 +61,10 @@ with ``p = w / sum w`` over the kept rows and ``nu_`` counted on them:
 Fitted attributes: ``classes_`` (any two labels; the larger one is the positive class),
 ``n_iter_`` (iterations, i.e. oracle calls), ``hypotheses_`` and ``estimator_weights_`` (w in the
 simplex), ``history_`` (:class:`~dualboost.boosting.History`), ``nu_`` (the capping in [1, N]),
-``converged_``, and ``eta_`` for the entropy-regularised ones; ``estimators_`` (scikit-learn's name of
+``converged_``, ``stop_reason_`` (why the run ended: a word of
+:data:`~dualboost.boosting.core.result.STOP_REASONS`), ``class_prior_`` (the fraction of each class in
+the training data, sample-weighted; a tie f = 0 predicts the larger, :mod:`dualboost.estimators.ties`),
+and ``eta_`` for the entropy-regularised ones; ``estimators_`` (scikit-learn's name of
 ``hypotheses_``), ``feature_importances_``, ``stages_`` (the weights of every iteration, for
 ``staged_decision_function``, ``staged_predict``, ``staged_predict_proba``, ``staged_score``) and
 ``link_slope_`` (``predict_proba = expit(link_slope_ * f)``,
@@ -84,7 +90,9 @@ from dualboost._validation import binary_labels, check_label_vector, check_scala
 from dualboost.boosting import boost
 from dualboost.boosting.core.result import combined_decision, staged_decisions
 from dualboost.estimators.importances import feature_importances
+from dualboost.estimators.nu_selection import NuSelection, estimator_scores, select_nu
 from dualboost.estimators.probability import ProbabilityLink, fit_link_slope, link_probabilities
+from dualboost.estimators.ties import class_prior, classes_by_sign
 from dualboost.oracles import Oracle
 from dualboost.oracles.registry import ORACLES, make_oracle
 from dualboost.solvers import METHODS
@@ -103,8 +111,6 @@ __all__ = [
     "NU_BELOW_ONE",
     "AUTO_NU_SHARE",
     "auto_nu",
-    "nu_fraction",
-    "labels_nu_count",
     "POSITIVE",
     "COUNT",
     "ORACLE",
@@ -189,14 +195,17 @@ def uniform_or(weights: NDArray[np.float64] | None) -> NDArray[np.float64] | Non
 #: parameter): nu as a fraction of the training set, in (0, 1] (or (0, 1) for the binary entropy)
 NU_FRACTION = [Interval(Real, 0, 1, closed="right")]
 NU_FRACTION_BELOW_ONE = [Interval(Real, 0, 1, closed="neither")]
-#: the same, or ``"auto"`` (:func:`auto_nu`): the classifiers of the soft-margin models
+#: the same, or ``"auto"`` (chosen by validation, :mod:`~dualboost.estimators.nu_selection`): the
+#: classifiers of the soft-margin models
 NU = [*NU_FRACTION, StrOptions({"auto"})]
 NU_BELOW_ONE = [*NU_FRACTION_BELOW_ONE, StrOptions({"auto"})]
-#: ``nu="auto"`` takes this share of the largest capping under which both classes can carry half of
-#: d, ``2 min(N+, N-) / N`` (docs/math.md#capping-nu). Measured by benchmarks/defaults.py (stumps, eps
-#: 0.01, 5-fold CV): the worst loss against the best of the grid over german, diabetes and a9a was
-#: 3.5, 2.8 and 2.8 points at shares 0.75, 0.8 and 0.9 (the paired standard errors are 1-2 points),
-#: and 11.0 points for the former default nu = 0.1.
+#: the top of ``nu="auto"``'s grid (:mod:`~dualboost.estimators.nu_selection`) is this share of the
+#: largest capping under which both classes can carry half of d, ``2 min(N+, N-) / N``
+#: (docs/math.md#capping-nu). It was the whole rule before nu was chosen by validation, measured by
+#: benchmarks/defaults.py (stumps, eps 0.01, 5-fold CV, results/defaults_grid.txt): the worst loss
+#: against the best of the grid over german, diabetes and a9a was 3.5, 2.8 and 2.8 points at shares
+#: 0.75, 0.8 and 0.9; on those noisy sets the validation now mostly keeps it, on clean sets it goes
+#: down the grid (benchmarks/results/defaults.txt).
 AUTO_NU_SHARE = 0.8
 #: a real > 0 (eps, eta, learning rates) and a count >= 1 (iterations, learners, passes)
 POSITIVE = [Interval(Real, 0, None, closed="neither")]
@@ -219,10 +228,11 @@ def check_nu_fraction(nu: object, *, below_one: bool = False) -> float:
 
 
 def auto_nu(labels: ArrayLike) -> float:
-    """The fraction of ``nu="auto"``: ``AUTO_NU_SHARE * 2 min(N+, N-) / N`` for labels of two classes
-    (docs/math.md#capping-nu). Above ``2 min(N+, N-) / N`` the capped simplex holds no d that gives
-    the two classes equal mass: every such d gives the majority class more than half, the constant
-    hypothesis that predicts it has a positive edge, and the soft-margin models collapse towards it.
+    """The largest fraction ``nu="auto"`` tries (the top of its grid): ``AUTO_NU_SHARE * 2 min(N+, N-)
+    / N`` for labels of two classes (docs/math.md#capping-nu). Above ``2 min(N+, N-) / N`` the capped
+    simplex holds no d that gives the two classes equal mass: every such d gives the majority class
+    more than half, the constant hypothesis that predicts it has a positive edge, and the soft-margin
+    models collapse towards it.
     ``labels`` may be a dask array (its class counts are one reduction)."""
     if dask_kind(labels) is not None:
         import dask.array as da  # lazily: a dask label vector implies dask is installed
@@ -234,18 +244,6 @@ def auto_nu(labels: ArrayLike) -> float:
     if counts.size != 2:
         raise ValueError(f"y must have exactly two classes (for nu='auto'); got {counts.size}")
     return float(AUTO_NU_SHARE * 2 * np.min(counts) / n_samples)
-
-
-def nu_fraction(nu: float | str, labels: ArrayLike) -> float:
-    """The capping fraction of a classifier's ``nu``: itself, or :func:`auto_nu` of ``labels`` for
-    ``"auto"`` (checked by ``_parameter_constraints``)."""
-    return auto_nu(labels) if isinstance(nu, str) else float(nu)
-
-
-def labels_nu_count(nu: float | str, labels: ArrayLike) -> float:
-    """The count ``nu_`` in [1, N] of a classifier's ``nu`` (a fraction, or ``"auto"``:
-    :func:`nu_fraction`) for its N training ``labels``."""
-    return nu_count(nu_fraction(nu, labels), int(labels.shape[0]))
 
 
 def nu_count(nu_fraction: float, n_samples: int) -> float:
@@ -332,11 +330,40 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
     #: whether the model is a binary relative entropy (its prior must stay below the cap 1/nu_)
     _binary_entropy: bool = False
 
+    def _choose_nu(self, X, labels: NDArray[np.float64], weights: NDArray[np.float64] | None) -> None:
+        """``nu_selection_`` (a :class:`~dualboost.estimators.nu_selection.NuSelection`) and
+        ``nu_fraction_`` (the fraction the fit uses) for the training rows: a given fraction as it is,
+        ``"auto"`` chosen by validation (:func:`~dualboost.estimators.nu_selection.select_nu` along
+        the grid below :meth:`_auto_top`; ``weights``: the non-uniform sample weights or None). Nothing
+        for a model without a capping."""
+        if "nu" not in self._parameter_constraints:
+            return
+        if isinstance(self.nu, str):
+            scores = estimator_scores(self, X, labels, weights)
+            self.nu_selection_ = select_nu(labels, self._auto_top(labels, weights), scores, weights=weights)
+        else:
+            self.nu_selection_ = NuSelection("given", float(self.nu))
+        self.nu_fraction_ = self.nu_selection_.fraction
+
+    def _auto_top(self, labels: ArrayLike, weights: NDArray[np.float64] | None) -> float:
+        """The largest fraction ``nu="auto"`` searches: :func:`auto_nu`; for the binary entropy with
+        sample weights at most ``1 / (4 N max p)`` (p the normalised weights), so that the cap stays at
+        least twice the largest prior mass on the validation split's training part too."""
+        top = auto_nu(labels)
+        if self._binary_entropy and weights is not None:
+            top = min(top, 0.25 * float(weights.sum() / weights.max()) / weights.size)
+        return top
+
+    def _nu_count(self, labels: ArrayLike) -> float:
+        """The count ``nu_`` in [1, N] of ``nu_fraction_`` (set by :meth:`_choose_nu`) for the N
+        training ``labels``."""
+        return nu_count(self.nu_fraction_, int(labels.shape[0]))
+
     def _loop_params(self, labels: ArrayLike) -> dict:
         """``nu`` (the count, in [1, N], of the training ``labels``), ``eps`` and ``max_iter`` (the
         parameters were checked by ``_parameter_constraints`` when ``fit`` began)."""
         return {
-            "nu": labels_nu_count(self.nu, labels),
+            "nu": self._nu_count(labels),
             "eps": float(self.eps),
             "max_iter": None if self.max_iter is None else int(self.max_iter),
         }
@@ -359,13 +386,8 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
         the count nu_): the prior ``d0 = weights / sum(weights)`` of the entropy models. The caps stay
         ``d_n <= 1/nu_`` for every example whatever its weight (the conjugates' capped entropies
         have one cap), so a weight moves an example's prior mass, not its cap; the binary entropy
-        needs every ``d0_n < 1/nu_``: with ``nu="auto"`` the count is lowered to ``1 / (2 max d0)``
-        where it is larger (the cap then at least twice the largest prior mass)."""
+        needs every ``d0_n < 1/nu_`` (``nu="auto"`` searches below it: :meth:`_auto_top`)."""
         d0 = weights / weights.sum()
-        if self._binary_entropy and self.nu == "auto":  # auto: the cap at least twice the largest prior
-            nu = max(1.0, min(nu, 0.5 / float(d0.max())))
-            if nu * float(d0.max()) < 1.0:
-                return {"d0": d0, "nu": nu}
         if self._binary_entropy and nu * float(d0.max()) >= 1.0:
             raise ValueError(
                 f"sample_weight gives an example the prior mass {float(d0.max()):.4g}, at or above the cap "
@@ -373,6 +395,10 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
                 "the cap (lower nu, or the largest weights)"
             )
         return {"d0": d0}
+
+    def _selection_weights(self, weights: NDArray[np.float64] | None) -> NDArray[np.float64] | None:
+        """The sample weights that ``nu="auto"`` validates with (the non-uniform ones of ``fit``)."""
+        return weights
 
     def _dask_unsupported(self) -> str | None:
         """None if this configuration trains on dask arrays, else the ``why`` of :func:`reject_dask_input`."""
@@ -403,25 +429,31 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
             weights = None
         else:
             X, labels, classes, weights = binary_training_data(self, X, y, sample_weight)
-        params = self._driver_params(labels)
         weighted = uniform_or(weights)
+        self._choose_nu(X, labels, self._selection_weights(weighted))
+        params = self._driver_params(labels)
         if weighted is not None:
             params |= self._weight_params(weighted, params["nu"])
         oracle = make_oracle(self.oracle).fit(X, labels)
-        self._store(boost(self._algorithm, oracle, **params), classes, weights)
+        self._store(boost(self._algorithm, oracle, **params), classes, labels, weights)
         return self
 
-    def _store(self, result, classes: NDArray, weights: NDArray[np.float64] | None = None) -> None:
-        """The fitted attributes every boosting classifier has, from a driver's result; ``weights``:
-        the positive sample weights of the training rows (None: unweighted), for the link of
-        ``predict_proba`` (:func:`~dualboost.estimators.probability.fit_link_slope` on the result's
-        training margins)."""
+    def _store(
+        self, result, classes: NDArray, labels: ArrayLike, weights: NDArray[np.float64] | None = None
+    ) -> None:
+        """The fitted attributes every boosting classifier has, from a driver's result; ``labels``:
+        the training labels (for ``class_prior_``, the tie rule of :mod:`dualboost.estimators.ties`);
+        ``weights``: the positive sample weights of the training rows (None: unweighted), for the
+        class prior and the link of ``predict_proba``
+        (:func:`~dualboost.estimators.probability.fit_link_slope` on the result's training margins)."""
         self.classes_ = classes
+        self.class_prior_ = class_prior(labels, weights)
         self.hypotheses_ = result.hypotheses
         self.estimator_weights_ = result.weights
         self.history_ = result.history
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
+        self.stop_reason_ = result.stop_reason
         self.nu_ = result.params["nu"]
         if "eta" in result.params:
             self.eta_ = result.params["eta"]
@@ -472,14 +504,14 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
         yield from staged_decisions(self.stages_, self.hypotheses_, X)
 
     def staged_predict(self, X: ArrayLike) -> Iterator[NDArray]:
-        """The predictions of every stage (:meth:`staged_decision_function`; f > 0: ``classes_[1]``)."""
+        """The predictions of every stage (:meth:`staged_decision_function`; as :meth:`predict`)."""
         for f in self.staged_decision_function(X):
-            yield self.classes_[(f > 0).astype(int)]
+            yield classes_by_sign(f, self.classes_, getattr(self, "class_prior_", None))
 
     def staged_predict_proba(self, X: ArrayLike) -> Iterator[NDArray[np.float64]]:
         """``predict_proba`` of every stage, with the final model's link slope ``link_slope_``."""
         for f in self.staged_decision_function(X):
-            yield link_probabilities(f, self.link_slope_)
+            yield link_probabilities(f, self.link_slope_, getattr(self, "class_prior_", None))
 
     def staged_score(
         self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
@@ -508,7 +540,8 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """``f_w(X) = sum_q w_q h^q(X)`` in [-1, 1]; positive values predict ``classes_[1]``, and
         values within 1e-9 of 0 (cancelling weights at a degenerate optimum) are exactly 0, a tie that
-        predicts ``classes_[0]`` (:func:`~dualboost.boosting.core.result.combined_decision`). A dask X
+        predicts the training majority (:func:`~dualboost.boosting.core.result.combined_decision`,
+        :mod:`dualboost.estimators.ties`). A dask X
         gives a dask array, computed block by block."""
         check_is_fitted(self)
         if dask_kind(X) is not None:
@@ -518,14 +551,15 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
         return self._block_decision(X)
 
     def predict(self, X: ArrayLike) -> NDArray:
-        """The class of each row of X: ``classes_[1]`` where the decision function is > 0 (a dask
-        array for a dask X)."""
+        """The class of each row of X: ``classes_[1]`` where the decision function is > 0,
+        ``classes_[0]`` where it is < 0, and at a tie f = 0 the class of the larger ``class_prior_``
+        (:func:`~dualboost.estimators.ties.classes_by_sign`; a dask array for a dask X)."""
         f = self.decision_function(X)
         if dask_kind(f) is not None:
             from dualboost.estimators.dask import dask_predict
 
             return dask_predict(self, f)
-        return self.classes_[(f > 0).astype(int)]
+        return classes_by_sign(f, self.classes_, getattr(self, "class_prior_", None))
 
     def margins(self, X: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
         """The margins ``y_n f_w(x_n)`` in [-1, 1] ([KG] Def. 2.2) with y_n = +1 for ``classes_[1]``

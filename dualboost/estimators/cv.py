@@ -73,10 +73,20 @@ from dualboost.oracles.registry import make_oracle
 from dualboost.problems import ERLPBoost, LPBoost
 from dualboost.solvers import METHODS, Solution
 
-__all__ = ["path", "oracle_path", "NuPath", "PathPoint", "ERLPBoostCV", "LPBoostCV", "DEFAULT_NUS", "MODELS"]
+__all__ = [
+    "path",
+    "oracle_path",
+    "iter_path",
+    "NuPath",
+    "PathPoint",
+    "ERLPBoostCV",
+    "LPBoostCV",
+    "DEFAULT_NUS",
+    "MODELS",
+]
 
 #: the default grid of nu (fractions of the training set), fitted largest first. benchmarks/cv.py and
-#: benchmarks/defaults.py (results/cv.txt, results/defaults.txt; ERLPBoost, stumps, eps 0.01, 5-fold CV):
+#: benchmarks/defaults.py (results/cv.txt, results/defaults_grid.txt; ERLPBoost, stumps, eps 0.01, 5-fold CV):
 #: the best nu is 0.5 on german and diabetes (accuracy falls by 2-4 points at 0.4 and at 0.6, and to the
 #: majority rate from about twice the minority fraction up) and 0.2-0.3 on a9a, where every nu <= 0.3 is
 #: within 1 point; nothing above 0.5 was best. With the warm start the small nus cost a few iterations each.
@@ -218,10 +228,47 @@ def _fit_one(
             d = start.d
             seed = {"d": d, "sol": start, "p_prev": start.primal_value, "theta_prev": start.dual_value}
     run = _SeededRun(oracle, history, seed)
-    sol, d, converged, reason = entropy_loop(run, ensemble, grow, d, setup, model)
+    sol, d, converged, reason, detail = entropy_loop(run, ensemble, grow, d, setup, model)
     weights = np.zeros(0) if sol is None else sol.w
-    result = run.result(model, ensemble, weights, d, converged=converged, stop_reason=reason, params=params)
+    result = run.result(
+        model,
+        ensemble,
+        weights,
+        d,
+        converged=converged,
+        stop_reason=reason,
+        stop_detail=detail,
+        params=params,
+    )
     return result, sol
+
+
+def iter_path(
+    oracle,
+    nus: Sequence[float] | None = None,
+    *,
+    model: str = "erlpboost",
+    eps: float = 0.01,
+    eta: float | None = None,
+    max_iter: int | None = None,
+    method: str | None = None,
+    warm_start: bool = True,
+) -> Iterator[PathPoint]:
+    """The points of :func:`oracle_path`, fitted lazily one nu at a time (largest first): a caller that
+    stops consuming stops the path (the early stop of ``nu="auto"``,
+    :mod:`dualboost.estimators.nu_selection`). Arguments as :func:`oracle_path`."""
+    n = check_oracle(oracle)
+    model = check_choice(model, tuple(MODELS), "model")
+    grid = check_nus(nus)
+    eps = check_positive(eps, "eps")
+    method = MODELS[model] if method is None else check_choice(method, tuple(METHODS), "method")
+    previous: PathPoint | None = None
+    for nu in grid:
+        tick = time.perf_counter()
+        setup = _setup(model, n, nu_count(nu, n), eps, eta, max_iter, method)
+        result, sol = _fit_one(oracle, model, setup, eps, previous if warm_start else None)
+        previous = PathPoint(float(nu), result, sol, time.perf_counter() - tick)
+        yield previous
 
 
 def oracle_path(
@@ -239,19 +286,10 @@ def oracle_path(
     fitted in decreasing order), ``model`` ``"erlpboost"`` or ``"lpboost"``, the booster's ``eps``,
     ``eta`` (None: the canonical eta of each nu, docs/math.md#canonical-eta), ``max_iter`` per nu,
     the subproblem ``method`` (default :data:`MODELS`' ``"auglag"`` / ``"highs"``)."""
-    n = check_oracle(oracle)
-    model = check_choice(model, tuple(MODELS), "model")
-    grid = check_nus(nus)
-    eps = check_positive(eps, "eps")
-    method = MODELS[model] if method is None else check_choice(method, tuple(METHODS), "method")
     start = time.perf_counter()
-    points: list[PathPoint] = []
-    for nu in grid:
-        tick = time.perf_counter()
-        setup = _setup(model, n, nu_count(nu, n), eps, eta, max_iter, method)
-        previous = points[-1] if warm_start and points else None
-        result, sol = _fit_one(oracle, model, setup, eps, previous)
-        points.append(PathPoint(float(nu), result, sol, time.perf_counter() - tick))
+    options = {"eps": eps, "eta": eta, "max_iter": max_iter, "method": method, "warm_start": warm_start}
+    points = list(iter_path(oracle, nus, model=model, **options))
+    model = check_choice(model, tuple(MODELS), "model")
     return NuPath(points, model, bool(warm_start), time.perf_counter() - start)
 
 
@@ -345,6 +383,7 @@ class _PathCV(ClassifierMixin, BaseEstimator):
         self.estimator_weights_ = fitted.estimator_weights_
         self.nu_ = fitted.nu_
         self.n_iter_ = fitted.n_iter_
+        self.stop_reason_ = fitted.stop_reason_
         if hasattr(fitted, "eta_"):
             self.eta_ = fitted.eta_
         return self
@@ -388,7 +427,8 @@ class ERLPBoostCV(_PathCV):
     ``mean_scores_``, ``best_nu_`` (the chosen fraction), ``best_score_``, ``path_times_`` (seconds
     per fold), ``best_estimator_`` (the :class:`~dualboost.estimators.ERLPBoostClassifier` refitted
     on all the data at ``best_nu_``), and its ``classes_``, ``hypotheses_``, ``estimator_weights_``,
-    ``nu_`` (the count ``max(1, best_nu_ * N)`` as every classifier's), ``eta_``, ``n_iter_``.
+    ``nu_`` (the count ``max(1, best_nu_ * N)`` as every classifier's), ``eta_``, ``n_iter_``,
+    ``stop_reason_``.
     """
 
     _model = "erlpboost"

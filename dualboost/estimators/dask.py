@@ -25,6 +25,7 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import StrOptions
 
 from dualboost._validation import check_label_vector
+from dualboost.boosting.core.result import combined_decision
 from dualboost.boosting.core.stopping import CRITERIA
 from dualboost.dask.data import is_dask_array
 from dualboost.dask.driver import fit_dask_erlpboost
@@ -33,13 +34,26 @@ from dualboost.estimators.base import (
     NU,
     POSITIVE,
     BoostingClassifier,
+    auto_nu,
     binary_training_data,
     dask_kind,
+    nu_count,
 )
+from dualboost.estimators.nu_selection import (
+    SEED,
+    VALIDATION_SIZE,
+    NuSelection,
+    ScorePath,
+    select_nu,
+    validation_score,
+)
+from dualboost.estimators.ties import classes_by_sign
 
 __all__ = [
     "DaskERLPBoostClassifier",
     "fit_partitioned",
+    "choose_nu_partitioned",
+    "block_split",
     "dask_decision_function",
     "dask_predict",
     "dask_margins",
@@ -85,7 +99,16 @@ def fit_partitioned(
         labels, classes = (_known_rows(y) if is_dask_array(y) else y), None  # checked on the workers
     else:
         X, labels, classes = binary_training_data(estimator, X, y.compute() if is_dask_array(y) else y)
-    result, found = fit_dask_erlpboost(
+    choose_nu_partitioned(estimator, X, labels)
+    result, found = _fit_blocks(estimator, X, labels, n_partitions, **estimator._loop_params(labels))
+    estimator._store(result, found if classes is None else classes, labels)
+
+
+def _fit_blocks(
+    estimator: BoostingClassifier, X: Any, labels: Any, n_partitions: int | None, **loop
+) -> tuple:
+    """:func:`~dualboost.dask.driver.fit_dask_erlpboost` with the estimator's eta and criterion."""
+    return fit_dask_erlpboost(
         X,
         labels,
         client=None,
@@ -94,9 +117,62 @@ def fit_partitioned(
         tol=None,
         callback=None,
         n_partitions=n_partitions,
-        **estimator._loop_params(labels),
+        **loop,
     )
-    estimator._store(result, found if classes is None else classes)
+
+
+def choose_nu_partitioned(estimator: BoostingClassifier, X: Any, labels: Any) -> None:
+    """``nu_selection_`` and ``nu_fraction_`` of a Dask fit: a given nu, or ``"auto"`` for an in-memory
+    X as in memory (:meth:`BoostingClassifier._choose_nu`, along the warm-started path: the same model);
+    for a dask X the rule of :mod:`~dualboost.estimators.nu_selection` on a holdout of whole row blocks
+    (:func:`block_split`: no rows move between workers; not stratified), each grid nu an independent
+    Dask fit of the other blocks; with a single row block, the closed form
+    :func:`~dualboost.estimators.base.auto_nu` (``how = "class balance"``)."""
+    if not isinstance(estimator.nu, str) or dask_kind(X) is None:
+        estimator._choose_nu(X, labels, None)
+        return
+    split = block_split(X)
+    if split is None:
+        selection = NuSelection("class balance", auto_nu(labels))
+    else:
+        selection = select_nu(labels, auto_nu(labels), _block_scores(estimator, X, labels), split=split)
+    estimator.nu_selection_ = selection
+    estimator.nu_fraction_ = selection.fraction
+
+
+def block_split(X: Any) -> tuple[NDArray[np.intp], NDArray[np.intp]] | None:
+    """``(train, test)`` row indices of a dask X whose test rows are whole row blocks, about
+    ``VALIDATION_SIZE`` of them (at least one, chosen with seed ``SEED``); None for a single block."""
+    sizes = [int(c) for c in X.chunks[0]]
+    if len(sizes) < 2:
+        return None
+    held = max(1, min(len(sizes) - 1, round(VALIDATION_SIZE * len(sizes))))
+    test_blocks = np.random.default_rng(SEED).permutation(len(sizes))[:held]
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    rows = [np.arange(starts[b], starts[b + 1]) for b in range(len(sizes))]
+    test = np.concatenate([rows[b] for b in sorted(test_blocks)])
+    train = np.setdiff1d(np.arange(starts[-1]), test)
+    return train, test
+
+
+def _block_scores(estimator: BoostingClassifier, X: Any, labels: Any) -> ScorePath:
+    """The validation accuracies of independent Dask fits of the training blocks, one per grid nu."""
+
+    def scores(train, test, grid):
+        X_test, y_test = X[test], labels[test]
+        y_test = np.asarray(y_test.compute() if is_dask_array(y_test) else y_test)
+        for nu in grid:
+            loop = {"nu": nu_count(float(nu), train.size), "eps": float(estimator.eps)}
+            loop["max_iter"] = None if estimator.max_iter is None else int(estimator.max_iter)
+            result, found = _fit_blocks(estimator, X[train], labels[train], None, **loop)
+            f = X_test.map_blocks(
+                lambda block, r=result: combined_decision(r.weights, r.hypotheses, block),
+                drop_axis=1,
+                dtype=np.float64,
+            ).compute()
+            yield validation_score(f, np.where(y_test == found[1], 1.0, -1.0), None)
+
+    return scores
 
 
 def dask_decision_function(estimator: BoostingClassifier, X: Any) -> Any:
@@ -106,13 +182,11 @@ def dask_decision_function(estimator: BoostingClassifier, X: Any) -> Any:
     return X.map_blocks(estimator._block_decision, drop_axis=1, dtype=np.float64)
 
 
-def _classes_of(f: NDArray[np.float64], classes: NDArray) -> NDArray:
-    return classes[(f > 0).astype(int)]
-
-
 def dask_predict(estimator: BoostingClassifier, f: Any) -> Any:
-    """The classes where the dask decision function ``f`` is > 0 (``classes_[1]``), block by block."""
-    return f.map_blocks(_classes_of, estimator.classes_, dtype=estimator.classes_.dtype)
+    """The classes of the dask decision function ``f`` by its sign, a tie f = 0 the training majority
+    (:func:`~dualboost.estimators.ties.classes_by_sign`), block by block."""
+    prior = getattr(estimator, "class_prior_", None)
+    return f.map_blocks(classes_by_sign, estimator.classes_, prior, dtype=estimator.classes_.dtype)
 
 
 def dask_margins(estimator: BoostingClassifier, X: Any, y: Any) -> Any:

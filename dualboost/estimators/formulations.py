@@ -42,7 +42,6 @@ from dualboost.estimators.base import (
     BoostingClassifier,
     check_sample_weight,
     dask_kind,
-    labels_nu_count,
 )
 
 __all__ = ["MDBoostClassifier", "CGBoostClassifier", "NMBoostClassifier", "QRLPBoostClassifier"]
@@ -91,6 +90,10 @@ class _FormulationClassifier(BoostingClassifier):
         finally:
             del self._example_weights
 
+    def _selection_weights(self, weights: NDArray[np.float64] | None) -> NDArray[np.float64] | None:
+        """The example weights of this fit (``fit`` passes the kept rows on without them)."""
+        return getattr(self, "_example_weights", None) if weights is None else weights
+
     def _driver_params(self, labels: ArrayLike) -> dict:
         params = super()._driver_params(labels)
         weights = getattr(self, "_example_weights", None)
@@ -98,11 +101,16 @@ class _FormulationClassifier(BoostingClassifier):
             params["weights"] = weights / weights.mean()  # scale-free: equal weights are all 1
         return params
 
-    def _store(self, result, classes: NDArray, weights: NDArray[np.float64] | None = None) -> None:
+    def _store(
+        self, result, classes: NDArray, labels: ArrayLike, weights: NDArray[np.float64] | None = None
+    ) -> None:
         weights = getattr(self, "_example_weights", None) if weights is None else weights
         uncapped = "nu" not in result.params
         super()._store(
-            replace(result, params=result.params | {"nu": None}) if uncapped else result, classes, weights
+            replace(result, params=result.params | {"nu": None}) if uncapped else result,
+            classes,
+            labels,
+            weights,
         )
         if uncapped:
             del self.nu_  # no capping: no nu_
@@ -261,7 +269,7 @@ class QRLPBoostClassifier(_FormulationClassifier):
         self.resume = resume
 
     def _loop_params(self, labels: ArrayLike) -> dict:
-        return super()._loop_params(labels) | {"nu": labels_nu_count(self.nu, labels)}
+        return super()._loop_params(labels) | {"nu": self._nu_count(labels)}
 
     def _driver_params(self, labels: ArrayLike) -> dict:
         """The example weights as the prior ``d0 = w / sum w`` of the expanded entropy (module

@@ -46,7 +46,9 @@ Fitted attributes: ``result_`` (:class:`~dualboost.boosting.gradient.GradientBoo
 ``history_`` (the common :class:`~dualboost.boosting.History`: ``edge`` = Definition 1's edge,
 ``primal`` = the training objective), ``estimators_`` and ``estimator_weights_`` (the hypotheses and
 their coefficients: f = init_ + sum_i weight_i h_i), ``init_``, ``n_estimators_`` (weak learners
-used), ``n_iter_`` (rounds), ``objective_`` (the final training objective), ``loss_``.
+used), ``n_iter_`` (rounds), ``stop_reason_`` (why the run ended: ``"rounds"``, ``"converged"``,
+``"no_edge"`` or ``"max_iter"``, :data:`~dualboost.boosting.core.result.STOP_REASONS`), ``objective_``
+(the final training objective), ``loss_``.
 """
 
 from __future__ import annotations
@@ -181,6 +183,7 @@ class _GradientProjection(BaseEstimator):
         self.init_ = result.init
         self.n_estimators_ = result.n_learners
         self.n_iter_ = result.n_rounds
+        self.stop_reason_ = result.stop_reason
         self.objective_ = result.objective
 
     def _raw(self, X: ArrayLike) -> NDArray[np.float64]:

@@ -96,7 +96,7 @@ class _MirrorBoostingClassifier(BoostingClassifier):
         weighted = uniform_or(weights)
         options = {"keep_stages": True, "d0": None if weighted is None else weighted / weighted.sum()}
         result = self._boost(oracle, X.shape[0], secondary, int(self.max_iter), **options)
-        self._store(result, classes, weights)
+        self._store(result, classes, labels, weights)
         self.training_error_ = result.training_error
         self.bound_ = result.bound
         self.d_ = result.d

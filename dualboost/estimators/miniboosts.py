@@ -113,15 +113,15 @@ class _UncappedClassifier(BoostingClassifier):
         if weighted is not None:
             params["d0"] = weighted / weighted.sum()
         oracle = make_oracle(self.oracle).fit(X, labels)
-        self._store(boost(self._algorithm, oracle, **params), classes, weights)
+        self._store(boost(self._algorithm, oracle, **params), classes, labels, weights)
         return self
 
     def _capping(self, n_samples: int) -> float:
         raise NotImplementedError
 
-    def _store(self, result, classes, weights=None) -> None:
+    def _store(self, result, classes, labels, weights=None) -> None:
         result.params.setdefault("nu", self._capping(result.d.size))
-        super()._store(result, classes, weights)
+        super()._store(result, classes, labels, weights)
 
 
 class AdaBoostVClassifier(_UncappedClassifier):

@@ -58,7 +58,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 import zipfile
 from dataclasses import fields
 from pathlib import Path
@@ -69,9 +68,10 @@ from sklearn.base import BaseEstimator
 
 from dualboost import __version__
 from dualboost._archive import Archive, ArchiveError
+from dualboost._files import atomic_write
 from dualboost.boosting.core.checkpoint import HYPOTHESES
 from dualboost.boosting.core.history import HISTORY_FIELDS, History, HistoryRow
-from dualboost.boosting.core.result import Stages
+from dualboost.boosting.core.result import STOP_REASONS, Stages
 from dualboost.estimators import skops_io
 from dualboost.estimators.skops_io import SKOPS_TRUSTED_TYPES
 from dualboost.oracles import FittedEstimator, Hypothesis
@@ -278,14 +278,8 @@ def save(estimator: BaseEstimator, path: str | os.PathLike) -> Path:
 
 def _write(path: Path, header: dict, arrays: dict[str, np.ndarray]) -> Path:
     payload = np.frombuffer(json.dumps(header, allow_nan=True).encode("utf-8"), dtype=np.uint8)
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            np.savez_compressed(handle, header=payload, **arrays)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    with atomic_write(path) as handle:  # (temporary file, fsync, rename; mode 0o666 & ~umask)
+        np.savez_compressed(handle, header=payload, **arrays)
     return path
 
 
@@ -308,6 +302,8 @@ BOOSTING_ATTRIBUTES = frozenset(
         "stages_",
         "link_slope_",
         "stop_reason_",
+        "class_prior_",
+        "nu_fraction_",
     }
 )
 #: the mirror-descent classifiers' further attributes (:mod:`dualboost.estimators.maboost`)
@@ -326,6 +322,7 @@ REWEIGHTED_ATTRIBUTES = frozenset(
         "eta_",
         "solution_",
         "support_",
+        "class_prior_",
     }
 )
 #: what every model's ``predict`` needs (a file without one of them is refused)
@@ -563,6 +560,11 @@ class _Reader:
             if np.any(value < 0) or np.any(value >= members) or np.any(np.diff(value) <= 0):
                 raise self.fail(f"{what} must hold increasing member indices in [0, {members})")
             return value
+        if name == "class_prior_":  # the tie rule of dualboost.estimators.ties
+            p = self.finite(self.entry(entry, what, ("array",))["array"], what, size=2)
+            if np.any(p < 0) or abs(float(p.sum()) - 1.0) > _SIMPLEX_TOL:
+                raise self.fail(f"{what} must be two fractions summing to 1; got {p.tolist()!r}")
+            return p
         if name in ("training_error_", "bound_", "d_"):
             return self.array(self.entry(entry, what, ("array",))["array"], what, kinds="f")
         value = self.entry(entry, what, ("json",))["json"]
@@ -576,7 +578,14 @@ class _Reader:
             return self.number(value, what, 0.0)
         if name == "link_slope_":
             return self.number(value, what, 0.0)
-        return self.text(value, what)  # stop_reason_
+        if name == "nu_fraction_":
+            fraction = self.number(value, what, 0.0)
+            if not 0.0 < fraction <= 1.0:
+                raise self.fail(f"{what} must lie in (0, 1]; got {fraction!r}")
+            return fraction
+        if self.text(value, what) not in STOP_REASONS:  # stop_reason_
+            raise self.fail(f"{what} must be one of {sorted(STOP_REASONS)}; got {value!r}")
+        return value
 
     def stages(self, entry: object, what: str) -> Stages:
         """``Stages`` (:class:`~dualboost.boosting.core.result.Stages`): S finite scales, S + 1 increasing
@@ -699,16 +708,24 @@ def _load(path: Path, header: dict, reader: _Reader) -> BaseEstimator:
 
 
 def save_result(
-    result, path: str | os.PathLike, *, classes: np.ndarray, n_features: int, params: dict | None = None
+    result,
+    path: str | os.PathLike,
+    *,
+    classes: np.ndarray,
+    n_features: int,
+    params: dict | None = None,
+    labels: np.ndarray | None = None,
 ) -> Path:
     """Write a driver's :class:`~dualboost.boosting.BoostResult` (``dualboost boost --save``) as the model
     file of the classifier whose ``_algorithm`` is ``result.algorithm``, constructed with ``params``
     (its parameters; the others keep their defaults): ``classes_`` (``classes``, the labels of -1 and
     +1), ``n_features_in_``, ``hypotheses_``, ``estimator_weights_``, ``history_``, ``n_iter_``,
-    ``converged_``, ``nu_``, ``eta_`` and ``stages_`` from the result, and ``link_slope_`` (the link of
-    ``predict_proba``) fitted on its training margins as ``fit`` does. ValueError for an algorithm without a
-    classifier (AdaBoost)."""
+    ``converged_``, ``stop_reason_``, ``nu_``, ``eta_`` and ``stages_`` from the result, ``link_slope_``
+    (the link of ``predict_proba``) fitted on its training margins as ``fit`` does, and, with the
+    training ``labels`` (given as y in {-1, +1}), ``class_prior_`` (a tie f = 0 predicts the larger,
+    :mod:`dualboost.estimators.ties`). ValueError for an algorithm without a classifier (AdaBoost)."""
     from dualboost.estimators.probability import fit_link_slope
+    from dualboost.estimators.ties import class_prior
 
     matches = [c for c in model_classes().values() if getattr(c, "_algorithm", None) == result.algorithm]
     if not matches:
@@ -725,6 +742,9 @@ def save_result(
     estimator.history_ = result.history
     estimator.n_iter_ = result.n_iter
     estimator.converged_ = result.converged
+    estimator.stop_reason_ = result.stop_reason
+    if labels is not None:
+        estimator.class_prior_ = class_prior(labels)
     for name in ("nu", "eta"):
         if name in result.params:
             setattr(estimator, f"{name}_", result.params[name])

@@ -1,5 +1,6 @@
 """The probability link of the binary classifiers: ``predict_proba = expit(a f)`` with the slope a
-fitted on the training margins (Platt's sigmoid without an intercept, so that argmax is ``predict``)."""
+fitted on the training margins (Platt's sigmoid without an intercept, so that argmax is ``predict``),
+and the training class prior at a tie f = 0 (:mod:`dualboost.estimators.ties`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import brentq
 from scipy.special import expit, log_expit
 from sklearn.utils.validation import check_is_fitted
+
+from dualboost.estimators.ties import prior_at_ties
 
 __all__ = [
     "LINK_MIN_SLOPE",
@@ -56,11 +59,14 @@ def fit_link_slope(margins: ArrayLike, weights: ArrayLike | None = None) -> floa
     return float(brentq(slope, LINK_MIN_SLOPE, min(high, LINK_MAX_SLOPE), xtol=1e-10, rtol=1e-10))
 
 
-def link_probabilities(f: NDArray[np.float64], slope: float) -> NDArray[np.float64]:
-    """``[P(classes_[0]), P(classes_[1])] = [expit(-a f), expit(a f)]`` per row (N x 2): equal at
-    f = 0 (a tie, which argmax gives to ``classes_[0]`` as ``predict`` does)."""
+def link_probabilities(
+    f: NDArray[np.float64], slope: float, prior: NDArray[np.float64] | None = None
+) -> NDArray[np.float64]:
+    """``[P(classes_[0]), P(classes_[1])] = [expit(-a f), expit(a f)]`` per row (N x 2); at a tie
+    f = 0 the training class prior ``prior`` (``class_prior_``; without one 1/2 each), whose argmax
+    is the class ``predict`` gives a tie (:mod:`dualboost.estimators.ties`)."""
     f = np.asarray(f, dtype=np.float64)
-    return np.column_stack([expit(-slope * f), expit(slope * f)])
+    return prior_at_ties(f, np.column_stack([expit(-slope * f), expit(slope * f)]), prior)
 
 
 def link_log_likelihood(margins: NDArray[np.float64], slope: float) -> float:
@@ -76,18 +82,27 @@ class ProbabilityLink:
     def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
         """``[P(classes_[0] | x), P(classes_[1] | x)] = [expit(-a f(x)), expit(a f(x))]`` with the
         slope ``a = link_slope_`` fitted on the training margins (:func:`fit_link_slope`): a Platt
-        sigmoid without intercept, so ``argmax`` is ``predict`` (ties f = 0 give 1/2 each and go to
-        ``classes_[0]``)."""
+        sigmoid without intercept, so ``argmax`` is ``predict``; a tie f = 0 gets the training class
+        prior ``class_prior_``, whose argmax is the class ``predict`` gives it
+        (:mod:`dualboost.estimators.ties`)."""
         check_is_fitted(self)
         f = self.decision_function(X)
+        prior = getattr(self, "class_prior_", None)
         if not isinstance(f, np.ndarray):  # a dask array (a dask X): block by block
             return f.map_blocks(
-                link_probabilities, self.link_slope_, new_axis=1, chunks=(f.chunks[0], (2,)), dtype=np.float64
+                link_probabilities,
+                self.link_slope_,
+                prior,
+                new_axis=1,
+                chunks=(f.chunks[0], (2,)),
+                dtype=np.float64,
             )
-        return link_probabilities(f, self.link_slope_)
+        return link_probabilities(f, self.link_slope_, prior)
 
     def predict_log_proba(self, X: ArrayLike) -> NDArray[np.float64]:
-        """``log predict_proba`` computed as ``log_expit`` (finite for any f)."""
+        """``log predict_proba`` computed as ``log_expit`` (finite for any f; the log prior at a tie)."""
         check_is_fitted(self)
         f = np.asarray(self.decision_function(X), dtype=np.float64)
-        return np.column_stack([log_expit(-self.link_slope_ * f), log_expit(self.link_slope_ * f)])
+        prior = getattr(self, "class_prior_", None)
+        log_p = np.column_stack([log_expit(-self.link_slope_ * f), log_expit(self.link_slope_ * f)])
+        return prior_at_ties(f, log_p, None if prior is None else np.log(prior))

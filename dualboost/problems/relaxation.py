@@ -235,6 +235,17 @@ def _simplify(parts: list[ConvexFunction]) -> list[ConvexFunction]:
     return parts
 
 
+def _with_uniform_prior(f: ConvexFunction, n: int) -> ConvexFunction:
+    """f, or a (scaled) relative entropy without a prior given its uniform prior ``1/n`` (the same
+    function on R^n): the calculus's closed form for an entropy on the capped simplex needs the
+    dimension, so that such an f gets the capped softmax, whose values stay exact at every weight
+    (docs/math.md#stable-evaluation), instead of the generic inner solve."""
+    c, inner = (f.c, f.f) if isinstance(f, Scaled) else (1.0, f)
+    if isinstance(inner, (RelativeEntropy, UnnormalisedRelativeEntropy)) and inner.d0 is None:
+        return scale(type(inner)(np.full(n, 1.0 / n)), c)
+    return f
+
+
 def _absorb_simplex(f: ConvexFunction, n: int) -> ConvexFunction | None:
     """``f + I_S`` as a function whose domain lies in the simplex, by closed forms; ``None`` if none.
 
@@ -255,7 +266,7 @@ def _absorb_simplex(f: ConvexFunction, n: int) -> ConvexFunction | None:
                 best = candidate if best is None or len(candidate) < len(best) else best
         return None if best is None else reduce(Sum, best)
     # the library's rules (relative entropies, docs/math.md#conjugate-table)
-    closed = add(f, CappedSimplex(1.0))
+    closed = add(_with_uniform_prior(f, n), CappedSimplex(1.0))
     if not isinstance(closed, Sum):
         return closed
     if isinstance(f, Scaled):

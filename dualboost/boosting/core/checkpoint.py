@@ -23,9 +23,23 @@ The columns of U are not stored: they are regenerated from the hypotheses and th
 data (``y * h(X)``, as the oracle computed them) and checked against the digests.
 
 The directory of PATH must be writable; that is checked when the run starts (:func:`check_path`),
-not at its first checkpoint. Writes are atomic: the file is written to a temporary file in the same
-directory, flushed to disk (``fsync``), then renamed over PATH (``os.replace``); a kill at any
-moment leaves either the previous checkpoint or the new one. Reading a file that is not a complete
+not at its first checkpoint. Writes are atomic (:func:`dualboost._files.atomic_write`): the file is
+written to a temporary file ``.NAME.PID.HEX.tmp`` in the same directory, flushed to disk
+(``fsync``), then renamed over PATH (``os.replace``); a kill at any moment leaves either the
+previous checkpoint or the new one. The file's mode follows the umask (``0o666 & ~umask``, as
+``open`` creates files). A failed write (a full disk) is an OSError
+(:class:`dualboost._files.OutputError`: "cannot write 'PATH': No space left on device") and leaves
+no temporary file.
+
+Locking: a run holds an exclusive lock on PATH (``fcntl.flock`` on ``.NAME.lock`` beside it, POSIX;
+elsewhere a RuntimeWarning says that PATH is not locked) from its start to its end (the drivers are
+decorated with :func:`releases_checkpoint`), so that a second run given the same PATH -- in another
+process or in this one -- is refused at its start with a ValueError saying that the checkpoint is
+in use, instead of the two overwriting each other's file. Holding the lock, a run removes the
+temporary files that writers of PATH killed during a write left behind (those whose process is
+gone; :func:`dualboost._files.remove_stale_temporaries`).
+
+Reading a file that is not a complete
 checkpoint of this run -- truncated, corrupt, of another format version, of other training data
 (compared first: nu and eta depend on N), another oracle, another algorithm or other parameters --
 raises ValueError saying which, in our words (numpy's advice on pickled data is no use here); a run
@@ -34,24 +48,26 @@ never silently starts over.
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import hashlib
 import json
 import math
 import os
-import tempfile
 import time
+import warnings
 import zipfile
 import zlib
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import astuple, fields
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
 
 from dualboost._archive import Archive, ArchiveError
+from dualboost._files import FileLock, atomic_write, check_writable, remove_stale_temporaries
 from dualboost.boosting.core.history import HISTORY_FIELDS, HistoryRow
 from dualboost.oracles import Constant, Hypothesis, KernelColumn, MatrixColumn, RawFeature, Selection, Stump
 from dualboost.solvers import Solution
@@ -67,8 +83,10 @@ __all__ = [
     "HYPOTHESES",
     "fingerprint",
     "check_path",
+    "check_free",
     "read_header",
     "DEFAULT_EVERY",
+    "releases_checkpoint",
 ]
 
 #: the ``format`` entry of every header
@@ -83,6 +101,10 @@ HYPOTHESES: dict[str, type[Hypothesis]] = {
 }
 #: the default of ``checkpoint_every``
 DEFAULT_EVERY = 10
+
+#: the checkpoints opened in the current call of a :func:`releases_checkpoint` driver
+_OPENED: ContextVar[list[Checkpoint] | None] = ContextVar("dualboost_checkpoints", default=None)
+_Driver = TypeVar("_Driver", bound=Callable)
 
 _SOLUTION_SCALARS = tuple(
     f.name for f in fields(Solution) if f.name not in ("d", "w", "extra", "solver_state")
@@ -146,30 +168,23 @@ def _shape(n_samples: object, n_features: object) -> str:
 
 
 def check_path(path: str | os.PathLike) -> Path:
-    """``path`` as a Path, once it is known that a checkpoint can be written there: it is not a
-    directory, and a file can be created in its directory -- tried by creating (and removing) an
-    empty file there, since permission bits do not stop root and a read-only file system shows only
-    then. A ValueError saying "directory not writable" and naming the directory otherwise, so that
-    a run fails before it starts, not at its first checkpoint."""
-    path = Path(path)
-    if path.is_dir():
-        raise ValueError(f"checkpoint must be a file path; {str(path)!r} is a directory")
-    directory = path.parent
-    try:
-        fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".probe", dir=directory)
-    except OSError as exc:
-        if isinstance(exc, FileNotFoundError):
-            reason = "it does not exist"
-        elif isinstance(exc, NotADirectoryError):
-            reason = "a part of it is not a directory"
-        else:
-            reason = exc.strerror or type(exc).__name__
-        raise ValueError(
-            f"checkpoint {str(path)!r}: directory not writable: {str(directory)!r} ({reason})"
-        ) from None
-    os.close(fd)
-    os.unlink(probe)
-    return path
+    """``path`` as a Path, once it is known that a checkpoint can be written there
+    (:func:`dualboost._files.check_writable`: not a directory, a directory that takes a new file --
+    tried, since permission bits do not stop root and a read-only file system shows only then).
+    A ValueError saying "directory not writable" and naming the directory otherwise, so that a run
+    fails before it starts, not at its first checkpoint."""
+    return check_writable(path, "checkpoint")
+
+
+def check_free(path: str | os.PathLike) -> None:
+    """A ValueError if another run holds the lock of the checkpoint ``path`` (module docstring,
+    "Locking"): a probe, taken and released at once, for a caller that has work to do before the run
+    starts (the CLI reads and fits the data); the run takes the lock itself."""
+    lock = FileLock(path, "checkpoint")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (the run itself says that it is not locked)
+        lock.acquire()
+    lock.release()
 
 
 def _column_digest(column: np.ndarray) -> str:
@@ -255,6 +270,17 @@ class Checkpoint:
         self.params = {name: _json_value(value, name) for name, value in params.items()}
         self._fingerprint: tuple[str, str] | None = None  # fingerprint(oracle) and its data digest
         self._digests: list[str] = []
+        self._lock = FileLock(self.path, "checkpoint")
+        if self._lock.acquire():  # the only writer now: a dead one's temporary files can go
+            remove_stale_temporaries(self.path)
+        opened = _OPENED.get()
+        if opened is not None:
+            opened.append(self)
+
+    def close(self) -> None:
+        """Release the file's lock (module docstring, "Locking"); a driver decorated with
+        :func:`releases_checkpoint` does it when it returns or raises."""
+        self._lock.release()
 
     @classmethod
     def create(
@@ -469,6 +495,25 @@ class Checkpoint:
         return int(header["iteration"]), state
 
 
+def releases_checkpoint(driver: _Driver) -> _Driver:
+    """Decorate a driver that calls :meth:`Checkpoint.create`: the lock of the checkpoint it opens is
+    released when it returns or raises (a traceback kept by a caller, e.g. an interrupted run in a
+    notebook, would otherwise hold the lock and refuse the resumed run)."""
+
+    @functools.wraps(driver)
+    def run(*args, **kwargs):
+        opened: list[Checkpoint] = []
+        token = _OPENED.set(opened)
+        try:
+            return driver(*args, **kwargs)
+        finally:
+            _OPENED.reset(token)
+            for checkpoint in opened:
+                checkpoint.close()
+
+    return run  # type: ignore[return-value]
+
+
 def _hypothesis_dict(hypothesis: Hypothesis) -> dict:
     name = type(hypothesis).__name__
     if HYPOTHESES.get(name) is not type(hypothesis):
@@ -555,22 +600,7 @@ def _read(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
 
 
 def _write_atomic(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    """``np.savez`` to a temporary file next to ``path``, fsync, then ``os.replace`` onto it."""
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            np.savez(handle, **arrays)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    with contextlib.suppress(OSError):  # make the rename itself durable (POSIX; not on Windows)
-        dir_fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+    """``np.savez`` to ``path`` through :func:`dualboost._files.atomic_write` (a temporary file, fsync,
+    ``os.replace``; an OutputError naming ``path`` on failure, and no temporary file left)."""
+    with atomic_write(path) as handle:
+        np.savez(handle, **arrays)

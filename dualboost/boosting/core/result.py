@@ -12,10 +12,42 @@ from dualboost.boosting.core.history import History
 from dualboost.conjugates.projections import capped_simplex_support
 from dualboost.oracles import Hypothesis
 
-__all__ = ["BoostResult", "Stages", "StageRecorder", "combined_decision", "staged_decisions", "TIE_TOL"]
+__all__ = [
+    "BoostResult",
+    "Stages",
+    "StageRecorder",
+    "combined_decision",
+    "staged_decisions",
+    "TIE_TOL",
+    "STOP_REASONS",
+    "check_stop_reason",
+]
 
 #: |f_w(x)| at or below this is a tie, reported as exactly 0 (:func:`combined_decision`)
 TIE_TOL = 1e-9
+
+#: why a run ended: the fixed vocabulary of :attr:`BoostResult.stop_reason` (and of the estimators'
+#: ``stop_reason_``), each with what it means; the run's own words are in ``stop_detail``. Every run
+#: that ends with ``converged`` False warns (a scikit-learn ``ConvergenceWarning`` naming the reason,
+#: :func:`~dualboost.boosting.core.run.warn_unconverged`) except one of ``"rounds"``, an algorithm
+#: without a stopping rule that ran the rounds it was asked for.
+STOP_REASONS: dict[str, str] = {
+    "converged": "the algorithm's stopping rule was met (its certified bound holds)",
+    "infeasible": "SoftBoost's problem (Eq. 3.1) became infeasible: its stopping rule was met",
+    "rounds": "an algorithm without a stopping rule ran the number of rounds it was asked for",
+    "no_edge": "no hypothesis has a positive edge: the oracle cannot improve the model",
+    "max_iter": "the iteration cap max_iter ended the run before its stopping rule was met",
+    "precision_floor": "the subproblem solver cannot reach the precision the stopping rule needs",
+    "reselected": "the oracle re-selected a hypothesis of the model and the run cannot progress",
+}
+
+
+def check_stop_reason(reason: str) -> str:
+    """``reason`` if it is a word of :data:`STOP_REASONS`, else a ValueError listing them (a driver's
+    bug: every driver reports one of these)."""
+    if reason not in STOP_REASONS:
+        raise ValueError(f"stop_reason must be one of {sorted(STOP_REASONS)}; got {reason!r}")
+    return reason
 
 
 def combined_decision(
@@ -26,9 +58,9 @@ def combined_decision(
 
     At a degenerate optimum the weights cancel: two complementary stumps with weight 1/2 each give
     ``f ~ 1e-12`` of either sign, set by rounding and by the solver's own tolerances (1e-10 for
-    HiGHS). Such values carry no information, so they are ties; a classifier predicts its
-    ``classes_[0]`` on a tie (the scikit-learn convention ``f > 0`` for ``classes_[1]``), the same
-    on every machine. 1e-9 is above the rounding of a sum of thousands of terms of magnitude <= 1
+    HiGHS). Such values carry no information, so they are ties; a classifier predicts the majority
+    class of its training data on a tie (:mod:`dualboost.estimators.ties`), the same on every
+    machine. 1e-9 is above the rounding of a sum of thousands of terms of magnitude <= 1
     and below any margin a booster certifies (eps >= 1e-6 in practice).
     """
     out = np.zeros(_n_rows(X))
@@ -166,7 +198,8 @@ class BoostResult:
     (N x T; ``int8`` when every entry is -1, 0 or +1, e.g. for stumps, else float64); ``d``: the
     last distribution over the examples; ``history``: one row per iteration;
     ``n_iter``: iterations run (oracle calls); ``converged``: whether the stopping rule fired
-    (rather than ``max_iter``); ``stop_reason``: why the run ended; ``oracle_time``,
+    (rather than ``max_iter``); ``stop_reason``: why the run ended, a word of :data:`STOP_REASONS`
+    (``stop_detail``: the same in the run's own words, e.g. which rule fired); ``oracle_time``,
     ``solver_time``, ``total_time``: seconds; ``params``: the parameters used (nu in [1, N], eps,
     eta, ...); ``iterates``: with ``keep_iterates=True`` (totally corrective drivers), the pairs
     ``(d^t, w^t)`` for t = 0, 1, ..., w^t over the first columns of ``columns`` (``(d^0, [])`` first);
@@ -189,6 +222,10 @@ class BoostResult:
     params: dict = field(default_factory=dict)
     iterates: list[tuple[NDArray[np.float64], NDArray[np.float64]]] | None = None
     stages: Stages | None = None
+    stop_detail: str = ""
+
+    def __post_init__(self) -> None:
+        check_stop_reason(self.stop_reason)
 
     @property
     def n_hypotheses(self) -> int:

@@ -10,7 +10,9 @@
   assembles the :class:`~dualboost.boosting.core.result.BoostResult`.
 * :func:`check_oracle`: the drivers' check of the oracle (the other argument checks are in
   :mod:`dualboost._validation`);
-  :func:`warn_unconverged`: the warning when ``max_iter`` ends a run; :func:`warn_weak_soft_margin`
+  :func:`warn_unconverged`: the warning when a run ends before its stopping rule is met (max_iter,
+  a precision floor, a re-selected hypothesis: :data:`~dualboost.boosting.core.result.STOP_REASONS`),
+  which :meth:`Run.result` gives every such run; :func:`warn_weak_soft_margin`
   (:class:`SoftMarginWarning`): the warning when a soft-margin booster's output has a soft margin
   <= 0 or below eps, where its guarantee says nothing about the model.
 """
@@ -29,7 +31,13 @@ from sklearn.exceptions import ConvergenceWarning
 
 from dualboost._validation import CheckedEdges, check_edge_column
 from dualboost.boosting.core.history import History, HistoryRow
-from dualboost.boosting.core.result import BoostResult, StageRecorder
+from dualboost.boosting.core.result import (
+    STOP_REASONS,
+    TIE_TOL,
+    BoostResult,
+    StageRecorder,
+    check_stop_reason,
+)
 from dualboost.oracles import Hypothesis, Selection
 
 if TYPE_CHECKING:
@@ -61,13 +69,27 @@ def check_oracle(oracle: object) -> int:
     return int(n)
 
 
-def warn_unconverged(algorithm: str, max_iter: int) -> None:
-    """A scikit-learn ``ConvergenceWarning``: the run ended at ``max_iter``, not by its stopping rule."""
+#: what to do about a run that ended unconverged, by its stop reason
+_ADVICE = {
+    "max_iter": "raise max_iter or eps for a run that meets it",
+    "precision_floor": "raise eps (the subproblems cannot be solved to the precision it needs)",
+    "reselected": "the run would repeat the same iteration: change the parameters (see the reason)",
+    "no_edge": "the oracle cannot improve the model: a richer oracle, or a larger tolerance",
+}
+
+
+def warn_unconverged(algorithm: str, reason: str, detail: str = "", *, stacklevel: int = 3) -> None:
+    """A scikit-learn ``ConvergenceWarning``: the run ended before its stopping rule was met, with its
+    stop ``reason`` (a word of :data:`~dualboost.boosting.core.result.STOP_REASONS`) and ``detail``
+    (for ``"max_iter"``: ``"max_iter=N"``)."""
+    check_stop_reason(reason)
+    where = f"at {detail}" if reason == "max_iter" and detail else "early"
+    said = f": {detail}" if detail and reason != "max_iter" else ""
     warnings.warn(
-        f"{algorithm} stopped at max_iter={max_iter} before its stopping rule was met; "
-        "raise max_iter or eps for a run that meets it",
+        f"{algorithm} stopped {where} before its stopping rule was met (stop_reason {reason!r}, "
+        f"{STOP_REASONS[reason]}{said}); {_ADVICE.get(reason, 'see stop_reason')}",
         ConvergenceWarning,
-        stacklevel=3,
+        stacklevel=stacklevel + 1,
     )
 
 
@@ -93,6 +115,11 @@ def warn_weak_soft_margin(result: BoostResult) -> None:
     if margin >= eps:
         return
     sign = " (<= 0: the model may be no better than a constant)" if margin <= 0 else ""
+    if result.weights.size == 0 or np.all(np.abs(result.margins) <= TIE_TOL):
+        sign = (
+            " (f = 0: this model is a constant: its decision function is 0 on every training example, "
+            "so it predicts the majority class of the training data everywhere)"
+        )
     warnings.warn(
         f"{result.algorithm}: the soft margin of the output (the mean of its nu = {nu:g} smallest "
         f"training margins, N = {n}) is {margin:.3g}, below eps = {eps:g}{sign}. The stop guarantees "
@@ -358,11 +385,15 @@ class Run:
         stop_reason: str,
         params: dict,
         soft_margin: bool = False,
+        stop_detail: str = "",
     ) -> BoostResult:
         """The run's :class:`BoostResult` for the first ``weights.size`` hypotheses of ``ensemble``
-        (their columns in the ensemble's compact dtype). ``soft_margin``: the algorithm maximises
-        the soft margin at ``params["nu"]`` to precision ``params["eps"]``; warn when the output's
-        is <= 0 or below eps (:func:`warn_weak_soft_margin`)."""
+        (their columns in the ensemble's compact dtype). ``stop_reason``: a word of
+        :data:`~dualboost.boosting.core.result.STOP_REASONS` (``stop_detail``: the run's own words);
+        a run that did not converge warns (:func:`warn_unconverged`) unless its reason is
+        ``"rounds"``. ``soft_margin``: the algorithm maximises the soft margin at ``params["nu"]`` to
+        precision ``params["eps"]``; warn when the output's is <= 0 or below eps
+        (:func:`warn_weak_soft_margin`)."""
         weights = np.asarray(weights, dtype=np.float64)
         if weights.size > len(ensemble):
             raise RuntimeError(f"{len(ensemble)} hypotheses but {weights.size} weights")  # pragma: no cover
@@ -382,7 +413,10 @@ class Run:
             params=params,
             iterates=self.iterates,
             stages=None if self.stages is None else self.stages.finish(weights),
+            stop_detail=stop_detail,
         )
+        if not converged and stop_reason != "rounds":
+            warn_unconverged(algorithm, stop_reason, stop_detail, stacklevel=4)
         if soft_margin:
             warn_weak_soft_margin(result)
         return result

@@ -30,10 +30,10 @@ from numpy.typing import NDArray
 from scipy.optimize import brentq
 
 from dualboost._validation import check_distribution, check_max_iter, check_scalar
-from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint
+from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
-from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle, warn_unconverged
+from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle
 from dualboost.boosting.core.stopping import ADABOOST_MAX_ITER
 from dualboost.conjugates.projections import logsumexp
 
@@ -161,6 +161,7 @@ def adaboostv(
     )
 
 
+@releases_checkpoint
 def _exponential(
     algorithm: str,
     oracle,
@@ -186,7 +187,9 @@ def _exponential(
     log_d0 = np.full(n, -math.log(n)) if d0 is None else np.log(d0)
     d, margins, alpha = np.exp(log_d0), np.zeros(n), np.zeros(0)
     min_edge = math.inf
-    converged, reason = False, "max_iter reached"
+    # without a tolerance (AdaBoost) there is no stopping rule: max_iter rounds are the run
+    converged, reason = False, "rounds" if tolerance is None else "max_iter"
+    detail = f"max_iter={max_iter}"
     first, (d, margins, alpha, min_edge) = run.resume(
         ensemble, d=d, margins=margins, alpha=alpha, min_edge=min_edge
     )
@@ -195,7 +198,7 @@ def _exponential(
         u, edge = selection.column, selection.edge
         if edge <= 0:
             run.record(t, edge, n_hypotheses=int(np.count_nonzero(alpha > 0)))
-            converged, reason = tolerance is None, "no hypothesis with a positive edge"
+            converged, reason, detail = tolerance is None, "no_edge", "no hypothesis with a positive edge"
             break
         min_edge = min(min_edge, edge)
         with run.solving():
@@ -217,15 +220,21 @@ def _exponential(
         if run.stages is not None:
             run.stages.full(alpha)
         if math.isinf(step):
-            converged, reason = True, "a hypothesis with edge 1"
+            converged, reason, detail = True, "converged", "a hypothesis with edge 1"
             break
         if tolerance is not None and quantity <= tolerance:
-            converged, reason, d = True, history.criterion, given  # d: the last one the oracle saw
+            converged, reason, detail = True, "converged", history.criterion
+            d = given  # the last one the oracle saw
             break
         run.save(t, ensemble, d=d, margins=margins, alpha=alpha, min_edge=min_edge)
-    if not converged and tolerance is None and reason == "max_iter reached":
-        reason = "max_iter rounds"
-    elif not converged and reason == "max_iter reached":
-        warn_unconverged(algorithm, max_iter)
     weights = alpha / alpha.sum() if alpha.sum() > 0 else alpha
-    return run.result(algorithm, ensemble, weights, d, converged=converged, stop_reason=reason, params=params)
+    return run.result(
+        algorithm,
+        ensemble,
+        weights,
+        d,
+        converged=converged,
+        stop_reason=reason,
+        stop_detail=detail,
+        params=params,
+    )

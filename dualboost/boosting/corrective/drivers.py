@@ -40,7 +40,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_distribution, check_eta, check_max_iter, check_nu, check_positive
-from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint
+from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
 from dualboost.boosting.core.run import (
@@ -48,7 +48,6 @@ from dualboost.boosting.core.run import (
     Ensemble,
     Run,
     check_oracle,
-    warn_unconverged,
 )
 from dualboost.boosting.core.stopping import corrective_max_iter
 from dualboost.boosting.corrective.frank_wolfe import (
@@ -324,6 +323,7 @@ def _step_max_iter(step: str, eta: float, eps: float) -> int:
     return corrective_max_iter(eta, eps)
 
 
+@releases_checkpoint
 def _corrective(
     algorithm: str,
     oracle,
@@ -469,13 +469,18 @@ def _corrective(
         state = {"p_min": p_min, "theta_prev": theta_prev, "max_edge": max_edge, "reg_value": reg_value}
         root = getattr(regularizer, "_last_root", math.nan)
         run.save(t, ensemble, d=d, margins=margins, w=w, root=root, sol=sol, lp_steps=lp_steps, **state)
-    if not converged:
-        warn_unconverged(algorithm, max_iter)
-    reason = "delta~ (practical) <= eps/2" if converged else "max_iter reached"
     if secondary:
         params["lp_steps"] = lp_steps
     return run.result(
-        algorithm, ensemble, w, d, converged=converged, stop_reason=reason, params=params, soft_margin=True
+        algorithm,
+        ensemble,
+        w,
+        d,
+        converged=converged,
+        stop_reason="converged" if converged else "max_iter",
+        stop_detail="delta~ (practical) <= eps/2" if converged else f"max_iter={max_iter}",
+        params=params,
+        soft_margin=True,
     )
 
 

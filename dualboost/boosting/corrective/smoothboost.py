@@ -24,10 +24,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dualboost._validation import check_distribution, check_max_iter, check_scalar
-from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint
+from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
-from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle, warn_unconverged
+from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle
 
 __all__ = ["smoothboost", "smoothboost_weights", "smoothboost_max_iter"]
 
@@ -50,6 +50,7 @@ def _fraction(value: object, name: str, upper: float, meaning: str) -> float:
     return value
 
 
+@releases_checkpoint
 def smoothboost(
     oracle,
     *,
@@ -109,10 +110,14 @@ def smoothboost(
             break
         d = pM / quantity
         run.save(t, ensemble, margins=margins, counts=counts, d=d)
-    if not converged:
-        warn_unconverged("smoothboost", max_iter)
-    reason = history.criterion if converged else "max_iter reached"
     weights = counts / counts.sum()
     return run.result(
-        "smoothboost", ensemble, weights, d, converged=converged, stop_reason=reason, params=params
+        "smoothboost",
+        ensemble,
+        weights,
+        d,
+        converged=converged,
+        stop_reason="converged" if converged else "max_iter",
+        stop_detail=history.criterion if converged else f"max_iter={max_iter}",
+        params=params,
     )

@@ -82,7 +82,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_count, check_positive, check_scalar, check_vector
 from dualboost.boosting.core.history import History
-from dualboost.boosting.core.run import Callback, Run
+from dualboost.boosting.core.result import check_stop_reason
+from dualboost.boosting.core.run import Callback, Run, warn_unconverged
 from dualboost.boosting.gradient.losses import FunctionalLoss, make_loss
 from dualboost.oracles import Hypothesis
 from dualboost.oracles.regression import ProjectionOracle
@@ -164,7 +165,10 @@ class GradientBoostResult:
     (∇_t, or Δ' for the residual method), ``residual_norms`` (what the round's projection left:
     ‖target - step direction‖, i.e. ‖Δ_t‖ for Alg. 3) and ``inner_edges`` (the cosine of each
     projection of the round; Alg. 2 makes t of them). ``n_rounds``, ``n_learners`` (weak learner
-    calls), ``converged`` (the gradient norm reached ``tol``), ``stop_reason``, ``initial_objective``
+    calls), ``converged`` (the gradient norm reached ``tol``), ``stop_reason`` (a word of
+    :data:`~dualboost.boosting.core.result.STOP_REASONS`: ``"converged"``, ``"no_edge"``, ``"rounds"``
+    for the budget of weak learners used with ``tol = 0``, ``"max_iter"`` for it with ``tol > 0``) and
+    ``stop_detail`` (the same in words), ``initial_objective``
     R[f_0], ``oracle_time``/``total_time`` seconds, ``params``; ``sample_weight``: the distribution p
     of P̂_s the run used (None: uniform), with which ``objective`` and the norms were measured.
     """
@@ -189,6 +193,10 @@ class GradientBoostResult:
     total_time: float
     params: dict = field(default_factory=dict)
     sample_weight: NDArray[np.float64] | None = None
+    stop_detail: str = ""
+
+    def __post_init__(self) -> None:
+        check_stop_reason(self.stop_reason)
 
     @property
     def objective(self) -> float:
@@ -351,7 +359,9 @@ def gradient_projection(
     inner_edges: list[NDArray[np.float64]] = []
     residual = np.zeros_like(F)
     initial_objective = _risk(loss, F, y, p)
-    converged, stop_reason, t = False, f"budget of {budget} weak learners used", 0
+    # tol = 0: the budget is the run (no stopping rule asked for); tol > 0: the budget cut it short
+    converged, stop_reason, t = False, "rounds" if tol == 0 else "max_iter", 0
+    detail = f"budget of {budget} weak learners used"
 
     while len(hypotheses) < budget:
         t += 1
@@ -360,7 +370,8 @@ def gradient_projection(
             gradient = _finite(loss.gradient(F, y), F.shape)
         g_norm = norm(gradient, p)
         if g_norm <= tol:
-            converged, stop_reason = True, f"gradient norm {g_norm:.3g} <= tol at round {t}"
+            converged, stop_reason = True, "converged"
+            detail = f"gradient norm {g_norm:.3g} <= tol at round {t}"
             break
         target = residual + gradient if projection == "residual" else gradient
         inner_steps = min(t, budget - len(hypotheses)) if projection == "repeated" else 1
@@ -384,7 +395,7 @@ def gradient_projection(
             hypotheses.append(answer.hypothesis)
             coefficients.append(-eta_t * c)
         if not edges:
-            stop_reason = f"no weak learner has a positive edge at round {t}"
+            stop_reason, detail = "no_edge", f"no weak learner has a positive edge at round {t}"
             break
         with run.solving():
             F = F - eta_t * direction
@@ -399,6 +410,8 @@ def gradient_projection(
         inner_edges.append(np.array(edges))
         run.record(t, edge, primal=objective, stopping=g_norm, n_hypotheses=len(hypotheses))
 
+    if not converged and stop_reason != "rounds":
+        warn_unconverged(f"gradient_projection ({projection})", stop_reason, detail)
     return GradientBoostResult(
         projection=projection,
         loss=loss,
@@ -415,6 +428,7 @@ def gradient_projection(
         n_learners=len(hypotheses),
         converged=converged,
         stop_reason=stop_reason,
+        stop_detail=detail,
         initial_objective=initial_objective,
         oracle_time=run.oracle_time,
         total_time=time.perf_counter() - run.start,

@@ -338,13 +338,14 @@ def _run(
     steps, errors, bounds, support, before = [], [], [], [], []
     error_before = 1.0  # f_0 = sign(0): every margin is 0, counted as an error
     run.keep(rule.d, eta_vec)
-    converged, reason = False, f"max_iter={max_iter} rounds"
+    # the family runs max_iter rounds ([NP]'s T); the bound below nu/N is an early, certified stop
+    converged, reason, detail = False, "rounds", f"max_iter={max_iter} rounds"
     for t in range(1, max_iter + 1):
         selection = run.ask(rule.d)
         u, edge = selection.column, selection.edge
         if edge <= 0:
             run.record(t, edge, n_hypotheses=int(np.count_nonzero(eta_vec > 0)))
-            converged, reason = True, "no hypothesis with a positive edge"
+            converged, reason, detail = True, "no_edge", "no hypothesis with a positive edge"
             break
         with run.solving():
             eta = rule.step(t, edge, u, margins, error_before)
@@ -368,12 +369,20 @@ def _run(
         )
         run.keep(rule.d, eta_vec)
         if bound < threshold:
-            converged, reason = True, f"the training-error bound fell below nu/N = {threshold:.3g}"
+            converged, reason = True, "converged"
+            detail = f"the training-error bound fell below nu/N = {threshold:.3g}"
             break
     eta_sum = float(eta_vec.sum())
     weights = eta_vec / eta_sum if eta_sum > 0 else eta_vec
     base = run.result(
-        algorithm, ensemble, weights, rule.d, converged=converged, stop_reason=reason, params=params
+        algorithm,
+        ensemble,
+        weights,
+        rule.d,
+        converged=converged,
+        stop_reason=reason,
+        stop_detail=detail,
+        params=params,
     )
     return MABoostResult(
         **{f.name: getattr(base, f.name) for f in fields(BoostResult)},

@@ -37,6 +37,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_scalar
+from dualboost.boosting.core.result import check_stop_reason
+from dualboost.boosting.core.run import warn_unconverged
 from dualboost.problems.relaxation import Relaxation
 from dualboost.solvers import Solution, accepts
 
@@ -59,7 +61,8 @@ class RelaxationBoostResult:
     not change ``A w``), the ``history`` (one dict per round: ``iteration``, ``column``, ``sign``,
     ``edge``, ``gap``, ``primal`` = P(d_t), ``dual`` = D(w_t), ``step``, ``n_hypotheses``, and ``d``,
     ``w`` when asked), ``iterations`` (rounds run), ``converged`` (gap <= eps), ``columns`` and
-    ``weights`` (the hypotheses used and their weights; signed in the l1-ball form)."""
+    ``weights`` (the hypotheses used and their weights; signed in the l1-ball form), ``stop_reason``
+    (``"converged"`` or ``"max_iter"``, :data:`~dualboost.boosting.core.result.STOP_REASONS`)."""
 
     w: NDArray[np.float64] | None
     history: list[dict]
@@ -70,6 +73,10 @@ class RelaxationBoostResult:
     columns: NDArray[np.float64]
     weights: NDArray[np.float64]
     keys: list[int | None] = field(default_factory=list)
+    stop_reason: str = "converged"
+
+    def __post_init__(self) -> None:
+        check_stop_reason(self.stop_reason)
 
     @property
     def margins(self) -> NDArray[np.float64]:
@@ -212,6 +219,8 @@ def _boost(
             break
         position = ensemble.position(key, column)
         row["step"], row["status"] = update(ensemble, position, sign, gap)
+    if not converged:
+        warn_unconverged("relaxation boosting", "max_iter", f"max_iter={max_iter}")
     return RelaxationBoostResult(
         w=ensemble.model_weights(),
         history=history,
@@ -222,6 +231,7 @@ def _boost(
         columns=ensemble.matrix(),
         weights=ensemble.weights.copy(),
         keys=list(ensemble.keys),
+        stop_reason="converged" if converged else "max_iter",
     )
 
 

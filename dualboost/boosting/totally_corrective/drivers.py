@@ -40,16 +40,10 @@ from dualboost._validation import (
     check_positive,
     check_vector,
 )
-from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint
+from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
-from dualboost.boosting.core.run import (
-    Callback,
-    Ensemble,
-    Run,
-    check_oracle,
-    warn_unconverged,
-)
+from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle
 from dualboost.boosting.core.stopping import (
     CRITERIA,
     LPBOOST_MAX_ITER,
@@ -111,6 +105,7 @@ def _n_positive(w: NDArray[np.float64] | None) -> int:
     return 0 if w is None else int(np.count_nonzero(np.asarray(w) > 0))
 
 
+@releases_checkpoint
 def lpboost(
     oracle,
     *,
@@ -201,16 +196,14 @@ def lpboost(
             converged = True
             break
         run.save(t, ensemble, d=d, min_edge=min_edge, sol=sol)
-    if not converged:
-        warn_unconverged("lpboost", max_iter)
-    reason = "min edge - P_LP <= eps" if converged else "max_iter reached"
     return run.result(
         "lpboost",
         ensemble,
         sol.w,
         d,
         converged=converged,
-        stop_reason=reason,
+        stop_reason="converged" if converged else "max_iter",
+        stop_detail="min edge - P_LP <= eps" if converged else f"max_iter={max_iter}",
         params=params,
         soft_margin=caps is None,  # the soft margin of weighted caps is not the nu-average
     )
@@ -281,6 +274,7 @@ def weighted_soft_margin(margins: NDArray[np.float64], caps: NDArray[np.float64]
     return float(filled @ margins[order])
 
 
+@releases_checkpoint
 def softboost(
     oracle,
     *,
@@ -331,7 +325,7 @@ def softboost(
     d, gamma_hat, sol, w = d0, 1.0, None, np.zeros(0)
     run.keep(d, w)
     first, (d, gamma_hat, sol, w) = run.resume(ensemble, d=d, gamma_hat=gamma_hat, sol=sol, w=w)
-    converged, reason = False, "max_iter reached"
+    converged, reason, detail = False, "max_iter", f"max_iter={max_iter}"
     for t in range(first, max_iter + 1):
         selection = run.ask(d)
         gamma_hat = min(gamma_hat, selection.edge)
@@ -345,7 +339,7 @@ def softboost(
             with run.solving():
                 w = LPBoost(ensemble.U, nu=nu).solve(method="highs").w
             run.record(t, selection.edge, stopping=quantity, n_hypotheses=_n_positive(w))
-            converged, reason = True, "infeasible (P_LP^t > gamma_hat_t - eps)"
+            converged, reason, detail = True, "infeasible", "P_LP^t > gamma_hat_t - eps"
             break
         _require_point(new_sol, "softboost", t)
         sol, d = new_sol, new_sol.d
@@ -360,13 +354,19 @@ def softboost(
             n_hypotheses=_n_positive(w),
         )
         if np.any(d < SOFTBOOST_ZERO * d0):
-            converged, reason = True, "a zero in d^t"
+            converged, reason, detail = True, "converged", "a zero in d^t"
             break
         run.save(t, ensemble, d=d, gamma_hat=gamma_hat, sol=sol, w=w)
-    if not converged:
-        warn_unconverged("softboost", max_iter)
     return run.result(
-        "softboost", ensemble, w, d, converged=converged, stop_reason=reason, params=params, soft_margin=True
+        "softboost",
+        ensemble,
+        w,
+        d,
+        converged=converged,
+        stop_reason=reason,
+        stop_detail=detail,
+        params=params,
+        soft_margin=True,
     )
 
 
@@ -472,6 +472,7 @@ def binary_erlpboost(
     )
 
 
+@releases_checkpoint
 def _entropy_regularized(
     model_class,
     algorithm: str,
@@ -504,7 +505,7 @@ def _entropy_regularized(
     d = _uniform(n) if prior is None else prior
     run.keep(d, np.zeros(0))
     model = GrowingModel(ensemble, lambda U: model_class(U, nu=setup.nu, eta=setup.eta, d0=prior))
-    sol, d, converged, reason = entropy_loop(run, ensemble, model, d, setup, algorithm)
+    sol, d, converged, reason, detail = entropy_loop(run, ensemble, model, d, setup, algorithm)
     weights = np.zeros(0) if sol is None else sol.w  # T = its size: the last hypothesis is discarded
     return run.result(
         algorithm,
@@ -513,6 +514,7 @@ def _entropy_regularized(
         d,
         converged=converged,
         stop_reason=reason,
+        stop_detail=detail,
         params=setup.params,
         soft_margin=True,
     )
@@ -610,18 +612,21 @@ def entropy_loop(
     setup: EntropySetup,
     algorithm: str,
     next_d: Callable[[object, Solution], object] | None = None,
-) -> tuple[Solution | None, object, bool, str]:
+) -> tuple[Solution | None, object, bool, str, str]:
     """The iterations of [KG] Algs. 3.2/3.3 on ``run`` and ``ensemble``: ask the oracle for ``d``,
     build the model of the hypotheses so far (``make_model()``), stop on ``delta~`` (``delta``)
     ``<= eps/2``, else re-solve warm-started and certified. ``next_d(model, solution)`` gives the
     distribution the oracle sees next (default ``solution.d``; the Dask driver keeps it on the
-    workers). Returns ``(last solution, last d, converged, stop reason)``."""
+    workers). Returns ``(last solution, last d, converged, stop reason, its detail)``: the reason
+    ``"converged"``, ``"max_iter"`` or ``"precision_floor"`` (the subproblem solver cannot certify
+    the gap eps/4 that the practical criterion needs, :data:`~dualboost.boosting.core.result.STOP_REASONS`);
+    the caller's :meth:`~dualboost.boosting.core.run.Run.result` warns for the last two."""
     eps, practical = setup.eps, setup.practical
     name = "delta~ (practical)" if practical else "delta (simple)"
     sol: Solution | None = None
     p_min = math.inf  # min_{q<=t} P^q(d^{q-1})
     p_prev = theta_prev = -1.0  # P^0(d^0) = Theta^^0 = -1 (docs/math.md#erlpboost-primal)
-    converged, reason, repeats = False, "max_iter reached", 0
+    converged, reason, detail, repeats = False, "max_iter", f"max_iter={setup.max_iter}", 0
     first, (d, sol, p_min, p_prev, theta_prev, repeats) = run.resume(
         ensemble, d=d, sol=sol, p_min=p_min, p_prev=p_prev, theta_prev=theta_prev, repeats=repeats
     )
@@ -635,7 +640,7 @@ def entropy_loop(
         if quantity <= eps / 2.0:
             weights = np.zeros(0) if sol is None else sol.w
             run.record(t, selection.edge, stopping=quantity, n_hypotheses=_n_positive(weights))
-            converged, reason = True, f"{name} <= eps/2"
+            converged, reason, detail = True, "converged", f"{name} <= eps/2"
             break
         # A re-selected hypothesis leaves the problem unchanged, and then delta~^t <= the certified
         # gap of the previous solve: the criterion fires unless that solve missed eps/4. So solve
@@ -643,7 +648,11 @@ def entropy_loop(
         repeats = 0 if is_new else repeats + 1
         if repeats > _RESOLVES:
             run.record(t, selection.edge, stopping=quantity, n_hypotheses=_n_positive(sol.w))
-            reason = "re-selected hypothesis: the subproblem solver cannot reach the precision eps/4"
+            reason = "precision_floor"
+            detail = (
+                f"re-selected hypothesis {_RESOLVES + 1} times: the subproblem solver cannot reach the "
+                f"precision eps/4 = {eps / 4:.3g} (certified gap {sol.gap:.3g})"
+            )
             break
         with run.solving():
             sol = _solve_certified(
@@ -663,9 +672,7 @@ def entropy_loop(
         run.keep(d, sol.w)
         state = {"p_min": p_min, "p_prev": p_prev, "theta_prev": theta_prev, "repeats": repeats}
         run.save(t, ensemble, d=d, sol=sol, **state)
-    else:
-        warn_unconverged(algorithm, setup.max_iter)
-    return sol, d, converged, reason
+    return sol, d, converged, reason, detail
 
 
 def _solve_certified(

@@ -71,16 +71,18 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import warnings
 from abc import ABC, abstractmethod
 
 import numpy as np
 from numpy.typing import NDArray
+from sklearn.exceptions import ConvergenceWarning
 
 from dualboost._validation import check_distribution, check_eta, check_max_iter, check_nu, check_positive
-from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint
+from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
-from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle, warn_unconverged
+from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle
 from dualboost.boosting.totally_corrective.drivers import GrowingModel, _require_point, _solve_certified
 from dualboost.conjugates.projections import capped_simplex_support
 from dualboost.problems import CGBoost, MDBoost, NMBoost, QRLPBoost, canonical_eta
@@ -112,6 +114,11 @@ QRLP_CENTER_FLOOR = 1e-3
 FALLBACK = "clarabel"
 #: re-solves are certified to ``eps * _GAP_FRACTION`` (absolute), so that a re-selected hypothesis stops
 _GAP_FRACTION = 0.5
+#: QRLP-Boost is at a fixed point when the oracle re-selects a hypothesis of the model and the re-solve
+#: moves d by at most this (l1 norm): the next centre, model, d and oracle answer are then the previous
+#: ones to rounding, and every further iteration repeats this one (measured on german.numer at
+#: eta = ln(N)/0.495: d moved 1.2e-15 per iteration from t = 200 to 1,000, the LP gap fixed at 0.056)
+QRLP_FIXED_POINT = 1e-10
 
 
 class _SignedOracle:
@@ -197,6 +204,11 @@ class Formulation(ABC):
         if sol.status != "optimal" and self.method != FALLBACK:
             sol = _solve_certified(model, FALLBACK, None, self.tol, self.eps * _GAP_FRACTION)
         return sol
+
+    def stalled(self, d: NDArray[np.float64], sol: Solution, is_new: bool) -> str | None:
+        """After a re-solve that did not stop the run: why the run cannot progress (its stop detail,
+        the reason ``"reselected"``), or None (the default: it can)."""
+        return None
 
     def weights(self, sol: Solution | None) -> NDArray[np.float64]:
         """The output weights of a solution, in the simplex."""
@@ -323,6 +335,27 @@ class _QRLPBoost(Formulation):
         warm = None if warm is None else dataclasses.replace(warm, solver_state=None)
         return super().solve(model, warm)
 
+    def stalled(self, d: NDArray[np.float64], sol: Solution, is_new: bool) -> str | None:
+        """Why the run cannot progress (a re-selected hypothesis and a re-solve that left d where it
+        was: a fixed point of the re-centring, :data:`QRLP_FIXED_POINT`), or None."""
+        moved = float(np.abs(sol.d - d).sum())
+        if is_new or moved > QRLP_FIXED_POINT:
+            return None
+        hint = " (> eps: raise eta)" if self.bias > self.eps else ""
+        return (
+            f"re-selected hypothesis at a fixed point of the re-centring (d moved {moved:.2g}): every "
+            "further iteration repeats this one, with the LP gap above eps, as the regularisation bias "
+            f"bound ln(1/(nu min d0))/eta = {self.bias:.3g} allows{hint}"
+        )
+
+    @property
+    def bias(self) -> float:
+        """The bound on the regularisation bias of the re-centred limit, ERLPBoost's solution at this eta:
+        its soft margin is within ``B / eta`` of the best one, with ``B = ln(1/(nu min d0))`` the bound of
+        the relative entropy over the capped simplex (``ln(N/nu)`` for the uniform prior;
+        :func:`~dualboost.problems.erlpboost.prior_eta`, docs/math.md#qrlp-boost)."""
+        return float(-np.log(self.nu * self.d0.min())) / self.eta
+
     def quantity(self, model, d, selection, position, is_new, sol, best):
         best = min(best, selection.edge)  # u^t . d^{t-1} >= g (the strongest oracle)
         soft_margin = -capped_simplex_support(-(model.U @ sol.w), self.nu)  # AvgMin_nu(U w^t) <= g
@@ -347,22 +380,26 @@ def recentre(d: NDArray[np.float64], floor: float = QRLP_CENTER_FLOOR) -> NDArra
 
 def _column_generation(
     run: _PricingRun, ensemble: Ensemble, form: Formulation, n: int, max_iter: int
-) -> tuple[Solution | None, NDArray[np.float64], bool, str]:
+) -> tuple[Solution | None, NDArray[np.float64], bool, str, str]:
     """The loop shared by the four drivers (module docstring): returns ``(last solution, the last d
-    given to the oracle in the model's domain, converged, stop reason)``."""
+    given to the oracle in the model's domain, converged, stop reason, its detail)``, the reason a word
+    of :data:`~dualboost.boosting.core.result.STOP_REASONS`: ``"converged"``, ``"max_iter"``,
+    ``"precision_floor"`` (a re-selected hypothesis before the re-solve: the last solve missed the gap
+    eps/2) or ``"reselected"`` (:meth:`Formulation.stalled`)."""
     eps = form.eps
     d, sol, best = form.start(n), None, math.inf
     run.signed = form.signed
     run.keep(form.pricing(d), np.zeros(0))
     first, (d, sol, best) = run.resume(ensemble, d=d, sol=sol, best=best)
-    converged, reason = False, "max_iter reached"
+    converged, reason, detail = False, "max_iter", f"max_iter={max_iter}"
     for t in range(first, max_iter + 1):
         if not np.any(d != 0):  # MDBoost's 1/D - U v or CGBoost's d vanished: nothing to price
             # every edge at d = 0 is 0, so the full primal there is the restricted one: the run is
             # certified by the last gap (MDBoost: P(0) = f(0) = P^t(0); CGBoost: M = 0)
             gap = 0.0 if sol is None else max(sol.gap, 0.0)
             run.record(t, 0.0, stopping=gap, n_hypotheses=_n_positive(form.weights(sol)))
-            converged, reason = True, "d = 0: every edge is 0, the last certified gap bounds the loss"
+            converged, reason = True, "converged"
+            detail = "d = 0: every edge is 0, the last certified gap bounds the loss"
             break
         selection = run.ask(form.pricing(d))
         position, is_new = ensemble.add(selection)
@@ -372,18 +409,21 @@ def _column_generation(
                 quantity, best = form.quantity(model, d, selection, position, is_new, sol, best)
         if form.before_solve and quantity <= eps:
             run.record(t, selection.edge, stopping=quantity, n_hypotheses=_n_positive(form.weights(sol)))
-            converged, reason = True, f"{form.rule} ({'new' if is_new else 're-selected'} hypothesis)"
+            converged, reason = True, "converged"
+            detail = f"{form.rule} ({'new' if is_new else 're-selected'} hypothesis)"
             break
         if form.before_solve and not is_new:
             # the model is unchanged and its last certified gap was <= eps/2 unless the solver missed it
             run.record(t, selection.edge, stopping=quantity, n_hypotheses=_n_positive(form.weights(sol)))
-            reason = "re-selected hypothesis: the subproblem solver cannot reach the precision eps/2"
+            reason = "precision_floor"
+            detail = "re-selected hypothesis: the subproblem solver cannot reach the precision eps/2"
             break
         with run.solving():
             sol = form.solve(model, sol)
             _require_point(sol, form.name, t)
             if not form.before_solve:
                 quantity, best = form.quantity(model, d, selection, position, is_new, sol, best)
+        stalled = None if form.before_solve else form.stalled(d, sol, is_new)
         d = sol.d
         run.record(
             t,
@@ -395,18 +435,20 @@ def _column_generation(
         )
         run.keep(form.pricing(d), form.weights(sol))
         if not form.before_solve and quantity <= eps:
-            converged, reason = True, form.rule
+            converged, reason, detail = True, "converged", form.rule
+            break
+        if stalled is not None:
+            reason, detail = "reselected", stalled
             break
         run.save(t, ensemble, d=d, sol=sol, best=best)
-    else:
-        warn_unconverged(form.name, max_iter)
-    return sol, d, converged, reason
+    return sol, d, converged, reason, detail
 
 
 def _n_positive(w: NDArray[np.float64]) -> int:
     return int(np.count_nonzero(np.asarray(w) > 0))
 
 
+@releases_checkpoint
 def _drive(
     form_class,
     oracle,
@@ -444,7 +486,7 @@ def _drive(
     run = _PricingRun(
         oracle, History(form.rule, eps), callback, keep_iterates, saving, keep_stages=keep_stages
     )
-    sol, d, converged, reason = _column_generation(run, ensemble, form, n, max_iter)
+    sol, d, converged, reason, detail = _column_generation(run, ensemble, form, n, max_iter)
     weights = form.weights(sol)
     if isinstance(form, _CGBoost) and sol is not None:
         params["w_sum"] = float(sol.w.sum())  # the orthant w's scale: weights * w_sum is [BZB04]'s w
@@ -455,6 +497,7 @@ def _drive(
         form.pricing(d),
         converged=converged,
         stop_reason=reason,
+        stop_detail=detail,
         params=params,
         soft_margin=isinstance(form, _QRLPBoost),
     )
@@ -601,6 +644,29 @@ def cgboost(
     )
 
 
+def _warn_bias(nu: float, eta: float, eps: float, prior: NDArray[np.float64]) -> None:
+    """A ``ConvergenceWarning`` at the start of a QRLP-Boost run whose eta is below ``B / eps``, ``B =
+    ln(1/(nu min d0))`` (``ln(N/nu)`` for the uniform prior; docs/math.md#qrlp-boost).
+
+    Where the re-centring converges, its limit is ERLPBoost's solution at this eta, whose soft margin
+    is only known to lie within ``B / eta`` of the best one (the relative entropy ranges over [0, B] on
+    the capped simplex, :func:`~dualboost.problems.erlpboost.prior_eta`): at the limit the stop's LP gap
+    is at most ``B / eta``, which meets the rule ``<= eps`` for every data set only when
+    ``eta >= B / eps``. Below it the rule may still be met (the bound is not always attained), so the
+    run is warned, not refused; a run that reaches the fixed point above eps stops with the reason
+    ``"reselected"``."""
+    bound = float(-np.log(nu * prior.min()))
+    if eta * eps < bound:
+        warnings.warn(
+            f"qrlpboost: eta = {eta:.4g} is below ln(1/(nu min d0))/eps = {bound / eps:.4g} (ln(N/nu)/eps "
+            "for uniform weights): the re-centred subproblems tend to ERLPBoost's solution at this eta, "
+            f"whose soft margin may fall short of the best by up to {bound / eta:.3g} > eps = {eps:g}, so "
+            f"the stopping rule (LP gap <= eps) may never be met; the canonical eta is {2 * bound / eps:.4g}",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+
+
 def qrlpboost(
     oracle,
     *,
@@ -638,6 +704,7 @@ def qrlpboost(
     else:
         prior = check_distribution(d0, n, "d0")
         eta = prior_eta(prior, nu, eps) if eta is None else check_eta(eta)
+    _warn_bias(nu, eta, eps, prior)
     return _drive(
         _QRLPBoost,
         oracle,

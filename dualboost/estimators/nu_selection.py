@@ -1,0 +1,238 @@
+"""``nu="auto"``: the capping nu chosen by validation along a descending grid (docs/math.md#capping-nu,
+docs/boosting.md#the-default-nuauto).
+
+The capping nu of the soft-margin boosters ([KG] Eq. 2.2, 3.10) is the one parameter the data must
+choose: a loose capping (large nu) is right under label noise, a tight one (nu * N -> 1, the hard
+margin) on clean data, and no fixed value serves both (benchmarks/results/defaults.txt). The rule,
+shared by every capped classifier of the package, :func:`~dualboost.estimators.reweight.reweight` and
+``dualboost boost --nu auto``:
+
+1. **grid** (:func:`nu_grid`): :data:`GRID_POINTS` fractions, geometric, from the largest sensible
+   capping ``top = AUTO_NU_SHARE * 2 min(N+, N-) / N`` (:func:`~dualboost.estimators.base.auto_nu`:
+   above ``2 min(N+, N-) / N`` the models collapse towards the majority class) down to
+   ``max(NU_FLOOR, 1 / N_train)``;
+2. **split** (:func:`validation_split`): one stratified holdout of :data:`VALIDATION_SIZE` of the rows
+   (seed 0, so that ``fit`` is deterministic); with sample weights the validation score is the weighted
+   accuracy;
+3. **search** (:func:`search`): the grid is fitted on the training part from the largest nu down
+   (along the warm-started path of :func:`~dualboost.estimators.cv.iter_path` where the model has one,
+   by independent fits otherwise) and scored on the held-out part; the search stops early when
+   :data:`PATIENCE` grid points have scored below the best score since it was found (ties do not
+   count: Corrective ERLPBoost scores its first three grid points alike on breast cancer, and the
+   fourth 7 points higher), so a noisy set, whose best nu is large, costs a few fits;
+4. **choice** (after the *one-standard-error rule* of Breiman et al.'s CART, Hastie, Tibshirani &
+   Friedman, *The Elements of Statistical Learning*, Sec. 7.10, with :data:`SE_SHARE` of it): the
+   largest nu (the most regularised model) whose score is within ``SE_SHARE`` binomial standard errors
+   ``sqrt(a (1 - a) / n)`` of the best score ``a`` (n the held-out rows; with weights, their effective
+   number ``(sum w)^2 / sum w^2``). A 25 % holdout of a few hundred rows scores each point with a
+   standard error of 2-4 points: on noisy sets the argmax often lands on a smaller nu by chance, while
+   a whole standard error keeps too large a nu on clean sets (benchmarks/results/defaults.txt);
+5. the estimator is then refitted on all its training rows at the chosen fraction.
+
+The choice is recorded in a :class:`NuSelection` (the estimators' ``nu_selection_``). With too few
+examples for a stratified holdout (fewer than :data:`MIN_CLASS` of a class) the rule is ``top`` itself
+(``how = "class balance"``, today's closed form).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import StratifiedShuffleSplit
+
+from dualboost.boosting.core.run import SoftMarginWarning
+
+__all__ = [
+    "GRID_POINTS",
+    "NU_FLOOR",
+    "VALIDATION_SIZE",
+    "PATIENCE",
+    "SE_SHARE",
+    "MIN_CLASS",
+    "NuSelection",
+    "nu_grid",
+    "validation_split",
+    "validation_score",
+    "search",
+    "within_standard_error",
+    "select_nu",
+    "estimator_scores",
+]
+
+#: grid points from ``top`` down to the floor (geometric; ratio about 0.5 from top 0.8 to 0.01)
+GRID_POINTS = 7
+#: the smallest fraction searched (above 1/N_train): below it the capping is the hard margin in effect
+NU_FLOOR = 0.01
+#: the held-out share of the rows
+VALIDATION_SIZE = 0.25
+#: stop after this many consecutive grid points without a better validation score
+PATIENCE = 2
+#: the share of a standard error by which a larger nu may score below the best and still be chosen
+#: (measured by benchmarks/defaults_suite.py: 0 (the argmax), 0.5 and 1 were tried)
+SE_SHARE = 0.5
+#: the fewest examples of a class for which a stratified holdout is made
+MIN_CLASS = 8
+#: the seed of the holdout (a fixed one: ``fit`` is deterministic, as scikit-learn expects)
+SEED = 0
+
+#: what produces the validation scores of a grid: ``(train, test, grid) -> scores``, one per grid
+#: point in order, lazily (the search stops consuming at the early stop)
+ScorePath = Callable[[NDArray[np.intp], NDArray[np.intp], NDArray[np.float64]], Iterable[float]]
+
+
+@dataclass(frozen=True)
+class NuSelection:
+    """How a fitted estimator's capping was chosen: ``how`` (``"given"``: the nu passed,
+    ``"validation"``: the rule of the module docstring, ``"class balance"``: too few examples to
+    validate, ``top`` taken), ``fraction`` (the chosen fraction of the training rows), ``grid`` (the
+    fractions searched, largest first: the searched prefix of the grid) and ``scores`` (their validation
+    accuracies)."""
+
+    how: str
+    fraction: float
+    grid: tuple[float, ...] = field(default=())
+    scores: tuple[float, ...] = field(default=())
+
+    def as_dict(self) -> dict:
+        """Plain values (for model files and reports)."""
+        return {"how": self.how, "fraction": self.fraction, "grid": [*self.grid], "scores": [*self.scores]}
+
+
+def nu_grid(top: float, n_train: int, points: int = GRID_POINTS) -> NDArray[np.float64]:
+    """``points`` fractions, geometric from ``top`` down to ``max(NU_FLOOR, 1/n_train)`` (a single point
+    when ``top`` is at or below that floor), largest first."""
+    floor = max(NU_FLOOR, 1.0 / max(n_train, 1))
+    if top <= floor:
+        return np.array([float(top)])
+    return np.geomspace(top, floor, points)
+
+
+def validation_split(
+    labels: ArrayLike, size: float = VALIDATION_SIZE
+) -> tuple[NDArray[np.intp], NDArray[np.intp]] | None:
+    """``(train, test)`` row indices of one stratified holdout of ``size`` of the rows (seed
+    :data:`SEED`), or None when a class has fewer than :data:`MIN_CLASS` examples."""
+    labels = np.asarray(labels)
+    counts = np.unique(labels, return_counts=True)[1]
+    if counts.size != 2 or counts.min() < MIN_CLASS:
+        return None
+    splitter = StratifiedShuffleSplit(n_splits=1, test_size=size, random_state=SEED)
+    train, test = next(splitter.split(np.zeros((labels.size, 1)), labels))
+    return np.sort(train), np.sort(test)
+
+
+def validation_score(
+    decision: NDArray[np.float64], labels: NDArray[np.float64], weights: NDArray[np.float64] | None
+) -> float:
+    """The (weighted) accuracy of the decision values on ±1 ``labels``: ``f > 0`` predicts +1, as
+    every classifier's ``predict``."""
+    correct = (np.where(np.asarray(decision) > 0, 1.0, -1.0) == labels).astype(np.float64)
+    return float(np.average(correct, weights=weights))
+
+
+def search(scores: Iterable[float], patience: int = PATIENCE) -> list[float]:
+    """The scores consumed from ``scores`` (in order, largest nu first): the search stops after
+    ``patience`` scores below the best so far since it was found (ties with it do not count: on a
+    plateau the search goes on; a generator's path stops there: it is closed). The warnings of the
+    grid's fits (a ConvergenceWarning, a SoftMarginWarning of a nu that may not be chosen) are
+    silenced: the refit at the chosen nu warns."""
+    seen: list[float] = []
+    best, since = 0, 0
+    iterator: Iterator[float] = iter(scores)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", SoftMarginWarning)
+        for score in iterator:
+            seen.append(float(score))
+            if seen[-1] > seen[best]:
+                best, since = len(seen) - 1, 0
+            elif seen[-1] < seen[best]:  # a tie is no evidence either way: it does not count
+                since += 1
+                if since >= patience:
+                    break
+        close = getattr(iterator, "close", None)
+        if close is not None:
+            close()
+    return seen
+
+
+def within_standard_error(scores: Sequence[float], n_eff: float, share: float = SE_SHARE) -> int:
+    """The index of the first (largest-nu) score within ``share`` binomial standard errors
+    ``sqrt(a (1 - a) / n_eff)`` of the best score ``a`` (module docstring, step 4)."""
+    values = np.asarray(scores, dtype=np.float64)
+    best = float(values.max())
+    margin = share * np.sqrt(best * (1.0 - best) / n_eff) if n_eff > 0 else 0.0
+    return int(np.flatnonzero(values >= best - margin - 1e-12)[0])
+
+
+def select_nu(
+    labels: ArrayLike,
+    top: float,
+    score_path: ScorePath,
+    *,
+    split: tuple[NDArray[np.intp], NDArray[np.intp]] | None = None,
+    weights: NDArray[np.float64] | None = None,
+    patience: int = PATIENCE,
+) -> NuSelection:
+    """The rule of the module docstring for N training ``labels`` whose largest sensible capping is
+    ``top``: the holdout (``split``: given row indices ``(train, test)``; None: :func:`validation_split`
+    of the labels), the grid, the early-stopped search of ``score_path(train, test, grid)`` and the
+    standard-error choice (``weights``: the N sample weights, for the held-out rows' effective
+    number; None: unweighted)."""
+    if split is None:
+        split = validation_split(labels)
+    if split is None:
+        return NuSelection("class balance", float(top))
+    train, test = split
+    grid = nu_grid(top, train.size)
+    scores = search(score_path(train, test, grid), patience)
+    if weights is None:
+        n_eff = float(test.size)
+    else:
+        held = weights[test]
+        n_eff = float(held.sum() ** 2 / np.sum(held**2))
+    chosen = within_standard_error(scores, n_eff)
+    searched = tuple(float(nu) for nu in grid[: len(scores)])
+    return NuSelection("validation", float(grid[chosen]), searched, tuple(scores))
+
+
+def estimator_scores(
+    estimator, X, labels: NDArray[np.float64], weights: NDArray[np.float64] | None
+) -> ScorePath:
+    """The :data:`ScorePath` of a capped classifier: along the warm-started nu path
+    (:func:`~dualboost.estimators.cv.iter_path`) for ERLPBoost (criterion ``"practical"``) and LPBoost
+    without sample weights, otherwise one fit per grid fraction of a clone of ``estimator`` with that
+    fixed ``nu`` (checkpoints off), each scored on the held-out rows."""
+    from dualboost.estimators.cv import MODELS, iter_path  # lazily: cv imports the classifiers
+    from dualboost.oracles.registry import make_oracle
+
+    def weights_of(rows):
+        return None if weights is None else weights[rows]
+
+    path_model = getattr(estimator, "_algorithm", "") in MODELS and weights is None
+    path_model = path_model and getattr(estimator, "criterion", "practical") == "practical"
+
+    def along_path(train, test, grid):
+        oracle = make_oracle(getattr(estimator, "oracle", "stumps")).fit(X[train], labels[train])
+        options = {"eps": float(estimator.eps), "max_iter": estimator.max_iter}
+        options |= {"eta": getattr(estimator, "eta", None), "method": getattr(estimator, "method", None)}
+        if estimator._algorithm == "lpboost":
+            del options["eta"]
+        for point in iter_path(oracle, grid, model=estimator._algorithm, **options):
+            yield validation_score(point.decision_function(X[test]), labels[test], None)
+
+    def independent(train, test, grid):
+        fixed = {"checkpoint": None, "resume": False}
+        fixed = {name: value for name, value in fixed.items() if name in estimator.get_params()}
+        for nu in grid:
+            model = clone(estimator).set_params(nu=float(nu), **fixed)
+            model.fit(X[train], labels[train], sample_weight=weights_of(train))
+            yield validation_score(model.decision_function(X[test]), labels[test], weights_of(test))
+
+    return along_path if path_model else independent

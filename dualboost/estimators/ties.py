@@ -1,0 +1,61 @@
+"""The tie rule of the binary classifiers: where the decision function is exactly 0, predict the class
+that is more frequent in the (sample-weighted) training data.
+
+A classifier of the package predicts ``classes_[1]`` where ``f(x) > 0`` and ``classes_[0]`` where
+``f(x) < 0``. At ``f(x) = 0`` (exactly 0, or within ``TIE_TOL`` of it:
+:func:`~dualboost.boosting.core.result.combined_decision`) the model carries no information about x:
+at a degenerate soft-margin optimum two complementary hypotheses cancel and ``f = 0`` on every
+example (LPBoost at nu = 0.1 on german.numer and a9a, docs/math.md#lpboost). The Bayes rule with no
+information is the prior's majority, so a tie predicts the class of largest weight in the training
+data, ``class_prior_`` (scikit-learn's ``DummyClassifier`` name): the fraction of each class,
+weighted by ``sample_weight`` when it is given. ``predict_proba`` at a tie is that prior, so that its
+argmax agrees with ``predict`` (:func:`prior_at_ties`). Equal priors give ``classes_[0]``, the
+scikit-learn convention; an estimator without ``class_prior_`` (a model file of an earlier version)
+keeps it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = ["class_prior", "tie_index", "classes_by_sign", "prior_at_ties"]
+
+
+def class_prior(labels: ArrayLike, weights: ArrayLike | None = None) -> NDArray[np.float64]:
+    """``[P(classes_[0]), P(classes_[1])]``: the fraction of each of the two classes of ``labels`` in
+    sorted order (the order of ``classes_``; -1 before +1), weighted by ``weights`` when given. A dask
+    label vector (unweighted) is counted by one reduction."""
+    if hasattr(labels, "__dask_graph__"):
+        import dask.array as da  # lazily: a dask label vector implies dask is installed
+
+        counts = np.asarray(da.unique(labels, return_counts=True)[1].compute(), dtype=np.float64)
+    else:
+        _, inverse = np.unique(np.asarray(labels), return_inverse=True)
+        counts = np.bincount(inverse.ravel(), weights=None if weights is None else np.asarray(weights))
+    return np.asarray(counts, dtype=np.float64) / float(np.sum(counts))
+
+
+def tie_index(prior: NDArray[np.float64] | None) -> int:
+    """The index into ``classes_`` that a tie predicts: 1 where the prior favours ``classes_[1]``
+    strictly, else 0 (equal priors, or no prior)."""
+    return int(prior is not None and prior[1] > prior[0])
+
+
+def classes_by_sign(f: NDArray[np.float64], classes: NDArray, prior: NDArray[np.float64] | None) -> NDArray:
+    """``classes[1]`` where f > 0, ``classes[0]`` where f < 0, and ``classes[tie_index(prior)]`` where
+    f = 0."""
+    f = np.asarray(f)
+    index = (f > 0).astype(int)
+    index[f == 0] = tie_index(prior)
+    return classes[index]
+
+
+def prior_at_ties(
+    f: NDArray[np.float64], probabilities: NDArray[np.float64], prior: NDArray[np.float64] | None
+) -> NDArray[np.float64]:
+    """``probabilities`` (N x 2, or their logarithms when the prior is passed as its logarithm) with the
+    rows where f = 0 replaced by ``prior`` (in place; unchanged without a prior)."""
+    if prior is not None:
+        probabilities[np.asarray(f) == 0] = prior
+    return probabilities
