@@ -673,6 +673,8 @@ def test_malformed_headers_raise_value_error_only(tmp_path, headers, data):
         (("attributes", "predict"), {"json": 1}, "predict"),
         (("attributes", "fit_"), {"json": 1}, "fit_"),
         (("attributes", "hypotheses_"), {"hypotheses": {"class": "Stump"}}, "list"),
+        (("attributes", "stop_reason_", "json"), "anything", "stop_reason_"),
+        (("attributes", "class_prior_"), {"json": [0.5, 0.5]}, "class_prior_"),
     ],
 )
 def test_values_a_prediction_uses_are_checked(tmp_path, headers, path, value, match):
@@ -795,3 +797,11 @@ def test_wide_strings_are_charged_before_they_are_built(tmp_path, stump_model):
     _write(tmp_path / "wide", header, raw)
     error = _bounded(lambda: load(tmp_path / "wide"))
     assert isinstance(error, ValueError) and "feature_names_in_" in str(error), error
+
+
+def test_the_tie_rule_and_stop_reason_round_trip(tmp_path, data):
+    X, y = data
+    fitted = ERLPBoostClassifier(eps=0.1).fit(X, y)
+    loaded = load(save(fitted, tmp_path / "m"))
+    np.testing.assert_array_equal(loaded.class_prior_, fitted.class_prior_)
+    assert loaded.stop_reason_ == fitted.stop_reason_
