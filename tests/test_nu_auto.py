@@ -1,5 +1,5 @@
-"""The default ``nu="auto"`` (dualboost.estimators.nu_selection, docs/boosting.md#the-default-nuauto): nu chosen
-by validation along a descending grid below ``AUTO_NU_SHARE * 2 min(N+, N-) / N``, for every capped
+"""The default ``nu="auto"`` (dualboost.estimators.nu_selection, docs/boosting.md#the-default-nuauto):
+nu chosen by validation along a descending grid below ``AUTO_NU_SHARE * 2 min(N+, N-) / N``, for every capped
 classifier, ``reweight``, the Dask fit and the CLI; a given nu fits as before."""
 
 from __future__ import annotations

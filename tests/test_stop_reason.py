@@ -93,9 +93,13 @@ def test_every_fitted_estimator_has_a_stop_reason(name):
 
 
 def test_erlpboost_at_an_unreachable_eps_stops_at_its_precision_floor_and_says_so():
-    # issue 29: stopped after 6 iterations with converged_ False, no warning and no reason
+    # issue 29: stopped after 6 iterations with converged_ False, no warning and no reason. A fixed nu
+    # (the loose capping the former nu="auto" gave): the validation search of nu="auto" would run its
+    # grid at eps = 1e-12 too (70 s)
     X, y = _toy(1, 60)
-    model, warned = _fit_recording(lambda: estimators.ERLPBoostClassifier(eps=1e-12, max_iter=30), X, y)
+    model, warned = _fit_recording(
+        lambda: estimators.ERLPBoostClassifier(nu=0.8, eps=1e-12, max_iter=30), X, y
+    )
     assert model.stop_reason_ == "precision_floor" and not model.converged_ and model.n_iter_ < 30
     assert len(warned) == 1 and "precision_floor" in str(warned[0].message)
     # the reason is true: the last certified gap is far above the eps/4 that the criterion needs
