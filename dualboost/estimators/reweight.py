@@ -50,11 +50,18 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import HasMethods, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from dualboost._validation import Matrix
 from dualboost.boosting.core.result import combined_decision
-from dualboost.estimators.base import NU, POSITIVE, auto_nu, binary_training_data, nu_count
+from dualboost.estimators.base import (
+    NU,
+    POSITIVE,
+    auto_nu,
+    binary_training_data,
+    nu_count,
+    validate_features,
+)
 from dualboost.estimators.nu_selection import NuSelection, ScorePath, select_nu, validation_score
 from dualboost.estimators.ties import class_prior, classes_by_sign
 from dualboost.oracles import Hypothesis
@@ -314,7 +321,7 @@ class ReweightedClassifier(ClassifierMixin, BaseEstimator):
         """``f(X) = sum_q w_q h_q(X)`` in [-1, 1] over the kept members (positive: ``classes_[1]``;
         ties within 1e-9 of 0 are 0, :func:`~dualboost.boosting.core.result.combined_decision`)."""
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
+        X = validate_features(self, X, reset=False)
         return combined_decision(self.estimator_weights_, self.hypotheses_, X)
 
     def predict(self, X: ArrayLike) -> NDArray:
