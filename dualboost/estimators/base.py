@@ -139,9 +139,8 @@ def check_numeric_features(X: object) -> None:
     scikit-learn's validation (nothing is converted or computed here); so is a value that is not
     even a string (a dict: scikit-learn's TypeError)."""
     if type(X).__module__.partition(".")[0] == "pandas" and hasattr(X, "columns"):  # a DataFrame
-        numeric = [getattr(dtype, "kind", "O") in "biufc" for dtype in X.dtypes]
-        columns = [(repr(name), X.iloc[:, j], X.dtypes.iloc[j]) for j, name in enumerate(X.columns)]
-        columns = [column for column, ok in zip(columns, numeric, strict=True) if not ok]
+        other = [j for j, dtype in enumerate(X.dtypes) if getattr(dtype, "kind", "O") not in "biufc"]
+        columns = [(repr(X.columns[j]), X.iloc[:, j], X.dtypes.iloc[j]) for j in other]
     elif isinstance(X, (np.ndarray, list, tuple)):
         try:
             array = np.asarray(X)
@@ -163,7 +162,9 @@ def check_numeric_features(X: object) -> None:
         raise ValueError(f"X has non-numeric features: {shown}. {_ENCODE}")
 
 
-def validate_features(estimator: BaseEstimator, X: ArrayLike, y: object = "no_validation", **kwargs):
+def validate_features(
+    estimator: BaseEstimator, X: ArrayLike, y: object = "no_validation", **kwargs
+) -> ArrayLike | tuple[ArrayLike, ArrayLike]:
     """``X`` (and ``y`` when given) validated as every estimator of the package takes them: non-numeric
     columns refused by :func:`check_numeric_features`, then scikit-learn's ``validate_data`` to dense
     float64 or CSR/CSC (``kwargs``: its options, e.g. ``reset=False`` in predict)."""
