@@ -2,50 +2,33 @@
 
 ``dualboost verify`` solves every model family on built-in instances, on both sides, with each
 cvxpy solver, maps each solution to the other side, certifies it and prints one table; it exits 1
-when any row fails its tolerance and says which.
+when any row fails its tolerance and says which (:mod:`dualboost.cli_verify`).
 
 ``dualboost boost`` trains a booster on a LIBSVM file and reports (:mod:`dualboost.cli_boost`);
 ``dualboost predict MODEL DATA`` predicts with a model that ``boost --save`` wrote.
+
+This module builds the parsers and dispatches. The parsers need only names
+(:mod:`dualboost.cli_names`, :mod:`dualboost.cli_options`); each command imports its run when it
+runs (the solvers, the drivers, scikit-learn), so that ``dualboost --help`` and
+``dualboost verify --help`` start in a fraction of a second (benchmarks/startup.py).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from importlib import import_module
 
 from dualboost import __version__
-from dualboost.cli_boost import add_boost_parser, add_predict_parser
-from dualboost.cli_outputs import check_outputs, write_text
-from dualboost.problems.relaxation_report import (
-    BUILTIN_RELAXATIONS,
-    FAST_GAP_TOL,
-    FAST_MAP_TOL,
-    builtin_relaxation,
-)
-from dualboost.problems.relaxation_report import GAP_TOL as RELAXATION_GAP_TOL
-from dualboost.solvers import METHODS, SIDES, accepts
-from dualboost.verify import FAMILIES, GAP_TOL, MAP_TOL, VerifyRow, run_verify
+from dualboost.cli_names import FAMILIES, GAP_TOL, MAP_TOL, METHODS, RELAXATIONS, SIDES
+from dualboost.cli_options import add_boost_parser, add_predict_parser
 
-__all__ = ["main"]
-
-_COLUMNS = (
-    ("model", "model", "{}"),
-    ("instance", "instance", "{}"),
-    ("method", "method", "{}"),
-    ("side", "side", "{}"),
-    ("primal_value", "primal", "{:.10f}"),
-    ("dual_value", "dual", "{:.10f}"),
-    ("gap", "rel. gap", "{:.1e}"),
-    ("map_error", "map err", "{:.1e}"),
-    ("time", "time s", "{:.3f}"),
-    ("passed", "ok", "{}"),
-)
+__all__ = ["main", "build_parser"]
 
 
 def _csv(allowed: Sequence[str]):
+    """An argparse type: a comma-separated list of names out of ``allowed``."""
     def parse(text: str) -> list[str]:
         items = [x.strip() for x in text.split(",") if x.strip()]
         bad = [x for x in items if x not in allowed]
@@ -56,118 +39,8 @@ def _csv(allowed: Sequence[str]):
     return parse
 
 
-def _format(row: VerifyRow) -> list[str]:
-    cells = []
-    for key, _, fmt in _COLUMNS:
-        value = getattr(row, key)
-        if key == "passed":
-            cells.append("yes" if value else "NO")
-        elif isinstance(value, float) and not math.isfinite(value):
-            cells.append("-")
-        else:
-            cells.append(fmt.format(value))
-    return cells
-
-
-def _print_table(rows: list[VerifyRow], out) -> None:
-    header = [title for _, title, _ in _COLUMNS]
-    body = [_format(r) for r in rows]
-    widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(header)]
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)), file=out)
-    print("  ".join("-" * w for w in widths), file=out)
-    for cells in body:
-        print("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)), file=out)
-
-
-#: the methods that solve a Relaxation (its own tolerance table): the cvxpy solvers
-RELAXATION_METHODS = tuple(RELAXATION_GAP_TOL)
-
-
-def _verify_relaxations(args: argparse.Namespace) -> int:
-    """``--relaxation NAMES``: print the verification report of each named built-in relaxation (form
-    "abs", the cvxpy methods) and, where its dual is smooth and auglag is asked for, a second report
-    on its simplex form (the same values, docs/math.md#signed-weights) with auglag's rows beside
-    Clarabel's."""
-    methods = [m for m in args.methods if m in RELAXATION_METHODS]
-    fast = "auglag" in args.methods and "dual" in args.sides
-    reports = []
-    for name in args.relaxation:
-        twin = builtin_relaxation(name, seed=args.seed, form="simplex") if fast else None
-        if twin is not None and accepts(twin, "auglag", "dual") is not None:
-            if args.methods != list(METHODS):
-                print(f"note: auglag skipped for {name}: {accepts(twin, 'auglag', 'dual')}", file=sys.stderr)
-            twin = None
-        if not methods and twin is None:
-            print(
-                f"dualboost verify: error: --methods {','.join(args.methods)}: where its dual is not "
-                f"smooth a relaxation is solved through cvxpy only ({', '.join(RELAXATION_METHODS)})",
-                file=sys.stderr,
-            )
-            return 2
-        reports.append((name, twin))
-    skipped = [m for m in args.methods if m not in RELAXATION_METHODS and m != "auglag"]
-    if skipped and args.methods != list(METHODS):
-        print(
-            f"note: {', '.join(skipped)} skipped: a relaxation is solved through cvxpy "
-            f"({', '.join(RELAXATION_METHODS)}) and, where its dual is smooth, auglag",
-            file=sys.stderr,
-        )
-    failed = 0
-    for name, twin in reports:
-        if methods:
-            report = builtin_relaxation(name, seed=args.seed).verify(methods, args.sides, name=name)
-            print(report, end="\n\n")
-            failed += not report.passed
-        if twin is not None:
-            beside = [m for m in ("clarabel",) if m in methods]
-            report = twin.verify([*beside, "auglag"], args.sides, name=f"{name}, form 'simplex'",
-                                 gap_tol=FAST_GAP_TOL, map_tol=FAST_MAP_TOL)
-            print(report, end="\n\n")
-            failed += not report.passed
-    return 1 if failed else 0
-
-
-def _verify(args: argparse.Namespace) -> int:
-    try:
-        check_outputs({"--json": args.json}, {})
-    except ValueError as exc:
-        print(f"dualboost verify: error: {exc}", file=sys.stderr)
-        return 2
-    if args.relaxation:
-        return _verify_relaxations(args)
-    rows: list[VerifyRow] = []
-    progress = sys.stderr.isatty() and not args.quiet
-    for row in run_verify(args.models, args.methods, args.sides, seed=args.seed, extreme=args.extreme):
-        rows.append(row)
-        if progress:
-            print(
-                f"\r{len(rows)} solved: {row.model} {row.method} {row.side}".ljust(78),
-                end="",
-                file=sys.stderr,
-            )
-    if progress:
-        print("\r" + " " * 78 + "\r", end="", file=sys.stderr)
-    written = True
-    if args.json:
-        payload = json.dumps([r.as_dict() for r in rows], indent=2, allow_nan=True)
-        if args.json == "-":
-            print(payload)
-        else:
-            written = write_text("verify", "--json", args.json, payload + "\n")
-    out = sys.stderr if args.json == "-" else sys.stdout
-    _print_table(rows, out)
-    failed = [r for r in rows if not r.passed]
-    total_time = sum(r.time for r in rows)
-    if failed:
-        print(f"\n{len(failed)} of {len(rows)} checks FAILED:", file=out)
-        for r in failed:
-            print(f"  {r.model} [{r.instance}] {r.method}/{r.side}: {r.reason}", file=out)
-        return 1
-    print(f"\nall {len(rows)} checks passed in {total_time:.1f} s", file=out)
-    return 0 if written else 1
-
-
 def build_parser() -> argparse.ArgumentParser:
+    """The parser of the ``dualboost`` command; each subcommand's ``func`` imports its run when called."""
     parser = argparse.ArgumentParser(
         prog="dualboost",
         description="Primal (d-domain) and dual (w-domain) convex models of boosting, solved and certified.",
@@ -229,20 +102,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verify.add_argument(
         "--relaxation",
-        type=_csv(tuple(BUILTIN_RELAXATIONS)),
+        type=_csv(RELAXATIONS),
         metavar="NAME",
         help=(
             "instead of the model table, print the verification report of the named built-in "
             "relaxations of [SS] Def. 6 (comma-separated) on a random 30 x 40 matrix: values, "
             "certified gaps, map errors, Fenchel-Young residuals and Theorem 7's conditions; "
-            f"one of {', '.join(BUILTIN_RELAXATIONS)}"
+            f"one of {', '.join(RELAXATIONS)}"
         ),
     )
     verify.add_argument("--quiet", action="store_true", help="no progress line on a terminal")
-    verify.set_defaults(func=_verify)
-    add_boost_parser(sub)
-    add_predict_parser(sub)
+    verify.set_defaults(func=_run("dualboost.cli_verify", "run_verify_command"))
+    add_boost_parser(sub).set_defaults(func=_run("dualboost.cli_boost", "run_boost"))
+    add_predict_parser(sub).set_defaults(func=_run("dualboost.cli_boost", "run_predict"))
     return parser
+
+
+def _run(module: str, name: str) -> Callable[[argparse.Namespace], int]:
+    """The run ``module.name`` of a command, imported when the command runs."""
+
+    def run(args: argparse.Namespace) -> int:
+        return getattr(import_module(module), name)(args)
+
+    return run
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,13 +1,15 @@
-"""``dualboost boost``: train a booster on a LIBSVM file (or a named data set) and report.
+"""``dualboost boost`` and ``dualboost predict``: the runs (their options: :mod:`dualboost.cli_options`).
 
-Registered by :mod:`dualboost.cli`. The run: load TRAIN (and TEST), fit the oracle, call the
+``boost`` trains a booster on a LIBSVM file (or a named data set) and reports. :mod:`dualboost.cli`
+imports this module only when one of these commands runs (it imports the drivers, the solvers and
+scikit-learn, which ``--help`` does not need). The run: load TRAIN (and TEST), fit the oracle, call the
 driver of :mod:`dualboost.boosting` with a progress line on stderr (only on a terminal), then print
 a summary (iterations, train and test error, the time split into oracle and solver, hypotheses
 with w > 0); ``--history`` writes the per-iteration CSV and ``--plot`` the convergence figure
 ([KG] Fig. 5.28); ``--checkpoint PATH`` saves the state every ``--checkpoint-every`` iterations and
 ``--resume`` continues a killed run from it (:mod:`dualboost.boosting.core.checkpoint`); ``--save PATH``
 writes the trained model as a model file (:mod:`dualboost.estimators.persistence`) that
-``dualboost predict`` (:func:`add_predict_parser`) and :func:`dualboost.estimators.persistence.load` read.
+``dualboost predict`` (:func:`run_predict`) and :func:`dualboost.estimators.persistence.load` read.
 
 The options are checked before any data is read (an option the algorithm does not take, a
 ``--method`` that does not solve its subproblem, an output path of ``--save``, ``--history``,
@@ -35,17 +37,18 @@ from sklearn.exceptions import ConvergenceWarning
 
 from dualboost._files import atomic_write, output_error
 from dualboost.boosting import ALGORITHMS, BoostResult, boost
-from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, check_free
+from dualboost.boosting.core.checkpoint import check_free
 from dualboost.boosting.core.history import HistoryRow
 from dualboost.boosting.core.progress import ProgressLine, iteration_text
 from dualboost.boosting.core.run import SoftMarginWarning
-from dualboost.boosting.corrective.frank_wolfe import STEPS, check_step
+from dualboost.boosting.corrective.frank_wolfe import check_step
+from dualboost.cli_options import DEFAULT_EPS, DEFAULT_NU
 from dualboost.cli_outputs import check_outputs, write_output, write_text
 from dualboost.datasets import DATASETS, DatasetNotFoundError, data_dirs, load_dataset, load_libsvm
 from dualboost.estimators.base import auto_nu, check_nu_fraction, nu_count
 from dualboost.estimators.corrective import CORRECTIVE_MAX_ITER
 from dualboost.estimators.ties import class_prior, classes_by_sign
-from dualboost.oracles.registry import ORACLES, make_oracle
+from dualboost.oracles.registry import make_oracle
 from dualboost.problems import (
     BinaryERLPBoost,
     CGBoost,
@@ -62,14 +65,12 @@ from dualboost.solvers import METHODS, accepts
 from dualboost.solvers.cvxpy_backend import CVXPY_METHODS
 from dualboost.verify import applies
 
-__all__ = ["add_boost_parser", "run_boost", "add_predict_parser", "run_predict"]
+__all__ = ["run_boost", "run_predict"]
 
 #: algorithms whose regulariser is the binary relative entropy (they need nu < 1)
 _BINARY = ("binary_erlpboost", "corrective_binary_erlpboost")
 #: the corrective algorithms (default --max-iter: CORRECTIVE_MAX_ITER, as their classifiers)
 _CORRECTIVE = ("corrective_erlpboost", "corrective_binary_erlpboost", "mlpboost")
-#: the defaults of --nu and --eps (None in the parser, to tell an explicit option from a default)
-_DEFAULT_NU, _DEFAULT_EPS = "auto", 0.01
 #: the subproblem model each driver solves with ``--method`` and the side it solves (the drivers'
 #: defaults), to check up front that the method applies (:func:`dualboost.verify.applies`)
 _SUBPROBLEMS = {
@@ -94,180 +95,9 @@ _SUBPROBLEMS.update(_FORMULATIONS)  # (checked first, with the registry's reason
 _TINY_U = np.array([[1.0, -1.0], [-1.0, 1.0], [1.0, 1.0], [-1.0, -1.0]])
 
 
-def add_boost_parser(sub) -> None:
-    """Add the ``boost`` subcommand to the subparsers ``sub``."""
-    names = ", ".join(sorted(DATASETS))
-    boost_parser = sub.add_parser(
-        "boost",
-        help="train a booster on a LIBSVM file and report its errors, time and convergence",
-        description=(
-            "Train one of the boosting algorithms of Glocer's thesis (or AdaBoost) with a max-edge "
-            "weak learner on TRAIN, a LIBSVM/svmlight file or a named data set "
-            f"({names}, alias german; found in $DUALBOOST_DATA or the cache, split 60/20/20 by "
-            "--seed). Prints a progress line on a terminal (iteration, edge of the new hypothesis, "
-            "certified gap of the subproblem, stopping quantity, hypotheses in use), then a summary: "
-            "iterations, train and test error, time split into oracle and solver, hypotheses with "
-            "w > 0."
-        ),
-    )
-    boost_parser.add_argument(
-        "train", metavar="TRAIN", help="training set: a LIBSVM file or a named data set"
-    )
-    boost_parser.add_argument(
-        "--test",
-        metavar="TEST",
-        help="test set, a LIBSVM file (default for a named data set: its test part); a LIBSVM file's "
-        "feature count is its largest feature index, so a TEST with fewer features than TRAIN is read "
-        "with TRAIN's (its last features are zero), and one with more is an error (files of other "
-        "data?) unless --n-features is given",
-    )
-    boost_parser.add_argument(
-        "--n-features",
-        type=_positive_int,
-        metavar="P",
-        help="the number of features of both LIBSVM files, TRAIN and TEST (as scikit-learn's "
-        "load_svmlight_file takes it; default: TRAIN's largest feature index); a file with a larger "
-        "index is an error",
-    )
-    boost_parser.add_argument(
-        "--algorithm", choices=tuple(ALGORITHMS), default="erlpboost", help="the booster (default: erlpboost)"
-    )
-    boost_parser.add_argument(
-        "--nu",
-        type=_nu_option,
-        metavar="FRACTION",
-        help="capping as a fraction of the training set, in (0, 1] as the classifiers of "
-        "dualboost.estimators take it, or 'auto' (the default, as theirs: 0.8 * 2 min(N+, N-) / N): "
-        "d_n <= 1/max(1, nu N); any nu <= 1/N (e.g. 1e-9) is the hard margin (the thesis's nu = 1); "
-        "the binary algorithms need nu < 1",
-    )
-    boost_parser.add_argument("--eps", type=float, help=f"precision of the booster (default {_DEFAULT_EPS})")
-    boost_parser.add_argument(
-        "--eta",
-        type=float,
-        help="entropy regularisation (default: the theoretical "
-        "(2/eps) ln(N/nu), + 1 inside for the binary algorithms)",
-    )
-    boost_parser.add_argument(
-        "--max-iter",
-        type=int,
-        metavar="N",
-        help="cap on the iterations (default: the theorem's bound; 1000 for lpboost, adaboost and the "
-        "corrective algorithms, whose bound of O(1/eps^2) iterations is 184,000 on 400 rows)",
-    )
-    boost_parser.add_argument(
-        "--oracle",
-        choices=tuple(ORACLES),
-        default="stumps",
-        help="weak learner: decision stumps, raw features or linear-kernel (svm) "
-        "hypotheses (default: stumps)",
-    )
-    boost_parser.add_argument(
-        "--method",
-        help="subproblem solver (default: highs for lpboost, auglag for the "
-        "other totally corrective ones; corrective: the clipped step when --method is not given, "
-        "or a solver for the exact step); highs applies to lpboost only (a linear program), auglag "
-        f"to all the other algorithms, the cvxpy methods ({', '.join(CVXPY_METHODS)}) to all",
-    )
-    boost_parser.add_argument(
-        "--step",
-        choices=STEPS,
-        help="the Frank-Wolfe step rule of the corrective algorithms and mlpboost (default: clipped; "
-        "line: the exact line search, which --method solves by a solver)",
-    )
-    boost_parser.add_argument(
-        "--tolerance",
-        type=float,
-        help="adaboostv: the precision of the hard margin, in (0, 1] (the nu of Raetsch and Warmuth; "
-        "default 0.1)",
-    )
-    boost_parser.add_argument(
-        "--kappa", type=float, help="smoothboost: the target training error, in (0, 1) (default 0.1)"
-    )
-    boost_parser.add_argument(
-        "--gamma",
-        type=float,
-        help="smoothboost: the advantage assumed of the weak learner (edges >= 2 gamma), in (0, 1/2) "
-        "(default 0.05)",
-    )
-    boost_parser.add_argument(
-        "--D", type=float, dest="D", help="mdboost: the total weight D of the ensemble, > 0 (default 1)"
-    )
-    boost_parser.add_argument(
-        "--C", type=float, dest="C", help="cgboost: the weight C of the hinge, > 0 (default 1)"
-    )
-    boost_parser.add_argument(
-        "--lam", type=float, help="nmboost: the weight of the summed margins, > 0 (default 0.01)"
-    )
-    boost_parser.add_argument(
-        "--tau", type=float, help="nmboost: the margin below which a shortfall counts, > 0 (default 0.01)"
-    )
-    boost_parser.add_argument(
-        "--criterion",
-        choices=("practical", "simple"),
-        help="ERLPBoost's stopping criterion (default: practical)",
-    )
-    boost_parser.add_argument(
-        "--seed", type=int, default=0, help="seed of a named data set's split (default 0)"
-    )
-    boost_parser.add_argument(
-        "--plot",
-        metavar="FILE",
-        help="save the gap and the stopping quantity against "
-        "iterations and time (needs matplotlib: pip install 'dualboost[plot]')",
-    )
-    boost_parser.add_argument("--history", metavar="FILE", help="write the per-iteration history as CSV")
-    boost_parser.add_argument(
-        "--checkpoint",
-        metavar="PATH",
-        help="save the booster's state to PATH (atomically) every --checkpoint-every iterations, so that "
-        "a killed run can be continued with --resume",
-    )
-    boost_parser.add_argument(
-        "--checkpoint-every",
-        type=int,
-        default=DEFAULT_EVERY,
-        metavar="K",
-        help=f"iterations between checkpoints (default {DEFAULT_EVERY})",
-    )
-    boost_parser.add_argument(
-        "--resume",
-        action="store_true",
-        help="continue the run saved in --checkpoint PATH (same data and options) to the result an "
-        "uninterrupted run gives; a checkpoint of another run is an error",
-    )
-    boost_parser.add_argument(
-        "--save",
-        metavar="PATH",
-        help="write the trained model to the model file PATH (portable: JSON and numpy arrays, no pickle), "
-        "for 'dualboost predict PATH DATA' or dualboost.estimators.persistence.load (in Python: the "
-        "classifier of the algorithm, e.g. ERLPBoostClassifier); not for adaboost",
-    )
-    shown = boost_parser.add_mutually_exclusive_group()
-    shown.add_argument("--quiet", action="store_true", help="no progress line")
-    shown.add_argument(
-        "--verbose",
-        action="store_true",
-        help="one line per iteration on stderr (iteration, edge, certified gap, stopping quantity, "
-        "hypotheses in use), also when stderr is not a terminal; the solvers themselves print nothing",
-    )
-    boost_parser.set_defaults(func=run_boost)
-
-
 def _log_iteration(row: HistoryRow) -> None:
     """``--verbose``: the row of each iteration as a line of its own on stderr."""
     print(iteration_text(row), file=sys.stderr, flush=True)
-
-
-def _positive_int(text: str) -> int:
-    """An argparse type: an integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer; got {text!r}")
-    return value
 
 
 def _read_test(test: str, width: int, n_features: int | None) -> tuple:
@@ -319,17 +149,6 @@ def _given_options(args: argparse.Namespace) -> dict:
     names = ("nu", "eps", "eta", "max_iter", "method", "criterion", "step", "tolerance", "kappa", "gamma")
     names += ("D", "C", "lam", "tau")  # the formulations' own (mdboost, cgboost, nmboost)
     return {name: getattr(args, name) for name in names}
-
-
-def _nu_option(text: str) -> float | str:
-    """``--nu``: ``auto`` (:func:`dualboost.estimators.base.auto_nu`) or a number (checked later, with
-    the algorithm: :func:`_check_options`)."""
-    if text == "auto":
-        return text
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected 'auto' or a fraction in (0, 1]; got {text!r}") from None
 
 
 def _check_options(args: argparse.Namespace) -> None:
@@ -403,8 +222,8 @@ def _classifier_params(args: argparse.Namespace) -> dict:
     given, the oracle's name."""
     given = {name: value for name, value in _given_options(args).items() if value is not None}
     return given | {
-        "nu": _DEFAULT_NU if args.nu is None else args.nu,
-        "eps": _DEFAULT_EPS if args.eps is None else args.eps,
+        "nu": DEFAULT_NU if args.nu is None else args.nu,
+        "eps": DEFAULT_EPS if args.eps is None else args.eps,
         "oracle": args.oracle,
     }
 
@@ -438,10 +257,10 @@ def _driver_params(args: argparse.Namespace, train: tuple) -> dict:
         params["checkpoint"], params["resume"] = args.checkpoint, args.resume
         params["checkpoint_every"] = args.checkpoint_every
     if "nu" in taken:
-        nu = _DEFAULT_NU if args.nu is None else args.nu
+        nu = DEFAULT_NU if args.nu is None else args.nu
         params["nu"] = nu_count(_auto_nu(args, train) if nu == "auto" else float(nu), labels.size)
     if "eps" in taken:
-        params["eps"] = _DEFAULT_EPS if args.eps is None else args.eps
+        params["eps"] = DEFAULT_EPS if args.eps is None else args.eps
     return params
 
 
@@ -559,53 +378,6 @@ def _write_reports(args: argparse.Namespace, title: str, result: BoostResult) ->
         else:
             ok = False
     return ok
-
-
-def add_predict_parser(sub) -> None:
-    """Add the ``predict`` subcommand to the subparsers ``sub``."""
-    parser = sub.add_parser(
-        "predict",
-        help="predict the labels of a LIBSVM file with a saved model",
-        description=(
-            "Load MODEL, a model file written by 'dualboost boost --save' or by "
-            "dualboost.estimators.persistence.save, and predict each example of DATA, a LIBSVM/svmlight "
-            "file (its labels are not used for the predictions; with --score they give the accuracy). "
-            "Writes one line per example to standard output, or to --out: the predicted label, or with "
-            "--decision-function the value f(x) = sum_q w_q h_q(x) in [-1, 1] (positive: the larger label)."
-        ),
-        epilog="example: dualboost boost german --save german.model && "
-        "dualboost predict german.model test.libsvm --score",
-    )
-    parser.add_argument("model", metavar="MODEL", help="the model file")
-    parser.add_argument(
-        "data",
-        metavar="DATA",
-        help="a LIBSVM file of the model's features (a file whose largest feature index is smaller is "
-        "read with the model's feature count; a larger one is an error)",
-    )
-    parser.add_argument(
-        "--out", metavar="FILE", help="write the predictions to FILE instead of standard output"
-    )
-    parser.add_argument(
-        "--decision-function",
-        action="store_true",
-        help="write the decision function f(x) (17 significant digits) instead of the label",
-    )
-    parser.add_argument(
-        "--score",
-        action="store_true",
-        help="print the accuracy against DATA's labels on standard error",
-    )
-    parser.add_argument(
-        "--trust",
-        action="append",
-        default=[],
-        metavar="TYPE",
-        help="the exact name (module.Class, as skops reports it) of a further type that a scikit-learn "
-        "member of MODEL may hold, e.g. sklearn.svm._classes.SVC; repeat for more. Only the types of "
-        "dualboost.estimators.persistence.SKOPS_TRUSTED_TYPES are trusted without it",
-    )
-    parser.set_defaults(func=run_predict)
 
 
 def run_predict(args: argparse.Namespace) -> int:

@@ -7,6 +7,10 @@
   commands are its ``$ `` lines. Which commands are not run, and why, is in :func:`commands`.
 * ```text blocks (output, formulas) are not run. Every block names its language, so that code cannot
   hide behind a bare fence.
+* ```text output blocks quote what the block before them prints (its standard output): that block is
+  run again and each line it prints must match the quoted line, where ``...`` stands for any text
+  and a duration (a number followed by `` s``) for any duration (:func:`output_mismatch`), so that
+  a quoted output cannot go stale.
 
 The environment is :func:`environment.script_env`: the data in ``$DUALBOOST_DATA`` (the tests' data
 folder) and nothing pointing into the repository. Blocks that use a named data set are skipped,
@@ -79,10 +83,20 @@ def commands(code: str, console: bool) -> tuple[list[str], list[str]]:
     return run, not_run
 
 
+def run_block(page: Path, line: int, language: str, code: str, tmp_path: Path):
+    """Run a Python block (a script) or a shell block (its commands, :func:`commands`) in ``tmp_path``."""
+    if language in PYTHON:
+        (tmp_path / "block.py").write_text(code)
+        return run_script([sys.executable, "block.py"], tmp_path, f"the Python block at {page.name}:{line}")
+    run, _ = commands(code, console=language == "console")
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    script = "set -eu\ntrap 'echo \"failed: $BASH_COMMAND\" >&2' ERR\n" + "\n".join(run) + "\n"
+    return run_script(["bash", "-c", script], tmp_path, f"the commands at {page.name}:{line}")
+
+
 @pytest.mark.parametrize(("page", "line", "language", "code"), cases(PYTHON))
 def test_python_block_runs_on_its_own(page, line, language, code, tmp_path):
-    (tmp_path / "block.py").write_text(code)
-    run_script([sys.executable, "block.py"], tmp_path, f"the Python block at {page.name}:{line}")
+    run_block(page, line, language, code, tmp_path)
 
 
 #: the shell blocks with a command to run here (a block of install and test-suite commands only,
@@ -92,10 +106,59 @@ SHELL_CASES = [case for case in cases(SHELL) if commands(case.values[3], case.va
 
 @pytest.mark.parametrize(("page", "line", "language", "code"), SHELL_CASES)
 def test_shell_block_runs(page, line, language, code, tmp_path):
-    run, _ = commands(code, console=language == "console")
-    (tmp_path / "examples").symlink_to(ROOT / "examples")
-    script = "set -eu\ntrap 'echo \"failed: $BASH_COMMAND\" >&2' ERR\n" + "\n".join(run) + "\n"
-    run_script(["bash", "-c", script], tmp_path, f"the commands at {page.name}:{line}")
+    run_block(page, line, language, code, tmp_path)
+
+
+#: a duration in a quoted output (``0.134 s``), which matches any duration
+_DURATION = re.compile(r"\d+(?:\.\d+)?(?:e[-+]?\d+)? s\b")
+
+
+def output_mismatch(quoted: str, printed: str) -> str | None:
+    """None if ``printed`` matches the ``quoted`` output line by line (``...``: any text; a duration:
+    any duration), else the first line that differs, quoted and printed."""
+    quoted_lines, printed_lines = quoted.rstrip("\n").splitlines(), printed.rstrip("\n").splitlines()
+    for k in range(max(len(quoted_lines), len(printed_lines))):
+        want = quoted_lines[k] if k < len(quoted_lines) else "(nothing)"
+        got = printed_lines[k] if k < len(printed_lines) else "(nothing)"
+        pieces = [re.escape(part) for part in _DURATION.split(want)]
+        pattern = r"\d+(?:\.\d+)?(?:e[-+]?\d+)? s".join(pieces).replace(re.escape("..."), ".*")
+        if re.fullmatch(pattern, got.rstrip()) is None:
+            return f"line {k + 1}: quoted\n  {want}\nbut the program prints\n  {got}"
+    return None
+
+
+def output_cases() -> list:
+    """(page, line of the output block, the block before it) of every ```text output block."""
+    found = []
+    for page in PAGES:
+        blocks, lines = fenced_blocks(page), page.read_text().splitlines()
+        for k, (line, language, quoted) in enumerate(blocks):
+            if language == "text" and lines[line - 1].split()[1:] == ["output"]:
+                before = blocks[k - 1] if k else (0, "none", "")
+                name = f"{page.name}:{line}"
+                found.append(pytest.param(page, line, before, quoted, id=name, marks=needs(before[2])))
+    return found
+
+
+@pytest.mark.parametrize(("page", "line", "before", "quoted"), output_cases())
+def test_quoted_output_is_what_the_block_before_prints(page, line, before, quoted, tmp_path):
+    where = f"{page.name}:{line}"
+    assert before[1] in PYTHON | SHELL, f"{where}: a text output block must follow a block that runs"
+    printed = run_block(page, before[0], before[1], before[2], tmp_path).stdout
+    mismatch = output_mismatch(quoted, printed)
+    assert mismatch is None, f"{page.name}:{line}: the quoted output is stale: {mismatch}"
+
+
+def test_the_output_check_tells_a_stale_quote():
+    """The check of quoted outputs: a duration matches any duration, ``...`` any text, and the number
+    that docs/boosting.md quoted before it was checked (tol = 0.00125, the program prints 0.0025) fails."""
+    printed = "  parameters: eps = 0.01, tol = 0.0025\n  time: 0.134 s (oracle 0.011 s)\n"
+    quoted = "  parameters: eps = 0.01, tol = 0.0025\n  time: 0.2 s (oracle 1 s)"
+    assert output_mismatch(quoted, printed) is None
+    assert output_mismatch("  parameters: ...\n  time: ...", printed) is None
+    stale = output_mismatch("  parameters: eps = 0.01, tol = 0.00125\n  time: 0.2 s (oracle 1 s)", printed)
+    assert stale is not None and "tol = 0.00125" in stale
+    assert output_mismatch("  parameters: eps = 0.01, tol = 0.0025", printed) is not None  # a line missing
 
 
 def test_every_block_names_a_known_language():

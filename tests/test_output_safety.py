@@ -33,7 +33,7 @@ from sklearn.datasets import dump_svmlight_file, make_classification
 from sklearn.exceptions import ConvergenceWarning
 from test_cli_boost import toy_file
 
-from dualboost import cli
+from dualboost import cli, cli_verify
 from dualboost.boosting import boost
 from dualboost.boosting.core.checkpoint import read_header
 from dualboost.estimators import ERLPBoostClassifier, load
@@ -239,7 +239,7 @@ def test_verify_and_predict_report_an_unwritable_output_in_one_line(tmp_path, mo
     gone = tmp_path / "gone"
     gone.mkdir()
     rows = gone / "rows.json"
-    vanishing(monkeypatch, cli, "run_verify", gone)
+    vanishing(monkeypatch, cli_verify, "run_verify", gone)
     argv = ["verify", "--models", "lpboost", "--methods", "highs", "--sides", "primal", "--json", str(rows)]
     assert cli.main(argv) == 1
     out, err = capsys.readouterr()

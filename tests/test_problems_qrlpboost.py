@@ -134,18 +134,46 @@ def test_the_recentred_sequence_tends_to_erlpboost(nu, eta):
     assert sol.dual_value - reference.dual_value == pytest.approx((0.5 - np.log(n)) / eta, abs=1e-9)
 
 
-def test_at_large_eta_the_first_expansion_already_has_zeros():
-    """With colboost's eta = ln N / 1e-4 the first QP (centre uniform) puts weight 0 on examples, so
+#: colboost 0.1.5's eta for QRLP-Boost and ERLP-Boost: ``max(1/2, ln N / half_tol)``, half_tol = 0.99 / 2
+def _colboost_eta(n: int) -> float:
+    return max(0.5, np.log(n) / (0.99 / 2))
+
+
+def test_at_colboosts_eta_the_first_expansion_already_has_zeros():
+    """With colboost's eta = ln N / 0.495 the first QP (centre uniform) puts weight 0 on examples, so
     its sequence stops at once: the subproblem it solves is LPBoost plus (N / (2 eta)) ||d||^2."""
     n = 100
     U = random_edge_matrix(n, 10, seed=6)
-    eta = np.log(n) / 1e-4
+    eta = _colboost_eta(n)
     sol = QRLPBoost(U, nu=10.0, eta=eta).solve(method="auglag", tol=1e-10)
     assert (sol.d == 0).any()
     d = sol.d  # the regulariser at the uniform centre: (1/eta)(-ln N + (N/2)||d||^2) on the simplex
     assert QRLPBoost(U, nu=10.0, eta=eta).regularizer.value(d) == pytest.approx(
         (-np.log(n) + 0.5 * n * d @ d) / eta, abs=1e-15
     )
+
+
+@pytest.mark.parametrize("nu", [1.0, 10.0])
+def test_colboosts_erlp_boost_is_the_first_qrlp_qp_at_half_its_eta(nu):
+    """colboost's ``erlp_boost`` minimises ``gamma + (1/eta) sum_n d_n (ln c_n + (d_n - c_n) / c_n)`` at the
+    uniform centre c (its loop ends after that solve; docs/math.md#qrlp-boost), written here in cvxpy
+    from that formula: the quadratic term is twice QRLP-Boost's, and sum d ln c = -ln N is constant on
+    the simplex, so it is QRLP-Boost's first QP at eta / 2. The same d (both objectives are strongly
+    convex in d, modulus 2N/eta, so gaps of 1e-12 bound the distance by sqrt(1e-12 eta / N) < 1e-6);
+    the values differ by the constant (ln N - 1) / eta."""
+    cp = pytest.importorskip("cvxpy")
+    n = 100
+    U = random_edge_matrix(n, 10, seed=6)
+    eta = _colboost_eta(n)
+    c = np.full(n, 1.0 / n)
+    d, gamma = cp.Variable(n), cp.Variable()
+    regulariser = np.log(c) @ d + cp.sum(cp.multiply(1 / c, cp.square(d))) - cp.sum(d)
+    constraints = [cp.sum(d) == 1, d >= 0, d <= 1 / nu, U.T @ d <= gamma]
+    colboost = cp.Problem(cp.Minimize(gamma + regulariser / eta), constraints)
+    colboost.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    first = QRLPBoost(U, nu=nu, eta=eta / 2).solve(method="auglag", tol=1e-12)
+    np.testing.assert_allclose(d.value, first.d, atol=1e-6)
+    assert colboost.value - first.primal_value == pytest.approx((np.log(n) - 1) / eta, abs=1e-9)
 
 
 @pytest.mark.parametrize("n", [10, 5000])

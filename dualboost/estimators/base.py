@@ -99,6 +99,8 @@ from dualboost.solvers import METHODS
 
 __all__ = [
     "BoostingClassifier",
+    "validate_features",
+    "check_numeric_features",
     "ModelFile",
     "binary_training_data",
     "check_sample_weight",
@@ -121,6 +123,55 @@ __all__ = [
 ]
 
 
+#: what to use on non-numeric features, in the message of :func:`check_numeric_features`
+_ENCODE = (
+    "The estimators of dualboost take numeric features: encode such columns first, e.g. with "
+    "sklearn.preprocessing.OneHotEncoder (or OrdinalEncoder for ordered categories) in a "
+    "sklearn.compose.ColumnTransformer before the classifier in a pipeline"
+)
+
+
+def check_numeric_features(X: object) -> None:
+    """Refuse, with a ValueError naming each non-numeric column of ``X`` (by name for a pandas
+    DataFrame, by index otherwise) and the encoder to use, features that are not numbers: string,
+    categorical or object columns whose values do not convert to float64 (a categorical of numbers
+    converts and passes, as scikit-learn converts it). Numeric, sparse and dask input is left to
+    scikit-learn's validation (nothing is converted or computed here); so is a value that is not
+    even a string (a dict: scikit-learn's TypeError)."""
+    if type(X).__module__.partition(".")[0] == "pandas" and hasattr(X, "columns"):  # a DataFrame
+        other = [j for j, dtype in enumerate(X.dtypes) if getattr(dtype, "kind", "O") not in "biufc"]
+        columns = [(repr(X.columns[j]), X.iloc[:, j], X.dtypes.iloc[j]) for j in other]
+    elif isinstance(X, (np.ndarray, list, tuple)):
+        try:
+            array = np.asarray(X)
+        except ValueError:  # ragged rows: scikit-learn's message
+            return
+        if array.dtype.kind not in "OUS" or array.ndim != 2:
+            return
+        columns = [(str(j), array[:, j], array.dtype) for j in range(array.shape[1])]
+    else:
+        return
+    bad = []
+    for name, column, dtype in columns:
+        try:
+            np.asarray(column, dtype=np.float64)
+        except ValueError as error:
+            bad.append(f"column {name} (dtype {dtype}: {error})")
+    if bad:
+        shown = "; ".join(bad[:5]) + (f"; and {len(bad) - 5} more" if len(bad) > 5 else "")
+        raise ValueError(f"X has non-numeric features: {shown}. {_ENCODE}")
+
+
+def validate_features(
+    estimator: BaseEstimator, X: ArrayLike, y: object = "no_validation", **kwargs
+) -> ArrayLike | tuple[ArrayLike, ArrayLike]:
+    """``X`` (and ``y`` when given) validated as every estimator of the package takes them: non-numeric
+    columns refused by :func:`check_numeric_features`, then scikit-learn's ``validate_data`` to dense
+    float64 or CSR/CSC (``kwargs``: its options, e.g. ``reset=False`` in predict)."""
+    check_numeric_features(X)
+    return validate_data(estimator, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, **kwargs)
+
+
 def binary_training_data(
     estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
 ) -> tuple:
@@ -132,7 +183,7 @@ def binary_training_data(
     :func:`check_sample_weight`, and the rows of weight 0 removed from X, the labels and the weights
     before the classes are counted (an example of weight 0 is an example removed, for every model of
     the package: module docstring of :mod:`dualboost.estimators.base`)."""
-    X, y = validate_data(estimator, X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
+    X, y = validate_features(estimator, X, y)
     check_classification_targets(y)
     weights = None
     if sample_weight is not None:
@@ -498,7 +549,7 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
                 f"{type(self).__name__} kept no stages: a fit resumed from a checkpoint, or a Dask fit, "
                 "has none; refit without resume for staged predictions"
             )
-        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
+        X = validate_features(self, X, reset=False)
         if sp.issparse(X):
             X = X.tocsc()
         yield from staged_decisions(self.stages_, self.hypotheses_, X)
@@ -522,7 +573,7 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
 
     def _block_decision(self, X: ArrayLike) -> NDArray[np.float64]:
         """The decision function of an in-memory X (the whole X, or one row block of a dask X)."""
-        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
+        X = validate_features(self, X, reset=False)
         if sp.issparse(X):
             X = X.tocsc()  # hypotheses read single features
         return combined_decision(self.estimator_weights_, self.hypotheses_, X)

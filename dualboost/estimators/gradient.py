@@ -65,11 +65,18 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_co
 from sklearn.metrics import accuracy_score
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from dualboost.boosting.gradient.drivers import PROJECTIONS, STEPS, gradient_projection
 from dualboost.boosting.gradient.losses import LOSSES, FunctionalLoss, make_loss
-from dualboost.estimators.base import COUNT, POSITIVE, positive_rows, reject_dask_input, uniform_or
+from dualboost.estimators.base import (
+    COUNT,
+    POSITIVE,
+    positive_rows,
+    reject_dask_input,
+    uniform_or,
+    validate_features,
+)
 from dualboost.estimators.importances import feature_importances
 from dualboost.estimators.probability import (
     LINK_MAX_SLOPE,
@@ -188,13 +195,13 @@ class _GradientProjection(BaseEstimator):
 
     def _raw(self, X: ArrayLike) -> NDArray[np.float64]:
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
+        X = validate_features(self, X, reset=False)
         return self.result_.decision_function(X)
 
     def _staged_raw(self, X: ArrayLike) -> Iterator[NDArray[np.float64]]:
         """f(X) after each weak learner (f_0 = init_ left out)."""
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
+        X = validate_features(self, X, reset=False)
         stages = self.result_.staged_decision_function(X)
         next(stages)
         yield from stages
@@ -232,7 +239,7 @@ class GradientProjectionClassifier(ClassifierMixin, _GradientProjection):
         """Boost on (X, y): X dense or sparse (N x p), y with two or more classes; ``sample_weight``:
         N non-negative example weights, the weighted risk (module docstring)."""
         reject_dask_input(self, X, y)
-        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
+        X, y = validate_features(self, X, y)
         check_classification_targets(y)
         X, y, weights = positive_rows(X, y, sample_weight)
         classes, indices = np.unique(y, return_inverse=True)
@@ -372,7 +379,7 @@ class GradientProjectionRegressor(RegressorMixin, _GradientProjection):
         """Boost on (X, y): X dense or sparse (N x p), y real (N,); ``sample_weight``: N non-negative
         example weights, the weighted risk (f_0 the weighted mean or median; module docstring)."""
         reject_dask_input(self, X, y)
-        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, y_numeric=True)
+        X, y = validate_features(self, X, y, y_numeric=True)
         X, y, weights = positive_rows(X, np.asarray(y, dtype=np.float64), sample_weight)
         loss = make_loss(self.loss)
         if loss.multiclass:

@@ -46,12 +46,12 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from dualboost.boosting.core.history import History, HistoryRow
 from dualboost.boosting.core.progress import ProgressLine
 from dualboost.boosting.online.drivers import WEIGHTINGS, AdaBoostOL, OnlineBBM, OnlineBooster
-from dualboost.estimators.base import COUNT, positive_rows, reject_dask_input
+from dualboost.estimators.base import COUNT, positive_rows, reject_dask_input, validate_features
 from dualboost.estimators.probability import ProbabilityLink, fit_link_slope
 from dualboost.oracles.online import ONLINE_LEARNERS, OnlineLearners, make_online_learners
 
@@ -149,7 +149,7 @@ class _OnlineBoostingClassifier(ProbabilityLink, ClassifierMixin, BaseEstimator)
         of weight 0 are skipped (the classes are those of the other rows). Integer weights are not
         repeated rows (class docstring)."""
         reject_dask_input(self, X, y)
-        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
+        X, y = validate_features(self, X, y)
         check_classification_targets(y)
         X, y, weights = positive_rows(X, y, sample_weight)
         self._vocabulary = {}
@@ -169,7 +169,7 @@ class _OnlineBoostingClassifier(ProbabilityLink, ClassifierMixin, BaseEstimator)
         the classes of this y, which must then hold both); ``sample_weight``: importance weights."""
         reject_dask_input(self, X, y, why=" (partial_fit: pass row blocks one by one, X.blocks[i].compute())")
         first = not hasattr(self, "booster_")
-        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, reset=first)
+        X, y = validate_features(self, X, y, reset=first)
         check_classification_targets(y)
         X, y, weights = positive_rows(X, y, sample_weight)
         if first:
@@ -292,7 +292,7 @@ class _OnlineBoostingClassifier(ProbabilityLink, ClassifierMixin, BaseEstimator)
         sign(sum_{j<=i} alpha^j WL^j(x)) (the deterministic counterpart of Alg. 2's random draw).
         """
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
+        X = validate_features(self, X, reset=False)
         return self.booster_.decision_function(X)
 
     def predict(self, X: ArrayLike) -> NDArray:

@@ -323,6 +323,7 @@ REWEIGHTED_ATTRIBUTES = frozenset(
         "solution_",
         "support_",
         "class_prior_",
+        "link_slope_",
     }
 )
 #: what every model's ``predict`` needs (a file without one of them is refused)

@@ -10,9 +10,27 @@ weights w over the members:
 * ``model="lpboost"``: the soft-margin LP ([KG] Eq. 2.2, docs/math.md#lpboost),
   ``max_{w in S^Q} AvgMin_nu(U w)``, solved by HiGHS; an LP vertex, so most members get w = 0;
 * ``model="erlpboost"``: its entropy-regularised form ([KG] Eq. 3.10, docs/math.md#erlpboost-dual)
-  at eta (default the canonical ``(2/eps) ln(N/nu)``, docs/math.md#canonical-eta), solved by auglag.
+  at eta (default the canonical ``(2/eps) ln(N/nu)``, docs/math.md#canonical-eta), solved by auglag;
+* ``model="binary_erlpboost"``: the same with the binary relative entropy ([KG] Eq. 3.26,
+  docs/math.md#binary-erlpboost; nu < 1, canonical eta ``(2/eps)(ln(N/nu) + 1)``), by auglag;
+* ``model="qrlpboost"``: the quadratic expansion of ERLPBoost's entropy at the uniform centre
+  (colboost's first QP, docs/math.md#qrlp-boost; nu and eta as ERLPBoost), by auglag;
+* ``model="mdboost"``: the margin distribution ([SL] Eq. 6 with the identity, docs/math.md#mdboost;
+  parameter ``D``, default 1), by auglag;
+* ``model="cgboost"``: the l2-penalised hinge ([BZB04], docs/math.md#cgboost; parameter ``C``,
+  default 1; w is not normalised by the model, the vote is), by HiGHS's QP solver;
+* ``model="nmboost"``: the negative-margin LP ([AFAHV25], docs/math.md#nm-boost; ``lam`` default
+  0.01 as :class:`~dualboost.estimators.formulations.NMBoostClassifier`, ``tau`` default 1/Q for a
+  pool of Q members, colboost's and the model's), by HiGHS.
 
-Both solutions are certified (:class:`~dualboost.solvers.Solution`: primal and dual values recomputed
+These are the models that are one convex problem over a fixed pool (:data:`MODELS`; colboost's six
+formulations are among them). MDBoost, CGBoost and NM-Boost have no capping: ``nu`` does not apply
+(``"auto"`` is ignored, a number is refused). SoftBoost and the corrective models are not: SoftBoost's
+problem needs the edge bound of a run in progress and ends in LPBoost's LP, the corrective ones are a
+step of a run (:data:`NOT_MODELS`); ``model=`` one of them is a ValueError saying so and listing the
+choices.
+
+Every solution is certified (:class:`~dualboost.solvers.Solution`: primal and dual values recomputed
 by the model, their gap); an uncertified solve raises. The result is a weighted vote
 ``f(x) = sum_q w_q h_q(x)`` over the members with ``w_q > 0``.
 
@@ -40,6 +58,14 @@ see it, as in the forest's ``oob_score_``.
 **nu.** ``nu="auto"`` (the default) chooses the capping by the rule of
 :mod:`~dualboost.estimators.nu_selection` (a stratified holdout of the rows; each grid nu one solve
 over the edge matrix of the other rows, scored on the held-out rows' edges), then solves on all rows.
+
+**Probabilities and stages**, as the classifiers of :mod:`dualboost.estimators` give them:
+``predict_proba = expit(a f)`` (:class:`~dualboost.estimators.probability.ProbabilityLink`) with the
+slope a fitted on the re-weighting data's margins ``U w`` (out-of-bag ones for a bagged forest);
+the staged predictions of :class:`~dualboost.estimators.base.BoostingClassifier` run over
+``stages_``, which here are the votes of the kept members added by decreasing weight (stage k: the
+k heaviest, their weights renormalised; the last stage is the fitted vote), to see how many members
+a vote needs.
 """
 
 from __future__ import annotations
@@ -50,21 +76,79 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import HasMethods, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from dualboost._validation import Matrix
-from dualboost.boosting.core.result import combined_decision
-from dualboost.estimators.base import NU, POSITIVE, auto_nu, binary_training_data, nu_count
+from dualboost.boosting.core.result import StageRecorder, Stages, combined_decision
+from dualboost.estimators.base import (
+    NU,
+    POSITIVE,
+    BoostingClassifier,
+    auto_nu,
+    binary_training_data,
+    check_nu_fraction,
+    nu_count,
+    validate_features,
+)
 from dualboost.estimators.nu_selection import NuSelection, ScorePath, select_nu, validation_score
+from dualboost.estimators.probability import ProbabilityLink, fit_link_slope
 from dualboost.estimators.ties import class_prior, classes_by_sign
 from dualboost.oracles import Hypothesis
-from dualboost.problems import ERLPBoost, LPBoost, canonical_eta
+from dualboost.problems import (
+    BinaryERLPBoost,
+    CGBoost,
+    ERLPBoost,
+    LPBoost,
+    MDBoost,
+    Model,
+    NMBoost,
+    QRLPBoost,
+    canonical_eta,
+)
 from dualboost.solvers import Solution
 
-__all__ = ["reweight", "ReweightedClassifier", "Member", "MODELS", "OUTPUTS", "ensemble_members"]
+__all__ = [
+    "reweight",
+    "ReweightedClassifier",
+    "Member",
+    "MODELS",
+    "NOT_MODELS",
+    "MODEL_OPTIONS",
+    "OUTPUTS",
+    "ensemble_members",
+]
 
-#: the models of the re-weighting solve, and each one's solve method
-MODELS = {"lpboost": "highs", "erlpboost": "auglag"}
+#: the models of the re-weighting solve (module docstring), each one's solve method and side
+MODELS = {
+    "lpboost": ("highs", "primal"),
+    "erlpboost": ("auglag", "dual"),
+    "binary_erlpboost": ("auglag", "dual"),
+    "qrlpboost": ("auglag", "dual"),
+    "mdboost": ("auglag", "dual"),
+    "cgboost": ("highs", "dual"),
+    "nmboost": ("highs", "dual"),
+}
+#: the models of dualboost that are no fit over a fixed pool, and why
+NOT_MODELS = {
+    "softboost": "SoftBoost's problem bounds the edges by the best edge of a run in progress and ends "
+    "in LPBoost's LP (use model='lpboost')",
+    "corrective_erlpboost": "a corrective model is one Frank-Wolfe step of a run, not a fit (use "
+    "model='erlpboost', the problem whose solution its run approaches)",
+    "corrective_binary_erlpboost": "a corrective model is one Frank-Wolfe step of a run, not a fit "
+    "(use model='binary_erlpboost')",
+}
+#: each model's own options and the models they apply to (None in the estimator: the default)
+MODEL_OPTIONS = {
+    "nu": ("lpboost", "erlpboost", "binary_erlpboost", "qrlpboost"),
+    "eta": ("erlpboost", "binary_erlpboost", "qrlpboost"),
+    "D": ("mdboost",),
+    "C": ("cgboost",),
+    "lam": ("nmboost",),
+    "tau": ("nmboost",),
+}
+#: the defaults of the formulations' options (those of :mod:`dualboost.estimators.formulations`; tau:
+#: None, the model's 1/Q over a pool of Q members, as colboost takes it)
+_DEFAULTS = {"D": 1.0, "C": 1.0, "lam": 0.01, "tau": None}
 #: how classifier members vote: ``"auto"`` (probabilities where the ensemble averages them) or ``"predict"``
 OUTPUTS = ("auto", "predict")
 #: the certificate's tolerance of the solve (relative gap and infeasibilities)
@@ -204,14 +288,17 @@ def _pool_hypotheses(
     return hypotheses, outputs
 
 
-class ReweightedClassifier(ClassifierMixin, BaseEstimator):
+class ReweightedClassifier(ProbabilityLink, ClassifierMixin, BaseEstimator):
     """A fitted ensemble's members re-weighted by one certified soft-margin solve (module docstring).
 
     ``ensemble``: a fitted RandomForestClassifier, ExtraTreesClassifier, GradientBoostingClassifier or
     AdaBoostClassifier, or a list of fitted estimators (not refitted: ``fit`` only re-weights them);
-    ``model``: ``"lpboost"`` (default) or ``"erlpboost"``; ``nu``: the capping as a fraction of the
-    re-weighting data, as the classifiers take it (``max(1, nu N)``, docs/math.md#capping-nu); ``eps``:
-    the precision that sets ERLPBoost's canonical eta; ``eta``: ERLPBoost's eta (None: canonical);
+    ``model``: one of :data:`MODELS` (default ``"lpboost"``; module docstring); ``nu``: the capping as a
+    fraction of the re-weighting data, as the classifiers take it (``max(1, nu N)``,
+    docs/math.md#capping-nu; not for mdboost, cgboost, nmboost); ``eps``: the precision that sets the
+    canonical eta; ``eta``: the eta of erlpboost, binary_erlpboost and qrlpboost (None: canonical);
+    ``D`` (mdboost), ``C`` (cgboost), ``lam`` and ``tau`` (nmboost): their models' parameters (None: 1,
+    1, 0.01 as their classifiers, and tau 1/Q; given to another model: a ValueError);
     ``output``: ``"auto"`` or ``"predict"`` (classifier members vote +-1); ``oob``: the out-of-bag edges of
     a bagged forest (module docstring: ``"auto"``, True or False). scikit-learn's ``clone`` (in
     ``GridSearchCV``, ``cross_val_score``) clones ``ensemble`` too, unfitted: wrap it (or each member of
@@ -222,19 +309,24 @@ class ReweightedClassifier(ClassifierMixin, BaseEstimator):
     (their w, summing to 1), ``hypotheses_`` (them as :class:`Member`), ``solution_`` (the certified
     :class:`~dualboost.solvers.Solution` over the whole pool: ``solution_.w`` has Q entries), ``nu_``
     (the count), ``nu_fraction_`` and ``nu_selection_`` (how nu was chosen,
-    :class:`~dualboost.estimators.nu_selection.NuSelection`), ``oob_`` (whether the edges were
-    out-of-bag), ``eta_`` (ERLPBoost) and ``class_prior_`` (the fraction of each class; a tie f = 0
-    predicts the larger, :mod:`dualboost.estimators.ties`).
+    :class:`~dualboost.estimators.nu_selection.NuSelection`; these three for the models with a
+    capping), ``oob_`` (whether the edges were out-of-bag), ``eta_`` (the entropy models and QRLP),
+    ``class_prior_`` (the fraction of each class; a tie f = 0 predicts the larger,
+    :mod:`dualboost.estimators.ties`) and ``link_slope_`` (``predict_proba``, module docstring).
     """
 
     _parameter_constraints: dict = {
         "ensemble": [list, tuple, HasMethods(["predict"])],
-        "model": [StrOptions(set(MODELS))],
+        "model": [StrOptions(set(MODELS) | set(NOT_MODELS))],  # NOT_MODELS: refused in fit, saying why
         "nu": NU,
         "eps": POSITIVE,
         "eta": [*POSITIVE, None],
         "output": [StrOptions(set(OUTPUTS))],
         "oob": ["boolean", StrOptions({"auto"})],
+        "D": [*POSITIVE, None],
+        "C": [*POSITIVE, None],
+        "lam": [*POSITIVE, None],
+        "tau": [*POSITIVE, None],
     }
 
     def __init__(
@@ -247,6 +339,10 @@ class ReweightedClassifier(ClassifierMixin, BaseEstimator):
         eta: float | None = None,
         output: str = "auto",
         oob: bool | str = "auto",
+        D: float | None = None,
+        C: float | None = None,
+        lam: float | None = None,
+        tau: float | None = None,
     ) -> None:
         self.ensemble = ensemble
         self.model = model
@@ -255,11 +351,16 @@ class ReweightedClassifier(ClassifierMixin, BaseEstimator):
         self.eta = eta
         self.output = output
         self.oob = oob
+        self.D = D
+        self.C = C
+        self.lam = lam
+        self.tau = tau
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: ArrayLike, y: ArrayLike) -> ReweightedClassifier:
         """Solve the model over the members' edge matrix on (X, y) (out-of-bag for a bagged forest on
         its training rows; module docstring) at the given or chosen nu, and keep the members with w > 0."""
+        self._check_model()
         X, labels, classes = binary_training_data(self, X, y)
         pool = ensemble_members(self.ensemble, classes, self.output)
         hypotheses, outputs = _pool_hypotheses(pool, X, X.shape[1])
@@ -268,36 +369,96 @@ class ReweightedClassifier(ClassifierMixin, BaseEstimator):
         if seen is not None:
             outputs = np.where(seen, 0.0, outputs)
         U = labels[:, None] * outputs
-        if isinstance(self.nu, str):
-            self.nu_selection_ = select_nu(labels, auto_nu(labels), self._scores(U))
-        else:
-            self.nu_selection_ = NuSelection("given", float(self.nu))
-        self.nu_fraction_ = self.nu_selection_.fraction
-        nu = nu_count(self.nu_fraction_, X.shape[0])
+        nu = None
+        if self.model in MODEL_OPTIONS["nu"]:
+            if isinstance(self.nu, str):
+                self.nu_selection_ = select_nu(labels, auto_nu(labels), self._scores(U))
+            else:
+                self.nu_selection_ = NuSelection("given", float(self.nu))
+            self.nu_fraction_ = self.nu_selection_.fraction
+            self.nu_ = nu = nu_count(self.nu_fraction_, X.shape[0])
         solution = self._solve(U, nu)
         support = np.flatnonzero(solution.w > 0)
+        if support.size == 0:  # (CGBoost's w = 0: no member has a positive edge on the hinge)
+            raise ValueError(
+                f"reweight: the {self.model} solution gives every member weight 0 (none has a positive "
+                "edge on this data)"
+            )
         self.classes_ = classes
         self.class_prior_ = class_prior(labels)
         self.n_members_ = len(pool)
-        self.nu_ = nu
         self.solution_ = solution
         self.support_ = support
         self.hypotheses_ = [hypotheses[q] for q in support]
         self.estimators_ = [h.estimator for h in self.hypotheses_]
         self.estimator_weights_ = solution.w[support] / solution.w[support].sum()
+        self.link_slope_ = fit_link_slope(U[:, support] @ self.estimator_weights_)
         return self
 
-    def _solve(self, U: NDArray[np.float64], nu: float) -> Solution:
-        """The certified solve of the model over the edge matrix U at the count nu (sets ``eta_``)."""
-        n = U.shape[0]
+    def _check_model(self) -> None:
+        """Refuse a model of :data:`NOT_MODELS` (saying why), a numeric ``nu`` or another model's option
+        given to a model that does not take it, and ``nu`` of 1 for the binary entropy."""
+        if self.model in NOT_MODELS:
+            raise ValueError(
+                f"model={self.model!r} cannot re-weight a fixed pool: {NOT_MODELS[self.model]}. Choose one "
+                f"of {', '.join(MODELS)}"
+            )
+        for name, models in MODEL_OPTIONS.items():
+            value = getattr(self, name)
+            if value is not None and not (name == "nu" and value == "auto") and self.model not in models:
+                raise ValueError(
+                    f"{name}={value!r} does not apply to model={self.model!r} (it applies to "
+                    f"{', '.join(models)}); leave it at its default"
+                )
+        if self.model == "binary_erlpboost" and not isinstance(self.nu, str):
+            check_nu_fraction(self.nu, below_one=True)
+
+    def _option(self, name: str) -> float | None:
+        """The model option ``name`` as given, or its default (:data:`_DEFAULTS`)."""
+        value = getattr(self, name)
+        return _DEFAULTS[name] if value is None else float(value)
+
+    def _model(self, U: NDArray[np.float64], nu: float | None) -> Model:
+        """The model over the edge matrix U (at the count nu where it has a capping; sets ``eta_``)."""
         if self.model == "lpboost":
-            solution = LPBoost(U, nu=nu).solve(method=MODELS["lpboost"], side="primal", tol=TOL)
-        else:
-            self.eta_ = canonical_eta(n, nu, float(self.eps)) if self.eta is None else float(self.eta)
-            problem = ERLPBoost(U, nu=nu, eta=self.eta_)
-            solution = problem.solve(method=MODELS["erlpboost"], side="dual", tol=TOL)
+            return LPBoost(U, nu=nu)
+        if self.model in MODEL_OPTIONS["eta"]:
+            binary = self.model == "binary_erlpboost"
+            canonical = canonical_eta(U.shape[0], nu, float(self.eps), binary=binary)
+            self.eta_ = canonical if self.eta is None else float(self.eta)
+            kind = {"erlpboost": ERLPBoost, "binary_erlpboost": BinaryERLPBoost, "qrlpboost": QRLPBoost}
+            return kind[self.model](U, nu=nu, eta=self.eta_)
+        if self.model == "mdboost":
+            return MDBoost(U, D=self._option("D"))
+        if self.model == "cgboost":
+            return CGBoost(U, C=self._option("C"))
+        return NMBoost(U, lam=self._option("lam"), tau=self._option("tau"))
+
+    def _solve(self, U: NDArray[np.float64], nu: float | None) -> Solution:
+        """The certified solve of the model over the edge matrix U (:meth:`_model`)."""
+        method, side = MODELS[self.model]
+        solution = self._model(U, nu).solve(method=method, side=side, tol=TOL)
         _require_certified(solution, self.model)
         return solution
+
+    @property
+    def stages_(self) -> Stages:
+        """The stages of the staged predictions (module docstring): the kept members added by decreasing
+        weight, stage k the k heaviest with their weights renormalised
+        (:class:`~dualboost.boosting.core.result.Stages`, one entry per stage)."""
+        check_is_fitted(self)
+        weights = self.estimator_weights_
+        recorder, total = StageRecorder(), 0.0
+        for q in np.argsort(-weights, kind="stable"):
+            total += float(weights[q])
+            recorder.step(float(weights[q]) / total, int(q), weights.size)
+        return recorder.finish(weights)
+
+    # the staged predictions of the boosting classifiers, over the stages above
+    staged_decision_function = BoostingClassifier.staged_decision_function
+    staged_predict = BoostingClassifier.staged_predict
+    staged_predict_proba = BoostingClassifier.staged_predict_proba
+    staged_score = BoostingClassifier.staged_score
 
     def _scores(self, U: NDArray[np.float64]) -> ScorePath:
         """``nu="auto"``'s validation scores: one solve over the training rows' edges per grid nu, the
@@ -314,7 +475,7 @@ class ReweightedClassifier(ClassifierMixin, BaseEstimator):
         """``f(X) = sum_q w_q h_q(X)`` in [-1, 1] over the kept members (positive: ``classes_[1]``;
         ties within 1e-9 of 0 are 0, :func:`~dualboost.boosting.core.result.combined_decision`)."""
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
+        X = validate_features(self, X, reset=False)
         return combined_decision(self.estimator_weights_, self.hypotheses_, X)
 
     def predict(self, X: ArrayLike) -> NDArray:
@@ -370,8 +531,9 @@ def reweight(
     nu: float | str = "auto",
     **options,
 ) -> ReweightedClassifier:
-    """Re-weight the members of a fitted ensemble on (X, y) by one certified solve of ``model``
-    (``"lpboost"`` or ``"erlpboost"``) at the capping ``nu`` (a fraction of N, or ``"auto"``: chosen by
-    validation, module docstring): the fitted :class:`ReweightedClassifier` (``options``: its ``eps``,
-    ``eta``, ``output``, ``oob``)."""
+    """Re-weight the members of a fitted ensemble on (X, y) by one certified solve of ``model`` (one of
+    :data:`MODELS`, module docstring) at the capping ``nu`` (a fraction of N, or ``"auto"``: chosen by
+    validation, module docstring; for the models with a capping): the fitted
+    :class:`ReweightedClassifier` (``options``: its ``eps``, ``eta``, ``output``, ``oob``, ``D``, ``C``,
+    ``lam``, ``tau``)."""
     return ReweightedClassifier(fitted, model=model, nu=nu, **options).fit(X, y)
