@@ -386,7 +386,7 @@ def run_predict(args: argparse.Namespace) -> int:
 
     try:
         check_outputs({"--out": args.out}, {"MODEL": args.model, "DATA": args.data})
-        model = load(args.model, trusted=args.trust)
+        model = load(args.model, trusted=args.trust, max_bytes=args.max_bytes)
         width = int(model.n_features_in_)
         X, y = load_libsvm(args.data)
         if X.shape[1] > width:

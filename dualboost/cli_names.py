@@ -17,6 +17,7 @@ __all__ = [
     "DEFAULT_EVERY",
     "FAMILIES",
     "GAP_TOL",
+    "MAX_MODEL_BYTES",
     "MAP_TOL",
     "METHODS",
     "ORACLES",
@@ -84,3 +85,5 @@ ORACLES = ("stumps", "raw", "svm")
 STEPS = ("clipped", "classic", "short", "line", "pairwise")
 #: :data:`dualboost.boosting.core.checkpoint.DEFAULT_EVERY`: ``boost --checkpoint-every``'s default
 DEFAULT_EVERY = 10
+#: :data:`dualboost.estimators.persistence.MAX_MODEL_BYTES`: ``predict --max-bytes``'s default
+MAX_MODEL_BYTES = 1 << 28

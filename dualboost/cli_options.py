@@ -11,7 +11,15 @@ from __future__ import annotations
 
 import argparse
 
-from dualboost.cli_names import ALGORITHMS, CVXPY_METHODS, DATASETS, DEFAULT_EVERY, ORACLES, STEPS
+from dualboost.cli_names import (
+    ALGORITHMS,
+    CVXPY_METHODS,
+    DATASETS,
+    DEFAULT_EVERY,
+    MAX_MODEL_BYTES,
+    ORACLES,
+    STEPS,
+)
 
 __all__ = ["add_boost_parser", "add_predict_parser", "DEFAULT_NU", "DEFAULT_EPS"]
 
@@ -246,5 +254,13 @@ def add_predict_parser(sub) -> argparse.ArgumentParser:
         help="the exact name (module.Class, as skops reports it) of a further type that a scikit-learn "
         "member of MODEL may hold, e.g. sklearn.svm._classes.SVC; repeat for more. Only the types of "
         "dualboost.estimators.persistence.SKOPS_TRUSTED_TYPES are trusted without it",
+    )
+    parser.add_argument(
+        "--max-bytes",
+        type=int,
+        default=MAX_MODEL_BYTES,
+        metavar="N",
+        help=f"read a MODEL whose members decompress to up to N bytes in all (default {MAX_MODEL_BYTES}; "
+        "saving a larger model warns with the N it needs)",
     )
     return parser

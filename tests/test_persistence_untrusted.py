@@ -805,3 +805,56 @@ def test_the_tie_rule_and_stop_reason_round_trip(tmp_path, data):
     loaded = load(save(fitted, tmp_path / "m"))
     np.testing.assert_array_equal(loaded.class_prior_, fitted.class_prior_)
     assert loaded.stop_reason_ == fitted.stop_reason_
+
+
+# --- a model larger than the default budget ------------------------------------------------------------
+def test_max_bytes_reads_a_larger_model_and_model_bytes_says_how_much(tmp_path, stump_model, data):
+    """``model_bytes`` is the sum of the members' decompressed sizes (checked by decompressing each);
+    ``load(max_bytes=)`` reads the model within that many bytes and refuses it within half of them (what
+    ``load`` charges is the arrays' data, less than their ``.npy`` members by a header each)."""
+    with zipfile.ZipFile(stump_model) as archive:
+        decompressed = sum(len(archive.read(name)) for name in archive.namelist())
+    needed = persistence.model_bytes(stump_model)
+    assert needed == decompressed
+    X, _ = data
+    np.testing.assert_array_equal(
+        load(stump_model, max_bytes=needed).decision_function(X), load(stump_model).decision_function(X)
+    )
+    with pytest.raises(ValueError, match="bytes"):
+        load(stump_model, max_bytes=needed // 2)
+    for bad in (0, -1, 1.5, True, "1e9"):
+        with pytest.raises(ValueError, match="max_bytes"):
+            load(stump_model, max_bytes=bad)
+
+
+def test_saving_a_model_above_the_default_budget_warns_with_what_it_needs(tmp_path, data, monkeypatch):
+    """The default budget lowered so that a small model exceeds it: save warns, naming the max_bytes that
+    loads it, and that value does load it."""
+    X, y = data
+    model = ERLPBoostClassifier(eps=0.1, nu=0.2).fit(X, y)
+    monkeypatch.setattr(persistence, "MAX_MODEL_BYTES", 1000)
+    with pytest.warns(UserWarning, match=r"max_bytes=(\d+)") as record:
+        path = save(model, tmp_path / "model")
+    message = next(str(w.message) for w in record if "max_bytes" in str(w.message))
+    needed = int(message.split("max_bytes=")[1].split(")")[0])
+    assert needed == persistence.model_bytes(path) > 1000
+    assert load(path, max_bytes=needed).n_features_in_ == X.shape[1]
+
+
+def test_cli_predict_max_bytes(tmp_path, stump_model, data):
+    """``dualboost predict --max-bytes N`` refuses the model below what it needs (exit 1, no output) and
+    predicts with it."""
+    from sklearn.datasets import dump_svmlight_file
+
+    from dualboost import cli
+
+    X, y = data
+    data_file = tmp_path / "data.libsvm"
+    dump_svmlight_file(X, np.where(y == 1, 1, -1), str(data_file))
+    needed = persistence.model_bytes(stump_model)
+    out = tmp_path / "pred.txt"
+    args = ["predict", str(stump_model), str(data_file), "--out", str(out)]
+    assert cli.main([*args, "--max-bytes", str(needed // 2)]) == 1
+    assert not out.exists()
+    assert cli.main([*args, "--max-bytes", str(needed)]) == 0
+    assert len(out.read_text().split()) == y.size

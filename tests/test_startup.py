@@ -73,6 +73,7 @@ def test_the_names_of_the_parsers_equal_their_registries():
     from dualboost.boosting.core.checkpoint import DEFAULT_EVERY
     from dualboost.boosting.corrective.frank_wolfe import STEPS
     from dualboost.datasets import DATASETS
+    from dualboost.estimators.persistence import MAX_MODEL_BYTES
     from dualboost.oracles.registry import ORACLES
     from dualboost.problems.relaxation_report import BUILTIN_RELAXATIONS
     from dualboost.solvers import METHODS, SIDES
@@ -88,6 +89,7 @@ def test_the_names_of_the_parsers_equal_their_registries():
     assert cli_names.ORACLES == tuple(ORACLES)
     assert cli_names.STEPS == STEPS
     assert cli_names.DEFAULT_EVERY == DEFAULT_EVERY
+    assert cli_names.MAX_MODEL_BYTES == MAX_MODEL_BYTES
 
 
 def test_benchmark_script_runs_and_reports_each_command(tmp_path):

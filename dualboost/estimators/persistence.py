@@ -28,8 +28,10 @@ value a prediction uses, before anything is constructed.
   (:mod:`dualboost.estimators.skops_io`).
 * Memory: the header is read first (at most :data:`MAX_HEADER_BYTES`), then only the arrays it names,
   each checked from its ``.npy`` header (numbers only, the size the header implies: ``estimator_weights_``
-  one weight per hypothesis, ...) before it is allocated, all of them within :data:`MAX_MODEL_BYTES`
-  (:class:`~dualboost._archive.Archive`); members it does not name are never decompressed.
+  one weight per hypothesis, ...) before it is allocated, all of them within ``max_bytes`` (default
+  :data:`MAX_MODEL_BYTES`; :func:`model_bytes` tells what a file needs, and :func:`save` warns when a
+  model needs more than the default) (:class:`~dualboost._archive.Archive`); members it does not name
+  are never decompressed.
 * Values: only the parameters of the class and the fitted attributes of :func:`fitted_attributes`,
   each of its JSON type and range: ``n_features_in_`` a positive integer, ``classes_`` two distinct
   labels, the hypotheses' fields of their types (``Hypothesis.from_dict``: finite thresholds, signs in
@@ -58,6 +60,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import warnings
 import zipfile
 from dataclasses import fields
 from pathlib import Path
@@ -92,6 +95,7 @@ __all__ = [
     "MIRROR_ATTRIBUTES",
     "REWEIGHTED_ATTRIBUTES",
     "MAX_MODEL_BYTES",
+    "model_bytes",
     "MAX_HEADER_BYTES",
 ]
 
@@ -273,7 +277,29 @@ def save(estimator: BaseEstimator, path: str | os.PathLike) -> Path:
         "attributes": _attributes(estimator, writer),
     }
     header["skipped"] = writer.skipped
-    return _write(Path(path), header, writer.arrays)
+    path = _write(Path(path), header, writer.arrays)
+    needed = model_bytes(path)
+    if needed > MAX_MODEL_BYTES:
+        warnings.warn(
+            f"{path}: the model needs {needed} bytes to load, more than load()'s default max_bytes "
+            f"({MAX_MODEL_BYTES}); load it with load(path, max_bytes={needed}) (dualboost predict "
+            f"--max-bytes {needed})",
+            UserWarning,
+            stacklevel=2,
+        )
+    return path
+
+
+def model_bytes(path: str | os.PathLike) -> int:
+    """The bytes that loading the model file ``path`` may read at most: the uncompressed sizes of its
+    members as the zip's directory declares them (:func:`load` charges their data against
+    ``max_bytes``: ``load(path, max_bytes=model_bytes(path))`` reads the file). ValueError for a file
+    that is not a zip archive."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return int(sum(info.file_size for info in archive.infolist()))
+    except zipfile.BadZipFile as exc:
+        raise ValueError(f"{path}: not a dualboost model file ({exc})") from None
 
 
 def _write(path: Path, header: dict, arrays: dict[str, np.ndarray]) -> Path:
@@ -651,19 +677,26 @@ def _open(path: Path, archive: Archive) -> dict:
     return header
 
 
-def load(path: str | os.PathLike, *, trusted: list[str] | tuple[str, ...] = ()) -> BaseEstimator:
+def load(
+    path: str | os.PathLike, *, trusted: list[str] | tuple[str, ...] = (), max_bytes: int = MAX_MODEL_BYTES
+) -> BaseEstimator:
     """The fitted estimator of the model file ``path`` (module docstring): its class constructed with
     the saved parameters, its fitted attributes restored, each checked first. ``trusted``: further exact
     type names (``module.Class``, as ``skops.io.get_untrusted_types`` reports them) that a scikit-learn
-    member's skops data may hold besides :data:`SKOPS_TRUSTED_TYPES`. ValueError for a file that is not
-    a valid model file of this format version; nothing in the file is run."""
+    member's skops data may hold besides :data:`SKOPS_TRUSTED_TYPES`. ``max_bytes``: the most bytes the
+    file's members may decompress to, together (raise it for a model larger than the default
+    :data:`MAX_MODEL_BYTES`; :func:`model_bytes` tells what a file needs). ValueError for a file that is
+    not a valid model file of this format version, or larger than ``max_bytes``; nothing in the file is
+    run."""
     path = Path(path)
     if not isinstance(trusted, (list, tuple)) or not all(isinstance(t, str) for t in trusted):
         raise ValueError(f"trusted must be a list of type names (strings); got {trusted!r}")
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)) or max_bytes < 1:
+        raise ValueError(f"max_bytes must be a positive integer (bytes); got {max_bytes!r}")
     if path.is_file() and not zipfile.is_zipfile(path):  # numpy's advice on pickled data is no use here
         raise ValueError(f"{path}: not a dualboost model file (not a zip archive)")
     try:
-        archive = Archive(path, budget=MAX_MODEL_BYTES)
+        archive = Archive(path, budget=int(max_bytes))
     except ArchiveError as exc:
         raise ValueError(f"{path}: not a dualboost model file ({exc})") from None
     with archive:
