@@ -387,11 +387,11 @@ def test_a_failed_lp_limit_falls_back_to_continuation(monkeypatch):
 def test_the_lp_limit_is_re_solved_from_the_previous_basis_after_new_columns(monkeypatch):
     """A run of warm solves at eta = 1e5 that each start from the LP limit (``lp_warm_steps = 0``;
     cold starts by continuation, ``lp_cold_eta = inf``): the LP's HiGHS model is built once and then
-    extended by the new columns (``Curvature.lp``, kept with the Hessian); every solve is certified
+    extended by the new columns (``AuglagState.lp``, kept with the Hessian); every solve is certified
     and agrees with a cold solve within their gaps. The state written by ``to_dict`` (a checkpoint)
     rebuilds the LP from the basis, and gives the same certified value."""
+    from dualboost.solvers.auglag import AuglagState
     from dualboost.solvers.highs import HighsState
-    from dualboost.solvers.newton import Curvature
 
     built = []
     primal_lp = LPBoost.primal_lp
@@ -420,7 +420,7 @@ def test_the_lp_limit_is_re_solved_from_the_previous_basis_after_new_columns(mon
         previous = warm
     assert sum(used) >= 4 and built == [None]  # built once (from scratch), then extended
     # as a checkpoint writes and reads it: the LP is rebuilt from the saved basis
-    state = Curvature.from_dict(previous.solver_state.to_dict())
+    state = AuglagState.from_dict(previous.solver_state.to_dict())
     assert isinstance(state.lp, HighsState) and state.lp.lp is None
     np.testing.assert_array_equal(state.lp.basis_rows, previous.solver_state.lp.basis_rows)
     fields = {f: getattr(previous, f) for f in previous.__dataclass_fields__}
@@ -490,9 +490,10 @@ def test_warm_starts_from_a_kept_hessian_match_the_cold_solve(monkeypatch):
     column's block (``NewtonOptions.kept_min_work`` lowered to 0 so that this small instance takes
     that path; the saving is measured in benchmarks/scale.py, not asserted). Every solve is
     certified and agrees with a cold solve as in the test above, and so does a warm solve without
-    the kept Hessian; the Hessian written and read back (``Curvature.to_dict``, what a checkpoint
+    the kept Hessian; the Hessian written and read back (``AuglagState.to_dict``, what a checkpoint
     keeps) gives the same steps bit for bit."""
     from dualboost.solvers import newton
+    from dualboost.solvers.auglag import AuglagState
 
     calls = {"block": 0}
     block = ERLPBoost.dual_hessian_block
@@ -514,20 +515,22 @@ def test_warm_starts_from_a_kept_hessian_match_the_cold_solve(monkeypatch):
         U = np.column_stack([U, pool[:, int(np.argmax(edges))]])
         model = ERLPBoost(U, **kwargs)
         cold = model.solve(method="auglag", tol=AGREE_TOL, options=options)
-        assert isinstance(previous.solver_state, newton.Curvature)
+        assert isinstance(previous.solver_state, AuglagState)
+        assert isinstance(previous.solver_state.curvature, newton.Curvature)
         fields = {f: getattr(previous, f) for f in previous.__dataclass_fields__}
         # as read back from a checkpoint (the Hessian written by to_dict), and without it
-        written = newton.Curvature.from_dict(previous.solver_state.to_dict())
+        written = AuglagState.from_dict(previous.solver_state.to_dict())
         from_checkpoint = Solution(**(fields | {"solver_state": written}))
         stateless = Solution(**(fields | {"solver_state": None}))
         state = previous.solver_state
-        face, H = state.face.copy(), state.H.copy()
+        face, H = state.curvature.face.copy(), state.curvature.H.copy()
         warm = model.solve(method="auglag", tol=AGREE_TOL, warm_start=previous, options=options)
         # the warm start's Solution and its state are left as they were (the state is extended into
         # a new object)
         assert previous.solver_state is state and warm.solver_state is not state
-        np.testing.assert_array_equal(state.face, face)
-        np.testing.assert_array_equal(state.H, H)
+        assert warm.solver_state.curvature is not state.curvature
+        np.testing.assert_array_equal(state.curvature.face, face)
+        np.testing.assert_array_equal(state.curvature.H, H)
         again = model.solve(method="auglag", tol=AGREE_TOL, warm_start=from_checkpoint, options=options)
         np.testing.assert_array_equal(again.w, warm.w)  # the same steps, bit for bit
         for start in (previous, stateless):

@@ -544,13 +544,13 @@ def test_the_solver_states_are_written_and_read_back(tmp_path):
     from dualboost.boosting.core.checkpoint import _write_solution
     from dualboost.instances import random_edge_matrix
     from dualboost.problems import ERLPBoost, LPBoost
+    from dualboost.solvers.auglag import AuglagState
     from dualboost.solvers.highs import HighsState
-    from dualboost.solvers.newton import Curvature
     from dualboost.solvers.state import state_from_dict
 
     U = random_edge_matrix(60, 8, seed=2)
     for model, method, side, cls in (
-        (ERLPBoost(U, nu=6.0, eta=20.0), "auglag", "dual", Curvature),
+        (ERLPBoost(U, nu=6.0, eta=20.0), "auglag", "dual", AuglagState),
         (LPBoost(U, nu=6.0), "highs", "primal", HighsState),
     ):
         sol = model.solve(method=method, side=side)

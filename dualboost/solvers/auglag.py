@@ -42,6 +42,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -63,8 +65,48 @@ from dualboost.solvers.highs import HighsState, solve_primal_lp
 from dualboost.solvers.newton import Curvature, DualEvaluator, Point, newton_polish
 from dualboost.solvers.options import AuglagOptions, Stage, options_for
 from dualboost.solvers.solution import Solution
+from dualboost.solvers.state import SolverState, StateDict
 
-__all__ = ["solve_auglag", "accepts", "warm_start_weights"]
+__all__ = ["solve_auglag", "accepts", "warm_start_weights", "AuglagState"]
+
+#: the LP entries of a state without an LP-limit state (:meth:`AuglagState.to_dict`)
+_NO_LP = {"basis_columns": np.zeros(0, dtype=np.int8), "basis_rows": np.zeros(0, dtype=np.int8)}
+
+
+@dataclass(frozen=True)
+class AuglagState(SolverState):
+    """``method="auglag"``'s warm-start state (``Solution.solver_state``, docs/solvers.md#warm-start-state):
+    what a warm start after a new column reuses.
+
+    ``curvature``: the last Newton Hessian on the simplex, its point and inverse
+    (:class:`~dualboost.solvers.newton.Curvature`), which preconditions the next solve's first
+    Newton steps; ``lp``: the LP limit's HiGHS model and basis from a solve at large eta
+    (:class:`~dualboost.solvers.highs.HighsState`), from which the next start from the LP limit
+    re-solves after the new columns instead of from scratch. Either may be None. Checkpoints write
+    it by :meth:`to_dict`: the curvature's entries and the LP's basis as ``lp_*``."""
+
+    kind: ClassVar[str] = "auglag"
+    curvature: Curvature | None = None
+    lp: HighsState | None = None
+
+    def to_dict(self) -> StateDict:
+        """The curvature's entries (:meth:`Curvature.to_dict`, none without one) and the LP's basis."""
+        entries = {} if self.curvature is None else self.curvature.to_dict()
+        return entries | {f"lp_{k}": v for k, v in (self.lp.to_dict() if self.lp else _NO_LP).items()}
+
+    @classmethod
+    def from_dict(cls, data: StateDict) -> AuglagState:
+        """The state written by :meth:`to_dict` (the LP's live model is rebuilt from its basis)."""
+        curvature = Curvature.from_dict(data) if "hessian" in data else None
+        lp = {k: data.get(f"lp_{k}", v) for k, v in _NO_LP.items()}
+        return cls(curvature, HighsState.from_dict(lp) if np.asarray(lp["basis_rows"]).size else None)
+
+
+def _state(curvature: Curvature | None, lp: HighsState | None) -> AuglagState | None:
+    """The state to keep: none without a curvature. (The LP's state alone would serve the next LP
+    start, but keeping it changes which vertex a degenerate LP's re-solve returns, and with it the
+    iterations; the solver keeps the choice it made when the LP state rode on the curvature.)"""
+    return None if curvature is None else AuglagState(curvature, lp)
 
 
 
@@ -265,9 +307,9 @@ def _solve_on_simplex(
     target,
     max_iter,
     options: AuglagOptions,
-    kept: Curvature | None = None,
+    state: AuglagState | None = None,
     stage: bool = False,
-) -> tuple[Point, int, Curvature | None]:
+) -> tuple[Point, int, AuglagState | None]:
     """The simplex-domain dual from ``w0`` (None: uniform), with eta continuation at large eta.
 
     At eta > continuation_eta the dual is nearly an LP and L-BFGS-B and Newton crawl (measured on
@@ -275,24 +317,21 @@ def _solve_on_simplex(
     warm start that misses the tolerance within warm_budget iterations (above lp_first_eta: within
     lp_warm_steps Newton steps) takes Newton steps, for N <= lp_max_samples, from the solution of
     the model's LP limit (:func:`_newton_from_lp_limit`, re-solved from the previous solve's HiGHS
-    model, ``kept.lp``), then L-BFGS-B and Newton rounds (warm_budget) where Newton stalls; so does
+    model, ``state.lp``), then L-BFGS-B and Newton rounds (warm_budget) where Newton stalls; so does
     a cold start with a cheap LP (lp_cold_eta, lp_cold_t, lp_cold_min_samples: the LP from scratch,
     without presolve). Where those fall short (or HiGHS fails), and from other cold starts (where the
     LP from scratch costs more: 3 s for a random 10,000 x 100 instance, continuation 0.09 s), the
     problem is solved at eta/10 first (recursively, from w0 or from the best point so far, to
     coarse_gap) and the solve starts from that solution, by Newton where the Hessian is cheap
-    (docs/solvers.md, "The LP limit"). ``kept``: the previous solve's Hessian
-    (:class:`~dualboost.solvers.newton.Curvature`); ``stage``: this is a continuation stage (which
-    does not solve the LP). Returns the point, the iterations and the last Hessian, which carries the
-    LP limit's latest HiGHS state.
+    (docs/solvers.md, "The LP limit"). ``state``: the previous solve's :class:`AuglagState`;
+    ``stage``: this is a continuation stage (which does not solve the LP). Returns the point, the
+    iterations and the state to keep (the last Hessian and the LP limit's latest HiGHS state).
     """
     large_eta = implements(model, EtaFamily) and model.eta > options.continuation_eta
     small = model.n_samples <= options.lp_max_samples
     limit = model.lp_limit() if large_eta and small else None
-    lp_state = None if kept is None else kept.lp  # the LP limit's HiGHS model from earlier solves
-
-    def carried(curvature: Curvature | None) -> Curvature | None:
-        return None if curvature is None else curvature.with_lp(lp_state)
+    kept = None if state is None else state.curvature  # the previous solve's Hessian
+    lp_state = None if state is None else state.lp  # the LP limit's HiGHS model from earlier solves
 
     cold_lp = (  # a cold start from the LP limit's solution
         not stage
@@ -318,7 +357,7 @@ def _solve_on_simplex(
             breakpoints=_stiff(model, options),
         )
         if point.gap <= target:
-            return point, iterations, carried(kept)
+            return point, iterations, _state(kept, lp_state)
         w0 = point.w
     elif w0 is not None:
         budget = min(max_iter, options.warm_budget) if large_eta else max_iter
@@ -326,7 +365,7 @@ def _solve_on_simplex(
             model, evaluator, _normalised(w0), target, budget, new_column, options, kept
         )
         if not large_eta or point.gap <= target:
-            return point, iterations, carried(kept)
+            return point, iterations, _state(kept, lp_state)
         w0 = point.w
     if large_eta:
         if w0 is None:  # the uniform start may be optimal already (a9a's stumps at nu = 1 often are)
@@ -334,11 +373,11 @@ def _solve_on_simplex(
             if start.gap <= target:
                 return start, iterations, None
         if limit is not None and (w0 is not None or cold_lp):
-            point, steps, lp_kept = _newton_from_lp_limit(
+            point, steps, lp_kept, lp_state = _newton_from_lp_limit(
                 limit, evaluator, target, options, lp_state, cold_lp
             )
+            lp_state = None if lp_kept is None else lp_state  # (see _state)
             iterations += steps
-            lp_state = None if lp_kept is None else lp_kept.lp
             if point is not None and point.gap > target:  # Newton stalled near the LP's face: the
                 # L-BFGS-B and Newton rounds from there (diabetes, nu = 0.05 N, eta = 6e4: 3 of 4
                 # such solves certified in ~50 ms, where continuation ran out of iterations in 1.6 s)
@@ -348,7 +387,7 @@ def _solve_on_simplex(
                 )
                 iterations += steps
             if point is not None and point.gap <= target:
-                return point, iterations, carried(lp_kept)
+                return point, iterations, _state(lp_kept, lp_state)
             if point is not None:
                 w0 = point.w  # continuation goes on from the best point so far
         coarse_model = model.with_eta(model.eta / 10.0)
@@ -367,12 +406,12 @@ def _solve_on_simplex(
     point, steps, kept = _solve_simplex(
         model, evaluator, w0, target, max_iter, False, options, continued=large_eta
     )
-    return point, iterations + steps, carried(kept)
+    return point, iterations + steps, _state(kept, lp_state)
 
 
 def _newton_from_lp_limit(
     limit, evaluator, target, options: AuglagOptions, lp_state: HighsState | None = None, cold: bool = False
-) -> tuple[Point | None, int, Curvature | None]:
+) -> tuple[Point | None, int, Curvature | None, HighsState | None]:
     """Newton (at most ``options.lp_newton_steps`` steps) from the solution w of the LP limit ``limit``
     (``Model.lp_limit()``, eta = infinity, by HiGHS): at large eta the optimum lies within O(1/eta)
     of that LP's face, and d(w) there already sits on the examples that the LP's margin binds, where
@@ -381,22 +420,22 @@ def _newton_from_lp_limit(
     continuation). The LP is the d-domain one (t + 1 rows; the soft-margin LP has N), re-solved
     from ``lp_state``, an earlier solve's HiGHS model and basis, where that applies (a boosting run:
     a few dual simplex iterations for the new columns instead of a solve from scratch, 0.1 s on
-    diabetes at t = 100); the returned Hessian carries the new state (``Curvature.lp``).
-    ``cold``: a cold start's LP from scratch, without HiGHS's presolve and scaling (``PrimalLP.solve``).
-    ``(None, 0, None)`` where HiGHS does not report the LP optimal. Reported to ``options.callback``
-    as the stage ``"lp_limit"``."""
+    diabetes at t = 100). Returns the best point, the Newton steps, the last Hessian and the LP's
+    new HiGHS state. ``cold``: a cold start's LP from scratch, without HiGHS's presolve and scaling
+    (``PrimalLP.solve``). ``(None, 0, None, None)`` where HiGHS does not report the LP optimal.
+    Reported to ``options.callback`` as the stage ``"lp_limit"``."""
     try:
         _, w, _, lp_state = solve_primal_lp(limit, lp_state, presolve=not cold, scaled=not cold)
     except RuntimeError:
         _report(options, "lp_limit", evaluator.model, np.inf, 0)
-        return None, 0, None
+        return None, 0, None, None
     start = evaluator.point(_normalised(np.clip(w, 0.0, None)), target)
     stiff = _stiff(evaluator.model, options)
     point, steps, kept = newton_polish(
         evaluator, start, target, sum_to_one=True, max_steps=options.lp_newton_steps, breakpoints=stiff
     )
     _report(options, "lp_limit", evaluator.model, point.gap, steps)
-    return point, steps, None if kept is None else kept.with_lp(lp_state)
+    return point, steps, kept, lp_state
 
 
 def _report(options: AuglagOptions, name: str, model, gap: float, steps: int, solution=None) -> None:
@@ -464,7 +503,7 @@ def _solve_auglag(model, side, tol, warm_start, max_iter, removed, options: Augl
     evaluator = DualEvaluator(model, options.newton)
     w0 = warm_start_weights(model, warm_start, removed)
     target = 0.5 * tol
-    kept = None
+    state = None
     if model.w_domain is WDomain.LINE:
         if w0 is None:  # the clipped corrective step of [KG] Alg. 4.1 (b) as the starting point
             d_prev = model.d_from_w(model.weights(0.0))
@@ -481,10 +520,10 @@ def _solve_auglag(model, side, tol, warm_start, max_iter, removed, options: Augl
         w, d = point.w, point.d
     else:
         new_column = w0 is not None and not removed and warm_start.w.size == model.n_hypotheses - 1
-        if new_column and isinstance(warm_start.solver_state, Curvature):  # the previous solve's Hessian
-            kept = warm_start.solver_state
-        point, iterations, kept = _solve_on_simplex(
-            model, evaluator, w0, new_column, target, max_iter, options, kept
+        if new_column and isinstance(warm_start.solver_state, AuglagState):  # the previous solve's
+            state = warm_start.solver_state
+        point, iterations, state = _solve_on_simplex(
+            model, evaluator, w0, new_column, target, max_iter, options, state
         )
         w, d = point.w, point.d
     solution = certify(
@@ -505,6 +544,6 @@ def _solve_auglag(model, side, tol, warm_start, max_iter, removed, options: Augl
             "breakpoint_steps": evaluator.breakpoint_steps,
         },
     )
-    solution.solver_state = kept  # the last Hessian on the simplex, for a warm start after a new column
+    solution.solver_state = state  # on the simplex, for a warm start after a new column
     _report(options, "solved", model, solution.relative_gap, iterations, solution)
     return solution

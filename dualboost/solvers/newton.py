@@ -36,9 +36,7 @@ from scipy.linalg import LinAlgError, eigh
 from scipy.linalg.lapack import dpotrf, dpotri, dpotrs
 
 from dualboost.solvers.contract import LowRankConjugate, ScaledSteps, WDomain, implements
-from dualboost.solvers.highs import HighsState
 from dualboost.solvers.options import NewtonOptions
-from dualboost.solvers.state import SolverState
 
 __all__ = ["DualEvaluator", "Curvature", "newton_polish", "certified_point", "Point"]
 
@@ -226,15 +224,12 @@ def _bordered_inverse(inverse: NDArray[np.float64], ridge: float, H: NDArray[np.
     return out if np.isfinite(out).all() else None
 
 
-#: the LP entries of a Curvature without an LP-limit state (:meth:`Curvature.to_dict`)
-_NO_LP = {"basis_columns": np.zeros(0, dtype=np.int8), "basis_rows": np.zeros(0, dtype=np.int8)}
-
-
-class Curvature(SolverState):
+class Curvature:
     """The Hessian of D at one point ``(w, d)`` on a face of columns, and the inverse of
     ``ridge I - H`` (:func:`definite_inverse`), kept from one Newton step to the next and from one
-    solve to the next: ``method="auglag"``'s warm-start state (``Solution.solver_state``, written by
-    checkpoints through :meth:`to_dict`), the preconditioner of :func:`pcg_step`.
+    solve to the next (in ``method="auglag"``'s warm-start state,
+    :class:`~dualboost.solvers.auglag.AuglagState`, written by checkpoints through :meth:`to_dict`),
+    the preconditioner of :func:`pcg_step`.
 
     ``face``: the columns, in the order of H's rows (columns added later come last, so that the
     inverse is extended by a border, O(|S|^2), instead of computed anew, O(|S|^3)); every entry of H
@@ -242,8 +237,6 @@ class Curvature(SolverState):
     ``d``), so ``ridge I - H`` stays definite as it grows. ``key``: the model's parameters other
     than t (another eta or nu: not reused). Extending it (:meth:`covering`) returns a new object.
     """
-
-    kind = "auglag"
 
     def __init__(
         self,
@@ -254,22 +247,12 @@ class Curvature(SolverState):
         d,
         shift: float = 0.0,
         inverse=None,
-        lp: HighsState | None = None,
     ) -> None:
         self.face, self.H, self.key = np.asarray(face, dtype=np.intp), H, key
         self.w, self.d = w, d
         #: rho of the inverted matrix ``ridge I - H + rho 1 1^T`` (see :meth:`at`)
         self.shift = shift
         self._inverse = inverse  # (M^-1, ridge), (None, nan) where none exists; None: not computed yet
-        #: the LP limit's HiGHS model and basis from an earlier solve at large eta (auglag's start
-        #: from the LP limit re-solves it from there after new columns, instead of from scratch)
-        self.lp = lp
-
-    def with_lp(self, lp: HighsState | None) -> Curvature:
-        """This state with the LP limit's state ``lp`` (a shallow copy: the original is unchanged)."""
-        if lp is self.lp:
-            return self
-        return Curvature(self.face, self.H, self.key, self.w, self.d, self.shift, self._inverse, lp)
 
     @classmethod
     def at(cls, model, w: NDArray[np.float64], face: NDArray[np.intp], d, sum_to_one: bool) -> Curvature:
@@ -301,7 +284,6 @@ class Curvature(SolverState):
             "w": np.asarray(self.w, dtype=np.float64),
             "d": self.d if isinstance(self.d, np.ndarray) else np.zeros(0),
             "shift": float(self.shift),
-            **{f"lp_{k}": v for k, v in (self.lp.to_dict() if self.lp else _NO_LP).items()},
         }
 
     @classmethod
@@ -314,10 +296,8 @@ class Curvature(SolverState):
         H = np.asarray(data["hessian"], dtype=np.float64)
         d = np.asarray(data["d"], dtype=np.float64)
         w = np.asarray(data["w"], dtype=np.float64)
-        lp = {k: data.get(f"lp_{k}", v) for k, v in _NO_LP.items()}
-        lp = HighsState.from_dict(lp) if np.asarray(lp["basis_rows"]).size else None
         d = d if d.size else None
-        return cls(face, H, json.loads(data["key"]), w, d, float(data["shift"]), inverse, lp)
+        return cls(face, H, json.loads(data["key"]), w, d, float(data["shift"]), inverse)
 
     def usable_for(self, model) -> bool:
         """Whether its point lies in ``model``'s w-space (the same columns, or columns appended
@@ -355,7 +335,7 @@ class Curvature(SolverState):
         if inverse is not None:  # (None when the border overflowed: computed anew from H if needed)
             bordered = _bordered_inverse(inverse[0], inverse[1], self.shifted(H), m)
             inverse = None if bordered is None else (bordered, inverse[1])
-        return Curvature(columns, H, self.key, w, self.d, self.shift, inverse, self.lp)
+        return Curvature(columns, H, self.key, w, self.d, self.shift, inverse)
 
     def shifted(self, H: NDArray[np.float64]) -> NDArray[np.float64]:
         """``H - rho 1 1^T`` (a copy), so that the inverted matrix is ``ridge I - H + rho 1 1^T``."""
