@@ -131,3 +131,23 @@ def test_options_are_frozen_and_keep_max_iter_apart():
         options.lp_cold_eta = 1.0  # type: ignore[misc]
     capped = _model().solve(method="auglag", max_iter=1, options=AuglagOptions(lp_cold_eta=np.inf))
     assert capped.iterations is not None
+
+
+class _CountedERLPBoost(ERLPBoost):
+    """ERLPBoost that counts the reads of ``smooth_dual``: ``auglag.accepts`` reads it once per call
+    (the Protocol checks are decided once per class, before the counting starts)."""
+
+    reads = 0
+
+    @property
+    def smooth_dual(self) -> bool:
+        type(self).reads += 1
+        return super().smooth_dual
+
+
+def test_accepts_is_checked_once_per_solve():
+    model = _CountedERLPBoost(random_edge_matrix(200, 8, seed=1), nu=20.0, eta=50.0)
+    model.solve(method="auglag")  # (the Protocol checks of this class, once)
+    _CountedERLPBoost.reads = 0
+    solution = model.solve(method="auglag")
+    assert solution.optimal and _CountedERLPBoost.reads == 1

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from dualboost._validation import check_scalar
 from dualboost.solvers import auglag, cvxpy_backend, highs
-from dualboost.solvers.auglag import solve_auglag
 from dualboost.solvers.certify import certify
 from dualboost.solvers.cvxpy_backend import CVXPY_METHODS, solve_cvxpy
 from dualboost.solvers.highs import solve_highs
@@ -64,10 +63,6 @@ def _cvxpy(name: str) -> Method:
     return Method(name, run, cvxpy_backend.accepts)
 
 
-def _run_auglag(model, side, tol, warm_start, options, **kwargs):
-    return solve_auglag(model, side, tol, warm_start, options=options, **kwargs)
-
-
 def _run_highs(model, side, tol, warm_start, options, **kwargs):
     if kwargs:
         raise ValueError(f"method='highs' takes no options; got {sorted(kwargs)}")
@@ -77,7 +72,7 @@ def _run_highs(model, side, tol, warm_start, options, **kwargs):
 #: every method by name: the cvxpy solvers, the hand-written dual path, HiGHS for LPs
 REGISTRY: dict[str, Method] = {
     **{name: _cvxpy(name) for name in CVXPY_METHODS},
-    "auglag": Method("auglag", _run_auglag, auglag.accepts, AuglagOptions),
+    "auglag": Method("auglag", auglag.run, auglag.accepts, AuglagOptions),
     "highs": Method("highs", _run_highs, highs.accepts),
 }
 METHODS = tuple(REGISTRY)

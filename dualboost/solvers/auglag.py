@@ -299,6 +299,36 @@ def _solve_line(model, evaluator, a0, max_iter):
     return a, info.iterations
 
 
+@dataclass
+class _Run:
+    """A simplex-domain solve under way, what its stages share: the evaluator, the target gap, the
+    iteration budget, the next stage's start ``w`` (None: uniform), the last Hessian ``kept`` and the
+    LP limit's HiGHS state ``lp`` (both from the previous solve at first), the point a stage
+    reached and the iterations so far."""
+
+    evaluator: DualEvaluator
+    target: float
+    max_iter: int
+    w: NDArray[np.float64] | None
+    kept: Curvature | None = None
+    lp: HighsState | None = None
+    point: Point | None = None
+    iterations: int = 0
+
+    @property
+    def done(self) -> bool:
+        """Whether the last stage reached the target."""
+        return self.point is not None and self.point.gap <= self.target
+
+    def took(self, point: Point, steps: int, kept: Curvature | None) -> None:
+        """A stage's end: its point (the next stage's start), its steps and its last Hessian."""
+        self.point, self.kept, self.w = point, kept, point.w
+        self.iterations += steps
+
+    def result(self) -> tuple[Point, int, AuglagState | None]:
+        return self.point, self.iterations, _state(self.kept, self.lp)
+
+
 def _solve_on_simplex(
     model,
     evaluator,
@@ -310,103 +340,140 @@ def _solve_on_simplex(
     state: AuglagState | None = None,
     stage: bool = False,
 ) -> tuple[Point, int, AuglagState | None]:
-    """The simplex-domain dual from ``w0`` (None: uniform), with eta continuation at large eta.
+    """The simplex-domain dual from ``w0`` (None: uniform), as a sequence of stages, each ending the
+    solve where it reaches the target (docs/solvers.md#the-hand-written-dual-path-methodauglag):
 
-    At eta > continuation_eta the dual is nearly an LP and L-BFGS-B and Newton crawl (measured on
-    a diabetes run at eta = 1.2e6: 10,000 iterations from a warm start left gaps of 1e-2). A
-    warm start that misses the tolerance within warm_budget iterations (above lp_first_eta: within
-    lp_warm_steps Newton steps) takes Newton steps, for N <= lp_max_samples, from the solution of
-    the model's LP limit (:func:`_newton_from_lp_limit`, re-solved from the previous solve's HiGHS
-    model, ``state.lp``), then L-BFGS-B and Newton rounds (warm_budget) where Newton stalls; so does
-    a cold start with a cheap LP (lp_cold_eta, lp_cold_t, lp_cold_min_samples: the LP from scratch,
-    without presolve). Where those fall short (or HiGHS fails), and from other cold starts (where the
-    LP from scratch costs more: 3 s for a random 10,000 x 100 instance, continuation 0.09 s), the
-    problem is solved at eta/10 first (recursively, from w0 or from the best point so far, to
-    coarse_gap) and the solve starts from that solution, by Newton where the Hessian is cheap
-    (docs/solvers.md, "The LP limit"). ``state``: the previous solve's :class:`AuglagState`;
-    ``stage``: this is a continuation stage (which does not solve the LP). Returns the point, the
-    iterations and the state to keep (the last Hessian and the LP limit's latest HiGHS state).
+    1. a warm start: Newton on the new column's face, then augmented Lagrangian rounds
+       (:func:`_warm_start`); above ``lp_first_eta``, where the LP limit applies, a few Newton
+       steps instead (:func:`_warm_newton`). Below ``continuation_eta`` it finishes the solve.
+    2. at eta > continuation_eta, where the dual is nearly an LP and L-BFGS-B and Newton crawl
+       (a diabetes run at eta = 1.2e6: 10,000 iterations from a warm start left gaps of 1e-2):
+       the uniform start, which may be optimal (:func:`_uniform_start`, cold starts); then, for
+       N <= lp_max_samples, after a warm start or for a cold start with a cheap LP (lp_cold_eta,
+       lp_cold_t, lp_cold_min_samples), Newton from the LP limit's solution (:func:`_lp_limit_start`,
+       re-solved from the previous solve's HiGHS model, ``state.lp``); where that falls short (or
+       HiGHS fails), and from other cold starts (where the LP from scratch costs more: 3 s for a
+       random 10,000 x 100 instance, continuation 0.09 s), the problem at eta/10
+       (:func:`_continuation`, recursively, to coarse_gap);
+    3. augmented Lagrangian rounds with Newton from the point reached (:func:`_augmented_lagrangian`),
+       Newton first after a continuation stage where the Hessian is cheap.
+
+    ``state``: the previous solve's :class:`AuglagState`; ``stage``: this is a continuation stage
+    (whose cold start does not solve the LP). Returns the point, the iterations and the state to
+    keep (the last Hessian and the LP limit's latest HiGHS state).
     """
-    large_eta = implements(model, EtaFamily) and model.eta > options.continuation_eta
-    small = model.n_samples <= options.lp_max_samples
-    limit = model.lp_limit() if large_eta and small else None
-    kept = None if state is None else state.curvature  # the previous solve's Hessian
-    lp_state = None if state is None else state.lp  # the LP limit's HiGHS model from earlier solves
+    large = implements(model, EtaFamily) and model.eta > options.continuation_eta
+    limit = model.lp_limit() if large and model.n_samples <= options.lp_max_samples else None
+    run = _Run(evaluator, target, max_iter, w0, *((state.curvature, state.lp) if state else ()))
+    warm = w0 is not None
+    if warm:
+        if limit is not None and model.eta > options.lp_first_eta:
+            _warm_newton(model, run, options)
+        else:
+            _warm_start(model, run, options, new_column, large)
+        if run.done or not large:
+            return run.result()
+    if large:
+        if not warm:
+            _uniform_start(model, run)
+            if run.done:
+                return run.result()
+        cold_lp = not (stage or warm) and limit is not None and _cheap_lp(model, options)
+        if limit is not None and (warm or cold_lp):
+            _lp_limit_start(model, run, options, limit, cold_lp)
+            if run.done:
+                return run.result()
+        _continuation(model, run, options)
+    _augmented_lagrangian(model, run, options, continued=large)
+    return run.result()
 
-    cold_lp = (  # a cold start from the LP limit's solution
-        not stage
-        and w0 is None
-        and limit is not None
-        and model.eta > options.lp_cold_eta
+
+def _cheap_lp(model, options: AuglagOptions) -> bool:
+    """Whether a cold start solves the LP limit (from scratch, without presolve) before continuation:
+    eta above lp_cold_eta, t <= lp_cold_t and N >= lp_cold_min_samples."""
+    return (
+        model.eta > options.lp_cold_eta
         and model.n_hypotheses <= options.lp_cold_t
         and model.n_samples >= options.lp_cold_min_samples
     )
-    iterations = 0
-    if w0 is not None and limit is not None and model.eta > options.lp_first_eta:  # a few Newton steps,
-        # then the LP limit's w (below lp_first_eta the warm start's L-BFGS-B rounds are faster)
-        start = evaluator.point(_normalised(w0), target)
-        point, iterations, kept = newton_polish(
-            evaluator,
-            start,
-            target,
-            sum_to_one=True,
-            max_steps=options.lp_warm_steps,
-            kept=kept,
-            patience=options.lp_warm_patience,
-            progress=options.lp_warm_progress,
-            breakpoints=_stiff(model, options),
-        )
-        if point.gap <= target:
-            return point, iterations, _state(kept, lp_state)
-        w0 = point.w
-    elif w0 is not None:
-        budget = min(max_iter, options.warm_budget) if large_eta else max_iter
-        point, iterations, kept = _solve_simplex(
-            model, evaluator, _normalised(w0), target, budget, new_column, options, kept
-        )
-        if not large_eta or point.gap <= target:
-            return point, iterations, _state(kept, lp_state)
-        w0 = point.w
-    if large_eta:
-        if w0 is None:  # the uniform start may be optimal already (a9a's stumps at nu = 1 often are)
-            start = evaluator.point(np.full(model.n_hypotheses, 1.0 / model.n_hypotheses), target)
-            if start.gap <= target:
-                return start, iterations, None
-        if limit is not None and (w0 is not None or cold_lp):
-            point, steps, lp_kept, lp_state = _newton_from_lp_limit(
-                limit, evaluator, target, options, lp_state, cold_lp
-            )
-            lp_state = None if lp_kept is None else lp_state  # (see _state)
-            iterations += steps
-            if point is not None and point.gap > target:  # Newton stalled near the LP's face: the
-                # L-BFGS-B and Newton rounds from there (diabetes, nu = 0.05 N, eta = 6e4: 3 of 4
-                # such solves certified in ~50 ms, where continuation ran out of iterations in 1.6 s)
-                budget = min(max_iter, options.warm_budget)
-                point, steps, lp_kept = _solve_simplex(
-                    model, evaluator, point.w, target, budget, False, options, lp_kept
-                )
-                iterations += steps
-            if point is not None and point.gap <= target:
-                return point, iterations, _state(lp_kept, lp_state)
-            if point is not None:
-                w0 = point.w  # continuation goes on from the best point so far
-        coarse_model = model.with_eta(model.eta / 10.0)
-        coarse, steps, _ = _solve_on_simplex(
-            coarse_model,
-            DualEvaluator(coarse_model, options.newton),
-            w0,
-            False,
-            max(target, options.coarse_gap),
-            max_iter,
-            options,
-            stage=True,
-        )
-        w0, iterations = coarse.w, iterations + steps
-    w0 = np.full(model.n_hypotheses, 1.0 / model.n_hypotheses) if w0 is None else _normalised(w0)
-    point, steps, kept = _solve_simplex(
-        model, evaluator, w0, target, max_iter, False, options, continued=large_eta
+
+
+def _warm_start(model, run: _Run, options: AuglagOptions, new_column: bool, large: bool) -> None:
+    """Stage 1: from the previous solution, Newton on the new column's face, then augmented
+    Lagrangian rounds (:func:`_solve_simplex`), within warm_budget iterations at large eta."""
+    budget = min(run.max_iter, options.warm_budget) if large else run.max_iter
+    w = _normalised(run.w)
+    run.took(*_solve_simplex(model, run.evaluator, w, run.target, budget, new_column, options, run.kept))
+
+
+def _warm_newton(model, run: _Run, options: AuglagOptions) -> None:
+    """Stage 1 above lp_first_eta: at most lp_warm_steps Newton steps from the previous solution,
+    stopping after lp_warm_patience steps that did not bring the best gap below lp_warm_progress
+    times itself (below lp_first_eta the warm start's L-BFGS-B rounds are faster)."""
+    start = run.evaluator.point(_normalised(run.w), run.target)
+    polished = newton_polish(
+        run.evaluator,
+        start,
+        run.target,
+        sum_to_one=True,
+        max_steps=options.lp_warm_steps,
+        kept=run.kept,
+        patience=options.lp_warm_patience,
+        progress=options.lp_warm_progress,
+        breakpoints=_stiff(model, options),
     )
-    return point, iterations + steps, _state(kept, lp_state)
+    run.took(*polished)
+
+
+def _uniform_start(model, run: _Run) -> None:
+    """Stage 2, cold: the uniform w, which may be optimal already (a9a's stumps at nu = 1 often are)."""
+    t = model.n_hypotheses
+    run.point = run.evaluator.point(np.full(t, 1.0 / t), run.target)
+
+
+def _lp_limit_start(model, run: _Run, options: AuglagOptions, limit, cold: bool) -> None:
+    """Stage 2: Newton from the LP limit's solution (:func:`_newton_from_lp_limit`); where Newton
+    stalls near the LP's face, augmented Lagrangian rounds from there, within warm_budget (diabetes,
+    nu = 0.05 N, eta = 6e4: 3 of 4 such solves certified in ~50 ms, where continuation ran out of
+    iterations in 1.6 s). Where HiGHS fails the next stage starts from where this one did."""
+    point, steps, kept, lp = _newton_from_lp_limit(limit, run.evaluator, run.target, options, run.lp, cold)
+    run.lp = None if kept is None else lp  # (see _state)
+    run.iterations += steps
+    if point is None:
+        return
+    run.took(point, 0, kept)
+    if not run.done:
+        budget = min(run.max_iter, options.warm_budget)
+        run.took(*_solve_simplex(model, run.evaluator, point.w, run.target, budget, False, options, kept))
+
+
+def _continuation(model, run: _Run, options: AuglagOptions) -> None:
+    """Stage 2: the problem at eta/10 from the point reached (recursively, to coarse_gap: its
+    solution only starts the next stage)."""
+    coarse_model = model.with_eta(model.eta / 10.0)
+    coarse, steps, _ = _solve_on_simplex(
+        coarse_model,
+        DualEvaluator(coarse_model, options.newton),
+        run.w,
+        False,
+        max(run.target, options.coarse_gap),
+        run.max_iter,
+        options,
+        stage=True,
+    )
+    run.w, run.iterations = coarse.w, run.iterations + steps
+
+
+def _augmented_lagrangian(model, run: _Run, options: AuglagOptions, continued: bool) -> None:
+    """Stage 3: augmented Lagrangian rounds with Newton (:func:`_solve_simplex`) from the point
+    reached (uniform w if none), with a Hessian of its own; ``continued``: that point solves the
+    problem at eta/10."""
+    t = model.n_hypotheses
+    w = np.full(t, 1.0 / t) if run.w is None else _normalised(run.w)
+    point, steps, kept = _solve_simplex(
+        model, run.evaluator, w, run.target, run.max_iter, False, options, continued=continued
+    )
+    run.took(point, steps, kept)
 
 
 def _newton_from_lp_limit(
@@ -463,6 +530,24 @@ def solve_auglag(
     (:mod:`dualboost._threads` says why: measured 20x faster on small problems, and 16x on a
     large Gram matrix when the machine is busy).
     """
+    reason = accepts(model, side)
+    if reason is not None:
+        raise ValueError(reason)
+    return run(model, side, tol, warm_start, options, max_iter=max_iter, removed=removed)
+
+
+def run(
+    model,
+    side: str,
+    tol: float,
+    warm_start: Solution | None = None,
+    options: AuglagOptions | None = None,
+    *,
+    max_iter: int = 10_000,
+    removed: Sequence[int] | None = None,
+) -> Solution:
+    """:func:`solve_auglag` for a model that :func:`accepts` (``dualboost.solvers.solve`` checked it:
+    the check runs once per solve)."""
     options = options_for(AuglagOptions, options)
     with single_blas_thread():
         return _solve_auglag(model, side, tol, warm_start, max_iter, removed, options)
@@ -494,9 +579,6 @@ def accepts(model, side: str) -> str | None:
 
 
 def _solve_auglag(model, side, tol, warm_start, max_iter, removed, options: AuglagOptions) -> Solution:
-    reason = accepts(model, side)
-    if reason is not None:
-        raise ValueError(reason)
     if not (isinstance(max_iter, int | np.integer) and max_iter >= 1):
         raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}")
     start = time.perf_counter()
