@@ -36,7 +36,7 @@ from scipy.linalg import LinAlgError, eigh
 from scipy.linalg.lapack import dpotrf, dpotri, dpotrs
 
 from dualboost.solvers.contract import LowRankConjugate, ScaledSteps, WDomain, implements
-from dualboost.solvers.options import NewtonOptions
+from dualboost.solvers.options import NewtonOptions, defaults
 
 __all__ = ["DualEvaluator", "Curvature", "newton_polish", "certified_point", "Point"]
 
@@ -47,7 +47,7 @@ class DualEvaluator:
 
     def __init__(self, model, options: NewtonOptions | None = None) -> None:
         self.model = model
-        self.options = NewtonOptions() if options is None else options
+        self.options = defaults(NewtonOptions) if options is None else options
         self.regularizer = model.regularizer.with_warm_starts()
         #: the regulariser of the certified points: the warm copy where every evaluation is an inner
         #: solve (a LowRankConjugate, docs/math.md#exact-restriction: its root searches run to machine

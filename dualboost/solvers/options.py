@@ -22,9 +22,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, fields
+from functools import cache
 from typing import Any, NamedTuple
 
-__all__ = ["AuglagOptions", "NewtonOptions", "Stage", "default_options", "options_for"]
+__all__ = ["AuglagOptions", "NewtonOptions", "Stage", "default_options", "options_for", "defaults"]
 
 
 class Stage(NamedTuple):
@@ -211,11 +212,17 @@ def default_options(*options: AuglagOptions) -> Iterator[None]:
         _DEFAULTS.reset(token)
 
 
+@cache
+def defaults(cls: type[AuglagOptions] | type[NewtonOptions]) -> AuglagOptions | NewtonOptions:
+    """The default options of ``cls``, built (and checked) once: they are frozen, so shared."""
+    return cls()
+
+
 def options_for(cls: type[AuglagOptions], options: object) -> AuglagOptions:
     """``options`` (None: those of the enclosing :func:`default_options` block, else the defaults),
     checked to be a ``cls``: a ValueError naming ``options`` otherwise."""
     if options is None:
-        return (_DEFAULTS.get() or {}).get(cls) or cls()
+        return (_DEFAULTS.get() or {}).get(cls) or defaults(cls)
     if not isinstance(options, cls):
         raise ValueError(f"options must be None or {cls.__name__}; got {type(options).__name__}")
     return options
