@@ -325,6 +325,10 @@ class _Run:
         self.point, self.kept, self.w = point, kept, point.w
         self.iterations += steps
 
+    def report(self, options: AuglagOptions, name: str, steps: int) -> None:
+        """The stage ``name`` that ended at ``self.point`` to ``options.callback``."""
+        _report(options, name, self.evaluator.model, self.point.gap, steps)
+
     def result(self) -> tuple[Point, int, AuglagState | None]:
         return self.point, self.iterations, _state(self.kept, self.lp)
 
@@ -375,7 +379,7 @@ def _solve_on_simplex(
             return run.result()
     if large:
         if not warm:
-            _uniform_start(model, run)
+            _uniform_start(model, run, options)
             if run.done:
                 return run.result()
         cold_lp = not (stage or warm) and limit is not None and _cheap_lp(model, options)
@@ -403,7 +407,11 @@ def _warm_start(model, run: _Run, options: AuglagOptions, new_column: bool, larg
     Lagrangian rounds (:func:`_solve_simplex`), within warm_budget iterations at large eta."""
     budget = min(run.max_iter, options.warm_budget) if large else run.max_iter
     w = _normalised(run.w)
-    run.took(*_solve_simplex(model, run.evaluator, w, run.target, budget, new_column, options, run.kept))
+    point, steps, kept = _solve_simplex(
+        model, run.evaluator, w, run.target, budget, new_column, options, run.kept
+    )
+    run.took(point, steps, kept)
+    run.report(options, "warm_start", steps)
 
 
 def _warm_newton(model, run: _Run, options: AuglagOptions) -> None:
@@ -423,12 +431,14 @@ def _warm_newton(model, run: _Run, options: AuglagOptions) -> None:
         breakpoints=_stiff(model, options),
     )
     run.took(*polished)
+    run.report(options, "warm_newton", polished[1])
 
 
-def _uniform_start(model, run: _Run) -> None:
+def _uniform_start(model, run: _Run, options: AuglagOptions) -> None:
     """Stage 2, cold: the uniform w, which may be optimal already (a9a's stumps at nu = 1 often are)."""
     t = model.n_hypotheses
     run.point = run.evaluator.point(np.full(t, 1.0 / t), run.target)
+    run.report(options, "uniform_start", 0)
 
 
 def _lp_limit_start(model, run: _Run, options: AuglagOptions, limit, cold: bool) -> None:
@@ -444,7 +454,11 @@ def _lp_limit_start(model, run: _Run, options: AuglagOptions, limit, cold: bool)
     run.took(point, 0, kept)
     if not run.done:
         budget = min(run.max_iter, options.warm_budget)
-        run.took(*_solve_simplex(model, run.evaluator, point.w, run.target, budget, False, options, kept))
+        point, steps, kept = _solve_simplex(
+            model, run.evaluator, point.w, run.target, budget, False, options, kept
+        )
+        run.took(point, steps, kept)
+        run.report(options, "lp_limit_rounds", steps)
 
 
 def _continuation(model, run: _Run, options: AuglagOptions) -> None:
@@ -462,6 +476,7 @@ def _continuation(model, run: _Run, options: AuglagOptions) -> None:
         stage=True,
     )
     run.w, run.iterations = coarse.w, run.iterations + steps
+    _report(options, "continuation", coarse_model, coarse.gap, steps)
 
 
 def _augmented_lagrangian(model, run: _Run, options: AuglagOptions, continued: bool) -> None:
@@ -474,6 +489,7 @@ def _augmented_lagrangian(model, run: _Run, options: AuglagOptions, continued: b
         model, run.evaluator, w, run.target, run.max_iter, False, options, continued=continued
     )
     run.took(point, steps, kept)
+    run.report(options, "augmented_lagrangian", steps)
 
 
 def _newton_from_lp_limit(

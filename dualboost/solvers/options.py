@@ -10,8 +10,8 @@ estimator solves many subproblems and takes no ``options`` itself)::
     with default_options(AuglagOptions(newton=NewtonOptions(kept_min_work=0.0))):
         ERLPBoostClassifier().fit(X, y)
 
-``callback`` observes a solve: it is called with a :class:`Stage` after each stage that the
-docs/solvers.md#options section lists, and once with the certified Solution at the end.
+``callback`` observes a solve: it is called with a :class:`Stage` after each stage, and once with
+the certified Solution at the end.
 """
 
 from __future__ import annotations
@@ -31,10 +31,14 @@ __all__ = ["AuglagOptions", "NewtonOptions", "Stage", "default_options", "option
 class Stage(NamedTuple):
     """What ``AuglagOptions.callback`` receives: a stage of a solve and where it ended.
 
-    ``name``: ``"lp_limit"`` (Newton from the LP limit's solution; ``gap`` inf and ``steps`` 0 where
-    HiGHS failed) or ``"solved"`` (the end: ``solution`` is the certified Solution); ``model``: the
-    model the stage solved (a continuation stage's is at eta/10); ``gap``: the certified relative
-    gap it reached; ``steps``: its iterations."""
+    ``name``, on the simplex (docs/solvers.md#the-hand-written-dual-path-methodauglag):
+    ``"warm_start"`` or ``"warm_newton"``, ``"uniform_start"``, ``"lp_limit"`` (Newton from the LP
+    limit's solution; ``gap`` inf and ``steps`` 0 where HiGHS failed), ``"lp_limit_rounds"`` (the
+    augmented Lagrangian rounds after it), ``"continuation"`` (the problem at eta/10, whose own
+    stages are reported before it), ``"augmented_lagrangian"``; on every domain ``"solved"`` (the
+    end: ``solution`` is the certified Solution, ``steps`` its iterations). ``model``: the model the
+    stage solved (a continuation stage's is at eta/10); ``gap``: the certified relative gap it
+    reached; ``steps``: its iterations."""
 
     name: str
     model: Any
@@ -180,7 +184,7 @@ class AuglagOptions(_Options):
     lp_cold_min_samples: int = _field(500, int, 0)
     #: the Newton steps' own knobs
     newton: NewtonOptions = field(default_factory=NewtonOptions)
-    #: called with a :class:`Stage` after each stage (``"lp_limit"``) and at the end (``"solved"``)
+    #: called with a :class:`Stage` after each stage of a solve and at its end (``"solved"``)
     callback: Callable[[Stage], None] | None = None
 
     def __post_init__(self) -> None:
