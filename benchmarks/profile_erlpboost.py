@@ -51,7 +51,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from vs_adaboost import RESULTS, SHARED_DATA, adaboost_run, load  # noqa: E402
+from vs_adaboost import RESULTS, SHARED_DATA, adaboost_run, each_auglag_solution, load  # noqa: E402
 
 CATEGORIES = (
     "U passes: evaluations",
@@ -183,20 +183,11 @@ def fit(
     name: str, eps: float, nu: float, profiler: cProfile.Profile | None = None
 ) -> tuple[float, int, list[int]]:
     """Fit ERLPBoost on ``name``: (seconds, iterations, solver iterations of every solve)."""
-    import dualboost.solvers as solvers
     from dualboost import ERLPBoostClassifier
 
     X, y = load(name)
     per_solve: list[int] = []
-    solve = solvers.solve_auglag
-
-    def counted(*args, **kwargs):
-        solution = solve(*args, **kwargs)
-        per_solve.append(int(solution.iterations))
-        return solution
-
-    solvers.solve_auglag = counted
-    try:
+    with each_auglag_solution(lambda solution: per_solve.append(int(solution.iterations))):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if profiler is not None:
@@ -206,8 +197,6 @@ def fit(
             seconds = time.perf_counter() - start
             if profiler is not None:
                 profiler.disable()
-    finally:
-        solvers.solve_auglag = solve
     return seconds, int(clf.n_iter_), per_solve
 
 

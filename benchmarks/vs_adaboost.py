@@ -40,6 +40,8 @@ import subprocess
 import sys
 import time
 import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -67,31 +69,52 @@ def load(name: str) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray]:
     return np.asarray(X, dtype=np.float64), y
 
 
-def erlpboost_run(name: str, eps: float, nu: float) -> dict:
-    """Fit ERLPBoost on ``name`` and return its time, iterations and solver counters."""
+@contextmanager
+def each_auglag_solution(record: Callable) -> Iterator[None]:
+    """``record(solution)`` for every ``method="auglag"`` solve in the block: by the callback of
+    ``AuglagOptions`` (docs/solvers.md#options), or, in a baseline checkout without it, by wrapping
+    ``solvers.solve_auglag`` (what ``solvers.solve`` called there)."""
     import dualboost.solvers as solvers
-    from dualboost import ERLPBoostClassifier
 
-    X, y = load(name)
-    counters = {"solver_seconds": 0.0, "hessians": 0, "hessian_products": 0, "evaluations": 0}
-    solve = solvers.solve_auglag  # what solvers.solve calls for method="auglag"
+    if hasattr(solvers, "default_options"):
+        def solved(stage) -> None:
+            if stage.name == "solved":
+                record(stage.solution)
+
+        with solvers.default_options(solvers.AuglagOptions(callback=solved)):
+            yield
+        return
+    solve = solvers.solve_auglag
 
     def counted(*args, **kwargs):
         solution = solve(*args, **kwargs)
-        counters["solver_seconds"] += solution.solve_time
-        for key in ("hessians", "hessian_products", "evaluations"):
-            counters[key] += int(solution.extra.get(key, 0))
+        record(solution)
         return solution
 
     solvers.solve_auglag = counted
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            start = time.perf_counter()
-            clf = ERLPBoostClassifier(nu=nu, eps=eps).fit(X, y)
-            seconds = time.perf_counter() - start
+        yield
     finally:
         solvers.solve_auglag = solve
+
+
+def erlpboost_run(name: str, eps: float, nu: float) -> dict:
+    """Fit ERLPBoost on ``name`` and return its time, iterations and solver counters."""
+    from dualboost import ERLPBoostClassifier
+
+    X, y = load(name)
+    counters = {"solver_seconds": 0.0, "hessians": 0, "hessian_products": 0, "evaluations": 0}
+
+    def counted(solution) -> None:
+        counters["solver_seconds"] += solution.solve_time
+        for key in ("hessians", "hessian_products", "evaluations"):
+            counters[key] += int(solution.extra.get(key, 0))
+
+    with each_auglag_solution(counted), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        start = time.perf_counter()
+        clf = ERLPBoostClassifier(nu=nu, eps=eps).fit(X, y)
+        seconds = time.perf_counter() - start
     return {"seconds": seconds, "iterations": int(clf.n_iter_), "train_accuracy": clf.score(X, y), **counters}
 
 

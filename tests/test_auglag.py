@@ -16,6 +16,7 @@ Timing is not asserted anywhere (benchmarks/subproblem.py measures it).
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import cvxpy as cp
@@ -33,7 +34,7 @@ from dualboost.problems import (
     LPBoost,
     SoftBoost,
 )
-from dualboost.solvers import Solution
+from dualboost.solvers import AuglagOptions, NewtonOptions, Solution
 
 # The issue's acceptance tolerances ("Done when"): values to 1e-7 relative, d to 1e-6 (max-abs).
 VALUE_RTOL = 1e-7
@@ -322,41 +323,39 @@ def test_auglag_certifies_every_small_instance_at_eta_1e6():
 
 @pytest.mark.parametrize("eta", [1e5, 1e6])
 @pytest.mark.parametrize("name", ["erlp-nu1", "erlp-stumps", "erlp-duplicates", "binary-nu7.5"])
-def test_newton_from_the_lp_limit_agrees_with_eta_continuation(name, eta, monkeypatch):
-    """Above LP_FIRST_ETA a warm start that LP_WARM_STEPS Newton steps do not finish takes Newton
-    from the LP limit's w (HiGHS); a cold start takes eta continuation. With LP_WARM_STEPS = 0 the
-    warm solve goes to the LP at once; with LP_NEWTON_STEPS = 0 too it takes continuation. All three
-    are certified and their values agree within the sum of their gaps; where Newton from the LP
-    reached the target its steps are all the iterations."""
-    from dualboost.solvers import auglag
-
+def test_newton_from_the_lp_limit_agrees_with_eta_continuation(name, eta):
+    """Above ``lp_first_eta`` a warm start that ``lp_warm_steps`` Newton steps do not finish takes
+    Newton from the LP limit's w (HiGHS); a cold start takes eta continuation (``lp_cold_eta = inf``).
+    With ``lp_warm_steps = 0`` the warm solve goes to the LP at once; with ``lp_newton_steps = 0``
+    too it takes continuation. All three are certified and their values agree within the sum of
+    their gaps; where Newton from the LP reached the target its steps are all the iterations (the
+    LP start's gap and steps as the options' callback reports them, stage ``"lp_limit"``)."""
     cls, make, nu = EXTREME_CASES[name]
     U = make()
     model = cls(U, nu=nu, eta=eta)
-    assert eta > auglag.LP_FIRST_ETA
+    assert eta > AuglagOptions().lp_first_eta
     assert isinstance(model.lp_limit(), LPBoost) and model.lp_limit().nu == model.nu
     calls = []
-    newton_from_lp = auglag._newton_from_lp_limit
 
-    def recorded(*args):
-        point, steps, kept = newton_from_lp(*args)
-        calls.append((point.gap, steps))
-        return point, steps, kept
+    def recorded(stage):
+        if stage.name == "lp_limit":
+            calls.append((stage.gap, stage.steps))
 
-    monkeypatch.setattr(auglag, "_newton_from_lp_limit", recorded)
-    monkeypatch.setattr(auglag, "LP_WARM_STEPS", 0)
-    previous = cls(U[:, :-1], nu=nu, eta=eta).solve(method="auglag", max_iter=EXTREME_MAX_ITER)
-    cold = model.solve(method="auglag", max_iter=EXTREME_MAX_ITER)
+    options = AuglagOptions(lp_warm_steps=0, lp_cold_eta=np.inf, callback=recorded)
+    previous = cls(U[:, :-1], nu=nu, eta=eta).solve(
+        method="auglag", max_iter=EXTREME_MAX_ITER, options=options
+    )
+    cold = model.solve(method="auglag", max_iter=EXTREME_MAX_ITER, options=options)
     assert not calls  # a cold start does not solve the LP
-    warm = model.solve(method="auglag", warm_start=previous, max_iter=EXTREME_MAX_ITER)
+    warm = model.solve(method="auglag", warm_start=previous, max_iter=EXTREME_MAX_ITER, options=options)
     if name == "erlp-duplicates":  # the new column duplicates an old one: the warm start is optimal
         assert not calls and warm.iterations == 0
     else:
-        assert len(calls) == 1 and calls[0][1] <= auglag.LP_NEWTON_STEPS
+        assert len(calls) == 1 and calls[0][1] <= options.lp_newton_steps
     if calls and calls[0][0] <= 0.5 * 1e-6:  # (the solve's target) reached from the LP's w: no more
         assert warm.iterations == calls[0][1]
-    monkeypatch.setattr(auglag, "LP_NEWTON_STEPS", 0)
-    slow = model.solve(method="auglag", warm_start=previous, max_iter=EXTREME_MAX_ITER)
+    options = dataclasses.replace(options, lp_newton_steps=0)
+    slow = model.solve(method="auglag", warm_start=previous, max_iter=EXTREME_MAX_ITER, options=options)
     assert cold.status == warm.status == slow.status == "optimal"
     for other in (cold, slow):
         assert abs(warm.dual_value - other.dual_value) <= warm.gap + other.gap + 1e-12
@@ -365,8 +364,7 @@ def test_newton_from_the_lp_limit_agrees_with_eta_continuation(name, eta, monkey
 
 def test_a_failed_lp_limit_falls_back_to_continuation(monkeypatch):
     """Where HiGHS does not solve the LP limit (RuntimeError), the warm solve goes on by eta
-    continuation and is certified as before."""
-    from dualboost.solvers import auglag
+    continuation and is certified as before (``lp_warm_steps = 0``: the LP at once)."""
 
     def fail(self):
         raise RuntimeError("HiGHS failed on the capped min-max-edge LP: kInfeasible")
@@ -375,22 +373,25 @@ def test_a_failed_lp_limit_falls_back_to_continuation(monkeypatch):
     U = make()
     previous = cls(U[:, :-1], nu=nu, eta=1e6).solve(method="auglag", max_iter=EXTREME_MAX_ITER)
     want = cls(U, nu=nu, eta=1e6).solve(method="auglag", warm_start=previous, max_iter=EXTREME_MAX_ITER)
-    monkeypatch.setattr(auglag, "LP_WARM_STEPS", 0)
     monkeypatch.setattr(LPBoost, "primal_lp", fail)
-    got = cls(U, nu=nu, eta=1e6).solve(method="auglag", warm_start=previous, max_iter=EXTREME_MAX_ITER)
+    got = cls(U, nu=nu, eta=1e6).solve(
+        method="auglag",
+        warm_start=previous,
+        max_iter=EXTREME_MAX_ITER,
+        options=AuglagOptions(lp_warm_steps=0),
+    )
     assert got.status == want.status == "optimal"
     assert abs(got.dual_value - want.dual_value) <= got.gap + want.gap + 1e-12
 
 
 def test_the_lp_limit_is_re_solved_from_the_previous_basis_after_new_columns(monkeypatch):
-    """A run of warm solves at eta = 1e5 that each start from the LP limit (LP_WARM_STEPS = 0): the
-    LP's HiGHS model is built once and then extended by the new columns (``Curvature.lp``, kept
-    with the Hessian); every solve is certified and agrees with a cold solve within their gaps. The
-    state written by ``to_dict`` (a checkpoint) rebuilds the LP from the basis, and gives the same
-    certified value."""
-    from dualboost.solvers import auglag
+    """A run of warm solves at eta = 1e5 that each start from the LP limit (``lp_warm_steps = 0``;
+    cold starts by continuation, ``lp_cold_eta = inf``): the LP's HiGHS model is built once and then
+    extended by the new columns (``AuglagState.lp``, kept with the Hessian); every solve is certified
+    and agrees with a cold solve within their gaps. The state written by ``to_dict`` (a checkpoint)
+    rebuilds the LP from the basis, and gives the same certified value."""
+    from dualboost.solvers.auglag import AuglagState
     from dualboost.solvers.highs import HighsState
-    from dualboost.solvers.newton import Curvature
 
     built = []
     primal_lp = LPBoost.primal_lp
@@ -400,15 +401,17 @@ def test_the_lp_limit_is_re_solved_from_the_previous_basis_after_new_columns(mon
         return primal_lp(self, n_columns)
 
     monkeypatch.setattr(LPBoost, "primal_lp", counted)
-    monkeypatch.setattr(auglag, "LP_WARM_STEPS", 0)
+    options = AuglagOptions(lp_warm_steps=0, lp_cold_eta=np.inf)
     U = R(120, 16, seed=7, binary=True)
-    previous = ERLPBoost(U[:, :8], nu=6.0, eta=1e5).solve(method="auglag", max_iter=EXTREME_MAX_ITER)
+    previous = ERLPBoost(U[:, :8], nu=6.0, eta=1e5).solve(
+        method="auglag", max_iter=EXTREME_MAX_ITER, options=options
+    )
     assert built == []  # a cold start takes continuation
     used = []
     for t in range(9, 17):
         model = ERLPBoost(U[:, :t], nu=6.0, eta=1e5)
-        warm = model.solve(method="auglag", warm_start=previous, max_iter=EXTREME_MAX_ITER)
-        cold = model.solve(method="auglag", max_iter=EXTREME_MAX_ITER)
+        warm = model.solve(method="auglag", warm_start=previous, max_iter=EXTREME_MAX_ITER, options=options)
+        cold = model.solve(method="auglag", max_iter=EXTREME_MAX_ITER, options=options)
         assert warm.status == cold.status == "optimal"
         assert abs(warm.dual_value - cold.dual_value) <= warm.gap + cold.gap + 1e-12
         used.append(warm.iterations > 0)
@@ -417,14 +420,16 @@ def test_the_lp_limit_is_re_solved_from_the_previous_basis_after_new_columns(mon
         previous = warm
     assert sum(used) >= 4 and built == [None]  # built once (from scratch), then extended
     # as a checkpoint writes and reads it: the LP is rebuilt from the saved basis
-    state = Curvature.from_dict(previous.solver_state.to_dict())
+    state = AuglagState.from_dict(previous.solver_state.to_dict())
     assert isinstance(state.lp, HighsState) and state.lp.lp is None
     np.testing.assert_array_equal(state.lp.basis_rows, previous.solver_state.lp.basis_rows)
     fields = {f: getattr(previous, f) for f in previous.__dataclass_fields__}
     resumed_from = Solution(**(fields | {"solver_state": state}))
     model = ERLPBoost(np.column_stack([U, -U[:, 0]]), nu=6.0, eta=1e5)
-    resumed = model.solve(method="auglag", warm_start=resumed_from, max_iter=EXTREME_MAX_ITER)
-    live = model.solve(method="auglag", warm_start=previous, max_iter=EXTREME_MAX_ITER)
+    resumed = model.solve(
+        method="auglag", warm_start=resumed_from, max_iter=EXTREME_MAX_ITER, options=options
+    )
+    live = model.solve(method="auglag", warm_start=previous, max_iter=EXTREME_MAX_ITER, options=options)
     assert resumed.status == live.status == "optimal"
     assert abs(resumed.dual_value - live.dual_value) <= resumed.gap + live.gap + 1e-12
     assert built[1:] == [previous.solver_state.lp.n_columns]  # rebuilt from the basis: its columns
@@ -482,12 +487,13 @@ def test_dual_hessian_block_is_the_block_of_the_hessian(eta, nu):
 def test_warm_starts_from_a_kept_hessian_match_the_cold_solve(monkeypatch):
     """Boosting-like appends (the max-edge column of a pool under the current d): the warm solve
     starts Newton from the previous solve's Hessian (``solver_state``), computing only the new
-    column's block (``CHORD_MIN_WORK`` lowered so that this small instance takes that path; the
-    saving is measured in benchmarks/scale.py, not asserted). Every solve is certified and agrees
-    with a cold solve as in the test above, and so does a warm solve without the kept Hessian; the
-    Hessian written and read back (``Curvature.to_dict``, what a checkpoint keeps) gives the same
-    steps bit for bit."""
+    column's block (``NewtonOptions.kept_min_work`` lowered to 0 so that this small instance takes
+    that path; the saving is measured in benchmarks/scale.py, not asserted). Every solve is
+    certified and agrees with a cold solve as in the test above, and so does a warm solve without
+    the kept Hessian; the Hessian written and read back (``AuglagState.to_dict``, what a checkpoint
+    keeps) gives the same steps bit for bit."""
     from dualboost.solvers import newton
+    from dualboost.solvers.auglag import AuglagState
 
     calls = {"block": 0}
     block = ERLPBoost.dual_hessian_block
@@ -497,40 +503,42 @@ def test_warm_starts_from_a_kept_hessian_match_the_cold_solve(monkeypatch):
         return block(self, *args, **kwargs)
 
     monkeypatch.setattr(ERLPBoost, "dual_hessian_block", counted_block)
-    monkeypatch.setattr(newton, "KEPT_MIN_WORK", 0.0)
+    options = AuglagOptions(newton=NewtonOptions(kept_min_work=0.0))
     n, t0 = 600, 40
     pool = random_edge_matrix(n, t0 + 40, seed=6)
     U = pool[:, :t0]
     kwargs = {"nu": 0.1 * n, "eta": 100.0}
-    previous = ERLPBoost(U, **kwargs).solve(method="auglag", tol=AGREE_TOL)
+    previous = ERLPBoost(U, **kwargs).solve(method="auglag", tol=AGREE_TOL, options=options)
     for _ in range(5):
         edges = pool.T @ previous.d
         edges[: U.shape[1]] = -np.inf  # a new column: the best of the rest of the pool
         U = np.column_stack([U, pool[:, int(np.argmax(edges))]])
         model = ERLPBoost(U, **kwargs)
-        cold = model.solve(method="auglag", tol=AGREE_TOL)
-        assert isinstance(previous.solver_state, newton.Curvature)
+        cold = model.solve(method="auglag", tol=AGREE_TOL, options=options)
+        assert isinstance(previous.solver_state, AuglagState)
+        assert isinstance(previous.solver_state.curvature, newton.Curvature)
         fields = {f: getattr(previous, f) for f in previous.__dataclass_fields__}
         # as read back from a checkpoint (the Hessian written by to_dict), and without it
-        written = newton.Curvature.from_dict(previous.solver_state.to_dict())
+        written = AuglagState.from_dict(previous.solver_state.to_dict())
         from_checkpoint = Solution(**(fields | {"solver_state": written}))
         stateless = Solution(**(fields | {"solver_state": None}))
         state = previous.solver_state
-        face, H = state.face.copy(), state.H.copy()
-        warm = model.solve(method="auglag", tol=AGREE_TOL, warm_start=previous)
+        face, H = state.curvature.face.copy(), state.curvature.H.copy()
+        warm = model.solve(method="auglag", tol=AGREE_TOL, warm_start=previous, options=options)
         # the warm start's Solution and its state are left as they were (the state is extended into
         # a new object)
         assert previous.solver_state is state and warm.solver_state is not state
-        np.testing.assert_array_equal(state.face, face)
-        np.testing.assert_array_equal(state.H, H)
-        again = model.solve(method="auglag", tol=AGREE_TOL, warm_start=from_checkpoint)
+        assert warm.solver_state.curvature is not state.curvature
+        np.testing.assert_array_equal(state.curvature.face, face)
+        np.testing.assert_array_equal(state.curvature.H, H)
+        again = model.solve(method="auglag", tol=AGREE_TOL, warm_start=from_checkpoint, options=options)
         np.testing.assert_array_equal(again.w, warm.w)  # the same steps, bit for bit
         for start in (previous, stateless):
-            warm = model.solve(method="auglag", tol=AGREE_TOL, warm_start=start)
+            warm = model.solve(method="auglag", tol=AGREE_TOL, warm_start=start, options=options)
             assert warm.status == "optimal", warm
             assert warm.dual_value == pytest.approx(cold.dual_value, rel=1e-9, abs=1e-9)
             np.testing.assert_allclose(warm.d, cold.d, rtol=0, atol=D_ATOL)
-        previous = model.solve(method="auglag", tol=AGREE_TOL, warm_start=previous)
+        previous = model.solve(method="auglag", tol=AGREE_TOL, warm_start=previous, options=options)
     assert calls["block"] >= 5  # the kept Hessian was extended by the new column's block
 
 

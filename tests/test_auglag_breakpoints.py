@@ -1,14 +1,16 @@
-"""method="auglag": Newton's first trial stops at the first breakpoint above BREAKPOINT_ETA.
+"""method="auglag": Newton's first trial stops at the first breakpoint above ``breakpoint_eta``.
 
-At eta > auglag.BREAKPOINT_ETA a Newton step's first trial stops where the first weight reaches 0
+At eta > ``AuglagOptions.breakpoint_eta`` a Newton step's first trial stops where the first weight reaches 0
 (``newton_polish(breakpoints=True)``; those weights are set to 0 exactly) instead of following
 the clipped path past it. The warm solves of a boosting-like sequence (one column added at a time)
 that go through it are checked against references that do not:
 
 * the primal written out in cvxpy (tests/test_auglag.py's ``Case``), solved by Clarabel at 1e-12
   tolerances, where it reports "optimal" (eta ~ 1.4e3);
-* the same warm solves with the clipped path (BREAKPOINT_ETA raised to infinity): both certified,
+* the same warm solves with the clipped path (``breakpoint_eta`` raised to infinity): both certified,
   their values within the sum of their gaps, at eta = 1.4e3 and 6e3.
+
+The Newton steps that met a breakpoint are counted by each solve (``extra["breakpoint_steps"]``).
 
 Timing is not asserted (benchmarks/vs_adaboost.py measures it).
 """
@@ -19,44 +21,45 @@ import numpy as np
 import pytest
 from test_auglag import Case
 
-import dualboost.solvers.auglag as auglag
-import dualboost.solvers.newton as newton
 from dualboost.instances import random_edge_matrix
 from dualboost.problems import ERLPBoost
+from dualboost.solvers import AuglagOptions
 
 
-def _sequence(U, nu, eta, tol):
+def _sequence(U, nu, eta, tol, options):
     """The warm solves of U's first 8, 9, ..., t columns (the first one cold)."""
     solution, out = None, []
     for t in range(8, U.shape[1] + 1):
-        solution = ERLPBoost(U[:, :t], nu=nu, eta=eta).solve(method="auglag", tol=tol, warm_start=solution)
+        model = ERLPBoost(U[:, :t], nu=nu, eta=eta)
+        solution = model.solve(method="auglag", tol=tol, warm_start=solution, options=options)
         assert solution.status == "optimal", solution
         out.append(solution)
     return out
 
 
 @pytest.fixture
-def bound_steps(monkeypatch):
-    """How many Newton steps had a breakpoint within the full step (a list, appended to)."""
-    seen = []
-    original = newton._breakpoints
+def bound_steps():
+    """The solves' counts of Newton steps that had a breakpoint within the full step, where
+    nonzero (a list, appended to by the callback of :func:`_counting`)."""
+    return []
 
-    def spy(w, direction):
-        ratios = original(w, direction)
-        if ratios is not None and ratios.min() < 1.0:
-            seen.append(float(ratios.min()))
-        return ratios
 
-    monkeypatch.setattr(newton, "_breakpoints", spy)
-    return seen
+def _counting(bound_steps: list, **fields) -> AuglagOptions:
+    """``AuglagOptions(**fields)`` whose callback appends each solve's nonzero count to ``bound_steps``."""
+
+    def solved(stage):
+        if stage.name == "solved" and stage.solution.extra["breakpoint_steps"]:
+            bound_steps.append(stage.solution.extra["breakpoint_steps"])
+
+    return AuglagOptions(callback=solved, **fields)
 
 
 @pytest.mark.parametrize("seed", [41, 42])
 def test_warm_solves_with_breakpoints_agree_with_clarabel(seed, bound_steps):
     U = random_edge_matrix(300, 24, seed=seed, binary=True)
     nu, eta = 30.0, 1.4e3
-    assert eta > auglag.BREAKPOINT_ETA
-    solutions = _sequence(U, nu, eta, tol=1e-8)
+    assert eta > AuglagOptions().breakpoint_eta
+    solutions = _sequence(U, nu, eta, tol=1e-8, options=_counting(bound_steps))
     assert bound_steps, "no Newton step met a breakpoint: the test does not exercise it"
     for solution in solutions[::4] + solutions[-1:]:
         t = solution.w.size
@@ -71,14 +74,13 @@ def test_warm_solves_with_breakpoints_agree_with_clarabel(seed, bound_steps):
 
 
 @pytest.mark.parametrize("eta", [1.4e3, 6e3])
-def test_warm_solves_with_breakpoints_agree_with_the_clipped_path(eta, bound_steps, monkeypatch):
+def test_warm_solves_with_breakpoints_agree_with_the_clipped_path(eta, bound_steps):
     U = random_edge_matrix(300, 24, seed=43, binary=True)
     nu, tol = 30.0, 1e-6
-    got = _sequence(U, nu, eta, tol)
+    got = _sequence(U, nu, eta, tol, _counting(bound_steps))
     assert bound_steps
-    monkeypatch.setattr(auglag, "BREAKPOINT_ETA", np.inf)
     bound_steps.clear()
-    want = _sequence(U, nu, eta, tol)
+    want = _sequence(U, nu, eta, tol, _counting(bound_steps, breakpoint_eta=np.inf))
     assert not bound_steps  # the clipped path: no breakpoints computed
     for a, b in zip(got, want, strict=True):
         for solution in (a, b):

@@ -523,21 +523,18 @@ def test_failure_while_writing_keeps_previous_checkpoint(saved, monkeypatch):
         (lambda sol: setattr(sol, "solver_state", ("lp", None)), "not a dualboost.solvers.state.SolverState"),
     ],
 )
-def test_a_state_that_cannot_be_written_is_refused(change, message, tmp_path, monkeypatch):
+def test_a_state_that_cannot_be_written_is_refused(change, message, tmp_path):
     """What a checkpoint cannot write (an ``extra`` entry that is neither a numeric array nor a JSON
-    scalar, a solver state that is not a SolverState) is a ValueError naming it, not dropped."""
-    import dualboost.solvers as solvers
+    scalar, a solver state that is not a SolverState) is a ValueError naming it, not dropped (each
+    solve's Solution is changed by the callback of ``AuglagOptions``, which sees it last)."""
+    from dualboost.solvers import AuglagOptions, default_options
 
-    solve = solvers.solve_auglag
+    def changed(stage):
+        if stage.name == "solved":
+            change(stage.solution)
 
-    def changed(*args, **kwargs):
-        solution = solve(*args, **kwargs)
-        change(solution)
-        return solution
-
-    monkeypatch.setattr(solvers, "solve_auglag", changed)
     X, y = data()
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ValueError, match=message), default_options(AuglagOptions(callback=changed)):
         boost("erlpboost", DecisionStumps().fit(X, y), nu=24.0, eps=0.02, checkpoint=tmp_path / "run.ckpt")
 
 
@@ -547,13 +544,13 @@ def test_the_solver_states_are_written_and_read_back(tmp_path):
     from dualboost.boosting.core.checkpoint import _write_solution
     from dualboost.instances import random_edge_matrix
     from dualboost.problems import ERLPBoost, LPBoost
+    from dualboost.solvers.auglag import AuglagState
     from dualboost.solvers.highs import HighsState
-    from dualboost.solvers.newton import Curvature
     from dualboost.solvers.state import state_from_dict
 
     U = random_edge_matrix(60, 8, seed=2)
     for model, method, side, cls in (
-        (ERLPBoost(U, nu=6.0, eta=20.0), "auglag", "dual", Curvature),
+        (ERLPBoost(U, nu=6.0, eta=20.0), "auglag", "dual", AuglagState),
         (LPBoost(U, nu=6.0), "highs", "primal", HighsState),
     ):
         sol = model.solve(method=method, side=side)

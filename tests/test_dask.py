@@ -134,19 +134,19 @@ def test_oracle_matches_decision_stumps(executor):
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("nu, chord", [(1.0, False), (30.0, False), (30.0, True)])
-def test_full_run_matches_in_memory(executor, nu, chord, monkeypatch):
+def test_full_run_matches_in_memory(executor, nu, chord):
     """dask_erlpboost on a row-chunked dask array = boost("erlpboost", DecisionStumps) to 1e-8;
     ``chord``: with the kept Hessians of warm starts (auglag's chord steps, used in memory from
     N |S|^2 >= 1e8 on) on this small set, which the Dask model extends by partition reductions."""
-    from dualboost.solvers import newton
+    from dualboost.solvers import AuglagOptions, NewtonOptions, default_options
 
-    if chord:
-        monkeypatch.setattr(newton, "KEPT_MIN_WORK", 0.0)
+    options = AuglagOptions(newton=NewtonOptions(kept_min_work=0.0)) if chord else AuglagOptions()
     rng = np.random.default_rng(11)
     X, y = _stump_data(rng)
     Xd, yd = da.from_array(X, chunks=(110, 2)), da.from_array(y, chunks=110)  # columns are merged
-    want = boost("erlpboost", DecisionStumps().fit(X, y), nu=nu, eps=0.15)
-    got = dask_erlpboost(Xd, yd, client=executor.client, nu=nu, eps=0.15)
+    with default_options(options):
+        want = boost("erlpboost", DecisionStumps().fit(X, y), nu=nu, eps=0.15)
+        got = dask_erlpboost(Xd, yd, client=executor.client, nu=nu, eps=0.15)
     assert got.converged and want.converged
     assert got.params == want.params
     # Each subproblem is solved to a certified relative gap <= tol = eps/4. The iterates agree to

@@ -10,7 +10,7 @@ import pytest
 
 from dualboost.instances import random_edge_matrix
 from dualboost.problems import BinaryERLPBoost, ERLPBoost
-from dualboost.solvers import newton
+from dualboost.solvers import AuglagOptions, NewtonOptions, default_options, newton
 
 
 def _models():
@@ -107,40 +107,33 @@ def test_single_precision_u_grows_with_an_append_only_u():
     np.testing.assert_array_equal(elsewhere.single_precision_U(), buffer[:, :5].astype(np.float32))
 
 
-def test_single_precision_steps_keep_every_solution_certified(monkeypatch):
+def test_single_precision_steps_keep_every_solution_certified():
     """A stump run whose conjugate-gradient Newton steps all use single-precision products
-    (SINGLE_MIN_WORK lowered to 0, KEPT_MIN_WORK to 2e6 so that the kept-Hessian path is taken):
-    every iteration's solution is certified by the model in float64, single-precision products were
-    used, and each solve's certified dual value agrees with a float64 re-solve of the same
-    subproblem within the sum of the two certified gaps (both bracket the optimum)."""
-    import dualboost.solvers as solvers
+    (``single_min_work`` lowered to 0, ``kept_min_work`` to 2e6 so that the kept-Hessian path is
+    taken): every iteration's solution is certified by the model in float64, single-precision
+    products were used (``extra["single_products"]``), and each solve's certified dual value agrees
+    with a float64 re-solve of the same subproblem within the sum of the two certified gaps (both
+    bracket the optimum)."""
     from dualboost import ERLPBoostClassifier
 
-    monkeypatch.setattr(newton, "KEPT_MIN_WORK", 2e6)
-    monkeypatch.setattr(newton, "SINGLE_MIN_WORK", 0.0)
     rng = np.random.default_rng(11)
     X = rng.normal(size=(2000, 10))
     y = np.sign(X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.normal(size=2000))
     seen, single = [], []
-    solve, operator = solvers.solve_auglag, newton.DualEvaluator.operator
 
-    def counted(*args, **kwargs):
-        solution = solve(*args, **kwargs)
-        seen.append((args[0], solution))
-        return solution
+    def counted(stage):  # every solve of the fit, and its products in single precision
+        if stage.name == "solved":
+            seen.append((stage.model, stage.solution))
+            single.append(stage.solution.extra["single_products"])
 
-    def noted(self, w, columns, d, single_precision=False):
-        single.append(single_precision)
-        return operator(self, w, columns, d, single_precision)
-
-    monkeypatch.setattr(solvers, "solve_auglag", counted)
-    monkeypatch.setattr(newton.DualEvaluator, "operator", noted)
-    ERLPBoostClassifier(nu=0.1, eps=0.02).fit(X, y)
-    monkeypatch.setattr(newton, "SINGLE_MIN_WORK", np.inf)
+    kept = NewtonOptions(kept_min_work=2e6, single_min_work=0.0)
+    with default_options(AuglagOptions(newton=kept, callback=counted)):
+        ERLPBoostClassifier(nu=0.1, eps=0.02).fit(X, y)
+    float64 = AuglagOptions(newton=NewtonOptions(kept_min_work=2e6, single_min_work=np.inf))
     assert sum(single) > 50
     assert all(s.status == "optimal" for _, s in seen)
     for model, s in seen[60::20]:
-        again = model.solve(method="auglag", side="dual", tol=1e-9)
+        again = model.solve(method="auglag", side="dual", tol=1e-9, options=float64)
         assert abs(again.dual_value - s.dual_value) <= again.gap + s.gap + 1e-12
 
 
@@ -156,7 +149,7 @@ def _kkt_step(A, g, sum_to_one, held):
 
 @pytest.mark.parametrize("sum_to_one", [True, False])
 @pytest.mark.parametrize("held", [[], [2], [0, 5, 9]])
-def test_pcg_step_is_the_constrained_newton_step(sum_to_one, held, monkeypatch):
+def test_pcg_step_is_the_constrained_newton_step(sum_to_one, held):
     """With the exact Hessian's products and an older Hessian's inverse as preconditioner,
     projected CG reaches the KKT solution of the ridged Newton system (to its tolerance), every
     iterate on the constraints; with the exact inverse, the projection alone is that solution."""
@@ -167,13 +160,13 @@ def test_pcg_step_is_the_constrained_newton_step(sum_to_one, held, monkeypatch):
     g = rng.normal(size=12)
     H = model.dual_hessian(w, S)
     held = np.asarray(held, dtype=np.intp)
-    monkeypatch.setattr(newton, "PCG_MAX", 60)  # to 1e-7 (a solver stops at 1e-2 or so)
     kept = newton.Curvature(S, model.dual_hessian(w_old, S), {}, w_old, None, 1.0 if sum_to_one else 0.0)
     inverse, ridge = kept.inverse()
     A = ridge * np.eye(12) - H
     want = _kkt_step(A, g, sum_to_one, held)
     project = newton._Projection(inverse, sum_to_one, held)
-    step = newton.pcg_step(model.dual_hessian_operator(w, S), g, ridge, project, 1e-7)
+    # to 1e-7 (a solver stops at 1e-2 or so): up to 60 products
+    step = newton.pcg_step(model.dual_hessian_operator(w, S), g, ridge, project, 1e-7, max_products=60)
     assert step is not None
     np.testing.assert_allclose(step, want, rtol=0, atol=1e-7 * np.abs(want).max())
     assert np.all(step[held] == 0.0)
@@ -208,44 +201,38 @@ def test_factored_step_is_the_constrained_newton_step(sum_to_one, held):
     np.testing.assert_array_equal(again, step)
 
 
-def test_pcg_gives_up_when_the_preconditioner_is_far_off(monkeypatch):
+def test_pcg_gives_up_when_the_preconditioner_is_far_off():
     """A preconditioner that is nothing like the Hessian (the identity at a scale 1e6 off) does not
-    converge within PCG_MAX products: the step reports None (the solver then forms the Hessian)."""
+    converge within ``max_products`` (``NewtonOptions.pcg_max``) products: the step reports None
+    (the solver then forms the Hessian)."""
     model = ERLPBoost(random_edge_matrix(300, 60, seed=5), nu=30.0, eta=200.0)
     w = np.random.default_rng(3).dirichlet(np.ones(60))
     S = np.arange(60)
     g = np.random.default_rng(4).normal(size=60)
     project = newton._Projection(1e6 * np.eye(60), True, np.zeros(0, dtype=np.intp))
-    monkeypatch.setattr(newton, "PCG_MAX", 3)
-    assert newton.pcg_step(model.dual_hessian_operator(w, S), g, 1e-8, project, 1e-12) is None
+    assert newton.pcg_step(model.dual_hessian_operator(w, S), g, 1e-8, project, 1e-12, max_products=3) is None
 
 
-def test_a_boosting_run_forms_few_hessians(monkeypatch):
+def test_a_boosting_run_forms_few_hessians():
     """On a stump run at N = 2000 the kept Hessian preconditions most Newton steps: once forming a
-    Hessian costs KEPT_MIN_WORK (lowered to 2e6 so that this small run takes that path from t = 32
-    on; t >= 60 counted here), the solves form far fewer Hessians than they take
+    Hessian costs ``kept_min_work`` (lowered to 2e6 so that this small run takes that path from
+    t = 32 on; t >= 60 counted here), the solves form far fewer Hessians than they take
     Newton steps (each step formed one before), and every iteration's solution is certified (the
     counts are what benchmarks/vs_adaboost.py reports; only their order is asserted)."""
-    import dualboost.solvers as solvers
     from dualboost import ERLPBoostClassifier
 
-    monkeypatch.setattr(newton, "KEPT_MIN_WORK", 2e6)
     rng = np.random.default_rng(11)
     X = rng.normal(size=(2000, 10))
     y = np.sign(X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.normal(size=2000))
     seen = []
-    solve = solvers.solve_auglag
 
-    def counted(*args, **kwargs):
-        solution = solve(*args, **kwargs)
-        seen.append(solution)
-        return solution
+    def counted(stage):  # every solve of the fit
+        if stage.name == "solved":
+            seen.append(stage.solution)
 
-    solvers.solve_auglag = counted
-    try:
+    options = AuglagOptions(newton=NewtonOptions(kept_min_work=2e6), callback=counted)
+    with default_options(options):
         ERLPBoostClassifier(nu=0.1, eps=0.02).fit(X, y)
-    finally:
-        solvers.solve_auglag = solve
     assert all(s.status == "optimal" for s in seen)
     late = [s for s in seen if s.w.size >= 60]
     hessians = sum(s.extra["hessians"] for s in late)

@@ -33,6 +33,9 @@ from dualboost.solvers.contract import (
 if TYPE_CHECKING:
     from typing import Self
 
+    from dualboost.solvers.options import AuglagOptions
+    from dualboost.solvers.solution import Solution
+
 __all__ = ["Model", "ColumnIndependent", "ColumnProducts", "CvxpyModel", "KKTMultipliers"]
 
 
@@ -396,17 +399,29 @@ class Model(ABC):
         side: str = "dual",
         warm_start=None,
         tol: float = 1e-6,
-        **options,
-    ):
+        *,
+        options: AuglagOptions | None = None,
+        **kwargs,
+    ) -> Solution:
         """Solve one side with ``method``, map to the other side and certify the pair.
 
-        ``method``: ``"clarabel"`` (default), ``"ecos"`` or ``"scs"``; ``side``: ``"primal"``
-        (d-domain) or ``"dual"`` (w-domain). Extra ``options`` go to the solver. Returns a
-        :class:`~dualboost.solvers.Solution` whose values and gap the model computed itself.
+        ``method`` (docs/solvers.md): ``"clarabel"`` (default), ``"ecos"`` or ``"scs"`` (cvxpy,
+        either side), ``"auglag"`` (the hand-written path on the dual side of the smooth models) or
+        ``"highs"`` (the linear and quadratic programs); :func:`dualboost.solvers.accepts` says which
+        apply to this model. ``side``: ``"primal"`` (d-domain) or ``"dual"`` (w-domain).
+        ``warm_start``: a Solution of this model before columns were appended (auglag, highs).
+        ``tol``: the relative gap and feasibility tolerance of the certificate. ``options``: the
+        method's options object, None for its defaults: a
+        :class:`~dualboost.solvers.AuglagOptions` for ``"auglag"`` (docs/solvers.md#options).
+        ``kwargs`` go to the method (``max_iter``, ``removed`` for auglag; cvxpy's arguments, such as
+        ``verbose=True``). Returns a :class:`~dualboost.solvers.Solution` whose values and gap the
+        model computed itself.
         """
         from dualboost.solvers import solve as _solve  # problems do not import solvers eagerly
 
-        return _solve(self, method=method, side=side, warm_start=warm_start, tol=tol, **options)
+        return _solve(
+            self, method=method, side=side, warm_start=warm_start, tol=tol, options=options, **kwargs
+        )
 
     # --- the solver protocol -------------------------------------------------------------
     @abstractmethod

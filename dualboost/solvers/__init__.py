@@ -1,7 +1,11 @@
-"""Solvers: cvxpy (Clarabel, ECOS, SCS), active-set recovery and certification.
+"""Solvers: cvxpy (Clarabel, ECOS, SCS), the hand-written dual path (auglag), HiGHS, active-set
+recovery and certification.
 
 :func:`solve` is what ``model.solve(...)`` calls: it validates the request, runs the method on
 one side, maps to the other side and certifies the pair (:mod:`dualboost.solvers.certify`).
+``options`` steers a method: an :class:`AuglagOptions` for ``"auglag"`` (its Newton steps'
+:class:`NewtonOptions` inside), set for a block of code by :func:`default_options`
+(:mod:`dualboost.solvers.options`, docs/solvers.md#options).
 """
 
 from __future__ import annotations
@@ -11,51 +15,64 @@ from dataclasses import dataclass
 
 from dualboost._validation import check_scalar
 from dualboost.solvers import auglag, cvxpy_backend, highs
-from dualboost.solvers.auglag import solve_auglag
 from dualboost.solvers.certify import certify
 from dualboost.solvers.cvxpy_backend import CVXPY_METHODS, solve_cvxpy
 from dualboost.solvers.highs import solve_highs
+from dualboost.solvers.options import AuglagOptions, NewtonOptions, Stage, default_options
 from dualboost.solvers.solution import STATUSES, Solution
 from dualboost.solvers.state import SolverState
 
-__all__ = ["solve", "accepts", "certify", "Solution", "SolverState", "STATUSES", "METHODS", "SIDES", "Method"]
+__all__ = [
+    "solve",
+    "accepts",
+    "certify",
+    "Solution",
+    "SolverState",
+    "STATUSES",
+    "METHODS",
+    "SIDES",
+    "Method",
+    "AuglagOptions",
+    "NewtonOptions",
+    "Stage",
+    "default_options",
+]
 
 SIDES = ("primal", "dual")
 
 
 @dataclass(frozen=True)
 class Method:
-    """A solve method: ``run(model, side, tol, warm_start, **options)`` returns a certified
-    Solution, and ``accepts(model, side)`` is None where the method solves that side of that model,
+    """A solve method: ``run(model, side, tol, warm_start, options, **kwargs)`` returns a certified
+    Solution (``options``: the method's options object, None for its defaults), and
+    ``accepts(model, side)`` is None where the method solves that side of that model,
     else the reason why not (what the model lacks of :mod:`dualboost.solvers.contract`, and which
     methods apply instead)."""
 
     name: str
     run: Callable[..., Solution]
     accepts: Callable[[object, str], str | None]
+    #: the class of the method's options object; None: it has none
+    options: type | None = None
 
 
 def _cvxpy(name: str) -> Method:
-    def run(model, side, tol, warm_start, **options):  # interior-point methods: no warm start
-        return solve_cvxpy(model, name, side, tol, **options)
+    def run(model, side, tol, warm_start, options, **kwargs):  # interior-point methods: no warm start
+        return solve_cvxpy(model, name, side, tol, **kwargs)
 
     return Method(name, run, cvxpy_backend.accepts)
 
 
-def _run_auglag(model, side, tol, warm_start, **options):
-    return solve_auglag(model, side, tol, warm_start, **options)  # (looked up here: wrappers patch it)
-
-
-def _run_highs(model, side, tol, warm_start, **options):
-    if options:
-        raise ValueError(f"method='highs' takes no options; got {sorted(options)}")
+def _run_highs(model, side, tol, warm_start, options, **kwargs):
+    if kwargs:
+        raise ValueError(f"method='highs' takes no options; got {sorted(kwargs)}")
     return solve_highs(model, side, tol, warm_start)
 
 
 #: every method by name: the cvxpy solvers, the hand-written dual path, HiGHS for LPs
 REGISTRY: dict[str, Method] = {
     **{name: _cvxpy(name) for name in CVXPY_METHODS},
-    "auglag": Method("auglag", _run_auglag, auglag.accepts),
+    "auglag": Method("auglag", auglag.run, auglag.accepts, AuglagOptions),
     "highs": Method("highs", _run_highs, highs.accepts),
 }
 METHODS = tuple(REGISTRY)
@@ -67,7 +84,14 @@ def accepts(model, method: str, side: str) -> str | None:
 
 
 def solve(
-    model, method: str = "clarabel", side: str = "dual", warm_start=None, tol: float = 1e-6, **options
+    model,
+    method: str = "clarabel",
+    side: str = "dual",
+    warm_start=None,
+    tol: float = 1e-6,
+    *,
+    options: AuglagOptions | None = None,
+    **kwargs,
 ) -> Solution:
     """Solve ``model`` (a :class:`~dualboost.problems.Model`) and return a certified Solution.
 
@@ -78,6 +102,12 @@ def solve(
     and ignore it. Models that can be infeasible (SoftBoost, the corrective subproblems) are checked
     first by an independent computation and return ``status="infeasible"``. A method that does not
     apply (:func:`accepts`) is a ValueError that says why and what applies instead.
+
+    ``options``: the method's options object, None for its defaults: an :class:`AuglagOptions` for
+    ``"auglag"`` (the other methods have none; a wrong type is a ValueError naming ``options``).
+    ``kwargs`` go to the method: ``max_iter`` and ``removed`` (the columns removed since
+    ``warm_start``) for ``"auglag"``, cvxpy's solver arguments (``verbose=True``, ...) for the
+    cvxpy methods.
     """
     if not isinstance(method, str) or method.lower() not in REGISTRY:
         raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}; got {method!r}")
@@ -89,6 +119,12 @@ def solve(
     if warm_start is not None and not isinstance(warm_start, Solution):
         raise ValueError("warm_start must be None or a Solution returned by an earlier solve")
     chosen = REGISTRY[method.lower()]
+    if options is not None and (chosen.options is None or not isinstance(options, chosen.options)):
+        want = "None" if chosen.options is None else f"None or {chosen.options.__name__}"
+        newton = isinstance(options, NewtonOptions)
+        hint = " (Newton's knobs go in AuglagOptions(newton=...))" if newton else ""
+        got = type(options).__name__
+        raise ValueError(f"options for method={chosen.name!r} must be {want}; got {got}{hint}")
     if not model.is_feasible():
         return Solution.without_point(
             "infeasible", chosen.name, side, tol, message="the primal feasible set is empty"
@@ -96,4 +132,4 @@ def solve(
     reason = chosen.accepts(model, side)
     if reason is not None:
         raise ValueError(reason)
-    return chosen.run(model, side, tol, warm_start, **options)
+    return chosen.run(model, side, tol, warm_start, options, **kwargs)

@@ -12,14 +12,16 @@ products ``H v`` at the current point, preconditioned by the inverse of ``r I - 
 for a Hessian ``H_kept`` formed at an earlier point (:class:`Curvature`): after a new column
 enters a boosting run, d moves little and the kept Hessian (extended by the new column's block,
 one pass over U) is close, so a few products give the exact Newton step. The Hessian is formed
-anew only when conjugate gradients need more than :data:`PCG_MAX` products (the kept one has aged)
-or where forming it is cheap (:data:`KEPT_MIN_WORK`). Columns that leave the face, or that a step
-would push below 0, are held at 0 by equality constraints of the same projection (Gould, Hribar &
-Nocedal 2001, projected preconditioned CG), so the kept inverse serves every sub-face.
+anew only when conjugate gradients need more than ``NewtonOptions.pcg_max`` products (the kept one
+has aged) or where forming it is cheap (``NewtonOptions.kept_min_work``). Columns that leave the
+face, or that a step would push below 0, are held at 0 by equality constraints of the same
+projection (Gould, Hribar & Nocedal 2001, projected preconditioned CG), so the kept inverse serves
+every sub-face.
 
 Every step is taken by a backtracking line search on D along the projected path, and every
 point carries its certified duality gap (:func:`certified_point`): the solver's stopping
-decisions rest on certificates, never on the step computation's own accuracy.
+decisions rest on certificates, never on the step computation's own accuracy. The knobs are a
+:class:`~dualboost.solvers.options.NewtonOptions` (``DualEvaluator.options``).
 """
 
 from __future__ import annotations
@@ -34,84 +36,18 @@ from scipy.linalg import LinAlgError, eigh
 from scipy.linalg.lapack import dpotrf, dpotri, dpotrs
 
 from dualboost.solvers.contract import LowRankConjugate, ScaledSteps, WDomain, implements
-from dualboost.solvers.highs import HighsState
-from dualboost.solvers.state import SolverState
+from dualboost.solvers.options import NewtonOptions, defaults
 
 __all__ = ["DualEvaluator", "Curvature", "newton_polish", "certified_point", "Point"]
 
-#: Newton steps without a better certified gap before the caller's first-order method takes over
-#: (see auglag.NEWTON_WARM_STEPS for the measurement)
-NEWTON_PATIENCE = 20
-#: step halvings of Newton's line search before the step is damped instead (Levenberg-Marquardt)
-NEWTON_BACKTRACK = 6
-#: products ``H v`` a conjugate-gradient Newton step may take before the Hessian is formed anew at
-#: the current point (the kept one no longer preconditions well)
-PCG_MAX = 12
-#: ... and after a step that took more than this many, the next point forms it anew
-PCG_REFRESH = 8
-#: the largest relative residual of a conjugate-gradient Newton step; the forcing term of inexact
-#: Newton is min(PCG_RTOL, sqrt(gap)) while the gap is above PCG_NEAR times the target, and
-#: min(PCG_RTOL, gap) from there on. Single runs on the Gaussian stump set (N = 4000, ~525
-#: iterations): sqrt(gap) throughout 12.0 s, gap throughout 14.2 s (more products, and so more
-#: Hessians formed anew), PCG_NEAR = 3: 13.4 s, 10: 13.9 s. With sqrt(gap) near the target a run's
-#: last iterates are less converged: in one configuration a Dask run drifted 1.3e-7 from the
-#: in-memory one (tests/test_dask.py asks for 1e-8)
-PCG_RTOL = 0.1
-PCG_NEAR = 3.0
-#: the products ``H v`` of a conjugate-gradient step are made in single precision (relative error
-#: of order 1e-6, ``Model.single_precision_U``) where its forcing term is at least SINGLE_RTOL, so
-#: that their rounding stays 100 times below the residual it asks for, and where a product reads
-#: at least SINGLE_MIN_WORK entries of U (N |S|; one product ``C^T (s * (C v))``, one BLAS thread:
-#: 1,000 x 100 0.023 ms in float64 against 0.012 ms, 2,000 x 200 0.21 against 0.05 ms, 4,000 x 450
-#: 1.08 against 0.52 ms: below 2e5 the saving is microseconds, of the order of the casts;
-#: docs/solvers.md#single-precision-products); so is the trust radius's pass ``U x``
-#: (``dual_step_spread``) where U has that many entries
-SINGLE_RTOL = 1e-4
-SINGLE_MIN_WORK = 2e5
-#: a kept Hessian preconditions conjugate gradients only where forming the exact one would cost at
-#: least this many multiply-adds (N |S|^2): below it, forming the Hessian and inverting it costs
-#: less than the Python-level CG iterations (best of three ERLPBoost runs, eps = 0.01, nu = 0.1 N:
-#: german 0.33 s and diabetes 0.76 s at 3e7, as before CG, against 0.36 s and 0.77 s at 2e6; the
-#: N = 4000 Gaussian stump set within its noise)
-KEPT_MIN_WORK = 3e7
-#: the relative ridges (of ``max |H_ii|``) tried, in turn, to make ``r I - H`` numerically definite.
-#: The smallest bounds the condition of ``r I - H`` by 1e8: from 1e-10 on, rounding of order 1e-16
-#: in the products (a Dask run sums them over partitions) moved a stump run's final primal values
-#: by 5e-9 (1.5e-8 with numpy 1.24), from 1e-8 on by 1e-11 (tests/test_dask.py asks for 1e-8)
-RIDGES = (1e-8, 1e-6, 1e-4)
-#: the trust radius of a Newton step: the largest first-order change of log d(w) its first trial
-#: makes (``ScaledSteps``, docs/solvers.md#step-length); doubled after a first trial is taken,
-#: else set to twice what was taken, within [RADIUS_MIN, RADIUS_MAX]. Against once what was taken,
-#: on diabetes (nu = 0.05 N, one run each): eps = 1e-3 3.8 s against 4.7 s (3,111 Hessians against
-#: 3,420), eps = 1e-4 6.6 s against 7.4 s; growing fourfold instead: 4.1 s and 6.9 s
-RADIUS = 4.0
-RADIUS_MIN = 0.25
-RADIUS_MAX = 1e3
-#: a Newton direction longer than this (in the max norm, relative to the weights' total) is the
-#: ridge's amplification of a numerically singular face (1/ridge = 1e8), not a step the model
-#: measures: its shape below clipping is rounding's (a Dask run and an in-memory one parted by 1e-5
-#: where a fraction of a direction of size 1e8 was taken), its clipped full step is not, and that
-#: is taken first (no trust radius)
-SINGULAR = 1e4
-#: the relative fall of D that Newton's line search takes for rounding (and then accepts a step
-#: that lowers the certified gap): D's rounding reached 1e-11 at eta = 1e6
-ROUNDING = 1e-9
-#: columns held at 0 beyond this fraction of the kept face: the kept inverse is dropped, and the
-#: Hessian on the smaller face formed anew (the projection would cost more than it saves)
-MAX_HELD = 0.25
-#: weights below this fraction of their sum do not stop the first trial of a Newton step with
-#: ``breakpoints`` (rounding's residues, which the clipped path takes to 0 at once: before the
-#: weights reaching 0 at a breakpoint were set to 0 exactly, steps of length 2e-18 removed them
-#: on diabetes; a guard since, which no step of those runs met)
-NEGLIGIBLE_WEIGHT = 1e-12
-
-
 class DualEvaluator:
     """The model's dual ``(D(w), grad D(w), d(w))`` with evaluation counting (and a warm-started copy
-    of the regulariser, whose inner root searches start from the previous evaluation's)."""
+    of the regulariser, whose inner root searches start from the previous evaluation's), and the
+    Newton steps' ``options``."""
 
-    def __init__(self, model) -> None:
+    def __init__(self, model, options: NewtonOptions | None = None) -> None:
         self.model = model
+        self.options = defaults(NewtonOptions) if options is None else options
         self.regularizer = model.regularizer.with_warm_starts()
         #: the regulariser of the certified points: the warm copy where every evaluation is an inner
         #: solve (a LowRankConjugate, docs/math.md#exact-restriction: its root searches run to machine
@@ -121,6 +57,9 @@ class DualEvaluator:
         self.point_regularizer = self.regularizer if low_rank else None
         #: dual evaluations, Hessians formed (``Model.dual_hessian``) and Hessian-vector products
         self.evaluations = self.hessians = self.products = 0
+        #: Hessian-vector products made in single precision; Newton directions that reach a
+        #: breakpoint within the full step (counted where ``newton_polish`` computes breakpoints)
+        self.single_products = self.breakpoint_steps = 0
 
     def __call__(self, w: NDArray[np.float64]) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
         self.evaluations += 1
@@ -144,6 +83,7 @@ class DualEvaluator:
 
         def counted(v: NDArray[np.float64]) -> NDArray[np.float64]:
             self.products += 1
+            self.single_products += single
             return product(v)
 
         return counted
@@ -219,13 +159,16 @@ def _cholesky(A: NDArray[np.float64]) -> NDArray[np.float64] | None:
     return L if info == 0 and _well_conditioned(np.diag(L)) else None
 
 
-def definite_factor(H: NDArray[np.float64], damping: float = 0.0) -> tuple[NDArray[np.float64], float] | None:
+def definite_factor(
+    H: NDArray[np.float64], damping: float = 0.0, ridges: tuple[float, ...] = NewtonOptions.ridges
+) -> tuple[NDArray[np.float64], float] | None:
     """``(L, r)``: the lower Cholesky factor of ``M = r I - H`` for the smallest relative ridge r
-    of :data:`RIDGES` (plus ``damping``) that makes M numerically definite; None when none does.
+    of ``ridges`` (``NewtonOptions.ridges``; plus ``damping``) that makes M numerically definite;
+    None when none does.
     Hundreds of nearly collinear stump columns make the exact H numerically singular; the ridge
     keeps the Newton step finite along the directions in which D is flat."""
     scale = _scale(H)
-    for relative in RIDGES:
+    for relative in ridges:
         ridge = relative * scale + damping
         A = -H
         A.flat[:: A.shape[0] + 1] += ridge  # the diagonal
@@ -236,13 +179,13 @@ def definite_factor(H: NDArray[np.float64], damping: float = 0.0) -> tuple[NDArr
 
 
 def definite_inverse(
-    H: NDArray[np.float64], damping: float = 0.0
+    H: NDArray[np.float64], damping: float = 0.0, ridges: tuple[float, ...] = NewtonOptions.ridges
 ) -> tuple[NDArray[np.float64], float] | None:
     """``(M^-1, r)`` for the factor of :func:`definite_factor` (LAPACK's potri); None where no ridge
     makes M definite or the inverse overflows. The inverse, not the factor, is kept: a
     conjugate-gradient iteration applies it by one matrix-vector product (a quarter of the two
     triangular solves' time at |S| = 260), and a new column extends it by a border in O(|S|^2)."""
-    factor = definite_factor(H, damping)
+    factor = definite_factor(H, damping, ridges)
     if factor is None:
         return None
     inverse, info = dpotri(factor[0], lower=1)
@@ -281,15 +224,12 @@ def _bordered_inverse(inverse: NDArray[np.float64], ridge: float, H: NDArray[np.
     return out if np.isfinite(out).all() else None
 
 
-#: the LP entries of a Curvature without an LP-limit state (:meth:`Curvature.to_dict`)
-_NO_LP = {"basis_columns": np.zeros(0, dtype=np.int8), "basis_rows": np.zeros(0, dtype=np.int8)}
-
-
-class Curvature(SolverState):
+class Curvature:
     """The Hessian of D at one point ``(w, d)`` on a face of columns, and the inverse of
     ``ridge I - H`` (:func:`definite_inverse`), kept from one Newton step to the next and from one
-    solve to the next: ``method="auglag"``'s warm-start state (``Solution.solver_state``, written by
-    checkpoints through :meth:`to_dict`), the preconditioner of :func:`pcg_step`.
+    solve to the next (in ``method="auglag"``'s warm-start state,
+    :class:`~dualboost.solvers.auglag.AuglagState`, written by checkpoints through :meth:`to_dict`),
+    the preconditioner of :func:`pcg_step`.
 
     ``face``: the columns, in the order of H's rows (columns added later come last, so that the
     inverse is extended by a border, O(|S|^2), instead of computed anew, O(|S|^3)); every entry of H
@@ -297,8 +237,6 @@ class Curvature(SolverState):
     ``d``), so ``ridge I - H`` stays definite as it grows. ``key``: the model's parameters other
     than t (another eta or nu: not reused). Extending it (:meth:`covering`) returns a new object.
     """
-
-    kind = "auglag"
 
     def __init__(
         self,
@@ -309,22 +247,12 @@ class Curvature(SolverState):
         d,
         shift: float = 0.0,
         inverse=None,
-        lp: HighsState | None = None,
     ) -> None:
         self.face, self.H, self.key = np.asarray(face, dtype=np.intp), H, key
         self.w, self.d = w, d
         #: rho of the inverted matrix ``ridge I - H + rho 1 1^T`` (see :meth:`at`)
         self.shift = shift
         self._inverse = inverse  # (M^-1, ridge), (None, nan) where none exists; None: not computed yet
-        #: the LP limit's HiGHS model and basis from an earlier solve at large eta (auglag's start
-        #: from the LP limit re-solves it from there after new columns, instead of from scratch)
-        self.lp = lp
-
-    def with_lp(self, lp: HighsState | None) -> Curvature:
-        """This state with the LP limit's state ``lp`` (a shallow copy: the original is unchanged)."""
-        if lp is self.lp:
-            return self
-        return Curvature(self.face, self.H, self.key, self.w, self.d, self.shift, self._inverse, lp)
 
     @classmethod
     def at(cls, model, w: NDArray[np.float64], face: NDArray[np.intp], d, sum_to_one: bool) -> Curvature:
@@ -356,7 +284,6 @@ class Curvature(SolverState):
             "w": np.asarray(self.w, dtype=np.float64),
             "d": self.d if isinstance(self.d, np.ndarray) else np.zeros(0),
             "shift": float(self.shift),
-            **{f"lp_{k}": v for k, v in (self.lp.to_dict() if self.lp else _NO_LP).items()},
         }
 
     @classmethod
@@ -369,24 +296,26 @@ class Curvature(SolverState):
         H = np.asarray(data["hessian"], dtype=np.float64)
         d = np.asarray(data["d"], dtype=np.float64)
         w = np.asarray(data["w"], dtype=np.float64)
-        lp = {k: data.get(f"lp_{k}", v) for k, v in _NO_LP.items()}
-        lp = HighsState.from_dict(lp) if np.asarray(lp["basis_rows"]).size else None
         d = d if d.size else None
-        return cls(face, H, json.loads(data["key"]), w, d, float(data["shift"]), inverse, lp)
+        return cls(face, H, json.loads(data["key"]), w, d, float(data["shift"]), inverse)
 
     def usable_for(self, model) -> bool:
         """Whether its point lies in ``model``'s w-space (the same columns, or columns appended
         since, which enter with weight 0) and its parameters are the model's."""
         return self.key == self.key_of(model) and self.w.size <= model.n_hypotheses
 
-    def inverse(self) -> tuple[NDArray[np.float64], float] | None:
+    def inverse(
+        self, ridges: tuple[float, ...] = NewtonOptions.ridges
+    ) -> tuple[NDArray[np.float64], float] | None:
         """``(M^-1, ridge)`` of :func:`definite_inverse`, computed once per Hessian; None where no
-        ridge of :data:`RIDGES` makes ``M = ridge I - H`` numerically definite."""
+        ridge of ``ridges`` makes ``M = ridge I - H`` numerically definite."""
         if self._inverse is None:
-            self._inverse = definite_inverse(self.shifted(self.H)) or (None, np.nan)
+            self._inverse = definite_inverse(self.shifted(self.H), ridges=ridges) or (None, np.nan)
         return None if self._inverse[0] is None else self._inverse
 
-    def covering(self, model, face: NDArray[np.intp]) -> Curvature:
+    def covering(
+        self, model, face: NDArray[np.intp], ridges: tuple[float, ...] = NewtonOptions.ridges
+    ) -> Curvature:
         """This Hessian extended to every column of ``face``: the new columns' rows and columns at
         this Hessian's point (``Model.dual_hessian_block``, one pass over U) are appended, and the
         inverse is extended by their border. Columns of this face that ``face`` lacks stay (the step
@@ -402,11 +331,11 @@ class Curvature(SolverState):
         block = model.dual_hessian_block(w, columns, new, self.d)
         H[:, m:] = block
         H[m:, :m] = block[:m].T
-        inverse = self.inverse()
+        inverse = self.inverse(ridges)
         if inverse is not None:  # (None when the border overflowed: computed anew from H if needed)
             bordered = _bordered_inverse(inverse[0], inverse[1], self.shifted(H), m)
             inverse = None if bordered is None else (bordered, inverse[1])
-        return Curvature(columns, H, self.key, w, self.d, self.shift, inverse, self.lp)
+        return Curvature(columns, H, self.key, w, self.d, self.shift, inverse)
 
     def shifted(self, H: NDArray[np.float64]) -> NDArray[np.float64]:
         """``H - rho 1 1^T`` (a copy), so that the inverted matrix is ``ridge I - H + rho 1 1^T``."""
@@ -431,6 +360,7 @@ def factored_step(
     sum_to_one: bool,
     held: NDArray[np.intp] | None = None,
     factor: tuple[NDArray[np.float64], float] | None = None,
+    ridges: tuple[float, ...] = NewtonOptions.ridges,
 ) -> tuple[NDArray[np.float64] | None, tuple[NDArray[np.float64], float] | None]:
     """``(x, factor)``: ``x = argmax g.x - x.M.x/2`` subject to ``B^T x = 0`` for ``M = r I - H`` with
     the ridge of :func:`definite_factor` (``factor``: that factor, when an earlier call made it),
@@ -441,7 +371,7 @@ def factored_step(
     of LAPACK calls, what the small instances of a boosting run spend their time on); columns
     held in a later round of :func:`face_step` reuse the factor instead of factoring the smaller
     Hessian anew (on diabetes at eta = 6e3 half the factorizations were such second rounds)."""
-    factor = factor or definite_factor(H, damping)
+    factor = factor or definite_factor(H, damping, ridges)
     if factor is None:
         return None, None
     held = np.zeros(0, dtype=np.intp) if held is None else held
@@ -511,11 +441,12 @@ def pcg_step(
     ridge: float,
     project: _Projection,
     rtol: float,
+    max_products: int = NewtonOptions.pcg_max,
 ) -> NDArray[np.float64] | None:
     """The constrained Newton step ``argmax g.x - x.(r I - H).x/2`` subject to the projection's
     constraints, by projected preconditioned conjugate gradients (Gould, Hribar & Nocedal 2001) with
     ``product(v) = H v``: every iterate satisfies the constraints; stops when the preconditioned
-    residual fell by ``rtol``. None when that takes more than :data:`PCG_MAX` products, or when a
+    residual fell by ``rtol``. None when that takes more than ``max_products`` products, or when a
     direction of curvature below the ridge (rounding: ``r I - H >= r I``) shows up at once."""
     x = np.zeros(g.size)
     r = g.copy()
@@ -524,7 +455,7 @@ def pcg_step(
     if rz <= 0.0:
         return x if rz == 0.0 else None
     stop = max(rtol, 1e-12) ** 2 * rz  # below 1e-12 rounding decides, and CG breaks down
-    for _ in range(PCG_MAX):
+    for _ in range(max_products):
         Ap = ridge * p - product(p)
         curvature = float(p @ Ap)
         if not curvature > 0.5 * ridge * float(p @ p):  # below r I - H's least eigenvalue: rounding
@@ -555,6 +486,7 @@ def face_step(
     damping: float,
     product,
     rtol: float,
+    options: NewtonOptions,
 ):
     """The (damped) Newton direction on ``face`` (a subset of the curvature's columns; the rest are
     held at 0), with the columns at 0 that it would push below 0 held too (at most five rounds);
@@ -575,14 +507,15 @@ def face_step(
         if not free.any():
             return None
         held = np.flatnonzero(~free)
-        inverse = None if damping > 0.0 or product is None else curvature.inverse()
-        if inverse is None or held.size > MAX_HELD * cols.size:
+        inverse = None if damping > 0.0 or product is None else curvature.inverse(options.ridges)
+        if inverse is None or held.size > options.max_held * cols.size:
             # the step of the (damped, exact or kept) Hessian on the free columns, by its factor
             if factor is None:
                 keep = np.flatnonzero(free)
                 H = curvature.H if keep.size == cols.size else curvature.H[np.ix_(keep, keep)]
                 H = curvature.shifted(H)
-            sub, factor = factored_step(H, g[keep], damping, sum_to_one, np.flatnonzero(~free[keep]), factor)
+            held_rows = np.flatnonzero(~free[keep])
+            sub, factor = factored_step(H, g[keep], damping, sum_to_one, held_rows, factor, options.ridges)
             if sub is None:
                 return NEEDS_EXACT if product is not None else None
             step = np.zeros(cols.size)
@@ -592,7 +525,7 @@ def face_step(
                 project = _Projection(inverse[0], sum_to_one, held)
             except LinAlgError:  # the inverse lost its accuracy: form the Hessian anew
                 return NEEDS_EXACT
-            step = pcg_step(product, g, inverse[1], project, rtol)
+            step = pcg_step(product, g, inverse[1], project, rtol, options.pcg_max)
             if step is None:
                 return NEEDS_EXACT
         blocked = free & (w[cols] == 0) & (step < 0)
@@ -604,24 +537,24 @@ def face_step(
     return direction if float(point.grad @ direction) > 0 else None
 
 
-def _forcing(gap: float, target: float) -> float:
+def _forcing(gap: float, target: float, options: NewtonOptions) -> float:
     """Inexact Newton's forcing term at a point of certified gap ``gap``: the relative residual of
-    its conjugate-gradient step, tighter near the target (:data:`PCG_RTOL`, :data:`PCG_NEAR`)."""
+    its conjugate-gradient step, tighter near the target (``options.pcg_rtol``, ``pcg_near``)."""
     gap = max(gap, 0.0)
-    return min(PCG_RTOL, float(np.sqrt(gap)) if gap > PCG_NEAR * target else gap)
+    return min(options.pcg_rtol, float(np.sqrt(gap)) if gap > options.pcg_near * target else gap)
 
 
-def accepted(point: Point, candidate: Point, slope: float) -> bool:
+def accepted(point: Point, candidate: Point, slope: float, rounding: float = NewtonOptions.rounding) -> bool:
     """Whether Newton's line search takes ``candidate`` from ``point`` (``slope``: ``grad D . (w' - w)``):
     where D rises by the Armijo fraction of the slope, or where the certified gap falls and D fell
-    by no more than its rounding (:data:`ROUNDING`). Near the optimum the predicted rise of D
+    by no more than its rounding (``rounding``, relative). Near the optimum the predicted rise of D
     (1e-16..1e-13) drowns in its rounding (1e-11 at eta = 1e6) while the gap still drops to first
     order. A larger fall is an overshoot, not rounding: taking it let Newton cycle between two
     faces (diabetes, eta = 461: D 0.004792 -> 0.004782 -> 0.004792 ..., 36 steps)."""
     if candidate.value >= point.value + 1e-4 * slope:
         return True
     fall = point.value - candidate.value
-    return candidate.gap < point.gap and fall <= ROUNDING * max(1.0, abs(point.value))
+    return candidate.gap < point.gap and fall <= rounding * max(1.0, abs(point.value))
 
 
 def _clipped(w: NDArray[np.float64], sum_to_one: bool) -> NDArray[np.float64] | None:
@@ -634,11 +567,13 @@ def _clipped(w: NDArray[np.float64], sum_to_one: bool) -> NDArray[np.float64] | 
     return w / total if total > 0.0 else None
 
 
-def _breakpoints(w: NDArray[np.float64], direction: NDArray[np.float64]) -> NDArray[np.float64] | None:
+def _breakpoints(
+    w: NDArray[np.float64], direction: NDArray[np.float64], negligible: float
+) -> NDArray[np.float64] | None:
     """The step lengths at which the weights that ``direction`` lowers reach 0 (inf for the others),
-    over the weights above :data:`NEGLIGIBLE_WEIGHT` of their sum (the clipped path takes the rest to
-    0 at once); None where it lowers none."""
-    leaving = (direction < 0.0) & (w > NEGLIGIBLE_WEIGHT * float(np.abs(w).sum()))
+    over the weights above ``negligible`` of their sum (``NewtonOptions.negligible_weight``: the
+    clipped path takes the rest to 0 at once); None where it lowers none."""
+    leaving = (direction < 0.0) & (w > negligible * float(np.abs(w).sum()))
     if not leaving.any():
         return None
     ratios = np.full(w.size, np.inf)
@@ -661,7 +596,7 @@ def newton_polish(
     sum_to_one: bool,
     max_steps: int = 50,
     kept: Curvature | None = None,
-    patience: int = NEWTON_PATIENCE,
+    patience: int | None = None,
     progress: float = 1.0,
     breakpoints: bool = False,
 ) -> tuple[Point, int, Curvature | None]:
@@ -676,24 +611,26 @@ def newton_polish(
     halved dozens of times. ``sum_to_one``: the step keeps ``sum w = 1`` (simplex) or is free in
     scale (orthant). ``kept``: a Hessian (:class:`Curvature`) from an earlier point; it
     preconditions the exact steps (:func:`pcg_step`) where forming the Hessian costs
-    :data:`KEPT_MIN_WORK` or more, else the Hessian is formed at each point. It gives up after
-    ``patience`` steps in a row that did not bring the best certified gap below ``progress`` times
-    itself. ``breakpoints``: the first trial of a step stops where the first weight reaches 0 (the
-    weights reaching 0 there are set to 0), instead of following the clipped path past it: at large
-    eta that path bends away from the Newton direction and the gap rises (auglag.BREAKPOINT_ETA).
+    ``NewtonOptions.kept_min_work`` or more, else the Hessian is formed at each point. It gives up
+    after ``patience`` (None: ``NewtonOptions.patience``) steps in a row that did not bring the best
+    certified gap below ``progress`` times itself. ``breakpoints``: the first trial of a step stops
+    where the first weight reaches 0 (the weights reaching 0 there are set to 0), instead of
+    following the clipped path past it: at large eta that path bends away from the Newton direction
+    and the gap rises (``AuglagOptions.breakpoint_eta``). The knobs are ``evaluator.options``.
     Returns the best certified point seen, the number of steps and the last Hessian (to keep for a
     warm start).
     """
-    model = evaluator.model
+    model, options = evaluator.model, evaluator.options
+    patience = options.patience if patience is None else patience
     steps = 0
     best, stalled, damping = point, 0, 0.0
-    scaled, radius = implements(model, ScaledSteps), RADIUS
+    scaled, radius = implements(model, ScaledSteps), options.radius
     current = product = None  # the curvature at the current point; v -> H v there (None: exact)
     fresh = False  # the exact Hessian is formed at the next point (the kept one aged)
     while best.gap > target and steps < max_steps and stalled < patience:
         steps += 1
         w = point.w
-        rtol = _forcing(point.gap, target)
+        rtol = _forcing(point.gap, target, options)
         if current is None:  # a new point: its face and curvature
             face = _face_of(point, sum_to_one)
             if not face.size:
@@ -701,24 +638,27 @@ def newton_polish(
             reuse = (
                 not fresh
                 and kept is not None
-                and model.n_samples * face.size**2 >= KEPT_MIN_WORK
+                and model.n_samples * face.size**2 >= options.kept_min_work
                 and kept.usable_for(model)
             )
             if reuse:
-                current = kept.covering(model, face)
-                if np.setdiff1d(current.face, face).size > MAX_HELD * current.face.size:
+                current = kept.covering(model, face, options.ridges)
+                if np.setdiff1d(current.face, face).size > options.max_held * current.face.size:
                     reuse = False  # mostly columns that left the face: form it anew
             if reuse:
-                single = rtol >= SINGLE_RTOL and model.n_samples * current.face.size >= SINGLE_MIN_WORK
+                single = (
+                    rtol >= options.single_rtol
+                    and model.n_samples * current.face.size >= options.single_min_work
+                )
                 product = evaluator.operator(w, current.face, point.d, single)
             else:
                 current, product = evaluator.curvature(w, face, point.d, sum_to_one), None
             kept, fresh = current, False
             scale = _scale(current.H)
         products = evaluator.products
-        direction = face_step(point, sum_to_one, current, face, damping * scale, product, rtol)
+        direction = face_step(point, sum_to_one, current, face, damping * scale, product, rtol, options)
         # a slow conjugate-gradient step: the kept Hessian has aged, the next point forms it anew
-        fresh = evaluator.products - products > PCG_REFRESH
+        fresh = evaluator.products - products > options.pcg_refresh
         if direction is NEEDS_EXACT:
             current, fresh = None, True
             continue
@@ -726,20 +666,22 @@ def newton_polish(
             break
         g = point.grad
         # the first trial moves log d by at most the radius (docs/solvers.md#step-length)
-        # (not a direction of the ridge's size: see SINGULAR)
-        singular = np.abs(direction).max() > SINGULAR * max(1.0, float(np.abs(w).sum()))
+        # (not a direction of the ridge's size: see NewtonOptions.singular)
+        singular = np.abs(direction).max() > options.singular * max(1.0, float(np.abs(w).sum()))
         spread = 0.0
         if scaled and not singular:
-            single = model.n_samples * model.n_hypotheses >= SINGLE_MIN_WORK
+            single = model.n_samples * model.n_hypotheses >= options.single_min_work
             spread = model.dual_step_spread(direction, point.d, single=single)
         first = alpha = min(1.0, radius / spread) if spread > 0.0 else 1.0
         # ... and stops where the first weight reaches 0 (docs/solvers.md#step-length): there those
         # weights are set to 0 exactly; beyond it the clipped path bends away from the direction
-        ratios = _breakpoints(w, direction) if breakpoints else None
+        ratios = _breakpoints(w, direction, options.negligible_weight) if breakpoints else None
+        if ratios is not None and ratios.min() < 1.0:
+            evaluator.breakpoint_steps += 1
         breakpoint = np.inf if singular or ratios is None else float(ratios.min())
         first = alpha = min(first, breakpoint)
         trial = None
-        for _ in range(NEWTON_BACKTRACK):  # projected Newton: backtrack along the clipped path
+        for _ in range(options.backtrack):  # projected Newton: backtrack along the clipped path
             trial_w = w + alpha * direction
             if alpha == breakpoint:  # (not rounding's 1e-18, which a later step would have to remove)
                 trial_w[ratios == breakpoint] = 0.0
@@ -755,7 +697,7 @@ def newton_polish(
         if trial is None:
             # the piece's Hessian overshoots: damp it and try again from here
             damping = max(10.0 * damping, 1e-3)
-            radius = max(RADIUS_MIN, radius / 4.0)
+            radius = max(options.radius_min, radius / 4.0)
             stalled += 1
             continue
         if alpha == 1.0:
@@ -763,7 +705,8 @@ def newton_polish(
         if spread > 0.0:  # the model held as far as the radius: trust it twice as far; it did not:
             # twice as far as the step the halvings took (the model held within a factor 2 beyond it)
             taken = alpha * spread
-            radius = min(RADIUS_MAX, 2.0 * radius) if alpha == first else max(RADIUS_MIN, 2.0 * taken)
+            grown, shrunk = min(options.radius_max, 2.0 * radius), max(options.radius_min, 2.0 * taken)
+            radius = grown if alpha == first else shrunk
         point, current = trial, None
         stalled = 0 if point.gap < progress * best.gap else stalled + 1
         if point.gap < best.gap:  # D rises monotonically, the gap need not: keep the best point

@@ -1,8 +1,8 @@
 """Typed warm-start state: what a method keeps from one solve for the next (docs/solvers.md).
 
 A method that warm-starts keeps its state in ``Solution.solver_state``, an object of a subclass of
-:class:`SolverState`: ``method="auglag"`` its Newton curvature
-(:class:`~dualboost.solvers.newton.Curvature`), ``method="highs"`` its HiGHS model and basis
+:class:`SolverState`: ``method="auglag"`` its Newton curvature and its LP limit's HiGHS state
+(:class:`~dualboost.solvers.auglag.AuglagState`), ``method="highs"`` its HiGHS model and basis
 (:class:`~dualboost.solvers.highs.HighsState`). Solvers read the state of their warm start and
 never change it. Checkpoints write a state by :meth:`SolverState.to_dict` (arrays and JSON
 scalars) and read it back by :func:`state_from_dict`, under the state's ``kind``; what a state
