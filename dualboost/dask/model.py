@@ -156,7 +156,8 @@ class DaskERLPBoost(MaxEdgeWeights):
     def dual_step_spread(self, direction: NDArray[np.float64], d, single: bool = False) -> float:
         """As :meth:`Model.dual_step_spread` (the trust radius of Newton's steps), by two reductions
         over the partitions of the evaluation ``d``: the solver takes the same steps as in memory
-        (``single`` is ignored: in float64, as the in-memory model below newton.SINGLE_MIN_WORK)."""
+        (``single`` is ignored: in float64, as the in-memory model below
+        ``NewtonOptions.single_min_work``)."""
         return d.step_spread(np.asarray(direction, dtype=np.float64))
 
     def dual_hessian_block(
