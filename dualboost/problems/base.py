@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import cvxpy as cp
 import numpy as np
@@ -36,7 +36,20 @@ if TYPE_CHECKING:
     from dualboost.solvers.options import AuglagOptions
     from dualboost.solvers.solution import Solution
 
-__all__ = ["Model", "ColumnIndependent", "ColumnProducts", "CvxpyModel", "KKTMultipliers"]
+__all__ = ["Model", "ColumnIndependent", "ColumnProducts", "CvxpyModel", "KKTMultipliers", "SmoothPart"]
+
+
+@runtime_checkable
+class SmoothPart(Protocol):
+    """A regulariser on a capped simplex whose KKT multipliers the active-set method recovers
+    (:meth:`Model._stationarity_multipliers`, docs/math.md#kkt-recovery): the gradient of its smooth
+    part and its active caps."""
+
+    def smooth_gradient(self, x: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+        """``(grad, rows)``: the gradient of the smooth part at x and the rows where it is defined."""
+
+    def active_caps(self, x: NDArray[np.float64], tol: float = 1e-7) -> NDArray[np.bool_]:
+        """The coordinates of x at their cap (within ``tol``)."""
 
 
 def gram_parts(
@@ -182,6 +195,11 @@ class Model(ABC):
     name: str = "model"
     #: the w-domain of the dual (:class:`~dualboost.solvers.contract.WDomain`)
     w_domain: WDomain = WDomain.SIMPLEX
+    #: the sides ``method="highs"`` solves a :class:`~dualboost.solvers.highs.QuadraticProgram` on
+    highs_sides: tuple[str, ...] = ("primal", "dual")
+    #: ``(U, float32 copy, its buffer)`` made by :meth:`single_precision_U` (:func:`single_extension`;
+    #: None: not made yet)
+    _single_U: tuple[NDArray[np.float64], NDArray[np.float32], NDArray[np.float32]] | None = None
 
     def __init__(self, U: ArrayLike) -> None:
         self.U = check_edge_matrix(U)
@@ -278,7 +296,7 @@ class Model(ABC):
         memory (2-4x faster at N |S| >= 4e5 on this project's 2-core machine,
         docs/solvers.md#single-precision-products). The rounding of U's entries (relative 6e-8) is
         part of the products' error."""
-        cached = getattr(self, "_single_U", None)
+        cached = self._single_U
         if cached is None or cached[0] is not self.U:
             cached = single_extension(self.U, None)
             self._single_U = cached
@@ -514,7 +532,7 @@ class Model(ABC):
         nonneg: bool,
         sum_to_one: bool,
     ) -> KKTMultipliers:
-        """Active-set recovery for a model whose ``regularizer`` has a smooth part: solve
+        """Active-set recovery for a model whose ``regularizer`` is a :class:`SmoothPart`: solve
         ``grad f(d) + offset + columns[:, active] c + psi + beta = 0`` (docs/math.md#kkt-recovery) with
         the regulariser's gradient and capped set, rows weighted by d."""
         from dualboost.solvers.active_set import recover_multipliers
@@ -550,6 +568,7 @@ class ColumnIndependent:
 
     U: NDArray[np.float64]
     n_samples: int
+    _single_U: tuple[NDArray[np.float64], NDArray[np.float32], NDArray[np.float32]] | None
 
     def with_columns(self, U: ArrayLike) -> Self:
         """The same model, with the same parameters, over the columns ``U`` (N x t', the same N
@@ -559,6 +578,6 @@ class ColumnIndependent:
         if model.U.shape[0] != self.n_samples:
             raise ValueError(f"U must have the model's {self.n_samples} rows; got {model.U.shape[0]}")
         model.n_hypotheses = model.U.shape[1]
-        cached = getattr(self, "_single_U", None)  # extended by the new columns where U only grew
+        cached = self._single_U  # extended by the new columns where U only grew
         model._single_U = None if cached is None else single_extension(model.U, cached)
         return model

@@ -81,7 +81,7 @@ class EntropyRegularised(ColumnIndependent, MaxEdgeModel):
         model's private U (neither changes it) and its single-precision copy where one was made
         (``Model.single_precision_U``)."""
         model = type(self)(self.U, nu=self.nu, eta=eta, d0=self.d0)
-        model.U, model._single_U = self.U, getattr(self, "_single_U", None)
+        model.U, model._single_U = self.U, self._single_U
         return model
 
 

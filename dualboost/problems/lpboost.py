@@ -117,6 +117,9 @@ class PrimalLP:
     new hypothesis then takes a few pivots instead of a solve from scratch.
     """
 
+    #: HiGHS's default ``simplex_scale_strategy``, read by the first :meth:`solve` (None: not yet)
+    _scaling: int | None = None
+
     def __init__(self, U: NDArray[np.float64], nu: float) -> None:
         n = U.shape[0]
         self.n_samples, self.nu, self.n_columns = n, float(nu), 0
@@ -130,6 +133,11 @@ class PrimalLP:
         self._highs.addRow(1.0, 1.0, n, self._index[:n], np.ones(n))
         self._iterations = 0
         self.add_columns(U)
+
+    def built_for(self, model) -> bool:
+        """Whether this LP has ``model``'s parameters (LPBoost's nu), so that a warm start may
+        extend it by ``model``'s new columns (:meth:`~dualboost.solvers.highs.HighsState.fits`)."""
+        return self.nu == model.nu
 
     def add_columns(self, columns: NDArray[np.float64]) -> None:
         """Append the edge rows of new hypotheses (columns of U, N x k)."""
@@ -171,7 +179,7 @@ class PrimalLP:
         ``scaled=False``: without the simplex's scaling of the matrix (:data:`UNSCALED`)."""
         self._highs.setOptionValue("presolve", "choose" if presolve else "off")
         # HiGHS's default, read before the first change (here, not in __init__: NMBoostLP builds its own)
-        if not hasattr(self, "_scaling"):
+        if self._scaling is None:
             self._scaling = self._highs.getOptionValue("simplex_scale_strategy")[1]
         self._highs.setOptionValue("simplex_scale_strategy", self._scaling if scaled else UNSCALED)
         self._highs.run()

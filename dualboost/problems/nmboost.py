@@ -67,6 +67,11 @@ class NMBoostLP(PrimalLP):
         """The model parameters this LP was built with (compared before a warm start)."""
         return {"lam": self.lam, "tau": self.tau}
 
+    def built_for(self, model: NMBoost) -> bool:
+        """Whether this LP has ``model``'s parameters and example weights (see
+        :meth:`PrimalLP.built_for <dualboost.problems.lpboost.PrimalLP.built_for>`)."""
+        return self.parameters() == model.parameters() and np.array_equal(self.weights, model.weights)
+
     def add_columns(self, columns: NDArray[np.float64]) -> None:
         """Append the rows ``u^q . d - gamma <= -lam u^q . 1`` of new hypotheses (columns of U, N x k)."""
         n, k = columns.shape

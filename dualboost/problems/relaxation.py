@@ -60,9 +60,9 @@ from dualboost.conjugates import (
     scale,
     solve_cvxpy,
 )
-from dualboost.problems.base import CvxpyModel, KKTMultipliers
+from dualboost.problems.base import CvxpyModel, KKTMultipliers, SmoothPart
 from dualboost.problems.max_edge import DOMAIN_TOL, MaxEdgeModel, as_array
-from dualboost.solvers.contract import WDomain
+from dualboost.solvers.contract import WDomain, implements
 
 if TYPE_CHECKING:
     from dualboost.problems.relaxation_report import RelaxationReport
@@ -593,7 +593,7 @@ class Relaxation(MaxEdgeModel):
         def active(t: float) -> NDArray[np.intp]:
             return np.flatnonzero(edges >= edges.max() - t)
 
-        if hasattr(self.regularizer, "smooth_gradient"):
+        if implements(self.regularizer, SmoothPart):
 
             def recover(t: float) -> KKTMultipliers:
                 kkt = self._stationarity_multipliers(d, columns, active(t), tol=t, nonneg=True,

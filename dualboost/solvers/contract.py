@@ -1,7 +1,11 @@
 """What a solver needs from a model: the contract between the problems and the solvers.
 
-Every method reaches a model only through the Protocols below (docs/architecture.md#the-solver-contract);
-:mod:`dualboost.solvers.methods` says which Protocol each method needs (``accepts(model, side)``).
+Every method reaches a model only through the Protocols below (docs/architecture.md#the-solver-contract),
+and every member a solver reads is declared in one of them (no solver probes a model with
+``hasattr``/``getattr``; ``tests/test_contract_members.py`` checks both). Each method's
+``accepts(model, side)`` (``dualboost.solvers.REGISTRY``, :func:`dualboost.solvers.accepts`) says
+which Protocol it needs: :func:`dualboost.solvers.auglag.accepts`, :func:`dualboost.solvers.highs.accepts`
+(whose ``HighsProgram`` and ``QuadraticProgram`` are the LP without LPBoost's ``nu`` and the QPs).
 
 * :class:`Certifiable`: what every result needs. A solver's point is certified by the model
   itself (:func:`~dualboost.solvers.certify.certify`): both objectives, the maps between the

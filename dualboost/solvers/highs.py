@@ -70,7 +70,9 @@ class HighsProgram(Certifiable, Protocol):
 @runtime_checkable
 class QuadraticProgram(Certifiable, Protocol):
     """A convex QP that HiGHS solves from scratch (no basis is kept), on the sides listed in the
-    model's ``highs_sides`` (both when it has none)."""
+    model's ``highs_sides`` (``Model``'s default: both)."""
+
+    highs_sides: tuple[str, ...]
 
     def solve_quadratic_program(self, side: str) -> tuple[Any, Any, int | None]:
         """``(d, w, iterations)`` from HiGHS's QP solver on ``side``; RuntimeError unless optimal."""
@@ -173,15 +175,12 @@ class HighsState(SolverState):
         return self.lp is not None and self.lp.n_columns == self.n_columns
 
     def fits(self, model) -> bool:
-        """Whether ``model``'s U extends the U of this state (the same parameters: nu for LPBoost's
-        LP, the growing LP's ``parameters()`` and example weights otherwise; the same examples, these
-        columns first)."""
+        """Whether ``model``'s U extends the U of this state (the same parameters, as the growing LP's
+        ``built_for(model)`` says: nu for LPBoost's LP, the parameters and example weights for
+        NM-Boost's; the same examples, these columns first)."""
         t_old = self.U.shape[1]
-        same = self.lp.parameters() == model.parameters() if hasattr(self.lp, "parameters") else None
-        if same and hasattr(self.lp, "weights"):
-            same = np.array_equal(self.lp.weights, getattr(model, "weights", None))
         return (
-            (self.lp.nu == model.nu if same is None else same)
+            self.lp.built_for(model)
             and self.U.shape[0] == model.n_samples
             and t_old <= model.n_hypotheses
             and np.array_equal(self.U, model.U[:, :t_old])
@@ -245,7 +244,7 @@ def accepts(model, side: str) -> str | None:
     :class:`~dualboost.solvers.contract.LinearProgram`, a :class:`HighsProgram` or a
     :class:`QuadraticProgram`: both sides), else why not."""
     if implements(model, QuadraticProgram):
-        sides = getattr(model, "highs_sides", ("primal", "dual"))
+        sides = model.highs_sides
         if side in sides:
             return None
         return f"method='highs' solves the {' and '.join(sides)} side of {model.name}: use side={sides[0]!r}"
