@@ -27,15 +27,15 @@ and starts from that solution, or, where the LP limit is cheap (``lp_cold_eta``,
 ``lp_cold_min_samples``), takes Newton from the LP limit's solution first. The knobs are an
 :class:`~dualboost.solvers.options.AuglagOptions` (docs/solvers.md#options).
 
-Warm starts ([KG] Sec 4.1, docs/math.md#warm-start): a previous Solution with one hypothesis
-fewer starts from its w with the new column at weight 0 and goes to Newton at once: its face
-contains every column whose edge beats the current combination, and two to four steps reach a
-driver's tolerance at eps = 1e-2, ten or more at 1e-3 (``newton_warm_steps``). If they do not, the
-corrective step for the new column, ``w <- ((1 - alpha) w, alpha)`` with alpha by a line search on
-D (docs/math.md#corrective-step-size: the alternative to the clipped
-``alpha = clip(x . d / (eta ||x||_inf^2), 0, 1)``, which at large eta is nearly 0), or the cold
-start continues. With columns removed (``removed=[...]``), their weights are
-dropped and the rest renormalised.
+Warm starts ([KG] Sec 4.1, docs/math.md#warm-start): a previous Solution with k >= 1 hypotheses
+fewer (appended as U's last columns) starts from its w with the new columns at weight 0 and goes to
+Newton at once: its face contains every column whose edge beats the current combination, and two
+to four steps reach a driver's tolerance at eps = 1e-2, ten or more at 1e-3 (``newton_warm_steps``).
+If they do not, the corrective step towards the new columns, ``w <- ((1 - alpha) w, alpha / k, ...,
+alpha / k)`` with alpha by a line search on D (docs/math.md#corrective-step-size: the alternative to
+the clipped ``alpha = clip(x . d / (eta ||x||_inf^2), 0, 1)``, which at large eta is nearly 0), or
+the cold start continues. With columns removed (``removed=[...]``), their weights are dropped and
+the rest renormalised; the kept Hessian loses their rows and columns (:func:`_without_columns`).
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ _NO_LP = {"basis_columns": np.zeros(0, dtype=np.int8), "basis_rows": np.zeros(0,
 @dataclass(frozen=True)
 class AuglagState(SolverState):
     """``method="auglag"``'s warm-start state (``Solution.solver_state``, docs/solvers.md#warm-start-state):
-    what a warm start after a new column reuses.
+    what a warm start after appended (or removed) columns reuses.
 
     ``curvature``: the last Newton Hessian on the simplex, its point and inverse
     (:class:`~dualboost.solvers.newton.Curvature`), which preconditions the next solve's first
@@ -110,6 +110,19 @@ def _state(curvature: Curvature | None, lp: HighsState | None) -> AuglagState | 
 
 
 
+def _carried_state(state, removed: Sequence[int] | None, appended: int) -> AuglagState | None:
+    """What a warm start reuses of the previous solve's state: all of it after appended columns;
+    after removed ones (``removed``) the Hessian without their rows and columns
+    (:func:`_without_columns`) and no LP state (its HiGHS model has their rows); nothing from a
+    warm start with neither (the same columns: a re-solve, which starts from w alone)."""
+    if not isinstance(state, AuglagState):
+        return None
+    if not removed:
+        return state if appended else None
+    curvature = None if state.curvature is None else _without_columns(state.curvature, np.asarray(removed))
+    return _state(curvature, None)
+
+
 def _stiff(model, options: AuglagOptions) -> bool:
     """Whether Newton's first trials stop at breakpoints (``newton_polish``'s ``breakpoints``): eta
     above ``options.breakpoint_eta``."""
@@ -141,24 +154,47 @@ def warm_start_weights(
     t = model.n_hypotheses
     if w.size == t:
         return w
-    if w.size == t - 1 and model.w_domain is not WDomain.LINE:
-        if model.w_domain is WDomain.ORTHANT:  # SoftBoost: w is unnormalised, the new weight starts at 0
-            return np.r_[w, 0.0]
-        return np.r_[_normalised(w), 0.0]  # the new column enters at 0: see _solve_simplex
+    if w.size < t and model.w_domain is not WDomain.LINE:
+        new = np.zeros(t - w.size)  # the new columns enter at 0: see _solve_simplex
+        if model.w_domain is WDomain.ORTHANT:  # SoftBoost: w is unnormalised
+            return np.r_[w, new]
+        return np.r_[_normalised(w), new]
     raise ValueError(
         f"warm_start has {w.size} weights after removals; the model has t = {t} hypotheses "
-        "(a warm start may add one column, the last, or remove columns listed in removed=)"
+        "(a warm start may append columns, U's last, or remove columns listed in removed="
+        + ("; a corrective step's model has exactly the weights of its warm start)"
+           if model.w_domain is WDomain.LINE else ")")
     )
 
 
-def _corrective_step(evaluator: DualEvaluator, w_old: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``w(a) = (1 - a) w_old + a e_t`` at a near-best ``a`` in [0, 1]: the corrective step of
-    docs/math.md#warm-start for the new column t by a line search on D (the alternative to the
+def _without_columns(curvature: Curvature, removed: NDArray[np.intp]) -> Curvature | None:
+    """The kept Hessian of a warm start with the columns ``removed`` (indices into its point's w)
+    taken out: their rows and columns of H dropped, the face renumbered, w without their weights.
+    Its entries stay the Hessian at the kept d (a preconditioner of the next Newton steps, as after
+    appended columns); the inverse is formed again on first use. None where the curvature's point
+    does not have the columns ``removed`` names."""
+    removed = np.unique(removed)
+    if removed.size and removed.max() >= curvature.w.size:
+        return None
+    keep = ~np.isin(curvature.face, removed)
+    face = curvature.face[keep]
+    face = face - np.searchsorted(removed, face)  # each index less the removed columns before it
+    H = curvature.H[np.ix_(keep, keep)]
+    w = np.delete(curvature.w, removed)
+    return Curvature(face, H, curvature.key, w, curvature.d, curvature.shift)
+
+
+def _corrective_step(
+    evaluator: DualEvaluator, w_old: NDArray[np.float64], appended: int = 1
+) -> NDArray[np.float64]:
+    """``w(a) = (1 - a) w_old + a e`` at a near-best ``a`` in [0, 1], ``e`` uniform on the last
+    ``appended`` columns: the corrective step of docs/math.md#warm-start for the new columns (for
+    one, the column t) by a line search on D (the alternative to the
     clipped ``alpha = clip(x . d / (eta ||x||_inf^2), 0, 1)``, which at large eta is nearly 0). The slope
     ``g(a) . (e_t - w_old)`` is non-increasing in a (D is concave); a bracketed root to 1e-3 in a
     is enough for a starting point (Newton then finishes), a handful of dual evaluations."""
     direction = -w_old.copy()
-    direction[-1] += 1.0
+    direction[-appended:] += 1.0 / appended
 
     def slope(a: float) -> float:
         return float(evaluator(w_old + a * direction)[1] @ direction)
@@ -170,10 +206,11 @@ def _corrective_step(evaluator: DualEvaluator, w_old: NDArray[np.float64]) -> ND
     return w_old + brentq(slope, 0.0, 1.0, xtol=1e-3, rtol=1e-3, maxiter=60) * direction
 
 
-def _solve_simplex(model, evaluator, w, target, max_iter, new_column, options, kept=None, continued=False):
+def _solve_simplex(model, evaluator, w, target, max_iter, appended, options, kept=None, continued=False):
     """Augmented Lagrangian rounds of L-BFGS-B, handing over to Newton when close (or crawling);
     when Newton stalls (the capped set changed under it), L-BFGS-B rounds resume from its point.
-    ``kept``: a Hessian kept from the previous solve, for the first Newton steps after a new column.
+    ``appended``: the number of columns appended since the warm start (0: none, or a cold start);
+    ``kept``: a Hessian kept from the previous solve, for the first Newton steps after new columns.
     ``continued``: w solves the problem at eta/10 (eta continuation); with a cheap Hessian Newton
     goes first (``options.newton_after_stage_t``). Returns the point, the iterations and the last
     Hessian."""
@@ -187,7 +224,7 @@ def _solve_simplex(model, evaluator, w, target, max_iter, new_column, options, k
         c = x.sum() - 1.0
         return -v - lam * c + c * c / (2 * mu), -g + (c / mu - lam)
 
-    if new_column:  # Newton first: its face takes the new column in
+    if appended:  # Newton first: its face takes the new columns in
         point, iterations, kept = newton_polish(
             evaluator,
             point,
@@ -200,7 +237,7 @@ def _solve_simplex(model, evaluator, w, target, max_iter, new_column, options, k
         if point.gap > target:  # slow: the corrective line search, or the cold start (a new
             # column that is not a max-edge one, as in a random instance, can make (w, 0) a
             # worse start than uniform w): go on from the best certified of the three
-            others = (_corrective_step(evaluator, w), np.full(w.size, 1.0 / w.size))
+            others = (_corrective_step(evaluator, w, appended), np.full(w.size, 1.0 / w.size))
             point = min([point, *(evaluator.point(x, target) for x in others)], key=lambda p: p.gap)
     t = model.n_hypotheses
     smooth = t <= options.newton_first_t and implements(model, EtaFamily)
@@ -337,7 +374,7 @@ def _solve_on_simplex(
     model,
     evaluator,
     w0,
-    new_column,
+    appended,
     target,
     max_iter,
     options: AuglagOptions,
@@ -347,7 +384,7 @@ def _solve_on_simplex(
     """The simplex-domain dual from ``w0`` (None: uniform), as a sequence of stages, each ending the
     solve where it reaches the target (docs/solvers.md#the-hand-written-dual-path-methodauglag):
 
-    1. a warm start: Newton on the new column's face, then augmented Lagrangian rounds
+    1. a warm start: Newton on the face of the ``appended`` new columns, then augmented Lagrangian rounds
        (:func:`_warm_start`); above ``lp_first_eta``, where the LP limit applies, a few Newton
        steps instead (:func:`_warm_newton`). Below ``continuation_eta`` it finishes the solve.
     2. at eta > continuation_eta, where the dual is nearly an LP and L-BFGS-B and Newton crawl
@@ -374,7 +411,7 @@ def _solve_on_simplex(
         if limit is not None and model.eta > options.lp_first_eta:
             _warm_newton(model, run, options)
         else:
-            _warm_start(model, run, options, new_column, large)
+            _warm_start(model, run, options, appended, large)
         if run.done or not large:
             return run.result()
     if large:
@@ -402,13 +439,13 @@ def _cheap_lp(model, options: AuglagOptions) -> bool:
     )
 
 
-def _warm_start(model, run: _Run, options: AuglagOptions, new_column: bool, large: bool) -> None:
-    """Stage 1: from the previous solution, Newton on the new column's face, then augmented
+def _warm_start(model, run: _Run, options: AuglagOptions, appended: int, large: bool) -> None:
+    """Stage 1: from the previous solution, Newton on the new columns' face, then augmented
     Lagrangian rounds (:func:`_solve_simplex`), within warm_budget iterations at large eta."""
     budget = min(run.max_iter, options.warm_budget) if large else run.max_iter
     w = _normalised(run.w)
     point, steps, kept = _solve_simplex(
-        model, run.evaluator, w, run.target, budget, new_column, options, run.kept
+        model, run.evaluator, w, run.target, budget, appended, options, run.kept
     )
     run.took(point, steps, kept)
     run.report(options, "warm_start", steps)
@@ -455,7 +492,7 @@ def _lp_limit_start(model, run: _Run, options: AuglagOptions, limit, cold: bool)
     if not run.done:
         budget = min(run.max_iter, options.warm_budget)
         point, steps, kept = _solve_simplex(
-            model, run.evaluator, point.w, run.target, budget, False, options, kept
+            model, run.evaluator, point.w, run.target, budget, 0, options, kept
         )
         run.took(point, steps, kept)
         run.report(options, "lp_limit_rounds", steps)
@@ -469,7 +506,7 @@ def _continuation(model, run: _Run, options: AuglagOptions) -> None:
         coarse_model,
         DualEvaluator(coarse_model, options.newton),
         run.w,
-        False,
+        0,
         max(run.target, options.coarse_gap),
         run.max_iter,
         options,
@@ -486,7 +523,7 @@ def _augmented_lagrangian(model, run: _Run, options: AuglagOptions, continued: b
     t = model.n_hypotheses
     w = np.full(t, 1.0 / t) if run.w is None else _normalised(run.w)
     point, steps, kept = _solve_simplex(
-        model, run.evaluator, w, run.target, run.max_iter, False, options, continued=continued
+        model, run.evaluator, w, run.target, run.max_iter, 0, options, continued=continued
     )
     run.took(point, steps, kept)
     run.report(options, "augmented_lagrangian", steps)
@@ -617,11 +654,12 @@ def _solve_auglag(model, side, tol, warm_start, max_iter, removed, options: Augl
         point, iterations = _solve_orthant(model, evaluator, w0, target, max_iter, options)
         w, d = point.w, point.d
     else:
-        new_column = w0 is not None and not removed and warm_start.w.size == model.n_hypotheses - 1
-        if new_column and isinstance(warm_start.solver_state, AuglagState):  # the previous solve's
-            state = warm_start.solver_state
+        appended = 0
+        if w0 is not None:  # the columns appended since the warm start (after the removed ones)
+            appended = model.n_hypotheses - (warm_start.w.size - (0 if removed is None else len(removed)))
+            state = _carried_state(warm_start.solver_state, removed, appended)
         point, iterations, state = _solve_on_simplex(
-            model, evaluator, w0, new_column, target, max_iter, options, state
+            model, evaluator, w0, appended, target, max_iter, options, state
         )
         w, d = point.w, point.d
     solution = certify(
@@ -642,6 +680,6 @@ def _solve_auglag(model, side, tol, warm_start, max_iter, removed, options: Augl
             "breakpoint_steps": evaluator.breakpoint_steps,
         },
     )
-    solution.solver_state = state  # on the simplex, for a warm start after a new column
+    solution.solver_state = state  # on the simplex, for a warm start after new columns
     _report(options, "solved", model, solution.relative_gap, iterations, solution)
     return solution
