@@ -23,8 +23,8 @@ from dualboost.conjugates import CappedRelativeEntropy
 from dualboost.solvers import contract, highs
 
 ROOT = Path(contract.__file__).resolve().parents[1]
-#: the Protocols that describe models (the conjugate ones, ``SmoothConjugate`` and
-#: ``LowRankConjugate``, describe a model's ``regularizer``)
+#: the Protocols that describe models (those of a model's ``regularizer`` are in
+#: dualboost/conjugates/traits.py)
 MODEL_PROTOCOLS = [
     contract.Certifiable,
     contract.CvxpyForms,
@@ -108,6 +108,15 @@ def test_each_model_has_the_members_of_its_protocols(cls):
     # the members a model may lack have Model's defaults, read without a probe
     assert model.highs_sides and set(model.highs_sides) <= {"primal", "dual"}
     assert model._single_U is None or model._single_U[0] is model.U
+
+
+def test_the_contract_describes_models_only():
+    """The Protocols of conjugates live beside them, not in the solver contract."""
+    from dualboost.conjugates import traits
+
+    assert not hasattr(contract, "SmoothConjugate") and not hasattr(contract, "LowRankConjugate")
+    reg = CappedRelativeEntropy(np.full(12, 1 / 12), nu=2, eta=10)
+    assert isinstance(reg, traits.SmoothConjugate) and isinstance(reg, traits.SmoothPart)
 
 
 def test_no_probing_of_models_in_solvers_and_problems():

@@ -14,21 +14,15 @@ from __future__ import annotations
 import copy
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING
 
 import cvxpy as cp
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_edge_matrix, check_vector
-from dualboost.solvers.contract import (
-    CvxpyModel,
-    KKTMultipliers,
-    LowRankConjugate,
-    SmoothConjugate,
-    WDomain,
-    implements,
-)
+from dualboost.conjugates.traits import LowRankConjugate, SmoothConjugate
+from dualboost.solvers.contract import CvxpyModel, KKTMultipliers, WDomain, implements
 
 if TYPE_CHECKING:
     from typing import Self
@@ -36,20 +30,7 @@ if TYPE_CHECKING:
     from dualboost.solvers.options import AuglagOptions
     from dualboost.solvers.solution import Solution
 
-__all__ = ["Model", "ColumnIndependent", "ColumnProducts", "CvxpyModel", "KKTMultipliers", "SmoothPart"]
-
-
-@runtime_checkable
-class SmoothPart(Protocol):
-    """A regulariser on a capped simplex whose KKT multipliers the active-set method recovers
-    (:meth:`Model._stationarity_multipliers`, docs/math.md#kkt-recovery): the gradient of its smooth
-    part and its active caps."""
-
-    def smooth_gradient(self, x: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
-        """``(grad, rows)``: the gradient of the smooth part at x and the rows where it is defined."""
-
-    def active_caps(self, x: NDArray[np.float64], tol: float = 1e-7) -> NDArray[np.bool_]:
-        """The coordinates of x at their cap (within ``tol``)."""
+__all__ = ["Model", "ColumnIndependent", "ColumnProducts", "CvxpyModel", "KKTMultipliers"]
 
 
 def gram_parts(
@@ -467,8 +448,8 @@ class Model(ABC):
     def smooth_dual(self) -> bool:
         """Whether the dual is differentiable with its curvature (``method="auglag"``,
         docs/architecture.md#the-solver-contract): for ``D(w) = -f*(-U w)`` as computed below, where
-        the regulariser is a :class:`~dualboost.solvers.contract.SmoothConjugate` or a
-        :class:`~dualboost.solvers.contract.LowRankConjugate`."""
+        the regulariser is a :class:`~dualboost.conjugates.traits.SmoothConjugate` or a
+        :class:`~dualboost.conjugates.traits.LowRankConjugate`."""
         reg = self.regularizer
         return implements(reg, SmoothConjugate) or implements(reg, LowRankConjugate)
 
@@ -532,7 +513,8 @@ class Model(ABC):
         nonneg: bool,
         sum_to_one: bool,
     ) -> KKTMultipliers:
-        """Active-set recovery for a model whose ``regularizer`` is a :class:`SmoothPart`: solve
+        """Active-set recovery for a model whose ``regularizer`` is a
+        :class:`~dualboost.conjugates.traits.SmoothPart`: solve
         ``grad f(d) + offset + columns[:, active] c + psi + beta = 0`` (docs/math.md#kkt-recovery) with
         the regulariser's gradient and capped set, rows weighted by d."""
         from dualboost.solvers.active_set import recover_multipliers

@@ -60,7 +60,8 @@ from dualboost.conjugates import (
     scale,
     solve_cvxpy,
 )
-from dualboost.problems.base import CvxpyModel, KKTMultipliers, SmoothPart
+from dualboost.conjugates.traits import SmoothPart
+from dualboost.problems.base import CvxpyModel, KKTMultipliers
 from dualboost.problems.max_edge import DOMAIN_TOL, MaxEdgeModel, as_array
 from dualboost.solvers.contract import WDomain, implements
 

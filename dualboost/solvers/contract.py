@@ -14,14 +14,15 @@ which Protocol it needs: :func:`dualboost.solvers.auglag.accepts`, :func:`dualbo
 * :class:`LinearProgram`: both sides as an LP for HiGHS (``method="highs"``).
 * :class:`SmoothDual`: a differentiable w-domain dual with its curvature (``method="auglag"``),
   on one of the w-domains of :class:`WDomain` (``Model``'s default dual needs a regulariser that
-  is a :class:`SmoothConjugate` or a :class:`LowRankConjugate`).
+  is a :class:`~dualboost.conjugates.traits.SmoothConjugate` or a
+  :class:`~dualboost.conjugates.traits.LowRankConjugate`, traits of conjugates that live beside them).
   The simplex duals are :class:`MaxEdgeDual` (a gap from the gradient alone), the line duals of the
   corrective steps :class:`LineDual`; an :class:`EtaFamily` can be solved at another eta (eta
   continuation) and names its LP limit (eta -> infinity).
 
 A new model that ``method="auglag"`` should solve provides :class:`SmoothDual` (and, on the
 simplex, :class:`MaxEdgeDual`); subclassing :class:`~dualboost.problems.max_edge.MaxEdgeModel`
-and giving it a regulariser from the conjugate library that is a :class:`SmoothConjugate` does
+and giving it a regulariser from the conjugate library that is a ``SmoothConjugate`` does
 that (docs/architecture.md has a ten-line example).
 """
 
@@ -30,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import cvxpy as cp
 import numpy as np
@@ -44,8 +45,6 @@ __all__ = [
     "Certifiable",
     "CvxpyForms",
     "LinearProgram",
-    "SmoothConjugate",
-    "LowRankConjugate",
     "ScaledSteps",
     "ExplainedDual",
     "SmoothDual",
@@ -53,6 +52,9 @@ __all__ = [
     "LineDual",
     "EtaFamily",
 ]
+
+if TYPE_CHECKING:
+    from dualboost.conjugates.traits import SmoothConjugate
 
 Vector = NDArray[np.float64]
 
@@ -161,44 +163,6 @@ class LinearProgram(Certifiable, Protocol):
 
 
 @runtime_checkable
-class SmoothConjugate(Protocol):
-    """A regulariser whose conjugate has a gradient and a factored Hessian
-    (``hess f*(theta) = scale (diag s - s s^T / sum s)``)."""
-
-    def conjugate_and_grad(self, theta: Vector) -> tuple[float, Vector]:
-        """``(f*(theta), grad f*(theta))``."""
-
-    def conjugate_hessian_factors(
-        self, theta: Vector | None, grad: Vector | None = None
-    ) -> tuple[Vector, float]:
-        """``(s, scale)`` at theta (or at ``grad = grad f*(theta)`` when given)."""
-
-    def with_warm_starts(self) -> SmoothConjugate:
-        """A copy whose inner root searches start from the previous call's."""
-
-
-@runtime_checkable
-class LowRankConjugate(Protocol):
-    """A regulariser whose conjugate has a gradient and a Hessian ``diag(g) - V M V^T`` with a few
-    columns in V (``k <= 2``): the exact restrictions ``f + I_S`` of
-    :mod:`dualboost.conjugates.smooth_restriction`, whose Hessian comes from implicit differentiation
-    of an inner solve (docs/math.md#exact-restriction). The softmax form of :class:`SmoothConjugate`
-    is the case ``k = 1``, ``V = scale s``, ``M = 1 / (scale sum s)``."""
-
-    def conjugate_and_grad(self, theta: Vector) -> tuple[float, Vector]:
-        """``(f*(theta), grad f*(theta))``."""
-
-    def conjugate_hessian_lowrank(self, theta: Vector | None, grad: Vector | None = None) -> Any:
-        """``(g, V, M)`` at theta; theta may be None where :meth:`remembers` ``grad``."""
-
-    def remembers(self, grad: Vector) -> bool:
-        """Whether ``grad`` is a gradient this object returned recently (its curvature is known)."""
-
-    def with_warm_starts(self) -> LowRankConjugate:
-        """A copy whose inner root searches start from the previous call's."""
-
-
-@runtime_checkable
 class ExplainedDual(Protocol):
     """A model that says why its dual is not smooth (``method="auglag"``'s refusal quotes it)."""
 
@@ -212,8 +176,9 @@ class SmoothDual(Certifiable, Protocol):
 
     ``smooth_dual`` says whether this instance's dual is differentiable with its curvature (a
     relaxation's depends on its form and regulariser; the default ``D(w) = -f*(-U w)`` of
-    :class:`~dualboost.problems.Model` needs a regulariser that is a :class:`SmoothConjugate` or a
-    :class:`LowRankConjugate`).
+    :class:`~dualboost.problems.Model` needs a regulariser that is a
+    :class:`~dualboost.conjugates.traits.SmoothConjugate` or a
+    :class:`~dualboost.conjugates.traits.LowRankConjugate`).
     ``regularizer.with_warm_starts()`` gives the copy the solver passes to ``dual_value_and_grad``."""
 
     smooth_dual: bool

@@ -35,7 +35,8 @@ from numpy.typing import NDArray
 from scipy.linalg import LinAlgError, eigh
 from scipy.linalg.lapack import dpotrf, dpotri, dpotrs
 
-from dualboost.solvers.contract import LowRankConjugate, ScaledSteps, WDomain, implements
+from dualboost.conjugates.traits import LowRankConjugate
+from dualboost.solvers.contract import ScaledSteps, WDomain, implements
 from dualboost.solvers.options import NewtonOptions, defaults
 
 __all__ = ["DualEvaluator", "Curvature", "newton_polish", "certified_point", "Point"]
