@@ -39,8 +39,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dualboost._validation import check_distribution, check_eta, check_max_iter, check_nu, check_positive
+from dualboost._validation import check_distribution, check_max_iter, check_nu, check_positive
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
+from dualboost.boosting.core.eta import resolve_eta
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
 from dualboost.boosting.core.run import (
@@ -67,8 +68,7 @@ from dualboost.conjugates import (
     entropic_project_capped_simplex,
 )
 from dualboost.conjugates.projections import logsumexp
-from dualboost.problems import CorrectiveBinaryERLPBoost, CorrectiveERLPBoost, LPBoost, canonical_eta
-from dualboost.problems.erlpboost import prior_eta
+from dualboost.problems import CorrectiveBinaryERLPBoost, CorrectiveERLPBoost, LPBoost
 
 __all__ = [
     "corrective_erlpboost",
@@ -349,12 +349,7 @@ def _corrective(
     nu, eps = check_nu(nu, n, strict_upper=binary), check_positive(eps, "eps")
     step = check_step(step, method)
     prior = None if d0 is None else check_distribution(d0, n)
-    if eta is not None:
-        eta = check_eta(eta)
-    elif prior is None:
-        eta = canonical_eta(n, nu, eps, binary=binary)
-    else:
-        eta = prior_eta(prior, nu, eps, binary=binary)
+    eta = resolve_eta(eta, n, nu, eps, d0=prior, binary=binary)
     max_iter = check_max_iter(max_iter, _step_max_iter(step, eta, eps))
     d0 = check_distribution(None, n) if prior is None else prior
     if binary:

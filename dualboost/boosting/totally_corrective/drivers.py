@@ -34,13 +34,13 @@ from numpy.typing import NDArray
 
 from dualboost._validation import (
     check_distribution,
-    check_eta,
     check_max_iter,
     check_nu,
     check_positive,
     check_vector,
 )
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
+from dualboost.boosting.core.eta import resolve_eta
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
 from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle
@@ -56,9 +56,7 @@ from dualboost.problems import (
     ERLPBoost,
     LPBoost,
     SoftBoost,
-    canonical_eta,
 )
-from dualboost.problems.erlpboost import prior_eta
 from dualboost.problems.lpboost import min_max_edge
 from dualboost.solvers import Solution
 
@@ -590,12 +588,7 @@ def entropy_setup(
     certified gap must be <= eps/4, Lemma 3.4; :func:`_solve_certified` checks every re-solve
     against it and tightens the tolerance where a gap is above it) or eps/1000 (simple)."""
     nu, eps = check_nu(nu, n, strict_upper=binary), check_positive(eps, "eps")
-    if eta is not None:
-        eta = check_eta(eta)
-    elif d0 is None:
-        eta = canonical_eta(n, nu, eps, binary=binary)
-    else:
-        eta = prior_eta(d0, nu, eps, binary=binary)
+    eta = resolve_eta(eta, n, nu, eps, d0=d0, binary=binary)
     if criterion not in CRITERIA:
         raise ValueError(f"criterion must be one of {CRITERIA}; got {criterion!r}")
     max_iter = check_max_iter(max_iter, erlpboost_max_iter(eta, eps, criterion))

@@ -78,16 +78,16 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.exceptions import ConvergenceWarning
 
-from dualboost._validation import check_distribution, check_eta, check_max_iter, check_nu, check_positive
+from dualboost._validation import check_distribution, check_max_iter, check_nu, check_positive
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
+from dualboost.boosting.core.eta import resolve_eta
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
 from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle
 from dualboost.boosting.totally_corrective.drivers import GrowingModel, _require_point, _solve_certified
 from dualboost.conjugates.projections import capped_simplex_support
-from dualboost.problems import CGBoost, MDBoost, NMBoost, QRLPBoost, canonical_eta
+from dualboost.problems import CGBoost, MDBoost, NMBoost, QRLPBoost
 from dualboost.problems.cgboost import check_example_weights
-from dualboost.problems.erlpboost import prior_eta
 from dualboost.solvers import Solution
 
 __all__ = [
@@ -698,12 +698,9 @@ def qrlpboost(
     n = check_oracle(oracle)
     nu = check_nu(nu, n)
     eps = check_positive(eps, "eps")
-    if d0 is None:
-        prior = np.full(n, 1.0 / n)
-        eta = canonical_eta(n, nu, eps) if eta is None else check_eta(eta)
-    else:
-        prior = check_distribution(d0, n, "d0")
-        eta = prior_eta(prior, nu, eps) if eta is None else check_eta(eta)
+    prior = None if d0 is None else check_distribution(d0, n, "d0")
+    eta = resolve_eta(eta, n, nu, eps, d0=prior)
+    prior = np.full(n, 1.0 / n) if prior is None else prior
     _warn_bias(nu, eta, eps, prior)
     return _drive(
         _QRLPBoost,

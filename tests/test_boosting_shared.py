@@ -1,0 +1,96 @@
+"""What the drivers of dualboost.boosting share: the default eta of the entropy family
+(docs/math.md#canonical-eta), written out here as the closed form of [KG] Sec 3.2."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dualboost.boosting import (
+    binary_erlpboost,
+    corrective_binary_erlpboost,
+    corrective_erlpboost,
+    erlpboost,
+    qrlpboost,
+)
+from dualboost.boosting.core.eta import resolve_eta
+from dualboost.instances import random_edge_matrix
+from dualboost.oracles import MatrixOracle
+
+# short runs on purpose: max_iter ends them before their stopping rule
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+
+#: driver -> whether it regularises with the binary relative entropy (``+ 1`` in the log, Thm 3.21)
+ENTROPY_DRIVERS = {
+    erlpboost: False,
+    binary_erlpboost: True,
+    corrective_erlpboost: False,
+    corrective_binary_erlpboost: True,
+    qrlpboost: False,
+}
+
+
+def closed_form_eta(n: int, nu: float, eps: float, binary: bool, d0=None) -> float:
+    """``max((2/eps) B, 1/2)``, B = ln(N/nu) (uniform prior) or ln(1/(nu min d0)), plus 1 for the
+    binary entropy with the uniform prior (the prior's binary term is 1/(1 - nu max d0))."""
+    if d0 is None:
+        bound = math.log(n / nu) + (1.0 if binary else 0.0)
+    else:
+        bound = -math.log(nu * min(d0)) + (1.0 / (1.0 - nu * max(d0)) if binary else 0.0)
+    return max(2.0 / eps * bound, 0.5)
+
+
+# (N, nu, eps): nu = 1 (the hard margin), nu = N (eta's floor 1/2 for the non-binary entropy), between
+CASES = [(20, 1.0, 0.1), (20, 20.0, 0.1), (30, 7.5, 0.05), (12, 3.0, 0.5), (40, 39.0, 2.0)]
+
+
+@pytest.mark.parametrize(
+    "driver, n, nu, eps",
+    [
+        pytest.param(driver, *case, id=f"{driver.__name__}-{case}")
+        for driver, binary in ENTROPY_DRIVERS.items()
+        for case in CASES
+        if not (binary and case[1] >= case[0])  # the binary entropy needs nu < N
+    ],
+)
+def test_default_eta_is_the_closed_form(driver, n, nu, eps):
+    binary = ENTROPY_DRIVERS[driver]
+    oracle = MatrixOracle(random_edge_matrix(n, 6, seed=n))
+    result = driver(oracle, nu=nu, eps=eps, max_iter=1)
+    # math.log and np.log differ by at most an ulp or two: rel 1e-14 is far above that
+    assert result.params["eta"] == pytest.approx(closed_form_eta(n, nu, eps, binary), rel=1e-14)
+
+
+@pytest.mark.parametrize("driver", list(ENTROPY_DRIVERS), ids=lambda f: f.__name__)
+def test_default_eta_with_a_prior(driver):
+    binary = ENTROPY_DRIVERS[driver]
+    n, nu, eps = 25, 4.0, 0.1
+    d0 = np.random.default_rng(3).uniform(0.5, 1.5, n)
+    d0 /= d0.sum()
+    oracle = MatrixOracle(random_edge_matrix(n, 6, seed=1))
+    result = driver(oracle, nu=nu, eps=eps, max_iter=1, d0=d0)
+    assert result.params["eta"] == pytest.approx(closed_form_eta(n, nu, eps, binary, list(d0)), rel=1e-14)
+
+
+@pytest.mark.parametrize("driver", list(ENTROPY_DRIVERS), ids=lambda f: f.__name__)
+def test_default_eta_run_equals_explicit_run(driver):
+    """A run at the default eta is the run at the closed form passed explicitly, iteration for
+    iteration (the same eta to the bit gives the same arithmetic)."""
+    binary = ENTROPY_DRIVERS[driver]
+    n, nu, eps = 30, 3.0, 0.1
+    oracle = MatrixOracle(random_edge_matrix(n, 12, seed=7))
+    default = driver(oracle, nu=nu, eps=eps, max_iter=40)
+    explicit = driver(oracle, nu=nu, eps=eps, max_iter=40, eta=default.params["eta"])
+    assert default.params["eta"] == pytest.approx(closed_form_eta(n, nu, eps, binary), rel=1e-14)
+    assert default.n_iter == explicit.n_iter
+    np.testing.assert_array_equal(default.weights, explicit.weights)
+    np.testing.assert_array_equal(default.d, explicit.d)
+
+
+def test_resolve_eta_checks_a_given_eta():
+    assert resolve_eta(3.5, 10, 2.0, 0.1) == 3.5
+    with pytest.raises(ValueError, match="eta"):
+        resolve_eta(-1.0, 10, 2.0, 0.1)
+    assert resolve_eta(None, 10, 10.0, 0.1) == 0.5  # ln(N/nu) = 0: the floor of the bounds
