@@ -1,5 +1,6 @@
 """What the drivers of dualboost.boosting share: the default eta of the entropy family
-(docs/math.md#canonical-eta), written out here as the closed form of [KG] Sec 3.2."""
+(docs/math.md#canonical-eta), written out here as the closed form of [KG] Sec 3.2, and the count of
+the hypotheses with positive weight that every history row and result reports."""
 
 from __future__ import annotations
 
@@ -9,13 +10,17 @@ import numpy as np
 import pytest
 
 from dualboost.boosting import (
+    adaboost,
     binary_erlpboost,
     corrective_binary_erlpboost,
     corrective_erlpboost,
     erlpboost,
+    lpboost,
+    mdboost,
     qrlpboost,
 )
 from dualboost.boosting.core.eta import resolve_eta
+from dualboost.boosting.core.result import n_positive
 from dualboost.instances import random_edge_matrix
 from dualboost.oracles import MatrixOracle
 
@@ -94,3 +99,22 @@ def test_resolve_eta_checks_a_given_eta():
     with pytest.raises(ValueError, match="eta"):
         resolve_eta(-1.0, 10, 2.0, 0.1)
     assert resolve_eta(None, 10, 10.0, 0.1) == 0.5  # ln(N/nu) = 0: the floor of the bounds
+
+
+def test_n_positive():
+    assert n_positive(None) == 0
+    assert n_positive([]) == 0
+    assert n_positive(np.array([0.0, 0.5, -0.0, 1e-300, 0.5])) == 3
+    assert n_positive([-1.0, 0.0, 2.0]) == 1
+
+
+@pytest.mark.parametrize(
+    "driver",
+    [lpboost, mdboost, erlpboost, qrlpboost, corrective_erlpboost, adaboost],
+    ids=lambda f: f.__name__,
+)
+def test_last_row_counts_the_positive_weights(driver):
+    """The last history row's ``n_hypotheses`` is the output's count of weights > 0, counted here."""
+    result = driver(MatrixOracle(random_edge_matrix(30, 12, seed=7)), max_iter=30)
+    expected = sum(1 for w in result.weights if w > 0)
+    assert result.history.rows[-1].n_hypotheses == expected == result.n_nonzero

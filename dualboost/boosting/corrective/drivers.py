@@ -43,7 +43,7 @@ from dualboost._validation import check_distribution, check_max_iter, check_nu, 
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
 from dualboost.boosting.core.eta import resolve_eta
 from dualboost.boosting.core.history import History
-from dualboost.boosting.core.result import BoostResult
+from dualboost.boosting.core.result import BoostResult, n_positive
 from dualboost.boosting.core.run import (
     Callback,
     Ensemble,
@@ -411,7 +411,7 @@ def _corrective(
         p_min = min(p_min, max(max_edge, edge) + reg_value)  # P^t(d^{t-1}), max form
         quantity = p_min - theta_prev
         if quantity <= eps / 2.0:
-            run.record(t, edge, stopping=quantity, n_hypotheses=int(np.count_nonzero(w > 0)))
+            run.record(t, edge, stopping=quantity, n_hypotheses=n_positive(w))
             converged = True
             break
         with run.solving():
@@ -458,7 +458,7 @@ def _corrective(
             primal=primal,
             dual=step_update.theta,
             stopping=quantity,
-            n_hypotheses=int(np.count_nonzero(w > 0)),
+            n_hypotheses=n_positive(w),
         )
         theta_prev = step_update.theta
         state = {"p_min": p_min, "theta_prev": theta_prev, "max_edge": max_edge, "reg_value": reg_value}

@@ -42,7 +42,7 @@ from dualboost._validation import (
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
 from dualboost.boosting.core.eta import resolve_eta
 from dualboost.boosting.core.history import History
-from dualboost.boosting.core.result import BoostResult
+from dualboost.boosting.core.result import BoostResult, n_positive
 from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle
 from dualboost.boosting.core.stopping import (
     CRITERIA,
@@ -97,10 +97,6 @@ def _prior(d0: object, n: int) -> NDArray[np.float64] | None:
     """The checked prior d0 (a strictly positive distribution over the N examples), or None for
     the uniform one."""
     return None if d0 is None else check_distribution(d0, n)
-
-
-def _n_positive(w: NDArray[np.float64] | None) -> int:
-    return 0 if w is None else int(np.count_nonzero(np.asarray(w) > 0))
 
 
 @releases_checkpoint
@@ -186,7 +182,7 @@ def lpboost(
             primal=sol.primal_value,
             dual=sol.dual_value,
             stopping=quantity,
-            n_hypotheses=_n_positive(sol.w),
+            n_hypotheses=n_positive(sol.w),
         )
         d = sol.d
         run.keep(d, sol.w)
@@ -336,7 +332,7 @@ def softboost(
         if new_sol.status == "infeasible":
             with run.solving():
                 w = LPBoost(ensemble.U, nu=nu).solve(method="highs").w
-            run.record(t, selection.edge, stopping=quantity, n_hypotheses=_n_positive(w))
+            run.record(t, selection.edge, stopping=quantity, n_hypotheses=n_positive(w))
             converged, reason, detail = True, "infeasible", "P_LP^t > gamma_hat_t - eps"
             break
         _require_point(new_sol, "softboost", t)
@@ -349,7 +345,7 @@ def softboost(
             primal=sol.primal_value,
             dual=sol.dual_value,
             stopping=quantity,
-            n_hypotheses=_n_positive(w),
+            n_hypotheses=n_positive(w),
         )
         if np.any(d < SOFTBOOST_ZERO * d0):
             converged, reason, detail = True, "converged", "a zero in d^t"
@@ -632,7 +628,7 @@ def entropy_loop(
         quantity = p_min - (theta_prev if practical else p_prev)
         if quantity <= eps / 2.0:
             weights = np.zeros(0) if sol is None else sol.w
-            run.record(t, selection.edge, stopping=quantity, n_hypotheses=_n_positive(weights))
+            run.record(t, selection.edge, stopping=quantity, n_hypotheses=n_positive(weights))
             converged, reason, detail = True, "converged", f"{name} <= eps/2"
             break
         # A re-selected hypothesis leaves the problem unchanged, and then delta~^t <= the certified
@@ -640,7 +636,7 @@ def entropy_loop(
         # the same problem again, more precisely; give up after _RESOLVES such iterations in a row.
         repeats = 0 if is_new else repeats + 1
         if repeats > _RESOLVES:
-            run.record(t, selection.edge, stopping=quantity, n_hypotheses=_n_positive(sol.w))
+            run.record(t, selection.edge, stopping=quantity, n_hypotheses=n_positive(sol.w))
             reason = "precision_floor"
             detail = (
                 f"re-selected hypothesis {_RESOLVES + 1} times: the subproblem solver cannot reach the "
@@ -659,7 +655,7 @@ def entropy_loop(
             primal=sol.primal_value,
             dual=sol.dual_value,
             stopping=quantity,
-            n_hypotheses=_n_positive(sol.w),
+            n_hypotheses=n_positive(sol.w),
         )
         p_prev, theta_prev = sol.primal_value, sol.dual_value
         run.keep(d, sol.w)
