@@ -21,6 +21,7 @@ from dualboost.boosting import (
 )
 from dualboost.boosting.core.eta import resolve_eta
 from dualboost.boosting.core.result import n_positive
+from dualboost.conjugates import CappedBinaryRelativeEntropy
 from dualboost.instances import random_edge_matrix
 from dualboost.oracles import MatrixOracle
 
@@ -118,3 +119,60 @@ def test_last_row_counts_the_positive_weights(driver):
     result = driver(MatrixOracle(random_edge_matrix(30, 12, seed=7)), max_iter=30)
     expected = sum(1 for w in result.weights if w > 0)
     assert result.history.rows[-1].n_hypotheses == expected == result.n_nonzero
+
+
+# --- the binary entropy's normaliser root, carried through a checkpoint ------------------------------
+
+
+class _Interrupt(Exception):
+    """Raised by the progress callback to stop a run mid-way."""
+
+
+def _interrupt_at(iteration: int):
+    def callback(row):
+        if row.iteration == iteration:
+            raise _Interrupt
+
+    return callback
+
+
+def test_last_root_is_the_warm_start():
+    """``last_root`` is the root the warm copy found last (NaN before, and always in a cold copy); set,
+    it starts the next solve, which then ends on the same root as a cold solve (the bracketed Newton
+    iteration stops at 4 ulps)."""
+    n, nu, eta = 40, 5.0, 30.0
+    regularizer = CappedBinaryRelativeEntropy(np.full(n, 1.0 / n), nu, eta)
+    warm = regularizer.with_warm_starts()
+    assert math.isnan(warm.last_root) and math.isnan(regularizer.last_root)
+    theta = random_edge_matrix(n, 1, seed=2)[:, 0] * 0.1
+    root = warm.normalizer(theta)
+    assert warm.last_root == root
+    regularizer.normalizer(theta)
+    assert math.isnan(regularizer.last_root)  # a cold copy keeps no state
+    cold_root = regularizer.normalizer(theta + 0.01)
+    warm.last_root = root + 0.5  # a start inside the bracket away from the root
+    ulps = 16 * np.finfo(float).eps * abs(cold_root)  # both stop within 4 ulps of the root
+    assert warm.normalizer(theta + 0.01) == pytest.approx(cold_root, rel=0, abs=ulps)
+    assert warm.last_root != root + 0.5
+
+
+@pytest.mark.parametrize("stop", [3, 10])
+def test_corrective_binary_resume_is_bit_identical(stop, tmp_path):
+    """A corrective Binary ERLPBoost run stopped at iteration ``stop`` and resumed from its checkpoint
+    (which carries the normaliser's last root, restored through ``last_root``) repeats the unbroken
+    run bit for bit: the same operations on the same floats, from the same Newton starts (a resume
+    that drops the root, Newton starting from the bracket's middle, differs in the last bits here)."""
+    oracle = MatrixOracle(random_edge_matrix(40, 25, seed=1))
+    params = {"nu": 2.0, "eps": 0.01, "max_iter": 60}
+    reference = corrective_binary_erlpboost(oracle, **params)
+    assert reference.n_iter > stop
+    path = tmp_path / "run.ckpt"
+    with pytest.raises(_Interrupt):
+        corrective_binary_erlpboost(oracle, checkpoint=path, checkpoint_every=1, callback=_interrupt_at(stop),
+                                    **params)  # fmt: skip
+    resumed = corrective_binary_erlpboost(oracle, checkpoint=path, checkpoint_every=1, resume=True, **params)
+    assert resumed.hypotheses == reference.hypotheses
+    np.testing.assert_array_equal(resumed.weights, reference.weights)
+    np.testing.assert_array_equal(resumed.d, reference.d)
+    for column in ("edge", "primal", "dual", "stopping"):
+        np.testing.assert_array_equal(resumed.history[column], reference.history[column])

@@ -323,6 +323,13 @@ def _step_max_iter(step: str, eta: float, eps: float) -> int:
     return corrective_max_iter(eta, eps)
 
 
+def _root(regularizer: CappedRelativeEntropy | CappedBinaryRelativeEntropy) -> float:
+    """The binary entropy's last normaliser root (:attr:`CappedBinaryRelativeEntropy.last_root
+    <dualboost.conjugates.CappedBinaryRelativeEntropy.last_root>`), which starts its next solve;
+    NaN for the relative entropy, whose normaliser is in closed form."""
+    return regularizer.last_root if isinstance(regularizer, CappedBinaryRelativeEntropy) else math.nan
+
+
 @releases_checkpoint
 def _corrective(
     algorithm: str,
@@ -387,8 +394,8 @@ def _corrective(
     p_min, theta_prev = math.inf, -1.0  # Theta^0 = -1 ([KG] Alg. 4.1 step 2)
     max_edge, reg_value = -math.inf, 0.0  # max_{q<t} u^q . d^{t-1} (empty: -inf) and (1/eta) Delta(d^{t-1})
     sol, lp_steps = None, 0  # MLPBoost: the last LP solution (warm start) and the LP steps taken
-    # the binary entropy's normaliser starts from its previous root: part of the state
-    root = getattr(regularizer, "_last_root", math.nan)
+    # the binary entropy's normaliser starts from its previous root: part of the state (NaN: none)
+    root = _root(regularizer)
     first, (d, margins, w, p_min, theta_prev, max_edge, reg_value, root, sol, lp_steps) = run.resume(
         ensemble,
         d=d,
@@ -403,7 +410,7 @@ def _corrective(
         lp_steps=lp_steps,
     )
     if binary:
-        regularizer._last_root = root
+        regularizer.last_root = root
     converged = False
     for t in range(first, max_iter + 1):
         selection = run.ask(d)
@@ -462,7 +469,7 @@ def _corrective(
         )
         theta_prev = step_update.theta
         state = {"p_min": p_min, "theta_prev": theta_prev, "max_edge": max_edge, "reg_value": reg_value}
-        root = getattr(regularizer, "_last_root", math.nan)
+        root = _root(regularizer)
         run.save(t, ensemble, d=d, margins=margins, w=w, root=root, sol=sol, lp_steps=lp_steps, **state)
     if secondary:
         params["lp_steps"] = lp_steps
