@@ -24,6 +24,7 @@ __all__ = [
     "n_positive",
 ]
 
+
 def n_positive(w: ArrayLike | None) -> int:
     """The number of hypotheses with weight > 0 in ``w`` (0 for None: no solution yet): a result's
     :attr:`BoostResult.n_nonzero` and the ``n_hypotheses`` of a history row."""

@@ -364,9 +364,7 @@ def _run(
         support.append(int(np.count_nonzero(rule.d > 0)))
         before.append(error_before)
         error_before = error
-        run.record(
-            t, edge, primal=primal, dual=dual, stopping=bound, n_hypotheses=n_positive(eta_vec)
-        )
+        run.record(t, edge, primal=primal, dual=dual, stopping=bound, n_hypotheses=n_positive(eta_vec))
         run.keep(rule.d, eta_vec)
         if bound < threshold:
             converged, reason = True, "converged"
