@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from test_checkpoint import Interrupt, interrupt_at
 
 from dualboost.boosting import (
     adaboost,
@@ -18,12 +19,15 @@ from dualboost.boosting import (
     lpboost,
     mdboost,
     qrlpboost,
+    smoothboost,
 )
 from dualboost.boosting.core.eta import resolve_eta
 from dualboost.boosting.core.result import n_positive
+from dualboost.boosting.core.run import rule_or_cap
 from dualboost.conjugates import CappedBinaryRelativeEntropy
 from dualboost.instances import random_edge_matrix
 from dualboost.oracles import MatrixOracle
+from dualboost.problems import LPBoost
 
 # short runs on purpose: max_iter ends them before their stopping rule
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
@@ -124,18 +128,6 @@ def test_last_row_counts_the_positive_weights(driver):
 # --- the binary entropy's normaliser root, carried through a checkpoint ------------------------------
 
 
-class _Interrupt(Exception):
-    """Raised by the progress callback to stop a run mid-way."""
-
-
-def _interrupt_at(iteration: int):
-    def callback(row):
-        if row.iteration == iteration:
-            raise _Interrupt
-
-    return callback
-
-
 def test_last_root_is_the_warm_start():
     """``last_root`` is the root the warm copy found last (NaN before, and always in a cold copy); set,
     it starts the next solve, which then ends on the same root as a cold solve (the bracketed Newton
@@ -167,8 +159,8 @@ def test_corrective_binary_resume_is_bit_identical(stop, tmp_path):
     reference = corrective_binary_erlpboost(oracle, **params)
     assert reference.n_iter > stop
     path = tmp_path / "run.ckpt"
-    with pytest.raises(_Interrupt):
-        corrective_binary_erlpboost(oracle, checkpoint=path, checkpoint_every=1, callback=_interrupt_at(stop),
+    with pytest.raises(Interrupt):
+        corrective_binary_erlpboost(oracle, checkpoint=path, checkpoint_every=1, callback=interrupt_at(stop),
                                     **params)  # fmt: skip
     resumed = corrective_binary_erlpboost(oracle, checkpoint=path, checkpoint_every=1, resume=True, **params)
     assert resumed.hypotheses == reference.hypotheses
@@ -176,3 +168,37 @@ def test_corrective_binary_resume_is_bit_identical(stop, tmp_path):
     np.testing.assert_array_equal(resumed.d, reference.d)
     for column in ("edge", "primal", "dual", "stopping"):
         np.testing.assert_array_equal(resumed.history[column], reference.history[column])
+
+
+# --- how a loop that stops on its rule or at max_iter reports it -------------------------------------
+
+
+def _smoothboost_case():
+    """A class with hard margin rho* > 0.1 (tests/test_smoothboost.py): gamma = rho*/2 is a true
+    advantage, so SmoothBoost meets its rule."""
+    U = np.random.default_rng(2).choice([-1.0, 1.0], size=(40, 60))
+    rho = LPBoost(np.hstack([U, -U]), nu=1.0).solve(method="highs").dual_value
+    return MatrixOracle(U, reflexive=True), {"kappa": 0.1, "gamma": rho / 2}
+
+
+@pytest.mark.parametrize(
+    "driver, rule",
+    [
+        (lpboost, "min edge - P_LP <= eps"),
+        (corrective_erlpboost, "delta~ (practical) <= eps/2"),
+        (smoothboost, None),  # the history's criterion
+    ],
+    ids=lambda x: getattr(x, "__name__", ""),
+)
+def test_rule_or_cap_stop(driver, rule):
+    if driver is smoothboost:
+        oracle, params = _smoothboost_case()
+    else:
+        oracle, params = MatrixOracle(random_edge_matrix(30, 12, seed=7)), {"eps": 0.1}
+    met = driver(oracle, **params)
+    assert (met.converged, met.stop_reason) == (True, "converged")
+    assert met.stop_detail == (met.history.criterion if rule is None else rule)
+    capped = driver(oracle, **params, max_iter=2)
+    assert (capped.converged, capped.stop_reason, capped.stop_detail) == (False, "max_iter", "max_iter=2")
+    assert rule_or_cap(True, "r", 5) == ("converged", "r")
+    assert rule_or_cap(False, "r", 5) == ("max_iter", "max_iter=5")

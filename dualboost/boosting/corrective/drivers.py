@@ -49,6 +49,7 @@ from dualboost.boosting.core.run import (
     Ensemble,
     Run,
     check_oracle,
+    rule_or_cap,
 )
 from dualboost.boosting.core.stopping import corrective_max_iter
 from dualboost.boosting.corrective.frank_wolfe import (
@@ -473,14 +474,15 @@ def _corrective(
         run.save(t, ensemble, d=d, margins=margins, w=w, root=root, sol=sol, lp_steps=lp_steps, **state)
     if secondary:
         params["lp_steps"] = lp_steps
+    reason, detail = rule_or_cap(converged, "delta~ (practical) <= eps/2", max_iter)
     return run.result(
         algorithm,
         ensemble,
         w,
         d,
         converged=converged,
-        stop_reason="converged" if converged else "max_iter",
-        stop_detail="delta~ (practical) <= eps/2" if converged else f"max_iter={max_iter}",
+        stop_reason=reason,
+        stop_detail=detail,
         params=params,
         soft_margin=True,
     )

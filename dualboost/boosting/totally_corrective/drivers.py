@@ -43,7 +43,7 @@ from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releas
 from dualboost.boosting.core.eta import resolve_eta
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult, n_positive
-from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle
+from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle, rule_or_cap
 from dualboost.boosting.core.stopping import (
     CRITERIA,
     LPBOOST_MAX_ITER,
@@ -190,14 +190,15 @@ def lpboost(
             converged = True
             break
         run.save(t, ensemble, d=d, min_edge=min_edge, sol=sol)
+    reason, detail = rule_or_cap(converged, "min edge - P_LP <= eps", max_iter)
     return run.result(
         "lpboost",
         ensemble,
         sol.w,
         d,
         converged=converged,
-        stop_reason="converged" if converged else "max_iter",
-        stop_detail="min edge - P_LP <= eps" if converged else f"max_iter={max_iter}",
+        stop_reason=reason,
+        stop_detail=detail,
         params=params,
         soft_margin=caps is None,  # the soft margin of weighted caps is not the nu-average
     )
