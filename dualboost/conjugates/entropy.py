@@ -247,6 +247,18 @@ class CappedBinaryRelativeEntropy(ConvexFunction):
             self._last_root = float(b)
         return float(b)
 
+    @property
+    def last_root(self) -> float:
+        """The root ``b`` of the last :meth:`normalizer` call of a warm copy (:meth:`with_warm_starts`),
+        where the next call starts; NaN before the first and in a cold copy. A run that saves a
+        checkpoint saves it and sets it back on resume, so that the resumed run repeats the
+        unbroken one's arithmetic."""
+        return self._last_root
+
+    @last_root.setter
+    def last_root(self, root: float) -> None:
+        self._last_root = float(root)
+
     def with_warm_starts(self) -> CappedBinaryRelativeEntropy:
         warm = copy.copy(self)
         warm._warm = True

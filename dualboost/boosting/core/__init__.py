@@ -7,6 +7,7 @@
 * :mod:`~dualboost.boosting.core.result`: :class:`~dualboost.boosting.core.result.BoostResult` and
   the decision function of a weighted ensemble;
 * :mod:`~dualboost.boosting.core.stopping`: the iteration caps of the theorems of [KG];
+* :mod:`~dualboost.boosting.core.eta`: the entropy family's eta, a user's or the canonical default;
 * :mod:`~dualboost.boosting.core.checkpoint`: checkpoints of long runs;
 * :mod:`~dualboost.boosting.core.progress`: the progress line on a terminal;
 * :mod:`~dualboost.boosting.core.plot`: plots of a history.

@@ -21,7 +21,15 @@ __all__ = [
     "TIE_TOL",
     "STOP_REASONS",
     "check_stop_reason",
+    "n_positive",
 ]
+
+
+def n_positive(w: ArrayLike | None) -> int:
+    """The number of hypotheses with weight > 0 in ``w`` (0 for None: no solution yet): a result's
+    :attr:`BoostResult.n_nonzero` and the ``n_hypotheses`` of a history row."""
+    return 0 if w is None else int(np.count_nonzero(np.asarray(w) > 0))
+
 
 #: |f_w(x)| at or below this is a tie, reported as exactly 0 (:func:`combined_decision`)
 TIE_TOL = 1e-9
@@ -235,7 +243,7 @@ class BoostResult:
     @property
     def n_nonzero(self) -> int:
         """Hypotheses with w > 0."""
-        return int(np.count_nonzero(self.weights > 0))
+        return n_positive(self.weights)
 
     @property
     def margins(self) -> NDArray[np.float64]:

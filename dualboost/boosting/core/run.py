@@ -48,6 +48,7 @@ __all__ = [
     "Run",
     "check_oracle",
     "warn_unconverged",
+    "rule_or_cap",
     "warn_weak_soft_margin",
     "SoftMarginWarning",
     "Callback",
@@ -76,6 +77,13 @@ _ADVICE = {
     "reselected": "the run would repeat the same iteration: change the parameters (see the reason)",
     "no_edge": "the oracle cannot improve the model: a richer oracle, or a larger tolerance",
 }
+
+
+def rule_or_cap(converged: bool, rule: str, max_iter: int) -> tuple[str, str]:
+    """``(stop_reason, stop_detail)`` for :meth:`Run.result` of a loop that ends either on its stopping
+    ``rule`` (``"converged"``, the rule in words) or at the cap (``"max_iter"``, ``"max_iter=N"``, the
+    form :func:`warn_unconverged` reads)."""
+    return ("converged", rule) if converged else ("max_iter", f"max_iter={max_iter}")
 
 
 def warn_unconverged(algorithm: str, reason: str, detail: str = "", *, stacklevel: int = 3) -> None:

@@ -32,7 +32,7 @@ from scipy.optimize import brentq
 from dualboost._validation import check_distribution, check_max_iter, check_scalar
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
 from dualboost.boosting.core.history import History
-from dualboost.boosting.core.result import BoostResult
+from dualboost.boosting.core.result import BoostResult, n_positive
 from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle
 from dualboost.boosting.core.stopping import ADABOOST_MAX_ITER
 from dualboost.conjugates.projections import logsumexp
@@ -197,7 +197,7 @@ def _exponential(
         selection = run.ask(d)
         u, edge = selection.column, selection.edge
         if edge <= 0:
-            run.record(t, edge, n_hypotheses=int(np.count_nonzero(alpha > 0)))
+            run.record(t, edge, n_hypotheses=n_positive(alpha))
             converged, reason, detail = tolerance is None, "no_edge", "no hypothesis with a positive edge"
             break
         min_edge = min(min_edge, edge)
@@ -216,7 +216,7 @@ def _exponential(
             given, d = d, np.exp(log_d - logsumexp(log_d))
         hard_margin = float(margins.min() / alpha.sum())
         quantity = min_edge - hard_margin
-        run.record(t, edge, stopping=quantity, n_hypotheses=int(np.count_nonzero(alpha > 0)))
+        run.record(t, edge, stopping=quantity, n_hypotheses=n_positive(alpha))
         if run.stages is not None:
             run.stages.full(alpha)
         if math.isinf(step):

@@ -39,15 +39,17 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dualboost._validation import check_distribution, check_eta, check_max_iter, check_nu, check_positive
+from dualboost._validation import check_distribution, check_max_iter, check_nu, check_positive
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
+from dualboost.boosting.core.eta import resolve_eta
 from dualboost.boosting.core.history import History
-from dualboost.boosting.core.result import BoostResult
+from dualboost.boosting.core.result import BoostResult, n_positive
 from dualboost.boosting.core.run import (
     Callback,
     Ensemble,
     Run,
     check_oracle,
+    rule_or_cap,
 )
 from dualboost.boosting.core.stopping import corrective_max_iter
 from dualboost.boosting.corrective.frank_wolfe import (
@@ -67,8 +69,7 @@ from dualboost.conjugates import (
     entropic_project_capped_simplex,
 )
 from dualboost.conjugates.projections import logsumexp
-from dualboost.problems import CorrectiveBinaryERLPBoost, CorrectiveERLPBoost, LPBoost, canonical_eta
-from dualboost.problems.erlpboost import prior_eta
+from dualboost.problems import CorrectiveBinaryERLPBoost, CorrectiveERLPBoost, LPBoost
 
 __all__ = [
     "corrective_erlpboost",
@@ -323,6 +324,13 @@ def _step_max_iter(step: str, eta: float, eps: float) -> int:
     return corrective_max_iter(eta, eps)
 
 
+def _root(regularizer: CappedRelativeEntropy | CappedBinaryRelativeEntropy) -> float:
+    """The binary entropy's last normaliser root (:attr:`CappedBinaryRelativeEntropy.last_root
+    <dualboost.conjugates.CappedBinaryRelativeEntropy.last_root>`), which starts its next solve;
+    NaN for the relative entropy, whose normaliser is in closed form."""
+    return regularizer.last_root if isinstance(regularizer, CappedBinaryRelativeEntropy) else math.nan
+
+
 @releases_checkpoint
 def _corrective(
     algorithm: str,
@@ -349,12 +357,7 @@ def _corrective(
     nu, eps = check_nu(nu, n, strict_upper=binary), check_positive(eps, "eps")
     step = check_step(step, method)
     prior = None if d0 is None else check_distribution(d0, n)
-    if eta is not None:
-        eta = check_eta(eta)
-    elif prior is None:
-        eta = canonical_eta(n, nu, eps, binary=binary)
-    else:
-        eta = prior_eta(prior, nu, eps, binary=binary)
+    eta = resolve_eta(eta, n, nu, eps, d0=prior, binary=binary)
     max_iter = check_max_iter(max_iter, _step_max_iter(step, eta, eps))
     d0 = check_distribution(None, n) if prior is None else prior
     if binary:
@@ -392,8 +395,8 @@ def _corrective(
     p_min, theta_prev = math.inf, -1.0  # Theta^0 = -1 ([KG] Alg. 4.1 step 2)
     max_edge, reg_value = -math.inf, 0.0  # max_{q<t} u^q . d^{t-1} (empty: -inf) and (1/eta) Delta(d^{t-1})
     sol, lp_steps = None, 0  # MLPBoost: the last LP solution (warm start) and the LP steps taken
-    # the binary entropy's normaliser starts from its previous root: part of the state
-    root = getattr(regularizer, "_last_root", math.nan)
+    # the binary entropy's normaliser starts from its previous root: part of the state (NaN: none)
+    root = _root(regularizer)
     first, (d, margins, w, p_min, theta_prev, max_edge, reg_value, root, sol, lp_steps) = run.resume(
         ensemble,
         d=d,
@@ -408,7 +411,7 @@ def _corrective(
         lp_steps=lp_steps,
     )
     if binary:
-        regularizer._last_root = root
+        regularizer.last_root = root
     converged = False
     for t in range(first, max_iter + 1):
         selection = run.ask(d)
@@ -416,7 +419,7 @@ def _corrective(
         p_min = min(p_min, max(max_edge, edge) + reg_value)  # P^t(d^{t-1}), max form
         quantity = p_min - theta_prev
         if quantity <= eps / 2.0:
-            run.record(t, edge, stopping=quantity, n_hypotheses=int(np.count_nonzero(w > 0)))
+            run.record(t, edge, stopping=quantity, n_hypotheses=n_positive(w))
             converged = True
             break
         with run.solving():
@@ -463,22 +466,23 @@ def _corrective(
             primal=primal,
             dual=step_update.theta,
             stopping=quantity,
-            n_hypotheses=int(np.count_nonzero(w > 0)),
+            n_hypotheses=n_positive(w),
         )
         theta_prev = step_update.theta
         state = {"p_min": p_min, "theta_prev": theta_prev, "max_edge": max_edge, "reg_value": reg_value}
-        root = getattr(regularizer, "_last_root", math.nan)
+        root = _root(regularizer)
         run.save(t, ensemble, d=d, margins=margins, w=w, root=root, sol=sol, lp_steps=lp_steps, **state)
     if secondary:
         params["lp_steps"] = lp_steps
+    reason, detail = rule_or_cap(converged, "delta~ (practical) <= eps/2", max_iter)
     return run.result(
         algorithm,
         ensemble,
         w,
         d,
         converged=converged,
-        stop_reason="converged" if converged else "max_iter",
-        stop_detail="delta~ (practical) <= eps/2" if converged else f"max_iter={max_iter}",
+        stop_reason=reason,
+        stop_detail=detail,
         params=params,
         soft_margin=True,
     )

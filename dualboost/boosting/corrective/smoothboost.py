@@ -27,7 +27,7 @@ from dualboost._validation import check_distribution, check_max_iter, check_scal
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
 from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
-from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle
+from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle, rule_or_cap
 
 __all__ = ["smoothboost", "smoothboost_weights", "smoothboost_max_iter"]
 
@@ -111,13 +111,14 @@ def smoothboost(
         d = pM / quantity
         run.save(t, ensemble, margins=margins, counts=counts, d=d)
     weights = counts / counts.sum()
+    reason, detail = rule_or_cap(converged, history.criterion, max_iter)
     return run.result(
         "smoothboost",
         ensemble,
         weights,
         d,
         converged=converged,
-        stop_reason="converged" if converged else "max_iter",
-        stop_detail=history.criterion if converged else f"max_iter={max_iter}",
+        stop_reason=reason,
+        stop_detail=detail,
         params=params,
     )

@@ -62,7 +62,7 @@ from scipy.special import kl_div
 
 from dualboost._validation import check_choice, check_distribution, check_max_iter, check_scalar
 from dualboost.boosting.core.history import History
-from dualboost.boosting.core.result import BoostResult
+from dualboost.boosting.core.result import BoostResult, n_positive
 from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle
 from dualboost.boosting.maboost.geometry import (
     Entropy,
@@ -344,7 +344,7 @@ def _run(
         selection = run.ask(rule.d)
         u, edge = selection.column, selection.edge
         if edge <= 0:
-            run.record(t, edge, n_hypotheses=int(np.count_nonzero(eta_vec > 0)))
+            run.record(t, edge, n_hypotheses=n_positive(eta_vec))
             converged, reason, detail = True, "no_edge", "no hypothesis with a positive edge"
             break
         with run.solving():
@@ -364,9 +364,7 @@ def _run(
         support.append(int(np.count_nonzero(rule.d > 0)))
         before.append(error_before)
         error_before = error
-        run.record(
-            t, edge, primal=primal, dual=dual, stopping=bound, n_hypotheses=int(np.count_nonzero(eta_vec > 0))
-        )
+        run.record(t, edge, primal=primal, dual=dual, stopping=bound, n_hypotheses=n_positive(eta_vec))
         run.keep(rule.d, eta_vec)
         if bound < threshold:
             converged, reason = True, "converged"

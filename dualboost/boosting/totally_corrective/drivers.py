@@ -34,16 +34,16 @@ from numpy.typing import NDArray
 
 from dualboost._validation import (
     check_distribution,
-    check_eta,
     check_max_iter,
     check_nu,
     check_positive,
     check_vector,
 )
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
+from dualboost.boosting.core.eta import resolve_eta
 from dualboost.boosting.core.history import History
-from dualboost.boosting.core.result import BoostResult
-from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle
+from dualboost.boosting.core.result import BoostResult, n_positive
+from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle, rule_or_cap
 from dualboost.boosting.core.stopping import (
     CRITERIA,
     LPBOOST_MAX_ITER,
@@ -56,9 +56,7 @@ from dualboost.problems import (
     ERLPBoost,
     LPBoost,
     SoftBoost,
-    canonical_eta,
 )
-from dualboost.problems.erlpboost import prior_eta
 from dualboost.problems.lpboost import min_max_edge
 from dualboost.solvers import Solution
 
@@ -99,10 +97,6 @@ def _prior(d0: object, n: int) -> NDArray[np.float64] | None:
     """The checked prior d0 (a strictly positive distribution over the N examples), or None for
     the uniform one."""
     return None if d0 is None else check_distribution(d0, n)
-
-
-def _n_positive(w: NDArray[np.float64] | None) -> int:
-    return 0 if w is None else int(np.count_nonzero(np.asarray(w) > 0))
 
 
 @releases_checkpoint
@@ -188,7 +182,7 @@ def lpboost(
             primal=sol.primal_value,
             dual=sol.dual_value,
             stopping=quantity,
-            n_hypotheses=_n_positive(sol.w),
+            n_hypotheses=n_positive(sol.w),
         )
         d = sol.d
         run.keep(d, sol.w)
@@ -196,14 +190,15 @@ def lpboost(
             converged = True
             break
         run.save(t, ensemble, d=d, min_edge=min_edge, sol=sol)
+    reason, detail = rule_or_cap(converged, "min edge - P_LP <= eps", max_iter)
     return run.result(
         "lpboost",
         ensemble,
         sol.w,
         d,
         converged=converged,
-        stop_reason="converged" if converged else "max_iter",
-        stop_detail="min edge - P_LP <= eps" if converged else f"max_iter={max_iter}",
+        stop_reason=reason,
+        stop_detail=detail,
         params=params,
         soft_margin=caps is None,  # the soft margin of weighted caps is not the nu-average
     )
@@ -338,7 +333,7 @@ def softboost(
         if new_sol.status == "infeasible":
             with run.solving():
                 w = LPBoost(ensemble.U, nu=nu).solve(method="highs").w
-            run.record(t, selection.edge, stopping=quantity, n_hypotheses=_n_positive(w))
+            run.record(t, selection.edge, stopping=quantity, n_hypotheses=n_positive(w))
             converged, reason, detail = True, "infeasible", "P_LP^t > gamma_hat_t - eps"
             break
         _require_point(new_sol, "softboost", t)
@@ -351,7 +346,7 @@ def softboost(
             primal=sol.primal_value,
             dual=sol.dual_value,
             stopping=quantity,
-            n_hypotheses=_n_positive(w),
+            n_hypotheses=n_positive(w),
         )
         if np.any(d < SOFTBOOST_ZERO * d0):
             converged, reason, detail = True, "converged", "a zero in d^t"
@@ -590,12 +585,7 @@ def entropy_setup(
     certified gap must be <= eps/4, Lemma 3.4; :func:`_solve_certified` checks every re-solve
     against it and tightens the tolerance where a gap is above it) or eps/1000 (simple)."""
     nu, eps = check_nu(nu, n, strict_upper=binary), check_positive(eps, "eps")
-    if eta is not None:
-        eta = check_eta(eta)
-    elif d0 is None:
-        eta = canonical_eta(n, nu, eps, binary=binary)
-    else:
-        eta = prior_eta(d0, nu, eps, binary=binary)
+    eta = resolve_eta(eta, n, nu, eps, d0=d0, binary=binary)
     if criterion not in CRITERIA:
         raise ValueError(f"criterion must be one of {CRITERIA}; got {criterion!r}")
     max_iter = check_max_iter(max_iter, erlpboost_max_iter(eta, eps, criterion))
@@ -639,7 +629,7 @@ def entropy_loop(
         quantity = p_min - (theta_prev if practical else p_prev)
         if quantity <= eps / 2.0:
             weights = np.zeros(0) if sol is None else sol.w
-            run.record(t, selection.edge, stopping=quantity, n_hypotheses=_n_positive(weights))
+            run.record(t, selection.edge, stopping=quantity, n_hypotheses=n_positive(weights))
             converged, reason, detail = True, "converged", f"{name} <= eps/2"
             break
         # A re-selected hypothesis leaves the problem unchanged, and then delta~^t <= the certified
@@ -647,7 +637,7 @@ def entropy_loop(
         # the same problem again, more precisely; give up after _RESOLVES such iterations in a row.
         repeats = 0 if is_new else repeats + 1
         if repeats > _RESOLVES:
-            run.record(t, selection.edge, stopping=quantity, n_hypotheses=_n_positive(sol.w))
+            run.record(t, selection.edge, stopping=quantity, n_hypotheses=n_positive(sol.w))
             reason = "precision_floor"
             detail = (
                 f"re-selected hypothesis {_RESOLVES + 1} times: the subproblem solver cannot reach the "
@@ -666,7 +656,7 @@ def entropy_loop(
             primal=sol.primal_value,
             dual=sol.dual_value,
             stopping=quantity,
-            n_hypotheses=_n_positive(sol.w),
+            n_hypotheses=n_positive(sol.w),
         )
         p_prev, theta_prev = sol.primal_value, sol.dual_value
         run.keep(d, sol.w)

@@ -78,16 +78,16 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.exceptions import ConvergenceWarning
 
-from dualboost._validation import check_distribution, check_eta, check_max_iter, check_nu, check_positive
+from dualboost._validation import check_distribution, check_max_iter, check_nu, check_positive
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
+from dualboost.boosting.core.eta import resolve_eta
 from dualboost.boosting.core.history import History
-from dualboost.boosting.core.result import BoostResult
+from dualboost.boosting.core.result import BoostResult, n_positive
 from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle
 from dualboost.boosting.totally_corrective.drivers import GrowingModel, _require_point, _solve_certified
 from dualboost.conjugates.projections import capped_simplex_support
-from dualboost.problems import CGBoost, MDBoost, NMBoost, QRLPBoost, canonical_eta
+from dualboost.problems import CGBoost, MDBoost, NMBoost, QRLPBoost
 from dualboost.problems.cgboost import check_example_weights
-from dualboost.problems.erlpboost import prior_eta
 from dualboost.solvers import Solution
 
 __all__ = [
@@ -397,7 +397,7 @@ def _column_generation(
             # every edge at d = 0 is 0, so the full primal there is the restricted one: the run is
             # certified by the last gap (MDBoost: P(0) = f(0) = P^t(0); CGBoost: M = 0)
             gap = 0.0 if sol is None else max(sol.gap, 0.0)
-            run.record(t, 0.0, stopping=gap, n_hypotheses=_n_positive(form.weights(sol)))
+            run.record(t, 0.0, stopping=gap, n_hypotheses=n_positive(form.weights(sol)))
             converged, reason = True, "converged"
             detail = "d = 0: every edge is 0, the last certified gap bounds the loss"
             break
@@ -408,13 +408,13 @@ def _column_generation(
             if form.before_solve:
                 quantity, best = form.quantity(model, d, selection, position, is_new, sol, best)
         if form.before_solve and quantity <= eps:
-            run.record(t, selection.edge, stopping=quantity, n_hypotheses=_n_positive(form.weights(sol)))
+            run.record(t, selection.edge, stopping=quantity, n_hypotheses=n_positive(form.weights(sol)))
             converged, reason = True, "converged"
             detail = f"{form.rule} ({'new' if is_new else 're-selected'} hypothesis)"
             break
         if form.before_solve and not is_new:
             # the model is unchanged and its last certified gap was <= eps/2 unless the solver missed it
-            run.record(t, selection.edge, stopping=quantity, n_hypotheses=_n_positive(form.weights(sol)))
+            run.record(t, selection.edge, stopping=quantity, n_hypotheses=n_positive(form.weights(sol)))
             reason = "precision_floor"
             detail = "re-selected hypothesis: the subproblem solver cannot reach the precision eps/2"
             break
@@ -431,7 +431,7 @@ def _column_generation(
             primal=sol.primal_value,
             dual=sol.dual_value,
             stopping=quantity,
-            n_hypotheses=_n_positive(sol.w),
+            n_hypotheses=n_positive(sol.w),
         )
         run.keep(form.pricing(d), form.weights(sol))
         if not form.before_solve and quantity <= eps:
@@ -442,10 +442,6 @@ def _column_generation(
             break
         run.save(t, ensemble, d=d, sol=sol, best=best)
     return sol, d, converged, reason, detail
-
-
-def _n_positive(w: NDArray[np.float64]) -> int:
-    return int(np.count_nonzero(np.asarray(w) > 0))
 
 
 @releases_checkpoint
@@ -698,12 +694,9 @@ def qrlpboost(
     n = check_oracle(oracle)
     nu = check_nu(nu, n)
     eps = check_positive(eps, "eps")
-    if d0 is None:
-        prior = np.full(n, 1.0 / n)
-        eta = canonical_eta(n, nu, eps) if eta is None else check_eta(eta)
-    else:
-        prior = check_distribution(d0, n, "d0")
-        eta = prior_eta(prior, nu, eps) if eta is None else check_eta(eta)
+    prior = None if d0 is None else check_distribution(d0, n, "d0")
+    eta = resolve_eta(eta, n, nu, eps, d0=prior)
+    prior = np.full(n, 1.0 / n) if prior is None else prior
     _warn_bias(nu, eta, eps, prior)
     return _drive(
         _QRLPBoost,
