@@ -71,7 +71,8 @@ def add_boost_parser(sub) -> argparse.ArgumentParser:
         type=_nu_option,
         metavar="FRACTION",
         help="capping as a fraction of the training set, in (0, 1] as the classifiers of "
-        "dualboost.estimators take it, or 'auto' (the default, as theirs: 0.8 * 2 min(N+, N-) / N): "
+        "dualboost.estimators take it, or 'auto' (the default, as theirs: chosen on a 25 %% holdout along "
+        "a grid from 0.65 * 2 min(N+, N-) / N down): "
         "d_n <= 1/max(1, nu N); any nu <= 1/N (e.g. 1e-9) is the hard margin (the thesis's nu = 1); "
         "the binary algorithms need nu < 1",
     )
