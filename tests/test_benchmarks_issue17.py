@@ -10,6 +10,8 @@ import re
 import pytest
 from environment import DATA_DIR, load_benchmark, requires_data
 
+from dualboost.estimators.base import AUTO_NU_SHARE
+
 pytestmark = [
     requires_data("german.numer"),
     pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning"),
@@ -64,7 +66,7 @@ def test_defaults_benchmark(tmp_path):
     out = tmp_path / "defaults.txt"
     eps = [0.1, 0.3]  # the cheap end of the axis (the runs stop early), nested CV included
     argv = ["--datasets", "german", "diabetes", "--learners", "stumps", "--eps", *map(str, eps)]
-    argv += ["--shares", "0.8"]  # the default share only: ERLPBoostClassifier() itself
+    argv += ["--shares", str(AUTO_NU_SHARE)]  # the default share only: ERLPBoostClassifier() itself
     assert _load("defaults").main([*argv, "--out", str(out)]) == 0
     grid = _load("defaults").GRID
     text = out.read_text().splitlines()
@@ -118,7 +120,7 @@ def test_defaults_benchmark(tmp_path):
     # the set's best; the defaults line quotes the default row's worst loss
     start = next(i for i, line in enumerate(text) if line.startswith("nu='auto'"))
     row = text[start + 2]
-    assert row.split()[0] == "0.8*"
+    assert row.split()[0] == f"{AUTO_NU_SHARE:g}*"
     cells = _floats(row.split("*", 1)[1])  # per set: accuracy, loss, standard error; then the worst
     accuracies, losses = cells[0:-1:3], cells[1:-1:3]
     assert losses == pytest.approx(
