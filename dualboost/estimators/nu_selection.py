@@ -71,8 +71,9 @@ __all__ = [
 
 #: grid points from ``top`` down to the floor (geometric; ratio about 0.5 from top 0.65 to 0.01)
 GRID_POINTS = 7
-#: the first step of the grid (``top`` to its second point) is divided into this many: the best nu of a
-#: noisy set lies near ``top``, and a coarse first step skipped it (benchmarks/results/defaults.txt)
+#: the first step of the grid (``top`` to its second point) is divided into this many: a noisy set's
+#: accuracy changes fastest near ``top`` (estimators.base.AUTO_NU_SHARE); measured with the other
+#: constants of the rule in benchmarks/results/defaults.txt
 FIRST_STEP_SPLIT = 4
 #: the smallest fraction searched (above 1/N_train): below it the capping is the hard margin in effect
 NU_FLOOR = 0.01
