@@ -47,7 +47,7 @@ from dualboost.cli_outputs import check_outputs, write_output, write_text
 from dualboost.datasets import DATASETS, DatasetNotFoundError, data_dirs, load_dataset, load_libsvm
 from dualboost.estimators.base import auto_nu, check_nu_fraction, nu_count
 from dualboost.estimators.corrective import CORRECTIVE_MAX_ITER
-from dualboost.estimators.ties import class_prior, classes_by_sign
+from dualboost.estimators.ties import SIGNS, class_prior, classes_by_sign
 from dualboost.oracles.registry import make_oracle
 from dualboost.problems import (
     BinaryERLPBoost,
@@ -267,7 +267,7 @@ def _driver_params(args: argparse.Namespace, train: tuple) -> dict:
 def _error(result: BoostResult, X, y, prior) -> float:
     """The fraction of examples whose predicted label (+1 where f > 0, -1 where f < 0, a tie f = 0 the
     training majority of ``prior``, as the saved classifier predicts) differs from y."""
-    return float(np.mean(classes_by_sign(result.decision_function(X), np.array([-1.0, 1.0]), prior) != y))
+    return float(np.mean(classes_by_sign(result.decision_function(X), SIGNS, prior) != y))
 
 
 def _summary(name: str, args: argparse.Namespace, result: BoostResult, train, test) -> str:
@@ -343,7 +343,7 @@ def _save_model(args: argparse.Namespace, result: BoostResult, train: tuple) -> 
     predict); False (said on stderr) if it could not be written."""
     from dualboost.estimators.persistence import save_result
 
-    classes, params = np.array([-1.0, 1.0]), _classifier_params(args)
+    classes, params = SIGNS, _classifier_params(args)
 
     def write() -> None:
         save_result(

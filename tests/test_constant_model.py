@@ -102,3 +102,33 @@ def test_reweighted_members_that_cancel_predict_the_majority():
     model = ReweightedClassifier(members, nu=0.5, output="predict").fit(X_CONSTANT, Y_MAJORITY_B)
     assert np.all(model.decision_function(X_CONSTANT) == 0)
     assert np.all(model.predict(X_CONSTANT) == "b")
+
+
+#: 40 rows, one constant feature, 70 % "b": every fit of a fold is the constant f = 0 (as above)
+X_CONSTANT_40 = np.zeros((40, 1))
+Y_MAJORITY_B_40 = np.array(["b"] * 28 + ["a"] * 12)
+
+
+@pytest.mark.filterwarnings("ignore::dualboost.boosting.core.run.SoftMarginWarning")
+def test_cross_validation_scores_a_tie_as_predict_does():
+    """LPBoostCV's held-out accuracy of a model with f = 0 is that of the training majority, as its
+    ``predict`` would score (stratified folds: each held-out part is 70 % "b")."""
+    from dualboost.estimators import LPBoostCV
+
+    cv = LPBoostCV(nus=[0.5, 0.3], cv=4).fit(X_CONSTANT_40, Y_MAJORITY_B_40)
+    assert cv.scores_ == pytest.approx(np.full((4, 2), 0.7), abs=1e-12)
+    assert cv.best_score_ == pytest.approx(cv.best_estimator_.score(X_CONSTANT_40, Y_MAJORITY_B_40))
+
+
+def test_reweighting_scores_a_tie_as_predict_does():
+    """``nu="auto"`` of ReweightedClassifier scores its held-out rows as ``predict`` would: the members
+    cancel, so every grid point scores the training majority's share (not the minority's)."""
+    members = [
+        DummyClassifier(strategy="constant", constant=label).fit(X_CONSTANT_40, Y_MAJORITY_B_40)
+        for label in "ab"
+    ]
+    model = ReweightedClassifier(members, output="predict").fit(X_CONSTANT_40, Y_MAJORITY_B_40)
+    scores = np.asarray(model.nu_selection_.scores)
+    assert scores.size > 0 and np.all(scores > 0.5)
+    held_out = model.predict(X_CONSTANT_40) == Y_MAJORITY_B_40
+    assert np.all(model.predict(X_CONSTANT_40) == "b") and held_out.mean() == pytest.approx(0.7)

@@ -247,7 +247,10 @@ def test_search_stops_after_patience_and_the_choice_is_within_a_standard_error()
     assert within_standard_error([0.85, 0.87, 0.88], n_eff=100, share=0.5) == 1
     f, labels = np.array([0.5, -0.1, 0.0]), np.array([1.0, 1.0, -1.0])
     assert validation_score(f, labels, np.array([1.0, 2.0, 3.0])) == 4 / 6  # f = 0 predicts -1
-    assert validation_score(f, labels, np.array([1.0, 2.0, 3.0]), tie=1.0) == 1 / 6  # the majority: +1
+    prior = np.array([0.4, 0.6])  # the training rows' majority is +1
+    assert validation_score(f, labels, np.array([1.0, 2.0, 3.0]), prior) == 1 / 6
+    # within TIE_TOL of 0 is a tie, as in combined_decision
+    assert validation_score(f + [0, 0, 1e-12], labels, None, prior) == validation_score(f, labels, None, prior)
     # the first `free` scores (the fine first step) never stop the search
     path = [0.9, 0.8, 0.8, 0.7, 0.85, 0.95]
     assert search(iter(path), patience=2, free=4) == path

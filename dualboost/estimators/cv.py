@@ -67,6 +67,8 @@ from dualboost.estimators.base import (
     check_nu_fraction,
     nu_count,
 )
+from dualboost.estimators.nu_selection import validation_score
+from dualboost.estimators.ties import class_prior
 from dualboost.estimators.totally_corrective import ERLPBoostClassifier, LPBoostClassifier
 from dualboost.oracles import Selection
 from dualboost.oracles.registry import make_oracle
@@ -365,9 +367,10 @@ class _PathCV(ClassifierMixin, BaseEstimator):
                 oracle, grid, model=self._model, warm_start=self.warm_start, **self._path_params()
             )
             times[k] = nu_path.time
+            prior = class_prior(labels[train])  # a fit on ``train`` predicts its majority at f = 0
             for j, point in enumerate(nu_path):
-                predicted = np.where(point.decision_function(X_checked[test]) > 0, 1.0, -1.0)
-                scores[k, j] = float(np.mean(predicted == labels[test]))
+                f = point.decision_function(X_checked[test])
+                scores[k, j] = validation_score(f, labels[test], None, prior)
         mean = scores.mean(axis=0)
         best = int(np.argmax(mean))  # the first of the ties: the largest nu
         self.nus_ = grid

@@ -47,7 +47,7 @@ from dualboost.estimators.nu_selection import (
     select_nu,
     validation_score,
 )
-from dualboost.estimators.ties import classes_by_sign
+from dualboost.estimators.ties import class_prior, classes_by_sign
 
 __all__ = [
     "DaskERLPBoostClassifier",
@@ -161,6 +161,7 @@ def _block_scores(estimator: BoostingClassifier, X: Any, labels: Any) -> ScorePa
     def scores(train, test, grid):
         X_test, y_test = X[test], labels[test]
         y_test = np.asarray(y_test.compute() if is_dask_array(y_test) else y_test)
+        prior = class_prior(labels[train])  # what a fit on the training blocks predicts at f = 0
         for nu in grid:
             loop = {"nu": nu_count(float(nu), train.size), "eps": float(estimator.eps)}
             loop["max_iter"] = None if estimator.max_iter is None else int(estimator.max_iter)
@@ -170,7 +171,7 @@ def _block_scores(estimator: BoostingClassifier, X: Any, labels: Any) -> ScorePa
                 drop_axis=1,
                 dtype=np.float64,
             ).compute()
-            yield validation_score(f, np.where(y_test == found[1], 1.0, -1.0), None)
+            yield validation_score(f, np.where(y_test == found[1], 1.0, -1.0), None, prior)
 
     return scores
 

@@ -48,8 +48,9 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedShuffleSplit
 
+from dualboost.boosting.core.result import TIE_TOL
 from dualboost.boosting.core.run import SoftMarginWarning
-from dualboost.estimators.ties import class_prior, tie_index
+from dualboost.estimators.ties import SIGNS, class_prior, classes_by_sign
 
 __all__ = [
     "GRID_POINTS",
@@ -148,13 +149,15 @@ def validation_score(
     decision: NDArray[np.float64],
     labels: NDArray[np.float64],
     weights: NDArray[np.float64] | None,
-    tie: float = -1.0,
+    prior: NDArray[np.float64] | None = None,
 ) -> float:
-    """The (weighted) accuracy of the decision values on ±1 ``labels``: ``f > 0`` predicts +1, ``f < 0``
-    -1 and ``f = 0`` ``tie``, as every classifier's ``predict`` (its tie rule predicts the majority of
-    its training rows, :mod:`~dualboost.estimators.ties`)."""
-    f = np.asarray(decision)
-    predicted = np.where(f > 0, 1.0, np.where(f < 0, -1.0, tie))
+    """The (weighted) accuracy of the decision values on ±1 ``labels``, each row predicted as every
+    classifier's ``predict`` predicts it (:func:`~dualboost.estimators.ties.classes_by_sign`): ``f > 0``
+    +1, ``f < 0`` -1, and ``f = 0`` the class ``prior`` (the training rows' ``class_prior``) favours,
+    -1 without one. Values within ``TIE_TOL`` of 0 are ties, as in
+    :func:`~dualboost.boosting.core.result.combined_decision`."""
+    f = np.where(np.abs(decision) <= TIE_TOL, 0.0, decision)
+    predicted = classes_by_sign(f, SIGNS, prior)
     correct = (predicted == labels).astype(np.float64)
     return float(np.average(correct, weights=weights))
 
@@ -242,25 +245,24 @@ def estimator_scores(
     path_model = getattr(estimator, "_algorithm", "") in MODELS and weights is None
     path_model = path_model and getattr(estimator, "criterion", "practical") == "practical"
 
-    def tie(train) -> float:  # the ±1 label a fit on the rows ``train`` predicts at f = 0
-        return 1.0 if tie_index(class_prior(labels[train], weights_of(train))) == 1 else -1.0
-
     def along_path(train, test, grid):
+        prior = class_prior(labels[train])  # what a fit on ``train`` predicts at f = 0
         oracle = make_oracle(getattr(estimator, "oracle", "stumps")).fit(X[train], labels[train])
         options = {"eps": float(estimator.eps), "max_iter": estimator.max_iter}
         options |= {"eta": getattr(estimator, "eta", None), "method": getattr(estimator, "method", None)}
         if estimator._algorithm == "lpboost":
             del options["eta"]
         for point in iter_path(oracle, grid, model=estimator._algorithm, **options):
-            yield validation_score(point.decision_function(X[test]), labels[test], None, tie(train))
+            yield validation_score(point.decision_function(X[test]), labels[test], None, prior)
 
     def independent(train, test, grid):
+        prior = class_prior(labels[train], weights_of(train))
         fixed = {"checkpoint": None, "resume": False}
         fixed = {name: value for name, value in fixed.items() if name in estimator.get_params()}
         for nu in grid:
             model = clone(estimator).set_params(nu=float(nu), **fixed)
             model.fit(X[train], labels[train], sample_weight=weights_of(train))
             f = model.decision_function(X[test])
-            yield validation_score(f, labels[test], weights_of(test), tie(train))
+            yield validation_score(f, labels[test], weights_of(test), prior)
 
     return along_path if path_model else independent

@@ -372,7 +372,7 @@ class ReweightedClassifier(ProbabilityLink, ClassifierMixin, BaseEstimator):
         nu = None
         if self.model in MODEL_OPTIONS["nu"]:
             if isinstance(self.nu, str):
-                self.nu_selection_ = select_nu(labels, auto_nu(labels), self._scores(U))
+                self.nu_selection_ = select_nu(labels, auto_nu(labels), self._scores(U, labels))
             else:
                 self.nu_selection_ = NuSelection("given", float(self.nu))
             self.nu_fraction_ = self.nu_selection_.fraction
@@ -460,14 +460,18 @@ class ReweightedClassifier(ProbabilityLink, ClassifierMixin, BaseEstimator):
     staged_predict_proba = BoostingClassifier.staged_predict_proba
     staged_score = BoostingClassifier.staged_score
 
-    def _scores(self, U: NDArray[np.float64]) -> ScorePath:
+    def _scores(self, U: NDArray[np.float64], labels: NDArray[np.float64]) -> ScorePath:
         """``nu="auto"``'s validation scores: one solve over the training rows' edges per grid nu, the
-        accuracy of its vote on the held-out rows (their margins ``U w`` > 0)."""
+        accuracy of its vote on the held-out rows as :meth:`predict` would vote (``f = y (U w)`` with w
+        normalised as ``estimator_weights_``; a tie predicts the training rows' majority)."""
 
         def scores(train, test, grid):
+            prior = class_prior(labels[train])
             for fraction in grid:
                 w = self._solve(U[train], nu_count(float(fraction), train.size)).w
-                yield validation_score(U[test] @ w, np.ones(test.size), None)
+                total = float(w.sum())
+                f = labels[test] * (U[test] @ (w / total if total > 0 else w))
+                yield validation_score(f, labels[test], None, prior)
 
         return scores
 

@@ -19,7 +19,11 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["class_prior", "tie_index", "classes_by_sign", "prior_at_ties"]
+__all__ = ["SIGNS", "class_prior", "tie_index", "classes_by_sign", "prior_at_ties"]
+
+#: the ±1 labels in the order of ``classes_`` (what :func:`classes_by_sign` returns on ±1 data)
+SIGNS = np.array([-1.0, 1.0])
+SIGNS.flags.writeable = False
 
 
 def class_prior(labels: ArrayLike, weights: ArrayLike | None = None) -> NDArray[np.float64]:
