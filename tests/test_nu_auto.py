@@ -250,7 +250,8 @@ def test_search_stops_after_patience_and_the_choice_is_within_a_standard_error()
     prior = np.array([0.4, 0.6])  # the training rows' majority is +1
     assert validation_score(f, labels, np.array([1.0, 2.0, 3.0]), prior) == 1 / 6
     # within TIE_TOL of 0 is a tie, as in combined_decision
-    assert validation_score(f + [0, 0, 1e-12], labels, None, prior) == validation_score(f, labels, None, prior)
+    near = f + [0.0, 0.0, 1e-12]
+    assert validation_score(near, labels, None, prior) == validation_score(f, labels, None, prior)
     # the first `free` scores (the fine first step) never stop the search
     path = [0.9, 0.8, 0.8, 0.7, 0.85, 0.95]
     assert search(iter(path), patience=2, free=4) == path
