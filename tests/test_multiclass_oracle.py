@@ -10,7 +10,7 @@ from scipy.optimize import linprog
 from sklearn.datasets import load_iris
 
 from dualboost.boosting import erlpboost, lpboost
-from dualboost.oracles.multiclass import ClassConstant, ClassStump, MulticlassStumps, PairCoding, class_votes
+from dualboost.oracles.multiclass import ClassConstant, ClassStump, ClassStumps, PairCoding, class_votes
 
 
 def _every_hypothesis(X, n_classes):
@@ -31,7 +31,7 @@ def test_best_is_the_brute_force_maximum(seed):
     N, F, K = int(rng.integers(4, 14)), int(rng.integers(1, 4)), int(rng.integers(2, 5))
     X = rng.integers(0, 4, (N, F)).astype(float)
     y = rng.permutation(np.r_[np.arange(K), rng.integers(0, K, N - K)]) if N >= K else np.arange(N)
-    oracle = MulticlassStumps().fit(X, y)
+    oracle = ClassStumps().fit(X, y)
     signed = seed % 2 == 0
     d = rng.normal(size=oracle.n_samples_) if signed else rng.random(oracle.n_samples_)
     chosen = oracle.best(d, signed=signed)
@@ -60,7 +60,7 @@ def test_two_classes_are_the_binary_model():
     """With K = 2 the pairs are the examples and the column of a stump is y h(x) (h = +-1)."""
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(30, 3)), rng.integers(0, 2, 30)
-    oracle = MulticlassStumps().fit(X, y)
+    oracle = ClassStumps().fit(X, y)
     assert oracle.n_samples_ == 30
     selection = oracle.best(np.full(30, 1 / 30))
     h = 2.0 * selection.predict(X) - 1.0  # class index 1 is +1
@@ -79,10 +79,10 @@ def test_hypotheses_round_trip_and_check_their_fields():
 def test_bad_labels_and_weights_are_refused():
     X = np.zeros((5, 2))
     with pytest.raises(ValueError, match="y must hold at least two classes"):
-        MulticlassStumps().fit(X, np.zeros(5))
+        ClassStumps().fit(X, np.zeros(5))
     with pytest.raises(ValueError, match="N = 5 labels"):
-        MulticlassStumps().fit(X, np.arange(4))
-    oracle = MulticlassStumps().fit(X, np.array([0, 1, 2, 0, 1]))
+        ClassStumps().fit(X, np.arange(4))
+    oracle = ClassStumps().fit(X, np.array([0, 1, 2, 0, 1]))
     with pytest.raises(ValueError, match="length N = 10"):
         oracle.best(np.ones(5))
 
@@ -94,7 +94,7 @@ def test_lpboost_over_pairs_reaches_the_lp_over_every_stump():
     X, y = load_iris(return_X_y=True)
     rows = np.r_[0:50:5, 50:100:5, 100:150:5]
     X, y = X[rows][:, :2], y[rows]
-    oracle = MulticlassStumps().fit(X, y)
+    oracle = ClassStumps().fit(X, y)
     P, nu, eps = oracle.n_samples_, 4.0, 1e-4
     result = lpboost(oracle, nu=nu, eps=eps)
     every = _every_hypothesis(X, 3)
@@ -116,7 +116,7 @@ def test_lpboost_over_pairs_reaches_the_lp_over_every_stump():
 @pytest.mark.filterwarnings("ignore::dualboost.boosting.core.run.SoftMarginWarning")
 def test_erlpboost_over_pairs_classifies_iris():
     X, y = load_iris(return_X_y=True)
-    oracle = MulticlassStumps().fit(X, y)
+    oracle = ClassStumps().fit(X, y)
     result = erlpboost(oracle, nu=0.05 * oracle.n_samples_, eps=0.01)
     assert result.converged
     votes = class_votes(result.weights, result.hypotheses, X, 3)

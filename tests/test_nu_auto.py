@@ -264,10 +264,11 @@ def test_auto_nu_of_any_two_labels(labels):
     assert auto_nu(np.array(labels)) == pytest.approx(AUTO_NU_SHARE * 2 * counts.min() / len(labels))
 
 
-def test_auto_nu_refuses_other_than_two_classes():
-    with pytest.raises(ValueError, match="exactly two classes"):
-        auto_nu(np.array([0, 1, 2, 1]))
-    with pytest.raises(ValueError, match="exactly two classes"):
+def test_auto_nu_of_k_classes_and_of_one():
+    """K classes: the share of K min_c N_c / N (the largest capping of the pairs under which every
+    class can carry the same mass, docs/math.md#multiclass); one class is refused."""
+    assert auto_nu(np.array([0, 1, 2, 1, 2, 2])) == pytest.approx(AUTO_NU_SHARE * 3 * 1 / 6)
+    with pytest.raises(ValueError, match="at least two classes"):
         auto_nu(np.ones(5))
 
 

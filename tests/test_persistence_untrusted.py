@@ -668,7 +668,7 @@ def test_malformed_headers_raise_value_error_only(tmp_path, headers, data):
         (("attributes", "n_features_in_", "json"), 0, "n_features_in_"),
         (("attributes", "n_features_in_", "json"), "5", "n_features_in_"),
         (("attributes", "link_slope_", "json"), float("nan"), "link_slope_"),
-        (("attributes", "classes_"), {"strings": ["a", "a"], "dtype": "<U1"}, "two distinct"),
+        (("attributes", "classes_"), {"strings": ["a", "a"], "dtype": "<U1"}, "two or more distinct labels"),
         (("attributes", "__dict__"), {"json": {}}, "__dict__"),
         (("attributes", "predict"), {"json": 1}, "predict"),
         (("attributes", "fit_"), {"json": 1}, "fit_"),
@@ -858,3 +858,47 @@ def test_cli_predict_max_bytes(tmp_path, stump_model, data):
     assert not out.exists()
     assert cli.main([*args, "--max-bytes", str(needed)]) == 0
     assert len(out.read_text().split()) == y.size
+
+
+def test_a_multiclass_model_file_is_checked(tmp_path):
+    """The class count ties classes_, the prior and the hypotheses together: a vote model's file with
+    a class index beyond classes_, a class-valued stump in a two-class model, or three labels given to
+    a two-class estimator is refused before it predicts."""
+    from sklearn.datasets import load_iris
+
+    from dualboost.estimators import ERLPBoostClassifier, load
+
+    X, y = load_iris(return_X_y=True)
+    y = np.array(["a", "b", "c"])[y]  # string labels: classes_ in the header's JSON
+    model = ERLPBoostClassifier(nu=0.1).fit(X, y)
+    path = tmp_path / "iris.dbm"
+    model.save(path)
+    assert np.array_equal(load(path).predict(X), model.predict(X))
+
+    def tampered(edit, name):
+        header, raw = _members(path)
+        edit(header)
+        out = tmp_path / name
+        _write(out, header, raw)
+        return out
+
+    def stump(header):
+        hypotheses = header["attributes"]["hypotheses_"]["hypotheses"]
+        return next(h for h in hypotheses if h["class"] == "ClassStump")
+
+    def beyond(header):
+        stump(header)["fields"]["above"] = 3
+
+    def two_classes(header):  # n_classes kept at 3: the stump votes for three classes, the model has two
+        header["attributes"]["classes_"]["strings"] = ["a", "b"]
+        header["attributes"].pop("class_prior_")
+
+    def as_mirror(header):  # a two-class estimator class (its default parameters), the same attributes
+        header["class"], header["params"] = "MABoostClassifier", {}
+
+    with pytest.raises(ValueError, match="above must be a class index in \\[0, 3\\)"):
+        load(tampered(beyond, "beyond.dbm"))
+    with pytest.raises(ValueError, match="predicts 3 classes, the model has 2"):
+        load(tampered(two_classes, "two.dbm"))
+    with pytest.raises(ValueError, match="3 labels; the estimator takes two classes"):
+        load(tampered(as_mirror, "mirror.dbm"))

@@ -90,10 +90,12 @@ from dualboost._validation import binary_labels, check_label_vector, check_scala
 from dualboost.boosting import boost
 from dualboost.boosting.core.result import combined_decision, staged_decisions
 from dualboost.estimators.importances import feature_importances
+from dualboost.estimators.multiclass import example_margins, multiclass_oracle, pair_weights, staged_votes
 from dualboost.estimators.nu_selection import NuSelection, estimator_scores, select_nu
-from dualboost.estimators.probability import ProbabilityLink, fit_link_slope, link_probabilities
-from dualboost.estimators.ties import class_prior, classes_by_sign
+from dualboost.estimators.probability import ProbabilityLink, fit_link_slope, fit_softmax_slope
+from dualboost.estimators.ties import class_prior, predicted_classes
 from dualboost.oracles import Oracle
+from dualboost.oracles.multiclass import PairCoding, class_votes
 from dualboost.oracles.registry import ORACLES, make_oracle
 from dualboost.solvers import METHODS
 
@@ -103,6 +105,7 @@ __all__ = [
     "check_numeric_features",
     "ModelFile",
     "binary_training_data",
+    "labelled_data",
     "check_sample_weight",
     "positive_rows",
     "nu_count",
@@ -162,6 +165,11 @@ def check_numeric_features(X: object) -> None:
         raise ValueError(f"X has non-numeric features: {shown}. {_ENCODE}")
 
 
+def n_votes(estimator: BaseEstimator) -> int | None:
+    """K for a classifier fitted on K > 2 classes (its decision is a vote per class), else None."""
+    return len(estimator.classes_) if len(estimator.classes_) > 2 else None
+
+
 def validate_features(
     estimator: BaseEstimator, X: ArrayLike, y: object = "no_validation", **kwargs
 ) -> ArrayLike | tuple[ArrayLike, ArrayLike]:
@@ -172,17 +180,15 @@ def validate_features(
     return validate_data(estimator, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, **kwargs)
 
 
-def binary_training_data(
+def labelled_data(
     estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
 ) -> tuple:
-    """``(X, labels, classes)`` for ``estimator.fit``: X validated by scikit-learn (dense float64 or
-    CSR/CSC; ``n_features_in_`` set), y with exactly two classes (else a ValueError saying so),
-    ``labels`` in {-1, +1} with ``classes[1]`` as +1.
-
-    With ``sample_weight`` given, ``(X, labels, classes, weights)``: the weights checked by
-    :func:`check_sample_weight`, and the rows of weight 0 removed from X, the labels and the weights
-    before the classes are counted (an example of weight 0 is an example removed, for every model of
-    the package: module docstring of :mod:`dualboost.estimators.base`)."""
+    """``(X, y, weights)`` for ``estimator.fit``: X validated by scikit-learn (dense float64 or
+    CSR/CSC; ``n_features_in_`` set), y classification targets with at least two classes (else a
+    ValueError saying so), and ``weights`` None, or with ``sample_weight`` given the weights checked
+    by :func:`check_sample_weight`, the rows of weight 0 removed from X, y and the weights before the
+    classes are counted (an example of weight 0 is an example removed, for every model of the
+    package: module docstring of :mod:`dualboost.estimators.base`)."""
     X, y = validate_features(estimator, X, y)
     check_classification_targets(y)
     weights = None
@@ -192,11 +198,28 @@ def binary_training_data(
         if not kept.all():
             X, y, weights = X[kept], np.asarray(y)[kept], weights[kept]
     n_classes = np.unique(y).size
+    if n_classes < 2:
+        raise ValueError(
+            "y must contain at least two classes"
+            f"{' with a positive sample_weight' if sample_weight is not None else ''}; got "
+            f"{n_classes} class"
+        )
+    return X, y, weights
+
+
+def binary_training_data(
+    estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+) -> tuple:
+    """``(X, labels, classes)`` for the ``fit`` of a two-class estimator: :func:`labelled_data`, y
+    with exactly two classes (else a ValueError saying so), ``labels`` in {-1, +1} with ``classes[1]``
+    as +1; with ``sample_weight`` given, ``(X, labels, classes, weights)``."""
+    X, y, weights = labelled_data(estimator, X, y, sample_weight)
+    n_classes = np.unique(y).size
     if n_classes != 2:
         raise ValueError(
-            "Only binary classification is supported: y must contain exactly two classes"
-            f"{' with a positive sample_weight' if sample_weight is not None else ''}; got "
-            f"{n_classes} class{'es' if n_classes != 1 else ''}"
+            f"Only binary classification is supported by {type(estimator).__name__}: y must contain "
+            f"exactly two classes; got {n_classes} classes (the classifiers of docs/boosting.md#multiclass "
+            "take any number)"
         )
     labels, classes = binary_labels(y, X.shape[0], "y")
     return (X, labels, classes) if sample_weight is None else (X, labels, classes, weights)
@@ -280,16 +303,17 @@ def check_nu_fraction(nu: object, *, below_one: bool = False) -> float:
 
 
 def auto_nu(labels: ArrayLike) -> float:
-    """The largest fraction ``nu="auto"`` tries (the top of its grid): ``AUTO_NU_SHARE * 2 min(N+, N-)
-    / N`` for labels of two classes (docs/math.md#capping-nu). Above ``2 min(N+, N-) / N`` the capped
-    simplex holds no d that gives the two classes equal mass: every such d gives the majority class
-    more than half, the constant hypothesis that predicts it has a positive edge, and the soft-margin
-    models collapse towards it.
+    """The largest fraction ``nu="auto"`` tries (the top of its grid): ``AUTO_NU_SHARE * K min_c N_c /
+    N`` for labels of K classes (``2 min(N+, N-) / N`` with two; docs/math.md#capping-nu). Above
+    ``K min_c N_c / N`` the capped simplex (over the examples, or over the N(K-1) pairs of K classes,
+    docs/math.md#multiclass) holds no d that gives every class the same mass: every such d gives a
+    larger class more, the constant hypothesis that predicts it has a positive edge, and the
+    soft-margin models collapse towards it.
     ``labels`` may be a dask array (its class counts are one reduction)."""
     prior = class_prior(labels)
-    if prior.size != 2:
-        raise ValueError(f"y must have exactly two classes (for nu='auto'); got {prior.size}")
-    return float(AUTO_NU_SHARE * 2 * np.min(prior))
+    if prior.size < 2:
+        raise ValueError(f"y must have at least two classes (for nu='auto'); got {prior.size}")
+    return float(AUTO_NU_SHARE * prior.size * np.min(prior))
 
 
 def nu_count(nu_fraction: float, n_samples: int) -> float:
@@ -375,6 +399,8 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
     }
     #: whether the model is a binary relative entropy (its prior must stay below the cap 1/nu_)
     _binary_entropy: bool = False
+    #: whether ``fit`` takes K > 2 classes (:meth:`_fit_votes`, docs/boosting.md#multiclass)
+    _multiclass: bool = True
 
     def _choose_nu(self, X, labels: NDArray[np.float64], weights: NDArray[np.float64] | None) -> None:
         """``nu_selection_`` (a :class:`~dualboost.estimators.nu_selection.NuSelection`) and
@@ -470,19 +496,52 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
 
             fit_partitioned(self, X, y)
             return self
-        if sample_weight is None:
-            X, labels, classes = binary_training_data(self, X, y)
-            weights = None
+        X, y, weights = labelled_data(self, X, y, sample_weight)
+        classes, indices = np.unique(y, return_inverse=True)
+        if classes.size > 2:
+            self._fit_votes(X, indices.ravel(), classes, weights)
         else:
-            X, labels, classes, weights = binary_training_data(self, X, y, sample_weight)
+            self._fit_two(X, *binary_labels(y, X.shape[0], "y"), weights)
+        return self
+
+    def _fit_two(
+        self, X, labels: NDArray[np.float64], classes: NDArray, weights: NDArray[np.float64] | None
+    ) -> None:
+        """``fit`` on two classes (``labels`` in {-1, +1}, ``classes[1]`` as +1)."""
+        self._run(X, labels, classes, weights, make_oracle(self.oracle).fit(X, labels))
+
+    def _fit_votes(
+        self, X, labels: NDArray[np.intp], classes: NDArray, weights: NDArray[np.float64] | None
+    ) -> None:
+        """``fit`` on K > 2 classes (``labels``: class indices into ``classes``): the same driver over
+        the (example, wrong class) pairs with class-valued stumps, nu a fraction of the pairs, and
+        the softmax link of the votes (:mod:`~dualboost.estimators.multiclass`)."""
+        oracle = multiclass_oracle(self.oracle, classes.size).fit(X, labels)
+        self._run(X, labels, classes, weights, oracle, pairs=oracle.coding_)
+        votes = class_votes(self.estimator_weights_, self.hypotheses_, X, classes.size)
+        self.link_slope_ = fit_softmax_slope(votes, labels, weights)
+
+    def _run(
+        self,
+        X,
+        labels: NDArray,
+        classes: NDArray,
+        weights: NDArray[np.float64] | None,
+        oracle: Oracle,
+        pairs: PairCoding | None = None,
+    ) -> None:
+        """nu, the driver's parameters and prior, the run of the fitted ``oracle`` and the fitted
+        attributes; ``pairs``: the (example, wrong class) pairs that are the model's examples for
+        K > 2 classes (each example's sample weight spread over its pairs), None for two classes."""
         weighted = uniform_or(weights)
         self._choose_nu(X, labels, self._selection_weights(weighted))
-        params = self._driver_params(labels)
+        params = self._driver_params(labels if pairs is None else pairs.rows)  # (their number is read)
         if weighted is not None:
-            params |= self._weight_params(weighted, params["nu"])
-        oracle = make_oracle(self.oracle).fit(X, labels)
+            prior = weighted if pairs is None else pair_weights(weighted, pairs)
+            params |= self._weight_params(prior, params.get("nu"))
+        if pairs is not None and "weights" in params:  # the example weights of a formulation
+            params["weights"] = params["weights"][pairs.rows]
         self._store(boost(self._algorithm, oracle, **params), classes, labels, weights)
-        return self
 
     def _store(
         self, result, classes: NDArray, labels: ArrayLike, weights: NDArray[np.float64] | None = None
@@ -504,8 +563,9 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
         if "eta" in result.params:
             self.eta_ = result.params["eta"]
         self.stages_ = result.stages
-        margins = np.asarray(result.margins, dtype=np.float64) if result.weights.size else np.zeros(0)
-        self.link_slope_ = fit_link_slope(margins, weights)
+        if classes.size == 2:  # (K > 2 classes: the softmax's slope, set by _fit_votes)
+            margins = np.asarray(result.margins, dtype=np.float64) if result.weights.size else np.zeros(0)
+            self.link_slope_ = fit_link_slope(margins, weights)
 
     @property
     def estimators_(self) -> list:
@@ -547,17 +607,20 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
         X = validate_features(self, X, reset=False)
         if sp.issparse(X):
             X = X.tocsc()
-        yield from staged_decisions(self.stages_, self.hypotheses_, X)
+        if n_votes(self) is not None:
+            yield from staged_votes(self.stages_, self.hypotheses_, X, n_votes(self))
+        else:
+            yield from staged_decisions(self.stages_, self.hypotheses_, X)
 
     def staged_predict(self, X: ArrayLike) -> Iterator[NDArray]:
         """The predictions of every stage (:meth:`staged_decision_function`; as :meth:`predict`)."""
         for f in self.staged_decision_function(X):
-            yield classes_by_sign(f, self.classes_, getattr(self, "class_prior_", None))
+            yield predicted_classes(f, self.classes_, getattr(self, "class_prior_", None))
 
     def staged_predict_proba(self, X: ArrayLike) -> Iterator[NDArray[np.float64]]:
         """``predict_proba`` of every stage, with the final model's link slope ``link_slope_``."""
         for f in self.staged_decision_function(X):
-            yield link_probabilities(f, self.link_slope_, getattr(self, "class_prior_", None))
+            yield self._probabilities(f)
 
     def staged_score(
         self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
@@ -571,17 +634,23 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
         X = validate_features(self, X, reset=False)
         if sp.issparse(X):
             X = X.tocsc()  # hypotheses read single features
+        if n_votes(self) is not None:
+            return class_votes(self.estimator_weights_, self.hypotheses_, X, n_votes(self))
         return combined_decision(self.estimator_weights_, self.hypotheses_, X)
 
     def _block_margins(self, f: NDArray[np.float64], y: ArrayLike) -> NDArray[np.float64]:
-        """``y_n f_n`` with y_n = +1 for ``classes_[1]``, -1 for ``classes_[0]`` (checked)."""
-        y = check_label_vector(np.asarray(y), f.size)
+        """``y_n f_n`` with y_n = +1 for ``classes_[1]``, -1 for ``classes_[0]`` (checked); for K > 2
+        classes the votes' margins ``F_y - max_(k != y) F_k``."""
+        y = check_label_vector(np.asarray(y), f.shape[0])
         unknown = ~np.isin(y, self.classes_)
         if unknown.any():
             raise ValueError(
                 f"y holds labels that are not in classes_ {list(self.classes_)}: {y[unknown][:3]}"
             )
+        if n_votes(self) is not None:
+            return example_margins(f, np.searchsorted(self.classes_, y))
         return np.where(y == self.classes_[1], 1.0, -1.0) * f
+
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """``f_w(X) = sum_q w_q h^q(X)`` in [-1, 1]; positive values predict ``classes_[1]``, and
@@ -599,13 +668,14 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
     def predict(self, X: ArrayLike) -> NDArray:
         """The class of each row of X: ``classes_[1]`` where the decision function is > 0,
         ``classes_[0]`` where it is < 0, and at a tie f = 0 the class of the larger ``class_prior_``
-        (:func:`~dualboost.estimators.ties.classes_by_sign`; a dask array for a dask X)."""
+        (:func:`~dualboost.estimators.ties.classes_by_sign`; a dask array for a dask X); for K > 2
+        classes the class of the largest vote (:func:`~dualboost.estimators.ties.votes_to_classes`)."""
         f = self.decision_function(X)
         if dask_kind(f) is not None:
             from dualboost.estimators.dask import dask_predict
 
             return dask_predict(self, f)
-        return classes_by_sign(f, self.classes_, getattr(self, "class_prior_", None))
+        return predicted_classes(f, self.classes_, getattr(self, "class_prior_", None))
 
     def margins(self, X: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
         """The margins ``y_n f_w(x_n)`` in [-1, 1] ([KG] Def. 2.2) with y_n = +1 for ``classes_[1]``
@@ -623,6 +693,6 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        tags.classifier_tags.multi_class = self._multiclass
         tags.input_tags.sparse = True
         return tags

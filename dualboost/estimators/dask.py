@@ -214,6 +214,8 @@ class DaskERLPBoostClassifier(BoostingClassifier):
     a dask X keeps its row chunks.
     """
 
+    _multiclass = False  # the partitioned fit takes two classes
+
     _algorithm = "erlpboost"
     _parameter_constraints = {
         "nu": NU,

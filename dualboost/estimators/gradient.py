@@ -59,7 +59,6 @@ from numbers import Real
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import brentq
 from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context, clone, is_classifier
 from sklearn.metrics import accuracy_score
@@ -78,12 +77,7 @@ from dualboost.estimators.base import (
     validate_features,
 )
 from dualboost.estimators.importances import feature_importances
-from dualboost.estimators.probability import (
-    LINK_MAX_SLOPE,
-    LINK_MIN_SLOPE,
-    fit_link_slope,
-    link_probabilities,
-)
+from dualboost.estimators.probability import fit_link_slope, increasing_root, link_probabilities
 from dualboost.oracles import Oracle
 from dualboost.oracles.registry import make_oracle
 from dualboost.oracles.regression import (
@@ -294,14 +288,7 @@ class GradientProjectionClassifier(ClassifierMixin, _GradientProjection):
             """d/da of the negative log-likelihood: expected minus observed output, increasing in a."""
             return float(counts @ np.sum(softmax(a * F, axis=1) * F, axis=1)) - observed
 
-        if derivative(LINK_MIN_SLOPE) >= 0:
-            return LINK_MIN_SLOPE
-        if derivative(LINK_MAX_SLOPE) <= 0:
-            return LINK_MAX_SLOPE
-        high = 1.0
-        while derivative(high) < 0:
-            high *= 4.0
-        return float(brentq(derivative, LINK_MIN_SLOPE, min(high, LINK_MAX_SLOPE), xtol=1e-12, rtol=1e-12))
+        return increasing_root(derivative, tol=1e-12)
 
     def _two_class(self, F: NDArray[np.float64]) -> NDArray[np.float64]:
         """f_1 - f_0 for two classes with a multiclass loss, F otherwise (``decision_function``)."""

@@ -67,6 +67,8 @@ class _MirrorBoostingClassifier(BoostingClassifier):
     ``sample_weight`` (module docstring): the first distribution ``d_1 = w / sum w`` of the mirror
     descent (rows of weight 0 removed), ``d0`` of the drivers."""
 
+    _multiclass = False  # the secondary set and the bound are per example (two classes)
+
     def _boost(
         self, oracle, n_samples: int, secondary: ArrayLike | None, max_iter: int, **options
     ) -> MABoostResult:

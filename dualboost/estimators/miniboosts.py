@@ -21,21 +21,15 @@ from __future__ import annotations
 from numbers import Real
 
 from numpy.typing import ArrayLike
-from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from dualboost.boosting import boost
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY
 from dualboost.boosting.corrective.frank_wolfe import STEPS
 from dualboost.estimators.base import (
     POSITIVE,
     BoostingClassifier,
-    binary_training_data,
-    reject_dask_input,
-    uniform_or,
 )
 from dualboost.estimators.corrective import CORRECTIVE_MAX_ITER
-from dualboost.oracles.registry import make_oracle
 
 __all__ = ["MLPBoostClassifier", "AdaBoostVClassifier", "SmoothBoostClassifier"]
 
@@ -97,24 +91,6 @@ class _UncappedClassifier(BoostingClassifier):
 
     def _loop_params(self, labels: ArrayLike) -> dict:
         return {"max_iter": None if self.max_iter is None else int(self.max_iter)}
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> _UncappedClassifier:
-        """Boost on (X, y) in memory (X dense or sparse, y with two classes); ``sample_weight``: N
-        non-negative weights, rows of weight 0 removed, the others normalised to the driver's d0."""
-        reject_dask_input(self, X, y)
-        if sample_weight is None:
-            X, labels, classes = binary_training_data(self, X, y)
-            weights = None
-        else:
-            X, labels, classes, weights = binary_training_data(self, X, y, sample_weight)
-        params = self._driver_params(labels)
-        weighted = uniform_or(weights)
-        if weighted is not None:
-            params["d0"] = weighted / weighted.sum()
-        oracle = make_oracle(self.oracle).fit(X, labels)
-        self._store(boost(self._algorithm, oracle, **params), classes, labels, weights)
-        return self
 
     def _capping(self, n_samples: int) -> float:
         raise NotImplementedError

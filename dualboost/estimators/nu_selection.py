@@ -50,7 +50,7 @@ from sklearn.model_selection import StratifiedShuffleSplit
 
 from dualboost.boosting.core.result import TIE_TOL
 from dualboost.boosting.core.run import SoftMarginWarning
-from dualboost.estimators.ties import SIGNS, class_prior, classes_by_sign
+from dualboost.estimators.ties import SIGNS, class_prior, classes_by_sign, votes_to_classes
 
 __all__ = [
     "GRID_POINTS",
@@ -138,7 +138,7 @@ def validation_split(
     :data:`SEED`), or None when a class has fewer than :data:`MIN_CLASS` examples."""
     labels = np.asarray(labels)
     counts = np.unique(labels, return_counts=True)[1]
-    if counts.size != 2 or counts.min() < MIN_CLASS:
+    if counts.size < 2 or counts.min() < MIN_CLASS:
         return None
     splitter = StratifiedShuffleSplit(n_splits=1, test_size=size, random_state=SEED)
     train, test = next(splitter.split(np.zeros((labels.size, 1)), labels))
@@ -155,9 +155,13 @@ def validation_score(
     classifier's ``predict`` predicts it (:func:`~dualboost.estimators.ties.classes_by_sign`): ``f > 0``
     +1, ``f < 0`` -1, and ``f = 0`` the class ``prior`` (the training rows' ``class_prior``) favours,
     -1 without one. Values within ``TIE_TOL`` of 0 are ties, as in
-    :func:`~dualboost.boosting.core.result.combined_decision`."""
-    f = np.where(np.abs(decision) <= TIE_TOL, 0.0, decision)
-    predicted = classes_by_sign(f, SIGNS, prior)
+    :func:`~dualboost.boosting.core.result.combined_decision`. A vote per class (N x K decision
+    values, ``labels`` class indices) predicts as :func:`~dualboost.estimators.ties.votes_to_classes`."""
+    decision = np.asarray(decision)
+    if decision.ndim == 2:
+        predicted = votes_to_classes(decision, np.arange(decision.shape[1]), prior)
+    else:
+        predicted = classes_by_sign(np.where(np.abs(decision) <= TIE_TOL, 0.0, decision), SIGNS, prior)
     correct = (predicted == labels).astype(np.float64)
     return float(np.average(correct, weights=weights))
 
@@ -242,7 +246,8 @@ def estimator_scores(
     def weights_of(rows):
         return None if weights is None else weights[rows]
 
-    path_model = getattr(estimator, "_algorithm", "") in MODELS and weights is None
+    two_classes = np.unique(labels).size == 2  # the path runs two-class oracles
+    path_model = getattr(estimator, "_algorithm", "") in MODELS and weights is None and two_classes
     path_model = path_model and getattr(estimator, "criterion", "practical") == "practical"
 
     def along_path(train, test, grid):

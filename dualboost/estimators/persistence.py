@@ -79,6 +79,7 @@ from dualboost.estimators import skops_io
 from dualboost.estimators.skops_io import SKOPS_TRUSTED_TYPES
 from dualboost.oracles import FittedEstimator, Hypothesis
 from dualboost.oracles.base import fields_of
+from dualboost.oracles.multiclass import ClassHypothesis
 from dualboost.oracles.registry import ORACLES
 from dualboost.solvers import Solution
 
@@ -355,7 +356,7 @@ REWEIGHTED_ATTRIBUTES = frozenset(
 #: what every model's ``predict`` needs (a file without one of them is refused)
 _REQUIRED = ("n_features_in_", "classes_", "hypotheses_", "estimator_weights_")
 #: the order in which attributes are read: each one's checks need those before it
-_ORDER = ("n_features_in_", "hypotheses_", "n_members_")
+_ORDER = ("n_features_in_", "classes_", "hypotheses_", "n_members_")
 #: the most bytes that the members of a model file may decompress to, together (header, arrays and
 #: scikit-learn members, each charged as it is read); raise it to read a larger model
 MAX_MODEL_BYTES = 1 << 28
@@ -388,6 +389,8 @@ class _Reader:
     def __init__(self, path: Path, archive: Archive, trusted: tuple[str, ...]) -> None:
         self.path, self.archive, self.trusted = path, archive, trusted
         self.n_features = 0
+        self.n_classes = 2
+        self.multiclass = False  # whether the estimator class takes K > 2 classes
         self.n_hypotheses: int | None = None
 
     def fail(self, what: str) -> ValueError:
@@ -503,6 +506,10 @@ class _Reader:
             raise self.fail(f"{what}: unknown hypothesis class {name!r}")
         if hypothesis.n_features != self.n_features and name != "MatrixColumn":
             raise self.fail(f"{what} reads {hypothesis.n_features} features, the model {self.n_features}")
+        # a vote per class for K > 2 classes (class-valued hypotheses), a sign for two
+        votes = hypothesis.n_classes if isinstance(hypothesis, ClassHypothesis) else 2
+        if votes != self.n_classes:
+            raise self.fail(f"{what} predicts {votes} classes, the model has {self.n_classes}")
         return hypothesis
 
     def member_fields(self, cls: type, given: dict, what: str) -> dict:
@@ -550,10 +557,13 @@ class _Reader:
             if "strings" in entry:
                 value = self.strings(entry, what)
             else:
-                value = self.array(self.entry(entry, what, ("array",))["array"], what, size=2)
+                value = self.array(self.entry(entry, what, ("array",))["array"], what)
             finite = value.dtype.kind != "f" or np.all(np.isfinite(value))
-            if value.shape != (2,) or value[0] == value[1] or not finite:
-                raise self.fail(f"{what} must hold two distinct labels; got {value.tolist()!r}")
+            if value.ndim != 1 or value.size < 2 or not finite or not np.all(value[1:] > value[:-1]):
+                raise self.fail(f"{what} must hold two or more distinct labels in increasing order")
+            if value.size > 2 and not self.multiclass:
+                raise self.fail(f"{what} holds {value.size} labels; the estimator takes two classes")
+            self.n_classes = int(value.size)
             return value
         if name == "hypotheses_":
             items = self.entry(entry, what, ("hypotheses",))["hypotheses"]
@@ -588,9 +598,9 @@ class _Reader:
                 raise self.fail(f"{what} must hold increasing member indices in [0, {members})")
             return value
         if name == "class_prior_":  # the tie rule of dualboost.estimators.ties
-            p = self.finite(self.entry(entry, what, ("array",))["array"], what, size=2)
+            p = self.finite(self.entry(entry, what, ("array",))["array"], what, size=self.n_classes)
             if np.any(p < 0) or abs(float(p.sum()) - 1.0) > _SIMPLEX_TOL:
-                raise self.fail(f"{what} must be two fractions summing to 1; got {p.tolist()!r}")
+                raise self.fail(f"{what} must be one fraction per class summing to 1; got {p.tolist()!r}")
             return p
         if name in ("training_error_", "bound_", "d_"):
             return self.array(self.entry(entry, what, ("array",))["array"], what, kinds="f")
@@ -721,6 +731,7 @@ def _load(path: Path, header: dict, reader: _Reader) -> BaseEstimator:
         raise reader.fail(f"{name} has no parameters or fitted attributes {unknown}")
     if missing:
         raise reader.fail(f"the fitted attributes {missing} of {name} are missing")
+    reader.multiclass = getattr(cls, "_multiclass", False)  # (BoostingClassifier's; the rest: two)
     done: dict[str, Any] = {}
     order = sorted(attributes, key=lambda k: (_ORDER.index(k) if k in _ORDER else len(_ORDER), k))
     for key in order:

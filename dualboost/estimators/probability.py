@@ -4,13 +4,15 @@ and the training class prior at a tie f = 0 (:mod:`dualboost.estimators.ties`)."
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import brentq
-from scipy.special import expit, log_expit
+from scipy.special import expit, log_expit, log_softmax, softmax
 from sklearn.utils.validation import check_is_fitted
 
-from dualboost.estimators.ties import prior_at_ties
+from dualboost.estimators.ties import prior_at_ties, prior_at_vote_ties
 
 __all__ = [
     "LINK_MIN_SLOPE",
@@ -18,6 +20,10 @@ __all__ = [
     "fit_link_slope",
     "link_probabilities",
     "link_log_likelihood",
+    "fit_softmax_slope",
+    "increasing_root",
+    "vote_probabilities",
+    "vote_log_probabilities",
     "ProbabilityLink",
 ]
 
@@ -49,14 +55,21 @@ def fit_link_slope(margins: ArrayLike, weights: ArrayLike | None = None) -> floa
     def slope(a: float) -> float:
         return float(np.sum(w * m * (expit(a * m) - target)))
 
-    if m.size == 0 or slope(LINK_MIN_SLOPE) >= 0:
+    return LINK_MIN_SLOPE if m.size == 0 else increasing_root(slope)
+
+
+def increasing_root(derivative: Callable[[float], float], tol: float = 1e-10) -> float:
+    """The slope a in ``[LINK_MIN_SLOPE, LINK_MAX_SLOPE]`` where an increasing ``derivative`` (of a
+    convex negative log-likelihood in a) crosses 0, by Brent's method on a bracket found by doubling
+    twice from 1 (``tol``: its xtol and rtol); the end of the range when there is no root inside."""
+    if derivative(LINK_MIN_SLOPE) >= 0:
         return LINK_MIN_SLOPE
-    if slope(LINK_MAX_SLOPE) <= 0:
+    if derivative(LINK_MAX_SLOPE) <= 0:
         return LINK_MAX_SLOPE
-    high = max(1.0, LINK_MIN_SLOPE)
-    while slope(high) < 0:
+    high = 1.0
+    while derivative(high) < 0:
         high *= 4.0
-    return float(brentq(slope, LINK_MIN_SLOPE, min(high, LINK_MAX_SLOPE), xtol=1e-10, rtol=1e-10))
+    return float(brentq(derivative, LINK_MIN_SLOPE, min(high, LINK_MAX_SLOPE), xtol=tol, rtol=tol))
 
 
 def link_probabilities(
@@ -73,6 +86,51 @@ def link_log_likelihood(margins: NDArray[np.float64], slope: float) -> float:
     """The mean log-likelihood ``mean_n log expit(a m_n)`` of the margins under the link (for
     reports; ``log_expit`` keeps it finite for any a m)."""
     return float(np.mean(log_expit(slope * np.asarray(margins, dtype=np.float64))))
+
+
+def _smoothed_targets(labels: NDArray[np.intp], n_classes: int, total: float) -> NDArray[np.float64]:
+    """Platt's smoothed targets in K-class form: ``(W + 1)/(W + 2)`` for the true class, the rest
+    spread over the others (W the number of examples or the sum of their weights)."""
+    right = (total + 1.0) / (total + 2.0)
+    targets = np.full((labels.size, n_classes), (1.0 - right) / (n_classes - 1))
+    targets[np.arange(labels.size), labels] = right
+    return targets
+
+
+def fit_softmax_slope(
+    votes: NDArray[np.float64], labels: NDArray[np.intp], weights: NDArray[np.float64] | None = None
+) -> float:
+    """The slope a of ``P(c | x) = softmax(a F(x))_c`` fitted by maximum likelihood on the training
+    votes with smoothed targets t (:func:`_smoothed_targets`): ``a`` minimises
+    ``-sum_n w_n sum_c t_nc log softmax(a F_n)_c``, convex in a, whose derivative
+    ``sum_n w_n (E_(softmax(a F_n))[F_n] - t_n . F_n)`` increases in a; its root by Brent's method in
+    ``[LINK_MIN_SLOPE, LINK_MAX_SLOPE]`` (the ends when it has none there), as the binary link's
+    :func:`fit_link_slope`."""
+    F = np.asarray(votes, dtype=np.float64)
+    w = np.ones(F.shape[0]) if weights is None else np.asarray(weights, dtype=np.float64)
+    targets = _smoothed_targets(labels, F.shape[1], float(w.sum()))
+    aimed = np.sum(targets * F, axis=1)
+
+    def derivative(a: float) -> float:
+        return float(np.sum(w * (np.sum(softmax(a * F, axis=1) * F, axis=1) - aimed)))
+
+    return LINK_MIN_SLOPE if F.shape[0] == 0 else increasing_root(derivative)
+
+
+def vote_probabilities(
+    votes: NDArray[np.float64], slope: float, prior: NDArray[np.float64] | None = None
+) -> NDArray[np.float64]:
+    """``softmax(a F)`` per row (N x K), ties between top classes resolved by ``prior``."""
+    p = softmax(slope * np.asarray(votes, dtype=np.float64), axis=1)
+    return prior_at_vote_ties(votes, p, prior)
+
+
+def vote_log_probabilities(
+    votes: NDArray[np.float64], slope: float, prior: NDArray[np.float64] | None = None
+) -> NDArray[np.float64]:
+    """``log softmax(a F)`` per row (finite for any a F), ties as :func:`vote_probabilities`."""
+    log_p = log_softmax(slope * np.asarray(votes, dtype=np.float64), axis=1)
+    return prior_at_vote_ties(votes, log_p, prior, log=True)
 
 
 class ProbabilityLink:
@@ -97,6 +155,14 @@ class ProbabilityLink:
                 chunks=(f.chunks[0], (2,)),
                 dtype=np.float64,
             )
+        return self._probabilities(f)
+
+    def _probabilities(self, f: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The probabilities of the decision values f: the binary link of a sign, the softmax of a
+        vote per class (N x K, :func:`vote_probabilities`)."""
+        prior = getattr(self, "class_prior_", None)
+        if f.ndim == 2:
+            return vote_probabilities(f, self.link_slope_, prior)
         return link_probabilities(f, self.link_slope_, prior)
 
     def predict_log_proba(self, X: ArrayLike) -> NDArray[np.float64]:
@@ -104,5 +170,7 @@ class ProbabilityLink:
         check_is_fitted(self)
         f = np.asarray(self.decision_function(X), dtype=np.float64)
         prior = getattr(self, "class_prior_", None)
+        if f.ndim == 2:
+            return vote_log_probabilities(f, self.link_slope_, prior)
         log_p = np.column_stack([log_expit(-self.link_slope_ * f), log_expit(self.link_slope_ * f)])
         return prior_at_ties(f, log_p, None if prior is None else np.log(prior))

@@ -19,7 +19,19 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["SIGNS", "class_prior", "tie_index", "classes_by_sign", "prior_at_ties"]
+from dualboost.boosting.core.result import TIE_TOL
+
+__all__ = [
+    "SIGNS",
+    "class_prior",
+    "tie_index",
+    "classes_by_sign",
+    "prior_at_ties",
+    "top_classes",
+    "votes_to_classes",
+    "predicted_classes",
+    "prior_at_vote_ties",
+]
 
 #: the ±1 labels in the order of ``classes_`` (what :func:`classes_by_sign` returns on ±1 data)
 SIGNS = np.array([-1.0, 1.0])
@@ -63,3 +75,46 @@ def prior_at_ties(
     if prior is not None:
         probabilities[np.asarray(f) == 0] = prior
     return probabilities
+
+
+def top_classes(votes: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Where each row's vote is within ``TIE_TOL`` of its largest (the tied top classes)."""
+    return votes >= votes.max(axis=1, keepdims=True) - TIE_TOL
+
+
+def votes_to_classes(
+    votes: NDArray[np.float64], classes: NDArray, prior: NDArray[np.float64] | None
+) -> NDArray:
+    """``classes`` of the largest vote per row; among top classes tied within ``TIE_TOL`` (rounding:
+    the same on every machine) the one of largest ``prior``, the first of them without a prior or
+    among equal priors."""
+    top = top_classes(votes)
+    rank = np.zeros(votes.shape[1]) if prior is None else np.asarray(prior, dtype=np.float64)
+    return classes[np.argmax(np.where(top, rank, -np.inf), axis=1)]
+
+
+def prior_at_vote_ties(
+    votes: NDArray[np.float64], probabilities: NDArray[np.float64], prior, log: bool = False
+) -> NDArray[np.float64]:
+    """``probabilities`` (N x K, or their logarithms with ``log``) with the rows whose top classes tie
+    changed (in place): their top classes share the top mass in proportion to ``prior``, so that the
+    argmax is :func:`votes_to_classes`'s class; unchanged without a prior."""
+    top = top_classes(votes)
+    tied = top.sum(axis=1) > 1
+    if prior is None or not tied.any():
+        return probabilities
+    p = np.exp(probabilities[tied]) if log else probabilities[tied]
+    mass = np.sum(np.where(top[tied], p, 0.0), axis=1, keepdims=True)
+    share = np.where(top[tied], np.asarray(prior, dtype=np.float64), 0.0)
+    share = share / np.maximum(share.sum(axis=1, keepdims=True), np.finfo(float).tiny)
+    p = np.where(top[tied], mass * share, p)
+    probabilities[tied] = np.log(p) if log else p
+    return probabilities
+
+
+def predicted_classes(f: NDArray[np.float64], classes: NDArray, prior: NDArray[np.float64] | None) -> NDArray:
+    """The classes ``predict`` gives the decision values f: by sign (:func:`classes_by_sign`), or for a
+    vote per class (N x K) by vote (:func:`votes_to_classes`)."""
+    if np.ndim(f) == 2:
+        return votes_to_classes(f, classes, prior)
+    return classes_by_sign(f, classes, prior)

@@ -44,7 +44,7 @@ from dualboost.oracles.base import (
     weight_scale,
 )
 
-__all__ = ["PairCoding", "ClassHypothesis", "ClassStump", "ClassConstant", "MulticlassStumps", "class_votes"]
+__all__ = ["PairCoding", "ClassHypothesis", "ClassStump", "ClassConstant", "ClassStumps", "class_votes"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -163,7 +163,7 @@ def class_labels(y: ArrayLike, n_samples: int, name: str = "y") -> tuple[NDArray
     return indices.astype(np.intp), classes
 
 
-class MulticlassStumps(Oracle):
+class ClassStumps(Oracle):
     """Decision stumps with a class on each side, and the K constants, as columns over the
     (example, wrong class) pairs (module docstring). After ``fit``: ``n_samples_`` is the number of
     pairs N(K-1) (the length of d and of every column), ``n_examples_`` N, ``classes_`` the K labels,
@@ -171,7 +171,7 @@ class MulticlassStumps(Oracle):
 
     signed_weights = True
 
-    def fit(self, X: ArrayLike | Matrix, y: ArrayLike) -> MulticlassStumps:
+    def fit(self, X: ArrayLike | Matrix, y: ArrayLike) -> ClassStumps:
         """Validate and store the training data (X dense or scipy.sparse, y with at least two classes)."""
         X = check_features(X, "X")
         labels, self.classes_ = class_labels(y, X.shape[0], "y")

@@ -70,6 +70,7 @@ from dualboost._archive import Archive, ArchiveError
 from dualboost._files import FileLock, atomic_write, check_writable, remove_stale_temporaries
 from dualboost.boosting.core.history import HISTORY_FIELDS, HistoryRow
 from dualboost.oracles import Constant, Hypothesis, KernelColumn, MatrixColumn, RawFeature, Selection, Stump
+from dualboost.oracles.multiclass import ClassConstant, ClassStump
 from dualboost.solvers import Solution
 from dualboost.solvers.state import SolverState, state_from_dict
 
@@ -97,7 +98,8 @@ VERSION = 2
 #: reading a file never imports or constructs anything else); add a class with ``to_dict`` and
 #: ``from_dict`` here to make it checkpointable
 HYPOTHESES: dict[str, type[Hypothesis]] = {
-    cls.__name__: cls for cls in (Stump, Constant, RawFeature, KernelColumn, MatrixColumn)
+    cls.__name__: cls
+    for cls in (Stump, Constant, RawFeature, KernelColumn, MatrixColumn, ClassStump, ClassConstant)
 }
 #: the default of ``checkpoint_every``
 DEFAULT_EVERY = 10

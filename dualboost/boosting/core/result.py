@@ -178,12 +178,13 @@ class StageRecorder:
 
 
 def staged_decisions(
-    stages: Stages, hypotheses: list[Hypothesis], X: ArrayLike
+    stages: Stages, hypotheses: list[Hypothesis], X: ArrayLike, n_outputs: int | None = None
 ) -> Iterator[NDArray[np.float64]]:
     """``f_{w^s}(X)`` for s = 1, ..., S (ties exactly 0, as :func:`combined_decision`): each stage
     updates the previous decision by its scale and entries; every hypothesis is evaluated on X once,
-    when a stage first uses it."""
-    f = np.zeros(_n_rows(X))
+    when a stage first uses it. ``n_outputs``: hypotheses whose ``predict`` gives N x n_outputs
+    values (the class indicators of a K-class vote), None for one value per row."""
+    f = np.zeros(_n_rows(X) if n_outputs is None else (_n_rows(X), n_outputs))
     cache: dict[int, NDArray[np.float64]] = {}
     for s in range(len(stages)):
         f = stages.scale[s] * f if stages.scale[s] != 0.0 else np.zeros_like(f)
