@@ -49,6 +49,11 @@ from sklearn.utils.validation import has_fit_parameter
 
 from dualboost._validation import Matrix, check_count, check_scalar
 
+try:  # the compiled kernel of OnlineLinear (setup.py); without it the boosters run their Python loop
+    from dualboost.oracles import _online
+except ImportError:  # a source tree that was not built
+    _online = None
+
 __all__ = [
     "OnlineLearners",
     "OnlineLinear",
@@ -121,6 +126,13 @@ class OnlineLearners(ABC):
     @abstractmethod
     def predict_matrix(self, X: Matrix) -> NDArray[np.float64]:
         """The (n, N) matrix of predictions WL^i(x_n) in {-1, +1} (the learners' current state)."""
+
+    def compiled_kernel(self) -> object | None:
+        """The bank's compiled kernel for the booster loop of :mod:`dualboost.boosting.online._loop`
+        (docs/architecture.md#compiled-code), or None: this bank has none, and the booster runs its
+        Python loop. A kernel works on the bank's arrays in place; a bank that returns one also has
+        ``store_kernel(kernel)``, which takes back the kernel's scalars after a compiled run."""
+        return None
 
     def grow(self, n_features: int) -> None:
         """Accept ``n_features`` >= the current number of features (new ones start untrained)."""
@@ -307,6 +319,33 @@ class OnlineLinear(OnlineLearners):
             self.scale = np.concatenate([self.scale[:-1], np.zeros(extra), self.scale[-1:]])
             self._ones = np.ones(n_features + 1)
             self.n_features = n_features
+
+    def compiled_kernel(self) -> object | None:
+        """A :class:`~dualboost.oracles._online.LinearKernel` on this bank's arrays (None without the
+        compiled module, or for a subclass that overrides the per-row methods)."""
+        if _online is None or any(
+            getattr(type(self), name) is not getattr(OnlineLinear, name)
+            for name in ("predict_row", "learn_row", "_learn_scaled", "prepare", "rows")
+        ):
+            return None
+        return _online.LinearKernel(
+            self.state,
+            self.scale,
+            LOSSES.index(self.loss),
+            bool(self.adaptive),
+            bool(self.normalized),
+            bool(self.invariant),
+            self._rate,
+            self.n_normalized,
+            self.total_norm,
+            self._unit_scale,
+        )
+
+    def store_kernel(self, kernel: object) -> None:
+        """Take back the scalars of ``normalized`` (T, S, all s_j in {0, 1}) from a compiled run."""
+        self.n_normalized = int(kernel.n_normalized)
+        self.total_norm = float(kernel.total_norm)
+        self._unit_scale = bool(kernel.unit_scale)
 
     def prepare(self, X: Matrix) -> Matrix:
         """X with a last column of ones: the intercept is feature p of every prepared row."""
