@@ -13,7 +13,7 @@ Wright omega function W(e^c) on reals: :func:`wright_omega`, after Lawrence, Cor
 2012): a first approximation on three intervals, then Fritsch-Shafer-Crowley steps.
 """
 
-from libc.math cimport exp, expm1, fabs, log, pow, sqrt
+from libc.math cimport exp, expm1, fabs, log, sqrt
 
 import numpy as np
 
@@ -190,7 +190,7 @@ cdef class LinearKernel:
         cdef double* sfac = &self.sfac[0]
         cdef double* r = &self.r[0]
         cdef double* row
-        cdef double x, x2, d, g, s, norm, eta, hp2
+        cdef double x, x2, d, g, s, norm, eta
         cdef bint small = True
         for i in range(n):
             if h[i] != 0.0:
@@ -234,6 +234,8 @@ cdef class LinearKernel:
             i = active[a]
             phi[i] = margin_slope(self.loss, m0[i])
             q[i] = 0.0
+            coef[i] = h[i] * phi[i]  # h phi^2, the AdaGrad increment (coef is set after its last use)
+            coef[i] *= phi[i]
         eta = self.rate
         if self.normalized:
             norm = 0.0
@@ -265,10 +267,8 @@ cdef class LinearKernel:
             for a in range(n_active):
                 i = active[a]
                 if self.adaptive:
-                    hp2 = h[i] * phi[i]
-                    hp2 *= phi[i]
-                    row[n + i] += x2 * hp2
-                    g = pow(row[n + i], -0.5)
+                    row[n + i] += x2 * coef[i]
+                    g = 1.0 / sqrt(row[n + i])  # G^-1/2 (the reference's np.power(G, -0.5), to 1 ulp)
                 else:
                     g = 1.0
                 if self.normalized:
