@@ -1,4 +1,5 @@
-"""The compiled online loop (issue 36; docs/architecture.md#compiled-code) against its Python reference.
+"""The compiled online loop and banks (issue 36; docs/architecture.md#compiled-code) against their
+Python reference.
 
 Each test runs the same stream with the same seed twice, once with ``OnlineBooster.compiled = False``
 (the Python loop of ``learn_row``, the reference) and once in ``dualboost.boosting.online._loop``, and
@@ -26,7 +27,7 @@ from scipy.special import wrightomega
 from dualboost.boosting.online import AdaBoostOL, OnlineBBM, drivers
 from dualboost.boosting.online.drivers import OnlineBooster
 from dualboost.estimators.online import AdaBoostOLClassifier, OnlineBBMClassifier
-from dualboost.oracles.online import OnlineLinear
+from dualboost.oracles.online import OnlineLinear, OnlineStumps
 
 # the learners of the comparison: every update option, each loss (plain steps at stable rates)
 LEARNERS = [
@@ -78,10 +79,15 @@ def _assert_same(reference, compiled, X_test) -> None:
     assert a.mistakes == pytest.approx(b.mistakes, rel=1e-12)
     assert a.n_seen == b.n_seen and a.weight_seen == pytest.approx(b.weight_seen, rel=1e-12)
     assert a.rng.bit_generator.state == b.rng.bit_generator.state  # the same random draws
-    np.testing.assert_allclose(b.learners.state, a.learners.state, rtol=1e-12, atol=1e-12)
-    np.testing.assert_array_equal(b.learners.scale, a.learners.scale)
-    assert b.learners.n_normalized == a.learners.n_normalized
-    assert b.learners.total_norm == pytest.approx(a.learners.total_norm, rel=1e-12)
+    if isinstance(a.learners, OnlineStumps):
+        np.testing.assert_allclose(b.learners.E, a.learners.E, rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(b.learners._best, a.learners._best)
+        np.testing.assert_array_equal(b.learners._sign, a.learners._sign)
+    else:
+        np.testing.assert_allclose(b.learners.state, a.learners.state, rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(b.learners.scale, a.learners.scale)
+        assert b.learners.n_normalized == a.learners.n_normalized
+        assert b.learners.total_norm == pytest.approx(a.learners.total_norm, rel=1e-12)
     np.testing.assert_allclose(b.edges, a.edges, rtol=1e-12, atol=1e-15)
     np.testing.assert_array_equal(b.last_predictions, a.last_predictions)
     np.testing.assert_allclose(b.last_weights, a.last_weights, rtol=1e-12)
@@ -104,6 +110,22 @@ def test_compiled_loop_equals_the_python_loop(cls, weighting, params, monkeypatc
 
     def make():
         return cls(n_learners=6, learner=OnlineLinear(**params), weighting=weighting, random_state=3)
+
+    reference, compiled = _fit_both(make, X, y, monkeypatch)
+    _assert_same(reference, compiled, X_test)
+
+
+@pytest.mark.parametrize("cls, weighting", BOOSTERS)
+@pytest.mark.parametrize("dense", [False, True])
+def test_compiled_stumps_equal_the_python_stumps(cls, weighting, dense, monkeypatch):
+    """The OnlineStumps bank (thresholds from the first batch, sparse rows: absent features are 0)."""
+    X, y = _stream(seed=9, n=800, p=12)
+    X_test, _ = _stream(seed=10, n=200, p=12)
+    if dense:
+        X, X_test = X.toarray(), X_test.toarray()
+
+    def make():
+        return cls(n_learners=5, learner=OnlineStumps(n_thresholds=4), weighting=weighting, random_state=2)
 
     reference, compiled = _fit_both(make, X, y, monkeypatch)
     _assert_same(reference, compiled, X_test)
@@ -155,6 +177,8 @@ def test_the_compiled_modules_are_built():
     for booster in (OnlineBBM(OnlineLinear(), 3), AdaBoostOL(OnlineLinear(), 3)):
         booster.start(4)
         assert isinstance(booster._compiled_kernel(), _online.LinearKernel)
+    booster = AdaBoostOL(OnlineStumps(), 3).start(4)
+    assert isinstance(booster._compiled_kernel(), _online.StumpKernel)
 
 
 def test_without_the_build_the_python_loop_runs_with_one_warning(monkeypatch):

@@ -1,11 +1,13 @@
-"""The per-example work of :class:`~dualboost.oracles.online.OnlineLinear` in compiled code.
+"""The per-example work of the online banks :class:`~dualboost.oracles.online.OnlineLinear` and
+:class:`~dualboost.oracles.online.OnlineStumps` in compiled code.
 
-The Python methods ``OnlineLinear.predict_row``, ``learn_row`` and ``_learn_scaled`` stay the
-reference (docs/architecture.md#compiled-code): :class:`LinearKernel` computes the same quantities
-with the same formulas, one row at a time, on the bank's own arrays (``state``, ``scale``, updated in
-place), so the two paths agree to rounding (tests/test_online_compiled.py). It is driven by the
-booster loop of :mod:`dualboost.boosting.online._loop` through ``_online.pxd``; a row is given by its
-non-zero features, and the intercept (state row ``intercept``, a feature equal to 1) is added here.
+The Python methods ``predict_row`` and ``learn_row`` (and ``OnlineLinear._learn_scaled``) stay the
+reference (docs/architecture.md#compiled-code): :class:`LinearKernel` and :class:`StumpKernel`
+compute the same quantities with the same formulas, one row at a time, on the bank's own arrays
+(updated in place), so the two paths agree to rounding (tests/test_online_compiled.py). They are
+driven by the booster loop of :mod:`dualboost.boosting.online._loop` through ``_online.pxd`` (the
+base :class:`BankKernel`); a row is given by its non-zero features. The linear kernel adds the
+intercept (state row ``intercept``, a feature equal to 1) itself.
 
 The importance-invariant update (Karampatziakis & Langford, UAI 2011) of the logistic loss needs the
 Wright omega function W(e^c) on reals: :func:`wright_omega`, after Lawrence, Corless & Jeffrey,
@@ -101,7 +103,22 @@ cdef inline double invariant_step(int loss, double m0, double tau, bint small) n
     return max(u - u_end, 0.0)
 
 
-cdef class LinearKernel:
+cdef class BankKernel:
+    """A bank of N weak online learners as the compiled loop calls it (a base class: no learners)."""
+
+    cdef void reserve(self, Py_ssize_t k):
+        """Scratch for rows of up to k non-zero features."""
+
+    cdef void predict(self, const Py_ssize_t* indices, const double* values, Py_ssize_t k,
+                      unsigned char* b) noexcept nogil:
+        """b_i = [WL^i(x) = +1] for the row (indices, values) of k non-zero features."""
+
+    cdef void learn(self, const Py_ssize_t* indices, const double* values, Py_ssize_t k, double y,
+                    const double* h) noexcept nogil:
+        """Learner i learns the last predicted row with label y and importance weight h[i]."""
+
+
+cdef class LinearKernel(BankKernel):
     """The state of an OnlineLinear bank (its arrays, shared) and its options, for the compiled loop.
 
     ``state``: the bank's (p + 1, 2N) array [W | G] (row p: the intercept); ``scale``: its s_j;
@@ -293,3 +310,55 @@ cdef class LinearKernel:
             for a in range(n_active):
                 i = active[a]
                 row[i] += x * (r[jj * n + i] * coef[i])
+
+
+cdef class StumpKernel(BankKernel):
+    """The state of an OnlineStumps bank (its arrays, shared): ``thresholds`` (p, B), the weighted
+    edges ``E`` as (N, p B), the flat index ``best`` of each learner's stump and its ``sign``."""
+
+    def __init__(self, double[:, ::1] thresholds, double[:, ::1] E, Py_ssize_t[::1] best,
+                 double[::1] sign):
+        self.thresholds = thresholds
+        self.E = E
+        self.best = best
+        self.sign = sign
+        self.n = E.shape[0]
+        self.x = np.zeros(thresholds.shape[0])
+        self.outputs = np.zeros(E.shape[1])
+
+    cdef void predict(self, const Py_ssize_t* indices, const double* values, Py_ssize_t k,
+                      unsigned char* b) noexcept nogil:
+        """OnlineStumps.predict_row: learner i predicts sign_i * sign(x_j - theta_jb) of its stump."""
+        cdef Py_ssize_t B = self.thresholds.shape[1], jj, i, f
+        for jj in range(k):
+            self.x[indices[jj]] = values[jj]
+        for i in range(self.n):
+            f = self.best[i]
+            b[i] = self.sign[i] * (1.0 if self.x[f // B] > self.thresholds[f // B, f % B] else -1.0) > 0.0
+
+    cdef void learn(self, const Py_ssize_t* indices, const double* values, Py_ssize_t k, double y,
+                    const double* h) noexcept nogil:
+        """OnlineStumps.learn_row: E_i += y h_i (the outputs of every stump), then each learner takes
+        the stump of largest |E_i| (the first on ties); learners of weight 0 are unchanged."""
+        cdef Py_ssize_t p = self.thresholds.shape[0], B = self.thresholds.shape[1], m = p * B
+        cdef Py_ssize_t i, j, c, f, best
+        cdef double* out = &self.outputs[0]
+        cdef double* row
+        cdef double scale, top
+        for j in range(p):
+            for c in range(B):
+                out[j * B + c] = 1.0 if self.x[j] > self.thresholds[j, c] else -1.0
+        for i in range(self.n):
+            if h[i] == 0.0:
+                continue
+            scale = y * h[i]
+            row = &self.E[i, 0]
+            best, top = 0, -1.0
+            for f in range(m):
+                row[f] += scale * out[f]
+                if fabs(row[f]) > top:
+                    best, top = f, fabs(row[f])
+            self.best[i] = best
+            self.sign[i] = -1.0 if row[best] < 0.0 else 1.0
+        for j in range(k):
+            self.x[indices[j]] = 0.0

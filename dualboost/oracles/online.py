@@ -24,7 +24,10 @@ Protocol (used by :mod:`dualboost.boosting.online`)
   on the example of the *last* ``predict_row`` call, label y in
   {-1, +1};
 * ``predict_matrix(X)``: the (n, N) predictions on a batch (dense or CSR), for ``predict``;
-* ``grow(n_features)``: accept new features (River-style dict input); optional.
+* ``grow(n_features)``: accept new features (River-style dict input); optional;
+* ``compiled_kernel()``: the bank's kernel for the compiled booster loop (docs/architecture.md#compiled-code),
+  or None (the default: the booster runs its Python loop); :class:`OnlineLinear` and
+  :class:`OnlineStumps` have one.
 
 Banks: :class:`OnlineLinear` (logistic / hinge / squared / modified Huber loss; AdaGrad, optionally
 normalized and importance-invariant steps as in Vowpal Wabbit's default learner; numpy, vectorized
@@ -504,6 +507,20 @@ class OnlineStumps(OnlineLearners):
         self._best = np.zeros(self.n_learners, dtype=np.intp)  # flat index j * B + b
         self._sign = np.ones(self.n_learners)
         self._x = np.zeros(p)
+
+    def compiled_kernel(self) -> object | None:
+        """A :class:`~dualboost.oracles._online.StumpKernel` on this bank's arrays (None without the
+        compiled module, or for a subclass that overrides the per-row methods)."""
+        if _online is None or any(
+            getattr(type(self), name) is not getattr(OnlineStumps, name)
+            for name in ("predict_row", "learn_row", "prepare", "rows")
+        ):
+            return None
+        flat = self.E.reshape(self.n_learners, -1)  # a view: the kernel adds to E itself
+        return _online.StumpKernel(self.thresholds, flat, self._best, self._sign)
+
+    def store_kernel(self, kernel: object) -> None:
+        """Nothing to take back: the kernel updated the bank's arrays in place."""
 
     def grow(self, n_features: int) -> None:
         extra = n_features - self.n_features

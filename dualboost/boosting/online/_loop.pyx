@@ -2,7 +2,7 @@
 
 ``OnlineBooster.learn_row`` with ``OnlineBBM._step`` / ``AdaBoostOL._step`` stays the reference
 (docs/architecture.md#compiled-code): :func:`learn_rows` runs the same rounds on the same arrays
-(the booster's and, through :class:`~dualboost.oracles._online.LinearKernel`, the OnlineLinear
+(the booster's and, through a :class:`~dualboost.oracles._online.BankKernel`, the weak learners'
 bank's), in place, so the two paths make the same predictions and agree to rounding
 (tests/test_online_compiled.py). The random numbers (uniforms for sampling, Gumbels for the Hedge
 draw) are drawn by the caller in the reference's blocks and order; a call returns before a row that
@@ -11,13 +11,13 @@ needs a fresh block, and after a row at which the caller's callback is due.
 
 from libc.math cimport exp, sqrt
 
-from dualboost.oracles._online cimport LinearKernel
+from dualboost.oracles._online cimport BankKernel
 
 import numpy as np
 
 
 def learn_rows(
-    LinearKernel bank,
+    BankKernel bank,
     bint adaboost_ol,
     const Py_ssize_t[::1] indptr,
     const Py_ssize_t[::1] indices,
@@ -28,6 +28,7 @@ def learn_rows(
     long long n_seen,
     Py_ssize_t every,
     Py_ssize_t block,
+    Py_ssize_t kmax,
     const double[::1] p_flat,
     Py_ssize_t[::1] index,
     double[::1] alpha,
@@ -48,7 +49,8 @@ def learn_rows(
     is added by the bank) with labels in {-1, +1} and importance ``weights``; returns the next row
     and the new ``n_seen``. Stops at the end, before a row whose n_seen is a multiple of ``block``
     (the caller draws the next block of random numbers) unless it is the first, and after a row
-    whose n_seen is a multiple of ``every`` (> 0: the caller's callback).
+    whose n_seen is a multiple of ``every`` (> 0: the caller's callback). ``kmax``: the most non-zeros
+    of a row.
 
     Online BBM (``adaboost_ol`` False): ``p_flat`` is ``OnlineBBM._p_flat``, ``index`` its
     ``_index``. AdaBoost.OL: ``alpha``, ``log_v`` and the Gumbels of the current block. ``wz``,
@@ -61,7 +63,6 @@ def learn_rows(
     cdef double y, weight, best, factor, neg, e_prev, e_next, mistakes = totals[0], weight_seen = totals[1]
     cdef int yhat
     cdef bint unit
-    kmax = int(np.max(np.diff(indptr[start:]))) if n_rows > start else 0
     bank.reserve(kmax)
     b_arr = np.zeros(n, dtype=np.uint8)
     p_arr = np.zeros(n)

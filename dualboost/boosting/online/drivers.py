@@ -156,7 +156,8 @@ class OnlineBooster(ABC):
 
     Compiled loop (docs/architecture.md#compiled-code): when the bank has a compiled kernel
     (:meth:`~dualboost.oracles.online.OnlineLearners.compiled_kernel`: :class:`OnlineLinear
-    <dualboost.oracles.online.OnlineLinear>`), :meth:`learn_many` runs the rounds of Online BBM and
+    <dualboost.oracles.online.OnlineLinear>` and :class:`OnlineStumps
+    <dualboost.oracles.online.OnlineStumps>`), :meth:`learn_many` runs the rounds of Online BBM and
     AdaBoost.OL in :mod:`dualboost.boosting.online._loop`, on the same state, with the same random
     draws and callbacks; ``compiled = False`` (class or instance attribute) runs the Python loop below
     (:meth:`learn_row`), which stays the reference. The two make the same predictions and agree to
@@ -329,7 +330,8 @@ class OnlineBooster(ABC):
         kernel = self.learners.compiled_kernel()
         if kernel is not None and _loop is not None:
             return kernel
-        if _loop is None and not _warned_missing and type(self.learners).__name__ == "OnlineLinear":
+        has_kernel = type(self.learners).compiled_kernel is not OnlineLearners.compiled_kernel
+        if _loop is None and not _warned_missing and has_kernel:
             _warned_missing = True
             warnings.warn(
                 "dualboost's compiled online loop (dualboost/boosting/online/_loop) is not built: Online "
@@ -373,6 +375,7 @@ class OnlineBooster(ABC):
             labels,
             importance,
         )
+        kmax = int(np.diff(arrays[0]).max()) if n else 0
         row = 0
         while row < n:
             t = (self.n_seen + 1) % self._BLOCK
@@ -388,6 +391,7 @@ class OnlineBooster(ABC):
                 self.n_seen,
                 every if callback is not None else 0,
                 self._BLOCK,
+                kmax,
                 empty if adaboost_ol else self._p_flat,
                 np.zeros(1, dtype=np.intp) if adaboost_ol else self._index,
                 self.alpha if adaboost_ol else empty,
