@@ -181,6 +181,20 @@ def test_the_compiled_modules_are_built():
     assert isinstance(booster._compiled_kernel(), _online.StumpKernel)
 
 
+def test_compiled_loop_rejects_rows_it_cannot_read():
+    """The compiled loop indexes the bank's arrays without bounds checks: wider rows and labels other
+    than -1/+1 raise a ValueError naming the argument before it starts (the estimators check both
+    earlier; this guards direct use of the booster)."""
+    X, y = _stream(seed=11, n=50, p=10)
+    booster = OnlineBBM(OnlineLinear(), 3).start(8)
+    with pytest.raises(ValueError, match="X has 10 features, but the learners were started on 8"):
+        booster.learn_many(X, y)
+    booster = AdaBoostOL(OnlineLinear(), 3).start(10)
+    with pytest.raises(ValueError, match="y must hold labels in"):
+        booster.learn_many(X, np.where(y > 0, 1, 0))
+    assert booster.n_seen == 0
+
+
 def test_without_the_build_the_python_loop_runs_with_one_warning(monkeypatch):
     X, y = _stream(seed=8, n=300, p=10)
     reference = OnlineBBM(OnlineLinear(), 4).start(10)

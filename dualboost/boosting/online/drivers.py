@@ -361,6 +361,12 @@ class OnlineBooster(ABC):
             raise ValueError(
                 f"X, y and weights must have as many rows: got {X.shape[0]}, {n} and {importance.size}"
             )
+        if X.shape[1] > self.learners.n_features:  # the compiled loop reads the bank without bounds checks
+            raise ValueError(
+                f"X has {X.shape[1]} features, but the learners were started on {self.learners.n_features}"
+            )
+        if not np.all(np.abs(labels) == 1):
+            raise ValueError(f"y must hold labels in {{-1, +1}}; got {np.unique(labels)[:5]}")
         self._flush()  # the loop adds to the edge sums directly
         adaboost_ol = isinstance(self, AdaBoostOL)
         empty, no_draws = np.zeros(0), np.zeros((0, N))
