@@ -34,6 +34,8 @@ normalized and importance-invariant steps as in Vowpal Wabbit's default learner;
 across the N learners), :class:`OnlineStumps` (follow-the-leader decision stumps over fixed
 thresholds, vectorized), :class:`PartialFitLearners` (N clones of any estimator whose
 ``partial_fit`` takes ``sample_weight``, e.g. ``SGDClassifier``; a Python loop over the learners).
+The numpy methods of the first two are the reference of their compiled kernels
+(:mod:`dualboost.oracles._online`), which the boosters' compiled loop runs.
 """
 
 from __future__ import annotations
@@ -481,7 +483,8 @@ class OnlineStumps(OnlineLearners):
     each feature on the first batch (a single example or no data: theta = 0 only). Learner i keeps
     E_i[j, b] = sum_t w_t^i y_t sign(x_tj - theta_jb) (its weighted edges, all stumps at once) and
     predicts with the stump of largest |E_i[j, b]| (sign s = sign E_i[j, b]; first in (j, b) order
-    on ties). Cost per example: O(N p B) numpy work, so meant for a few hundred features.
+    on ties). Cost per example: O(N p B) (numpy, or the compiled kernel), so meant for a few hundred
+    features.
     """
 
     def __init__(self, n_thresholds: int = 8) -> None:
