@@ -24,13 +24,18 @@ Protocol (used by :mod:`dualboost.boosting.online`)
   on the example of the *last* ``predict_row`` call, label y in
   {-1, +1};
 * ``predict_matrix(X)``: the (n, N) predictions on a batch (dense or CSR), for ``predict``;
-* ``grow(n_features)``: accept new features (River-style dict input); optional.
+* ``grow(n_features)``: accept new features (River-style dict input); optional;
+* ``compiled_kernel()``: the bank's kernel for the compiled booster loop (docs/architecture.md#compiled-code),
+  or None (the default: the booster runs its Python loop); :class:`OnlineLinear` and
+  :class:`OnlineStumps` have one.
 
 Banks: :class:`OnlineLinear` (logistic / hinge / squared / modified Huber loss; AdaGrad, optionally
 normalized and importance-invariant steps as in Vowpal Wabbit's default learner; numpy, vectorized
 across the N learners), :class:`OnlineStumps` (follow-the-leader decision stumps over fixed
 thresholds, vectorized), :class:`PartialFitLearners` (N clones of any estimator whose
 ``partial_fit`` takes ``sample_weight``, e.g. ``SGDClassifier``; a Python loop over the learners).
+The numpy methods of the first two are the reference of their compiled kernels
+(:mod:`dualboost.oracles._online`), which the boosters' compiled loop runs.
 """
 
 from __future__ import annotations
@@ -48,6 +53,11 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import has_fit_parameter
 
 from dualboost._validation import Matrix, check_count, check_scalar
+
+try:  # the compiled kernel of OnlineLinear (setup.py); without it the boosters run their Python loop
+    from dualboost.oracles import _online
+except ImportError:  # a source tree that was not built
+    _online = None
 
 __all__ = [
     "OnlineLearners",
@@ -121,6 +131,13 @@ class OnlineLearners(ABC):
     @abstractmethod
     def predict_matrix(self, X: Matrix) -> NDArray[np.float64]:
         """The (n, N) matrix of predictions WL^i(x_n) in {-1, +1} (the learners' current state)."""
+
+    def compiled_kernel(self) -> object | None:
+        """The bank's compiled kernel for the booster loop of :mod:`dualboost.boosting.online._loop`
+        (docs/architecture.md#compiled-code), or None: this bank has none, and the booster runs its
+        Python loop. A kernel works on the bank's arrays in place; a bank that returns one also has
+        ``store_kernel(kernel)``, which takes back the kernel's scalars after a compiled run."""
+        return None
 
     def grow(self, n_features: int) -> None:
         """Accept ``n_features`` >= the current number of features (new ones start untrained)."""
@@ -308,6 +325,33 @@ class OnlineLinear(OnlineLearners):
             self._ones = np.ones(n_features + 1)
             self.n_features = n_features
 
+    def compiled_kernel(self) -> object | None:
+        """A :class:`~dualboost.oracles._online.LinearKernel` on this bank's arrays (None without the
+        compiled module, or for a subclass that overrides the per-row methods)."""
+        if _online is None or any(
+            getattr(type(self), name) is not getattr(OnlineLinear, name)
+            for name in ("predict_row", "learn_row", "_learn_scaled", "prepare", "rows")
+        ):
+            return None
+        return _online.LinearKernel(
+            self.state,
+            self.scale,
+            LOSSES.index(self.loss),
+            bool(self.adaptive),
+            bool(self.normalized),
+            bool(self.invariant),
+            self._rate,
+            self.n_normalized,
+            self.total_norm,
+            self._unit_scale,
+        )
+
+    def store_kernel(self, kernel: object) -> None:
+        """Take back the scalars of ``normalized`` (T, S, all s_j in {0, 1}) from a compiled run."""
+        self.n_normalized = int(kernel.n_normalized)
+        self.total_norm = float(kernel.total_norm)
+        self._unit_scale = bool(kernel.unit_scale)
+
     def prepare(self, X: Matrix) -> Matrix:
         """X with a last column of ones: the intercept is feature p of every prepared row."""
         if sp.issparse(X):
@@ -439,7 +483,8 @@ class OnlineStumps(OnlineLearners):
     each feature on the first batch (a single example or no data: theta = 0 only). Learner i keeps
     E_i[j, b] = sum_t w_t^i y_t sign(x_tj - theta_jb) (its weighted edges, all stumps at once) and
     predicts with the stump of largest |E_i[j, b]| (sign s = sign E_i[j, b]; first in (j, b) order
-    on ties). Cost per example: O(N p B) numpy work, so meant for a few hundred features.
+    on ties). Cost per example: O(N p B) (numpy, or the compiled kernel), so meant for a few hundred
+    features.
     """
 
     def __init__(self, n_thresholds: int = 8) -> None:
@@ -465,6 +510,20 @@ class OnlineStumps(OnlineLearners):
         self._best = np.zeros(self.n_learners, dtype=np.intp)  # flat index j * B + b
         self._sign = np.ones(self.n_learners)
         self._x = np.zeros(p)
+
+    def compiled_kernel(self) -> object | None:
+        """A :class:`~dualboost.oracles._online.StumpKernel` on this bank's arrays (None without the
+        compiled module, or for a subclass that overrides the per-row methods)."""
+        if _online is None or any(
+            getattr(type(self), name) is not getattr(OnlineStumps, name)
+            for name in ("predict_row", "learn_row", "prepare", "rows")
+        ):
+            return None
+        flat = self.E.reshape(self.n_learners, -1)  # a view: the kernel adds to E itself
+        return _online.StumpKernel(self.thresholds, flat, self._best, self._sign)
+
+    def store_kernel(self, kernel: object) -> None:
+        """Nothing to take back: the kernel updated the bank's arrays in place."""
 
     def grow(self, n_features: int) -> None:
         extra = n_features - self.n_features

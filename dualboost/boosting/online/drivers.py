@@ -25,16 +25,26 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit, gammaln
 
 from dualboost._validation import Matrix, check_count, check_scalar
 from dualboost.boosting.core.history import HistoryRow
 from dualboost.oracles.online import OnlineLearners
+
+try:  # the compiled loop (setup.py; docs/architecture.md#compiled-code)
+    from dualboost.boosting.online import _loop
+except ImportError:  # a source tree that was not built: the Python loop, with one warning
+    _loop = None
+
+#: the warning of a missing compiled loop has been given (once per process)
+_warned_missing = False
 
 __all__ = [
     "WEIGHTINGS",
@@ -144,7 +154,17 @@ class OnlineBooster(ABC):
     {-1, +1}), ``last_weights`` (w_t^i), ``last_probabilities`` (p_t^i), ``last_passed`` (the
     weights given to the learners), and the running sums behind :attr:`edges`.
 
-    Speed: one example costs a fixed, small number of numpy calls on length-N vectors. The weak
+    Compiled loop (docs/architecture.md#compiled-code): when the bank has a compiled kernel
+    (:meth:`~dualboost.oracles.online.OnlineLearners.compiled_kernel`: :class:`OnlineLinear
+    <dualboost.oracles.online.OnlineLinear>` and :class:`OnlineStumps
+    <dualboost.oracles.online.OnlineStumps>`), :meth:`learn_many` runs the rounds of Online BBM and
+    AdaBoost.OL in :mod:`dualboost.boosting.online._loop`, on the same state, with the same random
+    draws and callbacks; ``compiled = False`` (class or instance attribute) runs the Python loop below
+    (:meth:`learn_row`), which stays the reference. The two make the same predictions and agree to
+    rounding (tests/test_online_compiled.py).
+
+    Speed of the Python loop: one example costs a fixed, small number of numpy calls on length-N
+    vectors. The weak
     predictions enter the boosters as booleans b^i = [WL^i(x_t) = +1]; the partial sums s_t^{i-1}
     are one ``dot`` with a triangular 0/1 matrix (instead of ``cumsum``), the per-example
     bookkeeping of the edges goes to block buffers reduced every ``_BLOCK`` examples.
@@ -154,6 +174,9 @@ class OnlineBooster(ABC):
 
     #: random numbers are drawn, and edge statistics reduced, in blocks of this many examples
     _BLOCK = 1024
+
+    #: run :meth:`learn_many` in the compiled loop when the bank has a kernel (False: the Python loop)
+    compiled = True
 
     def __init__(
         self,
@@ -279,7 +302,11 @@ class OnlineBooster(ABC):
     ) -> NDArray[np.intp]:
         """:meth:`learn_row` on each row of X (CSR or dense, not yet prepared) in order, labels y
         in {-1, +1}; returns the progressive predictions. ``callback`` gets a :meth:`row` every
-        ``every`` examples. ``weights``: positive importance weights, one per row (default 1)."""
+        ``every`` examples. ``weights``: positive importance weights, one per row (default 1).
+        Runs in the compiled loop when it can (class docstring)."""
+        kernel = self._compiled_kernel()
+        if kernel is not None:
+            return self._learn_compiled(kernel, X, y, callback, every, weights)
         labels = np.asarray(y).astype(np.intp).tolist()  # Python ints: cheap scalar arithmetic
         ones = [1.0] * len(labels)
         importance = ones if weights is None else np.asarray(weights, dtype=np.float64).tolist()
@@ -291,6 +318,114 @@ class OnlineBooster(ABC):
             if callback is not None and self.n_seen % every == 0:
                 callback(self.row())
         return np.asarray(out, dtype=np.intp)
+
+    def _compiled_kernel(self) -> object | None:
+        """The bank's compiled kernel if this run can use the compiled loop, else None (one warning
+        per process when only the build is missing)."""
+        global _warned_missing
+        if not self.compiled or type(self).learn_row is not OnlineBooster.learn_row:
+            return None
+        if type(self)._step not in (OnlineBBM._step, AdaBoostOL._step):
+            return None
+        kernel = self.learners.compiled_kernel()
+        if kernel is not None and _loop is not None:
+            return kernel
+        has_kernel = type(self.learners).compiled_kernel is not OnlineLearners.compiled_kernel
+        if _loop is None and not _warned_missing and has_kernel:
+            _warned_missing = True
+            warnings.warn(
+                "dualboost's compiled online loop (dualboost/boosting/online/_loop) is not built: Online "
+                "BBM and AdaBoost.OL run their Python loop, some 10-40x slower. Build it with "
+                "`pip install -e .`",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+        return None
+
+    def _learn_compiled(
+        self,
+        kernel: object,
+        X: Matrix,
+        y: ArrayLike,
+        callback: Callable[[HistoryRow], None] | None,
+        every: int,
+        weights: ArrayLike | None,
+    ) -> NDArray[np.intp]:
+        """:meth:`learn_many` in :func:`dualboost.boosting.online._loop.learn_rows`: the same rounds,
+        random blocks (Gumbels before uniforms, drawn when the reference draws them) and callbacks."""
+        X = X.tocsr() if sp.issparse(X) else sp.csr_matrix(np.asarray(X, dtype=np.float64))
+        labels = np.ascontiguousarray(np.asarray(y).astype(np.intp).ravel())
+        n, N = labels.size, self.n_learners
+        importance = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64).ravel()
+        if X.shape[0] != n or importance.size != n:
+            raise ValueError(
+                f"X, y and weights must have as many rows: got {X.shape[0]}, {n} and {importance.size}"
+            )
+        if X.shape[1] > self.learners.n_features:  # the compiled loop reads the bank without bounds checks
+            raise ValueError(
+                f"X has {X.shape[1]} features, but the learners were started on {self.learners.n_features}"
+            )
+        if not np.all(np.abs(labels) == 1):
+            raise ValueError(f"y must hold labels in {{-1, +1}}; got {np.unique(labels)[:5]}")
+        self._flush()  # the loop adds to the edge sums directly
+        adaboost_ol = isinstance(self, AdaBoostOL)
+        empty, no_draws = np.zeros(0), np.zeros((0, N))
+        out = np.zeros(n, dtype=np.intp)
+        last_b = np.zeros(N, dtype=np.uint8)
+        last_p, last_passed, last_w = np.zeros(N), np.zeros(N), np.zeros(N)
+        totals = np.array([float(self.mistakes), float(self.weight_seen)])
+        arrays = (
+            np.asarray(X.indptr, dtype=np.intp),
+            np.asarray(X.indices, dtype=np.intp),
+            np.ascontiguousarray(X.data, dtype=np.float64),
+            labels,
+            importance,
+        )
+        kmax = int(np.diff(arrays[0]).max()) if n else 0
+        row = 0
+        while row < n:
+            t = (self.n_seen + 1) % self._BLOCK
+            if adaboost_ol and (t == 0 or self._gumbels.shape[0] == 0):
+                self._gumbels = self.rng.gumbel(size=(self._BLOCK, N))
+            if self._sampling and (t == 0 or self._uniforms.shape[0] == 0):
+                self._uniforms = self.rng.random((self._BLOCK, N))
+            row, self.n_seen = _loop.learn_rows(
+                kernel,
+                adaboost_ol,
+                *arrays,
+                row,
+                self.n_seen,
+                every if callback is not None else 0,
+                self._BLOCK,
+                kmax,
+                empty if adaboost_ol else self._p_flat,
+                np.zeros(1, dtype=np.intp) if adaboost_ol else self._index,
+                self.alpha if adaboost_ol else empty,
+                self.log_v if adaboost_ol else empty,
+                self._gumbels if adaboost_ol else no_draws,
+                self._sampling,
+                self._uniforms if self._sampling else no_draws,
+                self._wz,
+                self._w,
+                last_w,
+                last_p,
+                last_passed,
+                last_b,
+                out,
+                totals,
+            )
+            self.learners.store_kernel(kernel)
+            self.mistakes = (
+                int(totals[0]) if isinstance(self.mistakes, int) and np.all(importance == 1.0) else totals[0]
+            )
+            self.weight_seen = float(totals[1])
+            if callback is not None and self.n_seen % every == 0:
+                callback(self.row())
+        if n:
+            self._last_b, self.last_probabilities, self.last_passed = last_b.view(bool), last_p, last_passed
+            if adaboost_ol:
+                self.last_weights = last_w
+        return out
 
     def decision_function(self, X: Matrix) -> NDArray[np.float64]:
         """:meth:`decision_matrix` of the learners' current predictions on X."""

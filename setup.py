@@ -1,0 +1,24 @@
+"""The compiled modules (docs/architecture.md#compiled-code); everything else is in pyproject.toml.
+
+Each extension sits next to the Python module that stays its reference: ``dualboost/oracles/_online``
+(the OnlineLinear bank's per-example update) and ``dualboost/boosting/online/_loop`` (the per-example
+loop of Online BBM and AdaBoost.OL, which calls the bank through ``dualboost/oracles/_online.pxd``).
+"""
+
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+DIRECTIVES = {
+    "language_level": 3,
+    "boundscheck": False,
+    "wraparound": False,
+    "initializedcheck": False,
+    "cdivision": True,
+}
+
+EXTENSIONS = [
+    Extension("dualboost.oracles._online", ["dualboost/oracles/_online.pyx"]),
+    Extension("dualboost.boosting.online._loop", ["dualboost/boosting/online/_loop.pyx"]),
+]
+
+setup(ext_modules=cythonize(EXTENSIONS, compiler_directives=DIRECTIVES))
