@@ -33,19 +33,17 @@ hypotheses so far and keeps whichever has the larger dual; (d)-(i) are unchanged
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_distribution, check_max_iter, check_nu, check_positive
-from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
 from dualboost.boosting.core.eta import resolve_eta
 from dualboost.boosting.core.history import History
+from dualboost.boosting.core.options import NO_ITERATES, RunOptions, takes_run_options
 from dualboost.boosting.core.result import BoostResult, n_positive
 from dualboost.boosting.core.run import (
-    Callback,
     Ensemble,
     Run,
     check_oracle,
@@ -149,6 +147,7 @@ def binary_erlpboost_update(margins: ArrayLike, regularizer: CappedBinaryRelativ
     return CorrectiveUpdate(d=d, theta=float(theta), beta=float(beta))
 
 
+@takes_run_options(without=NO_ITERATES)
 def corrective_erlpboost(
     oracle,
     *,
@@ -158,12 +157,8 @@ def corrective_erlpboost(
     max_iter: int | None = None,
     method: str | None = None,
     step: str | None = None,
-    callback: Callback | None = None,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = DEFAULT_EVERY,
-    resume: bool = False,
     d0: NDArray[np.float64] | None = None,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> BoostResult:
     """Corrective ERLPBoost ([KG] Alg. 4.1): only the newest hypothesis's weight is chosen, by the
     clipped step (``method=None``) or by solving the corrective subproblem M8 with ``method``
@@ -195,16 +190,13 @@ def corrective_erlpboost(
         max_iter=max_iter,
         method=method,
         step=step,
-        callback=callback,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
-        resume=resume,
         binary=False,
         d0=d0,
-        keep_stages=keep_stages,
+        options=options,
     )
 
 
+@takes_run_options(without=NO_ITERATES)
 def corrective_binary_erlpboost(
     oracle,
     *,
@@ -214,12 +206,8 @@ def corrective_binary_erlpboost(
     max_iter: int | None = None,
     method: str | None = None,
     step: str | None = None,
-    callback: Callback | None = None,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = DEFAULT_EVERY,
-    resume: bool = False,
     d0: NDArray[np.float64] | None = None,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> BoostResult:
     """Corrective Binary ERLPBoost ([KG] Alg. 4.3): as :func:`corrective_erlpboost` with the binary
     relative entropy (``nu < N``): no projection, beta by the root of ``sum d = 1``; canonical eta
@@ -234,16 +222,13 @@ def corrective_binary_erlpboost(
         max_iter=max_iter,
         method=method,
         step=step,
-        callback=callback,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
-        resume=resume,
         binary=True,
         d0=d0,
-        keep_stages=keep_stages,
+        options=options,
     )
 
 
+@takes_run_options(without=NO_ITERATES)
 def mlpboost(
     oracle,
     *,
@@ -252,12 +237,8 @@ def mlpboost(
     eta: float | None = None,
     max_iter: int | None = None,
     step: str | None = None,
-    callback: Callback | None = None,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = DEFAULT_EVERY,
-    resume: bool = False,
     d0: NDArray[np.float64] | None = None,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> BoostResult:
     """MLPBoost ([MHT22]; docs/math.md#mlpboost): Corrective ERLPBoost whose every iteration
     also solves LPBoost's LP over the hypotheses so far (:class:`~dualboost.problems.LPBoost`, HiGHS,
@@ -282,13 +263,9 @@ def mlpboost(
         max_iter=max_iter,
         method=None,
         step=step,
-        callback=callback,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
-        resume=resume,
         binary=False,
         d0=d0,
-        keep_stages=keep_stages,
+        options=options,
         secondary=True,
     )
 
@@ -331,7 +308,6 @@ def _root(regularizer: CappedRelativeEntropy | CappedBinaryRelativeEntropy) -> f
     return regularizer.last_root if isinstance(regularizer, CappedBinaryRelativeEntropy) else math.nan
 
 
-@releases_checkpoint
 def _corrective(
     algorithm: str,
     oracle,
@@ -341,13 +317,9 @@ def _corrective(
     eta: float | None,
     max_iter: int | None,
     method: str | None,
-    callback: Callback | None,
-    checkpoint: str | os.PathLike | None,
-    checkpoint_every: int,
-    resume: bool,
     binary: bool,
+    options: RunOptions,
     d0: NDArray[np.float64] | None = None,
-    keep_stages: bool = False,
     step: str | None = None,
     secondary: bool = False,
 ) -> BoostResult:
@@ -379,16 +351,8 @@ def _corrective(
     params = {"nu": nu, "eps": eps, "eta": eta, "method": method or f"{step} step"}
     if step != "clipped":
         params["step"] = step
-    saving = Checkpoint.create(
-        checkpoint, checkpoint_every, resume, algorithm, params | {"max_iter": max_iter}
-    )
-    run = Run(
-        oracle,
-        History("delta~ (practical) <= eps/2", eps / 2.0),
-        callback,
-        checkpoint=saving,
-        keep_stages=keep_stages,
-    )
+    history = History("delta~ (practical) <= eps/2", eps / 2.0)
+    run = Run(oracle, history, options, algorithm=algorithm, settings=params | {"max_iter": max_iter})
     ensemble = Ensemble(n)
     lp = GrowingModel(ensemble, lambda U: LPBoost(U, nu=nu)) if secondary else None
     d, margins, w = d0, np.zeros(n), np.zeros(0)
@@ -412,7 +376,7 @@ def _corrective(
     )
     if binary:
         regularizer.last_root = root
-    converged = False
+    converged, timed = False, None
     for t in range(first, max_iter + 1):
         selection = run.ask(d)
         u, edge = selection.column, selection.edge
@@ -472,9 +436,12 @@ def _corrective(
         state = {"p_min": p_min, "theta_prev": theta_prev, "max_edge": max_edge, "reg_value": reg_value}
         root = _root(regularizer)
         run.save(t, ensemble, d=d, margins=margins, w=w, root=root, sol=sol, lp_steps=lp_steps, **state)
+        timed = run.out_of_time()
+        if timed:
+            break
     if secondary:
         params["lp_steps"] = lp_steps
-    reason, detail = rule_or_cap(converged, "delta~ (practical) <= eps/2", max_iter)
+    reason, detail = timed or rule_or_cap(converged, "delta~ (practical) <= eps/2", max_iter)
     return run.result(
         algorithm,
         ensemble,

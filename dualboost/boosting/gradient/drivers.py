@@ -82,8 +82,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_count, check_positive, check_scalar, check_vector
 from dualboost.boosting.core.history import History
+from dualboost.boosting.core.options import ONLY_PROGRESS, RunOptions, takes_run_options
 from dualboost.boosting.core.result import check_stop_reason
-from dualboost.boosting.core.run import Callback, Run, warn_unconverged
+from dualboost.boosting.core.run import Run, warn_unconverged
 from dualboost.boosting.gradient.losses import FunctionalLoss, make_loss
 from dualboost.oracles import Hypothesis
 from dualboost.oracles.regression import ProjectionOracle
@@ -303,6 +304,7 @@ def _finite(gradient: NDArray[np.float64], shape: tuple[int, ...]) -> NDArray[np
     return gradient
 
 
+@takes_run_options(without=ONLY_PROGRESS)
 def gradient_projection(
     oracle: ProjectionOracle,
     y: ArrayLike,
@@ -315,8 +317,8 @@ def gradient_projection(
     init: ArrayLike | None = None,
     n_outputs: int | None = None,
     tol: float = 0.0,
-    callback: Callback | None = None,
     sample_weight: ArrayLike | None = None,
+    options: RunOptions,
 ) -> GradientBoostResult:
     """Minimise ``R[f] = mean_n l(f(x_n), y_n)`` by restricted gradient descent (module docstring).
 
@@ -327,8 +329,9 @@ def gradient_projection(
     ``projection``: ``"naive"`` (Alg. 1), ``"repeated"`` (Alg. 2) or ``"residual"`` (Alg. 3);
     ``n_learners``: the budget of weak-learner calls (Alg. 2's last round may be cut short by it);
     ``step``, ``learning_rate``: η_t (:func:`step_schedule`); ``init``: f_0 (default: the loss's
-    best constant for one output, else 0); ``tol``: stop when ‖∇_t‖ <= tol; ``callback``: called
-    with each history row (progress display); ``sample_weight``: N non-negative example weights s
+    best constant for one output, else 0); ``tol``: stop when ‖∇_t‖ <= tol; ``callback`` (each
+    history row, for a progress display) and ``max_time``:
+    :class:`~dualboost.boosting.core.options.RunOptions`; ``sample_weight``: N non-negative example weights s
     with a positive sum: minimise the weighted risk ``sum_n s_n l(f(x_n), y_n) / sum_n s_n`` in
     L²(P̂_s) (module docstring).
     """
@@ -350,7 +353,7 @@ def gradient_projection(
 
     history = History(criterion="gradient norm ‖∇_t‖ <= tol", threshold=tol)
     project = oracle.project if p is None else lambda target: oracle.project(target, sample_weight=p)
-    run = Run(SimpleNamespace(best=project), history, callback)
+    run = Run(SimpleNamespace(best=project), history, options)
     hypotheses: list[Hypothesis] = []
     coefficients: list[float] = []
     gradient_norms: list[float] = []
@@ -409,9 +412,13 @@ def gradient_projection(
         residual_norms.append(norm(left, p))
         inner_edges.append(np.array(edges))
         run.record(t, edge, primal=objective, stopping=g_norm, n_hypotheses=len(hypotheses))
+        timed = run.out_of_time()
+        if timed:
+            stop_reason, detail = timed
+            break
 
     if not converged and stop_reason != "rounds":
-        warn_unconverged(f"gradient_projection ({projection})", stop_reason, detail)
+        warn_unconverged(f"gradient_projection ({projection})", stop_reason, detail, stacklevel=4)
     return GradientBoostResult(
         projection=projection,
         loss=loss,

@@ -62,8 +62,9 @@ from scipy.special import kl_div
 
 from dualboost._validation import check_choice, check_distribution, check_max_iter, check_scalar
 from dualboost.boosting.core.history import History
+from dualboost.boosting.core.options import NO_CHECKPOINT, RunOptions, takes_run_options
 from dualboost.boosting.core.result import BoostResult, n_positive
-from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle
+from dualboost.boosting.core.run import Ensemble, Run, check_oracle
 from dualboost.boosting.maboost.geometry import (
     Entropy,
     Euclidean,
@@ -324,15 +325,13 @@ def _run(
     algorithm: str,
     *,
     max_iter: int,
-    callback: Callback | None,
-    keep_iterates: bool,
     params: dict,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> MABoostResult:
     """The loop shared by the family: oracle -> step -> update -> record (module docstring)."""
     n = rule.n
     threshold = rule.stop_threshold
-    run = Run(oracle, History(rule.criterion, threshold), callback, keep_iterates, keep_stages=keep_stages)
+    run = Run(oracle, History(rule.criterion, threshold), options)
     ensemble = Ensemble(n)
     margins, eta_vec = np.zeros(n), np.zeros(0)
     steps, errors, bounds, support, before = [], [], [], [], []
@@ -370,6 +369,10 @@ def _run(
             converged, reason = True, "converged"
             detail = f"the training-error bound fell below nu/N = {threshold:.3g}"
             break
+        timed = run.out_of_time()
+        if timed:
+            reason, detail = timed
+            break
     eta_sum = float(eta_vec.sum())
     weights = eta_vec / eta_sum if eta_sum > 0 else eta_vec
     base = run.result(
@@ -400,6 +403,7 @@ def _first_distribution(d0: ArrayLike | None, n: int) -> NDArray[np.float64] | N
     return None if d0 is None else check_distribution(d0, n, "d0")
 
 
+@takes_run_options(without=NO_CHECKPOINT)
 def maboost(
     oracle,
     *,
@@ -410,10 +414,8 @@ def maboost(
     step: str = "theory",
     L: float | None = None,
     max_iter: int | None = None,
-    callback: Callback | None = None,
-    keep_iterates: bool = False,
     d0: ArrayLike | None = None,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> MABoostResult:
     """MABoost ([NP] Alg. 1) and its smooth (Thm 3), mixed-set (Sec 3.2) and lazy (Sec 3.4) forms.
 
@@ -458,10 +460,8 @@ def maboost(
         rule,
         name,
         max_iter=max_iter,
-        callback=callback,
-        keep_iterates=keep_iterates,
         params=params,
-        keep_stages=keep_stages,
+        options=options,
     )
 
 
@@ -473,16 +473,15 @@ def lamaboost(oracle, **options) -> MABoostResult:
     return maboost(oracle, update="lazy", **options)
 
 
+@takes_run_options(without=NO_CHECKPOINT)
 def sparseboost(
     oracle,
     *,
     alpha: float = 0.5,
     threshold: str = "literal",
     max_iter: int | None = None,
-    callback: Callback | None = None,
-    keep_iterates: bool = False,
     d0: ArrayLike | None = None,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> MABoostResult:
     """SparseBoost ([NP] Alg. 2, Thm 4).
 
@@ -507,22 +506,19 @@ def sparseboost(
         rule,
         "sparseboost",
         max_iter=max_iter,
-        callback=callback,
-        keep_iterates=keep_iterates,
         params=params,
-        keep_stages=keep_stages,
+        options=options,
     )
 
 
+@takes_run_options(without=NO_CHECKPOINT)
 def madaboost(
     oracle,
     *,
     step: str = "previous",
     max_iter: int | None = None,
-    callback: Callback | None = None,
-    keep_iterates: bool = False,
     d0: ArrayLike | None = None,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> MABoostResult:
     """The MadaBoost variant of [NP] (Alg. 3, Thm 5); ``step`` resolves the circular step of
     docs/math.md#madaboost-step (module
@@ -542,10 +538,8 @@ def madaboost(
         rule,
         "madaboost",
         max_iter=max_iter,
-        callback=callback,
-        keep_iterates=keep_iterates,
         params=params,
-        keep_stages=keep_stages,
+        options=options,
     )
     result.params["fallbacks"] = rule.fallbacks
     return result

@@ -37,6 +37,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_scalar
+from dualboost.boosting.core.options import NO_CHECKPOINT, RunOptions, takes_run_options
 from dualboost.boosting.core.result import check_stop_reason
 from dualboost.boosting.core.run import warn_unconverged
 from dualboost.problems.relaxation import Relaxation
@@ -50,6 +51,8 @@ __all__ = [
     "theorem9_iterations",
 ]
 
+#: the run options these boosters do not take (their history is a list of dicts, not of history rows)
+_NOT_TAKEN = ("callback", *NO_CHECKPOINT, "keep_stages")
 #: ``d -> index into the model's columns`` or ``d -> column vector in [-1, 1]^N``
 Oracle = Callable[[NDArray[np.float64]], "int | ArrayLike"]
 
@@ -187,7 +190,7 @@ def _boost(
     oracle: Oracle | None,
     beta: float | None,
     max_iter: int | None,
-    keep_iterates: bool,
+    options: RunOptions,
 ) -> RelaxationBoostResult:
     """The loop of [SS] Fig. 1 shared by both variants; ``make_update(smoothed model, beta)`` gives
     the weight update ``(ensemble, position, sign, gap) -> (step, status)``."""
@@ -198,7 +201,7 @@ def _boost(
     update = make_update(smoothed, beta)
     ensemble = _Ensemble(model)
     history: list[dict] = []
-    converged = False
+    converged, reason, deadline = False, "max_iter", options.deadline()
     for t in range(1, max_iter + 1):
         theta = -ensemble.margins
         value, d = F.conjugate_and_grad(theta)  # d_t = grad F*(-A w_t), Lemma 18
@@ -211,7 +214,7 @@ def _boost(
         row = {"iteration": t, "column": key, "sign": int(sign), "edge": edge, "gap": gap,
                "primal": edge + F.value(d), "dual": dual, "step": None, "status": None,
                "n_hypotheses": int(np.count_nonzero(ensemble.weights))}
-        if keep_iterates:
+        if options.keep_iterates:
             row["d"], row["w"] = d, ensemble.model_weights()
         history.append(row)
         if gap <= eps:
@@ -219,8 +222,12 @@ def _boost(
             break
         position = ensemble.position(key, column)
         row["step"], row["status"] = update(ensemble, position, sign, gap)
+        if options.clock() >= deadline:  # the time limit, at the end of a round (RunOptions.max_time)
+            reason = "time limit"
+            break
+    detail = f"max_iter={max_iter}" if reason == "max_iter" else f"max_time={options.max_time:g} s"
     if not converged:
-        warn_unconverged("relaxation boosting", "max_iter", f"max_iter={max_iter}")
+        warn_unconverged("relaxation boosting", reason, detail)
     return RelaxationBoostResult(
         w=ensemble.model_weights(),
         history=history,
@@ -231,10 +238,11 @@ def _boost(
         columns=ensemble.matrix(),
         weights=ensemble.weights.copy(),
         keys=list(ensemble.keys),
-        stop_reason="converged" if converged else "max_iter",
+        stop_reason="converged" if converged else reason,
     )
 
 
+@takes_run_options(without=_NOT_TAKEN)
 def corrective_relaxation_boost(
     model: Relaxation,
     eps: float,
@@ -242,13 +250,14 @@ def corrective_relaxation_boost(
     oracle: Oracle | None = None,
     beta: float | None = None,
     max_iter: int | None = None,
-    keep_iterates: bool = False,
+    options: RunOptions,
 ) -> RelaxationBoostResult:
     """[SS] Fig. 1 on ``model``: ``w_1 = 0``, the closed-form step, the Lemma 11 stop at ``eps``.
 
     ``beta`` defaults to ``eps / (2 log N)`` (pass ``1/eta`` to run [KG]'s Corrective ERLPBoost,
     docs/math.md#corrective-erlpboost); ``max_iter`` to Thm 9's bound plus one; ``keep_iterates`` stores
-    d_t and w_t in the history.
+    d_t and w_t in the history; ``max_time``: a time limit in seconds (stop reason ``"time limit"``;
+    :class:`~dualboost.boosting.core.options.RunOptions`, whose other fields these boosters do not take).
     """
 
     def make_update(smoothed: Relaxation, beta: float) -> Update:
@@ -265,7 +274,7 @@ def corrective_relaxation_boost(
         return step
 
     return _boost(model, eps, make_update, oracle=oracle, beta=beta, max_iter=max_iter,
-                  keep_iterates=keep_iterates)
+                  options=options)
 
 
 def _signed_pairs(C: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -302,6 +311,7 @@ def _auglag_restricted(
     return sol, (sol.w[0::2] - sol.w[1::2] if signed else sol.w)
 
 
+@takes_run_options(without=_NOT_TAKEN)
 def totally_corrective_relaxation_boost(
     model: Relaxation,
     eps: float,
@@ -311,7 +321,7 @@ def totally_corrective_relaxation_boost(
     max_iter: int | None = None,
     methods: tuple[str, ...] = ("auglag", "clarabel", "ecos"),
     tol: float = 1e-8,
-    keep_iterates: bool = False,
+    options: RunOptions,
 ) -> RelaxationBoostResult:
     """[SS] Eq. 13 on ``model``: after each oracle call, ``w`` maximises the smoothed dual over the
     columns seen so far (the l1 ball in the abs form, the simplex otherwise). With ``"auglag"`` in
@@ -358,4 +368,4 @@ def totally_corrective_relaxation_boost(
         return resolve
 
     return _boost(model, eps, make_update, oracle=oracle, beta=beta, max_iter=max_iter,
-                  keep_iterates=keep_iterates)
+                  options=options)

@@ -25,7 +25,6 @@ docs/math.md#binary-erlpboost):
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -39,11 +38,11 @@ from dualboost._validation import (
     check_positive,
     check_vector,
 )
-from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
 from dualboost.boosting.core.eta import resolve_eta
 from dualboost.boosting.core.history import History
+from dualboost.boosting.core.options import RunOptions, takes_run_options
 from dualboost.boosting.core.result import BoostResult, n_positive
-from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle, rule_or_cap
+from dualboost.boosting.core.run import Ensemble, Run, check_oracle, rule_or_cap
 from dualboost.boosting.core.stopping import (
     CRITERIA,
     LPBOOST_MAX_ITER,
@@ -99,7 +98,7 @@ def _prior(d0: object, n: int) -> NDArray[np.float64] | None:
     return None if d0 is None else check_distribution(d0, n)
 
 
-@releases_checkpoint
+@takes_run_options
 def lpboost(
     oracle,
     *,
@@ -109,13 +108,8 @@ def lpboost(
     method: str = "highs",
     side: str = "primal",
     tol: float = 1e-7,
-    callback: Callback | None = None,
-    keep_iterates: bool = False,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = DEFAULT_EVERY,
-    resume: bool = False,
     caps: NDArray[np.float64] | None = None,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> BoostResult:
     """LPBoost ([KG] Alg. 2.1): re-solve the capped min-max-edge LP (Eq. 2.3) after every oracle
     call; stop when ``min_{q<=t} u^q.d^{q-1} - P_LP^t <= eps``.
@@ -123,11 +117,11 @@ def lpboost(
     ``oracle``: a fitted oracle (``best(d)``); ``nu`` in [1, N]: the capping (1 = hard margin);
     ``max_iter``: default 1,000 (no bound is known, Thm 2.5); ``method``/``side``: how the LP is
     solved (HiGHS on the d-domain LP by default; the LP's d is not unique, docs/math.md#lpboost); ``tol``: the
-    certificate's tolerance; ``callback``: called with each history row; ``keep_iterates``: keep
-    ``(d^t, w^t)`` in ``result.iterates``. The output w maximises the soft margin over the T
-    hypotheses (Eq. 2.2). ``checkpoint``: a file to which the state is written atomically every
-    ``checkpoint_every`` iterations; ``resume``: continue from it to the result an uninterrupted run
-    gives (:mod:`dualboost.boosting.core.checkpoint`; the same three arguments on every driver).
+    certificate's tolerance. The output w maximises the soft margin over the T hypotheses (Eq. 2.2).
+    The run options, as keywords or as one ``options=``: ``callback`` (each history row),
+    ``keep_iterates`` (``(d^t, w^t)`` in ``result.iterates``), ``checkpoint``, ``checkpoint_every``,
+    ``resume``, ``keep_stages`` and ``max_time`` (:class:`~dualboost.boosting.core.options.RunOptions`,
+    the same on every driver).
 
     ``caps``: per-example caps ``d_n <= caps_n`` in place of the uniform ``1/nu`` (positive, summing
     to at least 1): the LP of Eq. 2.3 over ``{d in S^N, d <= caps}``, solved by HiGHS in the d-domain
@@ -135,24 +129,15 @@ def lpboost(
     whose dual is the soft margin with the example n's slack weighted by ``caps_n``. With
     ``caps_n = k_n / nu`` for integer k_n it is the LP of the data with example n repeated k_n times
     (the k_n copies have one margin, so their caps add up); ``nu`` then only names the capping in
-    ``params``. ``keep_stages``: keep the output weights of every iteration in ``result.stages``
-    (:class:`~dualboost.boosting.core.result.Stages`; the same argument on every driver).
+    ``params``.
     """
     n = check_oracle(oracle)
     nu, eps = check_nu(nu, n), check_positive(eps, "eps")
     max_iter = check_max_iter(max_iter, LPBOOST_MAX_ITER)
     params = {"nu": nu, "eps": eps, "method": method, "side": side}
-    saving = Checkpoint.create(
-        checkpoint, checkpoint_every, resume, "lpboost", params | {"max_iter": max_iter, "tol": tol}
-    )
-    run = Run(
-        oracle,
-        History("min_q u^q.d^{q-1} - P_LP^t <= eps", eps),
-        callback,
-        keep_iterates,
-        saving,
-        keep_stages=keep_stages,
-    )
+    history = History("min_q u^q.d^{q-1} - P_LP^t <= eps", eps)
+    settings = params | {"max_iter": max_iter, "tol": tol}
+    run = Run(oracle, history, options, algorithm="lpboost", settings=settings)
     ensemble = Ensemble(n)
     if caps is None:
         model = GrowingModel(ensemble, lambda U: LPBoost(U, nu=nu))
@@ -166,7 +151,7 @@ def lpboost(
     d, min_edge, sol = _uniform(n) if caps is None else _cap_start(caps), np.inf, None
     run.keep(d, np.zeros(0))
     first, (d, min_edge, sol) = run.resume(ensemble, d=d, min_edge=min_edge, sol=sol)
-    converged = False
+    converged, timed = False, None
     for t in range(first, max_iter + 1):
         selection = run.ask(d)
         min_edge = min(min_edge, selection.edge)
@@ -190,7 +175,10 @@ def lpboost(
             converged = True
             break
         run.save(t, ensemble, d=d, min_edge=min_edge, sol=sol)
-    reason, detail = rule_or_cap(converged, "min edge - P_LP <= eps", max_iter)
+        timed = run.out_of_time()
+        if timed:
+            break
+    reason, detail = timed or rule_or_cap(converged, "min edge - P_LP <= eps", max_iter)
     return run.result(
         "lpboost",
         ensemble,
@@ -269,7 +257,7 @@ def weighted_soft_margin(margins: NDArray[np.float64], caps: NDArray[np.float64]
     return float(filled @ margins[order])
 
 
-@releases_checkpoint
+@takes_run_options
 def softboost(
     oracle,
     *,
@@ -278,13 +266,8 @@ def softboost(
     max_iter: int | None = None,
     method: str = "auglag",
     tol: float = 1e-6,
-    callback: Callback | None = None,
-    keep_iterates: bool = False,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = DEFAULT_EVERY,
-    resume: bool = False,
     d0: NDArray[np.float64] | None = None,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> BoostResult:
     """SoftBoost ([KG] Alg. 3.1; TotalBoost when ``nu = 1``): d^t is the relative-entropy projection
     of d^0 onto ``{d capped : u^q . d <= gamma_hat_t - eps, q <= t}`` (Eq. 3.1, the ``SoftBoost``
@@ -303,17 +286,9 @@ def softboost(
     nu, eps = check_nu(nu, n), check_positive(eps, "eps")
     max_iter = check_max_iter(max_iter, softboost_max_iter(n, nu, eps))
     params = {"nu": nu, "eps": eps, "method": method}
-    saving = Checkpoint.create(
-        checkpoint, checkpoint_every, resume, "softboost", params | {"max_iter": max_iter, "tol": tol}
-    )
-    run = Run(
-        oracle,
-        History("gamma_hat_t - P_LP^t < eps (infeasible) or a zero in d^t", eps),
-        callback,
-        keep_iterates,
-        saving,
-        keep_stages=keep_stages,
-    )
+    history = History("gamma_hat_t - P_LP^t < eps (infeasible) or a zero in d^t", eps)
+    settings = params | {"max_iter": max_iter, "tol": tol}
+    run = Run(oracle, history, options, algorithm="softboost", settings=settings)
     ensemble = Ensemble(n)
     prior = _prior(d0, n)
     d0 = _uniform(n) if prior is None else prior
@@ -352,6 +327,10 @@ def softboost(
             converged, reason, detail = True, "converged", "a zero in d^t"
             break
         run.save(t, ensemble, d=d, gamma_hat=gamma_hat, sol=sol, w=w)
+        timed = run.out_of_time()
+        if timed:
+            reason, detail = timed
+            break
     return run.result(
         "softboost",
         ensemble,
@@ -365,6 +344,7 @@ def softboost(
     )
 
 
+@takes_run_options
 def erlpboost(
     oracle,
     *,
@@ -375,13 +355,8 @@ def erlpboost(
     criterion: str = "practical",
     method: str = "auglag",
     tol: float | None = None,
-    callback: Callback | None = None,
-    keep_iterates: bool = False,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = DEFAULT_EVERY,
-    resume: bool = False,
     d0: NDArray[np.float64] | None = None,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> BoostResult:
     """ERLPBoost ([KG] Alg. 3.2): d^t minimises ``max_q u^q.d + (1/eta) Delta(d, d^0)`` over the
     capped simplex (Eq. 3.6, the ``ERLPBoost`` model, solved in the w-domain, Eq. 3.10).
@@ -412,16 +387,12 @@ def erlpboost(
         criterion=criterion,
         method=method,
         tol=tol,
-        callback=callback,
-        keep_iterates=keep_iterates,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
-        resume=resume,
         d0=d0,
-        keep_stages=keep_stages,
+        options=options,
     )
 
 
+@takes_run_options
 def binary_erlpboost(
     oracle,
     *,
@@ -432,13 +403,8 @@ def binary_erlpboost(
     criterion: str = "practical",
     method: str = "auglag",
     tol: float | None = None,
-    callback: Callback | None = None,
-    keep_iterates: bool = False,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = DEFAULT_EVERY,
-    resume: bool = False,
     d0: NDArray[np.float64] | None = None,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> BoostResult:
     """Binary ERLPBoost ([KG] Alg. 3.3): as :func:`erlpboost` with the binary relative entropy
     ``Delta_{2,nu}`` (Eq. 3.25, the ``BinaryERLPBoost`` model; ``nu < N``), whose canonical eta is
@@ -456,18 +422,12 @@ def binary_erlpboost(
         criterion=criterion,
         method=method,
         tol=tol,
-        callback=callback,
-        keep_iterates=keep_iterates,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
-        resume=resume,
         binary=True,
         d0=d0,
-        keep_stages=keep_stages,
+        options=options,
     )
 
 
-@releases_checkpoint
 def _entropy_regularized(
     model_class,
     algorithm: str,
@@ -480,22 +440,16 @@ def _entropy_regularized(
     criterion: str,
     method: str,
     tol: float | None,
-    callback: Callback | None,
-    keep_iterates: bool,
-    checkpoint: str | os.PathLike | None,
-    checkpoint_every: int,
-    resume: bool,
+    options: RunOptions,
     binary: bool = False,
     d0: NDArray[np.float64] | None = None,
-    keep_stages: bool = False,
 ) -> BoostResult:
     """The loop of [KG] Algs. 3.2 and 3.3 for ``model_class`` (ERLPBoost or BinaryERLPBoost)."""
     n = check_oracle(oracle)
     prior = _prior(d0, n)
     setup = entropy_setup(n, nu, eps, eta, max_iter, criterion, method, tol, binary=binary, d0=prior)
     settings = setup.params | {"max_iter": setup.max_iter}
-    saving = Checkpoint.create(checkpoint, checkpoint_every, resume, algorithm, settings)
-    run = Run(oracle, setup.history(), callback, keep_iterates, saving, keep_stages=keep_stages)
+    run = Run(oracle, setup.history(), options, algorithm=algorithm, settings=settings)
     ensemble = Ensemble(n)
     d = _uniform(n) if prior is None else prior
     run.keep(d, np.zeros(0))
@@ -662,6 +616,10 @@ def entropy_loop(
         run.keep(d, sol.w)
         state = {"p_min": p_min, "p_prev": p_prev, "theta_prev": theta_prev, "repeats": repeats}
         run.save(t, ensemble, d=d, sol=sol, **state)
+        timed = run.out_of_time()
+        if timed:
+            reason, detail = timed
+            break
     return sol, d, converged, reason, detail
 
 

@@ -70,7 +70,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import warnings
 from abc import ABC, abstractmethod
 
@@ -79,11 +78,11 @@ from numpy.typing import NDArray
 from sklearn.exceptions import ConvergenceWarning
 
 from dualboost._validation import check_distribution, check_max_iter, check_nu, check_positive
-from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
 from dualboost.boosting.core.eta import resolve_eta
 from dualboost.boosting.core.history import History
+from dualboost.boosting.core.options import RunOptions, takes_run_options
 from dualboost.boosting.core.result import BoostResult, n_positive
-from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle
+from dualboost.boosting.core.run import Ensemble, Run, check_oracle
 from dualboost.boosting.totally_corrective.drivers import GrowingModel, _require_point, _solve_certified
 from dualboost.conjugates.projections import capped_simplex_support
 from dualboost.problems import CGBoost, MDBoost, NMBoost, QRLPBoost
@@ -441,10 +440,13 @@ def _column_generation(
             reason, detail = "reselected", stalled
             break
         run.save(t, ensemble, d=d, sol=sol, best=best)
+        timed = run.out_of_time()
+        if timed:
+            reason, detail = timed
+            break
     return sol, d, converged, reason, detail
 
 
-@releases_checkpoint
 def _drive(
     form_class,
     oracle,
@@ -453,12 +455,7 @@ def _drive(
     max_iter: int | None,
     method: str,
     tol: float | None,
-    callback: Callback | None,
-    keep_iterates: bool,
-    checkpoint: str | os.PathLike | None,
-    checkpoint_every: int,
-    resume: bool,
-    keep_stages: bool,
+    options: RunOptions,
     **model_params,
 ) -> BoostResult:
     """Check the common arguments, run :func:`_column_generation` on ``form_class`` and assemble the
@@ -476,12 +473,8 @@ def _drive(
             "matrix"
         )
     params = form.params()
-    saving = Checkpoint.create(
-        checkpoint, checkpoint_every, resume, form.name, params | {"max_iter": max_iter}
-    )
-    run = _PricingRun(
-        oracle, History(form.rule, eps), callback, keep_iterates, saving, keep_stages=keep_stages
-    )
+    settings = params | {"max_iter": max_iter}
+    run = _PricingRun(oracle, History(form.rule, eps), options, algorithm=form.name, settings=settings)
     sol, d, converged, reason, detail = _column_generation(run, ensemble, form, n, max_iter)
     weights = form.weights(sol)
     if isinstance(form, _CGBoost) and sol is not None:
@@ -499,14 +492,7 @@ def _drive(
     )
 
 
-_COMMON = """``eps``: the precision of the stopping rule (module docstring); ``max_iter``: default
-    :data:`FORMULATION_MAX_ITER` (no iteration bound is known); ``method``: the re-solve method
-    (default the fastest sound one for the model); ``tol``: the relative tolerance of each re-solve,
-    default eps/8 (tightened until the certified gap is <= eps/2); ``callback``, ``keep_iterates``,
-    ``checkpoint``, ``checkpoint_every``, ``resume``, ``keep_stages``: as for
-    :func:`~dualboost.boosting.totally_corrective.drivers.lpboost`."""
-
-
+@takes_run_options
 def mdboost(
     oracle,
     *,
@@ -516,12 +502,7 @@ def mdboost(
     max_iter: int | None = None,
     method: str = "auglag",
     tol: float | None = None,
-    callback: Callback | None = None,
-    keep_iterates: bool = False,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = DEFAULT_EVERY,
-    resume: bool = False,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> BoostResult:
     """MDBoost ([SL] Eq. 6 with the identity for the margins' covariance; docs/math.md#mdboost): the
     max-edge pair ``min_{d in R^N} max_q u^q . d + (1/2)||d - 1/D||^2`` / ``max_{v in S^t} (1/D) 1^T U v
@@ -531,7 +512,10 @@ def mdboost(
 
     ``D`` > 0: [SL]'s total weight; ``weights``: a positive weight per example on its margin in both
     terms of [SL]'s objective (:class:`~dualboost.problems.MDBoost`; integer weights are repeated
-    examples). {common}
+    examples).
+    The common arguments (``eps``, ``max_iter``, ``method``, ``tol``: default eps/8, tightened until
+    the certified gap is <= eps/2) are described in the module docstring; the run options
+    (``callback``, ``checkpoint``, ``max_time``, ...): :class:`~dualboost.boosting.core.options.RunOptions`.
     """
     return _drive(
         _MDBoost,
@@ -542,15 +526,11 @@ def mdboost(
         max_iter=max_iter,
         method=method,
         tol=tol,
-        callback=callback,
-        keep_iterates=keep_iterates,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
-        resume=resume,
-        keep_stages=keep_stages,
+        options=options,
     )
 
 
+@takes_run_options
 def nmboost(
     oracle,
     *,
@@ -561,12 +541,7 @@ def nmboost(
     max_iter: int | None = None,
     method: str = "highs",
     tol: float | None = None,
-    callback: Callback | None = None,
-    keep_iterates: bool = False,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = DEFAULT_EVERY,
-    resume: bool = False,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> BoostResult:
     """NM-Boost ([AFAHV25]; docs/math.md#nm-boost): the LP pair ``min_{d in [0,1]^N} max_q u^q . (d +
     lam 1) - tau 1^T d`` / ``max_{w in S^t} lam 1^T U w - sum_n [tau - (U w)_n]_+`` re-solved (HiGHS,
@@ -576,7 +551,10 @@ def nmboost(
     ``lam`` > 0: the weight of the summed margins (colboost's default trade-off 0.01); ``tau`` > 0:
     the margin below which a shortfall counts, fixed for the run (default :data:`NMBOOST_TAU`);
     ``weights``: a positive weight per example multiplying its margin and shortfall
-    (:class:`~dualboost.problems.NMBoost`; integer weights are repeated examples). {common}
+    (:class:`~dualboost.problems.NMBoost`; integer weights are repeated examples).
+    The common arguments (``eps``, ``max_iter``, ``method``, ``tol``: default eps/8, tightened until
+    the certified gap is <= eps/2) are described in the module docstring; the run options
+    (``callback``, ``checkpoint``, ``max_time``, ...): :class:`~dualboost.boosting.core.options.RunOptions`.
     """
     return _drive(
         _NMBoost,
@@ -588,15 +566,11 @@ def nmboost(
         max_iter=max_iter,
         method=method,
         tol=tol,
-        callback=callback,
-        keep_iterates=keep_iterates,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
-        resume=resume,
-        keep_stages=keep_stages,
+        options=options,
     )
 
 
+@takes_run_options
 def cgboost(
     oracle,
     *,
@@ -606,12 +580,7 @@ def cgboost(
     max_iter: int | None = None,
     method: str = "highs",
     tol: float | None = None,
-    callback: Callback | None = None,
-    keep_iterates: bool = False,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = DEFAULT_EVERY,
-    resume: bool = False,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> BoostResult:
     """CGBoost ([BZB04]; docs/math.md#cgboost): the QP pair ``min_{d in [0,C]^N} (1/2)||[U^T d]_+||^2 -
     1^T d`` / ``max_{w >= 0} -(1/2)||w||^2 - C sum_n [1 - (U w)_n]_+`` re-solved (HiGHS's QP solver)
@@ -620,7 +589,10 @@ def cgboost(
     The output weights are the orthant w normalised; ``params["w_sum"]`` is ``1^T w``.
 
     ``C`` > 0: the hinge's weight; ``weights``: a positive weight per example multiplying its hinge
-    (:class:`~dualboost.problems.CGBoost`; integer weights are repeated examples). {common}
+    (:class:`~dualboost.problems.CGBoost`; integer weights are repeated examples).
+    The common arguments (``eps``, ``max_iter``, ``method``, ``tol``: default eps/8, tightened until
+    the certified gap is <= eps/2) are described in the module docstring; the run options
+    (``callback``, ``checkpoint``, ``max_time``, ...): :class:`~dualboost.boosting.core.options.RunOptions`.
     """
     return _drive(
         _CGBoost,
@@ -631,12 +603,7 @@ def cgboost(
         max_iter=max_iter,
         method=method,
         tol=tol,
-        callback=callback,
-        keep_iterates=keep_iterates,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
-        resume=resume,
-        keep_stages=keep_stages,
+        options=options,
     )
 
 
@@ -663,6 +630,7 @@ def _warn_bias(nu: float, eta: float, eps: float, prior: NDArray[np.float64]) ->
         )
 
 
+@takes_run_options
 def qrlpboost(
     oracle,
     *,
@@ -672,12 +640,7 @@ def qrlpboost(
     max_iter: int | None = None,
     method: str = "auglag",
     tol: float | None = None,
-    callback: Callback | None = None,
-    keep_iterates: bool = False,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = DEFAULT_EVERY,
-    resume: bool = False,
-    keep_stages: bool = False,
+    options: RunOptions,
     d0: NDArray[np.float64] | None = None,
 ) -> BoostResult:
     """QRLP-Boost ([AFAHV25]; docs/math.md#qrlp-boost): ERLPBoost's subproblem with the entropy
@@ -689,7 +652,10 @@ def qrlpboost(
     (:func:`~dualboost.problems.canonical_eta`; with a prior, ``ln(1/(nu min d0))`` in place of
     ``ln(N/nu)``: :func:`~dualboost.problems.erlpboost.prior_eta`); ``d0``: the prior of the expanded
     entropy and the first centre (uniform when None; sample weights), so that the re-centred sequence
-    tends to ERLPBoost's solution with that prior. {common}
+    tends to ERLPBoost's solution with that prior.
+    The common arguments (``eps``, ``max_iter``, ``method``, ``tol``: default eps/8, tightened until
+    the certified gap is <= eps/2) are described in the module docstring; the run options
+    (``callback``, ``checkpoint``, ``max_time``, ...): :class:`~dualboost.boosting.core.options.RunOptions`.
     """
     n = check_oracle(oracle)
     nu = check_nu(nu, n)
@@ -708,15 +674,6 @@ def qrlpboost(
         max_iter=max_iter,
         method=method,
         tol=tol,
-        callback=callback,
-        keep_iterates=keep_iterates,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
-        resume=resume,
-        keep_stages=keep_stages,
+        options=options,
     )
 
-
-for _driver in (mdboost, nmboost, cgboost, qrlpboost):
-    if _driver.__doc__:  # (None under python -OO)
-        _driver.__doc__ = _driver.__doc__.replace("{common}", _COMMON)
