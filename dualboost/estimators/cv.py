@@ -52,12 +52,8 @@ from dualboost.boosting.core.history import History
 from dualboost.boosting.core.result import BoostResult
 from dualboost.boosting.core.run import Ensemble, Run, check_oracle
 from dualboost.boosting.core.stopping import LPBOOST_MAX_ITER
-from dualboost.boosting.totally_corrective.drivers import (
-    EntropySetup,
-    GrowingModel,
-    entropy_loop,
-    entropy_setup,
-)
+from dualboost.boosting.totally_corrective.column_generation import GrowingModel
+from dualboost.boosting.totally_corrective.drivers import EntropySetup, entropy_loop, entropy_setup
 from dualboost.estimators.base import (
     COUNT,
     METHOD,

@@ -332,10 +332,11 @@ class Run:
             return None
         return "time limit", f"max_time={self.options.max_time:g} s"
 
-    def ask(self, d: NDArray[np.float64]) -> Selection:
-        """The oracle's maximum-edge hypothesis for d, timed."""
+    def ask(self, d: NDArray[np.float64], signed: bool = False) -> Selection:
+        """The oracle's maximum-edge hypothesis for d, timed; ``signed``: d is a signed pricing vector
+        (MDBoost's, ``Oracle.best(d, signed=True)``)."""
         start = time.perf_counter()
-        selection = self.oracle.best(d)
+        selection = self.oracle.best(d, signed=True) if signed else self.oracle.best(d)
         self._iteration_oracle = time.perf_counter() - start
         self.oracle_time += self._iteration_oracle
         return selection

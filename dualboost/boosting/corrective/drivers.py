@@ -60,7 +60,7 @@ from dualboost.boosting.corrective.frank_wolfe import (
     segment_slope,
     short_step,
 )
-from dualboost.boosting.totally_corrective.drivers import GrowingModel
+from dualboost.boosting.totally_corrective.column_generation import GrowingModel
 from dualboost.conjugates import (
     CappedBinaryRelativeEntropy,
     CappedRelativeEntropy,
