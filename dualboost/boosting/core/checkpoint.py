@@ -468,30 +468,26 @@ class Checkpoint:
         np.random.set_state(  # noqa: NPY002
             (rng["name"], arrays["random.key"], int(rng["pos"]), int(rng["has_gauss"]), float(rng["gauss"]))
         )
-        state = {}
-        for name in names:
-            kind = header["kinds"][name]
-            if kind == "array":
-                state[name] = arrays[f"state.{name}"]
-            elif kind == "scalar":
-                state[name] = header["state"][name]
-            elif kind == "solution":
-                saved = dict(header["state"][name])
-                extra = _read_entries(saved.pop("extra"), f"state.{name}.extra.", arrays)
-                solver_state = saved.pop("solver_state", None)
-                if solver_state is not None:
-                    entries = _read_entries(solver_state["scalars"], f"state.{name}.solver_state.", arrays)
-                    solver_state = state_from_dict(solver_state["kind"], entries)
-                state[name] = Solution(
-                    d=arrays.get(f"state.{name}.d"),
-                    w=arrays.get(f"state.{name}.w"),
-                    extra=extra,
-                    solver_state=solver_state,
-                    **saved,
-                )
-            else:
-                raise ValueError(f"{where}: unknown state kind {kind!r}")
-        return int(header["iteration"]), state
+        return int(header["iteration"]), {name: _read_state(name, header, arrays, where) for name in names}
+
+
+def _read_state(name: str, header: dict, arrays: dict, where: str) -> object:
+    """The loop-state entry ``name`` of a checkpoint (an array, a JSON scalar or a Solution)."""
+    kind = header["kinds"][name]
+    if kind == "array":
+        return arrays[f"state.{name}"]
+    if kind == "scalar":
+        return header["state"][name]
+    if kind != "solution":
+        raise ValueError(f"{where}: unknown state kind {kind!r}")
+    saved = dict(header["state"][name])
+    extra = _read_entries(saved.pop("extra"), f"state.{name}.extra.", arrays)
+    solver_state = saved.pop("solver_state", None)
+    if solver_state is not None:
+        entries = _read_entries(solver_state["scalars"], f"state.{name}.solver_state.", arrays)
+        solver_state = state_from_dict(solver_state["kind"], entries)
+    d, w = arrays.get(f"state.{name}.d"), arrays.get(f"state.{name}.w")
+    return Solution(d=d, w=w, extra=extra, solver_state=solver_state, **saved)
 
 
 @contextmanager

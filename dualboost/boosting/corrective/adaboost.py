@@ -182,15 +182,7 @@ def _exponential(
         min_edge = min(min_edge, edge)
         with run.solving():
             step = weight(u, d, edge, min_edge)
-            position, is_new = ensemble.add(selection)
-            alpha = np.r_[alpha, 0.0] if is_new else alpha
-            if math.isinf(step):  # a perfect hypothesis
-                alpha = np.zeros_like(alpha)
-                alpha[position] = 1.0
-                margins = u.copy()
-            else:
-                alpha[position] += step
-                margins += step * u
+            alpha, margins = _add_step(ensemble, selection, step, alpha, margins)
             log_d = log_d0 - margins
             given, d = d, np.exp(log_d - logsumexp(log_d))
         hard_margin = float(margins.min() / alpha.sum())
@@ -211,13 +203,19 @@ def _exponential(
             reason, detail = timed
             break
     weights = alpha / alpha.sum() if alpha.sum() > 0 else alpha
-    return run.result(
-        algorithm,
-        ensemble,
-        weights,
-        d,
-        converged=converged,
-        stop_reason=reason,
-        stop_detail=detail,
-        params=params,
-    )
+    stop = {"converged": converged, "stop_reason": reason, "stop_detail": detail}
+    return run.result(algorithm, ensemble, weights, d, params=params, **stop)
+
+
+def _add_step(ensemble: Ensemble, selection, step: float, alpha, margins) -> tuple:
+    """``(alpha, margins)`` after the round's step on the selected hypothesis (appended if new); an
+    infinite step (a perfect hypothesis) makes it the whole combination."""
+    position, is_new = ensemble.add(selection)
+    alpha = np.r_[alpha, 0.0] if is_new else alpha
+    if math.isinf(step):
+        alpha = np.zeros_like(alpha)
+        alpha[position] = 1.0
+        return alpha, selection.column.copy()
+    alpha[position] += step
+    margins += step * selection.column
+    return alpha, margins

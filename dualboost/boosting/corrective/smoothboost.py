@@ -74,12 +74,9 @@ def smoothboost(
     ``max_time``, ...): :class:`~dualboost.boosting.core.options.RunOptions`.
     """
     n = check_oracle(oracle)
-    kappa = _fraction(kappa, "kappa", 1.0, "the target training error")
-    gamma = _fraction(gamma, "gamma", 0.5, "the weak learner's advantage: edges >= 2 gamma")
-    max_iter = check_max_iter(max_iter, smoothboost_max_iter(kappa, gamma))
+    params = _params(kappa, gamma, max_iter)
+    kappa, gamma, theta, max_iter = params.values()
     p = np.full(n, 1.0 / n) if d0 is None else check_distribution(d0, n)
-    theta = gamma / (2.0 + gamma)
-    params = {"kappa": kappa, "gamma": gamma, "theta": theta, "max_iter": max_iter}
     history = History("sum_n p_n M_n < kappa", kappa)
     run = Run(oracle, history, options, algorithm="smoothboost", settings=params)
     ensemble = Ensemble(n)
@@ -107,15 +104,17 @@ def smoothboost(
         timed = run.out_of_time()
         if timed:
             break
-    weights = counts / counts.sum()
     reason, detail = timed or rule_or_cap(converged, history.criterion, max_iter)
     return run.result(
-        "smoothboost",
-        ensemble,
-        weights,
-        d,
-        converged=converged,
-        stop_reason=reason,
-        stop_detail=detail,
-        params=params,
+        "smoothboost", ensemble, counts / counts.sum(), d, converged=converged, stop_reason=reason,
+        stop_detail=detail, params=params,
     )
+
+
+def _params(kappa: object, gamma: object, max_iter: object) -> dict:
+    """The checked ``kappa``, ``gamma``, the margin ``theta = gamma / (2 + gamma)`` aimed at and
+    ``max_iter`` (default :func:`smoothboost_max_iter`), as a result reports them."""
+    kappa = _fraction(kappa, "kappa", 1.0, "the target training error")
+    gamma = _fraction(gamma, "gamma", 0.5, "the weak learner's advantage: edges >= 2 gamma")
+    max_iter = check_max_iter(max_iter, smoothboost_max_iter(kappa, gamma))
+    return {"kappa": kappa, "gamma": gamma, "theta": gamma / (2.0 + gamma), "max_iter": max_iter}

@@ -338,10 +338,7 @@ def gradient_projection(
     n_samples = _check_run(oracle, projection)
     loss, budget, tol = make_loss(loss), check_count(n_learners, "n_learners"), _check_tol(tol)
     eta = step_schedule(step, learning_rate, loss, projection)
-    y = _check_labels(y, n_samples, loss, n_outputs)
-    p = _distribution(sample_weight, n_samples)
-    f0 = _initial(loss, y, n_outputs, init, p)
-    F = np.tile(f0, (n_samples, 1)) if f0.ndim else np.full(n_samples, float(f0))
+    y, p, f0, F = _start(loss, y, n_samples, n_outputs, init, sample_weight)
     history = History(criterion="gradient norm ‖∇_t‖ <= tol", threshold=tol)
     project = oracle.project if p is None else lambda target: oracle.project(target, sample_weight=p)
     run = Run(SimpleNamespace(best=project), history, options)
@@ -364,13 +361,24 @@ def gradient_projection(
         if stop:
             stop_reason, detail = stop
             break
-    if not converged and stop_reason != "rounds":
-        warn_unconverged(f"gradient_projection ({projection})", stop_reason, detail, stacklevel=4)
-    params = {"projection": projection, "loss": loss.name, "n_learners": budget}
-    params |= {"step": step if isinstance(step, str) else "callable", "learning_rate": float(learning_rate)}
-    params |= {"tol": tol, "weighted": p is not None}
+    params = _params(projection, loss, budget, step, learning_rate, tol, p)
     return trace.result(projection, loss, f0, history, run, initial_objective, params, p,
                         converged=converged, stop_reason=stop_reason, stop_detail=detail)
+
+
+def _start(loss: FunctionalLoss, y: ArrayLike, n_samples: int, n_outputs, init, sample_weight) -> tuple:
+    """``(labels, the distribution p of the sample weights or None, f_0, F = f_0 on the N inputs)``."""
+    y = _check_labels(y, n_samples, loss, n_outputs)
+    p = _distribution(sample_weight, n_samples)
+    f0 = _initial(loss, y, n_outputs, init, p)
+    return y, p, f0, np.tile(f0, (n_samples, 1)) if f0.ndim else np.full(n_samples, float(f0))
+
+
+def _params(projection: str, loss: FunctionalLoss, budget: int, step, learning_rate, tol: float, p) -> dict:
+    """A run's parameters as its result reports them."""
+    params = {"projection": projection, "loss": loss.name, "n_learners": budget}
+    params |= {"step": step if isinstance(step, str) else "callable", "learning_rate": float(learning_rate)}
+    return params | {"tol": tol, "weighted": p is not None}
 
 
 def _check_run(oracle: object, projection: object) -> int:
@@ -459,7 +467,11 @@ class _Trace:
         return inner(direction, target, p) / (norm(direction, p) * t_norm)
 
     def result(self, projection, loss, f0, history, run, initial_objective, params, p, **stop):
-        """The run's :class:`GradientBoostResult` (``stop``: converged, stop_reason, stop_detail)."""
+        """The run's :class:`GradientBoostResult` (``stop``: converged, stop_reason, stop_detail), with
+        :func:`~dualboost.boosting.core.run.warn_unconverged` for a run that ended before its rule."""
+        if not stop["converged"] and stop["stop_reason"] != "rounds":
+            warn_unconverged(f"gradient_projection ({projection})", stop["stop_reason"], stop["stop_detail"],
+                             stacklevel=5)
         return GradientBoostResult(
             projection=projection,
             loss=loss,
