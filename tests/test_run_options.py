@@ -217,3 +217,19 @@ def test_a_resumed_run_gets_a_fresh_budget(tmp_path):
     resumed = boost("erlpboost", oracle, options=_timed(resume=True, **params), nu=4.0)
     assert resumed.stop_reason == "time limit" and resumed.n_iter == 2 * _STEPS
     _same_run(resumed, boost("erlpboost", oracle, nu=4.0, max_iter=2 * _STEPS))
+
+
+@pytest.mark.parametrize("booster", [corrective_relaxation_boost, totally_corrective_relaxation_boost])
+def test_the_relaxation_boosters_record_the_common_history(booster):
+    """The relaxation boosters run on the common Run: their rounds are also history rows, which the
+    callback sees. The rows' gap, P(d_t) - D(w_t), is the Lemma 11 gap <d_t, A(e^j - w_t)> of the
+    round's dict by Fenchel-Young's equality at d_t = grad F*(-A w_t) (1e-9: rounding of sums of
+    order-1 terms over N = 30)."""
+    model = Relaxation(_edges(2, n=30, q=10), NormBall(p=np.inf, radius=1.0 / 3.0))
+    seen = []
+    result = booster(model, 0.01, callback=seen.append)
+    assert seen == result.rows.rows and len(seen) == len(result.history) == result.iterations
+    for row, round_ in zip(result.rows, result.history, strict=True):
+        assert row.iteration == round_["iteration"] and row.stopping == round_["gap"]
+        assert row.gap == pytest.approx(round_["gap"], abs=1e-9)
+    assert result.total_time >= result.oracle_time + result.solver_time - 1e-9
