@@ -88,3 +88,20 @@ def test_boost_max_time(tmp_path, capsys):
     with pytest.raises(SystemExit):
         cli.main(["boost", "--help"])
     assert "--max-time SECONDS" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["ERLPBoostCV", "LPBoostCV"])
+def test_the_cross_validated_estimators_take_max_time(name):
+    """Every run of the path (each nu of each fold) and the refit stop after their first iteration."""
+    cls = getattr(estimators, name)
+    X, y = _data()
+    with pytest.raises(ValueError, match="'max_time' parameter"):
+        cls(max_time=0.0).fit(X, y)
+    model = cls(nus=[0.3, 0.1], cv=2, max_time=1e-9).fit(X, y)
+    assert model.best_estimator_.stop_reason_ == "time limit" and model.best_estimator_.n_iter_ == 1
+    assert model.best_estimator_.max_time == 1e-9
+    from dualboost.estimators.cv import path
+
+    points = path(X, y, [0.3, 0.1], model=name[:-2].lower(), max_time=1e-9).points
+    assert [p.result.stop_reason for p in points] == ["time limit", "time limit"]
+    assert [p.result.n_iter for p in points] == [1, 1]
