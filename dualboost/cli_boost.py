@@ -36,6 +36,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from dualboost._files import atomic_write, output_error
+from dualboost._validation import check_positive
 from dualboost.boosting import ALGORITHMS, BoostResult, boost
 from dualboost.boosting.core.checkpoint import check_free
 from dualboost.boosting.core.history import HistoryRow
@@ -146,7 +147,8 @@ def _load(args: argparse.Namespace) -> tuple[str, tuple, tuple | None]:
 
 def _given_options(args: argparse.Namespace) -> dict:
     """The driver options as given on the command line (None: not given)."""
-    names = ("nu", "eps", "eta", "max_iter", "method", "criterion", "step", "tolerance", "kappa", "gamma")
+    names = ("nu", "eps", "eta", "max_iter", "max_time", "method", "criterion", "step", "tolerance")
+    names += ("kappa", "gamma")
     names += ("D", "C", "lam", "tau")  # the formulations' own (mdboost, cgboost, nmboost)
     return {name: getattr(args, name) for name in names}
 
@@ -163,6 +165,8 @@ def _check_options(args: argparse.Namespace) -> None:
         raise ValueError(f"{options} does not apply to {args.algorithm}")
     if args.nu is not None and args.nu != "auto":
         check_nu_fraction(args.nu, below_one=args.algorithm in _BINARY)
+    if args.max_time is not None:
+        check_positive(args.max_time, "--max-time")
     method = args.method.lower() if args.method is not None else None
     if method in METHODS and args.algorithm in _FORMULATIONS:  # the solver registry says why not
         make, side = _FORMULATIONS[args.algorithm]

@@ -91,6 +91,13 @@ def add_boost_parser(sub) -> argparse.ArgumentParser:
         "corrective algorithms, whose bound of O(1/eps^2) iterations is 184,000 on 400 rows)",
     )
     boost_parser.add_argument(
+        "--max-time",
+        type=float,
+        metavar="SECONDS",
+        help="time limit: stop at the first iteration after SECONDS with the certified result of that "
+        "iteration (stop reason 'time limit'; a --resume'd run gets a fresh limit; default: none)",
+    )
+    boost_parser.add_argument(
         "--oracle",
         choices=ORACLES,
         default="stumps",

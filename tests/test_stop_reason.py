@@ -19,7 +19,9 @@ from dualboost.oracles import MatrixOracle
 pytestmark = pytest.mark.filterwarnings("ignore::dualboost.boosting.core.run.SoftMarginWarning")
 
 #: the vocabulary (issue 29): a test of its own, so that a renamed word is a visible change
-VOCABULARY = {"converged", "infeasible", "rounds", "no_edge", "max_iter", "precision_floor", "reselected"}
+VOCABULARY = {
+    "converged", "infeasible", "rounds", "no_edge", "max_iter", "time limit", "precision_floor", "reselected"
+}
 
 
 def _random_edges(seed: int = 0, n: int = 30, q: int = 12) -> np.ndarray:

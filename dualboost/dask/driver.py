@@ -27,8 +27,9 @@ from typing import Any
 
 import numpy as np
 
+from dualboost.boosting.core.options import ONLY_PROGRESS, RunOptions, takes_run_options
 from dualboost.boosting.core.result import BoostResult
-from dualboost.boosting.core.run import Callback, Run
+from dualboost.boosting.core.run import Run
 from dualboost.boosting.totally_corrective.drivers import entropy_loop, entropy_setup
 from dualboost.dask.data import partition_rows
 from dualboost.dask.edges import DistributedVector, PartitionedEdges
@@ -95,6 +96,7 @@ class DaskEnsemble:
         )
 
 
+@takes_run_options(without=ONLY_PROGRESS)
 def dask_erlpboost(
     X: Any,
     y: Any,
@@ -106,9 +108,9 @@ def dask_erlpboost(
     max_iter: int | None = None,
     criterion: str = "practical",
     tol: float | None = None,
-    callback: Callback | None = None,
     n_partitions: int | None = None,
     features: str = "stumps",
+    options: RunOptions,
 ) -> BoostResult:
     """ERLPBoost ([KG] Alg. 3.2) with decision stumps or raw features on (X, y) split into row partitions.
 
@@ -116,9 +118,10 @@ def dask_erlpboost(
     blocks, default one per worker and at least 2); ``y``: N labels with two classes (dask or numpy,
     aligned to X's row chunks). ``client``: a ``dask.distributed.Client`` (None: the default client if
     there is one, else in-process execution of the same tasks). ``nu`` in [1, N], ``eps``, ``eta``,
-    ``max_iter``, ``criterion``, ``tol`` and ``callback``: as for :func:`dualboost.boosting.erlpboost`,
-    whose result this equals to rounding (hypotheses, weights, history values). ``features``: the
-    hypothesis class, ``"stumps"`` (:class:`~dualboost.oracles.DecisionStumps`' class) or ``"raw"``
+    ``max_iter``, ``criterion``, ``tol``, ``callback`` and ``max_time``: as for
+    :func:`dualboost.boosting.erlpboost`, whose result this equals to rounding (hypotheses, weights,
+    history values). ``features``: the hypothesis class, ``"stumps"``
+    (:class:`~dualboost.oracles.DecisionStumps`' class) or ``"raw"``
     (:class:`~dualboost.oracles.RawFeatures`' class, h_j(x) = ±x_j / max_n |X[n, j]|). The result's
     ``d`` is a numpy array; its ``columns`` a ``dask.array`` (int8 for stumps, float64 for raw).
     """
@@ -132,9 +135,9 @@ def dask_erlpboost(
         max_iter=max_iter,
         criterion=criterion,
         tol=tol,
-        callback=callback,
         n_partitions=n_partitions,
         features=features,
+        options=options,
     )[0]
 
 
@@ -149,9 +152,9 @@ def fit_dask_erlpboost(
     max_iter: int | None,
     criterion: str,
     tol: float | None,
-    callback: Callback | None,
     n_partitions: int | None,
     features: str = "stumps",
+    options: RunOptions | None = None,
 ) -> tuple[BoostResult, np.ndarray]:
     """:func:`dask_erlpboost` and the two classes of y (negative, positive), for the estimator."""
     if not isinstance(features, str) or features not in _ORACLES:
@@ -164,7 +167,7 @@ def fit_dask_erlpboost(
     setup = entropy_setup(n, nu, eps, eta, max_iter, criterion, "auglag", tol)
     classes = data.classes
     del data  # the oracle keeps what it needs (the stumps' bins, the raw features' X blocks)
-    run = Run(oracle, setup.history(), callback)
+    run = Run(oracle, setup.history(), options)
     ensemble = DaskEnsemble(executor, oracle.sizes, column_dtype)
     d = DistributedVector(
         executor,

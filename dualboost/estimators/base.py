@@ -29,6 +29,10 @@ Parameters shared by all:
   ``"svm"`` (linear-kernel hypotheses), a :class:`~dualboost.oracles.Oracle`, or any scikit-learn
   classifier whose ``fit`` takes ``sample_weight`` (wrapped in
   :class:`~dualboost.oracles.SklearnOracle`);
+* ``max_time``: a time limit in seconds (None: none) for each boosting run of ``fit``: the run stops
+  at the first iteration boundary after it with the certified result of that iteration and
+  ``stop_reason_ = "time limit"`` (:class:`~dualboost.boosting.core.options.RunOptions`; ``nu="auto"``
+  validates several nu, each a run of its own).
 * ``checkpoint``, ``checkpoint_every``, ``resume``: a file to which ``fit`` saves its state every
   ``checkpoint_every`` iterations, and whether ``fit`` continues a killed run from it
   (:mod:`dualboost.boosting.core.checkpoint`); None: no checkpoints.
@@ -120,6 +124,7 @@ __all__ = [
     "COUNT",
     "ORACLE",
     "METHOD",
+    "MAX_TIME",
     "dask_kind",
     "reject_dask_input",
     "DASK_FIT",
@@ -285,6 +290,8 @@ AUTO_NU_SHARE = 0.65
 #: a real > 0 (eps, eta, learning rates) and a count >= 1 (iterations, learners, passes)
 POSITIVE = [Interval(Real, 0, None, closed="neither")]
 COUNT = [Interval(Integral, 1, None, closed="left")]
+#: a time limit in seconds for each boosting run of ``fit`` (``RunOptions.max_time``), or None
+MAX_TIME = [Interval(Real, 0, None, closed="neither"), None]
 #: a solve method of the registry (whether it applies to the model is the registry's ``accepts``)
 METHOD = [StrOptions(set(METHODS))]
 #: the weak learner: a name of ``ORACLES``, an Oracle or a scikit-learn classifier
@@ -396,6 +403,7 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
         "checkpoint": [str, os.PathLike, None],
         "checkpoint_every": COUNT,
         "resume": ["boolean"],
+        "max_time": MAX_TIME,
     }
     #: whether the model is a binary relative entropy (its prior must stay below the cap 1/nu_)
     _binary_entropy: bool = False
@@ -447,6 +455,7 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
             "checkpoint_every": self.checkpoint_every,
             "resume": self.resume,
             "keep_stages": True,
+            "max_time": self.max_time,
         }
         return params | self._extra_params()
 

@@ -51,6 +51,7 @@ class _CorrectiveClassifier(BoostingClassifier):
         checkpoint_every: int = DEFAULT_EVERY,
         resume: bool = False,
         step: str | None = None,
+        max_time: float | None = None,
     ) -> None:
         self.nu = nu
         self.eps = eps
@@ -62,6 +63,7 @@ class _CorrectiveClassifier(BoostingClassifier):
         self.checkpoint_every = checkpoint_every
         self.resume = resume
         self.step = step
+        self.max_time = max_time
 
     def _extra_params(self) -> dict:
         return {"eta": self.eta, "method": self.method, "step": self.step}

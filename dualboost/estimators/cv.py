@@ -49,17 +49,15 @@ from sklearn.utils.validation import check_is_fitted
 
 from dualboost._validation import Matrix, binary_labels, check_choice, check_features, check_positive
 from dualboost.boosting.core.history import History
+from dualboost.boosting.core.options import RunOptions
 from dualboost.boosting.core.result import BoostResult
 from dualboost.boosting.core.run import Ensemble, Run, check_oracle
 from dualboost.boosting.core.stopping import LPBOOST_MAX_ITER
-from dualboost.boosting.totally_corrective.drivers import (
-    EntropySetup,
-    GrowingModel,
-    entropy_loop,
-    entropy_setup,
-)
+from dualboost.boosting.totally_corrective.column_generation import GrowingModel
+from dualboost.boosting.totally_corrective.drivers import EntropySetup, entropy_loop, entropy_setup
 from dualboost.estimators.base import (
     COUNT,
+    MAX_TIME,
     METHOD,
     ORACLE,
     POSITIVE,
@@ -167,8 +165,8 @@ class _SeededRun(Run):
     the seeded values where given. The names are those of ``entropy_loop``'s state (``d``, ``sol``,
     ``p_prev``, ``theta_prev``), the ones its checkpoints store."""
 
-    def __init__(self, oracle, history: History, seed: dict) -> None:
-        super().__init__(oracle, history)
+    def __init__(self, oracle, history: History, seed: dict, options: RunOptions | None = None) -> None:
+        super().__init__(oracle, history, options)
         self.seed = seed
 
     def resume(self, ensemble, **state) -> tuple[int, list]:
@@ -207,10 +205,15 @@ def _build(model: str, setup: EntropySetup):
 
 
 def _fit_one(
-    oracle, model: str, setup: EntropySetup, eps: float, previous: PathPoint | None
+    oracle,
+    model: str,
+    setup: EntropySetup,
+    eps: float,
+    previous: PathPoint | None,
+    max_time: float | None = None,
 ) -> tuple[BoostResult, Solution | None]:
     """One nu: the loop of [KG] Alg. 3.2 from the empty ensemble, or seeded by ``previous`` (its
-    columns, and the model over them solved warm from its solution)."""
+    columns, and the model over them solved warm from its solution); ``max_time``: its time limit."""
     n = check_oracle(oracle)
     if model == "erlpboost":
         history = setup.history()
@@ -229,7 +232,7 @@ def _fit_one(
         if start.d is not None and start.w is not None:
             d = start.d
             seed = {"d": d, "sol": start, "p_prev": start.primal_value, "theta_prev": start.dual_value}
-    run = _SeededRun(oracle, history, seed)
+    run = _SeededRun(oracle, history, seed, RunOptions(max_time=max_time))
     sol, d, converged, reason, detail = entropy_loop(run, ensemble, grow, d, setup, model)
     weights = np.zeros(0) if sol is None else sol.w
     result = run.result(
@@ -255,6 +258,7 @@ def iter_path(
     max_iter: int | None = None,
     method: str | None = None,
     warm_start: bool = True,
+    max_time: float | None = None,
 ) -> Iterator[PathPoint]:
     """The points of :func:`oracle_path`, fitted lazily one nu at a time (largest first): a caller that
     stops consuming stops the path (the early stop of ``nu="auto"``,
@@ -268,7 +272,7 @@ def iter_path(
     for nu in grid:
         tick = time.perf_counter()
         setup = _setup(model, n, nu_count(nu, n), eps, eta, max_iter, method)
-        result, sol = _fit_one(oracle, model, setup, eps, previous if warm_start else None)
+        result, sol = _fit_one(oracle, model, setup, eps, previous if warm_start else None, max_time)
         previous = PathPoint(float(nu), result, sol, time.perf_counter() - tick)
         yield previous
 
@@ -283,13 +287,16 @@ def oracle_path(
     max_iter: int | None = None,
     method: str | None = None,
     warm_start: bool = True,
+    max_time: float | None = None,
 ) -> NuPath:
     """:func:`path` for a fitted oracle (``oracle.fit(X, labels)`` done): the grid ``nus`` (fractions,
     fitted in decreasing order), ``model`` ``"erlpboost"`` or ``"lpboost"``, the booster's ``eps``,
     ``eta`` (None: the canonical eta of each nu, docs/math.md#canonical-eta), ``max_iter`` per nu,
-    the subproblem ``method`` (default :data:`MODELS`' ``"auglag"`` / ``"highs"``)."""
+    the subproblem ``method`` (default :data:`MODELS`' ``"auglag"`` / ``"highs"``), ``max_time`` the time
+    limit of each nu's run (:class:`~dualboost.boosting.core.options.RunOptions`)."""
     start = time.perf_counter()
     options = {"eps": eps, "eta": eta, "max_iter": max_iter, "method": method, "warm_start": warm_start}
+    options["max_time"] = max_time
     points = list(iter_path(oracle, nus, model=model, **options))
     model = check_choice(model, tuple(MODELS), "model")
     return NuPath(points, model, bool(warm_start), time.perf_counter() - start)
@@ -307,6 +314,7 @@ def path(
     max_iter: int | None = None,
     method: str | None = None,
     warm_start: bool = True,
+    max_time: float | None = None,
 ) -> NuPath:
     """Boost (X, y) along a grid of nu, each fit warm-started from the previous one (module docstring).
 
@@ -319,9 +327,8 @@ def path(
     X = check_features(X, "X")
     labels, _ = binary_labels(y, X.shape[0], "y")
     fitted = make_oracle(oracle).fit(X, labels)
-    return oracle_path(
-        fitted, nus, model=model, eps=eps, eta=eta, max_iter=max_iter, method=method, warm_start=warm_start
-    )
+    options = {"eps": eps, "eta": eta, "max_iter": max_iter, "method": method, "warm_start": warm_start}
+    return oracle_path(fitted, nus, model=model, max_time=max_time, **options)
 
 
 class _PathCV(ClassifierMixin, BaseEstimator):
@@ -338,16 +345,19 @@ class _PathCV(ClassifierMixin, BaseEstimator):
         "oracle": ORACLE,
         "method": [*METHOD, None],
         "warm_start": ["boolean"],
+        "max_time": MAX_TIME,
     }
 
     def _classifier_params(self) -> dict:
-        return {"eps": self.eps, "max_iter": self.max_iter, "oracle": self.oracle, "method": self._method()}
+        params = {"eps": self.eps, "max_iter": self.max_iter, "oracle": self.oracle, "method": self._method()}
+        return params | {"max_time": self.max_time}
 
     def _method(self) -> str:
         return MODELS[self._model] if self.method is None else self.method
 
     def _path_params(self) -> dict:
-        return {"eps": self.eps, "max_iter": self.max_iter, "method": self._method()}
+        params = {"eps": self.eps, "max_iter": self.max_iter, "method": self._method()}
+        return params | {"max_time": self.max_time}
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: ArrayLike, y: ArrayLike) -> _PathCV:
@@ -424,7 +434,8 @@ class ERLPBoostCV(_PathCV):
     stratified K-fold; a splitter; an iterable of splits); ``eps``, ``eta``, ``max_iter``, ``oracle``,
     ``method``: as :class:`~dualboost.estimators.ERLPBoostClassifier`'s (``eta=None``: the canonical
     eta of each nu); ``warm_start``: False fits each nu of each fold independently (the same result
-    up to the solver's precision, more time).
+    up to the solver's precision, more time); ``max_time``: the time limit of each run (each nu of each
+    fold, and the refit), as the classifiers'.
 
     Fitted attributes: ``nus_`` (the grid, decreasing), ``scores_`` (accuracy, folds x nus),
     ``mean_scores_``, ``best_nu_`` (the chosen fraction), ``best_score_``, ``path_times_`` (seconds
@@ -448,6 +459,7 @@ class ERLPBoostCV(_PathCV):
         oracle: object = "stumps",
         method: str | None = None,
         warm_start: bool = True,
+        max_time: float | None = None,
     ) -> None:
         self.nus = nus
         self.cv = cv
@@ -457,6 +469,7 @@ class ERLPBoostCV(_PathCV):
         self.oracle = oracle
         self.method = method
         self.warm_start = warm_start
+        self.max_time = max_time
 
     def _classifier_params(self) -> dict:
         return super()._classifier_params() | {"eta": self.eta}
@@ -483,6 +496,7 @@ class LPBoostCV(_PathCV):
         oracle: object = "stumps",
         method: str | None = None,
         warm_start: bool = True,
+        max_time: float | None = None,
     ) -> None:
         self.nus = nus
         self.cv = cv
@@ -491,3 +505,4 @@ class LPBoostCV(_PathCV):
         self.oracle = oracle
         self.method = method
         self.warm_start = warm_start
+        self.max_time = max_time

@@ -25,12 +25,14 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import StrOptions
 
 from dualboost._validation import check_label_vector
+from dualboost.boosting.core.options import RunOptions
 from dualboost.boosting.core.result import combined_decision
 from dualboost.boosting.core.stopping import CRITERIA
 from dualboost.dask.data import is_dask_array
 from dualboost.dask.driver import fit_dask_erlpboost
 from dualboost.estimators.base import (
     COUNT,
+    MAX_TIME,
     NU,
     POSITIVE,
     BoostingClassifier,
@@ -115,8 +117,8 @@ def _fit_blocks(
         eta=estimator.eta,
         criterion=estimator.criterion,
         tol=None,
-        callback=None,
         n_partitions=n_partitions,
+        options=RunOptions(max_time=estimator.max_time),
         **loop,
     )
 
@@ -224,6 +226,7 @@ class DaskERLPBoostClassifier(BoostingClassifier):
         "max_iter": [*COUNT, None],
         "criterion": [StrOptions(set(CRITERIA))],
         "n_partitions": [*COUNT, None],
+        "max_time": MAX_TIME,
     }
 
     def __init__(
@@ -234,6 +237,7 @@ class DaskERLPBoostClassifier(BoostingClassifier):
         max_iter: int | None = None,
         criterion: str = "practical",
         n_partitions: int | None = None,
+        max_time: float | None = None,
     ) -> None:
         self.nu = nu
         self.eps = eps
@@ -241,6 +245,7 @@ class DaskERLPBoostClassifier(BoostingClassifier):
         self.max_iter = max_iter
         self.criterion = criterion
         self.n_partitions = n_partitions
+        self.max_time = max_time
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any) -> DaskERLPBoostClassifier:

@@ -141,6 +141,7 @@ class MDBoostClassifier(_FormulationClassifier):
         checkpoint: str | None = None,
         checkpoint_every: int = DEFAULT_EVERY,
         resume: bool = False,
+        max_time: float | None = None,
     ) -> None:
         self.D = D
         self.eps = eps
@@ -150,6 +151,7 @@ class MDBoostClassifier(_FormulationClassifier):
         self.checkpoint = checkpoint
         self.checkpoint_every = checkpoint_every
         self.resume = resume
+        self.max_time = max_time
 
 
 class CGBoostClassifier(_FormulationClassifier):
@@ -176,6 +178,7 @@ class CGBoostClassifier(_FormulationClassifier):
         checkpoint: str | None = None,
         checkpoint_every: int = DEFAULT_EVERY,
         resume: bool = False,
+        max_time: float | None = None,
     ) -> None:
         self.C = C
         self.eps = eps
@@ -185,6 +188,7 @@ class CGBoostClassifier(_FormulationClassifier):
         self.checkpoint = checkpoint
         self.checkpoint_every = checkpoint_every
         self.resume = resume
+        self.max_time = max_time
 
 
 class NMBoostClassifier(_FormulationClassifier):
@@ -216,6 +220,7 @@ class NMBoostClassifier(_FormulationClassifier):
         checkpoint: str | None = None,
         checkpoint_every: int = DEFAULT_EVERY,
         resume: bool = False,
+        max_time: float | None = None,
     ) -> None:
         self.lam = lam
         self.tau = tau
@@ -226,6 +231,7 @@ class NMBoostClassifier(_FormulationClassifier):
         self.checkpoint = checkpoint
         self.checkpoint_every = checkpoint_every
         self.resume = resume
+        self.max_time = max_time
 
 
 class QRLPBoostClassifier(_FormulationClassifier):
@@ -257,6 +263,7 @@ class QRLPBoostClassifier(_FormulationClassifier):
         checkpoint: str | None = None,
         checkpoint_every: int = DEFAULT_EVERY,
         resume: bool = False,
+        max_time: float | None = None,
     ) -> None:
         self.nu = nu
         self.eps = eps
@@ -267,6 +274,7 @@ class QRLPBoostClassifier(_FormulationClassifier):
         self.checkpoint = checkpoint
         self.checkpoint_every = checkpoint_every
         self.resume = resume
+        self.max_time = max_time
 
     def _loop_params(self, labels: ArrayLike) -> dict:
         return super()._loop_params(labels) | {"nu": self._nu_count(labels)}

@@ -70,6 +70,7 @@ from dualboost.boosting.gradient.drivers import PROJECTIONS, STEPS, gradient_pro
 from dualboost.boosting.gradient.losses import LOSSES, FunctionalLoss, make_loss
 from dualboost.estimators.base import (
     COUNT,
+    MAX_TIME,
     POSITIVE,
     positive_rows,
     reject_dask_input,
@@ -125,6 +126,7 @@ class _GradientProjection(BaseEstimator):
         "step": [StrOptions(set(STEPS)), callable],
         "learner": [StrOptions(set(LEARNERS)), ProjectionOracle, Oracle, HasMethods(["fit", "predict"])],
         "tol": [Interval(Real, 0, None, closed="left")],
+        "max_time": MAX_TIME,
     }
 
     def __init__(
@@ -136,6 +138,7 @@ class _GradientProjection(BaseEstimator):
         step: object = "auto",
         learner: object = "stumps",
         tol: float = 0.0,
+        max_time: float | None = None,
     ) -> None:
         self.loss = loss
         self.projection = projection
@@ -144,6 +147,7 @@ class _GradientProjection(BaseEstimator):
         self.step = step
         self.learner = learner
         self.tol = tol
+        self.max_time = max_time
 
     def _boost(
         self,
@@ -175,6 +179,7 @@ class _GradientProjection(BaseEstimator):
             n_outputs=n_outputs,
             tol=self.tol,
             sample_weight=uniform_or(weights),
+            max_time=self.max_time,
         )
         self.result_ = result
         self.loss_ = result.loss
@@ -356,8 +361,9 @@ class GradientProjectionRegressor(RegressorMixin, _GradientProjection):
         step: object = "auto",
         learner: object = "stumps",
         tol: float = 0.0,
+        max_time: float | None = None,
     ) -> None:
-        super().__init__(loss, projection, n_estimators, learning_rate, step, learner, tol)
+        super().__init__(loss, projection, n_estimators, learning_rate, step, learner, tol, max_time)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(

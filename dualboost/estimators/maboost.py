@@ -44,6 +44,7 @@ from dualboost.boosting.maboost.geometry import REGULARISERS, Regulariser
 from dualboost.conjugates import ConvexFunction
 from dualboost.estimators.base import (
     COUNT,
+    MAX_TIME,
     NU_FRACTION,
     ORACLE,
     POSITIVE,
@@ -97,6 +98,7 @@ class _MirrorBoostingClassifier(BoostingClassifier):
         oracle = make_oracle(self.oracle).fit(X, labels)
         weighted = uniform_or(weights)
         options = {"keep_stages": True, "d0": None if weighted is None else weighted / weighted.sum()}
+        options["max_time"] = self.max_time
         result = self._boost(oracle, X.shape[0], secondary, int(self.max_iter), **options)
         self._store(result, classes, labels, weights)
         self.training_error_ = result.training_error
@@ -128,6 +130,7 @@ class MABoostClassifier(_MirrorBoostingClassifier):
         "L": [*POSITIVE, None],
         "max_iter": COUNT,
         "oracle": ORACLE,
+        "max_time": MAX_TIME,
     }
 
     def __init__(
@@ -140,6 +143,7 @@ class MABoostClassifier(_MirrorBoostingClassifier):
         L: float | None = None,
         max_iter: int = 100,
         oracle: object = "stumps",
+        max_time: float | None = None,
     ) -> None:
         self.regulariser = regulariser
         self.update = update
@@ -149,6 +153,7 @@ class MABoostClassifier(_MirrorBoostingClassifier):
         self.L = L
         self.max_iter = max_iter
         self.oracle = oracle
+        self.max_time = max_time
 
     def _boost(self, oracle, n_samples, secondary, max_iter, **options) -> MABoostResult:
         if (secondary is not None) != (self.projection == "mixed"):
@@ -186,15 +191,22 @@ class SparseBoostClassifier(_MirrorBoostingClassifier):
         "threshold": [StrOptions(set(THRESHOLDS))],
         "max_iter": COUNT,
         "oracle": ORACLE,
+        "max_time": MAX_TIME,
     }
 
     def __init__(
-        self, alpha: float = 0.5, threshold: str = "literal", max_iter: int = 100, oracle: object = "stumps"
+        self,
+        alpha: float = 0.5,
+        threshold: str = "literal",
+        max_iter: int = 100,
+        oracle: object = "stumps",
+        max_time: float | None = None,
     ) -> None:
         self.alpha = alpha
         self.threshold = threshold
         self.max_iter = max_iter
         self.oracle = oracle
+        self.max_time = max_time
 
     def _boost(self, oracle, n_samples, secondary, max_iter, **options) -> MABoostResult:
         if secondary is not None:
@@ -211,12 +223,20 @@ class MadaBoostClassifier(_MirrorBoostingClassifier):
         "step": [StrOptions({"previous", "fixed_point"})],
         "max_iter": COUNT,
         "oracle": ORACLE,
+        "max_time": MAX_TIME,
     }
 
-    def __init__(self, step: str = "previous", max_iter: int = 100, oracle: object = "stumps") -> None:
+    def __init__(
+        self,
+        step: str = "previous",
+        max_iter: int = 100,
+        oracle: object = "stumps",
+        max_time: float | None = None,
+    ) -> None:
         self.step = step
         self.max_iter = max_iter
         self.oracle = oracle
+        self.max_time = max_time
 
     def _boost(self, oracle, n_samples, secondary, max_iter, **options) -> MABoostResult:
         if secondary is not None:

@@ -64,6 +64,7 @@ class MLPBoostClassifier(BoostingClassifier):
         checkpoint: str | None = None,
         checkpoint_every: int = DEFAULT_EVERY,
         resume: bool = False,
+        max_time: float | None = None,
     ) -> None:
         self.nu = nu
         self.eps = eps
@@ -74,6 +75,7 @@ class MLPBoostClassifier(BoostingClassifier):
         self.checkpoint = checkpoint
         self.checkpoint_every = checkpoint_every
         self.resume = resume
+        self.max_time = max_time
 
     def _extra_params(self) -> dict:
         return {"eta": self.eta, "step": self.step}
@@ -125,6 +127,7 @@ class AdaBoostVClassifier(_UncappedClassifier):
         checkpoint: str | None = None,
         checkpoint_every: int = DEFAULT_EVERY,
         resume: bool = False,
+        max_time: float | None = None,
     ) -> None:
         self.tolerance = tolerance
         self.max_iter = max_iter
@@ -132,6 +135,7 @@ class AdaBoostVClassifier(_UncappedClassifier):
         self.checkpoint = checkpoint
         self.checkpoint_every = checkpoint_every
         self.resume = resume
+        self.max_time = max_time
 
     def _extra_params(self) -> dict:
         return {"tolerance": float(self.tolerance)}
@@ -167,6 +171,7 @@ class SmoothBoostClassifier(_UncappedClassifier):
         checkpoint: str | None = None,
         checkpoint_every: int = DEFAULT_EVERY,
         resume: bool = False,
+        max_time: float | None = None,
     ) -> None:
         self.kappa = kappa
         self.gamma = gamma
@@ -175,6 +180,7 @@ class SmoothBoostClassifier(_UncappedClassifier):
         self.checkpoint = checkpoint
         self.checkpoint_every = checkpoint_every
         self.resume = resume
+        self.max_time = max_time
 
     def _extra_params(self) -> dict:
         return {"kappa": float(self.kappa), "gamma": float(self.gamma)}

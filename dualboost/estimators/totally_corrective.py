@@ -44,6 +44,7 @@ class LPBoostClassifier(BoostingClassifier):
         checkpoint: str | None = None,
         checkpoint_every: int = DEFAULT_EVERY,
         resume: bool = False,
+        max_time: float | None = None,
     ) -> None:
         self.nu = nu
         self.eps = eps
@@ -53,6 +54,7 @@ class LPBoostClassifier(BoostingClassifier):
         self.checkpoint = checkpoint
         self.checkpoint_every = checkpoint_every
         self.resume = resume
+        self.max_time = max_time
 
     def _extra_params(self) -> dict:
         return {"method": self.method}
@@ -89,6 +91,7 @@ class SoftBoostClassifier(BoostingClassifier):
         checkpoint: str | None = None,
         checkpoint_every: int = DEFAULT_EVERY,
         resume: bool = False,
+        max_time: float | None = None,
     ) -> None:
         self.nu = nu
         self.eps = eps
@@ -98,6 +101,7 @@ class SoftBoostClassifier(BoostingClassifier):
         self.checkpoint = checkpoint
         self.checkpoint_every = checkpoint_every
         self.resume = resume
+        self.max_time = max_time
 
     def _extra_params(self) -> dict:
         return {"method": self.method}
@@ -125,6 +129,7 @@ class _EntropicClassifier(BoostingClassifier):
         checkpoint: str | None = None,
         checkpoint_every: int = DEFAULT_EVERY,
         resume: bool = False,
+        max_time: float | None = None,
     ) -> None:
         self.nu = nu
         self.eps = eps
@@ -136,6 +141,7 @@ class _EntropicClassifier(BoostingClassifier):
         self.checkpoint = checkpoint
         self.checkpoint_every = checkpoint_every
         self.resume = resume
+        self.max_time = max_time
 
     def _extra_params(self) -> dict:
         return {

@@ -1,5 +1,8 @@
 """The run machinery every driver of :mod:`dualboost.boosting` shares.
 
+* :mod:`~dualboost.boosting.core.options`: the run options every driver takes
+  (:class:`~dualboost.boosting.core.options.RunOptions`: callback, iterates, stages, checkpoints,
+  the time limit), as keywords or as one object;
 * :mod:`~dualboost.boosting.core.run`: the state of a run (:class:`~dualboost.boosting.core.run.Run`,
   the hypotheses and their columns in an :class:`~dualboost.boosting.core.run.Ensemble`), the checks
   of a driver's arguments and the warnings at its end;

@@ -33,7 +33,7 @@ no temporary file.
 
 Locking: a run holds an exclusive lock on PATH (``fcntl.flock`` on ``.NAME.lock`` beside it, POSIX;
 elsewhere a RuntimeWarning says that PATH is not locked) from its start to its end (the drivers are
-decorated with :func:`releases_checkpoint`), so that a second run given the same PATH -- in another
+run inside :func:`releasing_checkpoints`), so that a second run given the same PATH -- in another
 process or in this one -- is refused at its start with a ValueError saying that the checkpoint is
 in use, instead of the two overwriting each other's file. Holding the lock, a run removes the
 temporary files that writers of PATH killed during a write left behind (those whose process is
@@ -48,7 +48,6 @@ never silently starts over.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import math
@@ -57,11 +56,12 @@ import time
 import warnings
 import zipfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import astuple, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -87,7 +87,7 @@ __all__ = [
     "check_free",
     "read_header",
     "DEFAULT_EVERY",
-    "releases_checkpoint",
+    "releasing_checkpoints",
 ]
 
 #: the ``format`` entry of every header
@@ -104,9 +104,8 @@ HYPOTHESES: dict[str, type[Hypothesis]] = {
 #: the default of ``checkpoint_every``
 DEFAULT_EVERY = 10
 
-#: the checkpoints opened in the current call of a :func:`releases_checkpoint` driver
+#: the checkpoints opened in the current driver call (:func:`releasing_checkpoints`)
 _OPENED: ContextVar[list[Checkpoint] | None] = ContextVar("dualboost_checkpoints", default=None)
-_Driver = TypeVar("_Driver", bound=Callable)
 
 _SOLUTION_SCALARS = tuple(
     f.name for f in fields(Solution) if f.name not in ("d", "w", "extra", "solver_state")
@@ -280,8 +279,8 @@ class Checkpoint:
             opened.append(self)
 
     def close(self) -> None:
-        """Release the file's lock (module docstring, "Locking"); a driver decorated with
-        :func:`releases_checkpoint` does it when it returns or raises."""
+        """Release the file's lock (module docstring, "Locking"); a driver run inside
+        :func:`releasing_checkpoints` does it when it returns or raises."""
         self._lock.release()
 
     @classmethod
@@ -471,49 +470,42 @@ class Checkpoint:
         np.random.set_state(  # noqa: NPY002
             (rng["name"], arrays["random.key"], int(rng["pos"]), int(rng["has_gauss"]), float(rng["gauss"]))
         )
-        state = {}
-        for name in names:
-            kind = header["kinds"][name]
-            if kind == "array":
-                state[name] = arrays[f"state.{name}"]
-            elif kind == "scalar":
-                state[name] = header["state"][name]
-            elif kind == "solution":
-                saved = dict(header["state"][name])
-                extra = _read_entries(saved.pop("extra"), f"state.{name}.extra.", arrays)
-                solver_state = saved.pop("solver_state", None)
-                if solver_state is not None:
-                    entries = _read_entries(solver_state["scalars"], f"state.{name}.solver_state.", arrays)
-                    solver_state = state_from_dict(solver_state["kind"], entries)
-                state[name] = Solution(
-                    d=arrays.get(f"state.{name}.d"),
-                    w=arrays.get(f"state.{name}.w"),
-                    extra=extra,
-                    solver_state=solver_state,
-                    **saved,
-                )
-            else:
-                raise ValueError(f"{where}: unknown state kind {kind!r}")
-        return int(header["iteration"]), state
+        return int(header["iteration"]), {name: _read_state(name, header, arrays, where) for name in names}
 
 
-def releases_checkpoint(driver: _Driver) -> _Driver:
-    """Decorate a driver that calls :meth:`Checkpoint.create`: the lock of the checkpoint it opens is
-    released when it returns or raises (a traceback kept by a caller, e.g. an interrupted run in a
-    notebook, would otherwise hold the lock and refuse the resumed run)."""
+def _read_state(name: str, header: dict, arrays: dict, where: str) -> object:
+    """The loop-state entry ``name`` of a checkpoint (an array, a JSON scalar or a Solution)."""
+    kind = header["kinds"][name]
+    if kind == "array":
+        return arrays[f"state.{name}"]
+    if kind == "scalar":
+        return header["state"][name]
+    if kind != "solution":
+        raise ValueError(f"{where}: unknown state kind {kind!r}")
+    saved = dict(header["state"][name])
+    extra = _read_entries(saved.pop("extra"), f"state.{name}.extra.", arrays)
+    solver_state = saved.pop("solver_state", None)
+    if solver_state is not None:
+        entries = _read_entries(solver_state["scalars"], f"state.{name}.solver_state.", arrays)
+        solver_state = state_from_dict(solver_state["kind"], entries)
+    d, w = arrays.get(f"state.{name}.d"), arrays.get(f"state.{name}.w")
+    return Solution(d=d, w=w, extra=extra, solver_state=solver_state, **saved)
 
-    @functools.wraps(driver)
-    def run(*args, **kwargs):
-        opened: list[Checkpoint] = []
-        token = _OPENED.set(opened)
-        try:
-            return driver(*args, **kwargs)
-        finally:
-            _OPENED.reset(token)
-            for checkpoint in opened:
-                checkpoint.close()
 
-    return run  # type: ignore[return-value]
+@contextmanager
+def releasing_checkpoints() -> Iterator[None]:
+    """Around a driver's call (:func:`~dualboost.boosting.core.options.takes_run_options`): the lock of
+    every checkpoint opened inside is released when the call returns or raises (a traceback kept by a
+    caller, e.g. an interrupted run in a notebook, would otherwise hold the lock and refuse the resumed
+    run)."""
+    opened: list[Checkpoint] = []
+    token = _OPENED.set(opened)
+    try:
+        yield
+    finally:
+        _OPENED.reset(token)
+        for checkpoint in opened:
+            checkpoint.close()
 
 
 def _hypothesis_dict(hypothesis: Hypothesis) -> dict:

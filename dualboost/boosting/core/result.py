@@ -45,6 +45,7 @@ STOP_REASONS: dict[str, str] = {
     "rounds": "an algorithm without a stopping rule ran the number of rounds it was asked for",
     "no_edge": "no hypothesis has a positive edge: the oracle cannot improve the model",
     "max_iter": "the iteration cap max_iter ended the run before its stopping rule was met",
+    "time limit": "the time limit max_time ended the run (at an iteration boundary) before its stopping rule",
     "precision_floor": "the subproblem solver cannot reach the precision the stopping rule needs",
     "reselected": "the oracle re-selected a hypothesis of the model and the run cannot progress",
 }

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Callable
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -31,6 +30,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from dualboost._validation import CheckedEdges, check_edge_column
 from dualboost.boosting.core.history import History, HistoryRow
+from dualboost.boosting.core.options import Callback, RunOptions
 from dualboost.boosting.core.result import (
     STOP_REASONS,
     TIE_TOL,
@@ -56,8 +56,6 @@ __all__ = [
 
 #: matrix-vector products with fewer columns than this avoid BLAS (see ``Ensemble.edges``)
 _BLAS_MIN_COLUMNS = 64
-#: called with each history row as it is recorded (progress display)
-Callback = Callable[[HistoryRow], None]
 
 
 def check_oracle(oracle: object) -> int:
@@ -73,6 +71,7 @@ def check_oracle(oracle: object) -> int:
 #: what to do about a run that ended unconverged, by its stop reason
 _ADVICE = {
     "max_iter": "raise max_iter or eps for a run that meets it",
+    "time limit": "raise max_time for a run that meets its stopping rule",
     "precision_floor": "raise eps (the subproblems cannot be solved to the precision it needs)",
     "reselected": "the run would repeat the same iteration: change the parameters (see the reason)",
     "no_edge": "the oracle cannot improve the model: a richer oracle, or a larger tolerance",
@@ -271,35 +270,39 @@ def _ternary(column: NDArray[np.float64]) -> bool:
 
 
 class Run:
-    """Clock, history, checkpoints and result assembly of one driver run.
+    """Clock, history, checkpoints, time limit and result assembly of one driver run, carrying the
+    run's :class:`~dualboost.boosting.core.options.RunOptions`.
 
-    ``checkpoint``: a :class:`~dualboost.boosting.core.checkpoint.Checkpoint` (or None). A driver calls
-    :meth:`resume` once before its loop with its loop state as keywords (the values of a fresh
-    run) and gets the first iteration and the state to continue from; at the end of each
-    iteration it calls :meth:`save` with the same keywords (written every ``every`` iterations).
+    Checkpoints (``options.checkpoint``, opened here for ``algorithm`` and its ``settings``, which a
+    resumed file must match): a driver calls :meth:`resume` once before its loop with its loop state
+    as keywords (the values of a fresh run) and gets the first iteration and the state to continue
+    from; at the end of each iteration it calls :meth:`save` with the same keywords (written every
+    ``checkpoint_every`` iterations), then :meth:`out_of_time`.
 
-    ``keep_stages``: record the output weights of every iteration (:meth:`keep` and :meth:`keep_step`
-    add a stage; :class:`~dualboost.boosting.core.result.Stages` in the result). A run resumed from a
-    checkpoint has no stages before the checkpoint, so its result has none (``stages`` None).
+    ``options.keep_stages``: record the output weights of every iteration (:meth:`keep` and
+    :meth:`keep_step` add a stage; :class:`~dualboost.boosting.core.result.Stages` in the result). A
+    run resumed from a checkpoint has no stages before the checkpoint, so its result has none
+    (``stages`` None).
     """
 
     def __init__(
         self,
         oracle,
         history: History,
-        callback: Callback | None = None,
-        keep_iterates: bool = False,
-        checkpoint: Checkpoint | None = None,
-        keep_stages: bool = False,
+        options: RunOptions | None = None,
+        *,
+        algorithm: str = "",
+        settings: dict | None = None,
     ) -> None:
-        if checkpoint is not None and keep_iterates:
-            raise ValueError("keep_iterates=True cannot be combined with checkpoint=: iterates are not saved")
+        options = RunOptions() if options is None else options
+        self.options = options
         self.oracle = oracle
         self.history = history
-        self.callback = callback
-        self.checkpoint = checkpoint
-        self.iterates: list | None = [] if keep_iterates else None
-        self.stages: StageRecorder | None = StageRecorder() if keep_stages else None
+        self.callback = options.callback
+        self.checkpoint: Checkpoint | None = options.open_checkpoint(algorithm, settings or {})
+        self.iterates: list | None = [] if options.keep_iterates else None
+        self.stages: StageRecorder | None = StageRecorder() if options.keep_stages else None
+        self.deadline = options.deadline()  # not restored from a checkpoint: a resumed run's budget is fresh
         self.start = time.perf_counter()
         self.oracle_time = 0.0
         self.solver_time = 0.0
@@ -321,10 +324,19 @@ class Run:
         if self.checkpoint is not None and iteration % self.checkpoint.every == 0:
             self.checkpoint.save(iteration, self, ensemble, state)
 
-    def ask(self, d: NDArray[np.float64]) -> Selection:
-        """The oracle's maximum-edge hypothesis for d, timed."""
+    def out_of_time(self) -> tuple[str, str] | None:
+        """``(stop_reason, stop_detail)`` = ``("time limit", "max_time=... s")`` once the clock has passed
+        ``options.max_time`` since the run began (the driver calls it at the end of an iteration, after
+        :meth:`save`, and stops with the certified result of that iteration), else None."""
+        if self.options.clock() < self.deadline:
+            return None
+        return "time limit", f"max_time={self.options.max_time:g} s"
+
+    def ask(self, d: NDArray[np.float64], signed: bool = False) -> Selection:
+        """The oracle's maximum-edge hypothesis for d, timed; ``signed``: d is a signed pricing vector
+        (MDBoost's, ``Oracle.best(d, signed=True)``)."""
         start = time.perf_counter()
-        selection = self.oracle.best(d)
+        selection = self.oracle.best(d, signed=True) if signed else self.oracle.best(d)
         self._iteration_oracle = time.perf_counter() - start
         self.oracle_time += self._iteration_oracle
         return selection

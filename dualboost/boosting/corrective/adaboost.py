@@ -22,7 +22,6 @@ quantity is at most ``tolerance``: the margin the theorem of [RW05] guarantees.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable
 
 import numpy as np
@@ -30,10 +29,10 @@ from numpy.typing import NDArray
 from scipy.optimize import brentq
 
 from dualboost._validation import check_distribution, check_max_iter, check_scalar
-from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
 from dualboost.boosting.core.history import History
+from dualboost.boosting.core.options import NO_ITERATES, RunOptions, takes_run_options
 from dualboost.boosting.core.result import BoostResult, n_positive
-from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle
+from dualboost.boosting.core.run import Ensemble, Run, check_oracle
 from dualboost.boosting.core.stopping import ADABOOST_MAX_ITER
 from dualboost.conjugates.projections import logsumexp
 
@@ -79,15 +78,12 @@ def adaboostv_max_iter(n_samples: int, tolerance: float) -> int:
     return max(1, math.ceil(2.0 * math.log(n_samples) / tolerance**2))
 
 
+@takes_run_options(without=NO_ITERATES)
 def adaboost(
     oracle,
     *,
     max_iter: int | None = None,
-    callback: Callback | None = None,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = DEFAULT_EVERY,
-    resume: bool = False,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> BoostResult:
     """AdaBoost with the oracle's hypotheses (max-edge selection, as in all of [KG]'s experiments).
 
@@ -105,24 +101,17 @@ def adaboost(
         {"max_iter": max_iter},
         max_iter,
         None,
-        callback=callback,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
-        resume=resume,
-        keep_stages=keep_stages,
+        options=options,
     )
 
 
+@takes_run_options(without=NO_ITERATES)
 def adaboostv(
     oracle,
     *,
     tolerance: float = 0.1,
     max_iter: int | None = None,
-    callback: Callback | None = None,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = DEFAULT_EVERY,
-    resume: bool = False,
-    keep_stages: bool = False,
+    options: RunOptions,
     d0: NDArray[np.float64] | None = None,
 ) -> BoostResult:
     """AdaBoost* ([RW05]; miniboosts' AdaBoostV): AdaBoost with the weight of :func:`adaboostv_step`,
@@ -152,16 +141,11 @@ def adaboostv(
         {"tolerance": tolerance, "max_iter": max_iter},
         max_iter,
         tolerance,
-        callback=callback,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
-        resume=resume,
-        keep_stages=keep_stages,
+        options=options,
         d0=None if d0 is None else check_distribution(d0, n),
     )
 
 
-@releases_checkpoint
 def _exponential(
     algorithm: str,
     oracle,
@@ -171,18 +155,13 @@ def _exponential(
     max_iter: int,
     tolerance: float | None,
     *,
-    callback: Callback | None,
-    checkpoint: str | os.PathLike | None,
-    checkpoint_every: int,
-    resume: bool,
-    keep_stages: bool,
+    options: RunOptions,
     d0: NDArray[np.float64] | None = None,
 ) -> BoostResult:
     """The loop of AdaBoost and AdaBoost*: ``d^t`` proportional to ``d0 e^{-U alpha}``, the round's weight
     from ``weight``; ``tolerance``: stop when ``min_q gamma_q - margin <= tolerance`` (None: never)."""
     n = check_oracle(oracle)
-    saving = Checkpoint.create(checkpoint, checkpoint_every, resume, algorithm, params)
-    run = Run(oracle, history, callback, checkpoint=saving, keep_stages=keep_stages)
+    run = Run(oracle, history, options, algorithm=algorithm, settings=params)
     ensemble = Ensemble(n)
     log_d0 = np.full(n, -math.log(n)) if d0 is None else np.log(d0)
     d, margins, alpha = np.exp(log_d0), np.zeros(n), np.zeros(0)
@@ -203,15 +182,7 @@ def _exponential(
         min_edge = min(min_edge, edge)
         with run.solving():
             step = weight(u, d, edge, min_edge)
-            position, is_new = ensemble.add(selection)
-            alpha = np.r_[alpha, 0.0] if is_new else alpha
-            if math.isinf(step):  # a perfect hypothesis
-                alpha = np.zeros_like(alpha)
-                alpha[position] = 1.0
-                margins = u.copy()
-            else:
-                alpha[position] += step
-                margins += step * u
+            alpha, margins = _add_step(ensemble, selection, step, alpha, margins)
             log_d = log_d0 - margins
             given, d = d, np.exp(log_d - logsumexp(log_d))
         hard_margin = float(margins.min() / alpha.sum())
@@ -227,14 +198,24 @@ def _exponential(
             d = given  # the last one the oracle saw
             break
         run.save(t, ensemble, d=d, margins=margins, alpha=alpha, min_edge=min_edge)
+        timed = run.out_of_time()
+        if timed:
+            reason, detail = timed
+            break
     weights = alpha / alpha.sum() if alpha.sum() > 0 else alpha
-    return run.result(
-        algorithm,
-        ensemble,
-        weights,
-        d,
-        converged=converged,
-        stop_reason=reason,
-        stop_detail=detail,
-        params=params,
-    )
+    stop = {"converged": converged, "stop_reason": reason, "stop_detail": detail}
+    return run.result(algorithm, ensemble, weights, d, params=params, **stop)
+
+
+def _add_step(ensemble: Ensemble, selection, step: float, alpha, margins) -> tuple:
+    """``(alpha, margins)`` after the round's step on the selected hypothesis (appended if new); an
+    infinite step (a perfect hypothesis) makes it the whole combination."""
+    position, is_new = ensemble.add(selection)
+    alpha = np.r_[alpha, 0.0] if is_new else alpha
+    if math.isinf(step):
+        alpha = np.zeros_like(alpha)
+        alpha[position] = 1.0
+        return alpha, selection.column.copy()
+    alpha[position] += step
+    margins += step * selection.column
+    return alpha, margins

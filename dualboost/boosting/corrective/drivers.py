@@ -33,19 +33,17 @@ hypotheses so far and keeps whichever has the larger dual; (d)-(i) are unchanged
 from __future__ import annotations
 
 import math
-import os
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_distribution, check_max_iter, check_nu, check_positive
-from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
 from dualboost.boosting.core.eta import resolve_eta
 from dualboost.boosting.core.history import History
+from dualboost.boosting.core.options import NO_ITERATES, RunOptions, takes_run_options
 from dualboost.boosting.core.result import BoostResult, n_positive
 from dualboost.boosting.core.run import (
-    Callback,
     Ensemble,
     Run,
     check_oracle,
@@ -62,7 +60,7 @@ from dualboost.boosting.corrective.frank_wolfe import (
     segment_slope,
     short_step,
 )
-from dualboost.boosting.totally_corrective.drivers import GrowingModel
+from dualboost.boosting.totally_corrective.column_generation import GrowingModel
 from dualboost.conjugates import (
     CappedBinaryRelativeEntropy,
     CappedRelativeEntropy,
@@ -149,6 +147,7 @@ def binary_erlpboost_update(margins: ArrayLike, regularizer: CappedBinaryRelativ
     return CorrectiveUpdate(d=d, theta=float(theta), beta=float(beta))
 
 
+@takes_run_options(without=NO_ITERATES)
 def corrective_erlpboost(
     oracle,
     *,
@@ -158,12 +157,8 @@ def corrective_erlpboost(
     max_iter: int | None = None,
     method: str | None = None,
     step: str | None = None,
-    callback: Callback | None = None,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = DEFAULT_EVERY,
-    resume: bool = False,
     d0: NDArray[np.float64] | None = None,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> BoostResult:
     """Corrective ERLPBoost ([KG] Alg. 4.1): only the newest hypothesis's weight is chosen, by the
     clipped step (``method=None``) or by solving the corrective subproblem M8 with ``method``
@@ -195,16 +190,13 @@ def corrective_erlpboost(
         max_iter=max_iter,
         method=method,
         step=step,
-        callback=callback,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
-        resume=resume,
         binary=False,
         d0=d0,
-        keep_stages=keep_stages,
+        options=options,
     )
 
 
+@takes_run_options(without=NO_ITERATES)
 def corrective_binary_erlpboost(
     oracle,
     *,
@@ -214,12 +206,8 @@ def corrective_binary_erlpboost(
     max_iter: int | None = None,
     method: str | None = None,
     step: str | None = None,
-    callback: Callback | None = None,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = DEFAULT_EVERY,
-    resume: bool = False,
     d0: NDArray[np.float64] | None = None,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> BoostResult:
     """Corrective Binary ERLPBoost ([KG] Alg. 4.3): as :func:`corrective_erlpboost` with the binary
     relative entropy (``nu < N``): no projection, beta by the root of ``sum d = 1``; canonical eta
@@ -234,16 +222,13 @@ def corrective_binary_erlpboost(
         max_iter=max_iter,
         method=method,
         step=step,
-        callback=callback,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
-        resume=resume,
         binary=True,
         d0=d0,
-        keep_stages=keep_stages,
+        options=options,
     )
 
 
+@takes_run_options(without=NO_ITERATES)
 def mlpboost(
     oracle,
     *,
@@ -252,12 +237,8 @@ def mlpboost(
     eta: float | None = None,
     max_iter: int | None = None,
     step: str | None = None,
-    callback: Callback | None = None,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = DEFAULT_EVERY,
-    resume: bool = False,
     d0: NDArray[np.float64] | None = None,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> BoostResult:
     """MLPBoost ([MHT22]; docs/math.md#mlpboost): Corrective ERLPBoost whose every iteration
     also solves LPBoost's LP over the hypotheses so far (:class:`~dualboost.problems.LPBoost`, HiGHS,
@@ -282,13 +263,9 @@ def mlpboost(
         max_iter=max_iter,
         method=None,
         step=step,
-        callback=callback,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
-        resume=resume,
         binary=False,
         d0=d0,
-        keep_stages=keep_stages,
+        options=options,
         secondary=True,
     )
 
@@ -331,7 +308,75 @@ def _root(regularizer: CappedRelativeEntropy | CappedBinaryRelativeEntropy) -> f
     return regularizer.last_root if isinstance(regularizer, CappedBinaryRelativeEntropy) else math.nan
 
 
-@releases_checkpoint
+@dataclass(frozen=True)
+class _Setup:
+    """The checked settings of a corrective run and its regulariser (module docstring)."""
+
+    nu: float
+    eps: float
+    eta: float
+    max_iter: int
+    step: str
+    method: str | None
+    binary: bool
+    d0: NDArray[np.float64]
+    regularizer: CappedRelativeEntropy | CappedBinaryRelativeEntropy
+    model_class: type
+
+    def update(self, margins: NDArray[np.float64]) -> CorrectiveUpdate:
+        """Steps (f)-(i) of Alg. 4.1 (4.3 for the binary entropy) at ``margins``."""
+        if self.binary:
+            return binary_erlpboost_update(margins, self.regularizer)
+        return erlpboost_update(margins, self.d0, self.nu, self.eta)
+
+    def distribution(self, margins: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``d = grad f*(-m)``, for the line searches."""
+        return self.regularizer.conjugate_grad(-margins)
+
+    def params(self) -> dict:
+        params = {"nu": self.nu, "eps": self.eps, "eta": self.eta}
+        params["method"] = self.method or f"{self.step} step"
+        return params if self.step == "clipped" else params | {"step": self.step}
+
+
+def _setup(n: int, nu, eps, eta, max_iter, method, binary: bool, d0, step) -> _Setup:
+    """Check a corrective run's arguments and fill in the defaults (canonical eta, the step rule's cap)."""
+    nu, eps = check_nu(nu, n, strict_upper=binary), check_positive(eps, "eps")
+    step = check_step(step, method)
+    prior = None if d0 is None else check_distribution(d0, n)
+    eta = resolve_eta(eta, n, nu, eps, d0=prior, binary=binary)
+    max_iter = check_max_iter(max_iter, _step_max_iter(step, eta, eps))
+    d0 = check_distribution(None, n) if prior is None else prior
+    if binary:
+        regularizer, model_class = CappedBinaryRelativeEntropy(d0, nu, eta), CorrectiveBinaryERLPBoost
+        regularizer = regularizer.with_warm_starts()
+    else:
+        regularizer, model_class = CappedRelativeEntropy(d0, nu, eta), CorrectiveERLPBoost
+    return _Setup(nu, eps, eta, max_iter, step, method, binary, d0, regularizer, model_class)
+
+
+@dataclass
+class _State:
+    """The loop state of a corrective run (what a checkpoint saves): d^{t-1}, the margins ``U w`` and
+    w; the practical criterion's ``min_q P^q(d^{q-1})`` and Theta^{t-1} (Theta^0 = -1, [KG] Alg. 4.1
+    step 2); ``max_q<t u^q . d^{t-1}`` (empty: -inf) and ``(1/eta) Delta(d^{t-1})``; the binary
+    entropy's last normaliser root (NaN: none); MLPBoost's last LP solution and its LP steps."""
+
+    d: NDArray[np.float64]
+    margins: NDArray[np.float64]
+    w: NDArray[np.float64]
+    p_min: float = math.inf
+    theta_prev: float = -1.0
+    max_edge: float = -math.inf
+    reg_value: float = 0.0
+    root: float = math.nan
+    sol: object = None
+    lp_steps: int = 0
+
+    def values(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
 def _corrective(
     algorithm: str,
     oracle,
@@ -341,151 +386,100 @@ def _corrective(
     eta: float | None,
     max_iter: int | None,
     method: str | None,
-    callback: Callback | None,
-    checkpoint: str | os.PathLike | None,
-    checkpoint_every: int,
-    resume: bool,
     binary: bool,
+    options: RunOptions,
     d0: NDArray[np.float64] | None = None,
-    keep_stages: bool = False,
     step: str | None = None,
     secondary: bool = False,
 ) -> BoostResult:
     """The loop of [KG] Algs. 4.1 and 4.3 with the step rule ``step``; ``secondary``: MLPBoost's
     comparison with LPBoost's solution over the hypotheses so far ([MHT22])."""
     n = check_oracle(oracle)
-    nu, eps = check_nu(nu, n, strict_upper=binary), check_positive(eps, "eps")
-    step = check_step(step, method)
-    prior = None if d0 is None else check_distribution(d0, n)
-    eta = resolve_eta(eta, n, nu, eps, d0=prior, binary=binary)
-    max_iter = check_max_iter(max_iter, _step_max_iter(step, eta, eps))
-    d0 = check_distribution(None, n) if prior is None else prior
-    if binary:
-        regularizer = CappedBinaryRelativeEntropy(d0, nu, eta).with_warm_starts()
-        model_class = CorrectiveBinaryERLPBoost
-
-        def update(m):
-            return binary_erlpboost_update(m, regularizer)
-    else:
-        regularizer = CappedRelativeEntropy(d0, nu, eta)
-        model_class = CorrectiveERLPBoost
-
-        def update(m):
-            return erlpboost_update(m, d0, nu, eta)
-
-    def distribution(m):  # d = grad f*(-m), for the line searches
-        return regularizer.conjugate_grad(-m)
-
-    params = {"nu": nu, "eps": eps, "eta": eta, "method": method or f"{step} step"}
-    if step != "clipped":
-        params["step"] = step
-    saving = Checkpoint.create(
-        checkpoint, checkpoint_every, resume, algorithm, params | {"max_iter": max_iter}
-    )
-    run = Run(
-        oracle,
-        History("delta~ (practical) <= eps/2", eps / 2.0),
-        callback,
-        checkpoint=saving,
-        keep_stages=keep_stages,
-    )
+    setup = _setup(n, nu, eps, eta, max_iter, method, binary, d0, step)
+    params, eps = setup.params(), setup.eps
+    history = History("delta~ (practical) <= eps/2", eps / 2.0)
+    run = Run(oracle, history, options, algorithm=algorithm, settings=params | {"max_iter": setup.max_iter})
     ensemble = Ensemble(n)
-    lp = GrowingModel(ensemble, lambda U: LPBoost(U, nu=nu)) if secondary else None
-    d, margins, w = d0, np.zeros(n), np.zeros(0)
-    p_min, theta_prev = math.inf, -1.0  # Theta^0 = -1 ([KG] Alg. 4.1 step 2)
-    max_edge, reg_value = -math.inf, 0.0  # max_{q<t} u^q . d^{t-1} (empty: -inf) and (1/eta) Delta(d^{t-1})
-    sol, lp_steps = None, 0  # MLPBoost: the last LP solution (warm start) and the LP steps taken
-    # the binary entropy's normaliser starts from its previous root: part of the state (NaN: none)
-    root = _root(regularizer)
-    first, (d, margins, w, p_min, theta_prev, max_edge, reg_value, root, sol, lp_steps) = run.resume(
-        ensemble,
-        d=d,
-        margins=margins,
-        w=w,
-        p_min=p_min,
-        theta_prev=theta_prev,
-        max_edge=max_edge,
-        reg_value=reg_value,
-        root=root,
-        sol=sol,
-        lp_steps=lp_steps,
-    )
+    lp = GrowingModel(ensemble, lambda U: LPBoost(U, nu=setup.nu)) if secondary else None
+    s = _State(setup.d0, np.zeros(n), np.zeros(0), root=_root(setup.regularizer))
+    first, values = run.resume(ensemble, **s.values())
+    s = _State(*values)
     if binary:
-        regularizer.last_root = root
-    converged = False
-    for t in range(first, max_iter + 1):
-        selection = run.ask(d)
-        u, edge = selection.column, selection.edge
-        p_min = min(p_min, max(max_edge, edge) + reg_value)  # P^t(d^{t-1}), max form
-        quantity = p_min - theta_prev
+        setup.regularizer.last_root = s.root
+    converged, timed = False, None
+    for t in range(first, setup.max_iter + 1):
+        selection = run.ask(s.d)
+        s.p_min = min(s.p_min, max(s.max_edge, selection.edge) + s.reg_value)  # P^t(d^{t-1}), max form
+        quantity = s.p_min - s.theta_prev
         if quantity <= eps / 2.0:
-            run.record(t, edge, stopping=quantity, n_hypotheses=n_positive(w))
+            run.record(t, selection.edge, stopping=quantity, n_hypotheses=n_positive(s.w))
             converged = True
             break
         with run.solving():
-            alpha = 1.0  # w^1 = e_1 (module docstring)
-            if t > 1 and step == "line" and method is not None:
-                alpha = exact_step(model_class, ensemble.stored, w, u, d, nu, eta, d0, method)
-            position, is_new = ensemble.add(selection)
-            w = np.r_[w, 0.0] if is_new else w
-            away = None
-            if t > 1 and step == "pairwise":
-                away = away_hypothesis(w, ensemble.edges(d), position)
-            if away is not None:  # w + alpha (e_h - e_a), alpha in [0, w_a]
-                x = u - ensemble.stored[:, away]
-                alpha = line_search(segment_slope(distribution, margins, x), float(w[away]))
-                w[position] += alpha
-                w[away] = 0.0 if alpha >= w[away] else w[away] - alpha
-                margins = margins + alpha * x
-                if lp is None:
-                    run.keep(d, w)
-            else:  # w + alpha (e_h - w)
-                if t > 1 and method is None:
-                    alpha = _fw_step(step, t, u - margins, d, w[position], eta, distribution, margins)
-                w *= 1.0 - alpha
-                w[position] += alpha
-                margins = (1.0 - alpha) * margins + alpha * u
-                if lp is None:
-                    run.keep_step(alpha, position, w.size)
-            step_update = update(margins)
-            if lp is not None:
-                sol = lp().solve(method="highs", side="primal", warm_start=sol)
-                w_lp = _simplex_point(sol.w, w.size)
-                margins_lp = ensemble.margins(w_lp) if w_lp is not None else None
-                lp_update = update(margins_lp) if margins_lp is not None else None
-                if lp_update is not None and lp_update.theta > step_update.theta:
-                    w, margins, step_update, lp_steps = w_lp, margins_lp, lp_update, lp_steps + 1
-                run.keep(d, w)
-            d = step_update.d
-            edges = ensemble.edges(d)
-            max_edge, reg_value = float(edges.max()), regularizer.value(d)
-        primal = max_edge + reg_value  # P^t(d^t)
-        run.record(
-            t,
-            edge,
-            primal=primal,
-            dual=step_update.theta,
-            stopping=quantity,
-            n_hypotheses=n_positive(w),
-        )
-        theta_prev = step_update.theta
-        state = {"p_min": p_min, "theta_prev": theta_prev, "max_edge": max_edge, "reg_value": reg_value}
-        root = _root(regularizer)
-        run.save(t, ensemble, d=d, margins=margins, w=w, root=root, sol=sol, lp_steps=lp_steps, **state)
+            theta = _advance(run, ensemble, setup, s, selection, t, lp)
+        primal, hypotheses = s.max_edge + s.reg_value, n_positive(s.w)  # P^t(d^t)
+        run.record(t, selection.edge, primal=primal, dual=theta, stopping=quantity, n_hypotheses=hypotheses)
+        s.theta_prev, s.root = theta, _root(setup.regularizer)
+        run.save(t, ensemble, **s.values())
+        timed = run.out_of_time()
+        if timed:
+            break
     if secondary:
-        params["lp_steps"] = lp_steps
-    reason, detail = rule_or_cap(converged, "delta~ (practical) <= eps/2", max_iter)
-    return run.result(
-        algorithm,
-        ensemble,
-        w,
-        d,
-        converged=converged,
-        stop_reason=reason,
-        stop_detail=detail,
-        params=params,
-        soft_margin=True,
-    )
+        params["lp_steps"] = s.lp_steps
+    reason, detail = timed or rule_or_cap(converged, "delta~ (practical) <= eps/2", setup.max_iter)
+    return run.result(algorithm, ensemble, s.w, s.d, converged=converged, stop_reason=reason,
+                      stop_detail=detail, params=params, soft_margin=True)
+
+
+def _advance(run: Run, ensemble: Ensemble, setup: _Setup, s: _State, selection, t: int, lp) -> float:
+    """Steps (b)-(i) of iteration t on ``s`` (the new hypothesis's weight by the step rule, then d^t
+    and what the next criterion needs); returns Theta^t."""
+    u = selection.column
+    alpha = 1.0  # w^1 = e_1 (module docstring)
+    if t > 1 and setup.step == "line" and setup.method is not None:
+        alpha = exact_step(setup.model_class, ensemble.stored, s.w, u, s.d, setup.nu, setup.eta, setup.d0,
+                           setup.method)
+    position, is_new = ensemble.add(selection)
+    s.w = np.r_[s.w, 0.0] if is_new else s.w
+    away = None
+    if t > 1 and setup.step == "pairwise":
+        away = away_hypothesis(s.w, ensemble.edges(s.d), position)
+    if away is not None:  # w + alpha (e_h - e_a), alpha in [0, w_a]
+        x = u - ensemble.stored[:, away]
+        alpha = line_search(segment_slope(setup.distribution, s.margins, x), float(s.w[away]))
+        s.w[position] += alpha
+        s.w[away] = 0.0 if alpha >= s.w[away] else s.w[away] - alpha
+        s.margins = s.margins + alpha * x
+        if lp is None:
+            run.keep(s.d, s.w)
+    else:  # w + alpha (e_h - w)
+        if t > 1 and setup.method is None:
+            x = u - s.margins
+            alpha = _fw_step(setup.step, t, x, s.d, s.w[position], setup.eta, setup.distribution, s.margins)
+        s.w *= 1.0 - alpha
+        s.w[position] += alpha
+        s.margins = (1.0 - alpha) * s.margins + alpha * u
+        if lp is None:
+            run.keep_step(alpha, position, s.w.size)
+    step_update = setup.update(s.margins)
+    if lp is not None:
+        step_update = _lp_step(run, ensemble, setup, s, lp, step_update)
+    s.d = step_update.d
+    s.max_edge, s.reg_value = float(ensemble.edges(s.d).max()), setup.regularizer.value(s.d)
+    return step_update.theta
+
+
+def _lp_step(run: Run, ensemble: Ensemble, setup: _Setup, s: _State, lp, step_update: CorrectiveUpdate):
+    """MLPBoost ([MHT22]): LPBoost's LP over the hypotheses so far, warm-started; its w replaces the
+    Frank-Wolfe iterate when its regularised dual is larger. Returns the update kept."""
+    s.sol = lp().solve(method="highs", side="primal", warm_start=s.sol)
+    w_lp = _simplex_point(s.sol.w, s.w.size)
+    margins_lp = ensemble.margins(w_lp) if w_lp is not None else None
+    lp_update = setup.update(margins_lp) if margins_lp is not None else None
+    if lp_update is not None and lp_update.theta > step_update.theta:
+        s.w, s.margins, step_update, s.lp_steps = w_lp, margins_lp, lp_update, s.lp_steps + 1
+    run.keep(s.d, s.w)
+    return step_update
 
 
 def _fw_step(

@@ -18,16 +18,15 @@ particular the training error is below kappa); and the run stops after fewer tha
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 from numpy.typing import NDArray
 
 from dualboost._validation import check_distribution, check_max_iter, check_scalar
-from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
 from dualboost.boosting.core.history import History
+from dualboost.boosting.core.options import NO_ITERATES, RunOptions, takes_run_options
 from dualboost.boosting.core.result import BoostResult
-from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle, rule_or_cap
+from dualboost.boosting.core.run import Ensemble, Run, check_oracle, rule_or_cap
 
 __all__ = ["smoothboost", "smoothboost_weights", "smoothboost_max_iter"]
 
@@ -50,19 +49,15 @@ def _fraction(value: object, name: str, upper: float, meaning: str) -> float:
     return value
 
 
-@releases_checkpoint
+@takes_run_options(without=NO_ITERATES)
 def smoothboost(
     oracle,
     *,
     kappa: float = 0.1,
     gamma: float = 0.05,
     max_iter: int | None = None,
-    callback: Callback | None = None,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = DEFAULT_EVERY,
-    resume: bool = False,
-    keep_stages: bool = False,
     d0: NDArray[np.float64] | None = None,
+    options: RunOptions,
 ) -> BoostResult:
     """SmoothBoost ([Ser03]; module docstring, docs/math.md#smoothboost).
 
@@ -75,24 +70,20 @@ def smoothboost(
     ``d`` of the result is the last distribution the oracle saw. ``d0``: a positive distribution p over
     the examples, the measure of [Ser03] in place of the uniform one (``d = p M / sum p M``, stop when
     ``sum p M < kappa``; then ``d_n <= p_n / kappa`` and the p-weight of the examples with margin
-    <= theta is below kappa). ``callback``, ``checkpoint``, ``checkpoint_every``, ``resume``,
-    ``keep_stages``: as for the other drivers.
+    <= theta is below kappa). The run options (``callback``, ``checkpoint``,
+    ``max_time``, ...): :class:`~dualboost.boosting.core.options.RunOptions`.
     """
     n = check_oracle(oracle)
-    kappa = _fraction(kappa, "kappa", 1.0, "the target training error")
-    gamma = _fraction(gamma, "gamma", 0.5, "the weak learner's advantage: edges >= 2 gamma")
-    max_iter = check_max_iter(max_iter, smoothboost_max_iter(kappa, gamma))
+    params = _params(kappa, gamma, max_iter)
+    kappa, gamma, theta, max_iter = params.values()
     p = np.full(n, 1.0 / n) if d0 is None else check_distribution(d0, n)
-    theta = gamma / (2.0 + gamma)
-    params = {"kappa": kappa, "gamma": gamma, "theta": theta, "max_iter": max_iter}
-    saving = Checkpoint.create(checkpoint, checkpoint_every, resume, "smoothboost", params)
     history = History("sum_n p_n M_n < kappa", kappa)
-    run = Run(oracle, history, callback, checkpoint=saving, keep_stages=keep_stages)
+    run = Run(oracle, history, options, algorithm="smoothboost", settings=params)
     ensemble = Ensemble(n)
     margins, counts = np.zeros(n), np.zeros(0)  # N_n, and how often each hypothesis was selected
     d = p.copy()
     first, (margins, counts, d) = run.resume(ensemble, margins=margins, counts=counts, d=d)
-    converged = False
+    converged, timed = False, None
     for t in range(first, max_iter + 1):
         selection = run.ask(d)
         with run.solving():
@@ -110,15 +101,20 @@ def smoothboost(
             break
         d = pM / quantity
         run.save(t, ensemble, margins=margins, counts=counts, d=d)
-    weights = counts / counts.sum()
-    reason, detail = rule_or_cap(converged, history.criterion, max_iter)
+        timed = run.out_of_time()
+        if timed:
+            break
+    reason, detail = timed or rule_or_cap(converged, history.criterion, max_iter)
     return run.result(
-        "smoothboost",
-        ensemble,
-        weights,
-        d,
-        converged=converged,
-        stop_reason=reason,
-        stop_detail=detail,
-        params=params,
+        "smoothboost", ensemble, counts / counts.sum(), d, converged=converged, stop_reason=reason,
+        stop_detail=detail, params=params,
     )
+
+
+def _params(kappa: object, gamma: object, max_iter: object) -> dict:
+    """The checked ``kappa``, ``gamma``, the margin ``theta = gamma / (2 + gamma)`` aimed at and
+    ``max_iter`` (default :func:`smoothboost_max_iter`), as a result reports them."""
+    kappa = _fraction(kappa, "kappa", 1.0, "the target training error")
+    gamma = _fraction(gamma, "gamma", 0.5, "the weak learner's advantage: edges >= 2 gamma")
+    max_iter = check_max_iter(max_iter, smoothboost_max_iter(kappa, gamma))
+    return {"kappa": kappa, "gamma": gamma, "theta": gamma / (2.0 + gamma), "max_iter": max_iter}

@@ -82,8 +82,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_count, check_positive, check_scalar, check_vector
 from dualboost.boosting.core.history import History
+from dualboost.boosting.core.options import ONLY_PROGRESS, RunOptions, takes_run_options
 from dualboost.boosting.core.result import check_stop_reason
-from dualboost.boosting.core.run import Callback, Run, warn_unconverged
+from dualboost.boosting.core.run import Run, warn_unconverged
 from dualboost.boosting.gradient.losses import FunctionalLoss, make_loss
 from dualboost.oracles import Hypothesis
 from dualboost.oracles.regression import ProjectionOracle
@@ -303,6 +304,7 @@ def _finite(gradient: NDArray[np.float64], shape: tuple[int, ...]) -> NDArray[np
     return gradient
 
 
+@takes_run_options(without=ONLY_PROGRESS)
 def gradient_projection(
     oracle: ProjectionOracle,
     y: ArrayLike,
@@ -315,8 +317,8 @@ def gradient_projection(
     init: ArrayLike | None = None,
     n_outputs: int | None = None,
     tol: float = 0.0,
-    callback: Callback | None = None,
     sample_weight: ArrayLike | None = None,
+    options: RunOptions,
 ) -> GradientBoostResult:
     """Minimise ``R[f] = mean_n l(f(x_n), y_n)`` by restricted gradient descent (module docstring).
 
@@ -327,122 +329,170 @@ def gradient_projection(
     ``projection``: ``"naive"`` (Alg. 1), ``"repeated"`` (Alg. 2) or ``"residual"`` (Alg. 3);
     ``n_learners``: the budget of weak-learner calls (Alg. 2's last round may be cut short by it);
     ``step``, ``learning_rate``: η_t (:func:`step_schedule`); ``init``: f_0 (default: the loss's
-    best constant for one output, else 0); ``tol``: stop when ‖∇_t‖ <= tol; ``callback``: called
-    with each history row (progress display); ``sample_weight``: N non-negative example weights s
+    best constant for one output, else 0); ``tol``: stop when ‖∇_t‖ <= tol; ``callback`` (each
+    history row, for a progress display) and ``max_time``:
+    :class:`~dualboost.boosting.core.options.RunOptions`; ``sample_weight``: N non-negative example weights s
     with a positive sum: minimise the weighted risk ``sum_n s_n l(f(x_n), y_n) / sum_n s_n`` in
     L²(P̂_s) (module docstring).
     """
-    if projection not in PROJECTIONS:
-        raise ValueError(f"projection must be one of {', '.join(map(repr, PROJECTIONS))}; got {projection!r}")
-    n_samples = getattr(oracle, "n_samples_", None)
-    if not callable(getattr(oracle, "project", None)) or n_samples is None:
-        raise ValueError(f"oracle must be a fitted ProjectionOracle (call fit(X) first); got {oracle!r}")
-    loss = make_loss(loss)
-    budget = check_count(n_learners, "n_learners")
-    tol = check_scalar(tol, "tol")
-    if tol < 0:
-        raise ValueError(f"tol must be >= 0; got {tol!r}")
+    n_samples = _check_run(oracle, projection)
+    loss, budget, tol = make_loss(loss), check_count(n_learners, "n_learners"), _check_tol(tol)
     eta = step_schedule(step, learning_rate, loss, projection)
-    y = _check_labels(y, n_samples, loss, n_outputs)
-    p = _distribution(sample_weight, n_samples)
-    f0 = _initial(loss, y, n_outputs, init, p)
-    F = np.tile(f0, (n_samples, 1)) if f0.ndim else np.full(n_samples, float(f0))
-
+    y, p, f0, F = _start(loss, y, n_samples, n_outputs, init, sample_weight)
     history = History(criterion="gradient norm ‖∇_t‖ <= tol", threshold=tol)
     project = oracle.project if p is None else lambda target: oracle.project(target, sample_weight=p)
-    run = Run(SimpleNamespace(best=project), history, callback)
-    hypotheses: list[Hypothesis] = []
-    coefficients: list[float] = []
-    gradient_norms: list[float] = []
-    target_norms: list[float] = []
-    residual_norms: list[float] = []
-    inner_edges: list[NDArray[np.float64]] = []
-    residual = np.zeros_like(F)
-    initial_objective = _risk(loss, F, y, p)
+    run = Run(SimpleNamespace(best=project), history, options)
+    trace, initial_objective = _Trace(F=F, residual=np.zeros_like(F)), _risk(loss, F, y, p)
     # tol = 0: the budget is the run (no stopping rule asked for); tol > 0: the budget cut it short
     converged, stop_reason, t = False, "rounds" if tol == 0 else "max_iter", 0
     detail = f"budget of {budget} weak learners used"
-
-    while len(hypotheses) < budget:
+    while len(trace.hypotheses) < budget:
         t += 1
         eta_t = eta(t)
         with run.solving():
-            gradient = _finite(loss.gradient(F, y), F.shape)
+            gradient = _finite(loss.gradient(trace.F, y), trace.F.shape)
         g_norm = norm(gradient, p)
         if g_norm <= tol:
             converged, stop_reason = True, "converged"
             detail = f"gradient norm {g_norm:.3g} <= tol at round {t}"
             break
-        target = residual + gradient if projection == "residual" else gradient
-        inner_steps = min(t, budget - len(hypotheses)) if projection == "repeated" else 1
-        direction = np.zeros_like(F)
-        left = target.copy()
-        edges: list[float] = []
-        for _ in range(inner_steps):
-            left_norm = norm(left, p)
-            if left_norm == 0.0:
-                break  # the round's target is represented exactly
-            answer = run.ask(left)
-            h = answer.values
-            hh, hl = inner(h, h, p), inner(h, left, p)
-            if not (hh > 0.0 and hl > 0.0):
-                break  # no hypothesis of the class has a positive edge on what is left
-            c = hl / hh
-            edges.append(hl / (math.sqrt(hh) * left_norm))
-            with run.solving():
-                direction += c * h
-                left -= c * h
-            hypotheses.append(answer.hypothesis)
-            coefficients.append(-eta_t * c)
-        if not edges:
-            stop_reason, detail = "no_edge", f"no weak learner has a positive edge at round {t}"
+        inner_steps = min(t, budget - len(trace.hypotheses)) if projection == "repeated" else 1
+        stop = _round(run, trace, t, (gradient, g_norm), eta_t, inner_steps, (loss, y, p), projection)
+        if stop:
+            stop_reason, detail = stop
             break
-        with run.solving():
-            F = F - eta_t * direction
-            if projection == "residual":
-                residual = left
-            objective = _risk(loss, F, y, p)
-        t_norm = norm(target, p)
-        edge = inner(direction, target, p) / (norm(direction, p) * t_norm)
-        gradient_norms.append(g_norm)
-        target_norms.append(t_norm)
-        residual_norms.append(norm(left, p))
-        inner_edges.append(np.array(edges))
-        run.record(t, edge, primal=objective, stopping=g_norm, n_hypotheses=len(hypotheses))
+    params = _params(projection, loss, budget, step, learning_rate, tol, p)
+    return trace.result(projection, loss, f0, history, run, initial_objective, params, p,
+                        converged=converged, stop_reason=stop_reason, stop_detail=detail)
 
-    if not converged and stop_reason != "rounds":
-        warn_unconverged(f"gradient_projection ({projection})", stop_reason, detail)
-    return GradientBoostResult(
-        projection=projection,
-        loss=loss,
-        init=f0,
-        hypotheses=hypotheses,
-        coefficients=np.array(coefficients),
-        F=F,
-        history=history,
-        gradient_norms=np.array(gradient_norms),
-        target_norms=np.array(target_norms),
-        residual_norms=np.array(residual_norms),
-        inner_edges=inner_edges,
-        n_rounds=len(history),
-        n_learners=len(hypotheses),
-        converged=converged,
-        stop_reason=stop_reason,
-        stop_detail=detail,
-        initial_objective=initial_objective,
-        oracle_time=run.oracle_time,
-        total_time=time.perf_counter() - run.start,
-        params={
-            "projection": projection,
-            "loss": loss.name,
-            "n_learners": budget,
-            "step": step if isinstance(step, str) else "callable",
-            "learning_rate": float(learning_rate),
-            "tol": tol,
-            "weighted": p is not None,
-        },
-        sample_weight=p,
-    )
+
+def _start(loss: FunctionalLoss, y: ArrayLike, n_samples: int, n_outputs, init, sample_weight) -> tuple:
+    """``(labels, the distribution p of the sample weights or None, f_0, F = f_0 on the N inputs)``."""
+    y = _check_labels(y, n_samples, loss, n_outputs)
+    p = _distribution(sample_weight, n_samples)
+    f0 = _initial(loss, y, n_outputs, init, p)
+    return y, p, f0, np.tile(f0, (n_samples, 1)) if f0.ndim else np.full(n_samples, float(f0))
+
+
+def _params(projection: str, loss: FunctionalLoss, budget: int, step, learning_rate, tol: float, p) -> dict:
+    """A run's parameters as its result reports them."""
+    params = {"projection": projection, "loss": loss.name, "n_learners": budget}
+    params |= {"step": step if isinstance(step, str) else "callable", "learning_rate": float(learning_rate)}
+    return params | {"tol": tol, "weighted": p is not None}
+
+
+def _check_run(oracle: object, projection: object) -> int:
+    """The projection's name and a fitted ProjectionOracle; returns N."""
+    if projection not in PROJECTIONS:
+        raise ValueError(f"projection must be one of {', '.join(map(repr, PROJECTIONS))}; got {projection!r}")
+    n_samples = getattr(oracle, "n_samples_", None)
+    if not callable(getattr(oracle, "project", None)) or n_samples is None:
+        raise ValueError(f"oracle must be a fitted ProjectionOracle (call fit(X) first); got {oracle!r}")
+    return int(n_samples)
+
+
+def _check_tol(tol: object) -> float:
+    """The gradient-norm tolerance, >= 0."""
+    tol = check_scalar(tol, "tol")
+    if tol < 0:
+        raise ValueError(f"tol must be >= 0; got {tol!r}")
+    return tol
+
+
+def _round(run: Run, trace: _Trace, t: int, gradient, eta_t: float, inner_steps: int, problem, projection):
+    """Round t after the gradient test: project the target (``gradient`` and its norm), step, record the
+    history row; returns the stop ``(reason, detail)`` (no edge, the time limit) or None."""
+    (gradient, g_norm), (loss, y, p) = gradient, problem
+    target = trace.residual + gradient if projection == "residual" else gradient
+    direction, left, edges = _project(run, target, inner_steps, p, eta_t, trace)
+    if not edges:
+        return "no_edge", f"no weak learner has a positive edge at round {t}"
+    with run.solving():
+        trace.F = trace.F - eta_t * direction
+        if projection == "residual":
+            trace.residual = left
+        objective = _risk(loss, trace.F, y, p)
+    edge = trace.round(direction, target, left, g_norm, edges, p)
+    run.record(t, edge, primal=objective, stopping=g_norm, n_hypotheses=len(trace.hypotheses))
+    return run.out_of_time()
+
+
+def _project(run: Run, target, inner_steps: int, p, eta_t: float, trace: _Trace):
+    """One round's projection of ``target`` onto the restriction set (``inner_steps`` greedy steps
+    for Alg. 2, one otherwise), the weak learners appended to ``trace`` with the coefficients
+    ``-eta_t c``; returns ``(direction, what is left of the target, the steps' edges)``."""
+    direction = np.zeros_like(target)
+    left = target.copy()
+    edges: list[float] = []
+    for _ in range(inner_steps):
+        left_norm = norm(left, p)
+        if left_norm == 0.0:
+            break  # the round's target is represented exactly
+        answer = run.ask(left)
+        h = answer.values
+        hh, hl = inner(h, h, p), inner(h, left, p)
+        if not (hh > 0.0 and hl > 0.0):
+            break  # no hypothesis of the class has a positive edge on what is left
+        c = hl / hh
+        edges.append(hl / (math.sqrt(hh) * left_norm))
+        with run.solving():
+            direction += c * h
+            left -= c * h
+        trace.hypotheses.append(answer.hypothesis)
+        trace.coefficients.append(-eta_t * c)
+    return direction, left, edges
+
+
+@dataclass
+class _Trace:
+    """The state of :func:`gradient_projection`: f_t on the training inputs, the residual of Alg. 3, and
+    what it records of each round besides the history row."""
+
+    F: NDArray[np.float64]
+    residual: NDArray[np.float64]
+    hypotheses: list[Hypothesis] = field(default_factory=list)
+    coefficients: list[float] = field(default_factory=list)
+    gradient_norms: list[float] = field(default_factory=list)
+    target_norms: list[float] = field(default_factory=list)
+    residual_norms: list[float] = field(default_factory=list)
+    inner_edges: list[NDArray[np.float64]] = field(default_factory=list)
+
+    def round(self, direction, target, left, g_norm: float, edges: list[float], p) -> float:
+        """Record a round's norms and edges; returns its edge, the cosine of step and target."""
+        t_norm = norm(target, p)
+        self.gradient_norms.append(g_norm)
+        self.target_norms.append(t_norm)
+        self.residual_norms.append(norm(left, p))
+        self.inner_edges.append(np.array(edges))
+        return inner(direction, target, p) / (norm(direction, p) * t_norm)
+
+    def result(self, projection, loss, f0, history, run, initial_objective, params, p, **stop):
+        """The run's :class:`GradientBoostResult` (``stop``: converged, stop_reason, stop_detail), with
+        :func:`~dualboost.boosting.core.run.warn_unconverged` for a run that ended before its rule."""
+        if not stop["converged"] and stop["stop_reason"] != "rounds":
+            warn_unconverged(f"gradient_projection ({projection})", stop["stop_reason"], stop["stop_detail"],
+                             stacklevel=5)
+        return GradientBoostResult(
+            projection=projection,
+            loss=loss,
+            init=f0,
+            hypotheses=self.hypotheses,
+            coefficients=np.array(self.coefficients),
+            F=self.F,
+            history=history,
+            gradient_norms=np.array(self.gradient_norms),
+            target_norms=np.array(self.target_norms),
+            residual_norms=np.array(self.residual_norms),
+            inner_edges=self.inner_edges,
+            n_rounds=len(history),
+            n_learners=len(self.hypotheses),
+            initial_objective=initial_objective,
+            oracle_time=run.oracle_time,
+            total_time=time.perf_counter() - run.start,
+            params=params,
+            sample_weight=p,
+            **stop,
+        )
 
 
 def naive_gradient_projection(oracle: ProjectionOracle, y: ArrayLike, loss: object = "squared", **kwargs):

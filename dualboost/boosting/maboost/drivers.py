@@ -62,8 +62,9 @@ from scipy.special import kl_div
 
 from dualboost._validation import check_choice, check_distribution, check_max_iter, check_scalar
 from dualboost.boosting.core.history import History
+from dualboost.boosting.core.options import NO_CHECKPOINT, RunOptions, takes_run_options
 from dualboost.boosting.core.result import BoostResult, n_positive
-from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle
+from dualboost.boosting.core.run import Ensemble, Run, check_oracle
 from dualboost.boosting.maboost.geometry import (
     Entropy,
     Euclidean,
@@ -324,74 +325,90 @@ def _run(
     algorithm: str,
     *,
     max_iter: int,
-    callback: Callback | None,
-    keep_iterates: bool,
     params: dict,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> MABoostResult:
     """The loop shared by the family: oracle -> step -> update -> record (module docstring)."""
-    n = rule.n
     threshold = rule.stop_threshold
-    run = Run(oracle, History(rule.criterion, threshold), callback, keep_iterates, keep_stages=keep_stages)
-    ensemble = Ensemble(n)
-    margins, eta_vec = np.zeros(n), np.zeros(0)
-    steps, errors, bounds, support, before = [], [], [], [], []
-    error_before = 1.0  # f_0 = sign(0): every margin is 0, counted as an error
-    run.keep(rule.d, eta_vec)
+    run = Run(oracle, History(rule.criterion, threshold), options)
+    ensemble, rounds = Ensemble(rule.n), _Rounds(np.zeros(rule.n))
+    run.keep(rule.d, rounds.eta)
     # the family runs max_iter rounds ([NP]'s T); the bound below nu/N is an early, certified stop
     converged, reason, detail = False, "rounds", f"max_iter={max_iter} rounds"
     for t in range(1, max_iter + 1):
         selection = run.ask(rule.d)
-        u, edge = selection.column, selection.edge
-        if edge <= 0:
-            run.record(t, edge, n_hypotheses=n_positive(eta_vec))
+        if selection.edge <= 0:
+            run.record(t, selection.edge, n_hypotheses=n_positive(rounds.eta))
             converged, reason, detail = True, "no_edge", "no hypothesis with a positive edge"
             break
         with run.solving():
-            eta = rule.step(t, edge, u, margins, error_before)
-            position, is_new = ensemble.add(selection)
-            if is_new:
-                eta_vec = np.r_[eta_vec, 0.0]
-            eta_vec[position] += eta
-            margins = margins + eta * u
-            rule.update(eta, edge, u, margins)
-            primal, dual = rule.values(margins)
-        bound = rule.bound()
-        error = rule.training_error(margins)
-        steps.append(eta)
-        errors.append(error)
-        bounds.append(bound)
-        support.append(int(np.count_nonzero(rule.d > 0)))
-        before.append(error_before)
-        error_before = error
-        run.record(t, edge, primal=primal, dual=dual, stopping=bound, n_hypotheses=n_positive(eta_vec))
-        run.keep(rule.d, eta_vec)
+            primal, dual = rounds.step(rule, ensemble, selection, t)
+        bound, hypotheses = rounds.record(rule), n_positive(rounds.eta)
+        run.record(t, selection.edge, primal=primal, dual=dual, stopping=bound, n_hypotheses=hypotheses)
+        run.keep(rule.d, rounds.eta)
         if bound < threshold:
             converged, reason = True, "converged"
             detail = f"the training-error bound fell below nu/N = {threshold:.3g}"
             break
-    eta_sum = float(eta_vec.sum())
-    weights = eta_vec / eta_sum if eta_sum > 0 else eta_vec
-    base = run.result(
-        algorithm,
-        ensemble,
-        weights,
-        rule.d,
-        converged=converged,
-        stop_reason=reason,
-        stop_detail=detail,
-        params=params,
-    )
-    return MABoostResult(
-        **{f.name: getattr(base, f.name) for f in fields(BoostResult)},
-        steps=np.array(steps),
-        training_error=np.array(errors),
-        bound=np.array(bounds),
-        support=np.array(support, dtype=np.int64),
-        error_before=np.array(before),
-        eta_sum=eta_sum,
-        region=rule.region,
-    )
+        timed = run.out_of_time()
+        if timed:
+            reason, detail = timed
+            break
+    eta_sum = float(rounds.eta.sum())
+    weights = rounds.eta / eta_sum if eta_sum > 0 else rounds.eta
+    base = run.result(algorithm, ensemble, weights, rule.d, converged=converged, stop_reason=reason,
+                      stop_detail=detail, params=params)
+    return rounds.result(base, eta_sum, rule.region)
+
+
+@dataclass
+class _Rounds:
+    """The state of a mirror-descent run (the margins ``U eta``, the steps per hypothesis ``eta``, the
+    training error before the round) and its per-round records."""
+
+    margins: NDArray[np.float64]
+    eta: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    error_before: float = 1.0  # f_0 = sign(0): every margin is 0, counted as an error
+    steps: list = field(default_factory=list)
+    errors: list = field(default_factory=list)
+    bounds: list = field(default_factory=list)
+    support: list = field(default_factory=list)
+    before: list = field(default_factory=list)
+
+    def step(self, rule: _Rule, ensemble: Ensemble, selection, t: int) -> tuple[float, float]:
+        """The round's step and update; returns its primal and dual values."""
+        u, edge = selection.column, selection.edge
+        eta = rule.step(t, edge, u, self.margins, self.error_before)
+        position, is_new = ensemble.add(selection)
+        if is_new:
+            self.eta = np.r_[self.eta, 0.0]
+        self.eta[position] += eta
+        self.margins = self.margins + eta * u
+        rule.update(eta, edge, u, self.margins)
+        self.steps.append(eta)
+        return rule.values(self.margins)
+
+    def record(self, rule: _Rule) -> float:
+        """The round's bound, training error and support; returns the bound."""
+        bound, error = rule.bound(), rule.training_error(self.margins)
+        self.errors.append(error)
+        self.bounds.append(bound)
+        self.support.append(int(np.count_nonzero(rule.d > 0)))
+        self.before.append(self.error_before)
+        self.error_before = error
+        return bound
+
+    def result(self, base: BoostResult, eta_sum: float, region) -> MABoostResult:
+        return MABoostResult(
+            **{f.name: getattr(base, f.name) for f in fields(BoostResult)},
+            steps=np.array(self.steps),
+            training_error=np.array(self.errors),
+            bound=np.array(self.bounds),
+            support=np.array(self.support, dtype=np.int64),
+            error_before=np.array(self.before),
+            eta_sum=eta_sum,
+            region=region,
+        )
 
 
 def _first_distribution(d0: ArrayLike | None, n: int) -> NDArray[np.float64] | None:
@@ -400,6 +417,7 @@ def _first_distribution(d0: ArrayLike | None, n: int) -> NDArray[np.float64] | N
     return None if d0 is None else check_distribution(d0, n, "d0")
 
 
+@takes_run_options(without=NO_CHECKPOINT)
 def maboost(
     oracle,
     *,
@@ -410,10 +428,8 @@ def maboost(
     step: str = "theory",
     L: float | None = None,
     max_iter: int | None = None,
-    callback: Callback | None = None,
-    keep_iterates: bool = False,
     d0: ArrayLike | None = None,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> MABoostResult:
     """MABoost ([NP] Alg. 1) and its smooth (Thm 3), mixed-set (Sec 3.2) and lazy (Sec 3.4) forms.
 
@@ -458,10 +474,8 @@ def maboost(
         rule,
         name,
         max_iter=max_iter,
-        callback=callback,
-        keep_iterates=keep_iterates,
         params=params,
-        keep_stages=keep_stages,
+        options=options,
     )
 
 
@@ -473,16 +487,15 @@ def lamaboost(oracle, **options) -> MABoostResult:
     return maboost(oracle, update="lazy", **options)
 
 
+@takes_run_options(without=NO_CHECKPOINT)
 def sparseboost(
     oracle,
     *,
     alpha: float = 0.5,
     threshold: str = "literal",
     max_iter: int | None = None,
-    callback: Callback | None = None,
-    keep_iterates: bool = False,
     d0: ArrayLike | None = None,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> MABoostResult:
     """SparseBoost ([NP] Alg. 2, Thm 4).
 
@@ -507,22 +520,19 @@ def sparseboost(
         rule,
         "sparseboost",
         max_iter=max_iter,
-        callback=callback,
-        keep_iterates=keep_iterates,
         params=params,
-        keep_stages=keep_stages,
+        options=options,
     )
 
 
+@takes_run_options(without=NO_CHECKPOINT)
 def madaboost(
     oracle,
     *,
     step: str = "previous",
     max_iter: int | None = None,
-    callback: Callback | None = None,
-    keep_iterates: bool = False,
     d0: ArrayLike | None = None,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> MABoostResult:
     """The MadaBoost variant of [NP] (Alg. 3, Thm 5); ``step`` resolves the circular step of
     docs/math.md#madaboost-step (module
@@ -542,10 +552,8 @@ def madaboost(
         rule,
         "madaboost",
         max_iter=max_iter,
-        callback=callback,
-        keep_iterates=keep_iterates,
         params=params,
-        keep_stages=keep_stages,
+        options=options,
     )
     result.params["fallbacks"] = rule.fallbacks
     return result

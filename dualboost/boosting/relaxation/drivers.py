@@ -30,15 +30,19 @@ dual ``max_gamma gamma - f*([gamma - A w]_+)``. An oracle is any callable ``d ->
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from types import SimpleNamespace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_scalar
+from dualboost.boosting.core.history import History
+from dualboost.boosting.core.options import NO_CHECKPOINT, RunOptions, takes_run_options
 from dualboost.boosting.core.result import check_stop_reason
-from dualboost.boosting.core.run import warn_unconverged
+from dualboost.boosting.core.run import Run, warn_unconverged
 from dualboost.problems.relaxation import Relaxation
 from dualboost.solvers import Solution, accepts
 
@@ -50,6 +54,10 @@ __all__ = [
     "theorem9_iterations",
 ]
 
+#: the run options these boosters do not take (they write no checkpoints and keep no stages)
+_NOT_TAKEN = (*NO_CHECKPOINT, "keep_stages")
+#: the stopping rule, as the history's threshold description ([SS] Lemma 11)
+_RULE = "gap <d_t, u - A w_t> <= eps"
 #: ``d -> index into the model's columns`` or ``d -> column vector in [-1, 1]^N``
 Oracle = Callable[[NDArray[np.float64]], "int | ArrayLike"]
 
@@ -62,7 +70,15 @@ class RelaxationBoostResult:
     ``edge``, ``gap``, ``primal`` = P(d_t), ``dual`` = D(w_t), ``step``, ``n_hypotheses``, and ``d``,
     ``w`` when asked), ``iterations`` (rounds run), ``converged`` (gap <= eps), ``columns`` and
     ``weights`` (the hypotheses used and their weights; signed in the l1-ball form), ``stop_reason``
-    (``"converged"`` or ``"max_iter"``, :data:`~dualboost.boosting.core.result.STOP_REASONS`)."""
+    (``"converged"``, ``"max_iter"`` or ``"time limit"``,
+    :data:`~dualboost.boosting.core.result.STOP_REASONS`).
+
+    ``rows``: the same rounds as every driver's history
+    (:class:`~dualboost.boosting.core.history.History` of
+    :class:`~dualboost.boosting.core.history.HistoryRow`: edge, primal, dual, their gap, the Lemma 11 gap
+    as the stopping quantity, the times), the rows the ``callback`` sees, for plots and CSV files;
+    ``oracle_time``, ``solver_time``, ``total_time``: seconds, as a
+    :class:`~dualboost.boosting.core.result.BoostResult`'s."""
 
     w: NDArray[np.float64] | None
     history: list[dict]
@@ -74,6 +90,10 @@ class RelaxationBoostResult:
     weights: NDArray[np.float64]
     keys: list[int | None] = field(default_factory=list)
     stop_reason: str = "converged"
+    rows: History = field(default_factory=History)
+    oracle_time: float = 0.0
+    solver_time: float = 0.0
+    total_time: float = 0.0
 
     def __post_init__(self) -> None:
         check_stop_reason(self.stop_reason)
@@ -187,7 +207,7 @@ def _boost(
     oracle: Oracle | None,
     beta: float | None,
     max_iter: int | None,
-    keep_iterates: bool,
+    options: RunOptions,
 ) -> RelaxationBoostResult:
     """The loop of [SS] Fig. 1 shared by both variants; ``make_update(smoothed model, beta)`` gives
     the weight update ``(ensemble, position, sign, gap) -> (step, status)``."""
@@ -198,12 +218,13 @@ def _boost(
     update = make_update(smoothed, beta)
     ensemble = _Ensemble(model)
     history: list[dict] = []
-    converged = False
+    run = Run(SimpleNamespace(best=lambda d: ensemble.ask(oracle, d)), History(_RULE, eps), options)
+    converged, reason = False, "max_iter"
     for t in range(1, max_iter + 1):
-        theta = -ensemble.margins
-        value, d = F.conjugate_and_grad(theta)  # d_t = grad F*(-A w_t), Lemma 18
+        with run.solving():
+            value, d = F.conjugate_and_grad(-ensemble.margins)  # d_t = grad F*(-A w_t), Lemma 18
         dual = -value  # D(w_t)
-        key, column = ensemble.ask(oracle, d)
+        key, column = run.ask(d)
         raw_edge = float(d @ column)
         sign = -1.0 if (model.signed and raw_edge < 0) else 1.0
         edge = sign * raw_edge
@@ -211,16 +232,23 @@ def _boost(
         row = {"iteration": t, "column": key, "sign": int(sign), "edge": edge, "gap": gap,
                "primal": edge + F.value(d), "dual": dual, "step": None, "status": None,
                "n_hypotheses": int(np.count_nonzero(ensemble.weights))}
-        if keep_iterates:
+        if options.keep_iterates:
             row["d"], row["w"] = d, ensemble.model_weights()
         history.append(row)
+        run.record(t, edge, primal=row["primal"], dual=dual, stopping=gap, n_hypotheses=row["n_hypotheses"])
         if gap <= eps:
             converged = True
             break
         position = ensemble.position(key, column)
-        row["step"], row["status"] = update(ensemble, position, sign, gap)
+        with run.solving():
+            row["step"], row["status"] = update(ensemble, position, sign, gap)
+        timed = run.out_of_time()
+        if timed:
+            reason = timed[0]
+            break
+    detail = f"max_iter={max_iter}" if reason == "max_iter" else f"max_time={options.max_time:g} s"
     if not converged:
-        warn_unconverged("relaxation boosting", "max_iter", f"max_iter={max_iter}")
+        warn_unconverged("relaxation boosting", reason, detail)
     return RelaxationBoostResult(
         w=ensemble.model_weights(),
         history=history,
@@ -231,10 +259,15 @@ def _boost(
         columns=ensemble.matrix(),
         weights=ensemble.weights.copy(),
         keys=list(ensemble.keys),
-        stop_reason="converged" if converged else "max_iter",
+        stop_reason="converged" if converged else reason,
+        rows=run.history,
+        oracle_time=run.oracle_time,
+        solver_time=run.solver_time,
+        total_time=time.perf_counter() - run.start,
     )
 
 
+@takes_run_options(without=_NOT_TAKEN)
 def corrective_relaxation_boost(
     model: Relaxation,
     eps: float,
@@ -242,13 +275,16 @@ def corrective_relaxation_boost(
     oracle: Oracle | None = None,
     beta: float | None = None,
     max_iter: int | None = None,
-    keep_iterates: bool = False,
+    options: RunOptions,
 ) -> RelaxationBoostResult:
     """[SS] Fig. 1 on ``model``: ``w_1 = 0``, the closed-form step, the Lemma 11 stop at ``eps``.
 
     ``beta`` defaults to ``eps / (2 log N)`` (pass ``1/eta`` to run [KG]'s Corrective ERLPBoost,
     docs/math.md#corrective-erlpboost); ``max_iter`` to Thm 9's bound plus one; ``keep_iterates`` stores
-    d_t and w_t in the history.
+    d_t and w_t in the history; ``max_time``: a time limit in seconds (stop reason ``"time limit"``;
+    ``callback``: called with each row of ``result.rows``;
+    :class:`~dualboost.boosting.core.options.RunOptions`, whose checkpoint and stage fields these
+    boosters do not take).
     """
 
     def make_update(smoothed: Relaxation, beta: float) -> Update:
@@ -265,7 +301,7 @@ def corrective_relaxation_boost(
         return step
 
     return _boost(model, eps, make_update, oracle=oracle, beta=beta, max_iter=max_iter,
-                  keep_iterates=keep_iterates)
+                  options=options)
 
 
 def _signed_pairs(C: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -302,6 +338,7 @@ def _auglag_restricted(
     return sol, (sol.w[0::2] - sol.w[1::2] if signed else sol.w)
 
 
+@takes_run_options(without=_NOT_TAKEN)
 def totally_corrective_relaxation_boost(
     model: Relaxation,
     eps: float,
@@ -311,7 +348,7 @@ def totally_corrective_relaxation_boost(
     max_iter: int | None = None,
     methods: tuple[str, ...] = ("auglag", "clarabel", "ecos"),
     tol: float = 1e-8,
-    keep_iterates: bool = False,
+    options: RunOptions,
 ) -> RelaxationBoostResult:
     """[SS] Eq. 13 on ``model``: after each oracle call, ``w`` maximises the smoothed dual over the
     columns seen so far (the l1 ball in the abs form, the simplex otherwise). With ``"auglag"`` in
@@ -358,4 +395,4 @@ def totally_corrective_relaxation_boost(
         return resolve
 
     return _boost(model, eps, make_update, oracle=oracle, beta=beta, max_iter=max_iter,
-                  keep_iterates=keep_iterates)
+                  options=options)

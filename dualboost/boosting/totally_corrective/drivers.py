@@ -5,7 +5,11 @@ Each iteration t (docs/architecture.md#layers): the oracle returns the maximum-e
 d^{t-1} (its column u^t = y * h^t(X) joins U unless h^t was selected before); the stopping rule is
 tested; the model of ``dualboost.problems`` over the columns so far is re-solved, warm-started from
 the previous :class:`~dualboost.solvers.Solution`, and its certified pair gives d^t and w^t. The
-oracle sees only d; the driver sees the models only through ``solve`` and their objectives.
+oracle sees only d; the driver sees the models only through ``solve`` and their objectives. Each
+algorithm is a :class:`~dualboost.boosting.totally_corrective.column_generation.Formulation`
+(:class:`EntropyRegularized` for the two entropy models) of the one loop
+:func:`~dualboost.boosting.totally_corrective.column_generation.column_generation`, which the
+formulations of :mod:`~dualboost.boosting.totally_corrective.formulations` run too.
 
 Stopping rules (docs/math.md#lpboost, docs/math.md#softboost, docs/math.md#erlpboost-stopping,
 docs/math.md#binary-erlpboost):
@@ -25,7 +29,6 @@ docs/math.md#binary-erlpboost):
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -39,20 +42,28 @@ from dualboost._validation import (
     check_positive,
     check_vector,
 )
-from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
 from dualboost.boosting.core.eta import resolve_eta
 from dualboost.boosting.core.history import History
-from dualboost.boosting.core.result import BoostResult, n_positive
-from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle, rule_or_cap
+from dualboost.boosting.core.options import RunOptions, takes_run_options
+from dualboost.boosting.core.result import BoostResult
+from dualboost.boosting.core.run import Ensemble, Run, check_oracle
 from dualboost.boosting.core.stopping import (
     CRITERIA,
     LPBOOST_MAX_ITER,
     erlpboost_max_iter,
     softboost_max_iter,
 )
+from dualboost.boosting.totally_corrective.column_generation import (
+    RESOLVES,
+    TIGHTEN,
+    Formulation,
+    GrowingModel,
+    Stop,
+    column_generation,
+    solve_certified,
+)
 from dualboost.problems import (
     BinaryERLPBoost,
-    ColumnIndependent,
     ERLPBoost,
     LPBoost,
     SoftBoost,
@@ -76,12 +87,8 @@ __all__ = [
 
 #: SoftBoost's "d^t contains a zero" (Alg. 3.1 step 3(c)): an entry below this fraction of d0_n
 SOFTBOOST_ZERO = 1e-12
-#: the certified gap of every ERLPBoost re-solve must be <= eps/4 ([KG] Sec 3.2.2, practical criterion);
-#: an inexact solve is repeated, warm-started, with a tolerance this many times smaller, at most
-#: ``_RESOLVES`` times
-_TIGHTEN, _RESOLVES = 100.0, 3
 #: the default relative tolerance of a practical-criterion re-solve, in units of eps: the bound of
-#: Lemma 3.4 itself (the solver aims at half its tolerance, and :func:`_solve_certified` re-solves
+#: Lemma 3.4 itself (the solver aims at half its tolerance, and :func:`solve_certified` re-solves
 #: a certified gap above eps/4). Against eps/8, the default until 2026-11 (best of 2-5 runs, one
 #: process, nu = 0.1 N, eps = 0.01 unless said): german 0.263 -> 0.233 s, diabetes 0.549 -> 0.507
 #: s, diabetes at nu = 0.05 N, eps = 1e-3 3.26 -> 2.72 s, german at eps = 1e-4 0.706 -> 0.682 s;
@@ -99,7 +106,7 @@ def _prior(d0: object, n: int) -> NDArray[np.float64] | None:
     return None if d0 is None else check_distribution(d0, n)
 
 
-@releases_checkpoint
+@takes_run_options
 def lpboost(
     oracle,
     *,
@@ -109,13 +116,8 @@ def lpboost(
     method: str = "highs",
     side: str = "primal",
     tol: float = 1e-7,
-    callback: Callback | None = None,
-    keep_iterates: bool = False,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = DEFAULT_EVERY,
-    resume: bool = False,
     caps: NDArray[np.float64] | None = None,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> BoostResult:
     """LPBoost ([KG] Alg. 2.1): re-solve the capped min-max-edge LP (Eq. 2.3) after every oracle
     call; stop when ``min_{q<=t} u^q.d^{q-1} - P_LP^t <= eps``.
@@ -123,11 +125,11 @@ def lpboost(
     ``oracle``: a fitted oracle (``best(d)``); ``nu`` in [1, N]: the capping (1 = hard margin);
     ``max_iter``: default 1,000 (no bound is known, Thm 2.5); ``method``/``side``: how the LP is
     solved (HiGHS on the d-domain LP by default; the LP's d is not unique, docs/math.md#lpboost); ``tol``: the
-    certificate's tolerance; ``callback``: called with each history row; ``keep_iterates``: keep
-    ``(d^t, w^t)`` in ``result.iterates``. The output w maximises the soft margin over the T
-    hypotheses (Eq. 2.2). ``checkpoint``: a file to which the state is written atomically every
-    ``checkpoint_every`` iterations; ``resume``: continue from it to the result an uninterrupted run
-    gives (:mod:`dualboost.boosting.core.checkpoint`; the same three arguments on every driver).
+    certificate's tolerance. The output w maximises the soft margin over the T hypotheses (Eq. 2.2).
+    The run options, as keywords or as one ``options=``: ``callback`` (each history row),
+    ``keep_iterates`` (``(d^t, w^t)`` in ``result.iterates``), ``checkpoint``, ``checkpoint_every``,
+    ``resume``, ``keep_stages`` and ``max_time`` (:class:`~dualboost.boosting.core.options.RunOptions`,
+    the same on every driver).
 
     ``caps``: per-example caps ``d_n <= caps_n`` in place of the uniform ``1/nu`` (positive, summing
     to at least 1): the LP of Eq. 2.3 over ``{d in S^N, d <= caps}``, solved by HiGHS in the d-domain
@@ -135,73 +137,69 @@ def lpboost(
     whose dual is the soft margin with the example n's slack weighted by ``caps_n``. With
     ``caps_n = k_n / nu`` for integer k_n it is the LP of the data with example n repeated k_n times
     (the k_n copies have one margin, so their caps add up); ``nu`` then only names the capping in
-    ``params``. ``keep_stages``: keep the output weights of every iteration in ``result.stages``
-    (:class:`~dualboost.boosting.core.result.Stages`; the same argument on every driver).
+    ``params``.
     """
     n = check_oracle(oracle)
     nu, eps = check_nu(nu, n), check_positive(eps, "eps")
     max_iter = check_max_iter(max_iter, LPBOOST_MAX_ITER)
     params = {"nu": nu, "eps": eps, "method": method, "side": side}
-    saving = Checkpoint.create(
-        checkpoint, checkpoint_every, resume, "lpboost", params | {"max_iter": max_iter, "tol": tol}
-    )
-    run = Run(
-        oracle,
-        History("min_q u^q.d^{q-1} - P_LP^t <= eps", eps),
-        callback,
-        keep_iterates,
-        saving,
-        keep_stages=keep_stages,
-    )
+    settings = params | {"max_iter": max_iter, "tol": tol}  # (a checkpoint's header: caps are not in it)
     ensemble = Ensemble(n)
-    if caps is None:
-        model = GrowingModel(ensemble, lambda U: LPBoost(U, nu=nu))
-    else:
-        caps = _check_caps(caps, n)
-        params["caps"] = "weighted"
-
-        def model() -> CappedLP:
-            return CappedLP(ensemble.U, caps)
-
-    d, min_edge, sol = _uniform(n) if caps is None else _cap_start(caps), np.inf, None
-    run.keep(d, np.zeros(0))
-    first, (d, min_edge, sol) = run.resume(ensemble, d=d, min_edge=min_edge, sol=sol)
-    converged = False
-    for t in range(first, max_iter + 1):
-        selection = run.ask(d)
-        min_edge = min(min_edge, selection.edge)
-        _, is_new = ensemble.add(selection)
-        if is_new or sol is None:
-            with run.solving():
-                sol = model().solve(method=method, side=side, tol=tol, warm_start=sol)
-            _require_point(sol, "lpboost", t)
-        quantity = min_edge - sol.primal_value
-        run.record(
-            t,
-            selection.edge,
-            primal=sol.primal_value,
-            dual=sol.dual_value,
-            stopping=quantity,
-            n_hypotheses=n_positive(sol.w),
-        )
-        d = sol.d
-        run.keep(d, sol.w)
-        if quantity <= eps:
-            converged = True
-            break
-        run.save(t, ensemble, d=d, min_edge=min_edge, sol=sol)
-    reason, detail = rule_or_cap(converged, "min edge - P_LP <= eps", max_iter)
+    form = _LPBoost(ensemble, eps=eps, method=method, tol=tol, nu=nu, side=side)
+    if caps is not None:
+        form.caps, params["caps"] = _check_caps(caps, n), "weighted"
+    run = Run(oracle, History(form.rule, eps), options, algorithm="lpboost", settings=settings)
+    end = column_generation(run, ensemble, form, form.start(n), max_iter)
     return run.result(
         "lpboost",
         ensemble,
-        sol.w,
-        d,
-        converged=converged,
-        stop_reason=reason,
-        stop_detail=detail,
+        end.sol.w,
+        end.d,
+        converged=end.converged,
+        stop_reason=end.reason,
+        stop_detail=end.detail,
         params=params,
         soft_margin=caps is None,  # the soft margin of weighted caps is not the nu-average
     )
+
+
+class _LPBoost(Formulation):
+    """LPBoost ([KG] Alg. 2.1) for :func:`column_generation`: the LP re-solved after every new
+    hypothesis (a re-selected one leaves it unchanged), stop on ``min_q u^q.d^{q-1} - P_LP^t <= eps``
+    after the re-solve."""
+
+    name, rule = "lpboost", "min_q u^q.d^{q-1} - P_LP^t <= eps"
+
+    def __init__(self, ensemble: Ensemble, *, nu: float, side: str, **kw) -> None:
+        super().__init__(ensemble, **kw)
+        self.nu, self.side, self.ensemble = nu, side, ensemble
+        self.caps: NDArray[np.float64] | None = None  # per-example caps (lpboost's caps)
+        self.min_edge = np.inf
+
+    def state(self) -> dict:
+        return {"min_edge": self.min_edge}
+
+    def build(self, U):
+        return LPBoost(U, nu=self.nu)
+
+    def start(self, n: int) -> NDArray[np.float64]:
+        return _uniform(n) if self.caps is None else _cap_start(self.caps)
+
+    def seen(self, selection, is_new: bool) -> None:
+        self.min_edge = min(self.min_edge, selection.edge)
+
+    def model(self, d):
+        return self.growing() if self.caps is None else CappedLP(self.ensemble.U, self.caps)
+
+    def solve(self, model, sol: Solution | None, is_new: bool) -> Solution:
+        if not is_new and sol is not None:
+            return sol  # the same LP
+        return model.solve(method=self.method, side=self.side, tol=self.tol, warm_start=sol)
+
+    def after(self, model, d, selection, position, is_new, sol):
+        quantity = self.min_edge - sol.primal_value
+        met = quantity <= self.eps
+        return quantity, Stop(quantity, "converged", "min edge - P_LP <= eps") if met else None
 
 
 def _check_caps(caps: object, n: int) -> NDArray[np.float64]:
@@ -269,7 +267,7 @@ def weighted_soft_margin(margins: NDArray[np.float64], caps: NDArray[np.float64]
     return float(filled @ margins[order])
 
 
-@releases_checkpoint
+@takes_run_options
 def softboost(
     oracle,
     *,
@@ -278,13 +276,8 @@ def softboost(
     max_iter: int | None = None,
     method: str = "auglag",
     tol: float = 1e-6,
-    callback: Callback | None = None,
-    keep_iterates: bool = False,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = DEFAULT_EVERY,
-    resume: bool = False,
     d0: NDArray[np.float64] | None = None,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> BoostResult:
     """SoftBoost ([KG] Alg. 3.1; TotalBoost when ``nu = 1``): d^t is the relative-entropy projection
     of d^0 onto ``{d capped : u^q . d <= gamma_hat_t - eps, q <= t}`` (Eq. 3.1, the ``SoftBoost``
@@ -303,68 +296,71 @@ def softboost(
     nu, eps = check_nu(nu, n), check_positive(eps, "eps")
     max_iter = check_max_iter(max_iter, softboost_max_iter(n, nu, eps))
     params = {"nu": nu, "eps": eps, "method": method}
-    saving = Checkpoint.create(
-        checkpoint, checkpoint_every, resume, "softboost", params | {"max_iter": max_iter, "tol": tol}
-    )
-    run = Run(
-        oracle,
-        History("gamma_hat_t - P_LP^t < eps (infeasible) or a zero in d^t", eps),
-        callback,
-        keep_iterates,
-        saving,
-        keep_stages=keep_stages,
-    )
+    settings = params | {"max_iter": max_iter, "tol": tol}
     ensemble = Ensemble(n)
-    prior = _prior(d0, n)
-    d0 = _uniform(n) if prior is None else prior
-    d, gamma_hat, sol, w = d0, 1.0, None, np.zeros(0)
-    run.keep(d, w)
-    first, (d, gamma_hat, sol, w) = run.resume(ensemble, d=d, gamma_hat=gamma_hat, sol=sol, w=w)
-    converged, reason, detail = False, "max_iter", f"max_iter={max_iter}"
-    for t in range(first, max_iter + 1):
-        selection = run.ask(d)
-        gamma_hat = min(gamma_hat, selection.edge)
-        ensemble.add(selection)
-        with run.solving():
-            model = SoftBoost(ensemble.U, nu=nu, gamma_hat=gamma_hat, eps=eps, d0=prior)
-            new_sol = model.solve(method=method, warm_start=sol, tol=tol)
-            p_lp = model.lp_value[0]  # computed (and cached) by the feasibility check of solve
-        quantity = gamma_hat - p_lp
-        if new_sol.status == "infeasible":
-            with run.solving():
-                w = LPBoost(ensemble.U, nu=nu).solve(method="highs").w
-            run.record(t, selection.edge, stopping=quantity, n_hypotheses=n_positive(w))
-            converged, reason, detail = True, "infeasible", "P_LP^t > gamma_hat_t - eps"
-            break
-        _require_point(new_sol, "softboost", t)
-        sol, d = new_sol, new_sol.d
-        w = sol.w / sol.w.sum() if sol.w.sum() > 0 else sol.w
-        run.keep(d, sol.w)
-        run.record(
-            t,
-            selection.edge,
-            primal=sol.primal_value,
-            dual=sol.dual_value,
-            stopping=quantity,
-            n_hypotheses=n_positive(w),
-        )
-        if np.any(d < SOFTBOOST_ZERO * d0):
-            converged, reason, detail = True, "converged", "a zero in d^t"
-            break
-        run.save(t, ensemble, d=d, gamma_hat=gamma_hat, sol=sol, w=w)
+    form = _SoftBoost(ensemble, eps=eps, method=method, tol=tol, nu=nu, prior=_prior(d0, n))
+    run = Run(oracle, History(form.rule, eps), options, algorithm="softboost", settings=settings)
+    end = column_generation(run, ensemble, form, form.d0, max_iter)
     return run.result(
         "softboost",
         ensemble,
-        w,
-        d,
-        converged=converged,
-        stop_reason=reason,
-        stop_detail=detail,
+        form.w,
+        end.d,
+        converged=end.converged,
+        stop_reason=end.reason,
+        stop_detail=end.detail,
         params=params,
         soft_margin=True,
     )
 
 
+class _SoftBoost(Formulation):
+    """SoftBoost ([KG] Alg. 3.1) for :func:`column_generation`: the projection of Eq. 3.1 at the
+    running ``gamma_hat``, stop when it is infeasible (then w is the LP's, over the T hypotheses) or
+    d^t has a zero; the output w is the last dual w normalised (:attr:`w`)."""
+
+    name, rule = "softboost", "gamma_hat_t - P_LP^t < eps (infeasible) or a zero in d^t"
+
+    def __init__(self, ensemble: Ensemble, *, nu: float, prior: NDArray[np.float64] | None, **kw) -> None:
+        super().__init__(ensemble, **kw)
+        self.nu, self.prior, self.ensemble = nu, prior, ensemble
+        self.d0 = _uniform(ensemble.stored.shape[0]) if prior is None else prior
+        self.gamma_hat, self.w = 1.0, np.zeros(0)
+        self.quantity = np.nan  # gamma_hat_t - P_LP^t of the last re-solve
+
+    def state(self) -> dict:
+        return {"gamma_hat": self.gamma_hat, "w": self.w}
+
+    def seen(self, selection, is_new: bool) -> None:
+        self.gamma_hat = min(self.gamma_hat, selection.edge)
+
+    def model(self, d):
+        return SoftBoost(self.ensemble.U, nu=self.nu, gamma_hat=self.gamma_hat, eps=self.eps, d0=self.prior)
+
+    def solve(self, model, sol: Solution | None, is_new: bool) -> Solution:
+        found = model.solve(method=self.method, warm_start=sol, tol=self.tol)
+        self.quantity = self.gamma_hat - model.lp_value[0]  # computed (cached) by solve's feasibility check
+        return found
+
+    def ended(self, model, sol: Solution) -> Stop | None:
+        if sol.status != "infeasible":
+            return None
+        self.w = LPBoost(self.ensemble.U, nu=self.nu).solve(method="highs").w
+        return Stop(self.quantity, "infeasible", "P_LP^t > gamma_hat_t - eps")
+
+    def after(self, model, d, selection, position, is_new, sol):
+        self.w = sol.w / sol.w.sum() if sol.w.sum() > 0 else sol.w
+        zero = np.any(sol.d < SOFTBOOST_ZERO * self.d0)
+        return self.quantity, Stop(self.quantity, "converged", "a zero in d^t") if zero else None
+
+    def weights(self, sol: Solution | None) -> NDArray[np.float64]:
+        return self.w
+
+    def kept(self, sol: Solution) -> NDArray[np.float64]:
+        return sol.w  # SoftBoost's unnormalised dual variables
+
+
+@takes_run_options
 def erlpboost(
     oracle,
     *,
@@ -375,13 +371,8 @@ def erlpboost(
     criterion: str = "practical",
     method: str = "auglag",
     tol: float | None = None,
-    callback: Callback | None = None,
-    keep_iterates: bool = False,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = DEFAULT_EVERY,
-    resume: bool = False,
     d0: NDArray[np.float64] | None = None,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> BoostResult:
     """ERLPBoost ([KG] Alg. 3.2): d^t minimises ``max_q u^q.d + (1/eta) Delta(d, d^0)`` over the
     capped simplex (Eq. 3.6, the ``ERLPBoost`` model, solved in the w-domain, Eq. 3.10).
@@ -412,16 +403,12 @@ def erlpboost(
         criterion=criterion,
         method=method,
         tol=tol,
-        callback=callback,
-        keep_iterates=keep_iterates,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
-        resume=resume,
         d0=d0,
-        keep_stages=keep_stages,
+        options=options,
     )
 
 
+@takes_run_options
 def binary_erlpboost(
     oracle,
     *,
@@ -432,13 +419,8 @@ def binary_erlpboost(
     criterion: str = "practical",
     method: str = "auglag",
     tol: float | None = None,
-    callback: Callback | None = None,
-    keep_iterates: bool = False,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = DEFAULT_EVERY,
-    resume: bool = False,
     d0: NDArray[np.float64] | None = None,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> BoostResult:
     """Binary ERLPBoost ([KG] Alg. 3.3): as :func:`erlpboost` with the binary relative entropy
     ``Delta_{2,nu}`` (Eq. 3.25, the ``BinaryERLPBoost`` model; ``nu < N``), whose canonical eta is
@@ -456,18 +438,12 @@ def binary_erlpboost(
         criterion=criterion,
         method=method,
         tol=tol,
-        callback=callback,
-        keep_iterates=keep_iterates,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
-        resume=resume,
         binary=True,
         d0=d0,
-        keep_stages=keep_stages,
+        options=options,
     )
 
 
-@releases_checkpoint
 def _entropy_regularized(
     model_class,
     algorithm: str,
@@ -480,36 +456,30 @@ def _entropy_regularized(
     criterion: str,
     method: str,
     tol: float | None,
-    callback: Callback | None,
-    keep_iterates: bool,
-    checkpoint: str | os.PathLike | None,
-    checkpoint_every: int,
-    resume: bool,
+    options: RunOptions,
     binary: bool = False,
     d0: NDArray[np.float64] | None = None,
-    keep_stages: bool = False,
 ) -> BoostResult:
     """The loop of [KG] Algs. 3.2 and 3.3 for ``model_class`` (ERLPBoost or BinaryERLPBoost)."""
     n = check_oracle(oracle)
     prior = _prior(d0, n)
     setup = entropy_setup(n, nu, eps, eta, max_iter, criterion, method, tol, binary=binary, d0=prior)
     settings = setup.params | {"max_iter": setup.max_iter}
-    saving = Checkpoint.create(checkpoint, checkpoint_every, resume, algorithm, settings)
-    run = Run(oracle, setup.history(), callback, keep_iterates, saving, keep_stages=keep_stages)
+    run = Run(oracle, setup.history(), options, algorithm=algorithm, settings=settings)
     ensemble = Ensemble(n)
-    d = _uniform(n) if prior is None else prior
-    run.keep(d, np.zeros(0))
     model = GrowingModel(ensemble, lambda U: model_class(U, nu=setup.nu, eta=setup.eta, d0=prior))
-    sol, d, converged, reason, detail = entropy_loop(run, ensemble, model, d, setup, algorithm)
-    weights = np.zeros(0) if sol is None else sol.w  # T = its size: the last hypothesis is discarded
+    d = _uniform(n) if prior is None else prior
+    form = EntropyRegularized(ensemble, setup, algorithm, model)
+    end = column_generation(run, ensemble, form, d, setup.max_iter)
+    weights = np.zeros(0) if end.sol is None else end.sol.w  # T = its size: the last hypothesis is discarded
     return run.result(
         algorithm,
         ensemble,
         weights,
-        d,
-        converged=converged,
-        stop_reason=reason,
-        stop_detail=detail,
+        end.d,
+        converged=end.converged,
+        stop_reason=end.reason,
+        stop_detail=end.detail,
         params=setup.params,
         soft_margin=True,
     )
@@ -550,22 +520,6 @@ class EntropySetup:
         return History(f"{name} <= eps/2", self.eps / 2.0)
 
 
-class GrowingModel:
-    """The model of the hypotheses so far, for a booster that re-solves one model over a growing U:
-    built once by ``build(U)`` (its parameters checked then), afterwards the same model over the
-    ensemble's columns (:meth:`~dualboost.problems.ColumnIndependent.with_columns`, nothing checked
-    again). Calling it gives the model of ``ensemble.U``."""
-
-    def __init__(self, ensemble, build: Callable[[NDArray[np.float64]], ColumnIndependent]) -> None:
-        self.ensemble, self.build = ensemble, build
-        self.model: ColumnIndependent | None = None
-
-    def __call__(self) -> ColumnIndependent:
-        U = self.ensemble.U
-        self.model = self.build(U) if self.model is None else self.model.with_columns(U)
-        return self.model
-
-
 def entropy_setup(
     n: int,
     nu: object,
@@ -582,7 +536,7 @@ def entropy_setup(
     """Check an ERLPBoost-type run's arguments and fill in the defaults: the canonical eta
     (docs/math.md#canonical-eta; for a prior d0, :func:`~dualboost.problems.erlpboost.prior_eta`),
     Thm 3.12's / 3.10's iteration cap, the re-solve tolerance eps/4 (practical criterion: the
-    certified gap must be <= eps/4, Lemma 3.4; :func:`_solve_certified` checks every re-solve
+    certified gap must be <= eps/4, Lemma 3.4; :func:`solve_certified` checks every re-solve
     against it and tightens the tolerance where a gap is above it) or eps/1000 (simple)."""
     nu, eps = check_nu(nu, n, strict_upper=binary), check_positive(eps, "eps")
     eta = resolve_eta(eta, n, nu, eps, d0=d0, binary=binary)
@@ -603,88 +557,69 @@ def entropy_loop(
     algorithm: str,
     next_d: Callable[[object, Solution], object] | None = None,
 ) -> tuple[Solution | None, object, bool, str, str]:
-    """The iterations of [KG] Algs. 3.2/3.3 on ``run`` and ``ensemble``: ask the oracle for ``d``,
-    build the model of the hypotheses so far (``make_model()``), stop on ``delta~`` (``delta``)
-    ``<= eps/2``, else re-solve warm-started and certified. ``next_d(model, solution)`` gives the
+    """The iterations of [KG] Algs. 3.2/3.3 on ``run`` and ``ensemble`` from ``d``
+    (:class:`EntropyRegularized` in :func:`column_generation`), for the Dask driver and the nu path:
+    ``make_model()`` gives the model of the hypotheses so far, ``next_d(model, solution)`` the
     distribution the oracle sees next (default ``solution.d``; the Dask driver keeps it on the
-    workers). Returns ``(last solution, last d, converged, stop reason, its detail)``: the reason
-    ``"converged"``, ``"max_iter"`` or ``"precision_floor"`` (the subproblem solver cannot certify
-    the gap eps/4 that the practical criterion needs, :data:`~dualboost.boosting.core.result.STOP_REASONS`);
-    the caller's :meth:`~dualboost.boosting.core.run.Run.result` warns for the last two."""
-    eps, practical = setup.eps, setup.practical
-    name = "delta~ (practical)" if practical else "delta (simple)"
-    sol: Solution | None = None
-    p_min = math.inf  # min_{q<=t} P^q(d^{q-1})
-    p_prev = theta_prev = -1.0  # P^0(d^0) = Theta^^0 = -1 (docs/math.md#erlpboost-primal)
-    converged, reason, detail, repeats = False, "max_iter", f"max_iter={setup.max_iter}", 0
-    first, (d, sol, p_min, p_prev, theta_prev, repeats) = run.resume(
-        ensemble, d=d, sol=sol, p_min=p_min, p_prev=p_prev, theta_prev=theta_prev, repeats=repeats
-    )
-    for t in range(first, setup.max_iter + 1):
-        selection = run.ask(d)
-        _, is_new = ensemble.add(selection)
-        with run.solving():
-            model = make_model()
-            p_min = min(p_min, model.primal_objective(d))  # P^t(d^{t-1}) includes the new column
-        quantity = p_min - (theta_prev if practical else p_prev)
+    workers). Returns ``(last solution, last d, converged, stop reason, its detail)``."""
+    form = EntropyRegularized(ensemble, setup, algorithm, make_model, next_d)
+    end = column_generation(run, ensemble, form, d, setup.max_iter)
+    return end.sol, end.d, end.converged, end.reason, end.detail
+
+
+class EntropyRegularized(Formulation):
+    """ERLPBoost and Binary ERLPBoost ([KG] Algs. 3.2, 3.3) for :func:`column_generation`: stop on
+    ``delta~`` (``delta``) ``<= eps/2`` before the re-solve (then T = t - 1), else re-solve warm-started
+    and certified (the practical criterion's gap eps/4, Lemma 3.4). A re-selected hypothesis leaves
+    the problem unchanged, and then delta~^t <= the certified gap of the previous solve: the criterion
+    fires unless that solve missed eps/4. So the same problem is solved again, more precisely (the
+    tolerance divided by ``TIGHTEN`` per repetition); after ``RESOLVES`` such iterations in a row the
+    run ends with the reason ``"precision_floor"``."""
+
+    def __init__(
+        self,
+        ensemble,
+        setup: EntropySetup,
+        algorithm: str,
+        make_model: Callable[[], object],
+        next_d: Callable[[object, Solution], object] | None = None,
+    ) -> None:
+        super().__init__(ensemble, setup.eps, setup.method, setup.tol)
+        self.setup, self.name, self.make_model, self.follow = setup, algorithm, make_model, next_d
+        self.rule = setup.history().criterion
+        self.p_min = math.inf  # min_{q<=t} P^q(d^{q-1})
+        self.p_prev = self.theta_prev = -1.0  # P^0(d^0) = Theta^^0 = -1 (docs/math.md#erlpboost-primal)
+        self.repeats = 0  # re-selected hypotheses in a row
+
+    def state(self) -> dict:
+        names = ("p_min", "p_prev", "theta_prev", "repeats")
+        return {name: getattr(self, name) for name in names}
+
+    def model(self, d):
+        return self.make_model()
+
+    def before(self, model, d, selection, position, is_new, sol):
+        practical, eps = self.setup.practical, self.eps
+        self.p_min = min(self.p_min, model.primal_objective(d))  # P^t(d^{t-1}) includes the new column
+        quantity = self.p_min - (self.theta_prev if practical else self.p_prev)
         if quantity <= eps / 2.0:
-            weights = np.zeros(0) if sol is None else sol.w
-            run.record(t, selection.edge, stopping=quantity, n_hypotheses=n_positive(weights))
-            converged, reason, detail = True, "converged", f"{name} <= eps/2"
-            break
-        # A re-selected hypothesis leaves the problem unchanged, and then delta~^t <= the certified
-        # gap of the previous solve: the criterion fires unless that solve missed eps/4. So solve
-        # the same problem again, more precisely; give up after _RESOLVES such iterations in a row.
-        repeats = 0 if is_new else repeats + 1
-        if repeats > _RESOLVES:
-            run.record(t, selection.edge, stopping=quantity, n_hypotheses=n_positive(sol.w))
-            reason = "precision_floor"
+            return Stop(quantity, "converged", self.rule)
+        self.repeats = 0 if is_new else self.repeats + 1
+        if self.repeats > RESOLVES:
             detail = (
-                f"re-selected hypothesis {_RESOLVES + 1} times: the subproblem solver cannot reach the "
+                f"re-selected hypothesis {RESOLVES + 1} times: the subproblem solver cannot reach the "
                 f"precision eps/4 = {eps / 4:.3g} (certified gap {sol.gap:.3g})"
             )
-            break
-        with run.solving():
-            sol = _solve_certified(
-                model, setup.method, sol, setup.tol / _TIGHTEN**repeats, eps / 4.0 if practical else None
-            )
-            _require_point(sol, algorithm, t)
-            d = sol.d if next_d is None else next_d(model, sol)
-        run.record(
-            t,
-            selection.edge,
-            primal=sol.primal_value,
-            dual=sol.dual_value,
-            stopping=quantity,
-            n_hypotheses=n_positive(sol.w),
-        )
-        p_prev, theta_prev = sol.primal_value, sol.dual_value
-        run.keep(d, sol.w)
-        state = {"p_min": p_min, "p_prev": p_prev, "theta_prev": theta_prev, "repeats": repeats}
-        run.save(t, ensemble, d=d, sol=sol, **state)
-    return sol, d, converged, reason, detail
+            return Stop(quantity, "precision_floor", detail, converged=False)
+        return quantity
 
+    def solve(self, model, sol: Solution | None, is_new: bool) -> Solution:
+        max_gap = self.eps / 4.0 if self.setup.practical else None
+        return solve_certified(model, self.method, sol, self.tol / TIGHTEN**self.repeats, max_gap)
 
-def _solve_certified(
-    model, method: str, warm: Solution | None, tol: float, max_gap: float | None
-) -> Solution:
-    """``model.solve`` warm-started from ``warm``; while the certified gap exceeds ``max_gap``, solve
-    again from the result with a tolerance ``_TIGHTEN`` times smaller (at most ``_RESOLVES`` times).
-    Only a solve that reached its tolerance is tightened (its relative gap met ``tol`` but the
-    absolute gap did not meet ``max_gap``): a solve that missed its tolerance would only be asked
-    for more of what it could not do (at eta = 1.2e6 that took minutes for nothing)."""
-    sol = model.solve(method=method, side="dual", warm_start=warm, tol=tol)
-    for _ in range(_RESOLVES):
-        if max_gap is None or sol.w is None or sol.gap <= max_gap or sol.status != "optimal":
-            break
-        tol /= _TIGHTEN
-        sol = model.solve(method=method, side="dual", warm_start=sol, tol=tol)
-    return sol
+    def after(self, model, d, selection, position, is_new, sol):
+        self.p_prev, self.theta_prev = sol.primal_value, sol.dual_value
+        return None, None
 
-
-def _require_point(sol: Solution, algorithm: str, t: int) -> None:
-    if sol.d is None or sol.w is None:
-        raise RuntimeError(
-            f"{algorithm}: the subproblem of iteration {t} returned no primal-dual pair "
-            f"(status {sol.status!r}, method {sol.method!r}): {sol.message}"
-        )
+    def next_d(self, model, sol: Solution):
+        return sol.d if self.follow is None else self.follow(model, sol)

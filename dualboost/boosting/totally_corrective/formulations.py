@@ -2,7 +2,9 @@
 (docs/math.md#other-totally-corrective-formulations, docs/math.md#column-generation-stops):
 :func:`mdboost` ([SL]), :func:`cgboost` ([BZB04]), :func:`nmboost` and :func:`qrlpboost` ([AFAHV25]).
 
-All four run one loop (:func:`_column_generation`), parametrised by a :class:`Formulation`: the
+All four run the loop of every totally corrective driver
+(:func:`~dualboost.boosting.totally_corrective.column_generation.column_generation`), each a
+:class:`~dualboost.boosting.totally_corrective.column_generation.Formulation`: the
 pricing distribution the oracle sees, the model of the hypotheses so far and the stopping rule.
 Iteration t: the oracle returns the maximum-edge hypothesis h^t for the pricing distribution of
 d^{t-1}; its column u^t joins U unless h^t was selected before; the stopping rule is tested; the
@@ -70,21 +72,25 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import warnings
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 
 import numpy as np
 from numpy.typing import NDArray
 from sklearn.exceptions import ConvergenceWarning
 
 from dualboost._validation import check_distribution, check_max_iter, check_nu, check_positive
-from dualboost.boosting.core.checkpoint import DEFAULT_EVERY, Checkpoint, releases_checkpoint
 from dualboost.boosting.core.eta import resolve_eta
 from dualboost.boosting.core.history import History
-from dualboost.boosting.core.result import BoostResult, n_positive
-from dualboost.boosting.core.run import Callback, Ensemble, Run, check_oracle
-from dualboost.boosting.totally_corrective.drivers import GrowingModel, _require_point, _solve_certified
+from dualboost.boosting.core.options import RunOptions, takes_run_options
+from dualboost.boosting.core.result import BoostResult
+from dualboost.boosting.core.run import Ensemble, Run, check_oracle
+from dualboost.boosting.totally_corrective.column_generation import (
+    Formulation,
+    Stop,
+    column_generation,
+    solve_certified,
+)
 from dualboost.conjugates.projections import capped_simplex_support
 from dualboost.problems import CGBoost, MDBoost, NMBoost, QRLPBoost
 from dualboost.problems.cgboost import check_example_weights
@@ -121,112 +127,60 @@ _GAP_FRACTION = 0.5
 QRLP_FIXED_POINT = 1e-10
 
 
-class _SignedOracle:
-    """``best(d)`` of an oracle as ``best(d, signed=True)`` (what :meth:`_PricingRun.ask` hands to
-    :meth:`Run.ask <dualboost.boosting.core.run.Run.ask>` for one call)."""
+class _ColumnFormulation(Formulation):
+    """The shared part of the four formulations: a certified re-solve to eps/2 with a fallback, and
+    the running minimum ``best`` of the stopping rule."""
 
-    def __init__(self, oracle) -> None:
-        self.oracle = oracle
-
-    def best(self, d):
-        return self.oracle.best(d, signed=True)
-
-
-class _PricingRun(Run):
-    """A :class:`~dualboost.boosting.core.run.Run` whose oracle calls may pass signed weights
-    (MDBoost's pricing vector), timed as every oracle call."""
-
-    signed = False
-
-    def ask(self, d: NDArray[np.float64]):
-        if not self.signed:
-            return super().ask(d)
-        oracle = self.oracle
-        self.oracle = _SignedOracle(oracle)
-        try:
-            return super().ask(d)
-        finally:
-            self.oracle = oracle
-
-
-class Formulation(ABC):
-    """What :func:`_column_generation` needs of one formulation: its start, its pricing
-    distribution, its restricted model and its stopping quantity (module docstring)."""
-
-    #: the name of the algorithm (results, checkpoints, warnings)
-    name: str
-    #: whether the pricing vector may be signed (``Oracle.best(d, signed=True)``)
-    signed: bool = False
-    #: whether the stopping rule is tested before the re-solve (then T = t - 1) or after it (T = t)
-    before_solve: bool = True
-    #: the stopping rule, as the history's threshold description
-    rule: str
+    can_vanish = True  # MDBoost's 1/D - U v, CGBoost's and NM-Boost's d in a box may reach 0
 
     def __init__(self, ensemble: Ensemble, eps: float, method: str, tol: float) -> None:
-        self.eps, self.method, self.tol = eps, method, tol
-        self.growing = GrowingModel(ensemble, self.build)
+        super().__init__(ensemble, eps, method, tol)
+        self.best = math.inf
 
-    @abstractmethod
-    def build(self, U: NDArray[np.float64]):
-        """The first restricted model (its parameters checked once)."""
+    def state(self) -> dict:
+        return {"best": self.best}
 
-    @abstractmethod
-    def start(self, n: int) -> NDArray[np.float64]:
-        """d^0, in the model's d-domain."""
-
-    @abstractmethod
-    def pricing(self, d: NDArray[np.float64]) -> NDArray[np.float64]:
-        """The normalised distribution (or signed vector) that the oracle sees for d."""
-
-    @abstractmethod
-    def quantity(
-        self,
-        model,
-        d: NDArray[np.float64],
-        selection,
-        position: int,
-        is_new: bool,
-        sol: Solution | None,
-        best: float,
-    ) -> tuple[float, float]:
-        """``(stopping quantity, running minimum)``: before the re-solve when :attr:`before_solve`
-        (``sol`` the previous solution), else after it (``sol`` the new one)."""
-
-    def model(self, d: NDArray[np.float64]):
-        """The restricted model over the ensemble's columns (``d``: the last d, for a moving centre)."""
-        return self.growing()
-
-    def solve(self, model, warm: Solution | None) -> Solution:
+    def solve(self, model, sol: Solution | None, is_new: bool) -> Solution:
         """The certified re-solve: warm-started, and tightened (at most three times) until the gap
         is <= eps/2; a solve whose certificate fails is repeated by cvxpy + Clarabel
         (:data:`FALLBACK`; HiGHS's QP solver can stop short, docs/math.md#column-generation-stops)."""
-        sol = _solve_certified(model, self.method, warm, self.tol, self.eps * _GAP_FRACTION)
-        if sol.status != "optimal" and self.method != FALLBACK:
-            sol = _solve_certified(model, FALLBACK, None, self.tol, self.eps * _GAP_FRACTION)
-        return sol
-
-    def stalled(self, d: NDArray[np.float64], sol: Solution, is_new: bool) -> str | None:
-        """After a re-solve that did not stop the run: why the run cannot progress (its stop detail,
-        the reason ``"reselected"``), or None (the default: it can)."""
-        return None
-
-    def weights(self, sol: Solution | None) -> NDArray[np.float64]:
-        """The output weights of a solution, in the simplex."""
-        return np.zeros(0) if sol is None else sol.w
+        found = solve_certified(model, self.method, sol, self.tol, self.eps * _GAP_FRACTION)
+        if found.status != "optimal" and self.method != FALLBACK:
+            found = solve_certified(model, FALLBACK, None, self.tol, self.eps * _GAP_FRACTION)
+        return found
 
     def params(self) -> dict:
         return {"eps": self.eps, "method": self.method, "tol": self.tol}
 
 
-class _MaxEdgeBound(Formulation):
+class _BeforeSolve(_ColumnFormulation):
+    """MDBoost, NM-Boost and CGBoost: the rule is tested before the re-solve (then T = t - 1), and a
+    re-selected hypothesis that does not meet it ends the run (module docstring)."""
+
+    @abstractmethod
+    def bound(self, model, d, selection, position: int, is_new: bool, sol: Solution | None) -> float:
+        """The stopping quantity before the re-solve (updating :attr:`best`)."""
+
+    def before(self, model, d, selection, position, is_new, sol):
+        quantity = self.bound(model, d, selection, position, is_new, sol)
+        if quantity <= self.eps:
+            which = "new" if is_new else "re-selected"
+            return Stop(quantity, "converged", f"{self.rule} ({which} hypothesis)")
+        if not is_new:  # an unchanged model: its last certified gap was <= eps/2 unless the solver missed it
+            detail = "re-selected hypothesis: the subproblem solver cannot reach the precision eps/2"
+            return Stop(quantity, "precision_floor", detail, converged=False)
+        return quantity
+
+
+class _MaxEdgeBound(_BeforeSolve):
     """MDBoost and NM-Boost: stop on ``min_q P^q(d^{q-1}) - D^{t-1}(w^{t-1}) <= eps`` before the
     re-solve (module docstring)."""
 
     rule = "min_q P^q(d^{q-1}) - D^{t-1}(w^{t-1}) <= eps"
 
-    def quantity(self, model, d, selection, position, is_new, sol, best):
-        best = min(best, model.primal_objective(d))  # P^t(d^{t-1}), the new column included
-        return best - (-math.inf if sol is None else sol.dual_value), best
+    def bound(self, model, d, selection, position, is_new, sol):
+        self.best = min(self.best, model.primal_objective(d))  # P^t(d^{t-1}), the new column included
+        return self.best - (-math.inf if sol is None else sol.dual_value)
 
 
 class _MDBoost(_MaxEdgeBound):
@@ -267,18 +221,18 @@ class _NMBoost(_MaxEdgeBound):
         shifted = d + self.lam * self.example_weights
         return shifted / shifted.sum()
 
-    def solve(self, model, warm):
+    def solve(self, model, sol, is_new):
         if self.method == "highs":  # the d-domain LP grown by the new row, from the previous basis
-            sol = model.solve(method="highs", side="primal", warm_start=warm, tol=self.tol)
-            if sol.status == "optimal" and sol.gap <= self.eps * _GAP_FRACTION:
-                return sol
-        return super().solve(model, warm)
+            found = model.solve(method="highs", side="primal", warm_start=sol, tol=self.tol)
+            if found.status == "optimal" and found.gap <= self.eps * _GAP_FRACTION:
+                return found
+        return super().solve(model, sol, is_new)
 
     def params(self):
         return {"lam": self.lam, "tau": self.tau} | _weighted(self.example_weights) | super().params()
 
 
-class _CGBoost(Formulation):
+class _CGBoost(_BeforeSolve):
     name = "cgboost"
     rule = "reduced cost (u_h.d - w_h) / 1^T d of the oracle's hypothesis <= eps"
 
@@ -296,9 +250,9 @@ class _CGBoost(Formulation):
         total = d.sum()
         return d / total if total > 0 else d
 
-    def quantity(self, model, d, selection, position, is_new, sol, best):
+    def bound(self, model, d, selection, position, is_new, sol):
         present = 0.0 if is_new or sol is None else float(sol.w[position])
-        return selection.edge - present / float(d.sum()), best
+        return selection.edge - present / float(d.sum())
 
     def weights(self, sol):
         if sol is None:
@@ -310,8 +264,8 @@ class _CGBoost(Formulation):
         return {"C": self.C} | _weighted(self.example_weights) | super().params()
 
 
-class _QRLPBoost(Formulation):
-    name, before_solve = "qrlpboost", False
+class _QRLPBoost(_ColumnFormulation):
+    name = "qrlpboost"
     rule = "min_q u^q.d^{q-1} - AvgMin_nu(U w^t) <= eps"
 
     def __init__(self, ensemble, nu: float, eta: float, d0, **kw) -> None:
@@ -324,16 +278,24 @@ class _QRLPBoost(Formulation):
     def start(self, n):
         return self.d0.copy()
 
-    def pricing(self, d):
-        return d
-
     def model(self, d):
         return self.growing().recentred(recentre(d))
 
-    def solve(self, model, warm):
+    def solve(self, model, sol, is_new):
         # the previous solve's curvature belongs to another centre: start from its w only
-        warm = None if warm is None else dataclasses.replace(warm, solver_state=None)
-        return super().solve(model, warm)
+        warm = None if sol is None else dataclasses.replace(sol, solver_state=None)
+        return super().solve(model, warm, is_new)
+
+    def after(self, model, d, selection, position, is_new, sol):
+        """The LP gap after the re-solve; a fixed point of the re-centring that does not meet it ends
+        the run (:meth:`stalled`)."""
+        self.best = min(self.best, selection.edge)  # u^t . d^{t-1} >= g (the strongest oracle)
+        soft_margin = -capped_simplex_support(-(model.U @ sol.w), self.nu)  # AvgMin_nu(U w^t) <= g
+        quantity = self.best - soft_margin
+        if quantity <= self.eps:
+            return quantity, Stop(quantity, "converged", self.rule)
+        stalled = self.stalled(d, sol, is_new)
+        return quantity, None if stalled is None else Stop(quantity, "reselected", stalled, converged=False)
 
     def stalled(self, d: NDArray[np.float64], sol: Solution, is_new: bool) -> str | None:
         """Why the run cannot progress (a re-selected hypothesis and a re-solve that left d where it
@@ -356,11 +318,6 @@ class _QRLPBoost(Formulation):
         :func:`~dualboost.problems.erlpboost.prior_eta`, docs/math.md#qrlp-boost)."""
         return float(-np.log(self.nu * self.d0.min())) / self.eta
 
-    def quantity(self, model, d, selection, position, is_new, sol, best):
-        best = min(best, selection.edge)  # u^t . d^{t-1} >= g (the strongest oracle)
-        soft_margin = -capped_simplex_support(-(model.U @ sol.w), self.nu)  # AvgMin_nu(U w^t) <= g
-        return best - soft_margin, best
-
     def params(self):
         return {"nu": self.nu, "eta": self.eta} | _weighted(self.d0) | super().params()
 
@@ -378,90 +335,9 @@ def recentre(d: NDArray[np.float64], floor: float = QRLP_CENTER_FLOOR) -> NDArra
     return c / c.sum()
 
 
-def _column_generation(
-    run: _PricingRun, ensemble: Ensemble, form: Formulation, n: int, max_iter: int
-) -> tuple[Solution | None, NDArray[np.float64], bool, str, str]:
-    """The loop shared by the four drivers (module docstring): returns ``(last solution, the last d
-    given to the oracle in the model's domain, converged, stop reason, its detail)``, the reason a word
-    of :data:`~dualboost.boosting.core.result.STOP_REASONS`: ``"converged"``, ``"max_iter"``,
-    ``"precision_floor"`` (a re-selected hypothesis before the re-solve: the last solve missed the gap
-    eps/2) or ``"reselected"`` (:meth:`Formulation.stalled`)."""
-    eps = form.eps
-    d, sol, best = form.start(n), None, math.inf
-    run.signed = form.signed
-    run.keep(form.pricing(d), np.zeros(0))
-    first, (d, sol, best) = run.resume(ensemble, d=d, sol=sol, best=best)
-    converged, reason, detail = False, "max_iter", f"max_iter={max_iter}"
-    for t in range(first, max_iter + 1):
-        if not np.any(d != 0):  # MDBoost's 1/D - U v or CGBoost's d vanished: nothing to price
-            # every edge at d = 0 is 0, so the full primal there is the restricted one: the run is
-            # certified by the last gap (MDBoost: P(0) = f(0) = P^t(0); CGBoost: M = 0)
-            gap = 0.0 if sol is None else max(sol.gap, 0.0)
-            run.record(t, 0.0, stopping=gap, n_hypotheses=n_positive(form.weights(sol)))
-            converged, reason = True, "converged"
-            detail = "d = 0: every edge is 0, the last certified gap bounds the loss"
-            break
-        selection = run.ask(form.pricing(d))
-        position, is_new = ensemble.add(selection)
-        with run.solving():
-            model = form.model(d)
-            if form.before_solve:
-                quantity, best = form.quantity(model, d, selection, position, is_new, sol, best)
-        if form.before_solve and quantity <= eps:
-            run.record(t, selection.edge, stopping=quantity, n_hypotheses=n_positive(form.weights(sol)))
-            converged, reason = True, "converged"
-            detail = f"{form.rule} ({'new' if is_new else 're-selected'} hypothesis)"
-            break
-        if form.before_solve and not is_new:
-            # the model is unchanged and its last certified gap was <= eps/2 unless the solver missed it
-            run.record(t, selection.edge, stopping=quantity, n_hypotheses=n_positive(form.weights(sol)))
-            reason = "precision_floor"
-            detail = "re-selected hypothesis: the subproblem solver cannot reach the precision eps/2"
-            break
-        with run.solving():
-            sol = form.solve(model, sol)
-            _require_point(sol, form.name, t)
-            if not form.before_solve:
-                quantity, best = form.quantity(model, d, selection, position, is_new, sol, best)
-        stalled = None if form.before_solve else form.stalled(d, sol, is_new)
-        d = sol.d
-        run.record(
-            t,
-            selection.edge,
-            primal=sol.primal_value,
-            dual=sol.dual_value,
-            stopping=quantity,
-            n_hypotheses=n_positive(sol.w),
-        )
-        run.keep(form.pricing(d), form.weights(sol))
-        if not form.before_solve and quantity <= eps:
-            converged, reason, detail = True, "converged", form.rule
-            break
-        if stalled is not None:
-            reason, detail = "reselected", stalled
-            break
-        run.save(t, ensemble, d=d, sol=sol, best=best)
-    return sol, d, converged, reason, detail
-
-
-@releases_checkpoint
-def _drive(
-    form_class,
-    oracle,
-    *,
-    eps: float,
-    max_iter: int | None,
-    method: str,
-    tol: float | None,
-    callback: Callback | None,
-    keep_iterates: bool,
-    checkpoint: str | os.PathLike | None,
-    checkpoint_every: int,
-    resume: bool,
-    keep_stages: bool,
-    **model_params,
-) -> BoostResult:
-    """Check the common arguments, run :func:`_column_generation` on ``form_class`` and assemble the
+def _drive(form_class, oracle, *, eps: float, max_iter: int | None, method: str, tol: float | None,
+           options: RunOptions, **model_params) -> BoostResult:
+    """Check the common arguments, run :func:`column_generation` on ``form_class`` and assemble the
     result (``model_params`` were checked by the caller)."""
     n = check_oracle(oracle)
     eps = check_positive(eps, "eps")
@@ -476,37 +352,25 @@ def _drive(
             "matrix"
         )
     params = form.params()
-    saving = Checkpoint.create(
-        checkpoint, checkpoint_every, resume, form.name, params | {"max_iter": max_iter}
-    )
-    run = _PricingRun(
-        oracle, History(form.rule, eps), callback, keep_iterates, saving, keep_stages=keep_stages
-    )
-    sol, d, converged, reason, detail = _column_generation(run, ensemble, form, n, max_iter)
-    weights = form.weights(sol)
-    if isinstance(form, _CGBoost) and sol is not None:
-        params["w_sum"] = float(sol.w.sum())  # the orthant w's scale: weights * w_sum is [BZB04]'s w
+    settings = params | {"max_iter": max_iter}
+    run = Run(oracle, History(form.rule, eps), options, algorithm=form.name, settings=settings)
+    end = column_generation(run, ensemble, form, form.start(n), max_iter)
+    if isinstance(form, _CGBoost) and end.sol is not None:
+        params["w_sum"] = float(end.sol.w.sum())  # the orthant w's scale: weights * w_sum is [BZB04]'s w
     return run.result(
         form.name,
         ensemble,
-        weights,
-        form.pricing(d),
-        converged=converged,
-        stop_reason=reason,
-        stop_detail=detail,
+        form.weights(end.sol),
+        form.pricing(end.d),
+        converged=end.converged,
+        stop_reason=end.reason,
+        stop_detail=end.detail,
         params=params,
         soft_margin=isinstance(form, _QRLPBoost),
     )
 
 
-_COMMON = """``eps``: the precision of the stopping rule (module docstring); ``max_iter``: default
-    :data:`FORMULATION_MAX_ITER` (no iteration bound is known); ``method``: the re-solve method
-    (default the fastest sound one for the model); ``tol``: the relative tolerance of each re-solve,
-    default eps/8 (tightened until the certified gap is <= eps/2); ``callback``, ``keep_iterates``,
-    ``checkpoint``, ``checkpoint_every``, ``resume``, ``keep_stages``: as for
-    :func:`~dualboost.boosting.totally_corrective.drivers.lpboost`."""
-
-
+@takes_run_options
 def mdboost(
     oracle,
     *,
@@ -516,12 +380,7 @@ def mdboost(
     max_iter: int | None = None,
     method: str = "auglag",
     tol: float | None = None,
-    callback: Callback | None = None,
-    keep_iterates: bool = False,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = DEFAULT_EVERY,
-    resume: bool = False,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> BoostResult:
     """MDBoost ([SL] Eq. 6 with the identity for the margins' covariance; docs/math.md#mdboost): the
     max-edge pair ``min_{d in R^N} max_q u^q . d + (1/2)||d - 1/D||^2`` / ``max_{v in S^t} (1/D) 1^T U v
@@ -531,7 +390,10 @@ def mdboost(
 
     ``D`` > 0: [SL]'s total weight; ``weights``: a positive weight per example on its margin in both
     terms of [SL]'s objective (:class:`~dualboost.problems.MDBoost`; integer weights are repeated
-    examples). {common}
+    examples).
+    The common arguments (``eps``, ``max_iter``, ``method``, ``tol``: default eps/8, tightened until
+    the certified gap is <= eps/2) are described in the module docstring; the run options
+    (``callback``, ``checkpoint``, ``max_time``, ...): :class:`~dualboost.boosting.core.options.RunOptions`.
     """
     return _drive(
         _MDBoost,
@@ -542,15 +404,11 @@ def mdboost(
         max_iter=max_iter,
         method=method,
         tol=tol,
-        callback=callback,
-        keep_iterates=keep_iterates,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
-        resume=resume,
-        keep_stages=keep_stages,
+        options=options,
     )
 
 
+@takes_run_options
 def nmboost(
     oracle,
     *,
@@ -561,12 +419,7 @@ def nmboost(
     max_iter: int | None = None,
     method: str = "highs",
     tol: float | None = None,
-    callback: Callback | None = None,
-    keep_iterates: bool = False,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = DEFAULT_EVERY,
-    resume: bool = False,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> BoostResult:
     """NM-Boost ([AFAHV25]; docs/math.md#nm-boost): the LP pair ``min_{d in [0,1]^N} max_q u^q . (d +
     lam 1) - tau 1^T d`` / ``max_{w in S^t} lam 1^T U w - sum_n [tau - (U w)_n]_+`` re-solved (HiGHS,
@@ -576,7 +429,10 @@ def nmboost(
     ``lam`` > 0: the weight of the summed margins (colboost's default trade-off 0.01); ``tau`` > 0:
     the margin below which a shortfall counts, fixed for the run (default :data:`NMBOOST_TAU`);
     ``weights``: a positive weight per example multiplying its margin and shortfall
-    (:class:`~dualboost.problems.NMBoost`; integer weights are repeated examples). {common}
+    (:class:`~dualboost.problems.NMBoost`; integer weights are repeated examples).
+    The common arguments (``eps``, ``max_iter``, ``method``, ``tol``: default eps/8, tightened until
+    the certified gap is <= eps/2) are described in the module docstring; the run options
+    (``callback``, ``checkpoint``, ``max_time``, ...): :class:`~dualboost.boosting.core.options.RunOptions`.
     """
     return _drive(
         _NMBoost,
@@ -588,15 +444,11 @@ def nmboost(
         max_iter=max_iter,
         method=method,
         tol=tol,
-        callback=callback,
-        keep_iterates=keep_iterates,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
-        resume=resume,
-        keep_stages=keep_stages,
+        options=options,
     )
 
 
+@takes_run_options
 def cgboost(
     oracle,
     *,
@@ -606,12 +458,7 @@ def cgboost(
     max_iter: int | None = None,
     method: str = "highs",
     tol: float | None = None,
-    callback: Callback | None = None,
-    keep_iterates: bool = False,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = DEFAULT_EVERY,
-    resume: bool = False,
-    keep_stages: bool = False,
+    options: RunOptions,
 ) -> BoostResult:
     """CGBoost ([BZB04]; docs/math.md#cgboost): the QP pair ``min_{d in [0,C]^N} (1/2)||[U^T d]_+||^2 -
     1^T d`` / ``max_{w >= 0} -(1/2)||w||^2 - C sum_n [1 - (U w)_n]_+`` re-solved (HiGHS's QP solver)
@@ -620,7 +467,10 @@ def cgboost(
     The output weights are the orthant w normalised; ``params["w_sum"]`` is ``1^T w``.
 
     ``C`` > 0: the hinge's weight; ``weights``: a positive weight per example multiplying its hinge
-    (:class:`~dualboost.problems.CGBoost`; integer weights are repeated examples). {common}
+    (:class:`~dualboost.problems.CGBoost`; integer weights are repeated examples).
+    The common arguments (``eps``, ``max_iter``, ``method``, ``tol``: default eps/8, tightened until
+    the certified gap is <= eps/2) are described in the module docstring; the run options
+    (``callback``, ``checkpoint``, ``max_time``, ...): :class:`~dualboost.boosting.core.options.RunOptions`.
     """
     return _drive(
         _CGBoost,
@@ -631,12 +481,7 @@ def cgboost(
         max_iter=max_iter,
         method=method,
         tol=tol,
-        callback=callback,
-        keep_iterates=keep_iterates,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
-        resume=resume,
-        keep_stages=keep_stages,
+        options=options,
     )
 
 
@@ -663,6 +508,7 @@ def _warn_bias(nu: float, eta: float, eps: float, prior: NDArray[np.float64]) ->
         )
 
 
+@takes_run_options
 def qrlpboost(
     oracle,
     *,
@@ -672,12 +518,7 @@ def qrlpboost(
     max_iter: int | None = None,
     method: str = "auglag",
     tol: float | None = None,
-    callback: Callback | None = None,
-    keep_iterates: bool = False,
-    checkpoint: str | os.PathLike | None = None,
-    checkpoint_every: int = DEFAULT_EVERY,
-    resume: bool = False,
-    keep_stages: bool = False,
+    options: RunOptions,
     d0: NDArray[np.float64] | None = None,
 ) -> BoostResult:
     """QRLP-Boost ([AFAHV25]; docs/math.md#qrlp-boost): ERLPBoost's subproblem with the entropy
@@ -689,7 +530,10 @@ def qrlpboost(
     (:func:`~dualboost.problems.canonical_eta`; with a prior, ``ln(1/(nu min d0))`` in place of
     ``ln(N/nu)``: :func:`~dualboost.problems.erlpboost.prior_eta`); ``d0``: the prior of the expanded
     entropy and the first centre (uniform when None; sample weights), so that the re-centred sequence
-    tends to ERLPBoost's solution with that prior. {common}
+    tends to ERLPBoost's solution with that prior.
+    The common arguments (``eps``, ``max_iter``, ``method``, ``tol``: default eps/8, tightened until
+    the certified gap is <= eps/2) are described in the module docstring; the run options
+    (``callback``, ``checkpoint``, ``max_time``, ...): :class:`~dualboost.boosting.core.options.RunOptions`.
     """
     n = check_oracle(oracle)
     nu = check_nu(nu, n)
@@ -708,15 +552,6 @@ def qrlpboost(
         max_iter=max_iter,
         method=method,
         tol=tol,
-        callback=callback,
-        keep_iterates=keep_iterates,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
-        resume=resume,
-        keep_stages=keep_stages,
+        options=options,
     )
 
-
-for _driver in (mdboost, nmboost, cgboost, qrlpboost):
-    if _driver.__doc__:  # (None under python -OO)
-        _driver.__doc__ = _driver.__doc__.replace("{common}", _COMMON)
