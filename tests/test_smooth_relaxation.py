@@ -170,7 +170,7 @@ def test_gradient_and_hessian_products_against_finite_differences(name):
     rng = np.random.default_rng(11)
     theta = rng.standard_normal(N)
     d = F.conjugate_grad(theta)
-    hessian = F.conjugate_hessian_lowrank(theta)
+    hessian = F.conjugate_hessian(theta)
     h = 1e-5
     for _ in range(3):
         v = rng.standard_normal(N)
@@ -193,7 +193,7 @@ def test_the_curvature_is_found_from_a_returned_d_alone():
     _, d = F.conjugate_and_grad(theta)
     assert F.remembers(d) and not F.remembers(d.copy())
     v = np.random.default_rng(3).standard_normal(N)
-    from_d = F.conjugate_hessian_lowrank(None, d).product(v)
+    from_d = F.conjugate_hessian(None, d).product(v)
     assert np.allclose(from_d, F.conjugate_hessian_product(theta, v), rtol=1e-12, atol=1e-15)
     warm = F.with_warm_starts()
     _, d_warm = warm.conjugate_and_grad(theta + 1e-3)
@@ -333,7 +333,7 @@ def test_bad_input_names_the_argument():
     with pytest.raises(ValueError, match="v"):
         F.conjugate_hessian_product(np.zeros(N), np.ones(3))
     with pytest.raises(ValueError, match="theta"):
-        F.conjugate_hessian_lowrank(None, np.ones(N))
+        F.conjugate_hessian(None, np.ones(N))
     missing = cj.NormBall(p=2, radius=0.5 / np.sqrt(N)) + cj.RelativeEntropy()  # misses the simplex
     with pytest.raises(ValueError, match=r"^f: the l2 ball"):
         Relaxation(random_edge_matrix(N, 5, 0), missing)

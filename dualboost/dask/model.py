@@ -80,6 +80,8 @@ class DaskERLPBoost(MaxEdgeWeights):
     #: its dual, gradient and Hessian are evaluated over the partitions (below), not by the
     #: regulariser's conjugate
     smooth_dual = True
+    #: the capped softmax is a closed form: points are certified with the model's regulariser
+    warm_points = False
     d_is_unique = True
 
     def __init__(self, U: PartitionedEdges, nu: float = 1.0, eta: float = 1.0) -> None:  # noqa: D107

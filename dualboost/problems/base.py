@@ -5,8 +5,7 @@ A model declares its primal (d-domain) and dual (w-domain) side by side: the pub
 ``w_from_d``, ``solve``). What each solver method needs of it is written down once, as the
 Protocols of :mod:`dualboost.solvers.contract` (docs/architecture.md#the-solver-contract):
 :class:`Model` implements ``Certifiable`` and ``CvxpyForms`` for every family, and ``SmoothDual``
-for ``D(w) = -f*(-U w)`` where the regulariser is a ``SmoothConjugate`` or a ``LowRankConjugate``
-(``smooth_dual``).
+for ``D(w) = -f*(-U w)`` where the regulariser is a ``SmoothConjugate`` (``smooth_dual``).
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_edge_matrix, check_vector
-from dualboost.conjugates.traits import LowRankConjugate, SmoothConjugate
+from dualboost.conjugates.traits import SmoothConjugate
 from dualboost.solvers.contract import CvxpyModel, KKTMultipliers, WDomain, implements
 
 if TYPE_CHECKING:
@@ -82,40 +81,43 @@ def single_product(A: NDArray[np.float32], x: NDArray[np.float64]) -> NDArray[np
 
 
 def cross_gram_parts(
-    U: NDArray[np.float64], s: NDArray[np.float64], rows: NDArray[np.intp], columns: NDArray[np.intp]
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], float]:
-    """``(U_R^T diag(s) U_C, U_R^T s, U_C^T s, sum s)`` for the rows R and columns C of a Hessian
-    block, by one pass over U (``[s U_C, s]^T U``; no copy of the |R| columns); adds up over row
-    blocks like :func:`gram_parts`."""
-    Bs = U[:, columns] * s[:, None]
-    products = np.column_stack([Bs, s]).T @ U
-    return products[:-1, rows].T, products[-1, rows], Bs.sum(axis=0), float(s.sum())
+    U: NDArray[np.float64],
+    g: NDArray[np.float64],
+    V: NDArray[np.float64],
+    rows: NDArray[np.intp],
+    columns: NDArray[np.intp],
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """``(U_R^T diag(g) U_C, U_R^T V, U_C^T V)`` for the rows R and columns C of a Hessian block, by
+    one pass over U (``[g U_C, V]^T U``; no copy of the |R| columns); adds up over row blocks like
+    :func:`gram_parts`."""
+    k = V.shape[1]
+    products = np.column_stack([U[:, columns] * g[:, None], V]).T @ U
+    return products[:-k, rows].T, products[-k:, rows].T, U[:, columns].T @ V
 
 
-def log_change(
-    move: NDArray[np.float64],
-    s: NDArray[np.float64],
-    d: NDArray[np.float64],
+def low_rank_hessian(
+    gram: NDArray[np.float64],
+    P_rows: NDArray[np.float64],
+    P_columns: NDArray[np.float64],
+    M: NDArray[np.float64],
     scale: float,
-    mean: float,
-    d_max: float,
-) -> float:
-    """``max_n |scale (s_n / d_n) (move_n - mean)|`` over the rows whose d is above 1e-12 of ``d_max``
-    or whose change is positive: the largest first-order change of ``log d_n`` when theta moves by
-    ``move``, with the curvature weights s and ``mean = s.move / sum s`` (``Model.dual_step_spread``;
-    over row blocks, the maximum of the blocks' values, as the Dask model computes it)."""
-    ratio = np.divide(s, d, out=np.ones_like(s), where=d > 0)
-    change = scale * ratio * (move - mean)
-    counts = (change > 0) | (d > 1e-12 * d_max)
-    return float(np.abs(change[counts]).max(initial=0.0))
+) -> NDArray[np.float64]:
+    """``-scale (gram - P_rows M P_columns^T)``: the dual Hessian (block) ``-U_R^T hess f* U_C`` from
+    its summed parts, with ``hess f* = scale (diag(g) - V M V^T)``
+    (:class:`~dualboost.conjugates.traits.LowRankHessian`), ``gram = U_R^T diag(g) U_C``, ``P = U^T V``
+    on the rows and on the columns."""
+    return -scale * (gram - P_rows @ M @ P_columns.T)
 
 
 def centred_hessian(
     gram: NDArray[np.float64], a: NDArray[np.float64], b: NDArray[np.float64], total: float, scale: float
 ) -> NDArray[np.float64]:
-    """``-scale (gram - a b^T / total)``: the dual Hessian (block) from its summed parts, with
-    ``hess f* = scale (diag s - s s^T / sum s)``."""
-    return -scale * (gram - (np.outer(a, b) / total if total > 0 else 0.0))
+    """:func:`low_rank_hessian` of the rank-one case ``hess f* = scale (diag s - s s^T / sum s)``
+    (:meth:`~dualboost.conjugates.traits.LowRankHessian.rank_one`) from the parts summed over row blocks
+    (the Dask partitions): ``gram = U_R^T diag(s) U_C``, ``a = U_R^T s``, ``b = U_C^T s``,
+    ``total = sum s``."""
+    M = np.array([[1.0 / total if total > 0 else 0.0]])
+    return low_rank_hessian(gram, a[:, None], b[:, None], M, scale)
 
 
 class ColumnProducts:
@@ -219,24 +221,18 @@ class Model(ABC):
         self, w: NDArray[np.float64], columns: NDArray[np.intp], d: NDArray[np.float64] | None = None
     ) -> NDArray[np.float64]:
         """The Hessian of ``D(w) = -f*(-U w)`` (plus linear terms) restricted to ``columns``:
-        ``-U_S^T hess f*(-U w) U_S`` with the regulariser's factored Hessian, O(N |S|^2) (only the
-        examples whose curvature weight is not negligible count). ``d``: ``d(w)`` when the caller
-        has it (a dual solver does: ``dual_value_and_grad`` returned it), saving an evaluation. A
-        ``LowRankConjugate``'s ``hess f* = diag(g) - V M V^T`` gives ``-(U_S^T diag(g) U_S - P M P^T)``
-        with ``P = U_S^T V``."""
-        if self._low_rank:
-            g, V, M, rows = self._low_rank_factors(w, d)
-            C = (self.U if rows is None else self.U[rows])[:, columns]
-            P = C.T @ V
-            C *= np.sqrt(g)[:, None]
-            return -(C.T @ C - P @ M @ P.T)
-        s, scale, rows = self._curvature_weights(w, d)
+        ``-U_S^T hess f*(-U w) U_S`` with the regulariser's ``hess f* = scale (diag(g) - V M V^T)``
+        (:class:`~dualboost.conjugates.traits.LowRankHessian`), i.e. ``-scale (U_S^T diag(g) U_S - P M P^T)``
+        with ``P = U_S^T V``, O(N |S|^2) (only the examples whose curvature weight is not negligible
+        count). ``d``: ``d(w)`` when the caller has it (a dual solver does: ``dual_value_and_grad``
+        returned it), saving an evaluation."""
+        g, V, M, scale, rows = self._curvature(w, d)
         if rows is not None:
             C = self.U[rows][:, columns]
         else:
             C = self.U[:, columns] if columns.size < self.n_hypotheses else self.U.copy(order="K")
-        gram, a, total = gram_parts(C, s)
-        return centred_hessian(gram, a, a, total, scale)
+        P = C.T @ V
+        return low_rank_hessian(gram_parts(C, g)[0], P, P, M, scale)
 
     def dual_hessian_operator(
         self,
@@ -246,26 +242,22 @@ class Model(ABC):
         single: bool = False,
     ) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
         """``v -> H v`` for the Hessian ``H`` of :meth:`dual_hessian` on ``columns``, without forming
-        it: ``-scale (C^T (s * (C v)) - a (a . v) / sum s)`` with ``C = U_S``, ``a = C^T s`` (the same
-        factors), two passes over U_S, O(N |S|), per product instead of O(N |S|^2) once: for solvers
-        that need a few products (the conjugate-gradient Newton steps of ``method="auglag"``).
-        ``C`` is a copy of the columns (and of the rows that count) when they are at most half of
-        U, else U itself with v padded by zeros (no copy). A ``LowRankConjugate``: ``-(C^T (g * (C v))
-        - P M P^T v)`` with ``P = C^T V``. ``single``: the passes in single precision, on
+        it: ``-scale (C^T (g * (C v)) - P M P^T v)`` with ``C = U_S``, ``P = C^T V`` (the same factors), two
+        passes over U_S, O(N |S|), per product instead of O(N |S|^2) once: for solvers that need a
+        few products (the conjugate-gradient Newton steps of ``method="auglag"``). ``C`` is a copy of
+        the columns (and of the rows that count) when they are at most half of U, else U itself with
+        v padded by zeros (no copy). ``single``: the passes in single precision, on
         :meth:`single_precision_U` (relative error of order 1e-6; :class:`ColumnProducts`)."""
         columns = np.asarray(columns, dtype=np.intp)
         U = self.single_precision_U() if single else self.U
-        if self._low_rank:
-            return self._low_rank_operator(w, columns, d, U)
-        s, scale, rows = self._curvature_weights(w, d)
-        C = ColumnProducts(U, columns, rows, s)
-        total = float(s.sum())
-        a = C.left(s)
+        g, V, M, scale, rows = self._curvature(w, d)
+        C = ColumnProducts(U, columns, rows, g)
+        P = C.left(V)
+        PM = P @ M
 
         def product(v: NDArray[np.float64]) -> NDArray[np.float64]:
             out = C.gram(v)
-            if total > 0:
-                out -= a * (float(a @ v) / total)
+            out -= PM @ (P.T @ v)
             return -scale * out
 
         return product
@@ -293,90 +285,47 @@ class Model(ABC):
         """The block ``(rows, columns)`` of the Hessian of :meth:`dual_hessian`, O(N |rows| |columns|):
         what a solver that keeps an older Hessian computes for the columns it has not seen (the
         active-set Newton step of ``method="auglag"`` after a column was appended)."""
-        if self._low_rank:
-            g, V, M, kept = self._low_rank_factors(w, d)
-            U = self.U if kept is None else self.U[kept]
-            UR, UC = U[:, rows], U[:, columns]
-            return -(UR.T @ (g[:, None] * UC) - (UR.T @ V) @ M @ (UC.T @ V).T)
-        s, scale, kept = self._curvature_weights(w, d)
+        g, V, M, scale, kept = self._curvature(w, d)
         U = self.U if kept is None else self.U[kept]
-        gram, a_rows, a_columns, total = cross_gram_parts(U, s, rows, columns)
-        return centred_hessian(gram, a_rows, a_columns, total, scale)
+        return low_rank_hessian(*cross_gram_parts(U, g, V, rows, columns), M, scale)
 
     def dual_step_spread(
         self, direction: NDArray[np.float64], d: NDArray[np.float64], single: bool = False
     ) -> float:
         """The largest first-order change of ``log d_n`` when w moves by ``direction`` (the
         ``ScaledSteps`` of the solver contract, docs/solvers.md#step-length): theta = -U w moves by
-        ``-U x`` and, with the factored Hessian ``scale (diag s - s s^T / sum s)`` of a
-        ``SmoothConjugate``, ``d log d_n = scale (s_n / d_n) (dtheta_n - s.dtheta / sum s)``. Rows whose
-        d is negligible count only where they grow. 0 (no bound) for other regularisers. ``single``:
-        ``U x`` in single precision (:meth:`single_precision_U`; a trust radius needs no more)."""
+        ``-U x``, and the regulariser measures that move (``SmoothConjugate.step_spread``; 0, no bound,
+        where its steps are not measured in these units, or for other regularisers). ``single``:
+        ``U x`` in single precision (:meth:`single_precision_U`; a trust radius needs no
+        more)."""
         if not implements(self.regularizer, SmoothConjugate):
             return 0.0
-        s, scale = self.regularizer.conjugate_hessian_factors(None, d)
-        total = float(s.sum())
-        if not total > 0.0:
-            return 0.0
-        move = -(single_product(self.single_precision_U(), direction) if single else self.U @ direction)
-        return log_change(move, s, d, scale, float(s @ move) / total, float(d.max(initial=0.0)))
 
-    @property
-    def _low_rank(self) -> bool:
-        """Whether the regulariser's curvature is the low-rank form (not the softmax factors)."""
-        reg = self.regularizer
-        return not implements(reg, SmoothConjugate) and implements(reg, LowRankConjugate)
+        def move() -> NDArray[np.float64]:
+            return -(single_product(self.single_precision_U(), direction) if single else self.U @ direction)
 
-    def _low_rank_factors(
+        return self.regularizer.step_spread(move, d)
+
+    def _curvature(
         self, w: NDArray[np.float64], d: NDArray[np.float64] | None
-    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_] | None]:
-        """``(g, V, M, rows)`` of ``hess f*(-U w) = diag(g) - V M V^T`` (``LowRankConjugate``): theta is
-        computed only when the regulariser does not remember d (a d from an earlier solve, say); the
-        rows whose weight is negligible are dropped as in :meth:`_curvature_weights` (V = G B is 0 there
-        too)."""
+    ) -> tuple[
+        NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], float, NDArray[np.bool_] | None
+    ]:
+        """``(g, V, M, scale, rows)`` of ``hess f*(-U w) = scale (diag(g) - V M V^T)`` (the regulariser's
+        ``conjugate_hessian``; theta is computed only when the regulariser cannot tell the curvature
+        from d alone) and the examples that count: a mask when most are negligible (large eta, small
+        nu: d sits on the smallest margins; gathering the few that count is cheaper than the products
+        it saves), else None, with the negligible weights (below 1e-17 of the largest) set to 0 (V
+        is 0 there too)."""
         reg = self.regularizer
         theta = None if d is not None and reg.remembers(d) else -(self.U @ w)
-        g, V, M = reg.conjugate_hessian_lowrank(theta, d)
+        g, V, M, scale = reg.conjugate_hessian(theta, d)
         rows = g > 1e-17 * g.max(initial=0.0)
         if 2 * np.count_nonzero(rows) < rows.size:
-            return g[rows], V[rows], M, rows
+            return g[rows], V[rows], M, scale, rows
         if not rows.all():
             g, V = np.where(rows, g, 0.0), np.where(rows[:, None], V, 0.0)
-        return g, V, M, None
-
-    def _low_rank_operator(
-        self,
-        w: NDArray[np.float64],
-        columns: NDArray[np.intp],
-        d: NDArray[np.float64] | None,
-        U: NDArray[np.floating],
-    ) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
-        """:meth:`dual_hessian_operator` for a ``LowRankConjugate`` (the same copies of U_S; ``U``:
-        the model's or its single-precision copy)."""
-        g, V, M, rows = self._low_rank_factors(w, d)
-        C = ColumnProducts(U, columns, rows, g)
-        P = C.left(V)
-        PM = P @ M
-
-        def product(v: NDArray[np.float64]) -> NDArray[np.float64]:
-            return PM @ (P.T @ v) - C.gram(v)
-
-        return product
-
-    def _curvature_weights(
-        self, w: NDArray[np.float64], d: NDArray[np.float64] | None
-    ) -> tuple[NDArray[np.float64], float, NDArray[np.bool_] | None]:
-        """The regulariser's Hessian factors ``(s, scale)`` at w (``hess f*(-U w) = scale (diag s -
-        s s^T / sum s)``) and the examples that count: a mask when most are negligible (large eta,
-        small nu: d sits on the smallest margins; gathering the few that count is cheaper than the
-        products it saves), else None, with the negligible weights (below 1e-17 of the largest) set
-        to 0."""
-        theta = -(self.U @ w) if d is None else None  # the factors depend on theta through d only
-        s, scale = self.regularizer.conjugate_hessian_factors(theta, d)
-        rows = s > 1e-17 * s.max(initial=0.0)
-        if 2 * np.count_nonzero(rows) < rows.size:
-            return s[rows], scale, rows
-        return np.where(rows, s, 0.0), scale, None
+        return g, V, M, scale, None
 
     @abstractmethod
     def d_from_w(self, w: ArrayLike) -> NDArray[np.float64]:
@@ -448,10 +397,16 @@ class Model(ABC):
     def smooth_dual(self) -> bool:
         """Whether the dual is differentiable with its curvature (``method="auglag"``,
         docs/architecture.md#the-solver-contract): for ``D(w) = -f*(-U w)`` as computed below, where
-        the regulariser is a :class:`~dualboost.conjugates.traits.SmoothConjugate` or a
-        :class:`~dualboost.conjugates.traits.LowRankConjugate`."""
+        the regulariser is a :class:`~dualboost.conjugates.traits.SmoothConjugate`."""
+        return implements(self.regularizer, SmoothConjugate)
+
+    @property
+    def warm_points(self) -> bool:
+        """Whether a dual solver certifies its intermediate points with the warm-started copy of the
+        regulariser (``SmoothConjugate.warm_copy_certifies``: an inner solve to machine precision at
+        every evaluation, the exact restrictions); the result is certified with the model's own."""
         reg = self.regularizer
-        return implements(reg, SmoothConjugate) or implements(reg, LowRankConjugate)
+        return implements(reg, SmoothConjugate) and reg.warm_copy_certifies
 
     def nonsmooth_reason(self) -> str:
         """Why the dual is not smooth (``""`` when it is): what ``method="auglag"`` says when it refuses

@@ -14,8 +14,7 @@ which Protocol it needs: :func:`dualboost.solvers.auglag.accepts`, :func:`dualbo
 * :class:`LinearProgram`: both sides as an LP for HiGHS (``method="highs"``).
 * :class:`SmoothDual`: a differentiable w-domain dual with its curvature (``method="auglag"``),
   on one of the w-domains of :class:`WDomain` (``Model``'s default dual needs a regulariser that
-  is a :class:`~dualboost.conjugates.traits.SmoothConjugate` or a
-  :class:`~dualboost.conjugates.traits.LowRankConjugate`, traits of conjugates that live beside them).
+  is a :class:`~dualboost.conjugates.traits.SmoothConjugate`, a trait of conjugates that lives beside them).
   The simplex duals are :class:`MaxEdgeDual` (a gap from the gradient alone), the line duals of the
   corrective steps :class:`LineDual`; an :class:`EtaFamily` can be solved at another eta (eta
   continuation) and names its LP limit (eta -> infinity).
@@ -177,11 +176,11 @@ class SmoothDual(Certifiable, Protocol):
     ``smooth_dual`` says whether this instance's dual is differentiable with its curvature (a
     relaxation's depends on its form and regulariser; the default ``D(w) = -f*(-U w)`` of
     :class:`~dualboost.problems.Model` needs a regulariser that is a
-    :class:`~dualboost.conjugates.traits.SmoothConjugate` or a
-    :class:`~dualboost.conjugates.traits.LowRankConjugate`).
+    :class:`~dualboost.conjugates.traits.SmoothConjugate`).
     ``regularizer.with_warm_starts()`` gives the copy the solver passes to ``dual_value_and_grad``."""
 
     smooth_dual: bool
+    warm_points: bool
     regularizer: Any
 
     def dual_value_and_grad(

@@ -35,7 +35,6 @@ from numpy.typing import NDArray
 from scipy.linalg import LinAlgError, eigh
 from scipy.linalg.lapack import dpotrf, dpotri, dpotrs
 
-from dualboost.conjugates.traits import LowRankConjugate
 from dualboost.solvers.contract import ScaledSteps, WDomain, implements
 from dualboost.solvers.options import NewtonOptions, defaults
 
@@ -51,11 +50,10 @@ class DualEvaluator:
         self.options = defaults(NewtonOptions) if options is None else options
         self.regularizer = model.regularizer.with_warm_starts()
         #: the regulariser of the certified points: the warm copy where every evaluation is an inner
-        #: solve (a LowRankConjugate, docs/math.md#exact-restriction: its root searches run to machine
-        #: precision from any start, and a cold start costs several times a warm one), else the
-        #: model's own. The returned Solution is certified from scratch with the model's own.
-        low_rank = implements(model.regularizer, LowRankConjugate)
-        self.point_regularizer = self.regularizer if low_rank else None
+        #: solve to machine precision from any start (``SmoothDual.warm_points``: the exact
+        #: restrictions, docs/math.md#exact-restriction, whose cold start costs several warm ones),
+        #: else the model's own. The returned Solution is certified from scratch with the model's own.
+        self.point_regularizer = self.regularizer if model.warm_points else None
         #: dual evaluations, Hessians formed (``Model.dual_hessian``) and Hessian-vector products
         self.evaluations = self.hessians = self.products = 0
         #: Hessian-vector products made in single precision; Newton directions that reach a
