@@ -29,7 +29,14 @@ if TYPE_CHECKING:
     from dualboost.solvers.options import AuglagOptions
     from dualboost.solvers.solution import Solution
 
-__all__ = ["Model", "ColumnIndependent", "ColumnProducts", "CvxpyModel", "KKTMultipliers"]
+__all__ = [
+    "Model",
+    "SmoothDualDefaults",
+    "ColumnIndependent",
+    "ColumnProducts",
+    "CvxpyModel",
+    "KKTMultipliers",
+]
 
 
 def gram_parts(
@@ -171,7 +178,59 @@ class ColumnProducts:
         return (self.C.T @ (self.weights * (self.C @ self.pad)))[self.columns]
 
 
-class Model(ABC):
+class SmoothDualDefaults:
+    """The defaults of the optional members of the solver contract's
+    :class:`~dualboost.solvers.contract.SmoothDual` (its docstring lists them): a model overrides
+    those its w-domain or family needs (the max-edge members on the simplex come from
+    :class:`~dualboost.problems.max_edge.MaxEdgeWeights`, the line's from the corrective models,
+    the eta family's from :class:`~dualboost.problems.erlpboost.EntropyRegularised`). ``Model`` and
+    the Dask model inherit them."""
+
+    name: str
+    #: whether the model is one of a family indexed by its eta (``with_eta``, ``lp_limit``)
+    eta_family: bool = False
+
+    def nonsmooth_reason(self) -> str:
+        """Why the dual is not smooth (``""`` when it is): what ``method="auglag"`` says when it refuses."""
+        if self.smooth_dual:  # type: ignore[attr-defined]
+            return ""
+        return "is not differentiable, or has no closed-form gradient and curvature in dualboost"
+
+    def _not_here(self, what: str) -> NotImplementedError:
+        return NotImplementedError(f"{self.name}: {what} (docs/architecture.md#the-solver-contract)")
+
+    def gap_from_gradient(self, w: NDArray[np.float64], grad: NDArray[np.float64]) -> float:
+        """The max-edge models' gap from the gradient (on the simplex only)."""
+        raise self._not_here("the gap from the gradient is the max-edge models' (w_domain 'simplex')")
+
+    def primal_from_edges(self, d: NDArray[np.float64], edges: NDArray[np.float64]) -> float:
+        """The max-edge models' primal value from ``U^T d`` (on the simplex only)."""
+        raise self._not_here("the primal value from the edges is the max-edge models' (w_domain 'simplex')")
+
+    def primal_bound_from_edges(
+        self, d: NDArray[np.float64], edges: NDArray[np.float64], repaired: NDArray[np.float64]
+    ) -> float:
+        """The max-edge models' primal bound from ``U^T d`` (on the simplex only)."""
+        raise self._not_here("the primal bound from the edges is the max-edge models' (w_domain 'simplex')")
+
+    def weights(self, a: float) -> NDArray[np.float64]:
+        """The point ``w(a)`` of a corrective step's line (w_domain 'line' only)."""
+        raise self._not_here("w(a) is the corrective steps' (w_domain 'line')")
+
+    def line_start(self) -> float:
+        """The cold start on a corrective step's line (w_domain 'line' only)."""
+        raise self._not_here("the line's start is the corrective steps' (w_domain 'line')")
+
+    def with_eta(self, eta: float) -> Self:
+        """The same model at another eta (an eta family only)."""
+        raise ValueError(f"{self.name} is not a family indexed by eta")
+
+    def lp_limit(self) -> None:
+        """None: no linear program in memory as the limit eta -> infinity."""
+        return None
+
+
+class Model(SmoothDualDefaults, ABC):
     """Common state and behaviour: the edge matrix ``U`` (N x t) and the solve entry point."""
 
     #: short name used in tables and errors
@@ -407,13 +466,6 @@ class Model(ABC):
         every evaluation, the exact restrictions); the result is certified with the model's own."""
         reg = self.regularizer
         return implements(reg, SmoothConjugate) and reg.warm_copy_certifies
-
-    def nonsmooth_reason(self) -> str:
-        """Why the dual is not smooth (``""`` when it is): what ``method="auglag"`` says when it refuses
-        (:class:`~dualboost.solvers.contract.ExplainedDual`)."""
-        if self.smooth_dual:
-            return ""
-        return "is not differentiable, or has no closed-form gradient and curvature in dualboost"
 
     def parameters(self) -> dict[str, float]:
         """The model's numeric parameters other than U (nu, eta, ...; none here): a solver reuses a

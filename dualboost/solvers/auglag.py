@@ -51,16 +51,7 @@ from scipy.optimize import brentq, minimize
 
 from dualboost._threads import single_blas_thread
 from dualboost.solvers.certify import certify
-from dualboost.solvers.contract import (
-    EtaFamily,
-    ExplainedDual,
-    LinearProgram,
-    LineDual,
-    MaxEdgeDual,
-    SmoothDual,
-    WDomain,
-    implements,
-)
+from dualboost.solvers.contract import LinearProgram, SmoothDual, WDomain, implements
 from dualboost.solvers.highs import HighsState, solve_primal_lp
 from dualboost.solvers.newton import Curvature, DualEvaluator, Point, newton_polish
 from dualboost.solvers.options import AuglagOptions, Stage, options_for
@@ -126,7 +117,7 @@ def _carried_state(state, removed: Sequence[int] | None, appended: int) -> Augla
 def _stiff(model, options: AuglagOptions) -> bool:
     """Whether Newton's first trials stop at breakpoints (``newton_polish``'s ``breakpoints``): eta
     above ``options.breakpoint_eta``."""
-    return implements(model, EtaFamily) and model.eta > options.breakpoint_eta
+    return model.eta_family and _eta(model) > options.breakpoint_eta
 
 
 def _normalised(w: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -240,8 +231,8 @@ def _solve_simplex(model, evaluator, w, target, max_iter, appended, options, kep
             others = (_corrective_step(evaluator, w, appended), np.full(w.size, 1.0 / w.size))
             point = min([point, *(evaluator.point(x, target) for x in others)], key=lambda p: p.gap)
     t = model.n_hypotheses
-    smooth = t <= options.newton_first_t and implements(model, EtaFamily)
-    smooth = smooth and model.eta <= options.newton_first_eta
+    smooth = t <= options.newton_first_t and model.eta_family
+    smooth = smooth and _eta(model) <= options.newton_first_eta
     after_stage = continued and t <= options.newton_after_stage_t
     if point.gap <= options.newton_gap or smooth or after_stage:  # a good start, or a cheap Hessian
         # of a smooth D or from the previous continuation stage: Newton first
@@ -307,7 +298,7 @@ def _solve_orthant(model, evaluator, w, target, max_iter, options):
 
 def _solve_line(model, evaluator, a0, max_iter):
     """Maximise ``D(w(a))``: root of ``phi(a) = x . d(a)``, which is non-increasing in a."""
-    slope_of_w = np.r_[-model.w_prev, 1.0]  # dw/da
+    slope_of_w = model.weights(1.0) - model.weights(0.0)  # dw/da = (-w_prev, 1)
 
     def phi(a: float) -> float:
         return float(evaluator(model.weights(a))[1] @ slope_of_w)
@@ -403,12 +394,12 @@ def _solve_on_simplex(
     (whose cold start does not solve the LP). Returns the point, the iterations and the state to
     keep (the last Hessian and the LP limit's latest HiGHS state).
     """
-    large = implements(model, EtaFamily) and model.eta > options.continuation_eta
+    large = model.eta_family and _eta(model) > options.continuation_eta
     limit = model.lp_limit() if large and model.n_samples <= options.lp_max_samples else None
     run = _Run(evaluator, target, max_iter, w0, *((state.curvature, state.lp) if state else ()))
     warm = w0 is not None
     if warm:
-        if limit is not None and model.eta > options.lp_first_eta:
+        if limit is not None and _eta(model) > options.lp_first_eta:
             _warm_newton(model, run, options)
         else:
             _warm_start(model, run, options, appended, large)
@@ -433,7 +424,7 @@ def _cheap_lp(model, options: AuglagOptions) -> bool:
     """Whether a cold start solves the LP limit (from scratch, without presolve) before continuation:
     eta above lp_cold_eta, t <= lp_cold_t and N >= lp_cold_min_samples."""
     return (
-        model.eta > options.lp_cold_eta
+        _eta(model) > options.lp_cold_eta
         and model.n_hypotheses <= options.lp_cold_t
         and model.n_samples >= options.lp_cold_min_samples
     )
@@ -501,7 +492,7 @@ def _lp_limit_start(model, run: _Run, options: AuglagOptions, limit, cold: bool)
 def _continuation(model, run: _Run, options: AuglagOptions) -> None:
     """Stage 2: the problem at eta/10 from the point reached (recursively, to coarse_gap: its
     solution only starts the next stage)."""
-    coarse_model = model.with_eta(model.eta / 10.0)
+    coarse_model = model.with_eta(_eta(model) / 10.0)
     coarse, steps, _ = _solve_on_simplex(
         coarse_model,
         DualEvaluator(coarse_model, options.newton),
@@ -606,23 +597,27 @@ def run(
         return _solve_auglag(model, side, tol, warm_start, max_iter, removed, options)
 
 
-#: the dual each w-domain needs (on the simplex: the gap from the gradient; on the line: w(a))
-_DOMAIN_PROTOCOLS = {WDomain.SIMPLEX: MaxEdgeDual, WDomain.ORTHANT: SmoothDual, WDomain.LINE: LineDual}
+#: the w-domains auglag solves on (the simplex with the max-edge members, the orthant, the line with
+#: w(a): the optional capabilities of SmoothDual)
+DOMAINS = (WDomain.SIMPLEX, WDomain.ORTHANT, WDomain.LINE)
+
+
+def _eta(model) -> float:
+    """An eta family's eta (``SmoothDual.eta_family``: ``parameters()`` holds it)."""
+    return model.parameters()["eta"]
 
 
 def accepts(model, side: str) -> str | None:
     """None where ``method="auglag"`` solves ``side`` of ``model``, else why not: it needs a
     :class:`~dualboost.solvers.contract.SmoothDual` whose dual is differentiable (``smooth_dual``)
-    and whose w-domain it knows (on the
-    simplex a :class:`~dualboost.solvers.contract.MaxEdgeDual`, on the line a
-    :class:`~dualboost.solvers.contract.LineDual`), and it solves the dual side."""
-    protocol = _DOMAIN_PROTOCOLS.get(model.w_domain)
-    smooth = protocol is not None and implements(model, protocol) and model.smooth_dual
+    on a w-domain it knows (:data:`DOMAINS`, with the capabilities SmoothDual lists for it), and
+    it solves the dual side."""
+    smooth = model.w_domain in DOMAINS and implements(model, SmoothDual) and model.smooth_dual
     if not smooth:
         if implements(model, LinearProgram):
             why, use = "is a linear program", "method='highs' or a cvxpy method ('clarabel', 'ecos', 'scs')"
         else:
-            why = model.nonsmooth_reason() if implements(model, ExplainedDual) else ""
+            why = model.nonsmooth_reason() if implements(model, SmoothDual) else ""
             why = why or "is not differentiable, or has no closed-form gradient and curvature in dualboost"
             use = "a cvxpy method ('clarabel', 'ecos', 'scs')"
         return f"method='auglag' needs a differentiable dual; the dual of {model.name} {why}: use {use}"
@@ -640,12 +635,7 @@ def _solve_auglag(model, side, tol, warm_start, max_iter, removed, options: Augl
     target = 0.5 * tol
     state = None
     if model.w_domain is WDomain.LINE:
-        if w0 is None:  # the clipped corrective step of [KG] Alg. 4.1 (b) as the starting point
-            d_prev = model.d_from_w(model.weights(0.0))
-            norm = np.abs(model.direction).max()
-            a0 = 0.0 if norm == 0 else float(np.clip(model.direction @ d_prev / (model.eta * norm**2), 0, 1))
-        else:
-            a0 = float(w0[-1])
+        a0 = model.line_start() if w0 is None else float(w0[-1])
         a, iterations = _solve_line(model, evaluator, a0, max_iter)
         w = model.weights(a)
         d = model.d_from_w(w)
