@@ -46,7 +46,7 @@ from dualboost.conjugates.entropy import STABLE_BELOW, uncapped_weights
 from dualboost.conjugates.stable import entropy_excess
 from dualboost.conjugates.traits import log_change
 from dualboost.dask.edges import ColumnBlock, DistributedVector, PartitionedEdges
-from dualboost.problems.base import centred_hessian, cross_gram_parts, gram_parts
+from dualboost.problems.kernels import centred_hessian, cross_gram_parts, gram_parts
 
 __all__ = ["Evaluation", "evaluate", "find_threshold", "PIVOTS", "MAX_ROUNDS"]
 
