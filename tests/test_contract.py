@@ -141,14 +141,15 @@ def test_a_regulariser_without_curvature_is_refused_with_the_reason():
 
 
 def test_a_relaxation_declares_what_its_form_and_regulariser_give():
-    """[SS] relaxations: auglag applies to the simplex forms with a strictly convex f~ only; none is an eta
+    """[SS] relaxations: auglag applies to a strictly convex f~ only (the abs form through its simplex
+    form); none is an eta
     family (no eta continuation: ``Relaxation(A, f, form)`` has no eta to vary)."""
     from dualboost.problems.relaxation_report import builtin_relaxation
 
     for name, form, smooth in [
         ("entropy", "simplex", True),
         ("linf-ball+entropy", "simplex", True),
-        ("entropy", "abs", False),  # the l1-ball w-domain
+        ("entropy", "abs", True),  # the l1-ball w-domain, through its simplex form (issue 31)
         ("l2-ball+entropy", "simplex", True),  # the exact inner solve (conjugates.smooth_restriction)
         ("l1-ball", "simplex", False),  # an LP in disguise: no entropy
     ]:

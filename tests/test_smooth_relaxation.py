@@ -301,10 +301,15 @@ def test_totally_corrective_boosting_uses_auglag_and_matches_cvxpy():
 
 
 # --- honest errors and bad input ---------------------------------------------------------------
-def test_auglag_on_the_abs_form_says_why_and_what_applies():
+def test_auglag_on_the_abs_form_solves_it_through_the_simplex_form():
+    """(Issue 31: auglag used to refuse the abs form, naming form='simplex'; it now solves it through
+    that form.) The same value as the simplex form's, certified by the abs model itself."""
     rel = builtin_relaxation("l2-ball+entropy", form="abs")
-    with pytest.raises(ValueError, match=r"form 'abs'.*form='simplex'.*use a cvxpy method"):
-        rel.solve(method="auglag")
+    sol = rel.solve(method="auglag")
+    same = builtin_relaxation("l2-ball+entropy", form="simplex").solve(method="auglag")
+    assert sol.optimal and np.abs(sol.w).sum() <= 1 + 1e-9
+    # both certified to a relative gap of 1e-6: both values lie within 1e-6 of the optimum
+    assert sol.dual_value == pytest.approx(same.dual_value, abs=2e-6)
 
 
 def test_auglag_without_a_strictly_convex_part_says_why():

@@ -89,6 +89,14 @@ class SmoothDualDefaults:
         """The cold start on a corrective step's line (w_domain 'line' only)."""
         raise self._not_here("the line's start is the corrective steps' (w_domain 'line')")
 
+    def warm_columns(self, n_previous: int) -> NDArray[np.intp]:
+        """The previous columns are U's first ``n_previous`` (new ones appended)."""
+        return np.arange(n_previous)
+
+    def simplex_form(self) -> None:
+        """None: no simplex form of signed weights."""
+        return None
+
     def with_eta(self, eta: float) -> Self:
         """The same model at another eta (an eta family only)."""
         raise ValueError(f"{self.name} is not a family indexed by eta")

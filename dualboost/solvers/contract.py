@@ -180,6 +180,9 @@ class SmoothDual(Certifiable, Protocol):
     * on the line of a corrective step (``w_domain`` LINE): ``weights(a)``, the point
       ``w(a) = ((1 - a) w_prev, a)``, and ``line_start()``, the clipped step of [KG] Alg. 4.1 (b)
       [NotImplementedError];
+    * on the l1 ball (``w_domain`` L1_BALL): ``simplex_form()``, the same problem on the simplex
+      over ``[U, -U]`` [None];
+    * where a warm start's columns are not U's first ones: ``warm_columns(n_previous)`` [the first];
     * an eta family (``eta_family`` [False]): ``parameters()["eta"]`` is its regularisation,
       ``with_eta(eta)`` the same model at another eta (eta continuation) and ``lp_limit()`` the
       linear program it tends to as eta -> infinity (None: none in memory) [ValueError, None].
@@ -218,6 +221,11 @@ class SmoothDual(Certifiable, Protocol):
     def nonsmooth_reason(self) -> str:
         """Why ``smooth_dual`` is False, as the end of "the dual of <model> ..."; "" when it is True."""
 
+    def warm_columns(self, n_previous: int) -> NDArray[np.intp]:
+        """Where the columns of a warm start's ``n_previous`` weights sit in this model's U (``Model``:
+        the first ones, new columns appended; a simplex relaxation's ``[A, -A]`` takes a new column
+        of A in both halves)."""
+
     # -- on the simplex
     def gap_from_gradient(self, w: Vector, grad: Vector) -> float:
         """``max_q grad_q - w . grad``: the duality gap when d(w) maximises exactly."""
@@ -234,6 +242,11 @@ class SmoothDual(Certifiable, Protocol):
 
     def line_start(self) -> float:
         """The starting line parameter of a cold solve on the line."""
+
+    # -- on the l1 ball
+    def simplex_form(self) -> SmoothDual | None:
+        """The same problem with its signed weights as a simplex over ``[U, -U]`` (v folds to
+        ``w = v+ - v-``, docs/math.md#signed-weights), which auglag solves; None: none."""
 
     # -- an eta family
     def with_eta(self, eta: float) -> SmoothDual:
