@@ -288,17 +288,37 @@ class Model(SmoothDualDefaults, ABC):
     ) -> Solution:
         """Solve one side with ``method``, map to the other side and certify the pair.
 
-        ``method`` (docs/solvers.md): ``"clarabel"`` (default), ``"ecos"`` or ``"scs"`` (cvxpy,
-        either side), ``"auglag"`` (the hand-written path on the dual side of the smooth models) or
-        ``"highs"`` (the linear and quadratic programs); :func:`dualboost.solvers.accepts` says which
-        apply to this model. ``side``: ``"primal"`` (d-domain) or ``"dual"`` (w-domain).
-        ``warm_start``: a Solution of this model before columns were appended (auglag, highs).
-        ``tol``: the relative gap and feasibility tolerance of the certificate. ``options``: the
-        method's options object, None for its defaults: a
-        :class:`~dualboost.solvers.AuglagOptions` for ``"auglag"`` (docs/solvers.md#options).
-        ``kwargs`` go to the method (``max_iter``, ``removed`` for auglag; cvxpy's arguments, such as
-        ``verbose=True``). Returns a :class:`~dualboost.solvers.Solution` whose values and gap the
-        model computed itself.
+        Every method returns a :class:`~dualboost.solvers.Solution` whose values, infeasibilities and
+        gap the model computed itself from ``(d, w)`` (``status="optimal"`` only where the relative
+        gap and both infeasibilities are within ``tol``); a method that does not apply to this model
+        or side is a ValueError saying why and what applies (:func:`dualboost.solvers.accepts`).
+        The methods (docs/solvers.md):
+
+        * ``"clarabel"`` (default), ``"ecos"``, ``"scs"``: the explicit cvxpy problem of ``side``
+          (``primal_problem()`` / ``dual_problem()``), the other side read from the constraints'
+          multipliers; every in-memory model. No warm start (accepted and ignored). ``kwargs`` go to
+          cvxpy's ``solve`` (``verbose=True``, solver settings).
+        * ``"auglag"``: the hand-written path on the dual side of the models with a smooth dual
+          (``smooth_dual``: ERLPBoost, Binary ERLPBoost, the corrective steps, SoftBoost, QRLPBoost,
+          MDBoost, [SS] relaxations with a strictly convex f, the ``"abs"`` form through its simplex
+          form). Augmented Lagrangian rounds of L-BFGS-B hand over to active-set Newton steps near the
+          optimum or at large eta; above ``AuglagOptions.continuation_eta`` an eta family is solved by
+          eta continuation, or, where the LP limit is cheap, from LPBoost's HiGHS solution (the LP
+          path). ``warm_start``: a Solution of this model with columns appended since (any number:
+          ``with_columns``) or removed (``removed=[...]``, kwargs), whose w and kept Hessian start
+          the solve; ``max_iter`` (kwargs) bounds the L-BFGS-B iterations.
+          ``options``: an :class:`~dualboost.solvers.AuglagOptions` (its Newton steps'
+          :class:`~dualboost.solvers.NewtonOptions` in ``AuglagOptions(newton=...)``), each field
+          with its reason (docs/solvers.md#options); :func:`~dualboost.solvers.default_options` sets
+          them for a block of code.
+        * ``"highs"``: HiGHS on the linear programs (LPBoost, NMBoost; either side) and the
+          quadratic program of CGBoost (on the sides in ``highs_sides``: its dual).
+          ``warm_start`` on LPBoost's primal side: its HiGHS model and basis, grown by the new
+          columns' rows. No options.
+
+        ``side``: ``"primal"`` (d-domain) or ``"dual"`` (w-domain). ``tol``: the relative gap and
+        feasibility tolerance of the certificate. ``options``: the method's options object, None
+        for its defaults (only ``"auglag"`` has one; another type is a ValueError naming it).
         """
         from dualboost.solvers import solve as _solve  # problems do not import solvers eagerly
 
