@@ -52,7 +52,8 @@ def test_single_precision_operator_is_within_float32_rounding(model, columns):
     A = np.abs(model.U[:, S])
     u, n = 2.0**-24, model.n_samples + S.size
     gamma = 2 * n * u / (1 - n * u)
-    g, V, M, scale, rows = model._curvature(w, None)  # hess f* = scale (diag(g) - V M V^T)
+    curvature, rows = model._curvature(w, None)  # hess f* = scale (diag(g) - V M V^T)
+    g, V, M, scale = curvature.g, curvature.V, curvature.M, curvature.scale
     A = A if rows is None else A[rows]
     P = np.abs(A.T @ np.abs(V))
     weights, extra = scale * g, lambda x: scale * P @ (np.abs(M) @ (P.T @ x))

@@ -34,16 +34,16 @@ def test_parts_add_up_over_row_blocks_and_give_the_hessian():
     U = rng.uniform(-1, 1, size=(N, t))
     reg = CappedRelativeEntropy(rng.dirichlet(np.ones(N)), nu=4.0, eta=30.0)
     theta = -(U @ rng.dirichlet(np.ones(t)))
-    g, V, M, scale = reg.conjugate_hessian(theta)
+    g, V, S, scale = H = reg.conjugate_hessian(theta)
     rows, columns = np.array([0, 2, 5]), np.array([1, 2])
     whole = kernels.cross_gram_parts(U, g, V, rows, columns)
     blocks = [slice(0, 40), slice(40, 90), slice(90, N)]
     per_block = [kernels.cross_gram_parts(U[b], g[b], V[b], rows, columns) for b in blocks]
     summed = [sum(parts) for parts in zip(*per_block, strict=True)]
-    dense = np.diag(g) - V @ M @ V.T
+    dense = np.diag(g) - V @ H.M @ V.T
     expected = -scale * (U[:, rows].T @ dense @ U[:, columns])
-    magnitude = np.diag(g) + np.abs(V @ M @ V.T)
+    magnitude = np.diag(g) + np.abs(V @ H.M @ V.T)
     terms = scale * (np.abs(U[:, rows]).T @ magnitude @ np.abs(U[:, columns]))
     for got in (whole, summed):
-        H = kernels.low_rank_hessian(*got, M, scale)
-        np.testing.assert_allclose(H, expected, rtol=0, atol=1e-12 * terms.max())
+        formed = kernels.low_rank_hessian(*got, S, scale)
+        np.testing.assert_allclose(formed, expected, rtol=0, atol=1e-12 * terms.max())

@@ -460,25 +460,13 @@ class _InnerSolver:
         return value
 
     def hessian(self, sol: _Solved) -> LowRankHessian:
-        """``G - G B (B^T G B)^-1 B^T G`` (module docstring)."""
+        """``G - G B (B^T G B)^-1 B^T G`` (module docstring): ``V = G B``, ``S = B^T G B``."""
         columns = [np.ones(self.n)]
         if self.ball is not None and sol.lam > 0.0:
             columns.append(sol.d - self.ball[0])
         B = np.column_stack(columns)
         V = sol.g[:, None] * B
-        return LowRankHessian(sol.g, V, _small_inverse(B.T @ V))
-
-
-def _small_inverse(S: NDArray[np.float64]) -> NDArray[np.float64]:
-    """The inverse of the 1 x 1 or 2 x 2 Gram matrix ``B^T G B`` in closed form (pseudo-inverse where
-    it is singular: every coordinate capped, or d - c parallel to 1 on the free ones)."""
-    if S.shape == (1, 1):
-        return np.array([[1.0 / S[0, 0]]]) if S[0, 0] > 0.0 else np.zeros((1, 1))
-    a, b, c = S[0, 0], S[0, 1], S[1, 1]
-    det = a * c - b * b
-    if det > 1e-14 * a * c:
-        return np.array([[c, -b], [-b, a]]) / det
-    return np.linalg.pinv(S, hermitian=True)
+        return LowRankHessian(sol.g, V, B.T @ V)
 
 
 # --- the functions with the exact conjugate -------------------------------------------------------
@@ -556,7 +544,7 @@ class ExactRestrictionMixin:
     def conjugate_hessian(
         self, theta: ArrayLike | None, grad: NDArray[np.float64] | None = None
     ) -> LowRankHessian:
-        """``hess f~*(theta) = diag(g) - V M V^T`` by implicit differentiation of the inner solve
+        """``hess f~*(theta) = diag(g) - V S^-1 V^T`` by implicit differentiation of the inner solve
         (module docstring); where the ball or a cap starts or stops binding f~* is C^1, not C^2, and
         this is the Hessian of the current piece. ``theta`` may be None when ``grad`` is a d this
         object returned (:meth:`remembers`)."""

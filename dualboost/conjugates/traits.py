@@ -4,12 +4,12 @@ A model's smooth dual ``D(w) = -f*(-U w)`` (:class:`~dualboost.solvers.contract.
 gradient and a Hessian of ``f*``, which every smooth conjugate of this library declares in ONE form
 (docs/math.md#exact-restriction), a :class:`LowRankHessian`
 
-    ``hess f*(theta) = scale (diag(g) - V M V^T)``,   V: N x k, M: k x k, k <= 2:
+    ``hess f*(theta) = scale (diag(g) - V S^+ V^T)``,   V: N x k, S: k x k, k <= 2:
 
 the exact restrictions ``f + I_S`` of :mod:`dualboost.conjugates.smooth_restriction` have it from the
 implicit differentiation of their inner solve (k = 1, or 2 where an l2 ball binds); the capped
 softmax's ``scale (diag s - s s^T / sum s)`` (:meth:`CappedRelativeEntropy.conjugate_hessian_factors`
-and the other closed forms) is the case ``k = 1``, ``g = s``, ``V = s``, ``M = 1 / sum s``
+and the other closed forms) is the case ``k = 1``, ``g = s``, ``V = s``, ``S = sum s``
 (:meth:`LowRankHessian.rank_one`, :class:`RankOneCurvature`); the exact restrictions have scale 1.
 A :class:`SmoothConjugate` declares it with the two traits that steer a dual solver.
 
@@ -26,20 +26,33 @@ from typing import NamedTuple, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["LowRankHessian", "SmoothConjugate", "RankOneCurvature", "SmoothPart", "log_change"]
+__all__ = [
+    "LowRankHessian",
+    "SmoothConjugate",
+    "RankOneCurvature",
+    "SmoothPart",
+    "log_change",
+    "small_inverse",
+]
 
 Vector = NDArray[np.float64]
 
 
 class LowRankHessian(NamedTuple):
-    """``hess f*(theta) = scale (diag(g) - V M V^T)`` (V: N x k, M: k x k, k <= 2; a common factor
-    ``scale`` > 0, so that the difference is formed before the scaling: at eta = 1e6 the two terms
-    cancel to rounding of their own size, not eta's)."""
+    """``hess f*(theta) = scale (diag(g) - V S^+ V^T)`` (V: N x k, S: k x k, k <= 2, ``S^+`` its
+    inverse, or pseudo-inverse where singular: :func:`small_inverse`); a common factor ``scale`` > 0,
+    so that the difference is formed before the scaling (at eta = 1e6 the two terms cancel to
+    rounding of their own size, not eta's)."""
 
     g: Vector
     V: NDArray[np.float64]
-    M: NDArray[np.float64]
+    S: NDArray[np.float64]
     scale: float = 1.0
+
+    @property
+    def M(self) -> NDArray[np.float64]:
+        """``S^+``: the middle factor of ``V M V^T``."""
+        return small_inverse(self.S)
 
     def product(self, v: Vector) -> Vector:
         """``hess f* v`` in O(N k)."""
@@ -47,10 +60,22 @@ class LowRankHessian(NamedTuple):
 
     @classmethod
     def rank_one(cls, s: Vector, scale: float) -> LowRankHessian:
-        """``scale (diag s - s s^T / sum s)`` in this form: ``g = s``, ``V = s``, ``M = 1 / sum s``
-        (``M = 0`` when ``sum s = 0``: every coordinate capped, the Hessian is 0)."""
-        total = float(s.sum())
-        return cls(s, s[:, None], np.array([[1.0 / total if total > 0 else 0.0]]), scale)
+        """``scale (diag s - s s^T / sum s)`` in this form: ``g = s``, ``V = s``, ``S = sum s``
+        (``S^+ = 0`` when ``sum s = 0``: every coordinate capped, the Hessian is 0)."""
+        return cls(s, s[:, None], np.array([[float(s.sum())]]), scale)
+
+
+def small_inverse(S: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The inverse of the 1 x 1 or 2 x 2 matrix S of a :class:`LowRankHessian` in closed form
+    (pseudo-inverse where it is singular: every coordinate capped, or, for the exact restrictions'
+    ``B^T G B``, d - c parallel to 1 on the free coordinates)."""
+    if S.shape == (1, 1):
+        return np.array([[1.0 / S[0, 0]]]) if S[0, 0] > 0.0 else np.zeros((1, 1))
+    a, b, c = S[0, 0], S[0, 1], S[1, 1]
+    det = a * c - b * b
+    if det > 1e-14 * a * c:
+        return np.array([[c, -b], [-b, a]]) / det
+    return np.linalg.pinv(S, hermitian=True)
 
 
 @runtime_checkable

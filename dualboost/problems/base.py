@@ -20,12 +20,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_edge_matrix, check_vector
-from dualboost.conjugates.traits import SmoothConjugate
+from dualboost.conjugates.traits import LowRankHessian, SmoothConjugate
 from dualboost.problems.kernels import (
     ColumnProducts,
     cross_gram_parts,
     gram_parts,
     low_rank_hessian,
+    low_rank_product,
     single_extension,
     single_product,
 )
@@ -156,18 +157,19 @@ class Model(SmoothDualDefaults, ABC):
         self, w: NDArray[np.float64], columns: NDArray[np.intp], d: NDArray[np.float64] | None = None
     ) -> NDArray[np.float64]:
         """The Hessian of ``D(w) = -f*(-U w)`` (plus linear terms) restricted to ``columns``:
-        ``-U_S^T hess f*(-U w) U_S`` with the regulariser's ``hess f* = scale (diag(g) - V M V^T)``
-        (:class:`~dualboost.conjugates.traits.LowRankHessian`), i.e. ``-scale (U_S^T diag(g) U_S - P M P^T)``
+        ``-U_S^T hess f*(-U w) U_S`` with the regulariser's ``hess f* = scale (diag(g) - V S^+ V^T)``
+        (:class:`~dualboost.conjugates.traits.LowRankHessian`), i.e.
+        ``-scale (U_S^T diag(g) U_S - P S^+ P^T)``
         with ``P = U_S^T V``, O(N |S|^2) (only the examples whose curvature weight is not negligible
         count). ``d``: ``d(w)`` when the caller has it (a dual solver does: ``dual_value_and_grad``
         returned it), saving an evaluation."""
-        g, V, M, scale, rows = self._curvature(w, d)
+        H, rows = self._curvature(w, d)
         if rows is not None:
             C = self.U[rows][:, columns]
         else:
             C = self.U[:, columns] if columns.size < self.n_hypotheses else self.U.copy(order="K")
-        P = C.T @ V
-        return low_rank_hessian(gram_parts(C, g)[0], P, P, M, scale)
+        P = np.column_stack([C.T @ H.V[:, j] for j in range(H.V.shape[1])])
+        return low_rank_hessian(gram_parts(C, H.g)[0], P, P, H.S, H.scale)
 
     def dual_hessian_operator(
         self,
@@ -177,7 +179,7 @@ class Model(SmoothDualDefaults, ABC):
         single: bool = False,
     ) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
         """``v -> H v`` for the Hessian ``H`` of :meth:`dual_hessian` on ``columns``, without forming
-        it: ``-scale (C^T (g * (C v)) - P M P^T v)`` with ``C = U_S``, ``P = C^T V`` (the same factors), two
+        it: ``-scale (C^T (g * (C v)) - P S^+ P^T v)`` with ``C = U_S``, ``P = C^T V`` (the same factors), two
         passes over U_S, O(N |S|), per product instead of O(N |S|^2) once: for solvers that need a
         few products (the conjugate-gradient Newton steps of ``method="auglag"``). ``C`` is a copy of
         the columns (and of the rows that count) when they are at most half of U, else U itself with
@@ -185,14 +187,14 @@ class Model(SmoothDualDefaults, ABC):
         :meth:`single_precision_U` (relative error of order 1e-6; :class:`ColumnProducts`)."""
         columns = np.asarray(columns, dtype=np.intp)
         U = self.single_precision_U() if single else self.U
-        g, V, M, scale, rows = self._curvature(w, d)
-        C = ColumnProducts(U, columns, rows, g)
-        P = C.left(V)
-        PM = P @ M
+        H, rows = self._curvature(w, d)
+        C = ColumnProducts(U, columns, rows, H.g)
+        P = np.column_stack([C.left(H.V[:, j]) for j in range(H.V.shape[1])])
+        S, scale = H.S, H.scale
 
         def product(v: NDArray[np.float64]) -> NDArray[np.float64]:
             out = C.gram(v)
-            out -= PM @ (P.T @ v)
+            out -= low_rank_product(P, S, v)
             return -scale * out
 
         return product
@@ -220,9 +222,9 @@ class Model(SmoothDualDefaults, ABC):
         """The block ``(rows, columns)`` of the Hessian of :meth:`dual_hessian`, O(N |rows| |columns|):
         what a solver that keeps an older Hessian computes for the columns it has not seen (the
         active-set Newton step of ``method="auglag"`` after a column was appended)."""
-        g, V, M, scale, kept = self._curvature(w, d)
+        H, kept = self._curvature(w, d)
         U = self.U if kept is None else self.U[kept]
-        return low_rank_hessian(*cross_gram_parts(U, g, V, rows, columns), M, scale)
+        return low_rank_hessian(*cross_gram_parts(U, H.g, H.V, rows, columns), H.S, H.scale)
 
     def dual_step_spread(
         self, direction: NDArray[np.float64], d: NDArray[np.float64], single: bool = False
@@ -243,24 +245,26 @@ class Model(SmoothDualDefaults, ABC):
 
     def _curvature(
         self, w: NDArray[np.float64], d: NDArray[np.float64] | None
-    ) -> tuple[
-        NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], float, NDArray[np.bool_] | None
-    ]:
-        """``(g, V, M, scale, rows)`` of ``hess f*(-U w) = scale (diag(g) - V M V^T)`` (the regulariser's
-        ``conjugate_hessian``; theta is computed only when the regulariser cannot tell the curvature
-        from d alone) and the examples that count: a mask when most are negligible (large eta, small
+    ) -> tuple[LowRankHessian, NDArray[np.bool_] | None]:
+        """``hess f*(-U w) = scale (diag(g) - V S^+ V^T)`` (the regulariser's ``conjugate_hessian``;
+        theta is computed only when the regulariser cannot tell the curvature from d alone) on the
+        examples that count, and those examples: a mask when most are negligible (large eta, small
         nu: d sits on the smallest margins; gathering the few that count is cheaper than the products
         it saves), else None, with the negligible weights (below 1e-17 of the largest) set to 0 (V
-        is 0 there too)."""
+        is 0 there too). For k = 1, ``S = sum_n V_n`` over the rows that count (``V = g 1``: the
+        exact restrictions' ``1^T G 1``, the softmax's ``sum s``)."""
         reg = self.regularizer
         theta = None if d is not None and reg.remembers(d) else -(self.U @ w)
-        g, V, M, scale = reg.conjugate_hessian(theta, d)
+        g, V, S, scale = reg.conjugate_hessian(theta, d)
         rows = g > 1e-17 * g.max(initial=0.0)
+        kept = None
         if 2 * np.count_nonzero(rows) < rows.size:
-            return g[rows], V[rows], M, scale, rows
-        if not rows.all():
+            g, V, kept = g[rows], V[rows], rows
+        elif not rows.all():
             g, V = np.where(rows, g, 0.0), np.where(rows[:, None], V, 0.0)
-        return g, V, M, scale, None
+        if S.shape == (1, 1):
+            S = np.array([[float(V[:, 0].sum())]])
+        return LowRankHessian(g, V, S, scale), kept
 
     @abstractmethod
     def d_from_w(self, w: ArrayLike) -> NDArray[np.float64]:

@@ -1,6 +1,6 @@
 """The numerical kernels of the models' smooth duals (docs/solvers.md): Gram products of the
 columns of U with curvature weights, the Hessian of ``D(w) = -f*(-U w)`` from its parts in the one
-form ``hess f* = scale (diag(g) - V M V^T)`` (:class:`~dualboost.conjugates.traits.LowRankHessian`),
+form ``hess f* = scale (diag(g) - V S^+ V^T)`` (:class:`~dualboost.conjugates.traits.LowRankHessian`),
 and the float32 copies of U that inexact Newton steps read (docs/solvers.md#single-precision-products).
 
 The parts add up over row blocks, so the in-memory :class:`~dualboost.problems.Model` and the Dask
@@ -14,10 +14,14 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from dualboost.conjugates.traits import small_inverse
+
 __all__ = [
     "gram_parts",
     "cross_gram_parts",
     "low_rank_hessian",
+    "low_rank_term",
+    "low_rank_product",
     "centred_hessian",
     "single_extension",
     "single_product",
@@ -81,25 +85,45 @@ def cross_gram_parts(
     columns: NDArray[np.intp],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """``(U_R^T diag(g) U_C, U_R^T V, U_C^T V)`` for the rows R and columns C of a Hessian block, by
-    one pass over U (``[g U_C, V]^T U``; no copy of the |R| columns); adds up over row blocks like
-    :func:`gram_parts`."""
+    one pass over U (``[g U_C, V]^T U``; no copy of the |R| columns; ``U_C^T V`` by sums over the
+    examples, as ``U_C^T s`` always was); adds up over row blocks like :func:`gram_parts`."""
     k = V.shape[1]
-    products = np.column_stack([U[:, columns] * g[:, None], V]).T @ U
-    return products[:-k, rows].T, products[-k:, rows].T, U[:, columns].T @ V
+    UC = U[:, columns]
+    products = np.column_stack([UC * g[:, None], V]).T @ U
+    P_columns = np.column_stack([(UC * V[:, [j]]).sum(axis=0) for j in range(k)])
+    return products[:-k, rows].T, products[-k:, rows].T, P_columns
+
+
+def low_rank_term(P_rows: NDArray[np.float64], S: NDArray[np.float64], P_columns: NDArray[np.float64]):
+    """``P_rows S^+ P_columns^T`` (``S^+``: :func:`~dualboost.conjugates.traits.small_inverse`), for
+    k = 1 as ``outer(p, q) / S`` (0 where S = 0), the rounding of the capped softmax's
+    ``a b^T / sum s``."""
+    if S.shape == (1, 1):
+        total = float(S[0, 0])
+        return np.outer(P_rows[:, 0], P_columns[:, 0]) / total if total > 0 else 0.0
+    return P_rows @ small_inverse(S) @ P_columns.T
+
+
+def low_rank_product(P: NDArray[np.float64], S: NDArray[np.float64], v: NDArray[np.float64]):
+    """``P S^+ P^T v`` (as :func:`low_rank_term`; for k = 1, ``p (p . v) / S``)."""
+    if S.shape == (1, 1):
+        total, p = float(S[0, 0]), P[:, 0]
+        return p * (float(p @ v) / total) if total > 0 else 0.0
+    return P @ (small_inverse(S) @ (P.T @ v))
 
 
 def low_rank_hessian(
     gram: NDArray[np.float64],
     P_rows: NDArray[np.float64],
     P_columns: NDArray[np.float64],
-    M: NDArray[np.float64],
+    S: NDArray[np.float64],
     scale: float,
 ) -> NDArray[np.float64]:
-    """``-scale (gram - P_rows M P_columns^T)``: the dual Hessian (block) ``-U_R^T hess f* U_C`` from
-    its summed parts, with ``hess f* = scale (diag(g) - V M V^T)``
-    (:class:`~dualboost.conjugates.traits.LowRankHessian`), ``gram = U_R^T diag(g) U_C``, ``P = U^T V``
-    on the rows and on the columns."""
-    return -scale * (gram - P_rows @ M @ P_columns.T)
+    """``-scale (gram - P_rows S^+ P_columns^T)``: the dual Hessian (block) ``-U_R^T hess f* U_C``
+    from its summed parts, with ``hess f* = scale (diag(g) - V S^+ V^T)``
+    (:class:`~dualboost.conjugates.traits.LowRankHessian`), ``gram = U_R^T diag(g) U_C``,
+    ``P = U^T V`` on the rows and on the columns."""
+    return -scale * (gram - low_rank_term(P_rows, S, P_columns))
 
 
 def centred_hessian(
@@ -109,8 +133,7 @@ def centred_hessian(
     (:meth:`~dualboost.conjugates.traits.LowRankHessian.rank_one`) from the parts summed over row blocks
     (the Dask partitions): ``gram = U_R^T diag(s) U_C``, ``a = U_R^T s``, ``b = U_C^T s``,
     ``total = sum s``."""
-    M = np.array([[1.0 / total if total > 0 else 0.0]])
-    return low_rank_hessian(gram, a[:, None], b[:, None], M, scale)
+    return low_rank_hessian(gram, a[:, None], b[:, None], np.array([[total]]), scale)
 
 
 class ColumnProducts:

@@ -14,11 +14,15 @@ every member a solver reads is declared in one of them, and no solver probes a m
 4. :class:`SmoothDual` for ``method="auglag"``: a differentiable w-domain dual with its curvature.
    ``Model`` implements it for ``D(w) = -f*(-U w)`` when the regulariser is a
    :class:`~dualboost.conjugates.traits.SmoothConjugate` (every smooth conjugate of the library,
-   whose Hessian is ``scale (diag(g) - V M V^T)``); a model only chooses its ``w_domain``
+   whose Hessian is ``scale (diag(g) - V S^+ V^T)``); a model only chooses its ``w_domain``
    (:class:`WDomain`). The members that only some models have are optional capabilities with
    defaults on ``Model`` (see :class:`SmoothDual`): the max-edge members on the simplex (subclass
-   :class:`~dualboost.problems.max_edge.MaxEdgeModel`), the line of a corrective step, an eta family
-   (eta continuation and the LP limit), the trust radius's step measure.
+   :class:`~dualboost.problems.max_edge.MaxEdgeModel`), the line of a corrective step, the l1 ball's
+   simplex form, where a warm start's columns sit, an eta family (eta continuation and the LP
+   limit), the trust radius's step measure.
+
+(``method="highs"`` also solves the growing LP without LPBoost's ``nu`` and the diagonal QPs: the
+``HighsProgram`` and ``QuadraticProgram`` of :mod:`dualboost.solvers.highs`.)
 
 So a new smooth model is ten lines: subclass ``MaxEdgeModel``, set ``regularizer`` to a conjugate
 of the library and write ``parameters()`` (docs/architecture.md has the example). Each method's
