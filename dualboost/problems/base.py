@@ -229,9 +229,9 @@ class Model(SmoothDualDefaults, ABC):
     def dual_step_spread(
         self, direction: NDArray[np.float64], d: NDArray[np.float64], single: bool = False
     ) -> float:
-        """The largest first-order change of ``log d_n`` when w moves by ``direction`` (the
-        ``ScaledSteps`` of the solver contract, docs/solvers.md#step-length): theta = -U w moves by
-        ``-U x``, and the regulariser measures that move (``SmoothConjugate.step_spread``; 0, no bound,
+        """The largest first-order change of ``log d_n`` when w moves by ``direction`` (the solver
+        contract's ``SmoothDual.dual_step_spread``, docs/solvers.md#step-length): theta = -U w moves
+        by ``-U x``, and the regulariser measures that move (``SmoothConjugate.step_spread``; 0, no bound,
         where its steps are not measured in these units, or for other regularisers). ``single``:
         ``U x`` in single precision (:meth:`single_precision_U`; a trust radius needs no
         more)."""
