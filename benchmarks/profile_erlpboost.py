@@ -71,28 +71,29 @@ CATEGORIES = (
 def _named_functions() -> dict[tuple[str, int, str], str]:
     """The category of each dualboost function that a module path alone does not settle, keyed as
     cProfile keys functions: (file, first line, name)."""
-    from dualboost.problems import base
+    from dualboost.conjugates import traits
+    from dualboost.problems import base, kernels
     from dualboost.solvers import auglag, newton
 
     groups = {
         "U passes: evaluations": [base.Model.dual_value_and_grad],
         "U passes: H v products": [
-            *vars(base.ColumnProducts).values(),
-            base.single_product,
+            *vars(kernels.ColumnProducts).values(),
+            kernels.single_product,
             base.Model.dual_hessian_operator,
             base.Model.dual_step_spread,
-            base.log_change,
-            base.Model._low_rank_operator,
+            traits.log_change,
         ],
         "U passes: formed Hessians": [
-            base.gram_parts,
-            base.cross_gram_parts,
-            base.centred_hessian,
+            kernels.gram_parts,
+            kernels.cross_gram_parts,
+            kernels.low_rank_hessian,
+            kernels.centred_hessian,
             base.Model.dual_hessian,
             base.Model.dual_hessian_block,
-            base.Model._curvature_weights,
+            base.Model._curvature,
             base.Model.single_precision_U,
-            base.single_extension,
+            kernels.single_extension,
         ],
         "dense t x t algebra": [
             newton._cholesky,

@@ -30,11 +30,6 @@ MODEL_PROTOCOLS = [
     contract.CvxpyForms,
     contract.LinearProgram,
     contract.SmoothDual,
-    contract.MaxEdgeDual,
-    contract.LineDual,
-    contract.EtaFamily,
-    contract.ExplainedDual,
-    contract.ScaledSteps,
     highs.HighsProgram,
     highs.QuadraticProgram,
 ]
@@ -126,3 +121,34 @@ def test_no_probing_of_models_in_solvers_and_problems():
             for call in re.findall(r"\b(?:has|get)attr\([^()]*\)", path.read_text()):
                 found.add((f"{folder}/{path.name}", call))
     assert found == ALLOWED
+
+
+def test_the_contract_is_four_protocols_and_its_docstring_names_them():
+    """Certifiable, CvxpyForms, LinearProgram, SmoothDual (the simplex, line, eta-family and step
+    members are optional capabilities of SmoothDual with defaults on Model)."""
+    protocols = {
+        name
+        for name in contract.__all__
+        if inspect.isclass(obj := getattr(contract, name)) and getattr(obj, "_is_protocol", False)
+    }
+    assert protocols == {"Certifiable", "CvxpyForms", "LinearProgram", "SmoothDual"}
+    assert all(f":class:`{name}`" in contract.__doc__ for name in protocols)
+    capabilities = {"gap_from_gradient", "primal_from_edges", "weights", "line_start", "eta_family"}
+    capabilities |= {"with_eta", "lp_limit", "dual_step_spread", "nonsmooth_reason"}
+    assert capabilities <= declared(contract.SmoothDual)
+
+
+def test_capabilities_a_model_lacks_say_so():
+    """Model's defaults of the optional members: a clear error naming the model, never an
+    AttributeError from deep inside a solver."""
+    soft = FACTORIES[problems.SoftBoost]()
+    assert not soft.eta_family and soft.lp_limit() is None
+    with pytest.raises(NotImplementedError, match="softboost: the gap from the gradient"):
+        soft.gap_from_gradient(np.full(5, 0.2), np.zeros(5))
+    with pytest.raises(NotImplementedError, match="softboost: w\\(a\\) is the corrective steps'"):
+        soft.weights(0.5)
+    with pytest.raises(ValueError, match="not a family indexed by eta"):
+        soft.with_eta(2.0)
+    assert FACTORIES[problems.ERLPBoost]().eta_family
+    line = FACTORIES[problems.CorrectiveERLPBoost]()
+    assert 0.0 <= line.line_start() <= 1.0

@@ -215,12 +215,13 @@ def test_model_offers_the_smooth_dual_only(executor):
     solver contract and nothing that needs U on one machine, and the registry says so."""
     from dualboost.problems import Model
     from dualboost.solvers import accepts
-    from dualboost.solvers.contract import CvxpyForms, EtaFamily, LinearProgram, MaxEdgeDual, implements
+    from dualboost.solvers.contract import CvxpyForms, LinearProgram, SmoothDual, WDomain, implements
 
     parts = PartitionedEdges.from_array(executor, _edge_matrix(np.random.default_rng(5), 60, 3), [30, 30])
     model = DaskERLPBoost(parts, nu=6.0, eta=2.0)
     assert not isinstance(model, Model) and not hasattr(model, "U")
-    assert isinstance(model, MaxEdgeDual) and isinstance(model, EtaFamily)
+    # a SmoothDual on the simplex (the max-edge members) in an eta family (formerly two Protocols)
+    assert isinstance(model, SmoothDual) and model.w_domain is WDomain.SIMPLEX and model.eta_family
     assert not implements(model, CvxpyForms) and not implements(model, LinearProgram)
     assert accepts(model, "auglag", "dual") is None
     for method in ("clarabel", "highs"):

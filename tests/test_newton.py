@@ -52,16 +52,11 @@ def test_single_precision_operator_is_within_float32_rounding(model, columns):
     A = np.abs(model.U[:, S])
     u, n = 2.0**-24, model.n_samples + S.size
     gamma = 2 * n * u / (1 - n * u)
-    if model._low_rank:
-        g, V, M, rows = model._low_rank_factors(w, None)
-        A = A if rows is None else A[rows]
-        P = np.abs(A.T @ np.abs(V))
-        weights, extra = g, lambda x: P @ (np.abs(M) @ (P.T @ x))
-    else:
-        s, scale, rows = model._curvature_weights(w, None)
-        A = A if rows is None else A[rows]
-        a, total = A.T @ s, float(s.sum())
-        weights, extra = scale * s, lambda x: scale * a * (a @ x) / total
+    curvature, rows = model._curvature(w, None)  # hess f* = scale (diag(g) - V M V^T)
+    g, V, M, scale = curvature.g, curvature.V, curvature.M, curvature.scale
+    A = A if rows is None else A[rows]
+    P = np.abs(A.T @ np.abs(V))
+    weights, extra = scale * g, lambda x: scale * P @ (np.abs(M) @ (P.T @ x))
     for _ in range(3):
         v = rng.normal(size=S.size)
         bound = gamma * (A.T @ (weights * (A @ np.abs(v))) + extra(np.abs(v)))

@@ -170,7 +170,7 @@ def test_gradient_and_hessian_products_against_finite_differences(name):
     rng = np.random.default_rng(11)
     theta = rng.standard_normal(N)
     d = F.conjugate_grad(theta)
-    hessian = F.conjugate_hessian_lowrank(theta)
+    hessian = F.conjugate_hessian(theta)
     h = 1e-5
     for _ in range(3):
         v = rng.standard_normal(N)
@@ -193,7 +193,7 @@ def test_the_curvature_is_found_from_a_returned_d_alone():
     _, d = F.conjugate_and_grad(theta)
     assert F.remembers(d) and not F.remembers(d.copy())
     v = np.random.default_rng(3).standard_normal(N)
-    from_d = F.conjugate_hessian_lowrank(None, d).product(v)
+    from_d = F.conjugate_hessian(None, d).product(v)
     assert np.allclose(from_d, F.conjugate_hessian_product(theta, v), rtol=1e-12, atol=1e-15)
     warm = F.with_warm_starts()
     _, d_warm = warm.conjugate_and_grad(theta + 1e-3)
@@ -301,10 +301,15 @@ def test_totally_corrective_boosting_uses_auglag_and_matches_cvxpy():
 
 
 # --- honest errors and bad input ---------------------------------------------------------------
-def test_auglag_on_the_abs_form_says_why_and_what_applies():
+def test_auglag_on_the_abs_form_solves_it_through_the_simplex_form():
+    """(Issue 31: auglag used to refuse the abs form, naming form='simplex'; it now solves it through
+    that form.) The same value as the simplex form's, certified by the abs model itself."""
     rel = builtin_relaxation("l2-ball+entropy", form="abs")
-    with pytest.raises(ValueError, match=r"form 'abs'.*form='simplex'.*use a cvxpy method"):
-        rel.solve(method="auglag")
+    sol = rel.solve(method="auglag")
+    same = builtin_relaxation("l2-ball+entropy", form="simplex").solve(method="auglag")
+    assert sol.optimal and np.abs(sol.w).sum() <= 1 + 1e-9
+    # both certified to a relative gap of 1e-6: both values lie within 1e-6 of the optimum
+    assert sol.dual_value == pytest.approx(same.dual_value, abs=2e-6)
 
 
 def test_auglag_without_a_strictly_convex_part_says_why():
@@ -333,7 +338,7 @@ def test_bad_input_names_the_argument():
     with pytest.raises(ValueError, match="v"):
         F.conjugate_hessian_product(np.zeros(N), np.ones(3))
     with pytest.raises(ValueError, match="theta"):
-        F.conjugate_hessian_lowrank(None, np.ones(N))
+        F.conjugate_hessian(None, np.ones(N))
     missing = cj.NormBall(p=2, radius=0.5 / np.sqrt(N)) + cj.RelativeEntropy()  # misses the simplex
     with pytest.raises(ValueError, match=r"^f: the l2 ball"):
         Relaxation(random_edge_matrix(N, 5, 0), missing)

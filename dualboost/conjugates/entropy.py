@@ -25,6 +25,7 @@ from dualboost.conjugates._membership import OnCappedSimplex, on_capped_simplex
 from dualboost.conjugates.base import ConvexFunction, CvxpyForm
 from dualboost.conjugates.projections import capped_softmax
 from dualboost.conjugates.stable import entropy_excess, log_mean_exp, log_mixture
+from dualboost.conjugates.traits import RankOneCurvature
 
 __all__ = ["CappedRelativeEntropy", "CappedBinaryRelativeEntropy", "uncapped_weights"]
 
@@ -40,7 +41,7 @@ def uncapped_weights(d: NDArray[np.float64], nu: float) -> NDArray[np.float64]:
     return np.where(d < (1.0 - 1e-12) / nu, d, 0.0) if nu > 1.0 else d
 
 
-class CappedRelativeEntropy(OnCappedSimplex, ConvexFunction):
+class CappedRelativeEntropy(RankOneCurvature, OnCappedSimplex, ConvexFunction):
     """``f(d) = (1/eta) sum_n d_n ln(d_n / d0_n)`` on ``{d : sum d = 1, 0 <= d <= 1/nu}``.
 
     ``nu = 1`` is the plain simplex. Conjugate (docs/math.md#capped-softmax, [KG] Lemma 3.6):
@@ -163,7 +164,7 @@ class CappedRelativeEntropy(OnCappedSimplex, ConvexFunction):
         return f"CappedRelativeEntropy(d0=<{self.n} entries>, nu={self.nu!r}, eta={self.eta!r})"
 
 
-class CappedBinaryRelativeEntropy(ConvexFunction):
+class CappedBinaryRelativeEntropy(RankOneCurvature, ConvexFunction):
     """``f(d) = (1/eta) Delta_{2,nu}(d, d0)`` on ``{d : sum d = 1}`` ([KG] Sec 3.3, Eq. 3.25).
 
     ``Delta_{2,nu}(d, d0) = sum d ln(d/d0) + sum (1/nu - d) ln((1/nu - d)/(1/nu - d0))``; the box

@@ -25,11 +25,12 @@ from dualboost._validation import check_distribution, check_eta, check_nu, check
 from dualboost.conjugates._membership import OnCappedSimplex
 from dualboost.conjugates.base import ConvexFunction, CvxpyForm
 from dualboost.conjugates.projections import spread_residual
+from dualboost.conjugates.traits import RankOneCurvature
 
 __all__ = ["CappedQuadratic"]
 
 
-class CappedQuadratic(OnCappedSimplex, ConvexFunction):
+class CappedQuadratic(RankOneCurvature, OnCappedSimplex, ConvexFunction):
     """``f(d) = (1/eta) sum_n (d_n ln c_n + d_n^2 / (2 c_n))`` on the capped simplex (module docstring).
 
     ``center``: the centre c, a distribution with positive entries (the expansion divides by

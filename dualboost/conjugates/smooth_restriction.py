@@ -26,7 +26,8 @@ Hessian: implicit differentiation of the stationarity conditions gives
 on the uncapped coordinates (0 on the capped ones), and ``B = [1]`` or ``[1, d - c]`` when the ball
 binds (docs/math.md#exact-restriction): a diagonal minus a rank-one or rank-two term, which the dual
 solvers use as they use the capped softmax's ``eta (diag s - s s^T / sum s)``
-(:meth:`ExactRestrictionMixin.conjugate_hessian_lowrank`).
+(:meth:`ExactRestrictionMixin.conjugate_hessian`, the one form of
+:class:`~dualboost.conjugates.traits.SmoothConjugate`).
 
 The closed forms (:class:`~dualboost.conjugates.CappedRelativeEntropy`,
 :class:`~dualboost.conjugates.CappedBinaryRelativeEntropy`) stay as they are; :func:`exact_restriction`
@@ -38,6 +39,7 @@ from __future__ import annotations
 import copy
 import math
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -55,6 +57,7 @@ from dualboost.conjugates.projections import capped_softmax, project_capped_simp
 from dualboost.conjugates.relative_entropy import RelativeEntropy, UnnormalisedRelativeEntropy
 from dualboost.conjugates.restriction import SimplexRestriction
 from dualboost.conjugates.stable import entropy_excess
+from dualboost.conjugates.traits import LowRankHessian
 
 __all__ = [
     "SimplexPieces",
@@ -70,7 +73,7 @@ __all__ = [
 _EPS = np.finfo(float).eps
 #: iterations of each safeguarded root search (each halves its bracket at worst: 200 exhaust float64)
 _MAX_ROOT_STEPS = 200
-#: the number of recent solutions whose multipliers are remembered (for ``conjugate_hessian_lowrank``
+#: the number of recent solutions whose multipliers are remembered (for ``conjugate_hessian``
 #: from a d alone: the dual solvers pass back the d that ``conjugate_and_grad`` returned)
 _REMEMBERED = 8
 #: Newton steps on (beta, lambda) together from a warm start before the bracketed searches
@@ -186,18 +189,6 @@ class _Solved(NamedTuple):
     g: NDArray[np.float64]
     beta: float
     lam: float
-
-
-class LowRankHessian(NamedTuple):
-    """``hess f~*(theta) = diag(g) - V M V^T`` (V: N x k, M: k x k, k <= 2)."""
-
-    g: NDArray[np.float64]
-    V: NDArray[np.float64]
-    M: NDArray[np.float64]
-
-    def product(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
-        """``hess f~* v`` in O(N k)."""
-        return self.g * v - self.V @ (self.M @ (self.V.T @ v))
 
 
 class _InnerSolver:
@@ -469,34 +460,24 @@ class _InnerSolver:
         return value
 
     def hessian(self, sol: _Solved) -> LowRankHessian:
-        """``G - G B (B^T G B)^-1 B^T G`` (module docstring)."""
+        """``G - G B (B^T G B)^-1 B^T G`` (module docstring): ``V = G B``, ``S = B^T G B``."""
         columns = [np.ones(self.n)]
         if self.ball is not None and sol.lam > 0.0:
             columns.append(sol.d - self.ball[0])
         B = np.column_stack(columns)
         V = sol.g[:, None] * B
-        return LowRankHessian(sol.g, V, _small_inverse(B.T @ V))
-
-
-def _small_inverse(S: NDArray[np.float64]) -> NDArray[np.float64]:
-    """The inverse of the 1 x 1 or 2 x 2 Gram matrix ``B^T G B`` in closed form (pseudo-inverse where
-    it is singular: every coordinate capped, or d - c parallel to 1 on the free ones)."""
-    if S.shape == (1, 1):
-        return np.array([[1.0 / S[0, 0]]]) if S[0, 0] > 0.0 else np.zeros((1, 1))
-    a, b, c = S[0, 0], S[0, 1], S[1, 1]
-    det = a * c - b * b
-    if det > 1e-14 * a * c:
-        return np.array([[c, -b], [-b, a]]) / det
-    return np.linalg.pinv(S, hermitian=True)
+        return LowRankHessian(sol.g, V, B.T @ V)
 
 
 # --- the functions with the exact conjugate -------------------------------------------------------
 class ExactRestrictionMixin:
     """The exact conjugate of ``f + I_S`` (module docstring) for a function whose value, domain and
-    cvxpy forms come from the class it is mixed into: a ``LowRankConjugate`` of the solver contract
-    (``conjugate_and_grad``, ``conjugate_hessian_lowrank``, ``remembers``, ``with_warm_starts``)."""
+    cvxpy forms come from the class it is mixed into: a :class:`~dualboost.conjugates.traits.SmoothConjugate`
+    (``conjugate_and_grad``, ``conjugate_hessian``, ``remembers``, ``with_warm_starts``)."""
 
     conjugate_is_differentiable = True
+    #: every evaluation is an inner solve to machine precision from any start: certify with a warm copy
+    warm_copy_certifies = True
     _inner: _InnerSolver
 
     def _init_exact(self, pieces: SimplexPieces) -> None:
@@ -560,10 +541,10 @@ class ExactRestrictionMixin:
         """Whether ``grad`` is a d this object returned recently (its multipliers are known)."""
         return any(d is grad for d, _ in self._memory)
 
-    def conjugate_hessian_lowrank(
+    def conjugate_hessian(
         self, theta: ArrayLike | None, grad: NDArray[np.float64] | None = None
     ) -> LowRankHessian:
-        """``hess f~*(theta) = diag(g) - V M V^T`` by implicit differentiation of the inner solve
+        """``hess f~*(theta) = diag(g) - V S^-1 V^T`` by implicit differentiation of the inner solve
         (module docstring); where the ball or a cap starts or stops binding f~* is C^1, not C^2, and
         this is the Hessian of the current piece. ``theta`` may be None when ``grad`` is a d this
         object returned (:meth:`remembers`)."""
@@ -575,10 +556,15 @@ class ExactRestrictionMixin:
             raise ValueError("theta is required unless grad is a d returned by conjugate_and_grad")
         return self._inner.hessian(self._solved(theta)[1])
 
+    def step_spread(self, move: Callable[[], NDArray[np.float64]], grad: NDArray[np.float64]) -> float:
+        """0: no trust radius (the softmax's bound on the Hessian's change does not cover the l2 terms
+        and the ball; the line search keeps the steps safe)."""
+        return 0.0
+
     def conjugate_hessian_product(self, theta: ArrayLike, v: ArrayLike) -> NDArray[np.float64]:
         """``hess f~*(theta) v`` (O(N))."""
         v = check_vector(v, "v", self.n)
-        return self.conjugate_hessian_lowrank(theta).product(v)
+        return self.conjugate_hessian(theta).product(v)
 
     def with_warm_starts(self) -> ExactRestrictionMixin:
         """A copy whose root searches start from the previous call's multipliers (values agree with

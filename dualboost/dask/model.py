@@ -1,7 +1,7 @@
 """``DaskERLPBoost``: the ERLPBoost model ([KG] Sec 3.2, Eqs. 3.6 / 3.10) over a row-partitioned U.
 
 It implements the smooth-dual side of the solver contract only
-(:class:`~dualboost.solvers.contract.MaxEdgeDual` and :class:`~dualboost.solvers.contract.EtaFamily`,
+(:class:`~dualboost.solvers.contract.SmoothDual` on the simplex, an eta family,
 docs/architecture.md#the-solver-contract), with the methods that touch N-sized data run as partition
 reductions (:mod:`dualboost.dask.softmax`), so ``solve(method="auglag")`` and the certification work
 as for the in-memory :class:`~dualboost.problems.ERLPBoost`; the w-side that needs no U is shared
@@ -34,6 +34,7 @@ from dualboost.conjugates import project_capped_simplex
 from dualboost.conjugates.stable import entropy_excess
 from dualboost.dask.edges import DistributedVector, PartitionedEdges
 from dualboost.dask.softmax import Evaluation, evaluate
+from dualboost.problems.base import SmoothDualDefaults
 from dualboost.problems.max_edge import DOMAIN_TOL, MaxEdgeWeights
 from dualboost.solvers import Solution, solve
 
@@ -68,7 +69,7 @@ class _UniformCappedEntropy:
         return self
 
 
-class DaskERLPBoost(MaxEdgeWeights):
+class DaskERLPBoost(MaxEdgeWeights, SmoothDualDefaults):
     """ERLPBoost over the columns of a :class:`~dualboost.dask.edges.PartitionedEdges` U.
 
     Parameters: ``U`` (row blocks on the workers, N x t), ``nu`` in [1, N], ``eta`` > 0. The prior
@@ -80,6 +81,10 @@ class DaskERLPBoost(MaxEdgeWeights):
     #: its dual, gradient and Hessian are evaluated over the partitions (below), not by the
     #: regulariser's conjugate
     smooth_dual = True
+    #: the capped softmax is a closed form: points are certified with the model's regulariser
+    warm_points = False
+    #: eta continuation at large eta (``with_eta``; no LP limit: ``lp_limit`` is None)
+    eta_family = True
     d_is_unique = True
 
     def __init__(self, U: PartitionedEdges, nu: float = 1.0, eta: float = 1.0) -> None:  # noqa: D107

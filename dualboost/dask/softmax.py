@@ -44,8 +44,9 @@ from numpy.typing import NDArray
 
 from dualboost.conjugates.entropy import STABLE_BELOW, uncapped_weights
 from dualboost.conjugates.stable import entropy_excess
+from dualboost.conjugates.traits import log_change
 from dualboost.dask.edges import ColumnBlock, DistributedVector, PartitionedEdges
-from dualboost.problems.base import centred_hessian, cross_gram_parts, gram_parts, log_change
+from dualboost.problems.kernels import centred_hessian, cross_gram_parts, gram_parts
 
 __all__ = ["Evaluation", "evaluate", "find_threshold", "PIVOTS", "MAX_ROUNDS"]
 
@@ -129,7 +130,7 @@ def _hessian_block(block, theta, log_d0, eta, tau, c, cap, nu, columns):
 
 def _hessian_cross_block(block, theta, log_d0, eta, tau, c, cap, nu, rows, columns):
     s = uncapped_weights(_d_block(theta, log_d0, eta, tau, c, cap), nu)
-    return cross_gram_parts(block.matrix, s, rows, columns)
+    return (*cross_gram_parts(block.matrix, s, s[:, None], rows, columns), float(s.sum()))
 
 
 def _weight_sums(block, theta, log_d0, eta, tau, c, cap, nu, columns):
@@ -262,7 +263,7 @@ class Evaluation:
         args = (self.log_d0, self.eta, self.tau, self.c, self.cap, self.nu, rows, columns)
         parts = ex.gather(ex.map(_hessian_cross_block, list(zip(U.blocks, self.theta, strict=True)), *args))
         gram, a_rows, a_columns, total = (np.sum([p[i] for p in parts], axis=0) for i in range(4))
-        return centred_hessian(gram, a_rows, a_columns, float(total), self.eta)
+        return centred_hessian(gram, a_rows[:, 0], a_columns[:, 0], float(total), self.eta)
 
 
 def find_threshold(

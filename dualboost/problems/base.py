@@ -5,8 +5,7 @@ A model declares its primal (d-domain) and dual (w-domain) side by side: the pub
 ``w_from_d``, ``solve``). What each solver method needs of it is written down once, as the
 Protocols of :mod:`dualboost.solvers.contract` (docs/architecture.md#the-solver-contract):
 :class:`Model` implements ``Certifiable`` and ``CvxpyForms`` for every family, and ``SmoothDual``
-for ``D(w) = -f*(-U w)`` where the regulariser is a ``SmoothConjugate`` or a ``LowRankConjugate``
-(``smooth_dual``).
+for ``D(w) = -f*(-U w)`` where the regulariser is a ``SmoothConjugate`` (``smooth_dual``).
 """
 
 from __future__ import annotations
@@ -21,7 +20,16 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_edge_matrix, check_vector
-from dualboost.conjugates.traits import LowRankConjugate, SmoothConjugate
+from dualboost.conjugates.traits import LowRankHessian, SmoothConjugate
+from dualboost.problems.kernels import (
+    ColumnProducts,
+    cross_gram_parts,
+    gram_parts,
+    low_rank_hessian,
+    low_rank_product,
+    single_extension,
+    single_product,
+)
 from dualboost.solvers.contract import CvxpyModel, KKTMultipliers, WDomain, implements
 
 if TYPE_CHECKING:
@@ -30,146 +38,76 @@ if TYPE_CHECKING:
     from dualboost.solvers.options import AuglagOptions
     from dualboost.solvers.solution import Solution
 
-__all__ = ["Model", "ColumnIndependent", "ColumnProducts", "CvxpyModel", "KKTMultipliers"]
+__all__ = [
+    "Model",
+    "SmoothDualDefaults",
+    "ColumnIndependent",
+    "CvxpyModel",
+    "KKTMultipliers",
+]
 
 
-def gram_parts(
-    C: NDArray[np.float64], s: NDArray[np.float64]
-) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
-    """``(C^T diag(s) C, C^T s, sum s)`` for columns C (a private copy: scaled in place) and curvature
-    weights s: the parts of the dual Hessian, which add up over row blocks (the Dask partitions)."""
-    a = C.T @ s
-    C *= np.sqrt(s)[:, None]
-    return C.T @ C, a, float(s.sum())
+class SmoothDualDefaults:
+    """The defaults of the optional members of the solver contract's
+    :class:`~dualboost.solvers.contract.SmoothDual` (its docstring lists them): a model overrides
+    those its w-domain or family needs (the max-edge members on the simplex come from
+    :class:`~dualboost.problems.max_edge.MaxEdgeWeights`, the line's from the corrective models,
+    the eta family's from :class:`~dualboost.problems.erlpboost.EntropyRegularised`). ``Model`` and
+    the Dask model inherit them."""
+
+    name: str
+    #: whether the model is one of a family indexed by its eta (``with_eta``, ``lp_limit``)
+    eta_family: bool = False
+
+    def nonsmooth_reason(self) -> str:
+        """Why the dual is not smooth (``""`` when it is): what ``method="auglag"`` says when it refuses."""
+        if self.smooth_dual:  # type: ignore[attr-defined]
+            return ""
+        return "is not differentiable, or has no closed-form gradient and curvature in dualboost"
+
+    def _not_here(self, what: str) -> NotImplementedError:
+        return NotImplementedError(f"{self.name}: {what} (docs/architecture.md#the-solver-contract)")
+
+    def gap_from_gradient(self, w: NDArray[np.float64], grad: NDArray[np.float64]) -> float:
+        """The max-edge models' gap from the gradient (on the simplex only)."""
+        raise self._not_here("the gap from the gradient is the max-edge models' (w_domain 'simplex')")
+
+    def primal_from_edges(self, d: NDArray[np.float64], edges: NDArray[np.float64]) -> float:
+        """The max-edge models' primal value from ``U^T d`` (on the simplex only)."""
+        raise self._not_here("the primal value from the edges is the max-edge models' (w_domain 'simplex')")
+
+    def primal_bound_from_edges(
+        self, d: NDArray[np.float64], edges: NDArray[np.float64], repaired: NDArray[np.float64]
+    ) -> float:
+        """The max-edge models' primal bound from ``U^T d`` (on the simplex only)."""
+        raise self._not_here("the primal bound from the edges is the max-edge models' (w_domain 'simplex')")
+
+    def weights(self, a: float) -> NDArray[np.float64]:
+        """The point ``w(a)`` of a corrective step's line (w_domain 'line' only)."""
+        raise self._not_here("w(a) is the corrective steps' (w_domain 'line')")
+
+    def line_start(self) -> float:
+        """The cold start on a corrective step's line (w_domain 'line' only)."""
+        raise self._not_here("the line's start is the corrective steps' (w_domain 'line')")
+
+    def warm_columns(self, n_previous: int) -> NDArray[np.intp]:
+        """The previous columns are U's first ``n_previous`` (new ones appended)."""
+        return np.arange(n_previous)
+
+    def simplex_form(self) -> None:
+        """None: no simplex form of signed weights."""
+        return None
+
+    def with_eta(self, eta: float) -> Self:
+        """The same model at another eta (an eta family only)."""
+        raise ValueError(f"{self.name} is not a family indexed by eta")
+
+    def lp_limit(self) -> None:
+        """None: no linear program in memory as the limit eta -> infinity."""
+        return None
 
 
-def single_extension(
-    U: NDArray[np.float64], cached: tuple | None
-) -> tuple[NDArray[np.float64], NDArray[np.float32], NDArray[np.float32]]:
-    """``(U, float32 copy of U, its buffer)``: the ``cached`` triple of an earlier matrix extended by
-    U's new columns where that matrix is U's first columns in the same memory (both read-only, the
-    same start and strides: a boosting run's ``Ensemble.U``, whose columns are only appended; at
-    N = 20,000, t ~ 400 converting all of U at every iteration cost 8 s of a 100 s topic-set run), else a
-    fresh copy. The buffer is column-major with room to grow (doubled when full), like the Ensemble's."""
-    if cached is not None:
-        old, _, buffer = cached
-        prefix = (
-            not old.flags.writeable
-            and not U.flags.writeable
-            and old.shape[0] == U.shape[0]
-            and old.shape[1] <= U.shape[1]
-            and old.strides == U.strides
-            and old.__array_interface__["data"][0] == U.__array_interface__["data"][0]
-        )
-        if prefix:
-            done, k = old.shape[1], U.shape[1]
-            if buffer.shape[1] < k:
-                grown = np.empty((U.shape[0], max(k, 2 * buffer.shape[1])), dtype=np.float32, order="F")
-                grown[:, :done] = buffer[:, :done]
-                buffer = grown
-            buffer[:, done:k] = U[:, done:k]
-            return U, buffer[:, :k], buffer
-    buffer = np.asarray(U, dtype=np.float32, order="F")
-    return U, buffer, buffer
-
-
-def single_product(A: NDArray[np.float32], x: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``A @ x`` in single precision for a float32 ``A`` (:meth:`Model.single_precision_U` or its
-    columns): x is divided by its largest entry before the cast, so that none underflows, and the
-    float64 result is scaled back (relative error of order 1e-6)."""
-    top = float(np.abs(x).max(initial=0.0)) or 1.0
-    return (A @ (x / top).astype(A.dtype)).astype(np.float64) * top
-
-
-def cross_gram_parts(
-    U: NDArray[np.float64], s: NDArray[np.float64], rows: NDArray[np.intp], columns: NDArray[np.intp]
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], float]:
-    """``(U_R^T diag(s) U_C, U_R^T s, U_C^T s, sum s)`` for the rows R and columns C of a Hessian
-    block, by one pass over U (``[s U_C, s]^T U``; no copy of the |R| columns); adds up over row
-    blocks like :func:`gram_parts`."""
-    Bs = U[:, columns] * s[:, None]
-    products = np.column_stack([Bs, s]).T @ U
-    return products[:-1, rows].T, products[-1, rows], Bs.sum(axis=0), float(s.sum())
-
-
-def log_change(
-    move: NDArray[np.float64],
-    s: NDArray[np.float64],
-    d: NDArray[np.float64],
-    scale: float,
-    mean: float,
-    d_max: float,
-) -> float:
-    """``max_n |scale (s_n / d_n) (move_n - mean)|`` over the rows whose d is above 1e-12 of ``d_max``
-    or whose change is positive: the largest first-order change of ``log d_n`` when theta moves by
-    ``move``, with the curvature weights s and ``mean = s.move / sum s`` (``Model.dual_step_spread``;
-    over row blocks, the maximum of the blocks' values, as the Dask model computes it)."""
-    ratio = np.divide(s, d, out=np.ones_like(s), where=d > 0)
-    change = scale * ratio * (move - mean)
-    counts = (change > 0) | (d > 1e-12 * d_max)
-    return float(np.abs(change[counts]).max(initial=0.0))
-
-
-def centred_hessian(
-    gram: NDArray[np.float64], a: NDArray[np.float64], b: NDArray[np.float64], total: float, scale: float
-) -> NDArray[np.float64]:
-    """``-scale (gram - a b^T / total)``: the dual Hessian (block) from its summed parts, with
-    ``hess f* = scale (diag s - s s^T / sum s)``."""
-    return -scale * (gram - (np.outer(a, b) / total if total > 0 else 0.0))
-
-
-class ColumnProducts:
-    """Products with the columns ``U_S`` (and only the rows that count, ``rows`` a mask or None) and
-    the curvature ``weights`` (one per row that counts, or a scalar) for the Hessian-vector products
-    of the dual, two passes over U_S each: a copy of the columns (and rows) when they are at most
-    half of U, else U itself with the vector padded by zeros (no copy).
-
-    ``U`` may be a single-precision copy (:meth:`Model.single_precision_U`): the products are then
-    computed in float32 on float32 vectors (the weights divided by their largest once, so that none
-    underflows) and returned in float64, with a relative error of order 1e-6 (measured 5e-7 to 2e-6
-    at N = 1000-20000): what the inexact Newton steps of ``method="auglag"`` use where their forcing
-    term allows (docs/solvers.md#single-precision-products)."""
-
-    def __init__(
-        self,
-        U: NDArray[np.floating],
-        columns: NDArray[np.intp],
-        rows: NDArray[np.bool_] | None,
-        weights: NDArray[np.float64] | float,
-    ) -> None:
-        self.columns = columns
-        self.dtype = U.dtype
-        if rows is not None:
-            self.C, self.pad = U[np.ix_(np.flatnonzero(rows), columns)], None
-        elif 2 * columns.size <= U.shape[1]:
-            self.C, self.pad = U[:, columns], None
-        else:
-            self.C, self.pad = U, np.zeros(U.shape[1], dtype=U.dtype)
-        self.top = 1.0  # the weights are stored divided by top (single precision: their largest)
-        if self.dtype != np.float64:
-            self.top = float(np.abs(weights).max(initial=0.0)) or 1.0
-            weights = (np.asarray(weights, dtype=np.float64) / self.top).astype(self.dtype)
-        self.weights = weights
-
-    def left(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
-        """``U_S^T x`` (x a vector or a matrix over the rows)."""
-        out = self.C.T @ x if self.dtype == np.float64 else single_product(self.C.T, x)
-        return out if self.pad is None else out[self.columns]
-
-    def gram(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
-        """``U_S^T (weights * (U_S v))``."""
-        if self.dtype == np.float64:
-            return self._gram(v)
-        return self._gram(v.astype(self.dtype)).astype(np.float64) * self.top
-
-    def _gram(self, v: NDArray[np.floating]) -> NDArray[np.floating]:
-        if self.pad is None:
-            return self.C.T @ (self.weights * (self.C @ v))
-        self.pad[self.columns] = v
-        return (self.C.T @ (self.weights * (self.C @ self.pad)))[self.columns]
-
-
-class Model(ABC):
+class Model(SmoothDualDefaults, ABC):
     """Common state and behaviour: the edge matrix ``U`` (N x t) and the solve entry point."""
 
     #: short name used in tables and errors
@@ -219,24 +157,19 @@ class Model(ABC):
         self, w: NDArray[np.float64], columns: NDArray[np.intp], d: NDArray[np.float64] | None = None
     ) -> NDArray[np.float64]:
         """The Hessian of ``D(w) = -f*(-U w)`` (plus linear terms) restricted to ``columns``:
-        ``-U_S^T hess f*(-U w) U_S`` with the regulariser's factored Hessian, O(N |S|^2) (only the
-        examples whose curvature weight is not negligible count). ``d``: ``d(w)`` when the caller
-        has it (a dual solver does: ``dual_value_and_grad`` returned it), saving an evaluation. A
-        ``LowRankConjugate``'s ``hess f* = diag(g) - V M V^T`` gives ``-(U_S^T diag(g) U_S - P M P^T)``
-        with ``P = U_S^T V``."""
-        if self._low_rank:
-            g, V, M, rows = self._low_rank_factors(w, d)
-            C = (self.U if rows is None else self.U[rows])[:, columns]
-            P = C.T @ V
-            C *= np.sqrt(g)[:, None]
-            return -(C.T @ C - P @ M @ P.T)
-        s, scale, rows = self._curvature_weights(w, d)
+        ``-U_S^T hess f*(-U w) U_S`` with the regulariser's ``hess f* = scale (diag(g) - V S^+ V^T)``
+        (:class:`~dualboost.conjugates.traits.LowRankHessian`), i.e.
+        ``-scale (U_S^T diag(g) U_S - P S^+ P^T)``
+        with ``P = U_S^T V``, O(N |S|^2) (only the examples whose curvature weight is not negligible
+        count). ``d``: ``d(w)`` when the caller has it (a dual solver does: ``dual_value_and_grad``
+        returned it), saving an evaluation."""
+        H, rows = self._curvature(w, d)
         if rows is not None:
             C = self.U[rows][:, columns]
         else:
             C = self.U[:, columns] if columns.size < self.n_hypotheses else self.U.copy(order="K")
-        gram, a, total = gram_parts(C, s)
-        return centred_hessian(gram, a, a, total, scale)
+        P = np.column_stack([C.T @ H.V[:, j] for j in range(H.V.shape[1])])
+        return low_rank_hessian(gram_parts(C, H.g)[0], P, P, H.S, H.scale)
 
     def dual_hessian_operator(
         self,
@@ -246,26 +179,22 @@ class Model(ABC):
         single: bool = False,
     ) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
         """``v -> H v`` for the Hessian ``H`` of :meth:`dual_hessian` on ``columns``, without forming
-        it: ``-scale (C^T (s * (C v)) - a (a . v) / sum s)`` with ``C = U_S``, ``a = C^T s`` (the same
-        factors), two passes over U_S, O(N |S|), per product instead of O(N |S|^2) once: for solvers
-        that need a few products (the conjugate-gradient Newton steps of ``method="auglag"``).
-        ``C`` is a copy of the columns (and of the rows that count) when they are at most half of
-        U, else U itself with v padded by zeros (no copy). A ``LowRankConjugate``: ``-(C^T (g * (C v))
-        - P M P^T v)`` with ``P = C^T V``. ``single``: the passes in single precision, on
+        it: ``-scale (C^T (g * (C v)) - P S^+ P^T v)`` with ``C = U_S``, ``P = C^T V`` (the same factors), two
+        passes over U_S, O(N |S|), per product instead of O(N |S|^2) once: for solvers that need a
+        few products (the conjugate-gradient Newton steps of ``method="auglag"``). ``C`` is a copy of
+        the columns (and of the rows that count) when they are at most half of U, else U itself with
+        v padded by zeros (no copy). ``single``: the passes in single precision, on
         :meth:`single_precision_U` (relative error of order 1e-6; :class:`ColumnProducts`)."""
         columns = np.asarray(columns, dtype=np.intp)
         U = self.single_precision_U() if single else self.U
-        if self._low_rank:
-            return self._low_rank_operator(w, columns, d, U)
-        s, scale, rows = self._curvature_weights(w, d)
-        C = ColumnProducts(U, columns, rows, s)
-        total = float(s.sum())
-        a = C.left(s)
+        H, rows = self._curvature(w, d)
+        C = ColumnProducts(U, columns, rows, H.g)
+        P = np.column_stack([C.left(H.V[:, j]) for j in range(H.V.shape[1])])
+        S, scale = H.S, H.scale
 
         def product(v: NDArray[np.float64]) -> NDArray[np.float64]:
             out = C.gram(v)
-            if total > 0:
-                out -= a * (float(a @ v) / total)
+            out -= low_rank_product(P, S, v)
             return -scale * out
 
         return product
@@ -293,90 +222,49 @@ class Model(ABC):
         """The block ``(rows, columns)`` of the Hessian of :meth:`dual_hessian`, O(N |rows| |columns|):
         what a solver that keeps an older Hessian computes for the columns it has not seen (the
         active-set Newton step of ``method="auglag"`` after a column was appended)."""
-        if self._low_rank:
-            g, V, M, kept = self._low_rank_factors(w, d)
-            U = self.U if kept is None else self.U[kept]
-            UR, UC = U[:, rows], U[:, columns]
-            return -(UR.T @ (g[:, None] * UC) - (UR.T @ V) @ M @ (UC.T @ V).T)
-        s, scale, kept = self._curvature_weights(w, d)
+        H, kept = self._curvature(w, d)
         U = self.U if kept is None else self.U[kept]
-        gram, a_rows, a_columns, total = cross_gram_parts(U, s, rows, columns)
-        return centred_hessian(gram, a_rows, a_columns, total, scale)
+        return low_rank_hessian(*cross_gram_parts(U, H.g, H.V, rows, columns), H.S, H.scale)
 
     def dual_step_spread(
         self, direction: NDArray[np.float64], d: NDArray[np.float64], single: bool = False
     ) -> float:
-        """The largest first-order change of ``log d_n`` when w moves by ``direction`` (the
-        ``ScaledSteps`` of the solver contract, docs/solvers.md#step-length): theta = -U w moves by
-        ``-U x`` and, with the factored Hessian ``scale (diag s - s s^T / sum s)`` of a
-        ``SmoothConjugate``, ``d log d_n = scale (s_n / d_n) (dtheta_n - s.dtheta / sum s)``. Rows whose
-        d is negligible count only where they grow. 0 (no bound) for other regularisers. ``single``:
-        ``U x`` in single precision (:meth:`single_precision_U`; a trust radius needs no more)."""
+        """The largest first-order change of ``log d_n`` when w moves by ``direction`` (the solver
+        contract's ``SmoothDual.dual_step_spread``, docs/solvers.md#step-length): theta = -U w moves
+        by ``-U x``, and the regulariser measures that move (``SmoothConjugate.step_spread``; 0, no bound,
+        where its steps are not measured in these units, or for other regularisers). ``single``:
+        ``U x`` in single precision (:meth:`single_precision_U`; a trust radius needs no
+        more)."""
         if not implements(self.regularizer, SmoothConjugate):
             return 0.0
-        s, scale = self.regularizer.conjugate_hessian_factors(None, d)
-        total = float(s.sum())
-        if not total > 0.0:
-            return 0.0
-        move = -(single_product(self.single_precision_U(), direction) if single else self.U @ direction)
-        return log_change(move, s, d, scale, float(s @ move) / total, float(d.max(initial=0.0)))
 
-    @property
-    def _low_rank(self) -> bool:
-        """Whether the regulariser's curvature is the low-rank form (not the softmax factors)."""
-        reg = self.regularizer
-        return not implements(reg, SmoothConjugate) and implements(reg, LowRankConjugate)
+        def move() -> NDArray[np.float64]:
+            return -(single_product(self.single_precision_U(), direction) if single else self.U @ direction)
 
-    def _low_rank_factors(
+        return self.regularizer.step_spread(move, d)
+
+    def _curvature(
         self, w: NDArray[np.float64], d: NDArray[np.float64] | None
-    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_] | None]:
-        """``(g, V, M, rows)`` of ``hess f*(-U w) = diag(g) - V M V^T`` (``LowRankConjugate``): theta is
-        computed only when the regulariser does not remember d (a d from an earlier solve, say); the
-        rows whose weight is negligible are dropped as in :meth:`_curvature_weights` (V = G B is 0 there
-        too)."""
+    ) -> tuple[LowRankHessian, NDArray[np.bool_] | None]:
+        """``hess f*(-U w) = scale (diag(g) - V S^+ V^T)`` (the regulariser's ``conjugate_hessian``;
+        theta is computed only when the regulariser cannot tell the curvature from d alone) on the
+        examples that count, and those examples: a mask when most are negligible (large eta, small
+        nu: d sits on the smallest margins; gathering the few that count is cheaper than the products
+        it saves), else None, with the negligible weights (below 1e-17 of the largest) set to 0 (V
+        is 0 there too). For k = 1, ``S = sum_n V_n`` over the rows that count (``V = g 1``: the
+        exact restrictions' ``1^T G 1``, the softmax's ``sum s``)."""
         reg = self.regularizer
         theta = None if d is not None and reg.remembers(d) else -(self.U @ w)
-        g, V, M = reg.conjugate_hessian_lowrank(theta, d)
+        g, V, S, scale = reg.conjugate_hessian(theta, d)
         rows = g > 1e-17 * g.max(initial=0.0)
+        kept = None
         if 2 * np.count_nonzero(rows) < rows.size:
-            return g[rows], V[rows], M, rows
-        if not rows.all():
+            g, V, kept = g[rows], V[rows], rows
+        elif not rows.all():
             g, V = np.where(rows, g, 0.0), np.where(rows[:, None], V, 0.0)
-        return g, V, M, None
-
-    def _low_rank_operator(
-        self,
-        w: NDArray[np.float64],
-        columns: NDArray[np.intp],
-        d: NDArray[np.float64] | None,
-        U: NDArray[np.floating],
-    ) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
-        """:meth:`dual_hessian_operator` for a ``LowRankConjugate`` (the same copies of U_S; ``U``:
-        the model's or its single-precision copy)."""
-        g, V, M, rows = self._low_rank_factors(w, d)
-        C = ColumnProducts(U, columns, rows, g)
-        P = C.left(V)
-        PM = P @ M
-
-        def product(v: NDArray[np.float64]) -> NDArray[np.float64]:
-            return PM @ (P.T @ v) - C.gram(v)
-
-        return product
-
-    def _curvature_weights(
-        self, w: NDArray[np.float64], d: NDArray[np.float64] | None
-    ) -> tuple[NDArray[np.float64], float, NDArray[np.bool_] | None]:
-        """The regulariser's Hessian factors ``(s, scale)`` at w (``hess f*(-U w) = scale (diag s -
-        s s^T / sum s)``) and the examples that count: a mask when most are negligible (large eta,
-        small nu: d sits on the smallest margins; gathering the few that count is cheaper than the
-        products it saves), else None, with the negligible weights (below 1e-17 of the largest) set
-        to 0."""
-        theta = -(self.U @ w) if d is None else None  # the factors depend on theta through d only
-        s, scale = self.regularizer.conjugate_hessian_factors(theta, d)
-        rows = s > 1e-17 * s.max(initial=0.0)
-        if 2 * np.count_nonzero(rows) < rows.size:
-            return s[rows], scale, rows
-        return np.where(rows, s, 0.0), scale, None
+        if S.shape == (1, 1):
+            S = np.array([[float(V[:, 0].sum())]])
+        return LowRankHessian(g, V, S, scale), kept
 
     @abstractmethod
     def d_from_w(self, w: ArrayLike) -> NDArray[np.float64]:
@@ -404,17 +292,37 @@ class Model(ABC):
     ) -> Solution:
         """Solve one side with ``method``, map to the other side and certify the pair.
 
-        ``method`` (docs/solvers.md): ``"clarabel"`` (default), ``"ecos"`` or ``"scs"`` (cvxpy,
-        either side), ``"auglag"`` (the hand-written path on the dual side of the smooth models) or
-        ``"highs"`` (the linear and quadratic programs); :func:`dualboost.solvers.accepts` says which
-        apply to this model. ``side``: ``"primal"`` (d-domain) or ``"dual"`` (w-domain).
-        ``warm_start``: a Solution of this model before columns were appended (auglag, highs).
-        ``tol``: the relative gap and feasibility tolerance of the certificate. ``options``: the
-        method's options object, None for its defaults: a
-        :class:`~dualboost.solvers.AuglagOptions` for ``"auglag"`` (docs/solvers.md#options).
-        ``kwargs`` go to the method (``max_iter``, ``removed`` for auglag; cvxpy's arguments, such as
-        ``verbose=True``). Returns a :class:`~dualboost.solvers.Solution` whose values and gap the
-        model computed itself.
+        Every method returns a :class:`~dualboost.solvers.Solution` whose values, infeasibilities and
+        gap the model computed itself from ``(d, w)`` (``status="optimal"`` only where the relative
+        gap and both infeasibilities are within ``tol``); a method that does not apply to this model
+        or side is a ValueError saying why and what applies (:func:`dualboost.solvers.accepts`).
+        The methods (docs/solvers.md):
+
+        * ``"clarabel"`` (default), ``"ecos"``, ``"scs"``: the explicit cvxpy problem of ``side``
+          (``primal_problem()`` / ``dual_problem()``), the other side read from the constraints'
+          multipliers; every in-memory model. No warm start (accepted and ignored). ``kwargs`` go to
+          cvxpy's ``solve`` (``verbose=True``, solver settings).
+        * ``"auglag"``: the hand-written path on the dual side of the models with a smooth dual
+          (``smooth_dual``: ERLPBoost, Binary ERLPBoost, the corrective steps, SoftBoost, QRLPBoost,
+          MDBoost, [SS] relaxations with a strictly convex f, the ``"abs"`` form through its simplex
+          form). Augmented Lagrangian rounds of L-BFGS-B hand over to active-set Newton steps near the
+          optimum or at large eta; above ``AuglagOptions.continuation_eta`` an eta family is solved by
+          eta continuation, or, where the LP limit is cheap, from LPBoost's HiGHS solution (the LP
+          path). ``warm_start``: a Solution of this model with columns appended since (any number:
+          ``with_columns``) or removed (``removed=[...]``, kwargs), whose w and kept Hessian start
+          the solve; ``max_iter`` (kwargs) bounds the L-BFGS-B iterations.
+          ``options``: an :class:`~dualboost.solvers.AuglagOptions` (its Newton steps'
+          :class:`~dualboost.solvers.NewtonOptions` in ``AuglagOptions(newton=...)``), each field
+          with its reason (docs/solvers.md#options); :func:`~dualboost.solvers.default_options` sets
+          them for a block of code.
+        * ``"highs"``: HiGHS on the linear programs (LPBoost, NMBoost; either side) and the
+          quadratic program of CGBoost (on the sides in ``highs_sides``: its dual).
+          ``warm_start`` on LPBoost's primal side: its HiGHS model and basis, grown by the new
+          columns' rows. No options.
+
+        ``side``: ``"primal"`` (d-domain) or ``"dual"`` (w-domain). ``tol``: the relative gap and
+        feasibility tolerance of the certificate. ``options``: the method's options object, None
+        for its defaults (only ``"auglag"`` has one; another type is a ValueError naming it).
         """
         from dualboost.solvers import solve as _solve  # problems do not import solvers eagerly
 
@@ -448,17 +356,16 @@ class Model(ABC):
     def smooth_dual(self) -> bool:
         """Whether the dual is differentiable with its curvature (``method="auglag"``,
         docs/architecture.md#the-solver-contract): for ``D(w) = -f*(-U w)`` as computed below, where
-        the regulariser is a :class:`~dualboost.conjugates.traits.SmoothConjugate` or a
-        :class:`~dualboost.conjugates.traits.LowRankConjugate`."""
-        reg = self.regularizer
-        return implements(reg, SmoothConjugate) or implements(reg, LowRankConjugate)
+        the regulariser is a :class:`~dualboost.conjugates.traits.SmoothConjugate`."""
+        return implements(self.regularizer, SmoothConjugate)
 
-    def nonsmooth_reason(self) -> str:
-        """Why the dual is not smooth (``""`` when it is): what ``method="auglag"`` says when it refuses
-        (:class:`~dualboost.solvers.contract.ExplainedDual`)."""
-        if self.smooth_dual:
-            return ""
-        return "is not differentiable, or has no closed-form gradient and curvature in dualboost"
+    @property
+    def warm_points(self) -> bool:
+        """Whether a dual solver certifies its intermediate points with the warm-started copy of the
+        regulariser (``SmoothConjugate.warm_copy_certifies``: an inner solve to machine precision at
+        every evaluation, the exact restrictions); the result is certified with the model's own."""
+        reg = self.regularizer
+        return implements(reg, SmoothConjugate) and reg.warm_copy_certifies
 
     def parameters(self) -> dict[str, float]:
         """The model's numeric parameters other than U (nu, eta, ...; none here): a solver reuses a

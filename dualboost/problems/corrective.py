@@ -63,6 +63,15 @@ class _CorrectiveModel(Model):
         """The full w-domain point ``((1 - a) w_prev, a)`` of the line parameter ``a``."""
         return np.r_[(1.0 - a) * self.w_prev, a]
 
+    def line_start(self) -> float:
+        """The clipped corrective step of [KG] Alg. 4.1 (b), ``clip(x . d_prev / (eta ||x||_inf^2), 0,
+        1)`` with ``d_prev = d(w_prev)``: where ``method="auglag"`` starts its search on the line."""
+        d_prev = self.d_from_w(self.weights(0.0))
+        norm = np.abs(self.direction).max()
+        if norm == 0:
+            return 0.0
+        return float(np.clip(self.direction @ d_prev / (self.regularizer.eta * norm**2), 0, 1))
+
     def _line_parameter(self, w: NDArray[np.float64]) -> tuple[float, float]:
         """``a = w[-1]`` and the distance of ``w`` from the line."""
         a = float(w[-1])

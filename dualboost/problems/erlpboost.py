@@ -57,11 +57,13 @@ def prior_eta(d0: NDArray[np.float64], nu: float, eps: float, *, binary: bool = 
 class EntropyRegularised(ColumnIndependent, MaxEdgeModel):
     """LPBoost's max-edge problem regularised by ``(1/eta)`` times a capped entropy (the class's
     ``regularizer_class``, built from ``d0``, ``nu`` and ``eta``): the family of ERLPBoost and Binary
-    ERLPBoost, indexed by eta (an :class:`~dualboost.solvers.contract.EtaFamily`), which tends to
-    LPBoost as eta -> infinity."""
+    ERLPBoost, indexed by eta (an eta family of :class:`~dualboost.solvers.contract.SmoothDual`),
+    which tends to LPBoost as eta -> infinity."""
 
     #: the capped entropy, called as ``regularizer_class(d0, nu, eta)``
     regularizer_class: type[ConvexFunction]
+    #: ``with_eta`` and ``lp_limit`` below (eta continuation, the LP start at large eta)
+    eta_family = True
 
     def __init__(self, U: ArrayLike, nu: float = 1.0, eta: float = 1.0, d0: ArrayLike | None = None):
         super().__init__(U)

@@ -31,7 +31,7 @@ DOMAIN_TOL = 1e-9
 class MaxEdgeWeights:
     """The w-side of the max-edge pair that needs no U in memory: the simplex of weights, the edge
     objective, the Frank-Wolfe gap from the dual gradient, the dual repair and the primal bound from
-    the edges (the parts of a :class:`~dualboost.solvers.contract.MaxEdgeDual`). Shared by
+    the edges (the simplex members of :class:`~dualboost.solvers.contract.SmoothDual`). Shared by
     :class:`MaxEdgeModel` and the models that keep U elsewhere (``dualboost.dask.DaskERLPBoost``);
     a subclass provides ``primal_from_edges`` and ``n_hypotheses``."""
 

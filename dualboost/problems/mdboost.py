@@ -37,8 +37,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from dualboost._validation import check_positive
 from dualboost.conjugates import Dilated, HalfSquaredNorm, Shifted
-from dualboost.problems.base import ColumnIndependent, ColumnProducts, KKTMultipliers, gram_parts
+from dualboost.problems.base import ColumnIndependent, KKTMultipliers
 from dualboost.problems.cgboost import check_example_weights
+from dualboost.problems.kernels import ColumnProducts, gram_parts
 from dualboost.problems.max_edge import MaxEdgeModel
 
 __all__ = ["MDBoost"]

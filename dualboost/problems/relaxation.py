@@ -354,6 +354,7 @@ class Relaxation(MaxEdgeModel):
                 raise ValueError(f"f: {exc}") from exc
         self.nu = float(getattr(self.regularizer, "nu", 1.0))
         self._anchor: NDArray[np.float64] | None = None
+        self._simplex: Relaxation | None = None  # the simplex form of the abs form (simplex_form)
         #: the w-domain for the solver layer; the l1 ball of the abs form is none of the simplex,
         #: orthant and line that ``method="auglag"`` knows
         self.w_domain = WDomain.L1_BALL if form == "abs" else WDomain.SIMPLEX
@@ -386,9 +387,8 @@ class Relaxation(MaxEdgeModel):
             return ""
         if self.form == "abs" and super().smooth_dual:
             return (
-                "has its weights in the l1 ball (form 'abs'), a w-domain auglag does not handle; "
-                "Relaxation(A, f, form='simplex') is the same problem over [A, -A] with the same values "
-                "(docs/math.md#signed-weights) and auglag solves it"
+                "has its weights in the l1 ball (form 'abs'): auglag solves it through its simplex form "
+                "over [A, -A] (simplex_form(), docs/math.md#signed-weights)"
             )
         why = self._no_exact_conjugate or "f~ has no gradient and curvature in the library"
         return f"is not smooth: {why}"
@@ -424,9 +424,28 @@ class Relaxation(MaxEdgeModel):
             raise ValueError(f"A has {A.shape[0]} rows; the relaxation has N = {self.n_samples}")
         other = copy.copy(self)
         MaxEdgeModel.__init__(other, np.hstack([A, -A]) if form == "simplex" else A)
-        other.A, other.form = A, form
+        other.A, other.form, other._simplex = A, form, None
         other.w_domain = WDomain.L1_BALL if form == "abs" else WDomain.SIMPLEX
         return other
+
+    def simplex_form(self) -> Relaxation | None:
+        """The abs form as the simplex form over ``[A, -A]`` (docs/math.md#signed-weights: the same
+        values), which ``method="auglag"`` solves where that form is smooth; None in the other forms
+        or where it is not (made once per model)."""
+        if self.form != "abs":
+            return None
+        if self._simplex is None:
+            self._simplex = self.with_columns(self.A, form="simplex")
+        return self._simplex if self._simplex.smooth_dual else None
+
+    def warm_columns(self, n_previous: int) -> NDArray[np.intp]:
+        """Where a warm start's weights go: in the simplex form, U = [A, -A], so the previous k columns
+        of A (``n_previous = 2 k``) are U's columns ``0..k-1`` and ``n..n+k-1`` (n: A's columns now);
+        a new column of A enters in both halves."""
+        if self.form != "simplex" or n_previous % 2:
+            return super().warm_columns(n_previous)
+        k, n = n_previous // 2, self.A.shape[1]
+        return np.r_[np.arange(k), n + np.arange(k)]
 
     def smoothed(self, beta: float) -> Relaxation:
         """The entropy-smoothed relaxation of [SS] Eq. 8 (model M7): f replaced by ``f + beta h``,

@@ -28,7 +28,8 @@ and starts from that solution, or, where the LP limit is cheap (``lp_cold_eta``,
 :class:`~dualboost.solvers.options.AuglagOptions` (docs/solvers.md#options).
 
 Warm starts ([KG] Sec 4.1, docs/math.md#warm-start): a previous Solution with k >= 1 hypotheses
-fewer (appended as U's last columns) starts from its w with the new columns at weight 0 and goes to
+fewer (appended as U's last columns, or where ``SmoothDual.warm_columns`` places the previous
+ones: a simplex relaxation's [A, -A]) starts from its w with the new columns at weight 0 and goes to
 Newton at once: its face contains every column whose edge beats the current combination, and two
 to four steps reach a driver's tolerance at eps = 1e-2, ten or more at 1e-3 (``newton_warm_steps``).
 If they do not, the corrective step towards the new columns, ``w <- ((1 - alpha) w, alpha / k, ...,
@@ -42,7 +43,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import numpy as np
@@ -51,16 +52,7 @@ from scipy.optimize import brentq, minimize
 
 from dualboost._threads import single_blas_thread
 from dualboost.solvers.certify import certify
-from dualboost.solvers.contract import (
-    EtaFamily,
-    ExplainedDual,
-    LinearProgram,
-    LineDual,
-    MaxEdgeDual,
-    SmoothDual,
-    WDomain,
-    implements,
-)
+from dualboost.solvers.contract import LinearProgram, SmoothDual, WDomain, implements
 from dualboost.solvers.highs import HighsState, solve_primal_lp
 from dualboost.solvers.newton import Curvature, DualEvaluator, Point, newton_polish
 from dualboost.solvers.options import AuglagOptions, Stage, options_for
@@ -110,15 +102,23 @@ def _state(curvature: Curvature | None, lp: HighsState | None) -> AuglagState | 
 
 
 
-def _carried_state(state, removed: Sequence[int] | None, appended: int) -> AuglagState | None:
-    """What a warm start reuses of the previous solve's state: all of it after appended columns;
-    after removed ones (``removed``) the Hessian without their rows and columns
-    (:func:`_without_columns`) and no LP state (its HiGHS model has their rows); nothing from a
-    warm start with neither (the same columns: a re-solve, which starts from w alone)."""
-    if not isinstance(state, AuglagState):
+#: no new columns (a cold start, a re-solve, a stage after the warm start)
+_NONE = np.zeros(0, dtype=np.intp)
+
+
+def _carried_state(
+    state, removed: Sequence[int] | None, new: NDArray[np.intp], t: int
+) -> AuglagState | None:
+    """What a warm start reuses of the previous solve's state: all of it after appended columns
+    (``new``: the new columns, U's last); after removed ones (``removed``) the Hessian without their
+    rows and columns (:func:`_without_columns`) and no LP state (its HiGHS model has their rows);
+    nothing from a warm start with neither (the same columns: a re-solve, which starts from w
+    alone), nor where the new columns are not U's last (``SmoothDual.warm_columns``: the kept
+    columns are renumbered)."""
+    if not isinstance(state, AuglagState) or (new.size and new[0] != t - new.size):
         return None
     if not removed:
-        return state if appended else None
+        return state if new.size else None
     curvature = None if state.curvature is None else _without_columns(state.curvature, np.asarray(removed))
     return _state(curvature, None)
 
@@ -126,7 +126,7 @@ def _carried_state(state, removed: Sequence[int] | None, appended: int) -> Augla
 def _stiff(model, options: AuglagOptions) -> bool:
     """Whether Newton's first trials stop at breakpoints (``newton_polish``'s ``breakpoints``): eta
     above ``options.breakpoint_eta``."""
-    return implements(model, EtaFamily) and model.eta > options.breakpoint_eta
+    return model.eta_family and _eta(model) > options.breakpoint_eta
 
 
 def _normalised(w: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -155,10 +155,10 @@ def warm_start_weights(
     if w.size == t:
         return w
     if w.size < t and model.w_domain is not WDomain.LINE:
-        new = np.zeros(t - w.size)  # the new columns enter at 0: see _solve_simplex
-        if model.w_domain is WDomain.ORTHANT:  # SoftBoost: w is unnormalised
-            return np.r_[w, new]
-        return np.r_[_normalised(w), new]
+        placed = np.zeros(t)  # the new columns enter at 0: see _solve_simplex
+        # the previous columns where the model says (U's first ones but for a simplex relaxation)
+        placed[model.warm_columns(w.size)] = w if model.w_domain is WDomain.ORTHANT else _normalised(w)
+        return placed  # (SoftBoost's w on the orthant is unnormalised)
     raise ValueError(
         f"warm_start has {w.size} weights after removals; the model has t = {t} hypotheses "
         "(a warm start may append columns, U's last, or remove columns listed in removed="
@@ -185,16 +185,16 @@ def _without_columns(curvature: Curvature, removed: NDArray[np.intp]) -> Curvatu
 
 
 def _corrective_step(
-    evaluator: DualEvaluator, w_old: NDArray[np.float64], appended: int = 1
+    evaluator: DualEvaluator, w_old: NDArray[np.float64], new: NDArray[np.intp]
 ) -> NDArray[np.float64]:
-    """``w(a) = (1 - a) w_old + a e`` at a near-best ``a`` in [0, 1], ``e`` uniform on the last
-    ``appended`` columns: the corrective step of docs/math.md#warm-start for the new columns (for
+    """``w(a) = (1 - a) w_old + a e`` at a near-best ``a`` in [0, 1], ``e`` uniform on the ``new``
+    columns: the corrective step of docs/math.md#warm-start for the new columns (for
     one, the column t) by a line search on D (the alternative to the
     clipped ``alpha = clip(x . d / (eta ||x||_inf^2), 0, 1)``, which at large eta is nearly 0). The slope
     ``g(a) . (e_t - w_old)`` is non-increasing in a (D is concave); a bracketed root to 1e-3 in a
     is enough for a starting point (Newton then finishes), a handful of dual evaluations."""
     direction = -w_old.copy()
-    direction[-appended:] += 1.0 / appended
+    direction[new] += 1.0 / new.size
 
     def slope(a: float) -> float:
         return float(evaluator(w_old + a * direction)[1] @ direction)
@@ -206,10 +206,10 @@ def _corrective_step(
     return w_old + brentq(slope, 0.0, 1.0, xtol=1e-3, rtol=1e-3, maxiter=60) * direction
 
 
-def _solve_simplex(model, evaluator, w, target, max_iter, appended, options, kept=None, continued=False):
+def _solve_simplex(model, evaluator, w, target, max_iter, new, options, kept=None, continued=False):
     """Augmented Lagrangian rounds of L-BFGS-B, handing over to Newton when close (or crawling);
     when Newton stalls (the capped set changed under it), L-BFGS-B rounds resume from its point.
-    ``appended``: the number of columns appended since the warm start (0: none, or a cold start);
+    ``new``: the columns new since the warm start (none: a re-solve, or a cold start);
     ``kept``: a Hessian kept from the previous solve, for the first Newton steps after new columns.
     ``continued``: w solves the problem at eta/10 (eta continuation); with a cheap Hessian Newton
     goes first (``options.newton_after_stage_t``). Returns the point, the iterations and the last
@@ -224,7 +224,7 @@ def _solve_simplex(model, evaluator, w, target, max_iter, appended, options, kep
         c = x.sum() - 1.0
         return -v - lam * c + c * c / (2 * mu), -g + (c / mu - lam)
 
-    if appended:  # Newton first: its face takes the new columns in
+    if new.size:  # Newton first: its face takes the new columns in
         point, iterations, kept = newton_polish(
             evaluator,
             point,
@@ -237,11 +237,11 @@ def _solve_simplex(model, evaluator, w, target, max_iter, appended, options, kep
         if point.gap > target:  # slow: the corrective line search, or the cold start (a new
             # column that is not a max-edge one, as in a random instance, can make (w, 0) a
             # worse start than uniform w): go on from the best certified of the three
-            others = (_corrective_step(evaluator, w, appended), np.full(w.size, 1.0 / w.size))
+            others = (_corrective_step(evaluator, w, new), np.full(w.size, 1.0 / w.size))
             point = min([point, *(evaluator.point(x, target) for x in others)], key=lambda p: p.gap)
     t = model.n_hypotheses
-    smooth = t <= options.newton_first_t and implements(model, EtaFamily)
-    smooth = smooth and model.eta <= options.newton_first_eta
+    smooth = t <= options.newton_first_t and model.eta_family
+    smooth = smooth and _eta(model) <= options.newton_first_eta
     after_stage = continued and t <= options.newton_after_stage_t
     if point.gap <= options.newton_gap or smooth or after_stage:  # a good start, or a cheap Hessian
         # of a smooth D or from the previous continuation stage: Newton first
@@ -307,7 +307,7 @@ def _solve_orthant(model, evaluator, w, target, max_iter, options):
 
 def _solve_line(model, evaluator, a0, max_iter):
     """Maximise ``D(w(a))``: root of ``phi(a) = x . d(a)``, which is non-increasing in a."""
-    slope_of_w = np.r_[-model.w_prev, 1.0]  # dw/da
+    slope_of_w = model.weights(1.0) - model.weights(0.0)  # dw/da = (-w_prev, 1)
 
     def phi(a: float) -> float:
         return float(evaluator(model.weights(a))[1] @ slope_of_w)
@@ -374,7 +374,7 @@ def _solve_on_simplex(
     model,
     evaluator,
     w0,
-    appended,
+    new,
     target,
     max_iter,
     options: AuglagOptions,
@@ -384,7 +384,7 @@ def _solve_on_simplex(
     """The simplex-domain dual from ``w0`` (None: uniform), as a sequence of stages, each ending the
     solve where it reaches the target (docs/solvers.md#the-hand-written-dual-path-methodauglag):
 
-    1. a warm start: Newton on the face of the ``appended`` new columns, then augmented Lagrangian rounds
+    1. a warm start: Newton on the face of the ``new`` columns, then augmented Lagrangian rounds
        (:func:`_warm_start`); above ``lp_first_eta``, where the LP limit applies, a few Newton
        steps instead (:func:`_warm_newton`). Below ``continuation_eta`` it finishes the solve.
     2. at eta > continuation_eta, where the dual is nearly an LP and L-BFGS-B and Newton crawl
@@ -403,15 +403,15 @@ def _solve_on_simplex(
     (whose cold start does not solve the LP). Returns the point, the iterations and the state to
     keep (the last Hessian and the LP limit's latest HiGHS state).
     """
-    large = implements(model, EtaFamily) and model.eta > options.continuation_eta
+    large = model.eta_family and _eta(model) > options.continuation_eta
     limit = model.lp_limit() if large and model.n_samples <= options.lp_max_samples else None
     run = _Run(evaluator, target, max_iter, w0, *((state.curvature, state.lp) if state else ()))
     warm = w0 is not None
     if warm:
-        if limit is not None and model.eta > options.lp_first_eta:
+        if limit is not None and _eta(model) > options.lp_first_eta:
             _warm_newton(model, run, options)
         else:
-            _warm_start(model, run, options, appended, large)
+            _warm_start(model, run, options, new, large)
         if run.done or not large:
             return run.result()
     if large:
@@ -433,19 +433,19 @@ def _cheap_lp(model, options: AuglagOptions) -> bool:
     """Whether a cold start solves the LP limit (from scratch, without presolve) before continuation:
     eta above lp_cold_eta, t <= lp_cold_t and N >= lp_cold_min_samples."""
     return (
-        model.eta > options.lp_cold_eta
+        _eta(model) > options.lp_cold_eta
         and model.n_hypotheses <= options.lp_cold_t
         and model.n_samples >= options.lp_cold_min_samples
     )
 
 
-def _warm_start(model, run: _Run, options: AuglagOptions, appended: int, large: bool) -> None:
+def _warm_start(model, run: _Run, options: AuglagOptions, new: NDArray[np.intp], large: bool) -> None:
     """Stage 1: from the previous solution, Newton on the new columns' face, then augmented
     Lagrangian rounds (:func:`_solve_simplex`), within warm_budget iterations at large eta."""
     budget = min(run.max_iter, options.warm_budget) if large else run.max_iter
     w = _normalised(run.w)
     point, steps, kept = _solve_simplex(
-        model, run.evaluator, w, run.target, budget, appended, options, run.kept
+        model, run.evaluator, w, run.target, budget, new, options, run.kept
     )
     run.took(point, steps, kept)
     run.report(options, "warm_start", steps)
@@ -492,7 +492,7 @@ def _lp_limit_start(model, run: _Run, options: AuglagOptions, limit, cold: bool)
     if not run.done:
         budget = min(run.max_iter, options.warm_budget)
         point, steps, kept = _solve_simplex(
-            model, run.evaluator, point.w, run.target, budget, 0, options, kept
+            model, run.evaluator, point.w, run.target, budget, _NONE, options, kept
         )
         run.took(point, steps, kept)
         run.report(options, "lp_limit_rounds", steps)
@@ -501,12 +501,12 @@ def _lp_limit_start(model, run: _Run, options: AuglagOptions, limit, cold: bool)
 def _continuation(model, run: _Run, options: AuglagOptions) -> None:
     """Stage 2: the problem at eta/10 from the point reached (recursively, to coarse_gap: its
     solution only starts the next stage)."""
-    coarse_model = model.with_eta(model.eta / 10.0)
+    coarse_model = model.with_eta(_eta(model) / 10.0)
     coarse, steps, _ = _solve_on_simplex(
         coarse_model,
         DualEvaluator(coarse_model, options.newton),
         run.w,
-        0,
+        _NONE,
         max(run.target, options.coarse_gap),
         run.max_iter,
         options,
@@ -523,7 +523,7 @@ def _augmented_lagrangian(model, run: _Run, options: AuglagOptions, continued: b
     t = model.n_hypotheses
     w = np.full(t, 1.0 / t) if run.w is None else _normalised(run.w)
     point, steps, kept = _solve_simplex(
-        model, run.evaluator, w, run.target, run.max_iter, 0, options, continued=continued
+        model, run.evaluator, w, run.target, run.max_iter, _NONE, options, continued=continued
     )
     run.took(point, steps, kept)
     run.report(options, "augmented_lagrangian", steps)
@@ -603,26 +603,75 @@ def run(
     the check runs once per solve)."""
     options = options_for(AuglagOptions, options)
     with single_blas_thread():
+        if model.w_domain is WDomain.L1_BALL:
+            return _solve_signed(model, side, tol, warm_start, max_iter, removed, options)
         return _solve_auglag(model, side, tol, warm_start, max_iter, removed, options)
 
 
-#: the dual each w-domain needs (on the simplex: the gap from the gradient; on the line: w(a))
-_DOMAIN_PROTOCOLS = {WDomain.SIMPLEX: MaxEdgeDual, WDomain.ORTHANT: SmoothDual, WDomain.LINE: LineDual}
+def _solve_signed(model, side, tol, warm_start, max_iter, removed, options: AuglagOptions) -> Solution:
+    """The l1-ball dual through the model's simplex form over ``[U, -U]`` (``SmoothDual.simplex_form``,
+    docs/math.md#signed-weights): v on the simplex folds to ``w = v+ - v-``, and a warm start's w to
+    ``v = (w+, w-)`` plus its slack ``1 - ||w||_1`` spread evenly over both halves (which folds to
+    nothing); a removed column i of U is v's columns i and t + i. The pair ``(d, w)`` is certified
+    by the model itself; the solver state is the simplex form's (its next warm start)."""
+    start = time.perf_counter()
+    simplex = model.simplex_form()
+    warm, removed_v = None, None
+    if warm_start is not None:
+        w = np.asarray(warm_start.w, dtype=np.float64)
+        slack = max(1.0 - float(np.abs(w).sum()), 0.0) / (2 * w.size)
+        v = np.r_[np.clip(w, 0.0, None), np.clip(-w, 0.0, None)] + slack
+        warm = replace(warm_start, w=v)
+        if removed:
+            idx = np.asarray(removed, dtype=int)
+            if idx.size and (idx.min() < 0 or idx.max() >= w.size):
+                raise ValueError(
+                    f"removed must list distinct column indices of warm_start.w (0..{w.size - 1})"
+                )
+            removed_v = [*idx.tolist(), *(idx + w.size).tolist()]
+    inner = _solve_auglag(simplex, side, tol, warm, max_iter, removed_v, options)
+    t = model.n_hypotheses
+    solution = certify(
+        model,
+        inner.d,
+        None if inner.w is None else inner.w[:t] - inner.w[t:],
+        tol=tol,
+        method="auglag",
+        side=side,
+        iterations=inner.iterations,
+        solve_time=time.perf_counter() - start,
+        solver_status="",
+        extra=inner.extra,
+    )
+    solution.solver_state = inner.solver_state
+    return solution
+
+
+#: the w-domains auglag solves on (the simplex with the max-edge members, the orthant, the line with
+#: w(a): the optional capabilities of SmoothDual)
+DOMAINS = (WDomain.SIMPLEX, WDomain.ORTHANT, WDomain.LINE)
+
+
+def _eta(model) -> float:
+    """An eta family's eta (``SmoothDual.eta_family``: ``parameters()`` holds it)."""
+    return model.parameters()["eta"]
 
 
 def accepts(model, side: str) -> str | None:
     """None where ``method="auglag"`` solves ``side`` of ``model``, else why not: it needs a
     :class:`~dualboost.solvers.contract.SmoothDual` whose dual is differentiable (``smooth_dual``)
-    and whose w-domain it knows (on the
-    simplex a :class:`~dualboost.solvers.contract.MaxEdgeDual`, on the line a
-    :class:`~dualboost.solvers.contract.LineDual`), and it solves the dual side."""
-    protocol = _DOMAIN_PROTOCOLS.get(model.w_domain)
-    smooth = protocol is not None and implements(model, protocol) and model.smooth_dual
+    on a w-domain it knows (:data:`DOMAINS`, with the capabilities SmoothDual lists for it; the l1
+    ball through the model's ``simplex_form()``), and it solves the dual side."""
+    if model.w_domain is WDomain.L1_BALL and implements(model, SmoothDual):
+        simplex = model.simplex_form()  # the signed weights as a simplex over [U, -U]
+        if simplex is not None and accepts(simplex, side) is None:
+            return None
+    smooth = model.w_domain in DOMAINS and implements(model, SmoothDual) and model.smooth_dual
     if not smooth:
         if implements(model, LinearProgram):
             why, use = "is a linear program", "method='highs' or a cvxpy method ('clarabel', 'ecos', 'scs')"
         else:
-            why = model.nonsmooth_reason() if implements(model, ExplainedDual) else ""
+            why = model.nonsmooth_reason() if implements(model, SmoothDual) else ""
             why = why or "is not differentiable, or has no closed-form gradient and curvature in dualboost"
             use = "a cvxpy method ('clarabel', 'ecos', 'scs')"
         return f"method='auglag' needs a differentiable dual; the dual of {model.name} {why}: use {use}"
@@ -640,12 +689,7 @@ def _solve_auglag(model, side, tol, warm_start, max_iter, removed, options: Augl
     target = 0.5 * tol
     state = None
     if model.w_domain is WDomain.LINE:
-        if w0 is None:  # the clipped corrective step of [KG] Alg. 4.1 (b) as the starting point
-            d_prev = model.d_from_w(model.weights(0.0))
-            norm = np.abs(model.direction).max()
-            a0 = 0.0 if norm == 0 else float(np.clip(model.direction @ d_prev / (model.eta * norm**2), 0, 1))
-        else:
-            a0 = float(w0[-1])
+        a0 = model.line_start() if w0 is None else float(w0[-1])
         a, iterations = _solve_line(model, evaluator, a0, max_iter)
         w = model.weights(a)
         d = model.d_from_w(w)
@@ -654,12 +698,13 @@ def _solve_auglag(model, side, tol, warm_start, max_iter, removed, options: Augl
         point, iterations = _solve_orthant(model, evaluator, w0, target, max_iter, options)
         w, d = point.w, point.d
     else:
-        appended = 0
-        if w0 is not None:  # the columns appended since the warm start (after the removed ones)
-            appended = model.n_hypotheses - (warm_start.w.size - (0 if removed is None else len(removed)))
-            state = _carried_state(warm_start.solver_state, removed, appended)
+        new = _NONE
+        if w0 is not None:  # the columns new since the warm start (after the removed ones)
+            kept = warm_start.w.size - (0 if removed is None else len(removed))
+            new = np.setdiff1d(np.arange(model.n_hypotheses), model.warm_columns(kept))
+            state = _carried_state(warm_start.solver_state, removed, new, model.n_hypotheses)
         point, iterations, state = _solve_on_simplex(
-            model, evaluator, w0, appended, target, max_iter, options, state
+            model, evaluator, w0, new, target, max_iter, options, state
         )
         w, d = point.w, point.d
     solution = certify(

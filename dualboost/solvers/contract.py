@@ -1,29 +1,34 @@
 """What a solver needs from a model: the contract between the problems and the solvers.
 
-Every method reaches a model only through the Protocols below (docs/architecture.md#the-solver-contract),
-and every member a solver reads is declared in one of them (no solver probes a model with
-``hasattr``/``getattr``; ``tests/test_contract_members.py`` checks both). Each method's
+A solver reaches a model only through the four Protocols below (docs/architecture.md#the-solver-contract);
+every member a solver reads is declared in one of them, and no solver probes a model with
+``hasattr``/``getattr`` (``tests/test_contract_members.py`` checks both). A new model provides:
+
+1. :class:`Certifiable`, always: both objectives, the d-map ``d_from_w``, the repairs onto the
+   feasible sets, ``parameters()``; every method's result is certified by the model itself
+   (:func:`~dualboost.solvers.certify.certify`), never copied from a solver's report.
+2. :class:`CvxpyForms` for ``method`` in ``clarabel``, ``ecos``, ``scs``: the two sides as cvxpy
+   problems. Subclassing :class:`~dualboost.problems.Model` means writing these (1 and 2).
+3. :class:`LinearProgram` for ``method="highs"`` (LPBoost): the LP on either side, and its d-domain
+   LP that grows by rows for warm starts.
+4. :class:`SmoothDual` for ``method="auglag"``: a differentiable w-domain dual with its curvature.
+   ``Model`` implements it for ``D(w) = -f*(-U w)`` when the regulariser is a
+   :class:`~dualboost.conjugates.traits.SmoothConjugate` (every smooth conjugate of the library,
+   whose Hessian is ``scale (diag(g) - V S^+ V^T)``); a model only chooses its ``w_domain``
+   (:class:`WDomain`). The members that only some models have are optional capabilities with
+   defaults on ``Model`` (see :class:`SmoothDual`): the max-edge members on the simplex (subclass
+   :class:`~dualboost.problems.max_edge.MaxEdgeModel`), the line of a corrective step, the l1 ball's
+   simplex form, where a warm start's columns sit, an eta family (eta continuation and the LP
+   limit), the trust radius's step measure.
+
+(``method="highs"`` also solves the growing LP without LPBoost's ``nu`` and the diagonal QPs: the
+``HighsProgram`` and ``QuadraticProgram`` of :mod:`dualboost.solvers.highs`.)
+
+So a new smooth model is ten lines: subclass ``MaxEdgeModel``, set ``regularizer`` to a conjugate
+of the library and write ``parameters()`` (docs/architecture.md has the example). Each method's
 ``accepts(model, side)`` (``dualboost.solvers.REGISTRY``, :func:`dualboost.solvers.accepts`) says
-which Protocol it needs: :func:`dualboost.solvers.auglag.accepts`, :func:`dualboost.solvers.highs.accepts`
-(whose ``HighsProgram`` and ``QuadraticProgram`` are the LP without LPBoost's ``nu`` and the QPs).
-
-* :class:`Certifiable`: what every result needs. A solver's point is certified by the model
-  itself (:func:`~dualboost.solvers.certify.certify`): both objectives, the maps between the
-  sides and the repairs onto the feasible sets.
-* :class:`CvxpyForms`: the two sides as cvxpy problems (``method`` in ``clarabel``, ``ecos``, ``scs``).
-* :class:`LinearProgram`: both sides as an LP for HiGHS (``method="highs"``).
-* :class:`SmoothDual`: a differentiable w-domain dual with its curvature (``method="auglag"``),
-  on one of the w-domains of :class:`WDomain` (``Model``'s default dual needs a regulariser that
-  is a :class:`~dualboost.conjugates.traits.SmoothConjugate` or a
-  :class:`~dualboost.conjugates.traits.LowRankConjugate`, traits of conjugates that live beside them).
-  The simplex duals are :class:`MaxEdgeDual` (a gap from the gradient alone), the line duals of the
-  corrective steps :class:`LineDual`; an :class:`EtaFamily` can be solved at another eta (eta
-  continuation) and names its LP limit (eta -> infinity).
-
-A new model that ``method="auglag"`` should solve provides :class:`SmoothDual` (and, on the
-simplex, :class:`MaxEdgeDual`); subclassing :class:`~dualboost.problems.max_edge.MaxEdgeModel`
-and giving it a regulariser from the conjugate library that is a ``SmoothConjugate`` does
-that (docs/architecture.md has a ten-line example).
+which Protocol it needs and why a model is refused; ``Model.solve`` documents the methods and their
+``options``.
 """
 
 from __future__ import annotations
@@ -45,12 +50,7 @@ __all__ = [
     "Certifiable",
     "CvxpyForms",
     "LinearProgram",
-    "ScaledSteps",
-    "ExplainedDual",
     "SmoothDual",
-    "MaxEdgeDual",
-    "LineDual",
-    "EtaFamily",
 ]
 
 if TYPE_CHECKING:
@@ -163,25 +163,38 @@ class LinearProgram(Certifiable, Protocol):
 
 
 @runtime_checkable
-class ExplainedDual(Protocol):
-    """A model that says why its dual is not smooth (``method="auglag"``'s refusal quotes it)."""
-
-    def nonsmooth_reason(self) -> str:
-        """Why ``smooth_dual`` is False, as the end of "the dual of <model> ..."; "" when it is True."""
-
-
-@runtime_checkable
 class SmoothDual(Certifiable, Protocol):
     """A differentiable w-domain dual ``D(w)`` with its curvature: what ``method="auglag"`` needs.
 
-    ``smooth_dual`` says whether this instance's dual is differentiable with its curvature (a
-    relaxation's depends on its form and regulariser; the default ``D(w) = -f*(-U w)`` of
-    :class:`~dualboost.problems.Model` needs a regulariser that is a
-    :class:`~dualboost.conjugates.traits.SmoothConjugate` or a
-    :class:`~dualboost.conjugates.traits.LowRankConjugate`).
-    ``regularizer.with_warm_starts()`` gives the copy the solver passes to ``dual_value_and_grad``."""
+    Every smooth dual: ``smooth_dual`` (whether this instance's dual is differentiable with its
+    curvature: a relaxation's depends on its form and regulariser; ``Model``'s
+    ``D(w) = -f*(-U w)`` needs a :class:`~dualboost.conjugates.traits.SmoothConjugate`, and says why
+    not in ``nonsmooth_reason()``), ``regularizer`` (whose ``with_warm_starts()`` copy the solver
+    passes to ``dual_value_and_grad``), ``warm_points``, the value and gradient, the Hessian formed,
+    as products, and by blocks, and ``dual_step_spread`` (Newton's trust radius; ``Model``'s
+    default asks the regulariser, 0 is "no bound").
+
+    Optional capabilities (``Model`` has the defaults in brackets; a solver reads them only where
+    they apply, so a model provides the ones its ``w_domain`` or family needs):
+
+    * on the simplex (``w_domain`` SIMPLEX; :class:`~dualboost.problems.max_edge.MaxEdgeWeights`
+      provides them): ``gap_from_gradient``, ``primal_from_edges``, ``primal_bound_from_edges``
+      for ``min_d max_q (U^T d)_q + f(d)`` (the gap and the primal value from the edges ``U^T d``
+      a dual evaluation computed) [NotImplementedError];
+    * on the line of a corrective step (``w_domain`` LINE): ``weights(a)``, the point
+      ``w(a) = ((1 - a) w_prev, a)``, and ``line_start()``, the clipped step of [KG] Alg. 4.1 (b)
+      [NotImplementedError];
+    * on the l1 ball (``w_domain`` L1_BALL): ``simplex_form()``, the same problem on the simplex
+      over ``[U, -U]`` [None];
+    * where a warm start's columns are not U's first ones: ``warm_columns(n_previous)`` [the first];
+    * an eta family (``eta_family`` [False]): ``parameters()["eta"]`` is its regularisation,
+      ``with_eta(eta)`` the same model at another eta (eta continuation) and ``lp_limit()`` the
+      linear program it tends to as eta -> infinity (None: none in memory) [ValueError, None].
+    """
 
     smooth_dual: bool
+    warm_points: bool
+    eta_family: bool
     regularizer: Any
 
     def dual_value_and_grad(
@@ -203,12 +216,21 @@ class SmoothDual(Certifiable, Protocol):
     ) -> Vector:
         """The block ``(rows, columns)`` of the Hessian (one pass over U)."""
 
+    def dual_step_spread(self, direction: Vector, d: Vector, single: bool = False) -> float:
+        """How far ``w -> w + direction`` moves ``log d(w)``, to first order (docs/solvers.md#step-length):
+        the Hessian of a softmax changes by at most ``exp(2 k)`` over a move of size k (Bach 2010;
+        Karimireddy, Stich & Jaggi 2018), so Newton's quadratic model is trusted that far. 0: no
+        bound. ``single``: the pass over U may be made in single precision."""
 
-@runtime_checkable
-class MaxEdgeDual(SmoothDual, Protocol):
-    """A smooth dual on the simplex of ``min_d max_q (U^T d)_q + f(d)``: the gap follows from the
-    gradient alone, and the primal value from the edges ``U^T d`` a dual evaluation computed."""
+    def nonsmooth_reason(self) -> str:
+        """Why ``smooth_dual`` is False, as the end of "the dual of <model> ..."; "" when it is True."""
 
+    def warm_columns(self, n_previous: int) -> NDArray[np.intp]:
+        """Where the columns of a warm start's ``n_previous`` weights sit in this model's U (``Model``:
+        the first ones, new columns appended; a simplex relaxation's ``[A, -A]`` takes a new column
+        of A in both halves)."""
+
+    # -- on the simplex
     def gap_from_gradient(self, w: Vector, grad: Vector) -> float:
         """``max_q grad_q - w . grad``: the duality gap when d(w) maximises exactly."""
 
@@ -218,30 +240,24 @@ class MaxEdgeDual(SmoothDual, Protocol):
     def primal_bound_from_edges(self, d: Vector, edges: Vector, repaired: Vector) -> float:
         """An upper bound on the primal value at ``repaired`` from ``edges = U^T d``."""
 
-
-@runtime_checkable
-class LineDual(SmoothDual, Protocol):
-    """The corrective step's dual along ``w(a) = ((1 - a) w_prev, a)``."""
-
-    w_prev: Vector
-    direction: Vector
-    eta: float
-
+    # -- on the line
     def weights(self, a: float) -> Vector:
-        """``w(a)``."""
+        """``w(a)`` on the line of a corrective step."""
 
+    def line_start(self) -> float:
+        """The starting line parameter of a cold solve on the line."""
 
-@runtime_checkable
-class ScaledSteps(Protocol):
-    """A smooth dual that measures a step in the units of its curvature: how far ``w -> w + x``
-    moves the log of d(w), to first order (docs/solvers.md#step-length). The Hessian of a softmax
-    changes by at most a factor ``exp(2 k)`` over such a move of size k (Bach 2010; Karimireddy,
-    Stich & Jaggi 2018), so Newton's quadratic model can be trusted that far."""
+    # -- on the l1 ball
+    def simplex_form(self) -> SmoothDual | None:
+        """The same problem with its signed weights as a simplex over ``[U, -U]`` (v folds to
+        ``w = v+ - v-``, docs/math.md#signed-weights), which auglag solves; None: none."""
 
-    def dual_step_spread(self, direction: Vector, d: Vector, single: bool = False) -> float:
-        """The largest first-order change of ``log d_n`` along ``direction`` at ``d = d(w)``
-        (0 where the model cannot tell: no bound); ``single``: the pass over U may be made in
-        single precision."""
+    # -- an eta family
+    def with_eta(self, eta: float) -> SmoothDual:
+        """The same model at another eta."""
+
+    def lp_limit(self) -> LinearProgram | None:
+        """The linear program the model tends to as eta -> infinity (None: none in memory)."""
 
 
 #: (model class, Protocol) -> whether the class's instances implement it (see :func:`implements`)
@@ -257,16 +273,3 @@ def implements(model: object, protocol: type) -> bool:
     if found is None:
         found = _IMPLEMENTS[key] = isinstance(model, protocol)
     return found
-
-
-@runtime_checkable
-class EtaFamily(Protocol):
-    """A model in a family indexed by its regularisation eta (eta continuation at large eta)."""
-
-    eta: float
-
-    def with_eta(self, eta: float) -> EtaFamily:
-        """The same model at another eta."""
-
-    def lp_limit(self) -> LinearProgram | None:
-        """The linear program the model tends to as eta -> infinity (None: none in memory)."""

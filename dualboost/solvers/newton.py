@@ -35,8 +35,7 @@ from numpy.typing import NDArray
 from scipy.linalg import LinAlgError, eigh
 from scipy.linalg.lapack import dpotrf, dpotri, dpotrs
 
-from dualboost.conjugates.traits import LowRankConjugate
-from dualboost.solvers.contract import ScaledSteps, WDomain, implements
+from dualboost.solvers.contract import WDomain
 from dualboost.solvers.options import NewtonOptions, defaults
 
 __all__ = ["DualEvaluator", "Curvature", "newton_polish", "certified_point", "Point"]
@@ -51,11 +50,10 @@ class DualEvaluator:
         self.options = defaults(NewtonOptions) if options is None else options
         self.regularizer = model.regularizer.with_warm_starts()
         #: the regulariser of the certified points: the warm copy where every evaluation is an inner
-        #: solve (a LowRankConjugate, docs/math.md#exact-restriction: its root searches run to machine
-        #: precision from any start, and a cold start costs several times a warm one), else the
-        #: model's own. The returned Solution is certified from scratch with the model's own.
-        low_rank = implements(model.regularizer, LowRankConjugate)
-        self.point_regularizer = self.regularizer if low_rank else None
+        #: solve to machine precision from any start (``SmoothDual.warm_points``: the exact
+        #: restrictions, docs/math.md#exact-restriction, whose cold start costs several warm ones),
+        #: else the model's own. The returned Solution is certified from scratch with the model's own.
+        self.point_regularizer = self.regularizer if model.warm_points else None
         #: dual evaluations, Hessians formed (``Model.dual_hessian``) and Hessian-vector products
         self.evaluations = self.hessians = self.products = 0
         #: Hessian-vector products made in single precision; Newton directions that reach a
@@ -118,7 +116,7 @@ def certified_point(model, w: NDArray[np.float64], exact_below: float = np.inf, 
     a warm-started copy of the model's (``DualEvaluator.point_regularizer``), None for its own.
     """
     value, grad, d = model.dual_value_and_grad(w, regularizer)
-    max_edge = model.w_domain is WDomain.SIMPLEX  # a MaxEdgeDual (solvers.auglag.accepts)
+    max_edge = model.w_domain is WDomain.SIMPLEX  # with SmoothDual's max-edge members (auglag.accepts)
     if max_edge:
         dual = value
         estimate = model.gap_from_gradient(w, grad)
@@ -625,7 +623,7 @@ def newton_polish(
     patience = options.patience if patience is None else patience
     steps = 0
     best, stalled, damping = point, 0, 0.0
-    scaled, radius = implements(model, ScaledSteps), options.radius
+    radius = options.radius
     current = product = None  # the curvature at the current point; v -> H v there (None: exact)
     fresh = False  # the exact Hessian is formed at the next point (the kept one aged)
     while best.gap > target and steps < max_steps and stalled < patience:
@@ -670,7 +668,7 @@ def newton_polish(
         # (not a direction of the ridge's size: see NewtonOptions.singular)
         singular = np.abs(direction).max() > options.singular * max(1.0, float(np.abs(w).sum()))
         spread = 0.0
-        if scaled and not singular:
+        if not singular:  # (dual_step_spread is 0 where the model has no bound)
             single = model.n_samples * model.n_hypotheses >= options.single_min_work
             spread = model.dual_step_spread(direction, point.d, single=single)
         first = alpha = min(1.0, radius / spread) if spread > 0.0 else 1.0

@@ -178,7 +178,8 @@ class AuglagOptions(_Options):
     lp_max_samples: int = _field(2000, int, 0)
     #: cold starts at eta > lp_cold_eta with t <= lp_cold_t and lp_cold_min_samples <= N <=
     #: lp_max_samples take Newton from the LP limit's solution before continuation
-    #: (docs/solvers.md#options-the-lp-limits-start; lp_cold_min_samples is not a measured bound)
+    #: (docs/solvers.md#options-the-lp-limits-start; lp_cold_min_samples is no crossover: the LP
+    #: start was faster down to N = 100 on 24 of 25 instances, measured there)
     lp_cold_eta: float = _field(2e3, float, 0.0)
     lp_cold_t: int = _field(64, int, 0)
     lp_cold_min_samples: int = _field(500, int, 0)

@@ -1,0 +1,187 @@
+"""The numerical kernels of the models' smooth duals (docs/solvers.md): Gram products of the
+columns of U with curvature weights, the Hessian of ``D(w) = -f*(-U w)`` from its parts in the one
+form ``hess f* = scale (diag(g) - V S^+ V^T)`` (:class:`~dualboost.conjugates.traits.LowRankHessian`),
+and the float32 copies of U that inexact Newton steps read (docs/solvers.md#single-precision-products).
+
+The parts add up over row blocks, so the in-memory :class:`~dualboost.problems.Model` and the Dask
+partitions (:mod:`dualboost.dask.softmax`) share them. The model base (:mod:`dualboost.problems.base`)
+holds the model and calls these; the trust radius's measure of a step is the regulariser's
+(:meth:`~dualboost.conjugates.traits.SmoothConjugate.step_spread`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dualboost.conjugates.traits import small_inverse
+
+__all__ = [
+    "gram_parts",
+    "cross_gram_parts",
+    "low_rank_hessian",
+    "low_rank_term",
+    "low_rank_product",
+    "centred_hessian",
+    "single_extension",
+    "single_product",
+    "ColumnProducts",
+]
+
+
+def gram_parts(
+    C: NDArray[np.float64], s: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
+    """``(C^T diag(s) C, C^T s, sum s)`` for columns C (a private copy: scaled in place) and curvature
+    weights s: the parts of the dual Hessian, which add up over row blocks (the Dask partitions)."""
+    a = C.T @ s
+    C *= np.sqrt(s)[:, None]
+    return C.T @ C, a, float(s.sum())
+
+
+def single_extension(
+    U: NDArray[np.float64], cached: tuple | None
+) -> tuple[NDArray[np.float64], NDArray[np.float32], NDArray[np.float32]]:
+    """``(U, float32 copy of U, its buffer)``: the ``cached`` triple of an earlier matrix extended by
+    U's new columns where that matrix is U's first columns in the same memory (both read-only, the
+    same start and strides: a boosting run's ``Ensemble.U``, whose columns are only appended; at
+    N = 20,000, t ~ 400 converting all of U at every iteration cost 8 s of a 100 s topic-set run), else a
+    fresh copy. The buffer is column-major with room to grow (doubled when full), like the Ensemble's."""
+    if cached is not None:
+        old, _, buffer = cached
+        prefix = (
+            not old.flags.writeable
+            and not U.flags.writeable
+            and old.shape[0] == U.shape[0]
+            and old.shape[1] <= U.shape[1]
+            and old.strides == U.strides
+            and old.__array_interface__["data"][0] == U.__array_interface__["data"][0]
+        )
+        if prefix:
+            done, k = old.shape[1], U.shape[1]
+            if buffer.shape[1] < k:
+                grown = np.empty((U.shape[0], max(k, 2 * buffer.shape[1])), dtype=np.float32, order="F")
+                grown[:, :done] = buffer[:, :done]
+                buffer = grown
+            buffer[:, done:k] = U[:, done:k]
+            return U, buffer[:, :k], buffer
+    buffer = np.asarray(U, dtype=np.float32, order="F")
+    return U, buffer, buffer
+
+
+def single_product(A: NDArray[np.float32], x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``A @ x`` in single precision for a float32 ``A`` (:meth:`Model.single_precision_U` or its
+    columns): x is divided by its largest entry before the cast, so that none underflows, and the
+    float64 result is scaled back (relative error of order 1e-6)."""
+    top = float(np.abs(x).max(initial=0.0)) or 1.0
+    return (A @ (x / top).astype(A.dtype)).astype(np.float64) * top
+
+
+def cross_gram_parts(
+    U: NDArray[np.float64],
+    g: NDArray[np.float64],
+    V: NDArray[np.float64],
+    rows: NDArray[np.intp],
+    columns: NDArray[np.intp],
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """``(U_R^T diag(g) U_C, U_R^T V, U_C^T V)`` for the rows R and columns C of a Hessian block, by
+    one pass over U (``[g U_C, V]^T U``; no copy of the |R| columns; ``U_C^T V`` by sums over the
+    examples, as ``U_C^T s`` always was); adds up over row blocks like :func:`gram_parts`."""
+    k = V.shape[1]
+    UC = U[:, columns]
+    products = np.column_stack([UC * g[:, None], V]).T @ U
+    P_columns = np.column_stack([(UC * V[:, [j]]).sum(axis=0) for j in range(k)])
+    return products[:-k, rows].T, products[-k:, rows].T, P_columns
+
+
+def low_rank_term(P_rows: NDArray[np.float64], S: NDArray[np.float64], P_columns: NDArray[np.float64]):
+    """``P_rows S^+ P_columns^T`` (``S^+``: :func:`~dualboost.conjugates.traits.small_inverse`), for
+    k = 1 as ``outer(p, q) / S`` (0 where S = 0), the rounding of the capped softmax's
+    ``a b^T / sum s``."""
+    if S.shape == (1, 1):
+        total = float(S[0, 0])
+        return np.outer(P_rows[:, 0], P_columns[:, 0]) / total if total > 0 else 0.0
+    return P_rows @ small_inverse(S) @ P_columns.T
+
+
+def low_rank_product(P: NDArray[np.float64], S: NDArray[np.float64], v: NDArray[np.float64]):
+    """``P S^+ P^T v`` (as :func:`low_rank_term`; for k = 1, ``p (p . v) / S``)."""
+    if S.shape == (1, 1):
+        total, p = float(S[0, 0]), P[:, 0]
+        return p * (float(p @ v) / total) if total > 0 else 0.0
+    return P @ (small_inverse(S) @ (P.T @ v))
+
+
+def low_rank_hessian(
+    gram: NDArray[np.float64],
+    P_rows: NDArray[np.float64],
+    P_columns: NDArray[np.float64],
+    S: NDArray[np.float64],
+    scale: float,
+) -> NDArray[np.float64]:
+    """``-scale (gram - P_rows S^+ P_columns^T)``: the dual Hessian (block) ``-U_R^T hess f* U_C``
+    from its summed parts, with ``hess f* = scale (diag(g) - V S^+ V^T)``
+    (:class:`~dualboost.conjugates.traits.LowRankHessian`), ``gram = U_R^T diag(g) U_C``,
+    ``P = U^T V`` on the rows and on the columns."""
+    return -scale * (gram - low_rank_term(P_rows, S, P_columns))
+
+
+def centred_hessian(
+    gram: NDArray[np.float64], a: NDArray[np.float64], b: NDArray[np.float64], total: float, scale: float
+) -> NDArray[np.float64]:
+    """:func:`low_rank_hessian` of the rank-one case ``hess f* = scale (diag s - s s^T / sum s)``
+    (:meth:`~dualboost.conjugates.traits.LowRankHessian.rank_one`) from the parts summed over row blocks
+    (the Dask partitions): ``gram = U_R^T diag(s) U_C``, ``a = U_R^T s``, ``b = U_C^T s``,
+    ``total = sum s``."""
+    return low_rank_hessian(gram, a[:, None], b[:, None], np.array([[total]]), scale)
+
+
+class ColumnProducts:
+    """Products with the columns ``U_S`` (and only the rows that count, ``rows`` a mask or None) and
+    the curvature ``weights`` (one per row that counts, or a scalar) for the Hessian-vector products
+    of the dual, two passes over U_S each: a copy of the columns (and rows) when they are at most
+    half of U, else U itself with the vector padded by zeros (no copy).
+
+    ``U`` may be a single-precision copy (:meth:`Model.single_precision_U`): the products are then
+    computed in float32 on float32 vectors (the weights divided by their largest once, so that none
+    underflows) and returned in float64, with a relative error of order 1e-6 (measured 5e-7 to 2e-6
+    at N = 1000-20000): what the inexact Newton steps of ``method="auglag"`` use where their forcing
+    term allows (docs/solvers.md#single-precision-products)."""
+
+    def __init__(
+        self,
+        U: NDArray[np.floating],
+        columns: NDArray[np.intp],
+        rows: NDArray[np.bool_] | None,
+        weights: NDArray[np.float64] | float,
+    ) -> None:
+        self.columns = columns
+        self.dtype = U.dtype
+        if rows is not None:
+            self.C, self.pad = U[np.ix_(np.flatnonzero(rows), columns)], None
+        elif 2 * columns.size <= U.shape[1]:
+            self.C, self.pad = U[:, columns], None
+        else:
+            self.C, self.pad = U, np.zeros(U.shape[1], dtype=U.dtype)
+        self.top = 1.0  # the weights are stored divided by top (single precision: their largest)
+        if self.dtype != np.float64:
+            self.top = float(np.abs(weights).max(initial=0.0)) or 1.0
+            weights = (np.asarray(weights, dtype=np.float64) / self.top).astype(self.dtype)
+        self.weights = weights
+
+    def left(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``U_S^T x`` (x a vector or a matrix over the rows)."""
+        out = self.C.T @ x if self.dtype == np.float64 else single_product(self.C.T, x)
+        return out if self.pad is None else out[self.columns]
+
+    def gram(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``U_S^T (weights * (U_S v))``."""
+        if self.dtype == np.float64:
+            return self._gram(v)
+        return self._gram(v.astype(self.dtype)).astype(np.float64) * self.top
+
+    def _gram(self, v: NDArray[np.floating]) -> NDArray[np.floating]:
+        if self.pad is None:
+            return self.C.T @ (self.weights * (self.C @ v))
+        self.pad[self.columns] = v
+        return (self.C.T @ (self.weights * (self.C @ self.pad)))[self.columns]
