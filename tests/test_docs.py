@@ -76,6 +76,8 @@ def commands(code: str, console: bool) -> tuple[list[str], list[str]]:
                 not_run.append(f"{command} (installs the package, which is installed)")
             elif re.match(r"((python -m )?pytest|(bash )?\.?/?\.ci/)", command):
                 not_run.append(f"{command} (runs the test suite, and so this test again)")
+            elif re.match(r"python -m sphinx\b", command):
+                not_run.append(f"{command} (tests/test_docs_site.py builds the site, once)")
             elif example and (ROOT / example[1]).is_file():
                 not_run.append(f"{command} (tests/test_examples.py runs every example, once)")
             else:
@@ -159,6 +161,27 @@ def test_the_output_check_tells_a_stale_quote():
     stale = output_mismatch("  parameters: eps = 0.01, tol = 0.00125\n  time: 0.2 s (oracle 1 s)", printed)
     assert stale is not None and "tol = 0.00125" in stale
     assert output_mismatch("  parameters: eps = 0.01, tol = 0.0025", printed) is not None  # a line missing
+
+
+def untagged_outputs(page: Path) -> list[int]:
+    """The lines of the ```text blocks of ``page`` that come right after a block that runs (nothing but
+    blank lines between) without the ``output`` tag: a quote of what that block prints, unchecked."""
+    lines, found = page.read_text().splitlines(), []
+    blocks = fenced_blocks(page)
+    for (_, before, _), (line, language, _) in zip(blocks, blocks[1:], strict=False):
+        if language != "text" or before not in PYTHON | SHELL or lines[line - 1].split()[1:] == ["output"]:
+            continue
+        closing = next(k for k in range(line - 2, -1, -1) if lines[k].strip())  # the line above, 0-based
+        if lines[closing].strip() == "```":
+            found.append(line)
+    return found
+
+
+def test_output_right_after_a_block_is_checked():
+    """Every output quoted right below the block that prints it is a ```text output block, so that
+    :func:`test_quoted_output_is_what_the_block_before_prints` checks it."""
+    found = [f"{page.name}:{line}" for page in PAGES for line in untagged_outputs(page)]
+    assert not found, "```text blocks right after a block that runs, not tagged `output`: " + ", ".join(found)
 
 
 def test_every_block_names_a_known_language():

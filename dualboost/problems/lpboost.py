@@ -55,7 +55,7 @@ def _highs(c, a_ub, a_eq, bounds):
 def min_max_edge(
     U: NDArray[np.float64], lower: NDArray[np.float64], upper: NDArray[np.float64]
 ) -> tuple[float, NDArray[np.float64], NDArray[np.float64]] | None:
-    """``min_{d : sum d = 1, lower <= d <= upper} max_q u^q . d`` by HiGHS.
+    """``min_{d : sum d = 1, lower <= d <= upper} max_q u^q @ d`` by HiGHS.
 
     Returns ``(value, d, w)`` with ``w`` the LP multipliers of the edge constraints (a point of
     the simplex), or ``None`` when the box and the simplex do not meet.

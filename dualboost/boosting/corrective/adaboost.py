@@ -43,7 +43,7 @@ Weight = Callable[[NDArray[np.float64], NDArray[np.float64], float, float], floa
 
 
 def adaboost_step(u: NDArray[np.float64], d: NDArray[np.float64]) -> float:
-    """``argmin_alpha sum_n d_n e^{-alpha u_n}`` for a column u with positive edge ``u . d`` (inf if
+    """``argmin_alpha sum_n d_n e^{-alpha u_n}`` for a column u with positive edge ``u @ d`` (inf if
     no example with d_n > 0 has u_n < 0)."""
     edge = float(np.sum(u * d))  # np.sum rather than a BLAS dot (see Ensemble.edges)
     support = d > 0

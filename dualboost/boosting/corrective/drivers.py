@@ -99,19 +99,37 @@ class CorrectiveUpdate:
 def erlpboost_update(margins: ArrayLike, d0: ArrayLike, nu: float, eta: float) -> CorrectiveUpdate:
     """[KG] Alg. 4.1 steps (f)-(i) for the margins ``m = U w^t``.
 
+    Steps, with ``C = {n : d^t_n = 1/nu}`` the capped set:
+
     (f) ``log d~_n = ln d0_n - eta m_n`` (unnormalised, kept in the log domain);
-    (g) d^t = the entropic projection of d~ onto ``{sum d = 1, d <= 1/nu}`` (Alg. 4.2, cap 1/nu) and
-        ``C = {n : d^t_n = 1/nu}``;
+    (g) d^t = the entropic projection of d~ onto ``{sum d = 1, d <= 1/nu}`` (Alg. 4.2, cap 1/nu);
     (h) ``Z = sum_{n not in C} d~_n / (1 - |C|/nu)`` (the unnormalised weights, erratum KG-13),
         with ``1 - |C|/nu`` taken as the mass ``sum_{n not in C} d^t_n`` the projection left to the
         uncapped coordinates (equal in exact arithmetic; at large eta the difference of 1 and
         |C|/nu can round to 0 while that mass is a positive 1e-190);
     (i) ``psi_n = -m_n - (1/eta) ln(Z / (d0_n nu))`` on C, 0 elsewhere;
+
     and ``Theta^^t = -(1/eta) ln sum_n d0_n e^{-eta (m_n + psi_n)} - (1/nu) sum psi`` (Eq. 3.10).
 
     If no mass is left off C (nu = N, or underflow), Z is not determined by (h); then Z is the
     largest value with psi >= 0 (for nu = N: ``psi = max(m) - m``, which makes
     ``d0 e^{-eta(m + psi)}`` proportional to d^t = d0).
+
+    Parameters
+    ----------
+    margins : array_like, shape (N,)
+        The margins ``m = U w^t`` of the combined hypothesis.
+    d0 : array_like, shape (N,)
+        The prior distribution (uniform in [KG]).
+    nu : float
+        The capping, ``d <= 1/nu`` (docs/math.md#capping-nu).
+    eta : float
+        The entropy regularisation.
+
+    Returns
+    -------
+    CorrectiveUpdate
+        ``d``: d^t; ``theta``: Theta^^t; ``psi``: the multipliers of the cap.
     """
     m = np.asarray(margins, dtype=np.float64)
     log_d0 = np.log(np.asarray(d0, dtype=np.float64))
@@ -138,8 +156,21 @@ def binary_erlpboost_update(margins: ArrayLike, regularizer: CappedBinaryRelativ
         regulariser's normaliser (``b = eta beta``, a safeguarded Newton iteration on the bracket);
     (g) ``d_n = d0_n e^{-eta(m_n + beta)} / (1 - nu d0_n + nu d0_n e^{-eta(m_n + beta)})`` (Eq. 4.11),
         computed as ``(1/nu) expit(logit(nu d0_n) - eta (m_n + beta))``;
+
     and ``Theta^_B^t = -(1/(eta nu)) sum_n ln(1 - nu d0_n + nu d0_n e^{-eta(m_n + beta)}) - beta``
     (Eq. 3.26).
+
+    Parameters
+    ----------
+    margins : array_like, shape (N,)
+        The margins ``m = U w^t`` of the combined hypothesis.
+    regularizer : CappedBinaryRelativeEntropy
+        The binary relative entropy to d0 with its nu and eta (docs/math.md#binary-erlpboost).
+
+    Returns
+    -------
+    CorrectiveUpdate
+        ``d``: d^t; ``theta``: Theta^_B^t; ``beta``: the multiplier of ``sum d = 1``.
     """
     reg = regularizer
     value, d, b = reg.conjugate_grad_and_normalizer(-np.asarray(margins, dtype=np.float64))

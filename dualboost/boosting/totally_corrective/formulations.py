@@ -421,7 +421,7 @@ def nmboost(
     tol: float | None = None,
     options: RunOptions,
 ) -> BoostResult:
-    """NM-Boost ([AFAHV25]; docs/math.md#nm-boost): the LP pair ``min_{d in [0,1]^N} max_q u^q . (d +
+    """NM-Boost ([AFAHV25]; docs/math.md#nm-boost): the LP pair ``min_{d in [0,1]^N} max_q u^q @ (d +
     lam 1) - tau 1^T d`` / ``max_{w in S^t} lam 1^T U w - sum_n [tau - (U w)_n]_+`` re-solved (HiGHS,
     warm-started from the previous basis) after every hypothesis; the oracle prices ``d + lam 1``
     (normalised). Stop: ``min_q P^q(d^{q-1}) - D^{t-1}(w^{t-1}) <= eps`` (module docstring).
