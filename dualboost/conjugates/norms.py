@@ -79,6 +79,13 @@ class Norm(_NormEntry):
     ``r = 1`` (the default) is the plain norm, whose conjugate is the indicator of the dual unit
     ball (``||.||_inf -> I_{B_1}``, docs/math.md#dual-norms). On the dual ball the maximiser ``x = 0`` attains
     ``f*(theta) = 0``; outside it the supremum is ``+inf`` and ``conjugate_grad`` raises.
+
+    Parameters
+    ----------
+    p : float, default 2
+        The exponent of the norm, in [1, inf] (``np.inf`` for the max norm).
+    radius : float, default 1.0
+        r, > 0.
     """
 
     def value(self, x: ArrayLike) -> float:
@@ -114,6 +121,13 @@ class NormBall(_NormEntry):
     ``conjugate_grad(theta) = r * unit_ball_maximiser(theta, p)``. With ``p = inf`` and ``r = 1/k`` this
     is the cap ``||d||_inf <= 1/k`` of docs/math.md#capped-simplex-support, whose conjugate is
     ``(1/k)||theta||_1``.
+
+    Parameters
+    ----------
+    p : float, default 2
+        The exponent of the norm, in [1, inf] (``np.inf`` for the max norm).
+    radius : float, default 1.0
+        r, > 0.
     """
 
     def value(self, x: ArrayLike) -> float:
@@ -142,6 +156,11 @@ class HalfSquaredNorm(_NormEntry):
     The maximiser is ``||theta||_q * unit_ball_maximiser(theta, p)``: along a direction ``u`` with
     ``||u||_p = 1`` the objective is ``t <u, theta> - t^2/2``, maximal at ``t = ||theta||_q``.
     ``p = 2`` is self-conjugate with ``grad f* = identity``.
+
+    Parameters
+    ----------
+    p : float, default 2
+        The exponent of the norm, in [1, inf] (``np.inf`` for the max norm).
     """
 
     def __init__(self, p: float = 2) -> None:

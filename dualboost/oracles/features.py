@@ -151,7 +151,14 @@ class _Support:
 
 class RawFeatures(Oracle):
     """The max-edge raw feature h_j(x) = x_j / max_n |X[n, j]| (and its negation if ``reflexive``).
-    Edges are linear in d: signed weights are accepted (``best(d, signed=True)``)."""
+
+    Edges are linear in d: signed weights are accepted (``best(d, signed=True)``).
+
+    Parameters
+    ----------
+    reflexive : bool, default True
+        Also offer the negation of every hypothesis.
+    """
 
     signed_weights = True
 
@@ -195,6 +202,11 @@ class LinearKernel(Oracle):
 
     One hypothesis per training example with a non-zero row (and its negation if ``reflexive``).
     Edges are linear in d: signed weights are accepted (``best(d, signed=True)``).
+
+    Parameters
+    ----------
+    reflexive : bool, default True
+        Also offer the negation of every hypothesis.
     """
 
     signed_weights = True

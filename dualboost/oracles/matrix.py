@@ -91,9 +91,16 @@ class MatrixColumn(Hypothesis):
 class MatrixOracle(Oracle):
     """The max-edge column of a fixed edge matrix ``U`` (N x n); fitted at construction.
 
-    ``y``: labels of the N examples (default all +1), used only by ``predict``; ``reflexive``:
-    include the negated columns. Edges ``U^T d`` are linear in d: signed weights are accepted
-    (``best(d, signed=True)``).
+    Edges ``U^T d`` are linear in d: signed weights are accepted (``best(d, signed=True)``).
+
+    Parameters
+    ----------
+    U : array_like, shape (N, n)
+        The edge matrix of the class, entries in [-1, 1].
+    y : array_like of shape (N,), optional
+        Labels of the N examples (default all +1), used only by ``predict``.
+    reflexive : bool, default False
+        Include the negated columns.
     """
 
     signed_weights = True

@@ -76,9 +76,16 @@ def _fingerprint(values: NDArray[np.float64]) -> str:
 class SklearnOracle(Oracle):
     """Boost any scikit-learn classifier whose ``fit`` accepts ``sample_weight``.
 
-    ``output``: ``"predict"`` (h in {-1, +1}) or ``"proba"`` (h = 2 P(+1) - 1, needs
-    ``predict_proba``); ``reflexive``: negate a hypothesis whose edge is negative. Signed weights
-    are accepted (module docstring).
+    Signed weights are accepted (module docstring).
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+        A scikit-learn classifier whose ``fit`` takes ``sample_weight``; it is cloned for every call.
+    output : {"predict", "proba"}, default "predict"
+        ``"predict"``: h in {-1, +1}; ``"proba"``: h = 2 P(+1) - 1 (needs ``predict_proba``).
+    reflexive : bool, default True
+        Negate a hypothesis whose edge is negative.
     """
 
     signed_weights = True

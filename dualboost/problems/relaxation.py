@@ -101,6 +101,17 @@ class Theorem7Conditions:
     cross-polytope they span is a neighbourhood of 0); (iii) ``f*(theta) >= f*(theta - alpha theta_i
     e_i)``, sampled: a few theta (all negative, mixed, positive; several scales), the largest,
     smallest and a random |theta_i|, alpha in {1, 1/2}. ``notes`` says why each one fails.
+
+    Parameters
+    ----------
+    min_zero : bool or None
+        Condition (i).
+    zero_in_core : bool or None
+        Condition (ii).
+    shrink_monotone : bool or None
+        Condition (iii).
+    notes : tuple of str
+        Why each condition fails (empty where it holds or was not checked).
     """
 
     min_zero: bool | None
@@ -181,8 +192,24 @@ def _check_shrink(f: ConvexFunction, n: int, seed: int) -> tuple[bool, str]:
 def theorem7_conditions(f: ConvexFunction, n: int, *, full: bool = True, seed: int = 0) -> Theorem7Conditions:
     """Check [SS] Thm 7's conditions (i)-(iii) on ``f`` in dimension ``n`` (see :class:`Theorem7Conditions`).
 
-    (ii) is checked first (no conjugate needed), then (i), then (iii). With ``full=False`` the
-    checks stop at the first failure (the rest are ``None``), which is enough to choose the dual.
+    (ii) is checked first (no conjugate needed), then (i), then (iii).
+
+    Parameters
+    ----------
+    f : ConvexFunction
+        The regulariser.
+    n : int
+        The dimension N.
+    full : bool, default True
+        False stops the checks at the first failure (the rest are ``None``), which is enough to
+        choose the dual.
+    seed : int, default 0
+        The seed of the random points of check (iii).
+
+    Returns
+    -------
+    Theorem7Conditions
+        Each condition ``True``, ``False`` or ``None`` (not checked), with the reasons.
     """
     results: list[tuple[bool | None, str]] = [(None, ""), (None, ""), (None, "")]
     checks = ((1, lambda: _check_zero_in_core(f, n)), (0, lambda: _check_min_zero(f, n)),
@@ -326,10 +353,31 @@ def _project_l1_ball(w: NDArray[np.float64]) -> NDArray[np.float64]:
 class Relaxation(MaxEdgeModel):
     """[SS] Def. 6 with the regulariser ``f`` (any :class:`~dualboost.conjugates.ConvexFunction` on R^N).
 
-    Parameters: ``A`` (N x n, entries in [-1, 1]), ``f`` (dimension N or free), ``form`` in
-    :data:`FORMS`. Attributes: ``regularizer`` (f~ = f + I_S, derived), ``conditions`` (Thm 7),
-    ``dual_form`` (``"theorem7"`` or ``"general"``), ``U`` (the columns the weights act on: A,
-    or [A, -A] in the simplex form) and the model contract of :class:`~dualboost.problems.Model`.
+    The primal is ``min_{d in S} max_j |(A^T d)_j| + f(d)``, the dual ``max_{||w||_1 <= 1}
+    -(f + I_S)*(-A w)``, derived by the conjugate calculus (docs/math.md#general-relaxation,
+    docs/new-relaxation.md).
+
+    Parameters
+    ----------
+    A : array_like, shape (N, n)
+        The edge matrix, ``A[i, j] = y_i h_j(x_i)`` in [-1, 1].
+    f : ConvexFunction
+        The regulariser on d, of dimension N or free.
+    form : str, default "abs"
+        One of :data:`FORMS`: ``"abs"`` (weights in the l1 ball, edges in absolute value),
+        ``"simplex"`` (the same problem over ``[A, -A]`` with weights in the simplex) or ``"edge"``
+        (weights in the simplex over A, signed edges).
+
+    Attributes
+    ----------
+    regularizer : ConvexFunction
+        f~ = f + I_S, as the calculus derived it.
+    conditions : Theorem7Conditions
+        [SS] Thm 7's conditions on f.
+    dual_form : str
+        ``"theorem7"`` (the relaxed margin with hinge losses) or ``"general"``.
+    U : ndarray
+        The columns the weights act on: A, or [A, -A] in the simplex form.
     """
 
     name = "relaxation"

@@ -195,22 +195,48 @@ def corrective_erlpboost(
     clipped step (``method=None``) or by solving the corrective subproblem M8 with ``method``
     (e.g. ``"auglag"``); d^t by the entropic projection, psi^t in closed form.
 
-    ``step``: the Frank-Wolfe step rule ([MHT22], docs/math.md#frank-wolfe-steps): ``"clipped"``
-    (the default, Alg. 4.1(b)), ``"classic"`` (``2/(t+1)``), ``"short"`` (the short step for the
-    smoothness constant eta), ``"line"`` (the exact line search on the dual: by a scalar root finder,
-    or by the subproblem solver ``method`` when one is given; ``method`` alone means ``"line"``) or
-    ``"pairwise"`` (weight moved from the away hypothesis to the new one). The stopping rule and its
-    certificate are the same for every rule.
+    The stopping rule (the practical criterion ``delta~ <= eps/2``) and its certificate are the same
+    for every step rule.
 
-    ``eta``: default the canonical ``max((2/eps) ln(N/nu), 1/2)``; ``max_iter``: default
-    ``32 eta/eps + 1`` (:func:`~dualboost.boosting.core.stopping.corrective_max_iter`; ``108 eta/eps + 1``
-    for the classic step, ``64 eta/eps + 2`` for the pairwise one, docs/math.md#frank-wolfe-steps);
-    ``callback``: called with each history row; ``checkpoint``, ``checkpoint_every``, ``resume``: save
-    the state every so many iterations and continue a killed run (:mod:`dualboost.boosting.core.checkpoint`);
-    ``d0``: the prior of the relative entropy (a positive distribution; default uniform), also d^0, with
-    the caps ``1/nu`` unchanged and the canonical eta of
-    :func:`~dualboost.problems.erlpboost.prior_eta`; ``keep_stages``: the weights after
-    every iteration in ``result.stages`` (one ``(position, step)`` update each).
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted oracle (``best(d)``; :mod:`dualboost.oracles`).
+    nu : float, default 1.0
+        The capping in [1, N]: ``d_n <= 1/nu``.
+    eps : float, default 0.01
+        The precision of the stop.
+    eta : float, optional
+        The regularisation; default the canonical ``max((2/eps) ln(N/nu), 1/2)``.
+    max_iter : int, optional
+        Default ``32 eta/eps + 1`` (:func:`~dualboost.boosting.core.stopping.corrective_max_iter`;
+        ``108 eta/eps + 1`` for the classic step, ``64 eta/eps + 2`` for the pairwise one,
+        docs/math.md#frank-wolfe-steps).
+    method : str, optional
+        The subproblem solver of the exact step (e.g. ``"auglag"``); given alone, it means
+        ``step="line"``.
+    step : str, optional
+        The Frank-Wolfe step rule ([MHT22], docs/math.md#frank-wolfe-steps): ``"clipped"`` (the
+        default, Alg. 4.1(b)), ``"classic"`` (``2/(t+1)``), ``"short"`` (the short step for the
+        smoothness constant eta), ``"line"`` (the exact line search on the dual: by a scalar root
+        finder, or by ``method``) or ``"pairwise"`` (weight moved from the away hypothesis to the new
+        one).
+    d0 : ndarray of shape (N,), optional
+        The prior of the relative entropy (a positive distribution; default uniform), also d^0, with
+        the caps ``1/nu`` unchanged and the canonical eta of
+        :func:`~dualboost.problems.erlpboost.prior_eta`.
+    callback, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
+        The run options, as keywords or as one ``options=``
+        :class:`~dualboost.boosting.core.options.RunOptions` (docs/boosting.md#run-options):
+        ``callback`` is called with each history row; the checkpoint file, its period and ``resume``
+        save the state every so many iterations and continue a killed run
+        (:mod:`dualboost.boosting.core.checkpoint`); ``keep_stages`` keeps the weights after every
+        iteration in ``result.stages`` (one ``(position, step)`` update each); ``max_time`` is a time
+        limit in seconds. The corrective drivers keep no iterates.
+    Returns
+    -------
+    BoostResult
+        The hypotheses, their weights w, the per-iteration history, the stop reason and the times.
     """
     return _corrective(
         "corrective_erlpboost",
@@ -242,8 +268,35 @@ def corrective_binary_erlpboost(
 ) -> BoostResult:
     """Corrective Binary ERLPBoost ([KG] Alg. 4.3): as :func:`corrective_erlpboost` with the binary
     relative entropy (``nu < N``): no projection, beta by the root of ``sum d = 1``; canonical eta
-    ``max((2/eps)(ln(N/nu) + 1), 1/2)``; the exact step solves M9. ``step``, ``d0`` and ``keep_stages``
-    as for :func:`corrective_erlpboost` (``d0 < 1/nu``)."""
+    ``max((2/eps)(ln(N/nu) + 1), 1/2)``; the exact step solves M9.
+
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted oracle (``best(d)``; :mod:`dualboost.oracles`).
+    nu : float, default 1.0
+        The capping in [1, N).
+    eps : float, default 0.01
+        The precision of the stop.
+    eta : float, optional
+        The regularisation; default the canonical ``max((2/eps)(ln(N/nu) + 1), 1/2)``.
+    max_iter, method, step : optional
+        As for :func:`corrective_erlpboost`.
+    d0 : ndarray of shape (N,), optional
+        The prior (a positive distribution below the cap, ``d0 < 1/nu``; default uniform).
+    callback, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
+        The run options, as keywords or as one ``options=``
+        :class:`~dualboost.boosting.core.options.RunOptions` (docs/boosting.md#run-options):
+        ``callback`` is called with each history row; the checkpoint file, its period and ``resume``
+        save the state every so many iterations and continue a killed run
+        (:mod:`dualboost.boosting.core.checkpoint`); ``keep_stages`` keeps the weights after every
+        iteration in ``result.stages`` (one ``(position, step)`` update each); ``max_time`` is a time
+        limit in seconds. The corrective drivers keep no iterates.
+    Returns
+    -------
+    BoostResult
+        The hypotheses, their weights w, the per-iteration history, the stop reason and the times.
+    """
     return _corrective(
         "corrective_binary_erlpboost",
         oracle,
@@ -276,14 +329,34 @@ def mlpboost(
     warm-started) and keeps whichever of the Frank-Wolfe iterate and the LP's w has the larger
     regularised dual value ``-f*(-U w)``.
 
-    ``nu``, ``eps``, ``eta``, ``d0``: as for :func:`corrective_erlpboost` (the same regularised dual,
-    canonical eta and stopping rule: the practical criterion ``delta~ <= eps/2``, so the output's soft
-    margin is within eps of the best one); ``step``: the Frank-Wolfe rule (default ``"clipped"``;
-    :data:`~dualboost.boosting.corrective.frank_wolfe.STEPS`); ``max_iter``: default the bound of the
-    step rule, ``32 eta/eps + 1`` for the clipped one: O(ln(N/nu)/eps^2), as [MHT22] prove (an iteration
-    can only do better than its Frank-Wolfe step). ``result.params["lp_steps"]`` counts the iterations
-    that took the LP's w. ``callback``, ``checkpoint``, ``checkpoint_every``, ``resume``,
-    ``keep_stages``: as for the other drivers.
+    ``result.params["lp_steps"]`` counts the iterations that took the LP's w.
+
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted oracle (``best(d)``; :mod:`dualboost.oracles`).
+    nu, eps, eta, d0 : optional
+        As for :func:`corrective_erlpboost` (the same regularised dual, canonical eta and stopping
+        rule: the practical criterion ``delta~ <= eps/2``, so the output's soft margin is within eps of
+        the best one).
+    max_iter : int, optional
+        Default the bound of the step rule, ``32 eta/eps + 1`` for the clipped one: O(ln(N/nu)/eps^2),
+        as [MHT22] prove (an iteration can only do better than its Frank-Wolfe step).
+    step : str, optional
+        The Frank-Wolfe rule (default ``"clipped"``;
+        :data:`~dualboost.boosting.corrective.frank_wolfe.STEPS`).
+    callback, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
+        The run options, as keywords or as one ``options=``
+        :class:`~dualboost.boosting.core.options.RunOptions` (docs/boosting.md#run-options):
+        ``callback`` is called with each history row; the checkpoint file, its period and ``resume``
+        save the state every so many iterations and continue a killed run
+        (:mod:`dualboost.boosting.core.checkpoint`); ``keep_stages`` keeps the weights after every
+        iteration in ``result.stages`` (one ``(position, step)`` update each); ``max_time`` is a time
+        limit in seconds. The corrective drivers keep no iterates.
+    Returns
+    -------
+    BoostResult
+        The hypotheses, their weights w, the per-iteration history, the stop reason and the times.
     """
     return _corrective(
         "mlpboost",

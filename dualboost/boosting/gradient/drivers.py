@@ -322,18 +322,39 @@ def gradient_projection(
 ) -> GradientBoostResult:
     """Minimise ``R[f] = mean_n l(f(x_n), y_n)`` by restricted gradient descent (module docstring).
 
-    ``oracle``: a fitted :class:`~dualboost.oracles.regression.ProjectionOracle` (the restriction set,
-    on the training inputs); ``y``: the N targets (regression values, labels in {-1, +1} for a
-    margin loss, class indices 0..K-1 for a multiclass loss, with ``n_outputs`` = K);
-    ``loss``: a name of :data:`~dualboost.boosting.gradient.losses.LOSSES` or a ``FunctionalLoss``;
-    ``projection``: ``"naive"`` (Alg. 1), ``"repeated"`` (Alg. 2) or ``"residual"`` (Alg. 3);
-    ``n_learners``: the budget of weak-learner calls (Alg. 2's last round may be cut short by it);
-    ``step``, ``learning_rate``: η_t (:func:`step_schedule`); ``init``: f_0 (default: the loss's
-    best constant for one output, else 0); ``tol``: stop when ‖∇_t‖ <= tol; ``callback`` (each
-    history row, for a progress display) and ``max_time``:
-    :class:`~dualboost.boosting.core.options.RunOptions`; ``sample_weight``: N non-negative example weights s
-    with a positive sum: minimise the weighted risk ``sum_n s_n l(f(x_n), y_n) / sum_n s_n`` in
-    L²(P̂_s) (module docstring).
+    Parameters
+    ----------
+    oracle : ProjectionOracle
+        A fitted :class:`~dualboost.oracles.regression.ProjectionOracle` (the restriction set, on the
+        training inputs).
+    y : array_like, shape (N,)
+        The targets: regression values, labels in {-1, +1} for a margin loss, class indices 0..K-1
+        for a multiclass loss (with ``n_outputs`` = K).
+    loss : str or FunctionalLoss, default "squared"
+        A name of :data:`~dualboost.boosting.gradient.losses.LOSSES` or a ``FunctionalLoss``.
+    projection : {"naive", "repeated", "residual"}, default "residual"
+        Alg. 1, Alg. 2 or Alg. 3.
+    n_learners : int, default 100
+        The budget of weak-learner calls (Alg. 2's last round may be cut short by it).
+    step, learning_rate : optional
+        η_t (:func:`step_schedule`).
+    init : array_like, optional
+        f_0 (default: the loss's best constant for one output, else 0).
+    n_outputs : int, optional
+        K, the outputs of a multiclass loss.
+    tol : float, default 0.0
+        Stop when ‖∇_t‖ <= tol.
+    sample_weight : array_like of shape (N,), optional
+        Non-negative example weights s with a positive sum: minimise the weighted risk
+        ``sum_n s_n l(f(x_n), y_n) / sum_n s_n`` in L²(P̂_s) (module docstring).
+    callback, max_time : optional
+        The run options (:class:`~dualboost.boosting.core.options.RunOptions`): each history row, for
+        a progress display, and a time limit in seconds.
+
+    Returns
+    -------
+    GradientBoostResult
+        The learners, their steps and the history of the risk.
     """
     n_samples = _check_run(oracle, projection)
     loss, budget, tol = make_loss(loss), check_count(n_learners, "n_learners"), _check_tol(tol)

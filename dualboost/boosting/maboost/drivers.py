@@ -433,22 +433,44 @@ def maboost(
 ) -> MABoostResult:
     """MABoost ([NP] Alg. 1) and its smooth (Thm 3), mixed-set (Sec 3.2) and lazy (Sec 3.4) forms.
 
-    ``regulariser``: ``"entropy"`` (default), ``"euclidean"`` (alias ``"quadratic"``), a
-    :class:`~dualboost.boosting.maboost.geometry.Regulariser`, or a conjugate-library function (any
-    other than the relative entropies and ``HalfSquaredNorm(2)`` needs ``L``, the bound on the squared
-    dual norm of a column). ``update``: ``"active"`` or ``"lazy"`` (LAMABoost). ``nu`` in [1, N]: the
-    cap ``d_n <= 1/nu`` (``nu = 1``: the simplex; [NP]'s smoothness ``k = N/nu``), on the examples of
-    the boolean mask ``secondary`` only when it is given (the set S_c of
-    docs/math.md#mixed-projection-set). ``step``: ``"theory"`` (``gamma/L``, Thm 1) or ``"max_margin"``
-    (``gamma/(L sqrt t)``, Thm 2). ``max_iter``: rounds (default 1,000); the run stops earlier when the
-    bound falls below nu/N or no hypothesis has a positive edge. ``d0``: the first distribution d_1
-    (a positive distribution; default uniform), which is also the centre of the Bregman divergence:
-    the training error and its bound are then weighted by d0, and the run stops when the bound is
-    below ``nu min d0`` (zero errors on S). The entropy bound (9) holds for the d0-weighted error
-    (its proof only uses ``Delta(e, d_1) = ln(1/eps)`` for the error distribution e = d0 restricted
-    to the errors); the Euclidean bound (8) assumes a uniform d_1 and is recorded as NaN with a prior
-    (the run then does ``max_iter`` rounds). ``keep_stages``: the normalised weights of every round
-    in ``result.stages``.
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted oracle.
+    regulariser : str, Regulariser or ConvexFunction, default "entropy"
+        ``"entropy"``, ``"euclidean"`` (alias ``"quadratic"``), a
+        :class:`~dualboost.boosting.maboost.geometry.Regulariser`, or a conjugate-library function (any
+        other than the relative entropies and ``HalfSquaredNorm(2)`` needs ``L``).
+    update : {"active", "lazy"}, default "active"
+        ``"lazy"`` is LAMABoost.
+    nu : float, default 1.0
+        In [1, N]: the cap ``d_n <= 1/nu`` (``nu = 1``: the simplex; [NP]'s smoothness ``k = N/nu``),
+        on the examples of ``secondary`` only when it is given.
+    secondary : array_like of bool, shape (N,), optional
+        The set S_c of docs/math.md#mixed-projection-set.
+    step : {"theory", "max_margin"}, default "theory"
+        ``gamma/L`` (Thm 1) or ``gamma/(L sqrt t)`` (Thm 2).
+    L : float, optional
+        The bound on the squared dual norm of a column (needed for a library function other than
+        the relative entropies and ``HalfSquaredNorm(2)``).
+    max_iter : int, optional
+        Rounds (default 1,000); the run stops earlier when the bound falls below nu/N or no
+        hypothesis has a positive edge.
+    d0 : array_like of shape (N,), optional
+        The first distribution d_1 (a positive distribution; default uniform), which is also the
+        centre of the Bregman divergence: the training error and its bound are then weighted by d0,
+        and the run stops when the bound is below ``nu min d0`` (zero errors on S). The entropy bound
+        (9) holds for the d0-weighted error (its proof only uses ``Delta(e, d_1) = ln(1/eps)`` for the
+        error distribution e = d0 restricted to the errors); the Euclidean bound (8) assumes a
+        uniform d_1 and is recorded as NaN with a prior (the run then does ``max_iter`` rounds).
+    callback, keep_iterates, keep_stages, max_time : optional
+        The run options (docs/boosting.md#run-options); ``keep_stages`` keeps the normalised weights
+        of every round in ``result.stages``.
+
+    Returns
+    -------
+    MABoostResult
+        The hypotheses, their weights, the history with the training error and its bound.
     """
     n = check_oracle(oracle)
     update = check_choice(update, UPDATES, "update")

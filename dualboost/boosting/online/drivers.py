@@ -475,6 +475,20 @@ class OnlineBBM(OnlineBooster):
     c_i = #{j < i: WL^j(x_t) = +1}. The weights and p = w/||w^i||_inf are tabulated once over
     (i, s) in [1, N] x [-N, N] (flattened), and the flat index of example t is
     ``A_y + b @ M_y`` (M_y = 2y T, T the strict prefix matrix): one dot, one add, one take.
+
+    Parameters
+    ----------
+    learners : OnlineLearners
+        The bank of weak online learners (:mod:`dualboost.oracles.online`), N copies updated together.
+    n_learners : int
+        N, the number of weak online learners.
+    gamma : float, default 0.2
+        The assumed edge in (0, 1) (p = ½ + gamma/2; Vowpal Wabbit's ``--gamma g`` is gamma = 2g).
+    weighting : {"importance", "sampling"}, default "importance"
+        Every example reaches every learner with importance weight p_t^i, or with probability p_t^i
+        (docs/math.md#importance-weights).
+    random_state : int or numpy.random.Generator, optional
+        The seed of the booster (sampling, Hedge draws); a run is deterministic given it.
     """
 
     name = "Online BBM"
@@ -543,6 +557,18 @@ class AdaBoostOL(OnlineBooster):
 
     Implementation: with -s_t^i = (-alpha z_t) @ T (T the strict prefix matrix, entries i = 0..N),
     one ``expit`` gives both w_t^i = 1/(1 + e^{s^{i-1}}) and the OGD factor 1/(1 + e^{s^i}).
+
+    Parameters
+    ----------
+    learners : OnlineLearners
+        The bank of weak online learners (:mod:`dualboost.oracles.online`), N copies updated together.
+    n_learners : int
+        N, the number of weak online learners.
+    weighting : {"importance", "sampling"}, default "importance"
+        Every example reaches every learner with importance weight p_t^i, or with probability p_t^i
+        (docs/math.md#importance-weights).
+    random_state : int or numpy.random.Generator, optional
+        The seed of the booster (sampling, Hedge draws); a run is deterministic given it.
     """
 
     name = "AdaBoost.OL"

@@ -279,12 +279,30 @@ def corrective_relaxation_boost(
 ) -> RelaxationBoostResult:
     """[SS] Fig. 1 on ``model``: ``w_1 = 0``, the closed-form step, the Lemma 11 stop at ``eps``.
 
-    ``beta`` defaults to ``eps / (2 log N)`` (pass ``1/eta`` to run [KG]'s Corrective ERLPBoost,
-    docs/math.md#corrective-erlpboost); ``max_iter`` to Thm 9's bound plus one; ``keep_iterates`` stores
-    d_t and w_t in the history; ``max_time``: a time limit in seconds (stop reason ``"time limit"``;
-    ``callback``: called with each row of ``result.rows``;
-    :class:`~dualboost.boosting.core.options.RunOptions`, whose checkpoint and stage fields these
-    boosters do not take).
+    Parameters
+    ----------
+    model : Relaxation
+        The relaxation (:class:`~dualboost.problems.Relaxation`).
+    eps : float
+        The precision of the Lemma 11 stop (gap <= eps).
+    oracle : Oracle, optional
+        A fitted oracle over the model's examples; None: the columns of the model's A
+        (:func:`max_edge_oracle`).
+    beta : float, optional
+        The smoothing, default ``eps / (2 log N)`` ([SS] Eq. 8; pass ``1/eta`` to run [KG]'s
+        Corrective ERLPBoost, docs/math.md#corrective-erlpboost).
+    max_iter : int, optional
+        Default Thm 9's bound plus one.
+    callback, keep_iterates, max_time : optional
+        The run options (:class:`~dualboost.boosting.core.options.RunOptions`, whose checkpoint and
+        stage fields these boosters do not take): ``callback`` is called with each row of
+        ``result.rows``; ``keep_iterates`` stores d_t and w_t in the history; ``max_time`` is a time
+        limit in seconds (stop reason ``"time limit"``).
+
+    Returns
+    -------
+    RelaxationBoostResult
+        The weights, the per-round history and the stop reason.
     """
 
     def make_update(smoothed: Relaxation, beta: float) -> Update:
@@ -359,8 +377,37 @@ def totally_corrective_relaxation_boost(
     f~ is derived once per run): the dual side with each of the
     other ``methods`` in turn, then the primal side, until a certificate says ``optimal``
     (interior-point solvers occasionally fail on the exponential cones of a large ``1/beta``); the
-    history's ``status`` is the certificate's status and the method/side used. Other arguments as
-    :func:`corrective_relaxation_boost`."""
+    history's ``status`` is the certificate's status and the method/side used.
+
+    Parameters
+    ----------
+    model : Relaxation
+        The relaxation (:class:`~dualboost.problems.Relaxation`).
+    eps : float
+        The precision of the Lemma 11 stop (gap <= eps).
+    oracle : Oracle, optional
+        A fitted oracle over the model's examples; None: the columns of the model's A
+        (:func:`max_edge_oracle`).
+    beta : float, optional
+        The smoothing, default ``eps / (2 log N)`` ([SS] Eq. 8; pass ``1/eta`` to run [KG]'s
+        Corrective ERLPBoost, docs/math.md#corrective-erlpboost).
+    max_iter : int, optional
+        Default Thm 9's bound plus one.
+    methods : tuple of str, default ("auglag", "clarabel", "ecos")
+        The methods tried on each re-solve, in order.
+    tol : float, default 1e-8
+        The tolerance of each re-solve.
+    callback, keep_iterates, max_time : optional
+        The run options (:class:`~dualboost.boosting.core.options.RunOptions`, whose checkpoint and
+        stage fields these boosters do not take): ``callback`` is called with each row of
+        ``result.rows``; ``keep_iterates`` stores d_t and w_t in the history; ``max_time`` is a time
+        limit in seconds (stop reason ``"time limit"``).
+
+    Returns
+    -------
+    RelaxationBoostResult
+        The weights, the per-round history and the stop reason.
+    """
     sub_form = "abs" if model.signed else "edge"
     conic = tuple(m for m in methods if m != "auglag")
     attempts = [(method, side) for side in ("dual", "primal") for method in conic]
