@@ -30,7 +30,18 @@ __all__ = ["Norm", "NormBall", "HalfSquaredNorm", "dual_exponent", "unit_ball_ma
 
 def dual_exponent(p: float) -> float:
     """The exponent ``q`` of the dual norm: ``1 -> inf``, ``2 -> 2``, ``inf -> 1``
-    (docs/math.md#dual-norms)."""
+    (docs/math.md#dual-norms).
+
+    Parameters
+    ----------
+    p : float
+        The exponent, in [1, inf].
+
+    Returns
+    -------
+    float
+        q with ``1/p + 1/q = 1``.
+    """
     p = check_norm_order(p)
     return {1.0: np.inf, 2.0: 2.0, np.inf: 1.0}[p]
 
@@ -40,6 +51,18 @@ def unit_ball_maximiser(theta: ArrayLike, p: float) -> NDArray[np.float64]:
 
     ``p = 1``: ``sign(theta_i) e_i`` at a largest ``|theta_i|``; ``p = 2``: ``theta / ||theta||_2``;
     ``p = inf``: ``sign(theta)``. ``theta = 0`` gives ``x = 0``.
+
+    Parameters
+    ----------
+    theta : array_like, shape (N,)
+        The direction.
+    p : float
+        The exponent of the ball, in [1, inf].
+
+    Returns
+    -------
+    ndarray, shape (N,)
+        x.
     """
     theta = check_vector(theta, "theta")
     p = check_norm_order(p)

@@ -37,6 +37,17 @@ class MatrixColumn(Hypothesis):
     """Column ``index`` of a fixed edge matrix, negated when ``sign`` is -1.
 
     ``values`` holds h(x_n) = sign * y_n U[n, index] for the N examples (not compared).
+
+    Parameters
+    ----------
+    n_features : int
+        The number of features of the data it was fitted on.
+    index : int
+        The column of U.
+    sign : int
+        +1 or -1.
+    values : ndarray, shape (N,)
+        h(x_n) on the N examples.
     """
 
     index: int

@@ -41,6 +41,19 @@ class FittedEstimator(Hypothesis):
 
     ``fingerprint`` digests the values h(X_train) (sign included): with ``output`` it identifies
     the hypothesis.
+
+    Parameters
+    ----------
+    n_features : int
+        The number of features of the data it was fitted on.
+    output : {"predict", "proba"}
+        What h is made of.
+    sign : int
+        +1 or -1.
+    fingerprint : str
+        The digest of h(X_train).
+    estimator : BaseEstimator
+        The fitted classifier.
     """
 
     output: str

@@ -64,8 +64,14 @@ def _cell(value: float | int) -> str:
 class History:
     """The rows of a run, with the stopping rule they were compared against.
 
-    ``criterion`` names the stopping quantity (e.g. ``"practical: delta~ <= eps/2"``) and
-    ``threshold`` is its threshold; ``history["gap"]`` gives a column as a numpy array.
+    ``history["gap"]`` gives a column as a numpy array.
+
+    Parameters
+    ----------
+    criterion : str, default ""
+        Names the stopping quantity (e.g. ``"practical: delta~ <= eps/2"``).
+    threshold : float, default nan
+        The threshold of the stopping quantity.
     """
 
     def __init__(self, criterion: str = "", threshold: float = math.nan) -> None:

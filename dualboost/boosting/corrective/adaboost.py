@@ -44,7 +44,20 @@ Weight = Callable[[NDArray[np.float64], NDArray[np.float64], float, float], floa
 
 def adaboost_step(u: NDArray[np.float64], d: NDArray[np.float64]) -> float:
     """``argmin_alpha sum_n d_n e^{-alpha u_n}`` for a column u with positive edge ``u @ d`` (inf if
-    no example with d_n > 0 has u_n < 0)."""
+    no example with d_n > 0 has u_n < 0).
+
+    Parameters
+    ----------
+    u : ndarray, shape (N,)
+        The column of the new hypothesis, ``u_n = y_n h(x_n)``.
+    d : ndarray, shape (N,)
+        The distribution it was chosen for.
+
+    Returns
+    -------
+    float
+        alpha, the step (inf when no example with d_n > 0 has u_n < 0).
+    """
     edge = float(np.sum(u * d))  # np.sum rather than a BLAS dot (see Ensemble.edges)
     support = d > 0
     if not np.any(u[support] < 0):
@@ -67,7 +80,22 @@ def adaboostv_step(edge: float, min_edge: float, tolerance: float) -> float:
     ``atanh(gamma_t) - atanh(rho_t)`` with ``rho_t = min_{q<=t} gamma_q - tolerance``, i.e.
     ``(1/2) ln((1 + gamma_t)/(1 - gamma_t)) - (1/2) ln((1 + rho_t)/(1 - rho_t))``; inf for edge 1.
 
-    ``0 < min_edge <= edge`` and ``0 < tolerance <= 1`` keep ``rho_t`` in (-1, 1) and the weight > 0."""
+    ``0 < min_edge <= edge`` and ``0 < tolerance <= 1`` keep ``rho_t`` in (-1, 1) and the weight > 0.
+
+    Parameters
+    ----------
+    edge : float
+        gamma_t, the edge of the new hypothesis.
+    min_edge : float
+        ``min_{q<=t} gamma_q``.
+    tolerance : float
+        The precision of AdaBoost* (in (0, 1]).
+
+    Returns
+    -------
+    float
+        The weight (inf for edge 1).
+    """
     if edge >= 1.0:
         return math.inf
     return math.atanh(edge) - math.atanh(min_edge - tolerance)

@@ -113,7 +113,20 @@ def inner(
 ) -> float:
     """``<a, b>`` in L²(P̂): ``(1/N) sum_n <a_n, b_n>`` for arrays of shape (N,) or (N, K)
     (docs/math.md#function-space); with ``weights`` p (a distribution over the N examples) the inner
-    product of L²(P̂_s), ``sum_n p_n <a_n, b_n>`` (module docstring)."""
+    product of L²(P̂_s), ``sum_n p_n <a_n, b_n>`` (module docstring).
+
+    Parameters
+    ----------
+    a, b : ndarray, shape (N,) or (N, K)
+        Functions on the sample.
+    weights : ndarray of shape (N,), optional
+        A distribution over the examples (None: uniform).
+
+    Returns
+    -------
+    float
+        The inner product.
+    """
     if weights is None:
         return float(np.sum(a * b)) / a.shape[0]
     products = a * b
@@ -121,7 +134,20 @@ def inner(
 
 
 def norm(a: NDArray[np.float64], weights: NDArray[np.float64] | None = None) -> float:
-    """``‖a‖`` in L²(P̂) (or L²(P̂_s) with ``weights`` p: :func:`inner`)."""
+    """``‖a‖`` in L²(P̂) (or L²(P̂_s) with ``weights`` p: :func:`inner`).
+
+    Parameters
+    ----------
+    a : ndarray, shape (N,) or (N, K)
+        A function on the sample.
+    weights : ndarray of shape (N,), optional
+        A distribution over the examples (None: uniform).
+
+    Returns
+    -------
+    float
+        The norm.
+    """
     return math.sqrt(max(inner(a, a, weights), 0.0))
 
 
@@ -129,7 +155,25 @@ def step_schedule(
     step: object, learning_rate: object, loss: FunctionalLoss, projection: str = "naive"
 ) -> Callable[[int], float]:
     """η_t as a function of the round t = 1, 2, ... (module docstring; ``"auto"`` depends on the
-    loss and the projection)."""
+    loss and the projection).
+
+    Parameters
+    ----------
+    step : str or callable
+        A name of :data:`STEPS` (``"auto"``, ``"constant"``, ``"sqrt"``, ``"inverse"``) or a callable
+        t -> η_t > 0 (then used as it is).
+    learning_rate : float
+        The scale of the named schedules, > 0.
+    loss : FunctionalLoss
+        The loss (its smoothness sets the ``"auto"`` step).
+    projection : str, default "naive"
+        The projection of :func:`gradient_projection`.
+
+    Returns
+    -------
+    callable
+        t -> η_t.
+    """
     eta = check_positive(learning_rate, "learning_rate")
     if callable(step):
 

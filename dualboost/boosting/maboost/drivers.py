@@ -105,12 +105,26 @@ THRESHOLDS = ("literal", "half")
 
 @dataclass
 class MABoostResult(BoostResult):
-    """A :class:`BoostResult` with the per-round quantities of the MABoost family (index t-1 = round t):
-    ``steps`` eta_t; ``training_error`` the fraction of examples with margin ``m_t <= 0`` after round t
-    (ties count as errors); ``bound`` the theorem's bound on it (as in the history's ``stopping``);
-    ``support`` the number of examples with ``d_{t+1} > 0``; ``error_before`` eps_{t-1}, the error
-    before round t (MadaBoost's step uses it); ``eta_sum`` = sum of the steps (the unnormalised
-    margins are ``eta_sum * margins``); ``region`` the projection set."""
+    """A :class:`~dualboost.boosting.BoostResult` with the per-round quantities of the MABoost family
+    (index t-1 = round t).
+
+    Attributes
+    ----------
+    steps : ndarray
+        eta_t.
+    training_error : ndarray
+        The fraction of examples with margin ``m_t <= 0`` after round t (ties count as errors).
+    bound : ndarray
+        The theorem's bound on it (as in the history's ``stopping``).
+    support : ndarray of int
+        The number of examples with ``d_{t+1} > 0``.
+    error_before : ndarray
+        eps_{t-1}, the error before round t (MadaBoost's step uses it).
+    eta_sum : float
+        The sum of the steps (the unnormalised margins are ``eta_sum * margins``).
+    region : ProjectionSet or None
+        The projection set.
+    """
 
     steps: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
     training_error: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
@@ -503,7 +517,20 @@ def maboost(
 
 def lamaboost(oracle, **options) -> MABoostResult:
     """LAMABoost (docs/math.md#lamaboost): :func:`maboost` with ``update="lazy"``, i.e. FTRL
-    ``d_{t+1} = grad F*(-m_t)``."""
+    ``d_{t+1} = grad F*(-m_t)``.
+
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted oracle.
+    **options
+        The keywords of :func:`maboost` but ``update``.
+
+    Returns
+    -------
+    MABoostResult
+        As :func:`maboost`'s.
+    """
     if "update" in options:
         raise ValueError("lamaboost is maboost with update='lazy'; do not pass update")
     return maboost(oracle, update="lazy", **options)
@@ -521,13 +548,31 @@ def sparseboost(
 ) -> MABoostResult:
     """SparseBoost ([NP] Alg. 2, Thm 4).
 
-    ``alpha`` in [0, 1]: the l1 weight ``alpha_t = alpha * gamma_t / 2`` (Thm 4's limit is alpha = 1,
-    where bound (16) is vacuous, 1; Alg. 2 writes the strict ``alpha_t < gamma_t/2``; default 1/2, which
-    gives ``eps <= 1 / (1 + sum gamma_t^2 / 4)``); ``threshold``: ``"literal"`` (``alpha_t eta_t/2``,
-    Alg. 2's objective) or ``"half"`` (``alpha_t eta_t``); both satisfy Thm 4
-    (docs/math.md#sparseboost-threshold). ``result.support`` counts the examples with d > 0 after every
-    round. ``d0``: the first distribution (default uniform; with a prior, bound (16) is recorded as
-    NaN: it assumes the uniform d_1); ``keep_stages`` as for :func:`maboost`.
+    ``result.support`` counts the examples with d > 0 after every round.
+
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted oracle.
+    alpha : float, default 0.5
+        In [0, 1]: the l1 weight ``alpha_t = alpha * gamma_t / 2`` (Thm 4's limit is alpha = 1, where
+        bound (16) is vacuous, 1; Alg. 2 writes the strict ``alpha_t < gamma_t/2``; the default 1/2
+        gives ``eps <= 1 / (1 + sum gamma_t^2 / 4)``).
+    threshold : {"literal", "half"}, default "literal"
+        ``alpha_t eta_t/2`` (Alg. 2's objective) or ``alpha_t eta_t``; both satisfy Thm 4
+        (docs/math.md#sparseboost-threshold).
+    max_iter : int, optional
+        Rounds (default 1,000).
+    d0 : array_like of shape (N,), optional
+        The first distribution (default uniform; with a prior, bound (16) is recorded as NaN: it
+        assumes the uniform d_1).
+    callback, keep_iterates, keep_stages, max_time : optional
+        The run options, as for :func:`maboost`.
+
+    Returns
+    -------
+    MABoostResult
+        The hypotheses, their weights, the history with the training error and its bound.
     """
     n = check_oracle(oracle)
     alpha = check_scalar(alpha, "alpha")
@@ -556,14 +601,32 @@ def madaboost(
     d0: ArrayLike | None = None,
     options: RunOptions,
 ) -> MABoostResult:
-    """The MadaBoost variant of [NP] (Alg. 3, Thm 5); ``step`` resolves the circular step of
-    docs/math.md#madaboost-step (module
-    docstring). ``result.params["fallbacks"]``: fixed-point rounds that had no exact solution.
-    ``d0``: a prior over the examples (default uniform): ``d`` is proportional to
-    ``d0 min(1, e^{-m})``, the gradient of the d0-weighted MadaBoost loss, and eps counts the errors
-    by d0 (so integer d0 proportions act as repeated examples); the bound is that of the weighted
-    loss (1-smooth as the uniform one); the history's primal and dual values are NaN with a prior.
-    ``keep_stages`` as for :func:`maboost`."""
+    """The MadaBoost variant of [NP] (Alg. 3, Thm 5).
+
+    ``result.params["fallbacks"]``: fixed-point rounds that had no exact solution.
+
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted oracle.
+    step : str, default "previous"
+        How the circular step of docs/math.md#madaboost-step is resolved (:data:`MADABOOST_STEPS`;
+        module docstring).
+    max_iter : int, optional
+        Rounds (default 1,000).
+    d0 : array_like of shape (N,), optional
+        A prior over the examples (default uniform): ``d`` is proportional to ``d0 min(1, e^{-m})``,
+        the gradient of the d0-weighted MadaBoost loss, and eps counts the errors by d0 (so integer
+        d0 proportions act as repeated examples); the bound is that of the weighted loss (1-smooth as
+        the uniform one); the history's primal and dual values are NaN with a prior.
+    callback, keep_iterates, keep_stages, max_time : optional
+        The run options, as for :func:`maboost`.
+
+    Returns
+    -------
+    MABoostResult
+        The hypotheses, their weights, the history with the training error and its bound.
+    """
     n = check_oracle(oracle)
     step = check_choice(step, MADABOOST_STEPS, "step")
     max_iter = check_max_iter(max_iter, MABOOST_MAX_ITER)

@@ -89,6 +89,22 @@ def bbm_potential(i: ArrayLike, s: ArrayLike, n_learners: int, gamma: float) -> 
 
     Phi_N(s) = 1{s <= 0}; (4) holds with equality. Computed as a log-sum-exp of the binomial
     log-pmf, so it is accurate for N up to 1,000 and beyond (vectorised over i and s).
+
+    Parameters
+    ----------
+    i : array_like of int
+        The learner index, in [1, N].
+    s : array_like of int
+        The margin of the partial vote.
+    n_learners : int
+        N.
+    gamma : float
+        The assumed edge, in (0, 1).
+
+    Returns
+    -------
+    ndarray
+        Phi_i(s), broadcast over i and s.
     """
     gamma = _check_gamma(gamma)
     i, s = np.broadcast_arrays(np.asarray(i, dtype=np.float64), np.asarray(s, dtype=np.float64))
@@ -109,6 +125,22 @@ def bbm_weight(i: ArrayLike, s_prev: ArrayLike, n_learners: int, gamma: float) -
     """w^i = ½ C(N-i, k) p^k q^(N-i-k), k = floor((N - i - s^{i-1} + 1)/2) (Eq. (5) with /2).
 
     Equals ½(Phi_i(s-1) - Phi_i(s+1)) (docs/math.md#online-bbm) and is <= ½; 0 when k < 0 or k > N - i.
+
+    Parameters
+    ----------
+    i : array_like of int
+        The learner index, in [1, N].
+    s_prev : array_like of int
+        The margin ``s^{i-1}`` of the partial vote.
+    n_learners : int
+        N.
+    gamma : float
+        The assumed edge, in (0, 1).
+
+    Returns
+    -------
+    ndarray
+        w^i, broadcast over i and s_prev.
     """
     gamma = _check_gamma(gamma)
     i, s_prev = np.broadcast_arrays(np.asarray(i, dtype=np.float64), np.asarray(s_prev, dtype=np.float64))
@@ -136,7 +168,18 @@ def bbm_weight_table(n_learners: int, gamma: float) -> tuple[NDArray[np.float64]
 
 def logistic_weight(s_prev: ArrayLike) -> NDArray[np.float64]:
     """AdaBoost.OL's w = -l'(s) = 1/(1 + e^{s}) in (0, 1) for l(s) = ln(1 + e^{-s})
-    (docs/math.md#adaboostol)."""
+    (docs/math.md#adaboostol).
+
+    Parameters
+    ----------
+    s_prev : array_like
+        The margins ``s^{i-1}`` of the partial sums.
+
+    Returns
+    -------
+    ndarray
+        The weights, entrywise.
+    """
     return expit(-np.asarray(s_prev, dtype=np.float64))
 
 

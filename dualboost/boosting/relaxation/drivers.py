@@ -105,13 +105,37 @@ class RelaxationBoostResult:
 
 
 def theorem9_iterations(n_samples: int, eps: float) -> int:
-    """[SS] Thm 9's bound on the number of rounds: ``32 log(N) / eps^2``."""
+    """[SS] Thm 9's bound on the number of rounds: ``32 log(N) / eps^2``.
+
+    Parameters
+    ----------
+    n_samples : int
+        N.
+    eps : float
+        The precision.
+
+    Returns
+    -------
+    int
+        The bound, rounded up.
+    """
     return math.ceil(32.0 * math.log(n_samples) / eps**2)
 
 
 def max_edge_oracle(model: Relaxation) -> Oracle:
     """The strongest oracle over the model's columns: ``argmax_j |(d^T A)_j|`` in the l1-ball form,
-    ``argmax_q (d^T U)_q`` in the simplex and edge forms (first index on ties)."""
+    ``argmax_q (d^T U)_q`` in the simplex and edge forms (first index on ties).
+
+    Parameters
+    ----------
+    model : Relaxation
+        The relaxation whose columns the oracle searches.
+
+    Returns
+    -------
+    Oracle
+        A function of d returning the index of the chosen column.
+    """
 
     def oracle(d: NDArray[np.float64]) -> int:
         edges = model.U.T @ d
