@@ -43,6 +43,7 @@ ax.errorbar(
 )
 ax.axvline(cv.best_nu_, color="grey", ls="--", label=f"chosen nu = {cv.best_nu_:g} N")
 ax.set_xscale("log")
+ax.set_xticks(nus, [f"{nu:g}" for nu in nus])
 ax.set_xlabel("nu / N")
 ax.set_ylabel("accuracy")
 ax.set_title("ERLPBoostCV on breast cancer")

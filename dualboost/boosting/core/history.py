@@ -35,7 +35,20 @@ __all__ = ["History", "HistoryRow", "HISTORY_FIELDS"]
 
 @dataclass(frozen=True)
 class HistoryRow:
-    """One iteration of a driver (see the module docstring for the fields)."""
+    """One iteration of a driver (the module docstring says what each field holds).
+
+    Parameters
+    ----------
+    iteration : int
+        t.
+    edge, primal, dual, gap, stopping : float
+        The edge of the new hypothesis, the values after the update, their certified gap and the
+        stopping quantity (NaN where the iteration does not compute one).
+    oracle_time, solve_time, time : float
+        Seconds in the oracle, in the solver, and since the run started.
+    n_hypotheses : int
+        Hypotheses with w > 0 after the iteration.
+    """
 
     iteration: int
     edge: float

@@ -85,9 +85,16 @@ __all__ = [
 class CorrectiveUpdate:
     """d^t and the dual quantities of one corrective update.
 
-    ``d``: the new distribution; ``theta``: the dual value Theta^^t(w^t, psi^t) (Eq. 3.10) or
-    Theta^_B^t(w^t, beta^t) (Eq. 3.26); ``psi`` (ERLPBoost; zero off the capped set C) or ``beta``
-    (Binary; the multiplier of sum d = 1).
+    Parameters
+    ----------
+    d : ndarray, shape (N,)
+        The new distribution.
+    theta : float
+        The dual value Theta^^t(w^t, psi^t) (Eq. 3.10) or Theta^_B^t(w^t, beta^t) (Eq. 3.26).
+    psi : ndarray of shape (N,), optional
+        ERLPBoost's multipliers of the cap (zero off the capped set C).
+    beta : float, default nan
+        Binary ERLPBoost's multiplier of ``sum d = 1``.
     """
 
     d: NDArray[np.float64]

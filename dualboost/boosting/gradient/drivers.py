@@ -205,17 +205,46 @@ def step_schedule(
 class GradientBoostResult:
     """The output of a run: ``f(x) = init + sum_i coefficients[i] * hypotheses[i](x)``.
 
-    ``F``: f on the training set; ``init``: f_0 (scalar, or a K-vector); ``history``: one row per
-    round (module docstring); per round also ``gradient_norms`` ‖∇_t‖, ``target_norms`` ‖target‖
-    (∇_t, or Δ' for the residual method), ``residual_norms`` (what the round's projection left:
-    ‖target - step direction‖, i.e. ‖Δ_t‖ for Alg. 3) and ``inner_edges`` (the cosine of each
-    projection of the round; Alg. 2 makes t of them). ``n_rounds``, ``n_learners`` (weak learner
-    calls), ``converged`` (the gradient norm reached ``tol``), ``stop_reason`` (a word of
-    :data:`~dualboost.boosting.core.result.STOP_REASONS`: ``"converged"``, ``"no_edge"``, ``"rounds"``
-    for the budget of weak learners used with ``tol = 0``, ``"max_iter"`` for it with ``tol > 0``) and
-    ``stop_detail`` (the same in words), ``initial_objective``
-    R[f_0], ``oracle_time``/``total_time`` seconds, ``params``; ``sample_weight``: the distribution p
-    of P̂_s the run used (None: uniform), with which ``objective`` and the norms were measured.
+    Attributes
+    ----------
+    projection : str
+        ``"naive"``, ``"repeated"`` or ``"residual"``.
+    loss : FunctionalLoss
+        The loss minimised.
+    init : ndarray
+        f_0 (scalar, or a K-vector).
+    hypotheses : list of Hypothesis
+        The weak learners' answers.
+    coefficients : ndarray
+        Their coefficients.
+    F : ndarray
+        f on the training set.
+    history : History
+        One row per round (module docstring).
+    gradient_norms, target_norms, residual_norms : ndarray
+        Per round: ‖∇_t‖; ‖target‖ (∇_t, or Δ' for the residual method); what the round's projection
+        left, ‖target - step direction‖ (‖Δ_t‖ for Alg. 3).
+    inner_edges : list of ndarray
+        The cosine of each projection of the round (Alg. 2 makes t of them).
+    n_rounds, n_learners : int
+        Rounds run and weak-learner calls.
+    converged : bool
+        The gradient norm reached ``tol``.
+    stop_reason : str
+        A word of :data:`~dualboost.boosting.core.result.STOP_REASONS`: ``"converged"``,
+        ``"no_edge"``, ``"rounds"`` for the budget of weak learners used with ``tol = 0``,
+        ``"max_iter"`` for it with ``tol > 0``.
+    initial_objective : float
+        R[f_0].
+    oracle_time, total_time : float
+        Seconds.
+    params : dict
+        The parameters used.
+    sample_weight : ndarray or None
+        The distribution p of P̂_s the run used (None: uniform), with which ``objective`` and the
+        norms were measured.
+    stop_detail : str
+        ``stop_reason`` in words.
     """
 
     projection: str

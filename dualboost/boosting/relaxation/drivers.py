@@ -64,21 +64,38 @@ Oracle = Callable[[NDArray[np.float64]], "int | ArrayLike"]
 
 @dataclass
 class RelaxationBoostResult:
-    """The run: ``w`` over the model's columns (``None`` when the oracle returned vectors; in the
-    simplex form padded onto the simplex by equal weights on a column and its negation, which does
-    not change ``A w``), the ``history`` (one dict per round: ``iteration``, ``column``, ``sign``,
-    ``edge``, ``gap``, ``primal`` = P(d_t), ``dual`` = D(w_t), ``step``, ``n_hypotheses``, and ``d``,
-    ``w`` when asked), ``iterations`` (rounds run), ``converged`` (gap <= eps), ``columns`` and
-    ``weights`` (the hypotheses used and their weights; signed in the l1-ball form), ``stop_reason``
-    (``"converged"``, ``"max_iter"`` or ``"time limit"``,
-    :data:`~dualboost.boosting.core.result.STOP_REASONS`).
+    """The run of a relaxation booster ([SS] Fig. 1 or Eq. 13).
 
-    ``rows``: the same rounds as every driver's history
-    (:class:`~dualboost.boosting.core.history.History` of
-    :class:`~dualboost.boosting.core.history.HistoryRow`: edge, primal, dual, their gap, the Lemma 11 gap
-    as the stopping quantity, the times), the rows the ``callback`` sees, for plots and CSV files;
-    ``oracle_time``, ``solver_time``, ``total_time``: seconds, as a
-    :class:`~dualboost.boosting.core.result.BoostResult`'s."""
+    Attributes
+    ----------
+    w : ndarray or None
+        The weights over the model's columns (``None`` when the oracle returned vectors; in the
+        simplex form padded onto the simplex by equal weights on a column and its negation, which
+        does not change ``A w``).
+    history : list of dict
+        One dict per round: ``iteration``, ``column``, ``sign``, ``edge``, ``gap``, ``primal`` =
+        P(d_t), ``dual`` = D(w_t), ``step``, ``n_hypotheses``, and ``d``, ``w`` when asked.
+    iterations : int
+        Rounds run.
+    converged : bool
+        gap <= eps.
+    eps, beta : float
+        The precision and the smoothing of the run.
+    columns, weights : ndarray
+        The hypotheses used and their weights (signed in the l1-ball form).
+    keys : list of int or None
+        The index of each column in the model's U (None for a column the oracle returned as a vector).
+    stop_reason : str
+        ``"converged"``, ``"max_iter"`` or ``"time limit"``
+        (:data:`~dualboost.boosting.core.result.STOP_REASONS`).
+    rows : History
+        The same rounds as every driver's history (:class:`~dualboost.boosting.core.history.History`
+        of :class:`~dualboost.boosting.core.history.HistoryRow`: edge, primal, dual, their gap, the
+        Lemma 11 gap as the stopping quantity, the times), the rows the ``callback`` sees, for plots
+        and CSV files.
+    oracle_time, solver_time, total_time : float
+        Seconds, as a :class:`~dualboost.boosting.core.result.BoostResult`'s.
+    """
 
     w: NDArray[np.float64] | None
     history: list[dict]
@@ -133,7 +150,7 @@ def max_edge_oracle(model: Relaxation) -> Oracle:
 
     Returns
     -------
-    Oracle
+    callable
         A function of d returning the index of the chosen column.
     """
 
@@ -309,9 +326,9 @@ def corrective_relaxation_boost(
         The relaxation (:class:`~dualboost.problems.Relaxation`).
     eps : float
         The precision of the Lemma 11 stop (gap <= eps).
-    oracle : Oracle, optional
-        A fitted oracle over the model's examples; None: the columns of the model's A
-        (:func:`max_edge_oracle`).
+    oracle : callable, optional
+        A function of d returning a column index of the model's U or a column in [-1, 1]^N; None:
+        the strongest over the model's columns (:func:`max_edge_oracle`).
     beta : float, optional
         The smoothing, default ``eps / (2 log N)`` ([SS] Eq. 8; pass ``1/eta`` to run [KG]'s
         Corrective ERLPBoost, docs/math.md#corrective-erlpboost).
@@ -409,9 +426,9 @@ def totally_corrective_relaxation_boost(
         The relaxation (:class:`~dualboost.problems.Relaxation`).
     eps : float
         The precision of the Lemma 11 stop (gap <= eps).
-    oracle : Oracle, optional
-        A fitted oracle over the model's examples; None: the columns of the model's A
-        (:func:`max_edge_oracle`).
+    oracle : callable, optional
+        A function of d returning a column index of the model's U or a column in [-1, 1]^N; None:
+        the strongest over the model's columns (:func:`max_edge_oracle`).
     beta : float, optional
         The smoothing, default ``eps / (2 log N)`` ([SS] Eq. 8; pass ``1/eta`` to run [KG]'s
         Corrective ERLPBoost, docs/math.md#corrective-erlpboost).
