@@ -346,6 +346,11 @@ class Sum(ConvexFunction):
     solve of ``min f*(y) + g*(z) s.t. y + z = theta`` over the cvxpy forms; the maximiser is then
     minus the multiplier of ``y + z = theta``. Accuracy is that of the solver (about 1e-8), not
     of a closed form: use :func:`add` to get closed forms where they exist.
+
+    Parameters
+    ----------
+    f, g : ConvexFunction
+        The terms.
     """
 
     def __init__(self, f: ConvexFunction, g: ConvexFunction) -> None:

@@ -56,7 +56,17 @@ class DaskEnsemble:
     """The distinct hypotheses so far and their columns U on the workers (a
     :class:`~dualboost.dask.edges.PartitionedEdges`); a re-selected hypothesis gets no new column.
     ``dtype``: the dtype :meth:`columns` returns (``int8`` for stumps' ±1 columns, float64 for raw
-    features); the blocks on the workers are float64 either way."""
+    features); the blocks on the workers are float64 either way.
+
+    Parameters
+    ----------
+    executor : Executor
+        Runs the partition tasks (a client, or this process).
+    sizes : list of int
+        The rows of each partition.
+    dtype : type, default numpy.int8
+        The dtype :meth:`columns` returns.
+    """
 
     def __init__(self, executor: Executor, sizes: list[int], dtype: type = np.int8) -> None:
         self.U = PartitionedEdges.empty(executor, sizes)

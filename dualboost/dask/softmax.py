@@ -312,7 +312,26 @@ def evaluate(
 ) -> Evaluation:
     """The capped softmax and ``f*(-U w)`` of ``CappedRelativeEntropy(uniform d0, nu, eta)``, by partition
     reductions (module docstring): 1 round for ``nu = 1``, 2 when no entry is capped, 2 + the
-    search rounds otherwise; one more below eta = 1 (``STABLE_BELOW``) for the stable f* and value."""
+    search rounds otherwise; one more below eta = 1 (``STABLE_BELOW``) for the stable f* and value.
+
+    Parameters
+    ----------
+    U : PartitionedEdges
+        The edge matrix on the workers.
+    w : ndarray, shape (t,)
+        The weights.
+    nu : float
+        The capping in [1, N].
+    eta : float
+        The regularisation.
+    q : int, default 32
+        The pivots of each search round (module docstring).
+
+    Returns
+    -------
+    Evaluation
+        The softmax's threshold and normaliser, f*, the edges and the round trips used.
+    """
     ex = U.executor
     n = U.shape[0]
     log_d0 = float(np.log(1.0 / n))

@@ -150,7 +150,20 @@ def bbm_weight(i: ArrayLike, s_prev: ArrayLike, n_learners: int, gamma: float) -
 
 
 def bbm_log_pmf_table(n_learners: int, gamma: float) -> NDArray[np.float64]:
-    """L[i-1, k] = log Binom(k; N-i, ½+gamma/2) for i = 1..N, k = 0..N (-inf where k > N - i)."""
+    """L[i-1, k] = log Binom(k; N-i, ½+gamma/2) for i = 1..N, k = 0..N (-inf where k > N - i).
+
+    Parameters
+    ----------
+    n_learners : int
+        N.
+    gamma : float
+        The assumed edge, in (0, 1).
+
+    Returns
+    -------
+    ndarray, shape (N, N + 1)
+        L.
+    """
     gamma = _check_gamma(gamma)
     i = np.arange(1, n_learners + 1, dtype=np.float64)[:, None]
     k = np.arange(n_learners + 1, dtype=np.float64)[None, :]
@@ -160,7 +173,20 @@ def bbm_log_pmf_table(n_learners: int, gamma: float) -> NDArray[np.float64]:
 def bbm_weight_table(n_learners: int, gamma: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """``(table, bound)``: table[i-1, k] = ½ Binom(k; N-i, p) (plus a zero column N+1 for k < 0)
     and bound[i-1] = max_k table[i-1, k] >= ||w^i||_inf (the binomial mode,
-    docs/math.md#online-bbm)."""
+    docs/math.md#online-bbm).
+
+    Parameters
+    ----------
+    n_learners : int
+        N.
+    gamma : float
+        The assumed edge, in (0, 1).
+
+    Returns
+    -------
+    tuple of (ndarray, ndarray)
+        ``(table, bound)``.
+    """
     table = 0.5 * np.exp(bbm_log_pmf_table(n_learners, gamma))
     table = np.hstack([table, np.zeros((n_learners, 1))])
     return table, table.max(axis=1)
@@ -211,6 +237,17 @@ class OnlineBooster(ABC):
     predictions enter the boosters as booleans b^i = [WL^i(x_t) = +1]; the partial sums s_t^{i-1}
     are one ``dot`` with a triangular 0/1 matrix (instead of ``cumsum``), the per-example
     bookkeeping of the edges goes to block buffers reduced every ``_BLOCK`` examples.
+
+    Parameters
+    ----------
+    learners : OnlineLearners
+        The bank of weak online learners (:mod:`dualboost.oracles.online`).
+    n_learners : int
+        N.
+    weighting : {"importance", "sampling"}, default "importance"
+        How an example reaches the learners (docs/math.md#importance-weights).
+    random_state : int or numpy.random.Generator, optional
+        The seed of the booster.
     """
 
     name = ""
