@@ -81,7 +81,27 @@ FAMILIES = (
 
 @dataclass
 class VerifyRow:
-    """One line of the verification table."""
+    """One line of the verification table.
+
+    Parameters
+    ----------
+    model, instance, method, side : str
+        What was solved, and how.
+    primal_value, dual_value : float
+        The certified values, recomputed by the model from d and w.
+    gap : float
+        The relative duality gap.
+    map_error : float
+        ``||d_from_w(w) - d||_inf``.
+    time : float
+        Seconds.
+    status : str
+        The solution's status.
+    passed : bool
+        Whether every check met its tolerance (:data:`GAP_TOL`, :data:`MAP_TOL`).
+    reason : str
+        Why a check failed (empty when it passed).
+    """
 
     model: str
     instance: str

@@ -165,6 +165,29 @@ class Evaluation:
     exp(z_n - c)); ``d_sum``, ``d_min``, ``d_max``: for the domain check; ``reg``: the regulariser's
     value ``(1/eta) KL(d, d0)``, in its kl form ``(1/eta) sum_n kl(d_n, d0)`` below eta = 1 (module
     docstring); ``rounds``: round trips used.
+
+    Parameters
+    ----------
+    edges_of : PartitionedEdges
+        The U evaluated.
+    theta : list
+        Per-partition futures of theta = -U w.
+    log_d0 : float
+        ln(1/N), the uniform prior.
+    eta, nu : float
+        The regularisation and the capping.
+    tau, c : float
+        The threshold and the normaliser of d.
+    conjugate : float
+        f*(theta).
+    edges : ndarray, shape (t,)
+        U^T d.
+    d_sum, d_min, d_max : float
+        For the domain check.
+    reg : float
+        The regulariser's value.
+    rounds : int
+        Round trips used.
     """
 
     edges_of: PartitionedEdges

@@ -395,7 +395,34 @@ def exact_step(
     """The weight of the new hypothesis maximising the corrective dual over [0, 1] (concave in it):
     the subproblem's optimum clipped to [0, 1]; when the subproblem is infeasible (the new hypothesis
     beats, or loses to, the old combination on every capped d) the dual increases without bound
-    towards the new hypothesis, or away from it."""
+    towards the new hypothesis, or away from it.
+
+    Parameters
+    ----------
+    model_class : type
+        :class:`~dualboost.problems.CorrectiveERLPBoost` or
+        :class:`~dualboost.problems.CorrectiveBinaryERLPBoost`.
+    U_old : ndarray, shape (N, t - 1)
+        The columns of the previous hypotheses.
+    w_old : ndarray, shape (t - 1,)
+        Their weights.
+    u : ndarray, shape (N,)
+        The new column.
+    d_prev : ndarray, shape (N,)
+        The previous distribution: where the subproblem is infeasible, the sign of the direction's
+        edge on it says towards which end the dual increases.
+    nu, eta : float
+        The capping and the regularisation.
+    d0 : ndarray, shape (N,)
+        The prior.
+    method : str
+        The subproblem solver.
+
+    Returns
+    -------
+    float
+        The weight of the new hypothesis, in [0, 1].
+    """
     model = model_class(np.column_stack([U_old, u]), w_old, nu=nu, eta=eta, d0=d0)
     sol = model.solve(method=method, side="dual", tol=1e-10)
     if sol.w is None:

@@ -591,17 +591,65 @@ class _Trace:
 
 def naive_gradient_projection(oracle: ProjectionOracle, y: ArrayLike, loss: object = "squared", **kwargs):
     """Alg. 1 of [GB] (docs/math.md#naive-projection): :func:`gradient_projection` with
-    ``projection="naive"``."""
+    ``projection="naive"``.
+
+    Parameters
+    ----------
+    oracle : ProjectionOracle
+        A fitted projection oracle.
+    y : array_like, shape (N,)
+        The targets.
+    loss : str or FunctionalLoss, default "squared"
+        As for :func:`gradient_projection`.
+    **kwargs
+        The other keywords of :func:`gradient_projection` but ``projection``.
+
+    Returns
+    -------
+    GradientBoostResult
+    """
     return gradient_projection(oracle, y, loss, projection="naive", **kwargs)
 
 
 def repeated_gradient_projection(oracle: ProjectionOracle, y: ArrayLike, loss: object = "squared", **kwargs):
     """Alg. 2 of [GB] (docs/math.md#repeated-projection): :func:`gradient_projection` with
-    ``projection="repeated"``."""
+    ``projection="repeated"``.
+
+    Parameters
+    ----------
+    oracle : ProjectionOracle
+        A fitted projection oracle.
+    y : array_like, shape (N,)
+        The targets.
+    loss : str or FunctionalLoss, default "squared"
+        As for :func:`gradient_projection`.
+    **kwargs
+        The other keywords of :func:`gradient_projection` but ``projection``.
+
+    Returns
+    -------
+    GradientBoostResult
+    """
     return gradient_projection(oracle, y, loss, projection="repeated", **kwargs)
 
 
 def residual_gradient_projection(oracle: ProjectionOracle, y: ArrayLike, loss: object = "squared", **kwargs):
     """Alg. 3 of [GB] (docs/math.md#residual-projection): :func:`gradient_projection` with
-    ``projection="residual"``."""
+    ``projection="residual"``.
+
+    Parameters
+    ----------
+    oracle : ProjectionOracle
+        A fitted projection oracle.
+    y : array_like, shape (N,)
+        The targets.
+    loss : str or FunctionalLoss, default "squared"
+        As for :func:`gradient_projection`.
+    **kwargs
+        The other keywords of :func:`gradient_projection` but ``projection``.
+
+    Returns
+    -------
+    GradientBoostResult
+    """
     return gradient_projection(oracle, y, loss, projection="residual", **kwargs)

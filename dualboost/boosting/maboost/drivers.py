@@ -303,6 +303,22 @@ def madaboost_fixed_point_step(
 
     eps is constant between the breakpoints ``-m_n / u_n``; it is counted on every interval with two
     sorted arrays (O(N log N)), and a fixed point is ``gamma * eps_j`` inside interval j.
+
+    Parameters
+    ----------
+    margins : array_like, shape (N,)
+        The margins m before the step.
+    u : array_like, shape (N,)
+        The column of the new hypothesis.
+    edge : float
+        gamma, its edge.
+    weights : ndarray of shape (N,), optional
+        The distribution by which eps counts the examples (None: uniform).
+
+    Returns
+    -------
+    float or None
+        eta, or None when there is no exact solution.
     """
     m, u = np.asarray(margins, dtype=np.float64), np.asarray(u, dtype=np.float64)
     n = m.size

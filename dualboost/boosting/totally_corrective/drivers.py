@@ -594,7 +594,21 @@ def _entropy_regularized(
 @dataclass(frozen=True)
 class EntropySetup:
     """The checked settings of an ERLPBoost-type run ([KG] Algs. 3.2, 3.3; docs/math.md#canonical-eta,
-    docs/math.md#erlpboost-stopping)."""
+    docs/math.md#erlpboost-stopping).
+
+    Parameters
+    ----------
+    nu, eps, eta : float
+        The capping, the precision and the regularisation.
+    max_iter : int
+        The iteration cap.
+    criterion : {"practical", "simple"}
+        The stopping criterion.
+    method : str
+        The subproblem solver.
+    tol : float
+        The tolerance of each re-solve.
+    """
 
     nu: float
     eps: float
@@ -643,7 +657,23 @@ def entropy_setup(
     (docs/math.md#canonical-eta; for a prior d0, :func:`~dualboost.problems.erlpboost.prior_eta`),
     Thm 3.12's / 3.10's iteration cap, the re-solve tolerance eps/4 (practical criterion: the
     certified gap must be <= eps/4, Lemma 3.4; :func:`solve_certified` checks every re-solve
-    against it and tightens the tolerance where a gap is above it) or eps/1000 (simple)."""
+    against it and tightens the tolerance where a gap is above it) or eps/1000 (simple).
+
+    Parameters
+    ----------
+    n : int
+        N.
+    nu, eps, eta, max_iter, criterion, method, tol : object
+        As given to :func:`erlpboost` (checked here).
+    binary : bool, default False
+        Binary ERLPBoost's canonical eta and caps.
+    d0 : ndarray of shape (N,), optional
+        The prior.
+
+    Returns
+    -------
+    EntropySetup
+    """
     nu, eps = check_nu(nu, n, strict_upper=binary), check_positive(eps, "eps")
     eta = resolve_eta(eta, n, nu, eps, d0=d0, binary=binary)
     if criterion not in CRITERIA:
@@ -667,7 +697,30 @@ def entropy_loop(
     (:class:`EntropyRegularized` in :func:`column_generation`), for the Dask driver and the nu path:
     ``make_model()`` gives the model of the hypotheses so far, ``next_d(model, solution)`` the
     distribution the oracle sees next (default ``solution.d``; the Dask driver keeps it on the
-    workers). Returns ``(last solution, last d, converged, stop reason, its detail)``."""
+    workers). Returns ``(last solution, last d, converged, stop reason, its detail)``.
+
+    Parameters
+    ----------
+    run : Run
+        The run (history, time, options).
+    ensemble : Ensemble
+        The hypotheses and their columns.
+    make_model : callable
+        () -> the model of the hypotheses so far.
+    d : ndarray or DistributedVector
+        d^0.
+    setup : EntropySetup
+        The checked settings.
+    algorithm : str
+        The driver's name.
+    next_d : callable, optional
+        (model, solution) -> the distribution the oracle sees next (default ``solution.d``).
+
+    Returns
+    -------
+    tuple
+        ``(last solution, last d, converged, stop reason, its detail)``.
+    """
     form = EntropyRegularized(ensemble, setup, algorithm, make_model, next_d)
     end = column_generation(run, ensemble, form, d, setup.max_iter)
     return end.sol, end.d, end.converged, end.reason, end.detail
