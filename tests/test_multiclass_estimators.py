@@ -18,6 +18,7 @@ from dualboost.estimators import (
     ERLPBoostClassifier,
     LPBoostClassifier,
     MABoostClassifier,
+    MadaBoostClassifier,
     MDBoostClassifier,
     MLPBoostClassifier,
     NMBoostClassifier,
@@ -25,6 +26,7 @@ from dualboost.estimators import (
     ReweightedClassifier,
     SmoothBoostClassifier,
     SoftBoostClassifier,
+    SparseBoostClassifier,
     load,
 )
 from dualboost.estimators.base import AUTO_NU_SHARE
@@ -46,6 +48,10 @@ MULTICLASS = [
     lambda: CGBoostClassifier(),
     lambda: NMBoostClassifier(),
     lambda: QRLPBoostClassifier(nu=0.1),
+    lambda: MABoostClassifier(),
+    lambda: MABoostClassifier(projection="capped", update="lazy", max_iter=200),
+    lambda: SparseBoostClassifier(),
+    lambda: MadaBoostClassifier(),
 ]
 
 
@@ -153,12 +159,34 @@ def test_what_is_refused(iris):
     X, y = iris
     with pytest.raises(ValueError, match="oracle='raw'.*3 classes.*oracle='stumps'"):
         ERLPBoostClassifier(nu=0.1, oracle="raw").fit(X, y)
-    for make in (MABoostClassifier, lambda: ReweightedClassifier([])):
+    for make in (lambda: ReweightedClassifier([]),):
         with pytest.raises(ValueError, match="exactly two classes.*docs/boosting.md#multiclass"):
             make().fit(X, y)
     model = _fit(lambda: ERLPBoostClassifier(nu=0.1), X, y)
     with pytest.raises(ValueError, match="not in classes_"):
         model.margins(X, np.full(150, "rose"))
+
+
+def test_mirror_descent_over_the_pairs(iris):
+    """MABoost over the pairs: d_ a distribution over the N(K-1) pairs within the caps, training_error_
+    the fraction of pairs of margin <= 0 (recomputed here from the votes), the examples' error at most
+    (K - 1) times it, and the pairs of a secondary example secondary (the caps bind on them only)."""
+    X, y = iris
+    model = _fit(lambda: MABoostClassifier(projection="capped", nu=0.2, max_iter=60), X, y)
+    oracle = ClassStumps().fit(X, y)
+    pair_margins = oracle.coding_.margins(model.decision_function(X))
+    assert model.d_.shape == (300,) and model.d_.sum() == pytest.approx(1.0)
+    assert model.d_.max() <= 1.0 / model.nu_ + 1e-12 and model.nu_ == pytest.approx(0.2 * 300)
+    assert model.training_error_[-1] == pytest.approx(np.mean(pair_margins <= 0))
+    assert np.mean(model.margins(X, y) <= 0) <= 2 * model.training_error_[-1] + 1e-12
+    secondary = np.arange(150) < 50  # setosa's examples
+    weights = np.ones(150)
+    weights[::10] = 0.0  # removed rows are removed from the mask too
+    mixed = _fit(lambda: MABoostClassifier(projection="mixed", nu=0.5, max_iter=30), X, y,
+                 secondary=secondary, sample_weight=weights)
+    on_secondary = np.repeat(secondary[weights > 0], 2)  # each example's two pairs, in order
+    assert mixed.d_[on_secondary].max() <= 1.0 / mixed.nu_ + 1e-12
+    assert mixed.d_.sum() == pytest.approx(1.0)
 
 
 def test_wine_against_adaboost():
