@@ -19,6 +19,7 @@ _ESTIMATORS = {
     "BinaryERLPBoostClassifier": "estimators.totally_corrective",
     "CorrectiveERLPBoostClassifier": "estimators.corrective",
     "CorrectiveBinaryERLPBoostClassifier": "estimators.corrective",
+    "MaxEdgeAdaBoostClassifier": "estimators.miniboosts",
     "MDBoostClassifier": "estimators.formulations",
     "CGBoostClassifier": "estimators.formulations",
     "NMBoostClassifier": "estimators.formulations",

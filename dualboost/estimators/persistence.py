@@ -86,7 +86,6 @@ from dualboost.solvers import Solution
 __all__ = [
     "save",
     "load",
-    "save_result",
     "FORMAT",
     "VERSION",
     "model_classes",
@@ -751,49 +750,3 @@ def _load(path: Path, header: dict, reader: _Reader) -> BaseEstimator:
         setattr(estimator, key, done[key])
     return estimator
 
-
-def save_result(
-    result,
-    path: str | os.PathLike,
-    *,
-    classes: np.ndarray,
-    n_features: int,
-    params: dict | None = None,
-    labels: np.ndarray | None = None,
-) -> Path:
-    """Write a driver's :class:`~dualboost.boosting.BoostResult` (``dualboost boost --save``) as the model
-    file of the classifier whose ``_algorithm`` is ``result.algorithm``, constructed with ``params``
-    (its parameters; the others keep their defaults): ``classes_`` (``classes``, the labels of -1 and
-    +1), ``n_features_in_``, ``hypotheses_``, ``estimator_weights_``, ``history_``, ``n_iter_``,
-    ``converged_``, ``stop_reason_``, ``nu_``, ``eta_`` and ``stages_`` from the result, ``link_slope_``
-    (the link of ``predict_proba``) fitted on its training margins as ``fit`` does, and, with the
-    training ``labels`` (given as y in {-1, +1}), ``class_prior_`` (a tie f = 0 predicts the larger,
-    :mod:`dualboost.estimators.ties`). ValueError for an algorithm without a classifier (AdaBoost)."""
-    from dualboost.estimators.probability import fit_link_slope
-    from dualboost.estimators.ties import class_prior
-
-    matches = [c for c in model_classes().values() if getattr(c, "_algorithm", None) == result.algorithm]
-    if not matches:
-        raise ValueError(
-            f"a {result.algorithm} result has no classifier of dualboost.estimators to be saved as"
-        )
-    cls = matches[0]
-    taken = cls().get_params(deep=False)
-    estimator = cls(**{k: v for k, v in (params or {}).items() if k in taken})
-    estimator.classes_ = np.asarray(classes)
-    estimator.n_features_in_ = int(n_features)
-    estimator.hypotheses_ = list(result.hypotheses)
-    estimator.estimator_weights_ = np.asarray(result.weights, dtype=np.float64)
-    estimator.history_ = result.history
-    estimator.n_iter_ = result.n_iter
-    estimator.converged_ = result.converged
-    estimator.stop_reason_ = result.stop_reason
-    if labels is not None:
-        estimator.class_prior_ = class_prior(labels)
-    for name in ("nu", "eta"):
-        if name in result.params:
-            setattr(estimator, f"{name}_", result.params[name])
-    estimator.stages_ = result.stages
-    margins = np.asarray(result.margins, dtype=np.float64) if result.weights.size else np.zeros(0)
-    estimator.link_slope_ = fit_link_slope(margins, None)  # as the classifier's fit, unweighted
-    return save(estimator, path)

@@ -84,14 +84,18 @@ def adaboost(
     *,
     max_iter: int | None = None,
     options: RunOptions,
+    d0: NDArray[np.float64] | None = None,
 ) -> BoostResult:
     """AdaBoost with the oracle's hypotheses (max-edge selection, as in all of [KG]'s experiments).
 
     ``max_iter``: rounds, default 1,000 (:data:`~dualboost.boosting.core.stopping.ADABOOST_MAX_ITER`);
-    ``checkpoint``, ``checkpoint_every``, ``resume``: save the state every so many rounds and
-    continue a killed run (:mod:`dualboost.boosting.core.checkpoint`); ``keep_stages``: the
-    normalised weights after every round in ``result.stages``.
+    ``d0``: the first distribution (a positive distribution, default uniform: the sample weights of
+    :class:`~dualboost.estimators.MaxEdgeAdaBoostClassifier`; ``d^t`` proportional to
+    ``d0 e^{-U alpha}``); ``checkpoint``, ``checkpoint_every``, ``resume``: save the state every so
+    many rounds and continue a killed run (:mod:`dualboost.boosting.core.checkpoint`); ``keep_stages``:
+    the normalised weights after every round in ``result.stages``.
     """
+    n = check_oracle(oracle)
     max_iter = check_max_iter(max_iter, ADABOOST_MAX_ITER)
     return _exponential(
         "adaboost",
@@ -102,6 +106,7 @@ def adaboost(
         max_iter,
         None,
         options=options,
+        d0=None if d0 is None else check_distribution(d0, n),
     )
 
 
