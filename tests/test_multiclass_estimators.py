@@ -28,6 +28,7 @@ from dualboost.estimators import (
     SoftBoostClassifier,
     SparseBoostClassifier,
     load,
+    save,
 )
 from dualboost.estimators.base import AUTO_NU_SHARE
 from dualboost.oracles.multiclass import ClassStumps
@@ -159,9 +160,13 @@ def test_what_is_refused(iris):
     X, y = iris
     with pytest.raises(ValueError, match="oracle='raw'.*3 classes.*oracle='stumps'"):
         ERLPBoostClassifier(nu=0.1, oracle="raw").fit(X, y)
-    for make in (lambda: ReweightedClassifier([]),):
-        with pytest.raises(ValueError, match="exactly two classes.*docs/boosting.md#multiclass"):
-            make().fit(X, y)
+    with pytest.raises(ValueError, match="non-empty list of fitted classifiers"):
+        ReweightedClassifier([]).fit(X, y)
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    boosted = GradientBoostingClassifier(n_estimators=5, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="3 regression trees per stage"):
+        ReweightedClassifier(boosted).fit(X, y)
     model = _fit(lambda: ERLPBoostClassifier(nu=0.1), X, y)
     with pytest.raises(ValueError, match="not in classes_"):
         model.margins(X, np.full(150, "rose"))
@@ -202,3 +207,45 @@ def test_wine_against_adaboost():
     theirs = AdaBoostClassifier(DecisionTreeClassifier(max_depth=1), n_estimators=len(ours.hypotheses_),
                                 random_state=0).fit(X_train, y_train)
     assert ours.score(X_test, y_test) >= theirs.score(X_test, y_test) - 0.02
+
+
+def test_reweighting_a_forest_over_the_pairs(iris, tmp_path):
+    """ReweightedClassifier on K = 3 classes: the LP over the (example, wrong class) pair edges of the
+    trees' out-of-bag votes (built here from each tree's predictions and its bootstrap rows) has the
+    value the fitted solution certifies (Clarabel, an independent solver, on the same matrix); the
+    votes, probabilities, stages and model file are those of the boosting classifiers."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    from dualboost.problems import LPBoost
+
+    X, y = iris
+    forest = RandomForestClassifier(n_estimators=25, random_state=0).fit(X, y)
+    model = ReweightedClassifier(forest, nu=0.1).fit(X, y)
+    assert model.oob_ and model.nu_ == pytest.approx(0.1 * 300)
+    labels = np.searchsorted(model.classes_, y)
+    columns = []
+    for tree, rows in zip(forest.estimators_, forest.estimators_samples_, strict=True):
+        predicted = tree.predict(X).astype(int)  # the forest's encoded class indices
+        in_bag = np.zeros(150, dtype=bool)
+        in_bag[rows] = True
+        pairs = [(n, k) for n in range(150) for k in range(3) if k != labels[n]]
+        columns.append([0.0 if in_bag[n] else float(predicted[n] == labels[n]) - float(predicted[n] == k)
+                         for n, k in pairs])
+    U = np.array(columns).T
+    reference = LPBoost(U, nu=model.nu_).solve("clarabel", side="primal")
+    assert model.solution_.status == "optimal"
+    assert model.solution_.primal_value == pytest.approx(reference.primal_value, abs=1e-6)
+    F = model.decision_function(X)
+    votes = np.zeros((150, 3))
+    for w, tree in zip(model.estimator_weights_, model.estimators_, strict=True):
+        votes[np.arange(150), tree.predict(X).astype(int)] += w
+    assert F == pytest.approx(votes, abs=1e-12)
+    proba = model.predict_proba(X)
+    assert np.allclose(proba.sum(axis=1), 1.0)
+    assert np.array_equal(model.classes_[np.argmax(proba, axis=1)], model.predict(X))
+    assert list(model.staged_decision_function(X))[-1] == pytest.approx(F, abs=1e-9)
+    assert model.score(X, y) >= 0.9
+    path = tmp_path / "reweighted.dbm"
+    save(model, path)
+    assert np.array_equal(load(path).predict_proba(X), proba)
+    assert _fit(lambda: ReweightedClassifier(forest, model="erlpboost"), X, y).score(X, y) >= 0.9  # nu="auto"

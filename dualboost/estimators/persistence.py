@@ -143,12 +143,12 @@ class _Writer:
         return {"skops": self.array(np.frombuffer(data, dtype=np.uint8))["array"]}
 
     def hypothesis(self, h: Hypothesis) -> dict:
-        from dualboost.estimators.reweight import Member
+        from dualboost.estimators.reweight import Member, MemberVote
 
         name = type(h).__name__
         if name in HYPOTHESES and type(h) is HYPOTHESES[name]:
             return {"class": name, "fields": h.to_dict()}
-        if type(h) in (FittedEstimator, Member):
+        if type(h) in (FittedEstimator, Member, MemberVote):
             plain = {f.name: _json_scalar(getattr(h, f.name)) for f in fields(h) if f.name != "estimator"}
             return {"class": name, "fields": plain, "estimator": self.blob(h.estimator)}
         raise ValueError(f"a {name} hypothesis cannot be written to a model file")
@@ -477,7 +477,7 @@ class _Reader:
         return member
 
     def hypothesis(self, entry: object, what: str) -> Hypothesis:
-        from dualboost.estimators.reweight import Member
+        from dualboost.estimators.reweight import Member, MemberVote
 
         entry = self.entry(entry, what, ("class", "fields"), optional=("estimator",))
         name, data = entry["class"], entry["fields"]
@@ -486,8 +486,8 @@ class _Reader:
                 hypothesis = HYPOTHESES[name].from_dict(data)
             except (TypeError, ValueError) as exc:
                 raise self.fail(f"{what}: the {name} hypothesis has the wrong fields ({exc})") from None
-        elif name in ("FittedEstimator", "Member"):
-            cls = FittedEstimator if name == "FittedEstimator" else Member
+        elif name in ("FittedEstimator", "Member", "MemberVote"):
+            cls = {"FittedEstimator": FittedEstimator, "Member": Member, "MemberVote": MemberVote}[name]
             try:
                 given = fields_of(cls, data, skip=("estimator",))
             except ValueError as exc:
@@ -500,6 +500,8 @@ class _Reader:
                 n_classes = n_classes if hasattr(estimator, "predict_proba") else 0
                 if not column < n_classes:
                     raise self.fail(f"{what} reads column {column} of predict_proba's {n_classes}")
+            if cls is MemberVote and len(getattr(estimator, "classes_", ())) != values["n_classes"]:
+                raise self.fail(f"{what} votes for {values['n_classes']} classes, its member has others")
             hypothesis = cls(**values, estimator=estimator)
         else:
             raise self.fail(f"{what}: unknown hypothesis class {name!r}")
@@ -515,6 +517,9 @@ class _Reader:
         """The fields of a :class:`~dualboost.oracles.FittedEstimator` or a re-weighted ``Member`` but
         its estimator, checked: the values its ``predict`` uses."""
         out = {"n_features": self.integer(given["n_features"], f"{what} n_features", 1)}
+        if cls.__name__ == "MemberVote":
+            n_classes = self.integer(given["n_classes"], f"{what} n_classes", 3)
+            return out | {"n_classes": n_classes, "index": self.integer(given["index"], f"{what} index")}
         if cls is FittedEstimator:
             if given["output"] not in ("predict", "proba") or isinstance(given["output"], bool):
                 raise self.fail(f"{what} output must be 'predict' or 'proba'; got {given['output']!r}")
