@@ -249,3 +249,23 @@ def test_reweighting_a_forest_over_the_pairs(iris, tmp_path):
     save(model, path)
     assert np.array_equal(load(path).predict_proba(X), proba)
     assert _fit(lambda: ReweightedClassifier(forest, model="erlpboost"), X, y).score(X, y) >= 0.9  # nu="auto"
+
+
+def test_cv_along_the_pair_path(iris):
+    """ERLPBoostCV on K = 3 classes: without warm starts the path at each nu is the ERLPBoost driver
+    over the pairs, so each fold's score is the held-out accuracy of ERLPBoostClassifier fitted on the
+    fold at that nu (computed here independently); the refit is the classifier at best_nu_."""
+    from sklearn.model_selection import StratifiedKFold
+
+    from dualboost import ERLPBoostCV
+
+    X, y = iris
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    model = ERLPBoostCV(nus=(0.3, 0.05), cv=cv, warm_start=False).fit(X, y)
+    for k, (train, test) in enumerate(cv.split(X, y)):
+        for j, nu in enumerate(model.nus_):
+            fold = _fit(lambda nu=nu: ERLPBoostClassifier(nu=float(nu)), X[train], y[train])
+            assert model.scores_[k, j] == pytest.approx(fold.score(X[test], y[test]), abs=1e-12)
+    refit = _fit(lambda: ERLPBoostClassifier(nu=model.best_nu_), X, y)
+    assert np.array_equal(model.predict_proba(X), refit.predict_proba(X))
+    assert list(model.classes_) == ["setosa", "versicolor", "virginica"]
