@@ -17,6 +17,7 @@ _ESTIMATORS = {
     "SoftBoostClassifier": "estimators.totally_corrective",
     "ERLPBoostClassifier": "estimators.totally_corrective",
     "BinaryERLPBoostClassifier": "estimators.totally_corrective",
+    "TemperedERLPBoostClassifier": "estimators.tempered",
     "CorrectiveERLPBoostClassifier": "estimators.corrective",
     "CorrectiveBinaryERLPBoostClassifier": "estimators.corrective",
     "MDBoostClassifier": "estimators.formulations",

@@ -63,6 +63,12 @@ from dualboost.conjugates.smooth_restriction import (
     exact_restriction,
     simplex_pieces,
 )
+from dualboost.conjugates.tempered import (
+    CappedTemperedRelativeEntropy,
+    TemperedRelativeEntropy,
+    exp_t,
+    log_t,
+)
 
 __all__ = [
     "ConvexFunction",
@@ -83,6 +89,10 @@ __all__ = [
     "unit_ball_maximiser",
     "RelativeEntropy",
     "UnnormalisedRelativeEntropy",
+    "TemperedRelativeEntropy",
+    "CappedTemperedRelativeEntropy",
+    "log_t",
+    "exp_t",
     "SeparableLoss",
     "HingeLoss",
     "LogisticLoss",

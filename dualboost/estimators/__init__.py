@@ -48,6 +48,7 @@ from dualboost.estimators.miniboosts import AdaBoostVClassifier, MLPBoostClassif
 from dualboost.estimators.online import AdaBoostOLClassifier, OnlineBBMClassifier
 from dualboost.estimators.persistence import load, save
 from dualboost.estimators.reweight import ReweightedClassifier, reweight
+from dualboost.estimators.tempered import TemperedERLPBoostClassifier
 from dualboost.estimators.totally_corrective import (
     BinaryERLPBoostClassifier,
     ERLPBoostClassifier,
@@ -60,6 +61,7 @@ __all__ = [
     "SoftBoostClassifier",
     "ERLPBoostClassifier",
     "BinaryERLPBoostClassifier",
+    "TemperedERLPBoostClassifier",
     "CorrectiveERLPBoostClassifier",
     "CorrectiveBinaryERLPBoostClassifier",
     "MDBoostClassifier",
