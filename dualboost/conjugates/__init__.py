@@ -69,6 +69,7 @@ from dualboost.conjugates.tempered import (
     exp_t,
     log_t,
 )
+from dualboost.conjugates.total_entropy import CappedTotalRelativeEntropy, total_kl_scale
 
 __all__ = [
     "ConvexFunction",
@@ -91,6 +92,8 @@ __all__ = [
     "UnnormalisedRelativeEntropy",
     "TemperedRelativeEntropy",
     "CappedTemperedRelativeEntropy",
+    "CappedTotalRelativeEntropy",
+    "total_kl_scale",
     "log_t",
     "exp_t",
     "SeparableLoss",
