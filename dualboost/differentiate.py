@@ -314,7 +314,8 @@ def _cap_multipliers(
                 f"not differentiable: example {n} is at its cap 1/nu with multiplier {value:.3g} "
                 f"(within tol): a cap just binding"
             )
-    for n in np.flatnonzero(d == 0.0):  # t < 1: the multiplier of d_n >= 0
+    zeros = np.flatnonzero(d == 0.0) if t < 1.0 else np.zeros(0, dtype=np.intp)  # (t >= 1: underflow)
+    for n in zeros:  # t < 1: the multiplier of d_n >= 0
         value = beta - (-1.0 / (1.0 - t) - log_d0[n]) / eta - theta[n]
         if value <= tol:
             raise ValueError(

@@ -43,6 +43,7 @@ from dualboost.estimators.formulations import (
     QRLPBoostClassifier,
 )
 from dualboost.estimators.gradient import GradientProjectionClassifier, GradientProjectionRegressor
+from dualboost.estimators.graphsep import GraphSepBoostClassifier
 from dualboost.estimators.maboost import MABoostClassifier, MadaBoostClassifier, SparseBoostClassifier
 from dualboost.estimators.miniboosts import AdaBoostVClassifier, MLPBoostClassifier, SmoothBoostClassifier
 from dualboost.estimators.online import AdaBoostOLClassifier, OnlineBBMClassifier
@@ -62,6 +63,7 @@ __all__ = [
     "ERLPBoostClassifier",
     "BinaryERLPBoostClassifier",
     "TemperedERLPBoostClassifier",
+    "GraphSepBoostClassifier",
     "CorrectiveERLPBoostClassifier",
     "CorrectiveBinaryERLPBoostClassifier",
     "MDBoostClassifier",
