@@ -316,7 +316,7 @@ def _cap_multipliers(
             )
     zeros = np.flatnonzero(d == 0.0) if t < 1.0 else np.zeros(0, dtype=np.intp)  # (t >= 1: underflow)
     for n in zeros:  # t < 1: the multiplier of d_n >= 0
-        value = beta - (-1.0 / (1.0 - t) - log_d0[n]) / eta - theta[n]
+        value = beta + (-1.0 / (1.0 - t) - log_d0[n]) / eta - theta[n]  # log_t 0 = -1/(1-t)
         if value <= tol:
             raise ValueError(
                 f"not differentiable: example {n} has weight 0 with multiplier {value:.3g} (within tol): "

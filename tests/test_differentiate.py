@@ -126,3 +126,22 @@ def test_bad_input_is_a_value_error_naming_it():
         D.jvp(dU=np.zeros((2, 2)))
     with pytest.raises(ValueError, match="gd"):
         D.vjp(gd=np.zeros(3))
+
+
+def test_a_zero_just_binding_is_named():
+    # t = 0.5, one column: d = exp_t(log_t d0 - eta u - b)_+ ; an example at 0 leaves b unchanged, so
+    # placing its u at the threshold log_t d0_k - eta u_k - b = -1/(1-t) makes its multiplier 0
+    from dualboost.conjugates import log_t
+
+    U, d0, _ = _instance(9, m=1)
+    eta, t = 6.0, 0.5
+    U[0, 0] = 0.95  # far enough to be at 0
+    model, sol = _solve(TemperedERLPBoost, U, eta, 1.0, d0, t=t)
+    assert sol.d[0] == 0.0
+    free = int(np.argmax(sol.d))
+    b = log_t(d0[free], t) - eta * U[free, 0] - log_t(sol.d[free], t)
+    U[0, 0] = (log_t(d0[0], t) - b + 1.0 / (1.0 - t)) / eta
+    assert -1.0 < U[0, 0] < 1.0
+    model, sol = _solve(TemperedERLPBoost, U, eta, 1.0, d0, t=t)
+    with pytest.raises(ValueError, match="zero just binding"):
+        differentiate(model, sol)

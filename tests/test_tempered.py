@@ -260,7 +260,7 @@ def test_tempered_erlpboost_driver_is_erlpboost_at_one_and_converges_below(stump
     assert near.params["eta"] == pytest.approx(kl.params["eta"], rel=1e-14)
     np.testing.assert_allclose(near.weights, kl.weights, atol=1e-6)  # both certified to eps/4
     half = tempered_erlpboost(stumps, t=0.5, nu=5.0, eps=0.05)
-    assert half.converged
+    assert half.converged and half.params["t"] == 0.5
     assert half.params["eta"] == pytest.approx(tempered_eta(np.full(150, 1 / 150), 5.0, 0.05, 0.5))
 
 

@@ -132,7 +132,7 @@ def tempered_erlpboost(
         eta = tempered_eta(np.full(n, 1.0 / n) if prior is None else prior, nu_checked, eps_checked, t)
     modulus = min(1.0, float(n) ** (t - 1.0))
     cap = erlpboost_max_iter(check_positive(eta, "eta") / modulus, eps_checked, criterion)
-    return _entropy_regularized(
+    result = _entropy_regularized(
         functools.partial(TemperedERLPBoost, t=t),
         "tempered_erlpboost",
         oracle,
@@ -146,3 +146,5 @@ def tempered_erlpboost(
         d0=d0,
         options=options,
     )
+    result.params["t"] = t
+    return result
