@@ -12,6 +12,7 @@ import itertools
 import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from dualboost.boosting.corrective.graphsep import graphsep_round_bound, graphsepboost
 from dualboost.estimators.graphsep import GraphSepBoostClassifier
@@ -90,3 +91,8 @@ def test_classifier_on_real_data_and_unseen_codes():
     assert clf.converged_ and clf.score(X[:300], y[:300]) == 1.0
     assert clf.score(X[300:], y[300:]) > 0.85
     assert set(clf.predict(X[300:])) <= set(clf.classes_)
+
+
+@parametrize_with_checks([GraphSepBoostClassifier(max_iter=20)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)

@@ -16,6 +16,8 @@ import cvxpy as cp
 import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer
+from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn_checks import repeated_rows_checks
 
 from dualboost.boosting import adaboost, erlpboost
 from dualboost.boosting.corrective.t_adaboost import t_adaboost, tempered_step, tempered_update
@@ -32,6 +34,7 @@ from dualboost.conjugates import (
     exp_t,
     log_t,
 )
+from dualboost.estimators.tempered import TemperedERLPBoostClassifier
 from dualboost.oracles import DecisionStumps
 from dualboost.problems import ERLPBoost, Relaxation, TemperedERLPBoost
 
@@ -265,10 +268,15 @@ def test_tempered_erlpboost_driver_is_erlpboost_at_one_and_converges_below(stump
 
 
 def test_classifier_fits_and_validates_t():
-    from dualboost import TemperedERLPBoostClassifier
-
     X, y = load_breast_cancer(return_X_y=True)
     clf = TemperedERLPBoostClassifier(t=0.5, eps=0.1).fit(X[:200], y[:200])
     assert clf.score(X[200:400], y[200:400]) > 0.85
     with pytest.raises(ValueError, match="'t'"):
         TemperedERLPBoostClassifier(t=2.5).fit(X[:50], y[:50])
+
+
+@parametrize_with_checks(
+    [TemperedERLPBoostClassifier(max_iter=5)], expected_failed_checks=repeated_rows_checks
+)
+def test_classifier_is_sklearn_compatible(estimator, check):
+    check(estimator)

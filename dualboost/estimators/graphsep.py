@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
 from dualboost._validation import binary_labels
@@ -64,6 +65,9 @@ class GraphSepBoostClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X: ArrayLike, y: ArrayLike) -> GraphSepBoostClassifier:
         """Run GraphSepBoost on (X, y) (two classes) and tabulate the training codes."""
         X, y, _ = labelled_data(self, X, y)
+        kind = type_of_target(y, input_name="y", raise_unknown=True)
+        if kind != "binary":
+            raise ValueError(f"y: Only binary classification is supported. The type of the target is {kind}.")
         labels, self.classes_ = binary_labels(y, X.shape[0], "y")
         result = graphsepboost(make_oracle(self.oracle).fit(X, labels), max_iter=self.max_iter)
         self.hypotheses_ = list(result.hypotheses)
@@ -73,6 +77,12 @@ class GraphSepBoostClassifier(ClassifierMixin, BaseEstimator):
         votes = np.bincount(inverse.ravel(), weights=labels, minlength=self.codes_.shape[0])
         self.code_labels_ = np.where(votes >= 0, 1.0, -1.0)
         return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False  # two classes: the graph joins opposite labels
+        tags.input_tags.sparse = True
+        return tags
 
     def _codes(self, X) -> NDArray[np.bool_]:
         if not self.hypotheses_:
