@@ -49,6 +49,7 @@ from dualboost._validation import (
 )
 from dualboost.conjugates._membership import OnCappedSimplex
 from dualboost.conjugates.base import ConvexFunction, CvxpyForm
+from dualboost.conjugates.indicators import CappedSimplex
 from dualboost.conjugates.projections import spread_residual
 from dualboost.conjugates.traits import RankOneCurvature
 
@@ -391,8 +392,7 @@ def tempered_on_capped_simplex(a: ConvexFunction, b: ConvexFunction) -> ConvexFu
     ConvexFunction or None
         The closed form, or None where the rule does not apply.
     """
-    from dualboost.conjugates.calculus import Scaled
-    from dualboost.conjugates.indicators import CappedSimplex
+    from dualboost.conjugates.calculus import Scaled  # calculus imports this module (SUM_RULES)
 
     if not isinstance(b, CappedSimplex):
         return None
