@@ -17,6 +17,8 @@ _ESTIMATORS = {
     "SoftBoostClassifier": "estimators.totally_corrective",
     "ERLPBoostClassifier": "estimators.totally_corrective",
     "BinaryERLPBoostClassifier": "estimators.totally_corrective",
+    "TemperedERLPBoostClassifier": "estimators.tempered",
+    "GraphSepBoostClassifier": "estimators.graphsep",
     "CorrectiveERLPBoostClassifier": "estimators.corrective",
     "CorrectiveBinaryERLPBoostClassifier": "estimators.corrective",
     "MaxEdgeAdaBoostClassifier": "estimators.miniboosts",

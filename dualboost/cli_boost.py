@@ -63,6 +63,7 @@ from dualboost.problems import (
     NMBoost,
     QRLPBoost,
     SoftBoost,
+    TemperedERLPBoost,
 )
 from dualboost.solvers import METHODS, accepts
 from dualboost.solvers.cvxpy_backend import CVXPY_METHODS
@@ -83,6 +84,7 @@ _SUBPROBLEMS = {
     "binary_erlpboost": (lambda U: BinaryERLPBoost(U, nu=1.0, eta=1.0), "dual"),
     "corrective_erlpboost": (lambda U: CorrectiveERLPBoost(U, [1.0], nu=1.0, eta=1.0), "dual"),
     "corrective_binary_erlpboost": (lambda U: CorrectiveBinaryERLPBoost(U, [1.0], nu=1.0, eta=1.0), "dual"),
+    "tempered_erlpboost": (lambda U: TemperedERLPBoost(U, nu=1.0, eta=1.0), "dual"),
 }
 #: the restricted model each formulation driver re-solves and its side (checked by the solver
 #: registry's ``accepts``, whose reason is the message)

@@ -44,6 +44,7 @@ from dualboost.estimators.formulations import (
     QRLPBoostClassifier,
 )
 from dualboost.estimators.gradient import GradientProjectionClassifier, GradientProjectionRegressor
+from dualboost.estimators.graphsep import GraphSepBoostClassifier
 from dualboost.estimators.maboost import MABoostClassifier, MadaBoostClassifier, SparseBoostClassifier
 from dualboost.estimators.miniboosts import (
     AdaBoostVClassifier,
@@ -54,6 +55,7 @@ from dualboost.estimators.miniboosts import (
 from dualboost.estimators.online import AdaBoostOLClassifier, OnlineBBMClassifier
 from dualboost.estimators.persistence import load, save
 from dualboost.estimators.reweight import ReweightedClassifier, reweight
+from dualboost.estimators.tempered import TemperedERLPBoostClassifier
 from dualboost.estimators.totally_corrective import (
     BinaryERLPBoostClassifier,
     ERLPBoostClassifier,
@@ -66,6 +68,8 @@ __all__ = [
     "SoftBoostClassifier",
     "ERLPBoostClassifier",
     "BinaryERLPBoostClassifier",
+    "TemperedERLPBoostClassifier",
+    "GraphSepBoostClassifier",
     "CorrectiveERLPBoostClassifier",
     "CorrectiveBinaryERLPBoostClassifier",
     "MaxEdgeAdaBoostClassifier",

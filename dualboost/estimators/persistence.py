@@ -112,12 +112,19 @@ _SOLUTION_SCALARS = tuple(
 def model_classes() -> dict[str, type]:
     """The estimator classes a model file may name, by class name (a registry: loading constructs
     nothing else)."""
-    from dualboost.estimators import corrective, formulations, maboost, miniboosts, totally_corrective
+    from dualboost.estimators import (
+        corrective,
+        formulations,
+        maboost,
+        miniboosts,
+        tempered,
+        totally_corrective,
+    )
     from dualboost.estimators.base import BoostingClassifier
     from dualboost.estimators.reweight import ReweightedClassifier
 
     classes: dict[str, type] = {"ReweightedClassifier": ReweightedClassifier}
-    for module in (totally_corrective, corrective, maboost, miniboosts, formulations):
+    for module in (totally_corrective, corrective, maboost, miniboosts, formulations, tempered):
         for name in module.__all__:
             cls = getattr(module, name)
             if isinstance(cls, type) and issubclass(cls, BoostingClassifier):
