@@ -2,13 +2,16 @@
 
 ``boost`` trains a booster on a LIBSVM file (or a named data set) and reports. :mod:`dualboost.cli`
 imports this module only when one of these commands runs (it imports the drivers, the solvers and
-scikit-learn, which ``--help`` does not need). The run: load TRAIN (and TEST), fit the oracle, call the
-driver of :mod:`dualboost.boosting` with a progress line on stderr (only on a terminal), then print
+scikit-learn, which ``--help`` does not need). The run: load TRAIN (and TEST; two classes, or K > 2
+classes as in the LIBSVM site's multiclass files, boosted over the (example, wrong class) pairs,
+docs/boosting.md#multiclass), make the classifier of :mod:`dualboost.estimators` that runs the
+algorithm (``--algorithm adaboost``: :class:`~dualboost.estimators.MaxEdgeAdaBoostClassifier`) with
+the options given, fit it with a progress line on stderr (only on a terminal), then print
 a summary (iterations, train and test error, the time split into oracle and solver, hypotheses
 with w > 0); ``--history`` writes the per-iteration CSV and ``--plot`` the convergence figure
 ([KG] Fig. 5.28); ``--checkpoint PATH`` saves the state every ``--checkpoint-every`` iterations and
 ``--resume`` continues a killed run from it (:mod:`dualboost.boosting.core.checkpoint`); ``--save PATH``
-writes the trained model as a model file (:mod:`dualboost.estimators.persistence`) that
+writes the fitted classifier as a model file (:mod:`dualboost.estimators.persistence`) that
 ``dualboost predict`` (:func:`run_predict`) and :func:`dualboost.estimators.persistence.load` read.
 
 The options are checked before any data is read (an option the algorithm does not take, a
@@ -27,17 +30,19 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import re
 import sys
 import warnings
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import NDArray
 from sklearn.exceptions import ConvergenceWarning
 
 from dualboost._files import atomic_write, output_error
-from dualboost._validation import check_positive
-from dualboost.boosting import ALGORITHMS, BoostResult, boost
+from dualboost._validation import binary_labels, check_positive
+from dualboost.boosting import ALGORITHMS, BoostResult
 from dualboost.boosting.core.checkpoint import check_free
 from dualboost.boosting.core.history import HistoryRow
 from dualboost.boosting.core.progress import ProgressLine, iteration_text
@@ -46,10 +51,7 @@ from dualboost.boosting.corrective.frank_wolfe import check_step
 from dualboost.cli_options import DEFAULT_EPS, DEFAULT_NU
 from dualboost.cli_outputs import check_outputs, write_output, write_text
 from dualboost.datasets import DATASETS, DatasetNotFoundError, data_dirs, load_dataset, load_libsvm
-from dualboost.estimators.base import auto_nu, check_nu_fraction, nu_count
-from dualboost.estimators.corrective import CORRECTIVE_MAX_ITER
-from dualboost.estimators.ties import SIGNS, class_prior, classes_by_sign
-from dualboost.oracles.registry import make_oracle
+from dualboost.estimators.base import BoostingClassifier, check_nu_fraction
 from dualboost.problems import (
     BinaryERLPBoost,
     CGBoost,
@@ -61,6 +63,7 @@ from dualboost.problems import (
     NMBoost,
     QRLPBoost,
     SoftBoost,
+    TemperedERLPBoost,
 )
 from dualboost.solvers import METHODS, accepts
 from dualboost.solvers.cvxpy_backend import CVXPY_METHODS
@@ -81,6 +84,7 @@ _SUBPROBLEMS = {
     "binary_erlpboost": (lambda U: BinaryERLPBoost(U, nu=1.0, eta=1.0), "dual"),
     "corrective_erlpboost": (lambda U: CorrectiveERLPBoost(U, [1.0], nu=1.0, eta=1.0), "dual"),
     "corrective_binary_erlpboost": (lambda U: CorrectiveBinaryERLPBoost(U, [1.0], nu=1.0, eta=1.0), "dual"),
+    "tempered_erlpboost": (lambda U: TemperedERLPBoost(U, nu=1.0, eta=1.0), "dual"),
 }
 #: the restricted model each formulation driver re-solves and its side (checked by the solver
 #: registry's ``accepts``, whose reason is the message)
@@ -105,7 +109,7 @@ def _read_test(test: str, width: int, n_features: int | None) -> tuple:
     """(X, y) of the LIBSVM file TEST with TRAIN's ``width`` features: with ``n_features`` (then
     ``width == n_features``) as given; without, a TEST whose largest feature index is smaller is
     widened (a sparse file need not use the last features), a larger one is refused."""
-    X, y = load_libsvm(test, n_features=n_features)
+    X, y = load_libsvm(test, n_features=n_features, binary=False)
     if X.shape[1] > width:
         raise ValueError(
             f"TEST {test!r} has {X.shape[1]} features (from its largest feature index), TRAIN {width}: "
@@ -118,9 +122,12 @@ def _read_test(test: str, width: int, n_features: int | None) -> tuple:
 
 
 def _load(args: argparse.Namespace) -> tuple[str, tuple, tuple | None]:
-    """The name, the training pair and the test pair (or None) the arguments point to."""
+    """The name, the training pair and the test pair (or None) the arguments point to; the labels of
+    a two-class file as -1/+1 (the larger label +1, the test file's by the training file's classes),
+    those of K > 2 classes as they are."""
     if Path(args.train).is_file():
-        name, train = Path(args.train).name, load_libsvm(args.train, n_features=args.n_features)
+        name = Path(args.train).name
+        train = load_libsvm(args.train, n_features=args.n_features, binary=False)
         test = None
     else:
         try:
@@ -137,12 +144,25 @@ def _load(args: argparse.Namespace) -> tuple[str, tuple, tuple | None]:
     if classes.size < 2:
         raise ValueError(
             f"TRAIN {args.train!r} holds one class only (all {train[1].size} labels are {classes[0]:+g}): "
-            "boosting needs examples of both classes (the classifiers of dualboost.estimators refuse "
-            "such data too)"
+            "boosting needs examples of at least two classes (the classifiers of dualboost.estimators "
+            "refuse such data too)"
         )
     if args.test:
         test = _read_test(args.test, train[0].shape[1], args.n_features)
+        unknown = np.setdiff1d(test[1], classes)
+        if unknown.size:
+            raise ValueError(
+                f"TEST {args.test!r} has labels that TRAIN {args.train!r} has not: "
+                f"{', '.join(f'{v:g}' for v in unknown[:5])}"
+            )
+    if classes.size == 2:
+        train, test = _signs(train, classes), None if test is None else _signs(test, classes)
     return name, train, test
+
+
+def _signs(data: tuple, classes: NDArray) -> tuple:
+    """(X, y) with the labels of two ``classes`` as -1 and +1 (``classes[1]``)."""
+    return data[0], np.where(data[1] == classes[1], 1.0, -1.0)
 
 
 def _given_options(args: argparse.Namespace) -> dict:
@@ -188,8 +208,6 @@ def _check_options(args: argparse.Namespace) -> None:
         check_step(args.step, None if args.method is None else args.method.lower())
     if args.resume and not args.checkpoint:
         raise ValueError("--resume needs --checkpoint PATH (the file to resume from)")
-    if args.save and args.algorithm == "adaboost":
-        raise ValueError("--save: an adaboost run has no classifier of dualboost.estimators to be saved as")
     outputs = {"--save": args.save, "--history": args.history, "--plot": args.plot}
     outputs["--checkpoint"] = args.checkpoint
     check_outputs(outputs, {"TRAIN": args.train, "TEST": args.test, **_data_set_files()})
@@ -221,82 +239,59 @@ def _check_plot(path: str) -> None:
         )
 
 
-def _classifier_params(args: argparse.Namespace) -> dict:
-    """The classifier's parameters of a run (what ``--save`` records): nu as the fraction, the options
-    given, the oracle's name."""
-    given = {name: value for name, value in _given_options(args).items() if value is not None}
-    return given | {
-        "nu": DEFAULT_NU if args.nu is None else args.nu,
-        "eps": DEFAULT_EPS if args.eps is None else args.eps,
-        "oracle": args.oracle,
-    }
-
-
-def _auto_nu(args: argparse.Namespace, train: tuple) -> float:
-    """``--nu auto``: the fraction chosen by validation as the algorithm's classifier chooses it
-    (:mod:`dualboost.estimators.nu_selection`, with the run's options)."""
-    from dualboost.estimators.nu_selection import estimator_scores, select_nu
+def _classifier(args: argparse.Namespace) -> BoostingClassifier:
+    """The classifier of dualboost.estimators that runs ``args.algorithm`` (its ``_algorithm``), with
+    the options given (the others at the classifier's defaults, which are the drivers'), nu as the
+    fraction or ``auto`` it takes, and the oracle and checkpoint of the command line; the classifier
+    checks them when it is fitted."""
     from dualboost.estimators.persistence import model_classes
 
-    X, labels = train
     (cls,) = [c for c in model_classes().values() if getattr(c, "_algorithm", None) == args.algorithm]
-    taken = inspect.signature(cls).parameters
-    options = {name: value for name, value in _classifier_params(args).items() if name in taken}
-    classifier = cls(**options)
-    return select_nu(labels, auto_nu(labels), estimator_scores(classifier, X, labels, None)).fraction
-
-
-def _driver_params(args: argparse.Namespace, train: tuple) -> dict:
-    """The driver's keyword arguments for the training set ``train = (X, labels)`` (the options were
-    checked by :func:`_check_options`); the fraction nu (``auto``: :func:`_auto_nu`) becomes the count
-    of the drivers (:func:`dualboost.estimators.base.nu_count`), as in the classifiers."""
-    labels = np.asarray(train[1])
-    taken = inspect.signature(ALGORITHMS[args.algorithm]).parameters
-    given = _given_options(args)
-    del given["nu"]  # a fraction here: converted below
-    params = {name: value for name, value in given.items() if value is not None}
-    if args.algorithm in _CORRECTIVE and args.max_iter is None:
-        params["max_iter"] = CORRECTIVE_MAX_ITER  # as the classifiers: the bound is O(1/eps^2)
+    taken = cls().get_params(deep=False)
+    params = {name: value for name, value in _given_options(args).items() if value is not None}
+    params |= {"nu": DEFAULT_NU if args.nu is None else args.nu}
+    params |= {"eps": DEFAULT_EPS if args.eps is None else args.eps, "oracle": args.oracle}
     if args.checkpoint:
-        params["checkpoint"], params["resume"] = args.checkpoint, args.resume
-        params["checkpoint_every"] = args.checkpoint_every
-    if "nu" in taken:
-        nu = DEFAULT_NU if args.nu is None else args.nu
-        params["nu"] = nu_count(_auto_nu(args, train) if nu == "auto" else float(nu), labels.size)
-    if "eps" in taken:
-        params["eps"] = DEFAULT_EPS if args.eps is None else args.eps
-    return params
+        params |= {"checkpoint": args.checkpoint, "resume": args.resume}
+        params |= {"checkpoint_every": args.checkpoint_every}
+    classifier = cls(**{name: value for name, value in params.items() if name in taken})
+    try:
+        classifier._validate_params()  # (scikit-learn's check of fit, here before the data is read)
+    except ValueError as exc:
+        named = re.match(r"The '(\w+)' parameter", str(exc))
+        raise ValueError(f"--{named[1].replace('_', '-')}: {exc}" if named else str(exc)) from None
+    return classifier
 
 
-def _error(result: BoostResult, X, y, prior) -> float:
-    """The fraction of examples whose predicted label (+1 where f > 0, -1 where f < 0, a tie f = 0 the
-    training majority of ``prior``, as the saved classifier predicts) differs from y."""
-    return float(np.mean(classes_by_sign(result.decision_function(X), SIGNS, prior) != y))
-
-
-def _summary(name: str, args: argparse.Namespace, result: BoostResult, train, test) -> str:
+def _summary(name: str, args: argparse.Namespace, classifier: BoostingClassifier, train, test) -> str:
     X, y = train
-    prior = class_prior(y)
+    result = classifier.result_
     params = ", ".join(
         f"{k} = {v:.6g}" if isinstance(v, float) else f"{k} = {v}" for k, v in result.params.items()
     )
     other = result.total_time - result.oracle_time - result.solver_time
+    n_classes = len(classifier.classes_)
+    shape, over = f"{X.shape[0]} examples, {X.shape[1]} features", ""
+    if n_classes > 2:
+        shape += f", {n_classes} classes"
+        over = f" of the {X.shape[0] * (n_classes - 1)} (example, wrong class) pairs"
+    nu = result.params.get("nu")
     lines = [
-        f"{args.algorithm} on {name} ({X.shape[0]} examples, {X.shape[1]} features), {args.oracle} oracle",
+        f"{args.algorithm} on {name} ({shape}), {args.oracle} oracle",
         f"  parameters:   {params}",
         f"  stopped:      {result.stop_reason}: {result.stop_detail} "
         f"({'converged' if result.converged else 'NOT converged'})",
         f"  iterations:   {result.n_iter}",
         *(
-            [f"  soft margin:  {result.soft_margin:.4g} (mean of the nu = {result.params['nu']:g} smallest)"]
-            if "nu" in result.params
+            [f"  soft margin:  {result.soft_margin:.4g} (mean of the nu = {nu:g} smallest{over})"]
+            if nu is not None
             else []
         ),
         f"  hypotheses:   {result.n_hypotheses} ({result.n_nonzero} with w > 0)",
-        f"  train error:  {100 * _error(result, X, y, prior):.2f}%",
+        f"  train error:  {100 * (1 - classifier.score(X, y)):.2f}%",
     ]
     if test is not None:
-        error = _error(result, *test, prior)
+        error = 1 - classifier.score(*test)
         lines.append(f"  test error:   {100 * error:.2f}% ({test[0].shape[0]} examples)")
     lines.append(
         f"  time:         {result.total_time:.3f} s (oracle {result.oracle_time:.3f} s, "
@@ -310,8 +305,7 @@ def run_boost(args: argparse.Namespace) -> int:
     try:
         _check_options(args)
         name, train, test = _load(args)
-        params = _driver_params(args, train)
-        oracle = make_oracle(args.oracle).fit(*train)
+        classifier = _classifier(args)
     except (ValueError, OSError, ImportError, DatasetNotFoundError) as exc:
         print(f"dualboost boost: error: {exc}", file=sys.stderr)
         return 1
@@ -321,7 +315,7 @@ def run_boost(args: argparse.Namespace) -> int:
             warnings.simplefilter("ignore", ConvergenceWarning)  # the summary says "NOT converged"
             warnings.simplefilter("always", SoftMarginWarning)  # printed after the progress line
             callback = _log_iteration if args.verbose else progress
-            result = boost(args.algorithm, oracle, callback=callback, **params)
+            classifier.fit(*train, callback=callback)
     except ValueError as exc:
         print(f"dualboost boost: error: {exc}", file=sys.stderr)
         return 1
@@ -331,30 +325,17 @@ def run_boost(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     # the outputs, the model first (nothing else can fail before it), each failure reported alone
-    saved = _save_model(args, result, train) if args.save else None
+    saved = None
+    if args.save:
+        saved = write_output("boost", "--save", args.save, lambda: classifier.save(args.save))
     for caught_warning in caught:
         kind = "warning" if issubclass(caught_warning.category, SoftMarginWarning) else "note"
         print(f"dualboost boost: {kind}: {caught_warning.message}", file=sys.stderr)
-    print(_summary(name, args, result, train, test))
+    print(_summary(name, args, classifier, train, test))
     if saved:
         print(f"  model:        {args.save} (dualboost predict {args.save} DATA)")
-    reported = _write_reports(args, f"{args.algorithm} on {name}", result)
+    reported = _write_reports(args, f"{args.algorithm} on {name}", classifier.result_)
     return 0 if saved is not False and reported else 1
-
-
-def _save_model(args: argparse.Namespace, result: BoostResult, train: tuple) -> bool:
-    """``--save``: write the model file (with the training labels' class prior, the tie-break of
-    predict); False (said on stderr) if it could not be written."""
-    from dualboost.estimators.persistence import save_result
-
-    classes, params = SIGNS, _classifier_params(args)
-
-    def write() -> None:
-        save_result(
-            result, args.save, classes=classes, n_features=train[0].shape[1], params=params, labels=train[1]
-        )
-
-    return write_output("boost", "--save", args.save, write)
 
 
 def _write_reports(args: argparse.Namespace, title: str, result: BoostResult) -> bool:
@@ -392,7 +373,7 @@ def run_predict(args: argparse.Namespace) -> int:
         check_outputs({"--out": args.out}, {"MODEL": args.model, "DATA": args.data})
         model = load(args.model, trusted=args.trust, max_bytes=args.max_bytes)
         width = int(model.n_features_in_)
-        X, y = load_libsvm(args.data)
+        X, y = load_libsvm(args.data, binary=False)
         if X.shape[1] > width:
             raise ValueError(
                 f"DATA {args.data!r} has {X.shape[1]} features (from its largest feature index), the model "
@@ -400,11 +381,12 @@ def run_predict(args: argparse.Namespace) -> int:
             )
         X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
         values = model.decision_function(X) if args.decision_function else model.predict(X)
+        labels = _file_labels(model, y, args.data)
     except (ValueError, OSError, ImportError) as exc:
         print(f"dualboost predict: error: {exc}", file=sys.stderr)
         return 1
-    if args.decision_function:
-        text = "".join(f"{v:.17g}\n" for v in values)
+    if args.decision_function:  # a value per row, or a row of K votes (K > 2 classes)
+        text = "".join(" ".join(f"{v:.17g}" for v in np.atleast_1d(row)) + "\n" for row in values)
     else:
         text = "".join(f"{_label(v)}\n" for v in values)
     if args.out:
@@ -414,10 +396,19 @@ def run_predict(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
     if args.score:
         predicted = model.predict(X)
-        labels = model.classes_[(y > 0).astype(int)] if np.all(np.isin(y, (-1.0, 1.0))) else y
         accuracy = float(np.mean(predicted == labels))
         print(f"accuracy {accuracy:.4f} on {y.size} examples of {args.data}", file=sys.stderr)
     return 0
+
+
+def _file_labels(model, y: NDArray, path: str) -> NDArray:
+    """The labels of a data file as the model's classes: as they are, or for a two-class model whose
+    classes the file does not use (a model of labels 'a', 'b' and a file of -1/+1, or 0/1) the file's
+    two labels mapped in order onto ``classes_`` (the larger one to ``classes_[1]``)."""
+    if len(model.classes_) == 2 and not np.all(np.isin(y, model.classes_)):
+        signs, _ = binary_labels(y, name=f"the labels of {path}")
+        return model.classes_[(signs > 0).astype(int)]
+    return y
 
 
 def _label(value: object) -> str:

@@ -76,6 +76,8 @@ ALGORITHMS = (
     "mlpboost",
     "adaboostv",
     "smoothboost",
+    "tempered_erlpboost",
+    "t_adaboost",
 )
 #: :data:`dualboost.datasets.DATASETS` (its keys): the named data sets ``boost`` takes as TRAIN
 DATASETS = ("a9a", "german.numer", "diabetes")

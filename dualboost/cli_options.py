@@ -109,7 +109,8 @@ def add_boost_parser(sub) -> argparse.ArgumentParser:
         help="subproblem solver (default: highs for lpboost, auglag for the "
         "other totally corrective ones; corrective: the clipped step when --method is not given, "
         "or a solver for the exact step); highs applies to lpboost only (a linear program), auglag "
-        f"to all the other algorithms, the cvxpy methods ({', '.join(CVXPY_METHODS)}) to all",
+        f"to all the other algorithms, the cvxpy methods ({', '.join(CVXPY_METHODS)}) to all; auto: the "
+        "first of them that applies and certifies its solution",
     )
     boost_parser.add_argument(
         "--step",

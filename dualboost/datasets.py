@@ -90,9 +90,11 @@ _ALIASES = {"german": "german.numer", "adult9": "a9a"}
 
 
 def load_libsvm(
-    path: str | os.PathLike, *, sparse: bool = True, n_features: int | None = None
+    path: str | os.PathLike, *, sparse: bool = True, n_features: int | None = None, binary: bool = True
 ) -> tuple[Matrix, NDArray[np.float64]]:
-    """Read a LIBSVM/svmlight file: X (CSR, or dense with ``sparse=False``) and y in {-1, +1}.
+    """Read a LIBSVM/svmlight file: X (CSR, or dense with ``sparse=False``) and y in {-1, +1}
+    (``binary=False``: y the file's labels as they are, any number of classes, e.g. a multiclass file
+    of the LIBSVM site).
 
     ``n_features`` fixes the width (a test file may not use the last features); without it the
     width is the largest feature index in the file. A malformed file is a ValueError naming the
@@ -103,7 +105,10 @@ def load_libsvm(
         X, y = load_svmlight_file(str(path), n_features=n_features, dtype=np.float64)
     except (ValueError, OverflowError) as exc:
         raise libsvm_error(path, exc, n_features) from None
-    y, _ = binary_labels(y, name=f"the labels of {os.fspath(path)}")
+    if binary:
+        y, _ = binary_labels(y, name=f"the labels of {os.fspath(path)}")
+    elif not np.all(np.isfinite(y)):
+        raise ValueError(f"the labels of {os.fspath(path)} must be finite (no NaN or inf)")
     return (X.tocsr() if sparse else X.toarray()), y
 
 

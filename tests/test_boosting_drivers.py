@@ -51,6 +51,8 @@ PARAMS = {
     "mlpboost": {"nu": 15.0, "eps": 0.1},
     "adaboostv": {"tolerance": 0.1},
     "smoothboost": {"kappa": 0.1, "gamma": 0.1},
+    "tempered_erlpboost": {"nu": 15.0, "eps": 0.05, "t": 0.5},
+    "t_adaboost": {"max_iter": 50, "t": 0.5},
 }
 
 
@@ -64,7 +66,7 @@ def test_result_is_consistent_with_its_hypotheses(algorithm, results, data):
     X, y = data
     result = results[algorithm]
     assert result.algorithm == algorithm
-    assert result.converged or algorithm == "adaboost"
+    assert result.converged or algorithm in ("adaboost", "t_adaboost")
     T = result.n_hypotheses
     assert len(result.hypotheses) == T == result.weights.size == result.columns.shape[1]
     assert np.all(result.weights >= 0) and result.weights.sum() == pytest.approx(1.0, abs=1e-9)
@@ -191,7 +193,7 @@ def test_binary_algorithms_need_nu_below_n(oracle):
 
 
 #: the drivers without a soft-margin stopping rule: one hypothesis of margin -1 never meets theirs
-_HARD_OR_SMOOTH = ("adaboost", "adaboostv", "smoothboost")
+_HARD_OR_SMOOTH = ("adaboost", "adaboostv", "smoothboost", "t_adaboost")
 
 
 @pytest.mark.parametrize("algorithm", [a for a in ALGORITHMS if a not in _HARD_OR_SMOOTH])

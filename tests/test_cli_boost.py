@@ -132,8 +132,8 @@ def toy_file(tmp_path):
         (["--algorithm", "binary_erlpboost", "--nu", "1"], "nu must lie in (0, 1)"),
         (["--nu", "1.5"], "nu must lie in (0, 1]"),
         (["--nu", "0"], "nu must lie in (0, 1] (a fraction of the training set); got 0.0"),
-        (["--eps", "-1"], "eps must be > 0"),
-        (["--method", "simplex"], "method must be one of"),
+        (["--eps", "-1"], "--eps: The 'eps' parameter of ERLPBoostClassifier must be a float in the range"),
+        (["--method", "simplex"], "--method: The 'method' parameter of ERLPBoostClassifier must be a str"),
         (
             ["--algorithm", "lpboost", "--method", "auglag"],
             "--method auglag does not apply to lpboost: auglag needs a smooth (differentiable) dual, and "
@@ -413,8 +413,10 @@ def test_boost_runs_the_miniboosts_algorithms(options, name, tmp_path, capsys):
         (["--algorithm", "smoothboost", "--nu", "0.2"], "--nu does not apply to smoothboost"),
         (["--algorithm", "lpboost", "--step", "line"], "--step does not apply to lpboost"),
         (["--algorithm", "corrective_erlpboost", "--step", "short", "--method", "auglag"], "step='short'"),
-        (["--algorithm", "adaboostv", "--tolerance", "2"], "tolerance must lie in (0, 1]"),
-        (["--algorithm", "smoothboost", "--gamma", "0.5"], "gamma must lie in (0, 0.5)"),
+        (["--algorithm", "adaboostv", "--tolerance", "2"], "--tolerance: The 'tolerance' parameter of "
+         "AdaBoostVClassifier must be a float in the range (0.0, 1.0]. Got 2.0 instead."),
+        (["--algorithm", "smoothboost", "--gamma", "0.5"], "--gamma: The 'gamma' parameter of "
+         "SmoothBoostClassifier must be a float in the range (0.0, 0.5). Got 0.5 instead."),
     ],
 )
 def test_boost_miniboosts_parameter_errors(options, message, tmp_path, capsys):

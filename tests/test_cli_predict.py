@@ -76,9 +76,11 @@ def test_errors_exit_1(files, tmp_path, capsys):
     assert "has 7 features" in capsys.readouterr().err
     assert main(["predict", str(model), str(tmp_path / "absent.libsvm")]) == 1
     assert "dualboost predict: error" in capsys.readouterr().err
-    argv = ["boost", str(files / "train.libsvm"), "--algorithm", "adaboost", "--save", str(tmp_path / "a")]
-    assert main(argv) == 1
-    assert "adaboost" in capsys.readouterr().err and not (tmp_path / "a").exists()
+    argv = ["boost", str(files / "train.libsvm"), "--algorithm", "adaboost", "--max-iter", "30"]
+    assert main([*argv, "--quiet", "--save", str(tmp_path / "a")]) == 0  # (MaxEdgeAdaBoostClassifier)
+    capsys.readouterr()
+    assert main(["predict", str(tmp_path / "a"), str(files / "test.libsvm"), "--score"]) == 0
+    assert "accuracy" in capsys.readouterr().err
     argv = ["boost", str(files / "train.libsvm"), "--save", str(tmp_path / "no" / "dir" / "m")]
     assert main(argv) == 1
     err = capsys.readouterr().err
@@ -92,3 +94,41 @@ def test_predict_help_reads_well(capsys):
     text = capsys.readouterr().out
     for piece in ("MODEL", "DATA", "--decision-function", "--score", "--out", "boost --save"):
         assert piece in text
+
+
+def test_multiclass_files_boost_and_predict(tmp_path, capsys):
+    """A LIBSVM file of three classes (labels 1, 2, 3): `boost` fits over the (example, wrong class)
+    pairs and says so, its train and test errors are the saved classifier's, and `predict` writes the
+    file's labels, K votes per row with --decision-function (the model's, to the digit), and scores."""
+    from sklearn.datasets import dump_svmlight_file, load_iris
+    from sklearn.model_selection import train_test_split
+
+    from dualboost.estimators.persistence import load
+
+    X, y = load_iris(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(X, y + 1, test_size=0.3, stratify=y, random_state=0)
+    train, test, model = tmp_path / "train.libsvm", tmp_path / "test.libsvm", tmp_path / "iris.model"
+    dump_svmlight_file(X_train, y_train, str(train))
+    dump_svmlight_file(X_test, y_test, str(test))
+    argv = ["boost", str(train), "--test", str(test), "--nu", "0.1", "--quiet", "--save", str(model)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "(105 examples, 4 features, 3 classes)" in out
+    assert "smallest of the 210 (example, wrong class) pairs)" in out
+    clf = load(model)
+    assert list(clf.classes_) == [1.0, 2.0, 3.0]
+    train_error = float(out.split("train error:")[1].split("%")[0])
+    test_error = float(out.split("test error:")[1].split("%")[0])
+    assert train_error == pytest.approx(100 * np.mean(clf.predict(X_train) != y_train), abs=0.006)
+    assert test_error == pytest.approx(100 * np.mean(clf.predict(X_test) != y_test), abs=0.006)
+    assert main(["predict", str(model), str(test), "--score"]) == 0
+    out, err = capsys.readouterr()
+    assert out.split() == [f"{int(v):+d}" for v in clf.predict(X_test)]
+    assert f"accuracy {np.mean(clf.predict(X_test) == y_test):.4f} on 45 examples" in err
+    assert main(["predict", str(model), str(test), "--decision-function"]) == 0
+    rows = [[float(v) for v in line.split()] for line in capsys.readouterr().out.splitlines()]
+    assert np.array_equal(np.array(rows), clf.decision_function(X_test))
+    other = tmp_path / "other.libsvm"
+    dump_svmlight_file(X_test, np.where(y_test == 3, 7, y_test), str(other))
+    assert main(["boost", str(train), "--test", str(other), "--nu", "0.1", "--quiet"]) == 1
+    assert "TEST" in capsys.readouterr().err

@@ -57,6 +57,7 @@ FACTORIES = {
     problems.CGBoost: lambda: problems.CGBoost(U),
     problems.NMBoost: lambda: problems.NMBoost(U),
     problems.QRLPBoost: lambda: problems.QRLPBoost(U, nu=2, eta=10),
+    problems.TemperedERLPBoost: lambda: problems.TemperedERLPBoost(U, nu=2, eta=10, t=0.5),
     problems.Relaxation: lambda: problems.Relaxation(
         U, CappedRelativeEntropy(np.full(12, 1 / 12), nu=2, eta=10)
     ),

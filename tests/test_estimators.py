@@ -19,6 +19,7 @@ from dualboost import (
     CorrectiveERLPBoostClassifier,
     ERLPBoostClassifier,
     LPBoostClassifier,
+    MaxEdgeAdaBoostClassifier,
     MLPBoostClassifier,
     SmoothBoostClassifier,
     SoftBoostClassifier,
@@ -39,6 +40,8 @@ CLASSES = [
 CORRECTIVE = (CorrectiveERLPBoostClassifier, CorrectiveBinaryERLPBoostClassifier)
 #: the classifiers of miniboosts' algorithms (MLPBoost solves an LP per iteration: 50 in the checks)
 MINIBOOSTS = [MLPBoostClassifier(max_iter=50), AdaBoostVClassifier(), SmoothBoostClassifier()]
+#: AdaBoost as in [KG]'s experiments (`dualboost boost --algorithm adaboost` fits it)
+ADABOOST = [MaxEdgeAdaBoostClassifier(max_iter=100)]
 
 #: the other totally corrective formulations (tests/test_formulation_estimators.py tests them further)
 FORMULATION_CLASSES = (MDBoostClassifier, CGBoostClassifier, NMBoostClassifier, QRLPBoostClassifier)
@@ -57,7 +60,8 @@ def expected_failures(estimator) -> dict[str, str]:
 # checks ask (> 0.83: 0.65 at 100 and 300 iterations, 0.94 at 1000)
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @parametrize_with_checks(
-    [cls(nu=0.1) if cls in CORRECTIVE else cls(max_iter=5) for cls in CLASSES] + MINIBOOSTS + FORMULATIONS,
+    [cls(nu=0.1) if cls in CORRECTIVE else cls(max_iter=5) for cls in CLASSES] + MINIBOOSTS + FORMULATIONS
+    + ADABOOST,
     expected_failed_checks=expected_failures,
 )
 def test_sklearn_compatible(estimator, check):
@@ -206,3 +210,24 @@ def test_bad_data(data):
         clf.margins(X, np.full(X.shape[0], "eggs"))
     with pytest.raises(ValueError, match="y must be a 1-D array"):
         clf.margins(X, y[:-1])
+
+
+def test_max_edge_adaboost_is_the_driver_and_fit_reports_each_iteration():
+    """MaxEdgeAdaBoostClassifier is the adaboost driver on the stumps (sample weights its d0); fit's
+    callback sees every iteration's history row, the rows of history_, and result_ is the driver's."""
+    from dualboost.boosting import adaboost
+    from dualboost.oracles import DecisionStumps
+
+    X, y = make_classification(n_samples=120, n_features=5, random_state=3)
+    weights = np.random.default_rng(0).uniform(0.5, 2.0, 120)
+    rows = []
+    clf = MaxEdgeAdaBoostClassifier(max_iter=40).fit(X, y, sample_weight=weights, callback=rows.append)
+    signs = np.where(y == 1, 1.0, -1.0)
+    run = adaboost(DecisionStumps().fit(X, signs), max_iter=40, d0=weights / weights.sum())
+    assert np.array_equal(clf.estimator_weights_, run.weights)
+    assert clf.hypotheses_ == run.hypotheses
+    assert len(rows) == clf.n_iter_ == 40 and rows == list(clf.history_.rows)
+    assert clf.result_.n_iter == 40 and clf.result_.algorithm == "adaboost"
+    erlp = []
+    ERLPBoostClassifier(nu="auto").fit(X, y, callback=erlp.append)  # the validation fits report nothing
+    assert 0 < len(erlp) < 200 and [row.iteration for row in erlp] == list(range(1, len(erlp) + 1))

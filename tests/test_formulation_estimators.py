@@ -166,7 +166,7 @@ def test_cli_boost_runs_each_formulation(algorithm, options, shown, tmp_path, ca
         (["--algorithm", "mdboost", "--nu", "0.2"], "--nu does not apply to mdboost"),
         (["--algorithm", "cgboost", "--method", "auglag"], "--method auglag does not apply to cgboost"),
         (["--algorithm", "mdboost", "--method", "highs"], "--method highs does not apply to mdboost"),
-        (["--algorithm", "cgboost", "--C", "-1"], "C must be > 0"),
+        (["--algorithm", "cgboost", "--C", "-1"], "--C: The 'C' parameter of CGBoostClassifier must be"),
     ],
 )
 def test_cli_boost_refuses_what_does_not_apply(options, message, tmp_path, capsys):

@@ -18,6 +18,7 @@ from dualboost.estimators import (
     ERLPBoostClassifier,
     LPBoostClassifier,
     MABoostClassifier,
+    MadaBoostClassifier,
     MDBoostClassifier,
     MLPBoostClassifier,
     NMBoostClassifier,
@@ -25,7 +26,9 @@ from dualboost.estimators import (
     ReweightedClassifier,
     SmoothBoostClassifier,
     SoftBoostClassifier,
+    SparseBoostClassifier,
     load,
+    save,
 )
 from dualboost.estimators.base import AUTO_NU_SHARE
 from dualboost.oracles.multiclass import ClassStumps
@@ -46,6 +49,10 @@ MULTICLASS = [
     lambda: CGBoostClassifier(),
     lambda: NMBoostClassifier(),
     lambda: QRLPBoostClassifier(nu=0.1),
+    lambda: MABoostClassifier(),
+    lambda: MABoostClassifier(projection="capped", update="lazy", max_iter=200),
+    lambda: SparseBoostClassifier(),
+    lambda: MadaBoostClassifier(),
 ]
 
 
@@ -153,12 +160,38 @@ def test_what_is_refused(iris):
     X, y = iris
     with pytest.raises(ValueError, match="oracle='raw'.*3 classes.*oracle='stumps'"):
         ERLPBoostClassifier(nu=0.1, oracle="raw").fit(X, y)
-    for make in (MABoostClassifier, lambda: ReweightedClassifier([])):
-        with pytest.raises(ValueError, match="exactly two classes.*docs/boosting.md#multiclass"):
-            make().fit(X, y)
+    with pytest.raises(ValueError, match="non-empty list of fitted classifiers"):
+        ReweightedClassifier([]).fit(X, y)
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    boosted = GradientBoostingClassifier(n_estimators=5, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="3 regression trees per stage"):
+        ReweightedClassifier(boosted).fit(X, y)
     model = _fit(lambda: ERLPBoostClassifier(nu=0.1), X, y)
     with pytest.raises(ValueError, match="not in classes_"):
         model.margins(X, np.full(150, "rose"))
+
+
+def test_mirror_descent_over_the_pairs(iris):
+    """MABoost over the pairs: d_ a distribution over the N(K-1) pairs within the caps, training_error_
+    the fraction of pairs of margin <= 0 (recomputed here from the votes), the examples' error at most
+    (K - 1) times it, and the pairs of a secondary example secondary (the caps bind on them only)."""
+    X, y = iris
+    model = _fit(lambda: MABoostClassifier(projection="capped", nu=0.2, max_iter=60), X, y)
+    oracle = ClassStumps().fit(X, y)
+    pair_margins = oracle.coding_.margins(model.decision_function(X))
+    assert model.d_.shape == (300,) and model.d_.sum() == pytest.approx(1.0)
+    assert model.d_.max() <= 1.0 / model.nu_ + 1e-12 and model.nu_ == pytest.approx(0.2 * 300)
+    assert model.training_error_[-1] == pytest.approx(np.mean(pair_margins <= 0))
+    assert np.mean(model.margins(X, y) <= 0) <= 2 * model.training_error_[-1] + 1e-12
+    secondary = np.arange(150) < 50  # setosa's examples
+    weights = np.ones(150)
+    weights[::10] = 0.0  # removed rows are removed from the mask too
+    mixed = _fit(lambda: MABoostClassifier(projection="mixed", nu=0.5, max_iter=30), X, y,
+                 secondary=secondary, sample_weight=weights)
+    on_secondary = np.repeat(secondary[weights > 0], 2)  # each example's two pairs, in order
+    assert mixed.d_[on_secondary].max() <= 1.0 / mixed.nu_ + 1e-12
+    assert mixed.d_.sum() == pytest.approx(1.0)
 
 
 def test_wine_against_adaboost():
@@ -174,3 +207,65 @@ def test_wine_against_adaboost():
     theirs = AdaBoostClassifier(DecisionTreeClassifier(max_depth=1), n_estimators=len(ours.hypotheses_),
                                 random_state=0).fit(X_train, y_train)
     assert ours.score(X_test, y_test) >= theirs.score(X_test, y_test) - 0.02
+
+
+def test_reweighting_a_forest_over_the_pairs(iris, tmp_path):
+    """ReweightedClassifier on K = 3 classes: the LP over the (example, wrong class) pair edges of the
+    trees' out-of-bag votes (built here from each tree's predictions and its bootstrap rows) has the
+    value the fitted solution certifies (Clarabel, an independent solver, on the same matrix); the
+    votes, probabilities, stages and model file are those of the boosting classifiers."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    from dualboost.problems import LPBoost
+
+    X, y = iris
+    forest = RandomForestClassifier(n_estimators=25, random_state=0).fit(X, y)
+    model = ReweightedClassifier(forest, nu=0.1).fit(X, y)
+    assert model.oob_ and model.nu_ == pytest.approx(0.1 * 300)
+    labels = np.searchsorted(model.classes_, y)
+    columns = []
+    for tree, rows in zip(forest.estimators_, forest.estimators_samples_, strict=True):
+        predicted = tree.predict(X).astype(int)  # the forest's encoded class indices
+        in_bag = np.zeros(150, dtype=bool)
+        in_bag[rows] = True
+        pairs = [(n, k) for n in range(150) for k in range(3) if k != labels[n]]
+        columns.append([0.0 if in_bag[n] else float(predicted[n] == labels[n]) - float(predicted[n] == k)
+                         for n, k in pairs])
+    U = np.array(columns).T
+    reference = LPBoost(U, nu=model.nu_).solve("clarabel", side="primal")
+    assert model.solution_.status == "optimal"
+    assert model.solution_.primal_value == pytest.approx(reference.primal_value, abs=1e-6)
+    F = model.decision_function(X)
+    votes = np.zeros((150, 3))
+    for w, tree in zip(model.estimator_weights_, model.estimators_, strict=True):
+        votes[np.arange(150), tree.predict(X).astype(int)] += w
+    assert F == pytest.approx(votes, abs=1e-12)
+    proba = model.predict_proba(X)
+    assert np.allclose(proba.sum(axis=1), 1.0)
+    assert np.array_equal(model.classes_[np.argmax(proba, axis=1)], model.predict(X))
+    assert list(model.staged_decision_function(X))[-1] == pytest.approx(F, abs=1e-9)
+    assert model.score(X, y) >= 0.9
+    path = tmp_path / "reweighted.dbm"
+    save(model, path)
+    assert np.array_equal(load(path).predict_proba(X), proba)
+    assert _fit(lambda: ReweightedClassifier(forest, model="erlpboost"), X, y).score(X, y) >= 0.9  # nu="auto"
+
+
+def test_cv_along_the_pair_path(iris):
+    """ERLPBoostCV on K = 3 classes: without warm starts the path at each nu is the ERLPBoost driver
+    over the pairs, so each fold's score is the held-out accuracy of ERLPBoostClassifier fitted on the
+    fold at that nu (computed here independently); the refit is the classifier at best_nu_."""
+    from sklearn.model_selection import StratifiedKFold
+
+    from dualboost import ERLPBoostCV
+
+    X, y = iris
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    model = ERLPBoostCV(nus=(0.3, 0.05), cv=cv, warm_start=False).fit(X, y)
+    for k, (train, test) in enumerate(cv.split(X, y)):
+        for j, nu in enumerate(model.nus_):
+            fold = _fit(lambda nu=nu: ERLPBoostClassifier(nu=float(nu)), X[train], y[train])
+            assert model.scores_[k, j] == pytest.approx(fold.score(X[test], y[test]), abs=1e-12)
+    refit = _fit(lambda: ERLPBoostClassifier(nu=model.best_nu_), X, y)
+    assert np.array_equal(model.predict_proba(X), refit.predict_proba(X))
+    assert list(model.classes_) == ["setosa", "versicolor", "virginica"]

@@ -520,3 +520,27 @@ def test_zero_weight_leaves_a_learner_unchanged(loss):
         bank.predict_row(idx, vals)
         bank.learn_row(idx, vals, y[t], np.array([True, False, True]))
         np.testing.assert_array_equal(bank.state[:, 1], before)
+
+
+def test_k_classes_refused_with_the_wrapper_that_streams_them():
+    """Three classes: the error names OneVsRestClassifier, and the wrapper's partial_fit predicts the
+    argmax of K binary boosters each streamed on [y == c] (built here one by one)."""
+    from sklearn.datasets import load_iris
+    from sklearn.multiclass import OneVsRestClassifier
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    order = np.random.default_rng(0).permutation(150)
+    X, y = X[order], y[order]
+    with pytest.raises(ValueError, match="OneVsRestClassifier.*docs/online.md#k-classes"):
+        AdaBoostOLClassifier().fit(X, y)
+    wrapped = OneVsRestClassifier(AdaBoostOLClassifier(random_state=0))
+    alone = [AdaBoostOLClassifier(random_state=0) for _ in range(3)]
+    for start in range(0, 120, 30):
+        rows = slice(start, start + 30)
+        wrapped.partial_fit(X[rows], y[rows], classes=[0, 1, 2])
+        for c, model in enumerate(alone):
+            model.partial_fit(X[rows], (y[rows] == c).astype(int), classes=[0, 1])
+    votes = np.column_stack([model.decision_function(X[120:]) for model in alone])
+    assert np.array_equal(wrapped.predict(X[120:]), np.argmax(votes, axis=1))

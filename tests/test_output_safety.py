@@ -180,14 +180,14 @@ def test_one_failed_output_loses_none_of_the_others(failing, tmp_path, monkeypat
     """The directory of one output is removed during training: that output is one error line, the
     others are written (the model first), and the status is 1. Today a --history or --plot that
     cannot be written ends in a traceback, and the model of --save is never written."""
-    import dualboost.cli_boost as cli_boost
+    import dualboost.estimators.base as estimators_base  # (the classifier that `boost` fits runs its driver)
 
     pytest.importorskip("matplotlib")
     outputs = {"--save": tmp_path / "m.model", "--history": tmp_path / "h.csv", "--plot": tmp_path / "p.png"}
     gone = tmp_path / "gone"
     gone.mkdir()
     outputs[failing] = gone / "out"
-    vanishing(monkeypatch, cli_boost, "boost", gone)
+    vanishing(monkeypatch, estimators_base, "boost", gone)
     argv = ["boost", str(toy_file(tmp_path)), "--quiet"]
     for option, path in outputs.items():
         argv += [option, str(path)]

@@ -28,7 +28,7 @@ pytestmark = pytest.mark.filterwarnings(
 )
 
 #: the algorithms that cap d by nu (the others take no nu)
-_UNCAPPED = ("adaboost", "adaboostv", "smoothboost", "mdboost", "cgboost", "nmboost")
+_UNCAPPED = ("adaboost", "adaboostv", "smoothboost", "mdboost", "cgboost", "nmboost", "t_adaboost")
 #: iterations before the fake clock runs out (every algorithm below runs longer on the instance)
 _STEPS = 3
 

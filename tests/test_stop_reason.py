@@ -52,7 +52,8 @@ def test_the_vocabulary_is_the_documented_one():
 def test_every_driver_reports_a_word_and_warns_when_unconverged(algorithm, max_iter):
     oracle = MatrixOracle(_random_edges(), reflexive=True)
     params = {"max_iter": max_iter}
-    if algorithm not in ("adaboost", "adaboostv", "smoothboost", "mdboost", "cgboost", "nmboost"):
+    uncapped = ("adaboost", "adaboostv", "smoothboost", "mdboost", "cgboost", "nmboost", "t_adaboost")
+    if algorithm not in uncapped:
         params["nu"] = 3.0
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -17,6 +17,9 @@ hypotheses, their weights w, the per-iteration :class:`History` and the oracle/s
   :func:`smoothboost` ([Ser03]); the Frank-Wolfe step rules of the corrective drivers (``step=``,
   :mod:`~dualboost.boosting.corrective.frank_wolfe`);
   :data:`ALGORITHMS` and :func:`boost` by name;
+* the tempered and total relative entropies (docs/tempered.md): :func:`tempered_erlpboost`,
+  :func:`t_adaboost` ([NAW]) and :func:`tklboost` ([LV11]); :func:`graphsepboost` ([AGHM21],
+  docs/graphsep.md);
   iteration caps from the theorems in :mod:`~dualboost.boosting.core.stopping`.
 
 :mod:`~dualboost.boosting.relaxation`: [SS] Fig. 1 and its totally corrective variant for any
@@ -40,7 +43,9 @@ from dualboost.boosting.core.progress import ProgressLine
 from dualboost.boosting.core.result import BoostResult
 from dualboost.boosting.corrective.adaboost import adaboost, adaboostv
 from dualboost.boosting.corrective.drivers import corrective_binary_erlpboost, corrective_erlpboost, mlpboost
+from dualboost.boosting.corrective.graphsep import graphsepboost
 from dualboost.boosting.corrective.smoothboost import smoothboost
+from dualboost.boosting.corrective.t_adaboost import t_adaboost
 from dualboost.boosting.gradient.drivers import GradientBoostResult, gradient_projection
 from dualboost.boosting.maboost.drivers import MABoostResult, lamaboost, maboost, madaboost, sparseboost
 from dualboost.boosting.online.drivers import AdaBoostOL, OnlineBBM
@@ -52,6 +57,8 @@ from dualboost.boosting.relaxation.drivers import (
 )
 from dualboost.boosting.totally_corrective.drivers import binary_erlpboost, erlpboost, lpboost, softboost
 from dualboost.boosting.totally_corrective.formulations import cgboost, mdboost, nmboost, qrlpboost
+from dualboost.boosting.totally_corrective.tempered import tempered_erlpboost
+from dualboost.boosting.totally_corrective.tkl import tklboost
 
 __all__ = [
     "lpboost",
@@ -68,6 +75,10 @@ __all__ = [
     "mlpboost",
     "adaboostv",
     "smoothboost",
+    "tempered_erlpboost",
+    "t_adaboost",
+    "tklboost",
+    "graphsepboost",
     "boost",
     "ALGORITHMS",
     "BoostResult",

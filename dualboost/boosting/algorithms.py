@@ -8,8 +8,10 @@ from dualboost.boosting.core.result import BoostResult
 from dualboost.boosting.corrective.adaboost import adaboost, adaboostv
 from dualboost.boosting.corrective.drivers import corrective_binary_erlpboost, corrective_erlpboost, mlpboost
 from dualboost.boosting.corrective.smoothboost import smoothboost
+from dualboost.boosting.corrective.t_adaboost import t_adaboost
 from dualboost.boosting.totally_corrective.drivers import binary_erlpboost, erlpboost, lpboost, softboost
 from dualboost.boosting.totally_corrective.formulations import cgboost, mdboost, nmboost, qrlpboost
+from dualboost.boosting.totally_corrective.tempered import tempered_erlpboost
 
 __all__ = ["ALGORITHMS", "boost"]
 
@@ -29,6 +31,8 @@ ALGORITHMS: dict[str, Callable[..., BoostResult]] = {
     "mlpboost": mlpboost,
     "adaboostv": adaboostv,
     "smoothboost": smoothboost,
+    "tempered_erlpboost": tempered_erlpboost,
+    "t_adaboost": t_adaboost,
 }
 
 

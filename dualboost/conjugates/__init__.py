@@ -63,6 +63,13 @@ from dualboost.conjugates.smooth_restriction import (
     exact_restriction,
     simplex_pieces,
 )
+from dualboost.conjugates.tempered import (
+    CappedTemperedRelativeEntropy,
+    TemperedRelativeEntropy,
+    exp_t,
+    log_t,
+)
+from dualboost.conjugates.total_entropy import CappedTotalRelativeEntropy, total_kl_scale
 
 __all__ = [
     "ConvexFunction",
@@ -83,6 +90,12 @@ __all__ = [
     "unit_ball_maximiser",
     "RelativeEntropy",
     "UnnormalisedRelativeEntropy",
+    "TemperedRelativeEntropy",
+    "CappedTemperedRelativeEntropy",
+    "CappedTotalRelativeEntropy",
+    "total_kl_scale",
+    "log_t",
+    "exp_t",
     "SeparableLoss",
     "HingeLoss",
     "LogisticLoss",

@@ -32,6 +32,7 @@ from dualboost.conjugates.entropy import CappedRelativeEntropy
 from dualboost.conjugates.indicators import CappedSimplex
 from dualboost.conjugates.numerical import solve_cvxpy
 from dualboost.conjugates.relative_entropy import RelativeEntropy, UnnormalisedRelativeEntropy
+from dualboost.conjugates.tempered import tempered_on_capped_simplex
 
 __all__ = [
     "Scaled",
@@ -505,6 +506,7 @@ def _merge_relative_entropies(a: ConvexFunction, b: ConvexFunction) -> ConvexFun
 SUM_RULES: list[Callable[[ConvexFunction, ConvexFunction], ConvexFunction | None]] = [
     _entropy_on_capped_simplex,
     _merge_relative_entropies,
+    tempered_on_capped_simplex,
 ]
 
 

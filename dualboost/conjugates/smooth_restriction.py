@@ -57,6 +57,7 @@ from dualboost.conjugates.projections import capped_softmax, project_capped_simp
 from dualboost.conjugates.relative_entropy import RelativeEntropy, UnnormalisedRelativeEntropy
 from dualboost.conjugates.restriction import SimplexRestriction
 from dualboost.conjugates.stable import entropy_excess
+from dualboost.conjugates.tempered import CappedTemperedRelativeEntropy
 from dualboost.conjugates.traits import LowRankHessian
 
 __all__ = [
@@ -664,7 +665,8 @@ class ExactRestriction(ExactRestrictionMixin, ConvexFunction):
 
 
 #: closed forms that stay as they are (their conjugate and curvature are already exact and fast)
-_CLOSED_FORMS = (CappedRelativeEntropy, CappedBinaryRelativeEntropy, ExactRestrictionMixin)
+_CLOSED_FORMS = (CappedRelativeEntropy, CappedBinaryRelativeEntropy, CappedTemperedRelativeEntropy,
+                 ExactRestrictionMixin)
 
 
 def exact_restriction(f_tilde: ConvexFunction, n: int) -> tuple[ConvexFunction, str]:

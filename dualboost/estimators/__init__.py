@@ -10,6 +10,7 @@
   :class:`CGBoostClassifier` ([BZB04]), :class:`NMBoostClassifier` and :class:`QRLPBoostClassifier`
   ([AFAHV25]);
 * :mod:`~dualboost.estimators.miniboosts`: :class:`MLPBoostClassifier` ([MHT22]),
+  :class:`MaxEdgeAdaBoostClassifier` (AdaBoost as in [KG]'s experiments),
   :class:`AdaBoostVClassifier` ([RW05]), :class:`SmoothBoostClassifier` ([Ser03]);
 * :mod:`~dualboost.estimators.maboost`: :class:`MABoostClassifier`, :class:`SparseBoostClassifier`,
   :class:`MadaBoostClassifier` (mirror descent, [NP]);
@@ -43,11 +44,18 @@ from dualboost.estimators.formulations import (
     QRLPBoostClassifier,
 )
 from dualboost.estimators.gradient import GradientProjectionClassifier, GradientProjectionRegressor
+from dualboost.estimators.graphsep import GraphSepBoostClassifier
 from dualboost.estimators.maboost import MABoostClassifier, MadaBoostClassifier, SparseBoostClassifier
-from dualboost.estimators.miniboosts import AdaBoostVClassifier, MLPBoostClassifier, SmoothBoostClassifier
+from dualboost.estimators.miniboosts import (
+    AdaBoostVClassifier,
+    MaxEdgeAdaBoostClassifier,
+    MLPBoostClassifier,
+    SmoothBoostClassifier,
+)
 from dualboost.estimators.online import AdaBoostOLClassifier, OnlineBBMClassifier
 from dualboost.estimators.persistence import load, save
 from dualboost.estimators.reweight import ReweightedClassifier, reweight
+from dualboost.estimators.tempered import TemperedERLPBoostClassifier
 from dualboost.estimators.totally_corrective import (
     BinaryERLPBoostClassifier,
     ERLPBoostClassifier,
@@ -60,8 +68,11 @@ __all__ = [
     "SoftBoostClassifier",
     "ERLPBoostClassifier",
     "BinaryERLPBoostClassifier",
+    "TemperedERLPBoostClassifier",
+    "GraphSepBoostClassifier",
     "CorrectiveERLPBoostClassifier",
     "CorrectiveBinaryERLPBoostClassifier",
+    "MaxEdgeAdaBoostClassifier",
     "MDBoostClassifier",
     "CGBoostClassifier",
     "NMBoostClassifier",

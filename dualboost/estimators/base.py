@@ -72,13 +72,15 @@ and ``eta_`` for the entropy-regularised ones; ``estimators_`` (scikit-learn's n
 ``hypotheses_``), ``feature_importances_``, ``stages_`` (the weights of every iteration, for
 ``staged_decision_function``, ``staged_predict``, ``staged_predict_proba``, ``staged_score``) and
 ``link_slope_`` (``predict_proba = expit(link_slope_ * f)``,
-:func:`~dualboost.estimators.probability.fit_link_slope`).
+:func:`~dualboost.estimators.probability.fit_link_slope`), and ``result_`` (the driver's
+:class:`~dualboost.boosting.BoostResult`: its time split into oracle and solver, the stop's detail;
+not written to a model file).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from numbers import Integral, Real
 
 import numpy as np
@@ -92,6 +94,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from dualboost._validation import binary_labels, check_label_vector, check_scalar
 from dualboost.boosting import boost
+from dualboost.boosting.core.history import HistoryRow
 from dualboost.boosting.core.result import combined_decision, staged_decisions
 from dualboost.estimators.importances import feature_importances
 from dualboost.estimators.multiclass import example_margins, multiclass_oracle, pair_weights, staged_votes
@@ -101,7 +104,7 @@ from dualboost.estimators.ties import class_prior, predicted_classes
 from dualboost.oracles import Oracle
 from dualboost.oracles.multiclass import PairCoding, class_votes
 from dualboost.oracles.registry import ORACLES, make_oracle
-from dualboost.solvers import METHODS
+from dualboost.solvers import AUTO, METHODS
 
 __all__ = [
     "BoostingClassifier",
@@ -293,7 +296,7 @@ COUNT = [Interval(Integral, 1, None, closed="left")]
 #: a time limit in seconds for each boosting run of ``fit`` (``RunOptions.max_time``), or None
 MAX_TIME = [Interval(Real, 0, None, closed="neither"), None]
 #: a solve method of the registry (whether it applies to the model is the registry's ``accepts``)
-METHOD = [StrOptions(set(METHODS))]
+METHOD = [StrOptions({*METHODS, AUTO})]  # ("auto": dualboost.solvers.auto)
 #: the weak learner: a name of ``ORACLES``, an Oracle or a scikit-learn classifier
 ORACLE = [StrOptions(set(ORACLES)), Oracle, HasMethods(["fit", "predict"])]
 
@@ -486,17 +489,28 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
         return ""
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> BoostingClassifier:
-        """Boost the oracle's hypotheses on (X, y): X dense or sparse (N x p), y with two classes.
+    def fit(
+        self,
+        X: ArrayLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        *,
+        callback: Callable[[HistoryRow], object] | None = None,
+    ) -> BoostingClassifier:
+        """Boost the oracle's hypotheses on (X, y): X dense or sparse (N x p), y with two or more
+        classes (docs/boosting.md#multiclass).
 
         ``sample_weight``: N non-negative finite weights (module docstring: what they mean for each
-        model); rows of weight 0 are removed, equal weights are the unweighted fit. Dask input: see
-        the module docstring (no ``sample_weight``)."""
+        model); rows of weight 0 are removed, equal weights are the unweighted fit. ``callback``:
+        called with each iteration's :class:`~dualboost.boosting.core.history.HistoryRow` as the run
+        goes (a progress line, a log: ``dualboost boost`` passes its own); the validation fits of
+        ``nu="auto"`` call nothing. Dask input: see the module docstring (neither argument)."""
         if dask_kind(X) is not None or dask_kind(y) is not None:
-            if sample_weight is not None:
+            if sample_weight is not None or callback is not None:
                 raise ValueError(
-                    "sample_weight is not supported for dask input (the Dask fit has a uniform prior); "
-                    "fit an in-memory X to use it"
+                    f"{'sample_weight' if sample_weight is not None else 'callback'} is not supported for "
+                    "dask input (the Dask fit has a uniform prior and reports nothing as it runs); fit an "
+                    "in-memory X to use it"
                 )
             why = self._dask_unsupported()
             if why is not None:
@@ -508,25 +522,25 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
         X, y, weights = labelled_data(self, X, y, sample_weight)
         classes, indices = np.unique(y, return_inverse=True)
         if classes.size > 2:
-            self._fit_votes(X, indices.ravel(), classes, weights)
+            self._fit_votes(X, indices.ravel(), classes, weights, callback)
         else:
-            self._fit_two(X, *binary_labels(y, X.shape[0], "y"), weights)
+            self._fit_two(X, *binary_labels(y, X.shape[0], "y"), weights, callback)
         return self
 
     def _fit_two(
-        self, X, labels: NDArray[np.float64], classes: NDArray, weights: NDArray[np.float64] | None
+        self, X, labels: NDArray[np.float64], classes: NDArray, weights: NDArray[np.float64] | None, callback
     ) -> None:
         """``fit`` on two classes (``labels`` in {-1, +1}, ``classes[1]`` as +1)."""
-        self._run(X, labels, classes, weights, make_oracle(self.oracle).fit(X, labels))
+        self._run(X, labels, classes, weights, make_oracle(self.oracle).fit(X, labels), callback=callback)
 
     def _fit_votes(
-        self, X, labels: NDArray[np.intp], classes: NDArray, weights: NDArray[np.float64] | None
+        self, X, labels: NDArray[np.intp], classes: NDArray, weights: NDArray[np.float64] | None, callback
     ) -> None:
         """``fit`` on K > 2 classes (``labels``: class indices into ``classes``): the same driver over
         the (example, wrong class) pairs with class-valued stumps, nu a fraction of the pairs, and
         the softmax link of the votes (:mod:`~dualboost.estimators.multiclass`)."""
         oracle = multiclass_oracle(self.oracle, classes.size).fit(X, labels)
-        self._run(X, labels, classes, weights, oracle, pairs=oracle.coding_)
+        self._run(X, labels, classes, weights, oracle, pairs=oracle.coding_, callback=callback)
         votes = class_votes(self.estimator_weights_, self.hypotheses_, X, classes.size)
         self.link_slope_ = fit_softmax_slope(votes, labels, weights)
 
@@ -538,10 +552,12 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
         weights: NDArray[np.float64] | None,
         oracle: Oracle,
         pairs: PairCoding | None = None,
+        callback: Callable[[HistoryRow], object] | None = None,
     ) -> None:
         """nu, the driver's parameters and prior, the run of the fitted ``oracle`` and the fitted
         attributes; ``pairs``: the (example, wrong class) pairs that are the model's examples for
-        K > 2 classes (each example's sample weight spread over its pairs), None for two classes."""
+        K > 2 classes (each example's sample weight spread over its pairs), None for two classes;
+        ``callback``: the driver's (:meth:`fit`)."""
         weighted = uniform_or(weights)
         self._choose_nu(X, labels, self._selection_weights(weighted))
         params = self._driver_params(labels if pairs is None else pairs.rows)  # (their number is read)
@@ -550,6 +566,8 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
             params |= self._weight_params(prior, params.get("nu"))
         if pairs is not None and "weights" in params:  # the example weights of a formulation
             params["weights"] = params["weights"][pairs.rows]
+        if callback is not None:
+            params["callback"] = callback
         self._store(boost(self._algorithm, oracle, **params), classes, labels, weights)
 
     def _store(
@@ -568,10 +586,11 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
         self.stop_reason_ = result.stop_reason
-        self.nu_ = result.params["nu"]
-        if "eta" in result.params:
-            self.eta_ = result.params["eta"]
+        for name in ("nu", "eta"):  # (AdaBoost has neither, the formulations no eta)
+            if name in result.params:
+                setattr(self, f"{name}_", result.params[name])
         self.stages_ = result.stages
+        self.result_ = result
         if classes.size == 2:  # (K > 2 classes: the softmax's slope, set by _fit_votes)
             margins = np.asarray(result.margins, dtype=np.float64) if result.weights.size else np.zeros(0)
             self.link_slope_ = fit_link_slope(margins, weights)

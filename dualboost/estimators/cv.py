@@ -61,14 +61,16 @@ from dualboost.estimators.base import (
     METHOD,
     ORACLE,
     POSITIVE,
-    binary_training_data,
     check_nu_fraction,
+    labelled_data,
     nu_count,
 )
+from dualboost.estimators.multiclass import multiclass_oracle
 from dualboost.estimators.nu_selection import validation_score
 from dualboost.estimators.ties import class_prior
 from dualboost.estimators.totally_corrective import ERLPBoostClassifier, LPBoostClassifier
 from dualboost.oracles import Selection
+from dualboost.oracles.multiclass import class_votes
 from dualboost.oracles.registry import make_oracle
 from dualboost.problems import ERLPBoost, LPBoost
 from dualboost.solvers import METHODS, Solution
@@ -362,24 +364,32 @@ class _PathCV(ClassifierMixin, BaseEstimator):
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: ArrayLike, y: ArrayLike) -> _PathCV:
         """For each split of ``cv`` (stratified K-fold, 5 folds by default), the path on the training
-        part, scored by accuracy on the held-out part; ``best_nu_`` has the best mean accuracy (ties:
+        part (over the (example, wrong class) pairs for K > 2 classes, docs/boosting.md#multiclass),
+        scored by accuracy on the held-out part; ``best_nu_`` has the best mean accuracy (ties:
         the largest nu, the most regularised); ``best_estimator_`` is the classifier refitted on all of
         (X, y) at ``best_nu_``."""
-        X_checked, labels, classes = binary_training_data(self, X, y)
+        X_checked, y_checked, _ = labelled_data(self, X, y)
+        classes, indices = np.unique(y_checked, return_inverse=True)
+        K = classes.size  # K > 2: the paths run over the (example, wrong class) pairs
+        labels = indices.ravel() if K > 2 else binary_labels(y_checked, X_checked.shape[0], "y")[0]
         grid = check_nus(self.nus)
         splitter = check_cv(self.cv, labels, classifier=True)
         splits = list(splitter.split(X_checked, labels))
         scores = np.empty((len(splits), grid.size))
         times = np.empty(len(splits))
         for k, (train, test) in enumerate(splits):
-            oracle = make_oracle(self.oracle).fit(X_checked[train], labels[train])
+            learner = make_oracle(self.oracle) if K == 2 else multiclass_oracle(self.oracle, K)
+            oracle = learner.fit(X_checked[train], labels[train])
             nu_path = oracle_path(
                 oracle, grid, model=self._model, warm_start=self.warm_start, **self._path_params()
             )
             times[k] = nu_path.time
             prior = class_prior(labels[train])  # a fit on ``train`` predicts its majority at f = 0
             for j, point in enumerate(nu_path):
-                f = point.decision_function(X_checked[test])
+                if K > 2:
+                    f = class_votes(point.weights, point.result.hypotheses, X_checked[test], K)
+                else:
+                    f = point.decision_function(X_checked[test])
                 scores[k, j] = validation_score(f, labels[test], None, prior)
         mean = scores.mean(axis=0)
         best = int(np.argmax(mean))  # the first of the ties: the largest nu
@@ -422,7 +432,7 @@ class _PathCV(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        tags.classifier_tags.multi_class = True
         tags.input_tags.sparse = True
         return tags
 

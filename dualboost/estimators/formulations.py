@@ -27,8 +27,6 @@ where the caps bind.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import _safe_indexing
@@ -67,15 +65,16 @@ class _FormulationClassifier(BoostingClassifier):
     #: whether the model has a weighted form (the example weights of CGBoost and NM-Boost)
     _weighted = False
 
-    def fit(self, X, y, sample_weight=None) -> _FormulationClassifier:
+    def fit(self, X, y, sample_weight=None, *, callback=None) -> _FormulationClassifier:
         """Boost the oracle's hypotheses on (X, y) (:meth:`BoostingClassifier.fit
-        <dualboost.estimators.base.BoostingClassifier.fit>`); ``sample_weight``: module docstring."""
+        <dualboost.estimators.base.BoostingClassifier.fit>`, ``callback`` as there); ``sample_weight``:
+        module docstring."""
         if sample_weight is None or dask_kind(X) is not None or dask_kind(y) is not None:
-            return super().fit(X, y, sample_weight)
+            return super().fit(X, y, sample_weight, callback=callback)
         weights = check_sample_weight(sample_weight, X)
         kept = weights > 0
         if np.all(weights[kept] == weights[kept][0]):
-            return super().fit(X, y, sample_weight)  # equal weights: the unweighted fit
+            return super().fit(X, y, sample_weight, callback=callback)  # equal weights: the unweighted fit
         if not self._weighted:
             raise ValueError(
                 f"sample_weight with unequal positive weights is not supported by {type(self).__name__}: "
@@ -85,7 +84,8 @@ class _FormulationClassifier(BoostingClassifier):
         self._example_weights = weights[kept]  # read by _driver_params and _store during this fit
         try:
             return super().fit(
-                _safe_indexing(X, np.flatnonzero(kept)), _safe_indexing(y, np.flatnonzero(kept))
+                _safe_indexing(X, np.flatnonzero(kept)), _safe_indexing(y, np.flatnonzero(kept)),
+                callback=callback,
             )
         finally:
             del self._example_weights
@@ -105,15 +105,7 @@ class _FormulationClassifier(BoostingClassifier):
         self, result, classes: NDArray, labels: ArrayLike, weights: NDArray[np.float64] | None = None
     ) -> None:
         weights = getattr(self, "_example_weights", None) if weights is None else weights
-        uncapped = "nu" not in result.params
-        super()._store(
-            replace(result, params=result.params | {"nu": None}) if uncapped else result,
-            classes,
-            labels,
-            weights,
-        )
-        if uncapped:
-            del self.nu_  # no capping: no nu_
+        super()._store(result, classes, labels, weights)  # (no capping: no nu_)
 
 
 class MDBoostClassifier(_FormulationClassifier):

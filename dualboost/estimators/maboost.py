@@ -9,9 +9,16 @@
 * :class:`MadaBoostClassifier`: the MadaBoost variant (Alg. 3, Thm 5).
 
 They share ``decision_function``, ``predict``, ``margins`` and the tags of the classifiers in
-:mod:`dualboost.estimators`. The capping is a fraction ``nu`` in (0, 1] as there
-(docs/math.md#capping-nu): the projection set caps ``d_n <= 1/nu_`` with ``nu_ = max(1, nu * N)``, i.e.
-[NP]'s smoothness ``k = N / nu_ ~ 1/nu``, and the target training error of smooth MABoost is
+:mod:`dualboost.estimators`, K > 2 classes included: the mirror descent then runs over the
+(example, wrong class) pairs with class-valued stumps, as every classifier of docs/boosting.md#multiclass
+(the pairs are the examples of [NP]'s algorithms: ``nu`` caps a fraction of the pairs, ``d_`` is a
+distribution over them, the pairs of a ``secondary`` example are secondary). ``training_error_`` and
+``bound_`` then count pairs: an example is misclassified only if one of its K - 1 pairs has a margin
+<= 0, so the fraction of misclassified examples is at most ``(K - 1) * training_error_``.
+
+The capping is a fraction ``nu`` in (0, 1] as there (docs/math.md#capping-nu): the projection set
+caps ``d_n <= 1/nu_`` with ``nu_ = max(1, nu * N)``, i.e. [NP]'s smoothness ``k = N / nu_ ~ 1/nu``,
+and the target training error of smooth MABoost is
 ``1/k ~ nu``.
 
 Fitted attributes: ``classes_``, ``hypotheses_``, ``estimator_weights_`` (eta normalised to the
@@ -31,6 +38,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from dualboost._validation import binary_labels
 from dualboost.boosting.maboost.drivers import (
     STEPS,
     THRESHOLDS,
@@ -49,11 +57,14 @@ from dualboost.estimators.base import (
     ORACLE,
     POSITIVE,
     BoostingClassifier,
-    binary_training_data,
+    labelled_data,
     nu_count,
     reject_dask_input,
     uniform_or,
 )
+from dualboost.estimators.multiclass import multiclass_oracle, pair_weights
+from dualboost.estimators.probability import fit_softmax_slope
+from dualboost.oracles.multiclass import class_votes
 from dualboost.oracles.registry import make_oracle
 
 __all__ = ["MABoostClassifier", "SparseBoostClassifier", "MadaBoostClassifier", "PROJECTIONS"]
@@ -68,8 +79,6 @@ class _MirrorBoostingClassifier(BoostingClassifier):
     ``sample_weight`` (module docstring): the first distribution ``d_1 = w / sum w`` of the mirror
     descent (rows of weight 0 removed), ``d0`` of the drivers."""
 
-    _multiclass = False  # the secondary set and the bound are per example (two classes)
-
     def _boost(
         self, oracle, n_samples: int, secondary: ArrayLike | None, max_iter: int, **options
     ) -> MABoostResult:
@@ -83,24 +92,35 @@ class _MirrorBoostingClassifier(BoostingClassifier):
         secondary: ArrayLike | None = None,
         sample_weight: ArrayLike | None = None,
     ) -> _MirrorBoostingClassifier:
-        """Boost on (X, y): X dense or sparse (N x p), y with two classes; ``secondary`` (only with
+        """Boost on (X, y): X dense or sparse (N x p), y with two or more classes (K > 2: over the
+        (example, wrong class) pairs, docs/boosting.md#multiclass); ``secondary`` (only with
         ``projection="mixed"``): a boolean mask of the secondary examples,
-        docs/math.md#mixed-projection-set; ``sample_weight``: N non-negative weights, the first
-        distribution (module docstring)."""
+        docs/math.md#mixed-projection-set (with K > 2 classes an example's pairs are secondary with it);
+        ``sample_weight``: N non-negative weights, the first distribution (module docstring)."""
         reject_dask_input(self, X, y)
-        if sample_weight is None:
-            X, labels, classes = binary_training_data(self, X, y)
-            weights = None
-        else:
-            if secondary is not None and np.ndim(secondary) == 1 and len(secondary) == len(sample_weight):
-                secondary = np.asarray(secondary)[np.asarray(sample_weight) > 0]
-            X, labels, classes, weights = binary_training_data(self, X, y, sample_weight)
-        oracle = make_oracle(self.oracle).fit(X, labels)
+        if secondary is not None and sample_weight is not None:
+            secondary = np.asarray(secondary)
+            if secondary.ndim == 1 and secondary.size == len(sample_weight):
+                secondary = secondary[np.asarray(sample_weight) > 0]
+        X, y, weights = labelled_data(self, X, y, sample_weight)
+        classes, indices = np.unique(y, return_inverse=True)
         weighted = uniform_or(weights)
-        options = {"keep_stages": True, "d0": None if weighted is None else weighted / weighted.sum()}
+        if classes.size == 2:
+            labels, classes = binary_labels(y, X.shape[0], "y")
+            oracle, prior = make_oracle(self.oracle).fit(X, labels), weighted
+        else:
+            labels = indices.ravel()
+            oracle = multiclass_oracle(self.oracle, classes.size).fit(X, labels)
+            prior = None if weighted is None else pair_weights(weighted, oracle.coding_)
+            if secondary is not None and np.ndim(secondary) == 1 and len(secondary) == labels.size:
+                secondary = np.asarray(secondary)[oracle.coding_.rows]
+        options = {"keep_stages": True, "d0": None if prior is None else prior / prior.sum()}
         options["max_time"] = self.max_time
-        result = self._boost(oracle, X.shape[0], secondary, int(self.max_iter), **options)
+        result = self._boost(oracle, oracle.n_samples_, secondary, int(self.max_iter), **options)
         self._store(result, classes, labels, weights)
+        if classes.size > 2:
+            votes = class_votes(self.estimator_weights_, self.hypotheses_, X, classes.size)
+            self.link_slope_ = fit_softmax_slope(votes, labels, weights)
         self.training_error_ = result.training_error
         self.bound_ = result.bound
         self.d_ = result.d

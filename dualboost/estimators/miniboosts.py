@@ -2,6 +2,9 @@
 
 * :class:`MLPBoostClassifier`: MLPBoost ([MHT22], :func:`~dualboost.boosting.mlpboost`), the
   Frank-Wolfe step of Corrective ERLPBoost or LPBoost's LP, whichever has the larger regularised dual;
+* :class:`MaxEdgeAdaBoostClassifier`: AdaBoost with the oracle's max-edge hypothesis each round, as in
+  every experiment of [KG] (:func:`~dualboost.boosting.adaboost`; ``dualboost boost --algorithm
+  adaboost`` fits it);
 * :class:`AdaBoostVClassifier`: AdaBoost* ([RW05], :func:`~dualboost.boosting.adaboostv`), the hard
   margin to within ``tolerance``;
 * :class:`SmoothBoostClassifier`: SmoothBoost ([Ser03], :func:`~dualboost.boosting.smoothboost`),
@@ -10,9 +13,9 @@
 They share ``fit``, ``predict``, ``decision_function``, ``margins``, the staged predictions,
 checkpoints (``checkpoint``, ``checkpoint_every``, ``resume``) and model files with the classifiers
 of :mod:`dualboost.estimators.base`. ``nu_`` is the capping count of the model: the one given
-(MLPBoost), 1 (AdaBoost*: the hard margin, no capping) or ``kappa N`` (SmoothBoost: its
+(MLPBoost), 1 (AdaBoost and AdaBoost*: the hard margin, no capping) or ``kappa N`` (SmoothBoost: its
 distributions satisfy ``d_n <= 1/(kappa N)``). ``sample_weight``: the prior d0 of the relative
-entropy (MLPBoost), the first distribution (AdaBoost*), the measure of the examples in place of the
+entropy (MLPBoost), the first distribution (AdaBoost, AdaBoost*), the measure of the examples in place of the
 uniform one (SmoothBoost); rows of weight 0 are removed.
 """
 
@@ -24,6 +27,7 @@ from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY
+from dualboost.boosting.core.stopping import ADABOOST_MAX_ITER
 from dualboost.boosting.corrective.frank_wolfe import STEPS
 from dualboost.estimators.base import (
     POSITIVE,
@@ -31,7 +35,7 @@ from dualboost.estimators.base import (
 )
 from dualboost.estimators.corrective import CORRECTIVE_MAX_ITER
 
-__all__ = ["MLPBoostClassifier", "AdaBoostVClassifier", "SmoothBoostClassifier"]
+__all__ = ["MLPBoostClassifier", "MaxEdgeAdaBoostClassifier", "AdaBoostVClassifier", "SmoothBoostClassifier"]
 
 
 class MLPBoostClassifier(BoostingClassifier):
@@ -98,8 +102,36 @@ class _UncappedClassifier(BoostingClassifier):
         raise NotImplementedError
 
     def _store(self, result, classes, labels, weights=None) -> None:
-        result.params.setdefault("nu", self._capping(result.d.size))
         super()._store(result, classes, labels, weights)
+        self.nu_ = result.params.get("nu", self._capping(result.d.size))
+
+
+class MaxEdgeAdaBoostClassifier(_UncappedClassifier):
+    """AdaBoost with the oracle's max-edge hypothesis each round ([KG]'s baseline; module docstring):
+    ``max_iter`` rounds (default 1,000), no stopping rule. scikit-learn's ``AdaBoostClassifier`` is
+    the same algorithm with a tree learner (SAMME for K > 2 classes; here K classes run over the
+    (example, wrong class) pairs as every classifier of docs/boosting.md#multiclass)."""
+
+    _algorithm = "adaboost"
+
+    def __init__(
+        self,
+        max_iter: int = ADABOOST_MAX_ITER,
+        oracle: object = "stumps",
+        checkpoint: str | None = None,
+        checkpoint_every: int = DEFAULT_EVERY,
+        resume: bool = False,
+        max_time: float | None = None,
+    ) -> None:
+        self.max_iter = max_iter
+        self.oracle = oracle
+        self.checkpoint = checkpoint
+        self.checkpoint_every = checkpoint_every
+        self.resume = resume
+        self.max_time = max_time
+
+    def _capping(self, n_samples: int) -> float:
+        return 1.0
 
 
 class AdaBoostVClassifier(_UncappedClassifier):

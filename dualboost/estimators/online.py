@@ -7,7 +7,9 @@ issue 7).
 Both learn from a stream: ``partial_fit(X, y, classes=None)`` on mini-batches (rows in order),
 ``learn_one(x, y)`` on single examples (x a dict ``{feature: value}`` or a 1-D array), ``fit``
 (a fresh model, ``n_passes`` passes over X in order), and predict with ``predict``,
-``decision_function`` and ``predict_one``. Any two class labels (the larger one is positive).
+``decision_function`` and ``predict_one``. Any two class labels (the larger one is positive); for
+K > 2 classes, scikit-learn's ``OneVsRestClassifier`` around one of them (docs/online.md#k-classes:
+[BKL]'s algorithms and guarantees are binary).
 
 Parameters shared by both:
 
@@ -125,6 +127,12 @@ class _OnlineBoostingClassifier(ProbabilityLink, ClassifierMixin, BaseEstimator)
                 f"Only binary classification is supported: {name} must contain exactly two classes; got "
                 f"{classes.size} class{'es' if classes.size != 1 else ''} "
                 f"({', '.join(map(str, classes[:5]))})"
+                + (
+                    ". The online boosters of [BKL] are binary: for K classes wrap one in scikit-learn's "
+                    "OneVsRestClassifier, whose partial_fit streams too (docs/online.md#k-classes)"
+                    if classes.size > 2
+                    else ""
+                )
             )
         return classes
 

@@ -86,7 +86,6 @@ from dualboost.solvers import Solution
 __all__ = [
     "save",
     "load",
-    "save_result",
     "FORMAT",
     "VERSION",
     "model_classes",
@@ -113,12 +112,19 @@ _SOLUTION_SCALARS = tuple(
 def model_classes() -> dict[str, type]:
     """The estimator classes a model file may name, by class name (a registry: loading constructs
     nothing else)."""
-    from dualboost.estimators import corrective, formulations, maboost, miniboosts, totally_corrective
+    from dualboost.estimators import (
+        corrective,
+        formulations,
+        maboost,
+        miniboosts,
+        tempered,
+        totally_corrective,
+    )
     from dualboost.estimators.base import BoostingClassifier
     from dualboost.estimators.reweight import ReweightedClassifier
 
     classes: dict[str, type] = {"ReweightedClassifier": ReweightedClassifier}
-    for module in (totally_corrective, corrective, maboost, miniboosts, formulations):
+    for module in (totally_corrective, corrective, maboost, miniboosts, formulations, tempered):
         for name in module.__all__:
             cls = getattr(module, name)
             if isinstance(cls, type) and issubclass(cls, BoostingClassifier):
@@ -144,12 +150,12 @@ class _Writer:
         return {"skops": self.array(np.frombuffer(data, dtype=np.uint8))["array"]}
 
     def hypothesis(self, h: Hypothesis) -> dict:
-        from dualboost.estimators.reweight import Member
+        from dualboost.estimators.reweight import Member, MemberVote
 
         name = type(h).__name__
         if name in HYPOTHESES and type(h) is HYPOTHESES[name]:
             return {"class": name, "fields": h.to_dict()}
-        if type(h) in (FittedEstimator, Member):
+        if type(h) in (FittedEstimator, Member, MemberVote):
             plain = {f.name: _json_scalar(getattr(h, f.name)) for f in fields(h) if f.name != "estimator"}
             return {"class": name, "fields": plain, "estimator": self.blob(h.estimator)}
         raise ValueError(f"a {name} hypothesis cannot be written to a model file")
@@ -478,7 +484,7 @@ class _Reader:
         return member
 
     def hypothesis(self, entry: object, what: str) -> Hypothesis:
-        from dualboost.estimators.reweight import Member
+        from dualboost.estimators.reweight import Member, MemberVote
 
         entry = self.entry(entry, what, ("class", "fields"), optional=("estimator",))
         name, data = entry["class"], entry["fields"]
@@ -487,8 +493,8 @@ class _Reader:
                 hypothesis = HYPOTHESES[name].from_dict(data)
             except (TypeError, ValueError) as exc:
                 raise self.fail(f"{what}: the {name} hypothesis has the wrong fields ({exc})") from None
-        elif name in ("FittedEstimator", "Member"):
-            cls = FittedEstimator if name == "FittedEstimator" else Member
+        elif name in ("FittedEstimator", "Member", "MemberVote"):
+            cls = {"FittedEstimator": FittedEstimator, "Member": Member, "MemberVote": MemberVote}[name]
             try:
                 given = fields_of(cls, data, skip=("estimator",))
             except ValueError as exc:
@@ -501,6 +507,8 @@ class _Reader:
                 n_classes = n_classes if hasattr(estimator, "predict_proba") else 0
                 if not column < n_classes:
                     raise self.fail(f"{what} reads column {column} of predict_proba's {n_classes}")
+            if cls is MemberVote and len(getattr(estimator, "classes_", ())) != values["n_classes"]:
+                raise self.fail(f"{what} votes for {values['n_classes']} classes, its member has others")
             hypothesis = cls(**values, estimator=estimator)
         else:
             raise self.fail(f"{what}: unknown hypothesis class {name!r}")
@@ -516,6 +524,9 @@ class _Reader:
         """The fields of a :class:`~dualboost.oracles.FittedEstimator` or a re-weighted ``Member`` but
         its estimator, checked: the values its ``predict`` uses."""
         out = {"n_features": self.integer(given["n_features"], f"{what} n_features", 1)}
+        if cls.__name__ == "MemberVote":
+            n_classes = self.integer(given["n_classes"], f"{what} n_classes", 3)
+            return out | {"n_classes": n_classes, "index": self.integer(given["index"], f"{what} index")}
         if cls is FittedEstimator:
             if given["output"] not in ("predict", "proba") or isinstance(given["output"], bool):
                 raise self.fail(f"{what} output must be 'predict' or 'proba'; got {given['output']!r}")
@@ -751,49 +762,3 @@ def _load(path: Path, header: dict, reader: _Reader) -> BaseEstimator:
         setattr(estimator, key, done[key])
     return estimator
 
-
-def save_result(
-    result,
-    path: str | os.PathLike,
-    *,
-    classes: np.ndarray,
-    n_features: int,
-    params: dict | None = None,
-    labels: np.ndarray | None = None,
-) -> Path:
-    """Write a driver's :class:`~dualboost.boosting.BoostResult` (``dualboost boost --save``) as the model
-    file of the classifier whose ``_algorithm`` is ``result.algorithm``, constructed with ``params``
-    (its parameters; the others keep their defaults): ``classes_`` (``classes``, the labels of -1 and
-    +1), ``n_features_in_``, ``hypotheses_``, ``estimator_weights_``, ``history_``, ``n_iter_``,
-    ``converged_``, ``stop_reason_``, ``nu_``, ``eta_`` and ``stages_`` from the result, ``link_slope_``
-    (the link of ``predict_proba``) fitted on its training margins as ``fit`` does, and, with the
-    training ``labels`` (given as y in {-1, +1}), ``class_prior_`` (a tie f = 0 predicts the larger,
-    :mod:`dualboost.estimators.ties`). ValueError for an algorithm without a classifier (AdaBoost)."""
-    from dualboost.estimators.probability import fit_link_slope
-    from dualboost.estimators.ties import class_prior
-
-    matches = [c for c in model_classes().values() if getattr(c, "_algorithm", None) == result.algorithm]
-    if not matches:
-        raise ValueError(
-            f"a {result.algorithm} result has no classifier of dualboost.estimators to be saved as"
-        )
-    cls = matches[0]
-    taken = cls().get_params(deep=False)
-    estimator = cls(**{k: v for k, v in (params or {}).items() if k in taken})
-    estimator.classes_ = np.asarray(classes)
-    estimator.n_features_in_ = int(n_features)
-    estimator.hypotheses_ = list(result.hypotheses)
-    estimator.estimator_weights_ = np.asarray(result.weights, dtype=np.float64)
-    estimator.history_ = result.history
-    estimator.n_iter_ = result.n_iter
-    estimator.converged_ = result.converged
-    estimator.stop_reason_ = result.stop_reason
-    if labels is not None:
-        estimator.class_prior_ = class_prior(labels)
-    for name in ("nu", "eta"):
-        if name in result.params:
-            setattr(estimator, f"{name}_", result.params[name])
-    estimator.stages_ = result.stages
-    margins = np.asarray(result.margins, dtype=np.float64) if result.weights.size else np.zeros(0)
-    estimator.link_slope_ = fit_link_slope(margins, None)  # as the classifier's fit, unweighted
-    return save(estimator, path)

@@ -55,6 +55,14 @@ matrix is the out-of-bag one, ``U[n, q] = y_n h_q(x_n)`` where row n is out of t
 sample and 0 (no vote) where it is in it: the margin of a row is the vote of the trees that did not
 see it, as in the forest's ``oob_score_``.
 
+**K > 2 classes.** Each member (a tree of a forest, a member of an AdaBoost, a classifier of a list,
+each fitted on the ensemble's K classes) is a class hypothesis, :class:`MemberVote`: the class it
+predicts (a hard vote: ``output`` does not apply). The model is solved over the N(K-1) (example,
+wrong class) pairs with the edges ``[h_q(x_n) = y_n] - [h_q(x_n) = k]`` (out-of-bag as above), as the
+boosting classifiers do (docs/boosting.md#multiclass); ``nu`` is a fraction of the pairs;
+``decision_function`` returns the votes ``F_c = sum_q w_q [h_q = c]`` (N x K), ``predict_proba`` their
+softmax. A GradientBoosting of K classes (K regression trees per stage) is refused.
+
 **nu.** ``nu="auto"`` (the default) chooses the capping by the rule of
 :mod:`~dualboost.estimators.nu_selection` (a stratified holdout of the rows; each grid nu one solve
 over the edge matrix of the other rows, scored on the held-out rows' edges), then solves on all rows.
@@ -78,22 +86,23 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from dualboost._validation import Matrix
+from dualboost._validation import Matrix, binary_labels
 from dualboost.boosting.core.result import StageRecorder, Stages, combined_decision
 from dualboost.estimators.base import (
     NU,
     POSITIVE,
     BoostingClassifier,
     auto_nu,
-    binary_training_data,
     check_nu_fraction,
+    labelled_data,
     nu_count,
     validate_features,
 )
 from dualboost.estimators.nu_selection import NuSelection, ScorePath, select_nu, validation_score
-from dualboost.estimators.probability import ProbabilityLink, fit_link_slope
-from dualboost.estimators.ties import class_prior, classes_by_sign
+from dualboost.estimators.probability import ProbabilityLink, fit_link_slope, fit_softmax_slope
+from dualboost.estimators.ties import class_prior, predicted_classes
 from dualboost.oracles import Hypothesis
+from dualboost.oracles.multiclass import ClassHypothesis, PairCoding, class_votes
 from dualboost.problems import (
     BinaryERLPBoost,
     CGBoost,
@@ -111,6 +120,7 @@ __all__ = [
     "reweight",
     "ReweightedClassifier",
     "Member",
+    "MemberVote",
     "MODELS",
     "NOT_MODELS",
     "MODEL_OPTIONS",
@@ -188,6 +198,29 @@ class Member(Hypothesis):
         return f"member {self.index} ({type(self.estimator).__name__}, {self.kind})"
 
 
+@dataclass(frozen=True)
+class MemberVote(ClassHypothesis):
+    """Member ``index`` of a fitted ensemble of K > 2 classes as a class hypothesis: the index (into
+    the member's ``classes_``, which are the ensemble's) of the class it predicts (module docstring)."""
+
+    index: int
+    estimator: BaseEstimator = field(compare=False, repr=False)
+
+    def _predict(self, X: Matrix) -> NDArray[np.float64]:
+        known = np.asarray(self.estimator.classes_)
+        predicted = np.asarray(self.estimator.predict(X))
+        at = np.minimum(np.searchsorted(known, predicted), known.size - 1)
+        if known.size != self.n_classes or not np.array_equal(known[at], predicted):
+            raise ValueError(
+                f"member {self.index} ({type(self.estimator).__name__}) predicts labels outside its "
+                f"{self.n_classes} classes"
+            )
+        return at.astype(np.float64)
+
+    def describe(self) -> str:
+        return f"member {self.index} ({type(self.estimator).__name__}, a class vote)"
+
+
 def _forest_like(fitted: object) -> str | None:
     """The family of a fitted scikit-learn ensemble this module reads, by class name and module (so that
     subclasses count), or None."""
@@ -209,20 +242,23 @@ def _forest_like(fitted: object) -> str | None:
 
 def _check_classes(fitted: object, classes: NDArray, what: str) -> None:
     known = getattr(fitted, "classes_", None)
-    if known is None or len(known) != 2 or not np.array_equal(np.asarray(known), classes):
+    if known is None or len(known) != len(classes) or not np.array_equal(np.asarray(known), classes):
         given = None if known is None else np.asarray(known).tolist()
         raise ValueError(
             f"{what} was fitted on the classes {given}; y has the classes {classes.tolist()}: re-weighting "
-            "needs the same two"
+            "needs the same ones"
         )
 
 
 def ensemble_members(fitted: object, classes: NDArray, output: str = "auto") -> list[tuple]:
     """The pool of a fitted ensemble or a list of fitted estimators as ``(estimator, kind, column,
     positive)`` (module docstring); a ValueError naming ``fitted`` for anything else, an unfitted
-    ensemble, an empty list, or classes other than ``classes`` (y's two labels, sorted)."""
+    ensemble, an empty list, or classes other than ``classes`` (y's labels, sorted). For K > 2
+    classes: :func:`class_members`."""
     from sklearn.frozen import FrozenEstimator
 
+    if len(classes) > 2:
+        return class_members(fitted, classes)
     positive = classes[1]
     if isinstance(fitted, FrozenEstimator):
         fitted = fitted.estimator
@@ -263,13 +299,52 @@ def ensemble_members(fitted: object, classes: NDArray, output: str = "auto") -> 
     )
 
 
+def class_members(fitted: object, classes: NDArray) -> list[tuple]:
+    """The pool of K > 2 classes as ``(estimator, "vote", 0, None)``: the trees of a forest, the
+    members of an AdaBoost, or a list of classifiers, each fitted on the ensemble's K classes (module
+    docstring); a ValueError for a GradientBoosting (its stages are K regression trees, no classifier)
+    or a member without ``classes_``."""
+    from sklearn.frozen import FrozenEstimator
+
+    if isinstance(fitted, FrozenEstimator):
+        fitted = fitted.estimator
+    family = _forest_like(fitted)
+    if family == "gradient":
+        raise ValueError(
+            f"a GradientBoostingClassifier of {len(classes)} classes has {len(classes)} regression trees "
+            "per stage and no classifier members to re-weight over the (example, wrong class) pairs; "
+            "re-weight a forest, an AdaBoost or a list of classifiers"
+        )
+    if family is not None:
+        check_is_fitted(fitted)
+        _check_classes(fitted, classes, type(fitted).__name__)
+        return [(member, "vote", 0, None) for member in fitted.estimators_]
+    if isinstance(fitted, (list, tuple)) and fitted:
+        for k, member in enumerate(fitted):
+            if not hasattr(member, "predict"):
+                raise ValueError(f"fitted[{k}] has no predict method: {member!r}")
+            check_is_fitted(member)
+            _check_classes(member, classes, f"fitted[{k}]")
+        return [(member, "vote", 0, None) for member in fitted]
+    raise ValueError(
+        "fitted must be a fitted RandomForestClassifier, ExtraTreesClassifier or AdaBoostClassifier, or a "
+        f"non-empty list of fitted classifiers; got {type(fitted).__name__}"
+    )
+
+
 def _pool_hypotheses(
-    pool: list[tuple], X: Matrix, n_features: int
-) -> tuple[list[Member], NDArray[np.float64]]:
+    pool: list[tuple], X: Matrix, n_features: int, n_classes: int = 2
+) -> tuple[list[Member | MemberVote], NDArray[np.float64]]:
     """The members as :class:`Member` hypotheses and their outputs ``H`` (N x Q) on X (the regression
-    members' scales taken here)."""
+    members' scales taken here); for K = ``n_classes`` > 2, :class:`MemberVote` hypotheses and the
+    class index each predicts."""
     hypotheses, outputs = [], np.empty((X.shape[0], len(pool)))
     for q, (estimator, kind, column, positive) in enumerate(pool):
+        if kind == "vote":  # K > 2 classes: the class index each member predicts
+            vote = MemberVote(n_features=n_features, n_classes=n_classes, index=q, estimator=estimator)
+            hypotheses.append(vote)
+            outputs[:, q] = vote._predict(X)
+            continue
         scale = 1.0
         if kind == "regression":
             peak = float(np.max(np.abs(np.asarray(estimator.predict(X), dtype=np.float64))))
@@ -315,6 +390,8 @@ class ReweightedClassifier(ProbabilityLink, ClassifierMixin, BaseEstimator):
     :mod:`dualboost.estimators.ties`) and ``link_slope_`` (``predict_proba``, module docstring).
     """
 
+    #: whether ``fit`` takes K > 2 classes (a model file's class count is checked against it)
+    _multiclass = True
     _parameter_constraints: dict = {
         "ensemble": [list, tuple, HasMethods(["predict"])],
         "model": [StrOptions(set(MODELS) | set(NOT_MODELS))],  # NOT_MODELS: refused in fit, saying why
@@ -359,25 +436,26 @@ class ReweightedClassifier(ProbabilityLink, ClassifierMixin, BaseEstimator):
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: ArrayLike, y: ArrayLike) -> ReweightedClassifier:
         """Solve the model over the members' edge matrix on (X, y) (out-of-bag for a bagged forest on
-        its training rows; module docstring) at the given or chosen nu, and keep the members with w > 0."""
+        its training rows; over the (example, wrong class) pairs for K > 2 classes; module docstring)
+        at the given or chosen nu, and keep the members with w > 0."""
         self._check_model()
-        X, labels, classes = binary_training_data(self, X, y)
+        X, y, _ = labelled_data(self, X, y)
+        classes, indices = np.unique(y, return_inverse=True)
+        labels = indices.ravel() if classes.size > 2 else binary_labels(y, X.shape[0], "y")[0]
         pool = ensemble_members(self.ensemble, classes, self.output)
-        hypotheses, outputs = _pool_hypotheses(pool, X, X.shape[1])
+        hypotheses, outputs = _pool_hypotheses(pool, X, X.shape[1], classes.size)
         seen = _in_bag(self.ensemble, X.shape[0], self.oob)
         self.oob_ = seen is not None
-        if seen is not None:
-            outputs = np.where(seen, 0.0, outputs)
-        U = labels[:, None] * outputs
+        edges = _Edges(outputs, labels, classes.size, seen)
         nu = None
         if self.model in MODEL_OPTIONS["nu"]:
             if isinstance(self.nu, str):
-                self.nu_selection_ = select_nu(labels, auto_nu(labels), self._scores(U, labels))
+                self.nu_selection_ = select_nu(labels, auto_nu(labels), self._scores(edges, labels))
             else:
                 self.nu_selection_ = NuSelection("given", float(self.nu))
             self.nu_fraction_ = self.nu_selection_.fraction
-            self.nu_ = nu = nu_count(self.nu_fraction_, X.shape[0])
-        solution = self._solve(U, nu)
+            self.nu_ = nu = nu_count(self.nu_fraction_, edges.U.shape[0])
+        solution = self._solve(edges.U, nu)
         support = np.flatnonzero(solution.w > 0)
         if support.size == 0:  # (CGBoost's w = 0: no member has a positive edge on the hinge)
             raise ValueError(
@@ -390,9 +468,14 @@ class ReweightedClassifier(ProbabilityLink, ClassifierMixin, BaseEstimator):
         self.solution_ = solution
         self.support_ = support
         self.hypotheses_ = [hypotheses[q] for q in support]
-        self.estimators_ = [h.estimator for h in self.hypotheses_]
         self.estimator_weights_ = solution.w[support] / solution.w[support].sum()
-        self.link_slope_ = fit_link_slope(U[:, support] @ self.estimator_weights_)
+        self.estimators_ = [h.estimator for h in self.hypotheses_]
+        w = np.zeros(len(pool))
+        w[support] = self.estimator_weights_
+        if classes.size > 2:
+            self.link_slope_ = fit_softmax_slope(edges.votes(w), labels)
+        else:
+            self.link_slope_ = fit_link_slope(edges.U @ w)
         return self
 
     def _check_model(self) -> None:
@@ -460,38 +543,84 @@ class ReweightedClassifier(ProbabilityLink, ClassifierMixin, BaseEstimator):
     staged_predict_proba = BoostingClassifier.staged_predict_proba
     staged_score = BoostingClassifier.staged_score
 
-    def _scores(self, U: NDArray[np.float64], labels: NDArray[np.float64]) -> ScorePath:
-        """``nu="auto"``'s validation scores: one solve over the training rows' edges per grid nu, the
-        accuracy of its vote on the held-out rows as :meth:`predict` would vote (``f = y (U w)`` with w
-        normalised as ``estimator_weights_``; a tie predicts the training rows' majority)."""
+    def _scores(self, edges: _Edges, labels: NDArray) -> ScorePath:
+        """``nu="auto"``'s validation scores: one solve over the edges of the training rows (their pairs
+        for K > 2 classes) per grid nu, the accuracy of its vote on the held-out rows as :meth:`predict`
+        would vote (w normalised as ``estimator_weights_``; a tie predicts the training rows' majority)."""
 
         def scores(train, test, grid):
             prior = class_prior(labels[train])
+            rows = edges.rows_of(train)
             for fraction in grid:
-                w = self._solve(U[train], nu_count(float(fraction), train.size)).w
+                w = self._solve(edges.U[rows], nu_count(float(fraction), int(rows.sum()))).w
                 total = float(w.sum())
-                f = labels[test] * (U[test] @ (w / total if total > 0 else w))
+                f = edges.decision(w / total if total > 0 else w, test)
                 yield validation_score(f, labels[test], None, prior)
 
         return scores
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """``f(X) = sum_q w_q h_q(X)`` in [-1, 1] over the kept members (positive: ``classes_[1]``;
-        ties within 1e-9 of 0 are 0, :func:`~dualboost.boosting.core.result.combined_decision`)."""
+        ties within 1e-9 of 0 are 0, :func:`~dualboost.boosting.core.result.combined_decision`); for
+        K > 2 classes the votes ``F_c(X) = sum_q w_q [h_q(X) = c]`` (N x K)."""
         check_is_fitted(self)
         X = validate_features(self, X, reset=False)
+        if len(self.classes_) > 2:
+            return class_votes(self.estimator_weights_, self.hypotheses_, X, len(self.classes_))
         return combined_decision(self.estimator_weights_, self.hypotheses_, X)
 
     def predict(self, X: ArrayLike) -> NDArray:
         """``classes_[1]`` where the decision function is > 0, ``classes_[0]`` where it is < 0, and at a tie
-        f = 0 the training majority (:func:`~dualboost.estimators.ties.classes_by_sign`)."""
-        return classes_by_sign(self.decision_function(X), self.classes_, getattr(self, "class_prior_", None))
+        f = 0 the training majority (:func:`~dualboost.estimators.ties.classes_by_sign`); for K > 2
+        classes the largest vote (:func:`~dualboost.estimators.ties.predicted_classes`)."""
+        f = self.decision_function(X)
+        return predicted_classes(f, self.classes_, getattr(self, "class_prior_", None))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        tags.classifier_tags.multi_class = True
         tags.input_tags.sparse = True
         return tags
+
+
+class _Edges:
+    """The edge matrix of the members' ``outputs`` (N x Q: values in [-1, 1], or for K > 2 classes the
+    class index each member predicts) on the labels: ``U[n, q] = y_n h_q(x_n)``, or over the
+    (example, wrong class) pairs ``[h_q(x_n) = y_n] - [h_q(x_n) = k]``
+    (:class:`~dualboost.oracles.multiclass.PairCoding`); a member votes nowhere on the rows of ``seen``
+    (its bootstrap rows: the out-of-bag edges, module docstring)."""
+
+    def __init__(self, outputs: NDArray, labels: NDArray, n_classes: int, seen: NDArray | None) -> None:
+        self.outputs, self.labels, self.n_classes = outputs, labels, n_classes
+        self.voting = np.ones(outputs.shape, dtype=bool) if seen is None else ~seen
+        if n_classes > 2:
+            self.coding = PairCoding(labels, n_classes)
+            columns = [self.coding.column(outputs[:, q].astype(np.intp)) for q in range(outputs.shape[1])]
+            self.rows = self.coding.rows
+            self.U = np.where(self.voting[self.rows], np.column_stack(columns), 0.0)
+        else:
+            self.rows = np.arange(labels.size)
+            self.U = labels[:, None] * np.where(self.voting, outputs, 0.0)
+
+    def rows_of(self, examples: NDArray[np.intp]) -> NDArray[np.bool_]:
+        """The rows of U that belong to the ``examples``."""
+        return np.isin(self.rows, examples)
+
+    def votes(self, w: NDArray[np.float64], examples: NDArray[np.intp] | slice = slice(None)) -> NDArray:
+        """The N x K votes of the members weighted by ``w`` on the ``examples`` (K > 2 classes)."""
+        outputs, voting = self.outputs[examples], self.voting[examples]
+        F = np.zeros((outputs.shape[0], self.n_classes))
+        rows = np.arange(outputs.shape[0])
+        for q in np.flatnonzero(w):
+            np.add.at(F, (rows[voting[:, q]], outputs[voting[:, q], q].astype(np.intp)), w[q])
+        return F
+
+    def decision(self, w: NDArray[np.float64], examples: NDArray[np.intp]) -> NDArray:
+        """The decision values of the weights ``w`` on the ``examples``: ``f = y (U w)`` per example,
+        or the votes for K > 2 classes."""
+        if self.n_classes > 2:
+            return self.votes(w, examples)
+        return self.labels[examples] * (self.U[examples] @ w)
 
 
 def _in_bag(fitted: object, n_rows: int, oob: bool | str) -> NDArray[np.bool_] | None:

@@ -17,6 +17,7 @@ from dualboost.problems.nmboost import NMBoost
 from dualboost.problems.qrlpboost import QRLPBoost
 from dualboost.problems.relaxation import Relaxation, Theorem7Conditions, theorem7_conditions
 from dualboost.problems.softboost import SoftBoost
+from dualboost.problems.tempered_erlpboost import TemperedERLPBoost
 
 __all__ = [
     "Model",
@@ -31,6 +32,7 @@ __all__ = [
     "BinaryERLPBoost",
     "CorrectiveERLPBoost",
     "CorrectiveBinaryERLPBoost",
+    "TemperedERLPBoost",
     "MDBoost",
     "CGBoost",
     "NMBoost",

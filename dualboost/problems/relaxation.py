@@ -43,6 +43,7 @@ from dualboost.conjugates import (
     CappedBinaryRelativeEntropy,
     CappedRelativeEntropy,
     CappedSimplex,
+    CappedTemperedRelativeEntropy,
     ConvexFunction,
     ExactRestrictionMixin,
     HalfSquaredNorm,
@@ -225,7 +226,8 @@ def theorem7_conditions(f: ConvexFunction, n: int, *, full: bool = True, seed: i
 
 # --- f + I_S by the conjugate calculus --------------------------------------------------------
 #: entries whose domain already lies in the simplex: adding I_S changes nothing
-_INSIDE_SIMPLEX = (CappedSimplex, CappedRelativeEntropy, CappedBinaryRelativeEntropy, SimplexRestriction)
+_INSIDE_SIMPLEX = (CappedSimplex, CappedRelativeEntropy, CappedBinaryRelativeEntropy,
+                   CappedTemperedRelativeEntropy, SimplexRestriction)
 
 
 def _ball_on_simplex(f: NormBall, n: int) -> ConvexFunction:
@@ -330,8 +332,8 @@ def _restrict(f: ConvexFunction, n: int, lemma8: bool) -> tuple[ConvexFunction, 
 
 def _strictly_convex(f: ConvexFunction) -> bool:
     """Whether f (on the simplex) is strictly convex, so that the primal optimum d is unique."""
-    if isinstance(f, (CappedRelativeEntropy, CappedBinaryRelativeEntropy, RelativeEntropy,
-                      UnnormalisedRelativeEntropy, ExactRestrictionMixin)):
+    if isinstance(f, (CappedRelativeEntropy, CappedBinaryRelativeEntropy, CappedTemperedRelativeEntropy,
+                      RelativeEntropy, UnnormalisedRelativeEntropy, ExactRestrictionMixin)):
         return True
     if isinstance(f, HalfSquaredNorm):
         return f.p == 2.0

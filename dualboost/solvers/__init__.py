@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from dualboost._validation import check_scalar
-from dualboost.solvers import auglag, cvxpy_backend, highs
+from dualboost.solvers import auglag, auto, cvxpy_backend, highs
 from dualboost.solvers.certify import certify
 from dualboost.solvers.cvxpy_backend import CVXPY_METHODS, solve_cvxpy
 from dualboost.solvers.highs import solve_highs
@@ -30,6 +31,7 @@ __all__ = [
     "SolverState",
     "STATUSES",
     "METHODS",
+    "AUTO",
     "SIDES",
     "Method",
     "AuglagOptions",
@@ -76,11 +78,19 @@ REGISTRY: dict[str, Method] = {
     "highs": Method("highs", _run_highs, highs.accepts),
 }
 METHODS = tuple(REGISTRY)
+#: ``method="auto"``: the first of the methods above that applies and certifies its solution
+#: (:mod:`dualboost.solvers.auto`); not one of ``METHODS``, which it chooses from
+AUTO = "auto"
+_AUTO = Method(AUTO, partial(auto.run, REGISTRY), partial(auto.accepts, REGISTRY), AuglagOptions)
+
+
+def _method(name: str) -> Method:
+    return _AUTO if name == AUTO else REGISTRY[name]
 
 
 def accepts(model, method: str, side: str) -> str | None:
     """None where ``method`` solves ``side`` of ``model``, else why not (``Method.accepts``)."""
-    return REGISTRY[method].accepts(model, side)
+    return _method(method).accepts(model, side)
 
 
 def solve(
@@ -95,7 +105,9 @@ def solve(
 ) -> Solution:
     """Solve ``model`` (a :class:`~dualboost.problems.Model`) and return a certified Solution.
 
-    ``method``: one of ``METHODS``; ``side``: ``"primal"`` or ``"dual"``; ``tol``: the relative
+    ``method``: one of ``METHODS``, or ``"auto"`` (the fastest that applies, falling back to the next
+    where one does not certify its solution: :mod:`dualboost.solvers.auto`); ``side``: ``"primal"`` or
+    ``"dual"``; ``tol``: the relative
     gap and feasibility tolerance of the certificate. ``warm_start`` (a previous Solution, of the
     model before columns were appended) is used by ``"auglag"`` (its w and its curvature) and by
     ``"highs"`` on the primal side (its HiGHS model and basis); the interior-point methods accept
@@ -109,8 +121,8 @@ def solve(
     ``warm_start``) for ``"auglag"``, cvxpy's solver arguments (``verbose=True``, ...) for the
     cvxpy methods.
     """
-    if not isinstance(method, str) or method.lower() not in REGISTRY:
-        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}; got {method!r}")
+    if not isinstance(method, str) or method.lower() not in (*REGISTRY, AUTO):
+        raise ValueError(f"method must be one of {', '.join(map(repr, (*METHODS, AUTO)))}; got {method!r}")
     if side not in SIDES:
         raise ValueError(f"side must be 'primal' or 'dual'; got {side!r}")
     tol = check_scalar(tol, "tol")
@@ -118,7 +130,7 @@ def solve(
         raise ValueError(f"tol must be > 0; got {tol!r}")
     if warm_start is not None and not isinstance(warm_start, Solution):
         raise ValueError("warm_start must be None or a Solution returned by an earlier solve")
-    chosen = REGISTRY[method.lower()]
+    chosen = _method(method.lower())
     if options is not None and (chosen.options is None or not isinstance(options, chosen.options)):
         want = "None" if chosen.options is None else f"None or {chosen.options.__name__}"
         newton = isinstance(options, NewtonOptions)

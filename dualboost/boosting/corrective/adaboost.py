@@ -112,6 +112,7 @@ def adaboost(
     *,
     max_iter: int | None = None,
     options: RunOptions,
+    d0: NDArray[np.float64] | None = None,
 ) -> BoostResult:
     """AdaBoost with the oracle's hypotheses (max-edge selection, as in all of [KG]'s experiments).
 
@@ -121,6 +122,10 @@ def adaboost(
         A fitted oracle (``best(d)``; :mod:`dualboost.oracles`).
     max_iter : int, optional
         Rounds, default 1,000 (:data:`~dualboost.boosting.core.stopping.ADABOOST_MAX_ITER`).
+    d0 : ndarray of shape (N,), optional
+        The first distribution (a positive distribution, default uniform: the sample weights of
+        :class:`~dualboost.estimators.MaxEdgeAdaBoostClassifier`; ``d^t`` proportional to
+        ``d0 e^{-U alpha}``).
     callback, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
         The run options, as keywords or as one ``options=``
         :class:`~dualboost.boosting.core.options.RunOptions` (docs/boosting.md#run-options): ``callback``
@@ -128,11 +133,13 @@ def adaboost(
         every so many rounds and continue a killed run (:mod:`dualboost.boosting.core.checkpoint`);
         ``keep_stages`` keeps the normalised weights after every round in ``result.stages``;
         ``max_time`` is a time limit in seconds.
+
     Returns
     -------
     BoostResult
         The hypotheses, their weights w, the per-iteration history, the stop reason and the times.
     """
+    n = check_oracle(oracle)
     max_iter = check_max_iter(max_iter, ADABOOST_MAX_ITER)
     return _exponential(
         "adaboost",
@@ -143,6 +150,7 @@ def adaboost(
         max_iter,
         None,
         options=options,
+        d0=None if d0 is None else check_distribution(d0, n),
     )
 
 
@@ -184,6 +192,7 @@ def adaboostv(
         every so many rounds and continue a killed run (:mod:`dualboost.boosting.core.checkpoint`);
         ``keep_stages`` keeps the normalised weights after every round in ``result.stages``;
         ``max_time`` is a time limit in seconds.
+
     Returns
     -------
     BoostResult

@@ -88,6 +88,7 @@ def smoothboost(
         every so many rounds and continue a killed run (:mod:`dualboost.boosting.core.checkpoint`);
         ``keep_stages`` keeps the normalised weights after every round in ``result.stages``;
         ``max_time`` is a time limit in seconds.
+
     Returns
     -------
     BoostResult
