@@ -12,17 +12,20 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import os
 import pkgutil
 import re
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
 
 import dualboost
+from dualboost.boosting.core.options import OPTION_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -88,6 +91,59 @@ def test_api_reference_lists_every_public_name():
             if f"{module_name}.{name}" not in listed and id(resolve(f"{module_name}.{name}")) not in objects:
                 missing.append(f"{module_name}.{name}")
     assert not missing, "public names missing from docs/api.rst:\n" + "\n".join(missing)
+
+
+def parameter_mismatches(obj: object) -> tuple[list[str], list[str]] | None:
+    """The parameters of ``obj``'s signature that its numpydoc "Parameters" section does not name, and
+    the names it lists that the signature does not have; None when there is no such section. Names
+    starting with ``_`` (dataclass internals) and a driver's ``options=`` (the run options' object,
+    whose fields the section lists, or which the section names in their place) are not required;
+    ``**kwargs`` is named ``**kwargs``."""
+    from numpydoc.docscrape import ClassDoc, FunctionDoc
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numpydoc's notes on sections it does not know
+        doc = ClassDoc(obj) if inspect.isclass(obj) else FunctionDoc(obj)
+    if not doc["Parameters"]:
+        return None
+    named = {part.strip().lstrip("*") for entry in doc["Parameters"] for part in entry.name.split(",")}
+    actual = {name for name in inspect.signature(obj).parameters if name not in ("self", "cls")}
+    optional = {"options"} | (set(OPTION_NAMES) if "options" in named else set())
+    required = {name for name in actual - optional if not name.startswith("_")}
+    return sorted(required - named), sorted(named - actual)
+
+
+def test_parameter_sections_match_signatures():
+    """Where a public function or class has a numpydoc "Parameters" section, it names exactly the
+    parameters of the signature: a section cannot lose a parameter that was added, keep one that was
+    removed, or swallow the next section (a "Returns" without the blank line above it reads as
+    parameters)."""
+    stale = []
+    for name in sorted(documented((DOCS / "api.rst").read_text())):
+        obj = resolve(name)
+        if inspect.isfunction(obj) or inspect.isclass(obj):
+            mismatch = parameter_mismatches(obj)
+            if mismatch and (mismatch[0] or mismatch[1]):
+                stale.append(f"{name}: not documented {mismatch[0]}, not parameters {mismatch[1]}")
+    assert not stale, "Parameters sections that do not match the signature:\n" + "\n".join(stale)
+
+
+def test_parameter_check_tells_a_stale_section():
+    def documented_function(a, b=1, *, c=None):
+        """Summary.
+
+        Parameters
+        ----------
+        a : int
+            A.
+        b : int
+            B.
+        Returns
+        -------
+        int
+        """
+
+    assert parameter_mismatches(documented_function) == (["c"], ["-------", "Returns", "int"])
 
 
 def test_site_builds_without_warnings(tmp_path):

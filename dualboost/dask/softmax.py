@@ -188,6 +188,8 @@ class Evaluation:
         The regulariser's value.
     rounds : int
         Round trips used.
+    on_gather : callable, optional
+        Called with (d, this evaluation) when d is first gathered from the workers.
     """
 
     edges_of: PartitionedEdges

@@ -240,6 +240,7 @@ def corrective_erlpboost(
         (:mod:`dualboost.boosting.core.checkpoint`); ``keep_stages`` keeps the weights after every
         iteration in ``result.stages`` (one ``(position, step)`` update each); ``max_time`` is a time
         limit in seconds. The corrective drivers keep no iterates.
+
     Returns
     -------
     BoostResult
@@ -299,6 +300,7 @@ def corrective_binary_erlpboost(
         (:mod:`dualboost.boosting.core.checkpoint`); ``keep_stages`` keeps the weights after every
         iteration in ``result.stages`` (one ``(position, step)`` update each); ``max_time`` is a time
         limit in seconds. The corrective drivers keep no iterates.
+
     Returns
     -------
     BoostResult
@@ -360,6 +362,7 @@ def mlpboost(
         (:mod:`dualboost.boosting.core.checkpoint`); ``keep_stages`` keeps the weights after every
         iteration in ``result.stages`` (one ``(position, step)`` update each); ``max_time`` is a time
         limit in seconds. The corrective drivers keep no iterates.
+
     Returns
     -------
     BoostResult
