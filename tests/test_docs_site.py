@@ -31,9 +31,18 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 #: what the build needs: the [docs] extra of pyproject.toml (also in [dev])
 BUILD_REQUIREMENTS = ("sphinx", "myst_parser", "numpydoc", "sphinx_gallery", "matplotlib")
-#: the public modules besides the packages: those of the top level with an ``__all__``, except the
-#: command line's (``dualboost --help``, docs/boosting.md)
-PUBLIC_MODULES = ("dualboost.datasets", "dualboost.instances", "dualboost.verify")
+
+
+def public_modules() -> list[str]:
+    """The public modules besides the packages: those of the top level with an ``__all__`` and a name
+    without a leading ``_``, except the command line's (``cli*``: ``dualboost --help``, docs/boosting.md)."""
+    found = []
+    for info in pkgutil.iter_modules(dualboost.__path__, "dualboost."):
+        short = info.name.rpartition(".")[2]
+        if not info.ispkg and not short.startswith(("_", "cli")):
+            if hasattr(importlib.import_module(info.name), "__all__"):
+                found.append(info.name)
+    return found
 
 
 def public_packages() -> list[str]:
@@ -78,12 +87,12 @@ def test_documented_reads_tables_and_directives():
 
 
 def test_api_reference_lists_every_public_name():
-    """Every name of the ``__all__`` of :func:`public_packages` and :data:`PUBLIC_MODULES` is on
+    """Every name of the ``__all__`` of :func:`public_packages` and :func:`public_modules` is on
     docs/api.rst, under its own path or as the same object under another public path."""
     listed = documented((DOCS / "api.rst").read_text())
     objects = {id(resolve(name)) for name in listed}
     missing = []
-    for module_name in [*public_packages(), *PUBLIC_MODULES]:
+    for module_name in [*public_packages(), *public_modules()]:
         # a package without __all__ (dualboost.boosting.core: the drivers' machinery) exports nothing
         for name in getattr(importlib.import_module(module_name), "__all__", ()):
             if name == "__version__":
