@@ -184,6 +184,23 @@ def test_output_right_after_a_block_is_checked():
     assert not found, "```text blocks right after a block that runs, not tagged `output`: " + ", ".join(found)
 
 
+def test_boosting_page_lists_every_algorithm_of_the_command_line():
+    """docs/boosting.md section 1 lists the algorithms that ``dualboost boost --algorithm`` takes, with
+    their number (its list once named 7 of 14), and the page's first paragraph gives the same count."""
+    from dualboost.cli_names import ALGORITHMS  # the choices of --algorithm
+
+    page = (ROOT / "docs" / "boosting.md").read_text()
+    choices = ALGORITHMS
+    listed = re.search(r"`--algorithm` \((\d+): (.*?)\), `--oracle`", page, re.S)
+    assert listed, "docs/boosting.md no longer lists the --algorithm choices"
+    names = set(re.findall(r"\b[a-z][a-z_]*[a-z]\b", listed.group(2))) & set(choices)
+    assert int(listed.group(1)) == len(choices) and names == set(choices), (
+        f"docs/boosting.md lists {listed.group(1)} algorithms; dualboost boost takes {len(choices)}: "
+        f"missing {sorted(set(choices) - names)}"
+    )
+    assert f"{len(choices)} in all" in page.split("\n\n")[1], "the first paragraph's count is stale"
+
+
 def test_every_block_names_a_known_language():
     for page in PAGES:
         for line, language, _ in fenced_blocks(page):
