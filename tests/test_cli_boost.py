@@ -422,3 +422,14 @@ def test_boost_runs_the_miniboosts_algorithms(options, name, tmp_path, capsys):
 def test_boost_miniboosts_parameter_errors(options, message, tmp_path, capsys):
     assert cli.main(["boost", str(toy_file(tmp_path)), "--quiet", *options]) == 1
     assert message in capsys.readouterr().err
+
+
+def test_every_algorithm_has_the_classifier_that_boost_fits():
+    """`dualboost boost --algorithm A` fits the classifier whose _algorithm is A: there is exactly one
+    for every driver of ALGORITHMS (t_adaboost had none and the command failed unpacking)."""
+    from dualboost.boosting import ALGORITHMS
+    from dualboost.estimators.persistence import model_classes
+
+    for algorithm in ALGORITHMS:
+        found = [c for c in model_classes().values() if getattr(c, "_algorithm", None) == algorithm]
+        assert len(found) == 1, (algorithm, found)
