@@ -50,6 +50,17 @@ class Theorem7Conditions:
     cross-polytope they span is a neighbourhood of 0); (iii) ``f*(theta) >= f*(theta - alpha theta_i
     e_i)``, sampled: a few theta (all negative, mixed, positive; several scales), the largest,
     smallest and a random |theta_i|, alpha in {1, 1/2}. ``notes`` says why each one fails.
+
+    Parameters
+    ----------
+    min_zero : bool or None
+        Condition (i).
+    zero_in_core : bool or None
+        Condition (ii).
+    shrink_monotone : bool or None
+        Condition (iii).
+    notes : tuple of str
+        Why each condition fails (empty where it holds or was not checked).
     """
 
     min_zero: bool | None
@@ -130,8 +141,24 @@ def _check_shrink(f: ConvexFunction, n: int, seed: int) -> tuple[bool, str]:
 def theorem7_conditions(f: ConvexFunction, n: int, *, full: bool = True, seed: int = 0) -> Theorem7Conditions:
     """Check [SS] Thm 7's conditions (i)-(iii) on ``f`` in dimension ``n`` (see :class:`Theorem7Conditions`).
 
-    (ii) is checked first (no conjugate needed), then (i), then (iii). With ``full=False`` the
-    checks stop at the first failure (the rest are ``None``), which is enough to choose the dual.
+    (ii) is checked first (no conjugate needed), then (i), then (iii).
+
+    Parameters
+    ----------
+    f : ConvexFunction
+        The regulariser.
+    n : int
+        The dimension N.
+    full : bool, default True
+        False stops the checks at the first failure (the rest are ``None``), which is enough to
+        choose the dual.
+    seed : int, default 0
+        The seed of the random points of check (iii).
+
+    Returns
+    -------
+    Theorem7Conditions
+        Each condition ``True``, ``False`` or ``None`` (not checked), with the reasons.
     """
     results: list[tuple[bool | None, str]] = [(None, ""), (None, ""), (None, "")]
     checks = ((1, lambda: _check_zero_in_core(f, n)), (0, lambda: _check_min_zero(f, n)),
