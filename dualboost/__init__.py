@@ -18,6 +18,7 @@ _ESTIMATORS = {
     "ERLPBoostClassifier": "estimators.totally_corrective",
     "BinaryERLPBoostClassifier": "estimators.totally_corrective",
     "TemperedERLPBoostClassifier": "estimators.tempered",
+    "TAdaBoostClassifier": "estimators.tempered",
     "GraphSepBoostClassifier": "estimators.graphsep",
     "CorrectiveERLPBoostClassifier": "estimators.corrective",
     "CorrectiveBinaryERLPBoostClassifier": "estimators.corrective",

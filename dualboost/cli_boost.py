@@ -43,6 +43,7 @@ from sklearn.exceptions import ConvergenceWarning
 from dualboost._files import atomic_write, output_error
 from dualboost._validation import binary_labels, check_positive
 from dualboost.boosting import ALGORITHMS, BoostResult
+from dualboost.boosting.algorithms import method_reason
 from dualboost.boosting.core.checkpoint import check_free
 from dualboost.boosting.core.history import HistoryRow
 from dualboost.boosting.core.progress import ProgressLine, iteration_text
@@ -52,22 +53,7 @@ from dualboost.cli_options import DEFAULT_EPS, DEFAULT_NU
 from dualboost.cli_outputs import check_outputs, write_output, write_text
 from dualboost.datasets import DATASETS, DatasetNotFoundError, data_dirs, load_dataset, load_libsvm
 from dualboost.estimators.base import BoostingClassifier, check_nu_fraction
-from dualboost.problems import (
-    BinaryERLPBoost,
-    CGBoost,
-    CorrectiveBinaryERLPBoost,
-    CorrectiveERLPBoost,
-    ERLPBoost,
-    LPBoost,
-    MDBoost,
-    NMBoost,
-    QRLPBoost,
-    SoftBoost,
-    TemperedERLPBoost,
-)
-from dualboost.solvers import METHODS, accepts
-from dualboost.solvers.cvxpy_backend import CVXPY_METHODS
-from dualboost.verify import applies
+from dualboost.solvers import METHODS
 
 __all__ = ["run_boost", "run_predict"]
 
@@ -75,29 +61,6 @@ __all__ = ["run_boost", "run_predict"]
 _BINARY = ("binary_erlpboost", "corrective_binary_erlpboost")
 #: the corrective algorithms (default --max-iter: CORRECTIVE_MAX_ITER, as their classifiers)
 _CORRECTIVE = ("corrective_erlpboost", "corrective_binary_erlpboost", "mlpboost")
-#: the subproblem model each driver solves with ``--method`` and the side it solves (the drivers'
-#: defaults), to check up front that the method applies (:func:`dualboost.verify.applies`)
-_SUBPROBLEMS = {
-    "lpboost": (lambda U: LPBoost(U, nu=1.0), "primal"),
-    "softboost": (lambda U: SoftBoost(U, nu=1.0, gamma_hat=0.5, eps=0.1), "dual"),
-    "erlpboost": (lambda U: ERLPBoost(U, nu=1.0, eta=1.0), "dual"),
-    "binary_erlpboost": (lambda U: BinaryERLPBoost(U, nu=1.0, eta=1.0), "dual"),
-    "corrective_erlpboost": (lambda U: CorrectiveERLPBoost(U, [1.0], nu=1.0, eta=1.0), "dual"),
-    "corrective_binary_erlpboost": (lambda U: CorrectiveBinaryERLPBoost(U, [1.0], nu=1.0, eta=1.0), "dual"),
-    "tempered_erlpboost": (lambda U: TemperedERLPBoost(U, nu=1.0, eta=1.0), "dual"),
-}
-#: the restricted model each formulation driver re-solves and its side (checked by the solver
-#: registry's ``accepts``, whose reason is the message)
-_FORMULATIONS = {
-    "mdboost": (lambda U: MDBoost(U), "dual"),
-    "cgboost": (lambda U: CGBoost(U), "dual"),
-    "nmboost": (lambda U: NMBoost(U), "dual"),
-    "qrlpboost": (lambda U: QRLPBoost(U), "dual"),
-}
-_SUBPROBLEMS.update(_FORMULATIONS)  # (checked first, with the registry's reason: _check_options)
-#: the edge matrix of the subproblem instances that --method is checked on (before any data is read:
-#: whether a method applies depends on the model family, not on the data)
-_TINY_U = np.array([[1.0, -1.0], [-1.0, 1.0], [1.0, 1.0], [-1.0, -1.0]])
 
 
 def _log_iteration(row: HistoryRow) -> None:
@@ -188,22 +151,9 @@ def _check_options(args: argparse.Namespace) -> None:
     if args.max_time is not None:
         check_positive(args.max_time, "--max-time")
     method = args.method.lower() if args.method is not None else None
-    if method in METHODS and args.algorithm in _FORMULATIONS:  # the solver registry says why not
-        make, side = _FORMULATIONS[args.algorithm]
-        reason = accepts(make(_TINY_U), method, side)
-        if reason is not None:
-            raise ValueError(f"--method {args.method} does not apply to {args.algorithm}: {reason}")
-    if method in METHODS and args.algorithm in _SUBPROBLEMS:  # another name: the driver's message
-        make, side = _SUBPROBLEMS[args.algorithm]
-        if not applies(make(_TINY_U), method, side):
-            cvxpy = f"a cvxpy method ({', '.join(CVXPY_METHODS)})"
-            if method == "auglag":
-                why = "auglag needs a smooth (differentiable) dual, and the subproblem of "
-                why += f"{args.algorithm} is a linear program: use --method highs or {cvxpy}"
-            else:
-                why = f"HiGHS solves linear programs, and the subproblem of {args.algorithm} is not one "
-                why += f"(it is entropy-regularised): use --method auglag or {cvxpy}"
-            raise ValueError(f"--method {args.method} does not apply to {args.algorithm}: {why}")
+    reason = method_reason(args.algorithm, method) if method in METHODS else None
+    if reason is not None:  # (another name: the classifier's parameter check says so)
+        raise ValueError(f"--method {args.method} does not apply to {args.algorithm}: {reason}")
     if "step" in taken:
         check_step(args.step, None if args.method is None else args.method.lower())
     if args.resume and not args.checkpoint:

@@ -136,12 +136,12 @@ def toy_file(tmp_path):
         (["--method", "simplex"], "--method: The 'method' parameter of ERLPBoostClassifier must be a str"),
         (
             ["--algorithm", "lpboost", "--method", "auglag"],
-            "--method auglag does not apply to lpboost: auglag needs a smooth (differentiable) dual, and "
-            "the subproblem of lpboost is a linear program: use --method highs or a cvxpy method",
+            "--method auglag does not apply to lpboost: method='auglag' needs a differentiable dual; the "
+            "dual of lpboost is a linear program: use method='highs' or a cvxpy method",
         ),
         (
             ["--algorithm", "corrective_erlpboost", "--method", "highs"],
-            "--method highs does not apply to corrective_erlpboost: HiGHS solves linear programs",
+            "--method highs does not apply to corrective_erlpboost: method='highs' solves linear programs",
         ),
     ],
 )
@@ -171,16 +171,21 @@ def test_boost_nu_range_is_the_classifiers(tmp_path, capsys):
 
 
 def test_boost_method_check_covers_every_algorithm_with_a_method():
-    """The up-front --method check knows the subproblem of every driver that takes a method."""
+    """The up-front method check (dualboost boost's and the classifiers') knows the subproblem of every
+    driver that takes a method, and a classifier refuses a method that does not apply before it reads
+    the data, in the words of the solver registry."""
     import inspect
 
+    from dualboost import LPBoostClassifier
     from dualboost.boosting import ALGORITHMS
-    from dualboost.cli_boost import _SUBPROBLEMS
+    from dualboost.boosting.algorithms import SUBPROBLEMS
 
     with_method = {
         name for name, driver in ALGORITHMS.items() if "method" in inspect.signature(driver).parameters
     }
-    assert with_method == set(_SUBPROBLEMS)
+    assert with_method == set(SUBPROBLEMS)
+    with pytest.raises(ValueError, match="method='auglag' needs a differentiable dual"):
+        LPBoostClassifier(method="auglag").fit(np.full((3, 2), np.nan), [0, 1, 2])  # (data never read)
 
 
 @pytest.mark.parametrize(
@@ -422,3 +427,14 @@ def test_boost_runs_the_miniboosts_algorithms(options, name, tmp_path, capsys):
 def test_boost_miniboosts_parameter_errors(options, message, tmp_path, capsys):
     assert cli.main(["boost", str(toy_file(tmp_path)), "--quiet", *options]) == 1
     assert message in capsys.readouterr().err
+
+
+def test_every_algorithm_has_the_classifier_that_boost_fits():
+    """`dualboost boost --algorithm A` fits the classifier whose _algorithm is A: there is exactly one
+    for every driver of ALGORITHMS (t_adaboost had none and the command failed unpacking)."""
+    from dualboost.boosting import ALGORITHMS
+    from dualboost.estimators.persistence import model_classes
+
+    for algorithm in ALGORITHMS:
+        found = [c for c in model_classes().values() if getattr(c, "_algorithm", None) == algorithm]
+        assert len(found) == 1, (algorithm, found)

@@ -21,9 +21,9 @@ from scipy.optimize import brentq
 
 from dualboost import conjugates as cj
 from dualboost.boosting import totally_corrective_relaxation_boost
+from dualboost.conjugates.simplex import restrict_to_simplex
 from dualboost.instances import random_edge_matrix
 from dualboost.problems import Relaxation
-from dualboost.problems.relaxation import restrict_to_simplex
 from dualboost.problems.relaxation_report import BUILTIN_RELAXATIONS, builtin_relaxation
 from dualboost.solvers import accepts
 

@@ -34,7 +34,7 @@ from dualboost.conjugates import (
     exp_t,
     log_t,
 )
-from dualboost.estimators.tempered import TemperedERLPBoostClassifier
+from dualboost.estimators.tempered import TAdaBoostClassifier, TemperedERLPBoostClassifier
 from dualboost.oracles import DecisionStumps
 from dualboost.problems import ERLPBoost, Relaxation, TemperedERLPBoost
 
@@ -279,4 +279,36 @@ def test_classifier_fits_and_validates_t():
     [TemperedERLPBoostClassifier(max_iter=5)], expected_failed_checks=repeated_rows_checks
 )
 def test_classifier_is_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_t_adaboost_classifier_is_the_driver():
+    """TAdaBoostClassifier fits the t_adaboost driver on the stumps (the same weights), validates t,
+    refuses unequal sample weights saying why, and takes K > 2 classes over the pairs."""
+    from sklearn.datasets import load_iris
+
+    from dualboost.boosting.corrective.t_adaboost import t_adaboost
+    from dualboost.oracles import DecisionStumps
+
+    X, y = load_breast_cancer(return_X_y=True)
+    clf = TAdaBoostClassifier(t=0.3, max_iter=40).fit(X, y)
+    run = t_adaboost(DecisionStumps().fit(X, np.where(y == 1, 1.0, -1.0)), t=0.3, max_iter=40)
+    assert np.array_equal(clf.estimator_weights_, run.weights) and clf.hypotheses_ == run.hypotheses
+    with pytest.raises(ValueError, match="'t'"):
+        TAdaBoostClassifier(t=1.5).fit(X, y)
+    with pytest.raises(ValueError, match="unequal positive weights"):
+        TAdaBoostClassifier().fit(X, y, sample_weight=np.arange(y.size) % 3 + 1.0)
+    Xi, yi = load_iris(return_X_y=True)
+    assert TAdaBoostClassifier(max_iter=60).fit(Xi, yi).score(Xi, yi) >= 0.9
+
+
+def _unequal_weights_refused(estimator) -> dict[str, str]:
+    reason = "t-AdaBoost starts from the uniform measure: unequal sample weights are refused"
+    return repeated_rows_checks(estimator) | {"check_sample_weights_not_overwritten": reason}
+
+
+@parametrize_with_checks(
+    [TAdaBoostClassifier(max_iter=30)], expected_failed_checks=_unequal_weights_refused
+)
+def test_t_adaboost_is_sklearn_compatible(estimator, check):
     check(estimator)

@@ -1,7 +1,7 @@
 """The exact conjugate of ``f~ = f + I_S`` for a strictly convex f built by the library
 (docs/math.md#exact-restriction).
 
-For the sums the calculus builds on the simplex S (:func:`dualboost.problems.relaxation.restrict_to_simplex`),
+For the sums the calculus builds on the simplex S (:func:`dualboost.conjugates.simplex.restrict_to_simplex`),
 
     f(d) = alpha sum_n d_n ln d_n + (kappa/2) ||d||_2^2 + <a, d> + b  on  {d in S : d <= u, ||d - c|| <= r},
 

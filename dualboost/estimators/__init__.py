@@ -55,7 +55,7 @@ from dualboost.estimators.miniboosts import (
 from dualboost.estimators.online import AdaBoostOLClassifier, OnlineBBMClassifier
 from dualboost.estimators.persistence import load, save
 from dualboost.estimators.reweight import ReweightedClassifier, reweight
-from dualboost.estimators.tempered import TemperedERLPBoostClassifier
+from dualboost.estimators.tempered import TAdaBoostClassifier, TemperedERLPBoostClassifier
 from dualboost.estimators.totally_corrective import (
     BinaryERLPBoostClassifier,
     ERLPBoostClassifier,
@@ -69,6 +69,7 @@ __all__ = [
     "ERLPBoostClassifier",
     "BinaryERLPBoostClassifier",
     "TemperedERLPBoostClassifier",
+    "TAdaBoostClassifier",
     "GraphSepBoostClassifier",
     "CorrectiveERLPBoostClassifier",
     "CorrectiveBinaryERLPBoostClassifier",

@@ -94,6 +94,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from dualboost._validation import binary_labels, check_label_vector, check_scalar
 from dualboost.boosting import boost
+from dualboost.boosting.algorithms import method_reason
 from dualboost.boosting.core.history import HistoryRow
 from dualboost.boosting.core.result import combined_decision, staged_decisions
 from dualboost.estimators.importances import feature_importances
@@ -519,6 +520,9 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
 
             fit_partitioned(self, X, y)
             return self
+        reason = method_reason(self._algorithm, getattr(self, "method", None))
+        if reason is not None:  # before the data are read, as dualboost boost (the driver's reason)
+            raise ValueError(reason)
         X, y, weights = labelled_data(self, X, y, sample_weight)
         classes, indices = np.unique(y, return_inverse=True)
         if classes.size > 2:

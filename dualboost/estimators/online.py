@@ -1,5 +1,4 @@
-"""scikit-learn / River-style front-ends of the online boosters ([BKL]; docs/math.md#online-boosting;
-issue 7).
+"""scikit-learn / River-style front-ends of the online boosters ([BKL]; docs/math.md#online-boosting).
 
 * :class:`OnlineBBMClassifier`: Online BBM (Alg. 1), N weak online learners, assumed edge gamma;
 * :class:`AdaBoostOLClassifier`: AdaBoost.OL (Alg. 2), parameter-free.

@@ -1,7 +1,7 @@
-"""The tempered-entropy classifier (docs/tempered.md): :class:`TemperedERLPBoostClassifier`, ERLPBoost
+"""The tempered-entropy classifiers (docs/tempered.md): :class:`TemperedERLPBoostClassifier`, ERLPBoost
 ([KG] Alg. 3.2) regularised by the tempered relative entropy of [NAW] (Nock, Amid & Warmuth,
-NeurIPS 2023). The parameters and fitted attributes it shares with the other classifiers are
-documented in :mod:`dualboost.estimators.base`.
+NeurIPS 2023), and :class:`TAdaBoostClassifier`, their t-AdaBoost. The parameters and fitted
+attributes they share with the other classifiers are documented in :mod:`dualboost.estimators.base`.
 """
 
 from __future__ import annotations
@@ -11,9 +11,11 @@ from numbers import Real
 from sklearn.utils._param_validation import Interval
 
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY
+from dualboost.boosting.core.stopping import ADABOOST_MAX_ITER
+from dualboost.estimators.miniboosts import MaxEdgeAdaBoostClassifier
 from dualboost.estimators.totally_corrective import _EntropicClassifier
 
-__all__ = ["TemperedERLPBoostClassifier"]
+__all__ = ["TemperedERLPBoostClassifier", "TAdaBoostClassifier"]
 
 
 class TemperedERLPBoostClassifier(_EntropicClassifier):
@@ -68,3 +70,50 @@ class TemperedERLPBoostClassifier(_EntropicClassifier):
 
     def _extra_params(self) -> dict:
         return {**super()._extra_params(), "t": self.t}
+
+
+class TAdaBoostClassifier(MaxEdgeAdaBoostClassifier):
+    """t-AdaBoost ([NAW]; :func:`~dualboost.boosting.corrective.t_adaboost.t_adaboost`,
+    docs/tempered.md#t-adaboost): AdaBoost whose weights over the examples are a tempered exponential
+    measure of temperature ``t``; ``dualboost boost --algorithm t_adaboost`` fits it.
+
+    Parameters
+    ----------
+    t : float
+        The temperature in [0, 1]: 1 is :class:`~dualboost.estimators.MaxEdgeAdaBoostClassifier`;
+        below 1 examples with a large margin get weight exactly 0.
+    max_iter, oracle, checkpoint, checkpoint_every, resume, max_time
+        As for :class:`~dualboost.estimators.MaxEdgeAdaBoostClassifier` (``max_iter`` rounds, 1,000).
+
+    ``sample_weight``: equal weights only (rows of weight 0 are removed): the measure starts from the
+    uniform one, and a prior measure is not part of [NAW]'s algorithm.
+    """
+
+    _algorithm = "t_adaboost"
+    _parameter_constraints = {
+        **MaxEdgeAdaBoostClassifier._parameter_constraints,
+        "t": [Interval(Real, 0, 1, closed="both")],
+    }
+
+    def __init__(
+        self,
+        t: float = 0.5,
+        max_iter: int = ADABOOST_MAX_ITER,
+        oracle: object = "stumps",
+        checkpoint: str | None = None,
+        checkpoint_every: int = DEFAULT_EVERY,
+        resume: bool = False,
+        max_time: float | None = None,
+    ) -> None:
+        self.t = t
+        super().__init__(max_iter, oracle, checkpoint, checkpoint_every, resume, max_time)
+
+    def _extra_params(self) -> dict:
+        return {"t": float(self.t)}
+
+    def _weight_params(self, weights, nu) -> dict:
+        raise ValueError(
+            "sample_weight with unequal positive weights is not supported by TAdaBoostClassifier: "
+            "t-AdaBoost starts from the uniform measure (rows of weight 0 are removed and equal weights "
+            "are the unweighted fit)"
+        )

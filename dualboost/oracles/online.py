@@ -1,4 +1,4 @@
-"""Weak *online* learners for the online boosters of [BKL] (docs/math.md#online-boosting; issue 7).
+"""Weak *online* learners for the online boosters of [BKL] (docs/math.md#online-boosting).
 
 The batch oracles of :mod:`dualboost.oracles.base` answer ``best(d)`` on a fixed training set.
 An online booster instead keeps N copies WL^1..WL^N of a weak online learner, asks each for a
@@ -372,10 +372,6 @@ class OnlineLinear(OnlineLearners):
         starts, stops = indptr[:-1].tolist(), indptr[1:].tolist()
         for a, b, flag in zip(starts, stops, binary, strict=True):
             yield indices[a:b], (ones[b - a] if flag else data[a:b])
-
-    def scores_row(self, indices: NDArray[np.intp], values: NDArray[np.float64]) -> NDArray[np.float64]:
-        """The N real scores <W_i, x> + b_i of a prepared row (intercept included)."""
-        return values @ self.state.take(indices, axis=0)[:, : self.n_learners]
 
     def predict_row(self, indices: NDArray[np.intp], values: NDArray[np.float64]) -> NDArray[np.bool_]:
         self._indices, self._values = indices, values

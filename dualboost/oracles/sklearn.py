@@ -1,4 +1,4 @@
-"""Any scikit-learn classifier as an oracle (issue 4, part 2).
+"""Any scikit-learn classifier as an oracle.
 
 ``best(d)`` fits a clone of the estimator on the training data with ``sample_weight = N d`` (weights
 averaging 1, the scale scikit-learn's defaults are tuned for) and labels in {-1, +1}, and returns

@@ -5,6 +5,7 @@ Each model offers ``primal_problem()``, ``dual_problem()``, ``primal_objective(d
 and ``solve(method=..., side=...)`` returning a certified :class:`~dualboost.solvers.Solution`.
 """
 
+from dualboost.conjugates.simplex import Theorem7Conditions, theorem7_conditions
 from dualboost.problems.base import ColumnIndependent, CvxpyModel, KKTMultipliers, Model
 from dualboost.problems.binary_erlpboost import BinaryERLPBoost
 from dualboost.problems.cgboost import CGBoost
@@ -15,7 +16,7 @@ from dualboost.problems.max_edge import MaxEdgeModel, MaxEdgeWeights
 from dualboost.problems.mdboost import MDBoost
 from dualboost.problems.nmboost import NMBoost
 from dualboost.problems.qrlpboost import QRLPBoost
-from dualboost.problems.relaxation import Relaxation, Theorem7Conditions, theorem7_conditions
+from dualboost.problems.relaxation import Relaxation
 from dualboost.problems.softboost import SoftBoost
 from dualboost.problems.tempered_erlpboost import TemperedERLPBoost
 

@@ -35,8 +35,9 @@ from dualboost.conjugates import (
     SimplexRestriction,
     Sum,
 )
+from dualboost.conjugates.simplex import Theorem7Conditions
 from dualboost.instances import random_edge_matrix
-from dualboost.problems.relaxation import Relaxation, Theorem7Conditions
+from dualboost.problems.relaxation import Relaxation
 from dualboost.solvers import accepts
 
 __all__ = [

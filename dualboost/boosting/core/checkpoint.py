@@ -1,4 +1,4 @@
-"""Checkpoints: long runs that survive being killed (issue 8, part 3).
+"""Checkpoints: long runs that survive being killed.
 
 A driver given ``checkpoint=PATH`` writes its state every ``checkpoint_every`` iterations, after the
 iteration's update; ``resume=True`` restores the last such state and continues the loop, so that a

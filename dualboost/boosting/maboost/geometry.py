@@ -132,18 +132,6 @@ class ProjectionSet:
             and np.all(d <= self.caps() + tol)
         )
 
-    def error_distribution(self, errors: NDArray[np.bool_]) -> NDArray[np.float64] | None:
-        """The comparator d* of the proofs: uniform on the largest subset E of ``errors`` whose uniform
-        distribution lies in D (all of them if it fits, else the primary ones,
-        docs/math.md#mixed-projection-set), or None."""
-        for subset in (errors, errors & ~self.secondary if self.secondary is not None else None):
-            if subset is None or not subset.any():
-                continue
-            d_star = subset / subset.sum()
-            if self.contains(d_star, 1e-12):
-                return d_star
-        return None
-
     def __repr__(self) -> str:
         extra = "" if self.secondary is None else f", {int(self.secondary.sum())} secondary"
         return f"ProjectionSet({self.kind}, N={self.n}, nu={self.nu:g}{extra})"

@@ -89,10 +89,8 @@ __all__ = [
 SOFTBOOST_ZERO = 1e-12
 #: the default relative tolerance of a practical-criterion re-solve, in units of eps: the bound of
 #: Lemma 3.4 itself (the solver aims at half its tolerance, and :func:`solve_certified` re-solves
-#: a certified gap above eps/4). Against eps/8, the default until 2026-11 (best of 2-5 runs, one
-#: process, nu = 0.1 N, eps = 0.01 unless said): german 0.263 -> 0.233 s, diabetes 0.549 -> 0.507
-#: s, diabetes at nu = 0.05 N, eps = 1e-3 3.26 -> 2.72 s, german at eps = 1e-4 0.706 -> 0.682 s;
-#: iterations within one (159 -> 158, 224 -> 223, 295 -> 294, 204 -> 204)
+#: a certified gap above eps/4). A tighter eps/8 costs 4-17 % more time on german and diabetes
+#: (nu = 0.1 N and 0.05 N, eps from 1e-2 to 1e-4) for iteration counts within one of these
 PRACTICAL_TOL = 0.25
 
 
