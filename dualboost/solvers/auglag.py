@@ -51,6 +51,7 @@ from numpy.typing import NDArray
 from scipy.optimize import brentq, minimize
 
 from dualboost._threads import single_blas_thread
+from dualboost.solvers import compiled
 from dualboost.solvers.certify import certify
 from dualboost.solvers.contract import LinearProgram, SmoothDual, WDomain, implements
 from dualboost.solvers.highs import HighsState, solve_primal_lp
@@ -407,6 +408,10 @@ def _solve_on_simplex(
     limit = model.lp_limit() if large and model.n_samples <= options.lp_max_samples else None
     run = _Run(evaluator, target, max_iter, w0, *((state.curvature, state.lp) if state else ()))
     warm = w0 is not None
+    if warm and compiled.applies(model, evaluator.options.compiled) and _eta(model) <= options.lp_first_eta:
+        _compiled_start(model, run, options)
+        if run.done:
+            return run.result()
     if warm:
         if limit is not None and _eta(model) > options.lp_first_eta:
             _warm_newton(model, run, options)
@@ -449,6 +454,25 @@ def _warm_start(model, run: _Run, options: AuglagOptions, new: NDArray[np.intp],
     )
     run.took(point, steps, kept)
     run.report(options, "warm_start", steps)
+
+
+def _compiled_start(model, run: _Run, options: AuglagOptions) -> None:
+    """Stage 0 of a warm solve where the compiled loop applies (``compiled.applies``): a whole Newton
+    re-solve in compiled code (:func:`dualboost.solvers.compiled.resolve`), its w certified here
+    like every other stage's point (``DualEvaluator.point``), and reported as the stage "compiled".
+    Where the certificate misses the target the next stages start from the previous solution as
+    before (``run.w`` unchanged)."""
+    w, counts = compiled.resolve(model, _normalised(run.w), run.target)
+    evaluator = run.evaluator
+    evaluator.evaluations += counts["evaluations"]
+    evaluator.hessians += counts["hessians"]
+    point = evaluator.point(w, run.target)
+    if point.gap <= run.target:
+        run.took(point, counts["steps"], run.kept)
+        run.report(options, "compiled", counts["steps"])
+    else:
+        run.iterations += counts["steps"]
+        _report(options, "compiled", model, point.gap, counts["steps"])
 
 
 def _warm_newton(model, run: _Run, options: AuglagOptions) -> None:
