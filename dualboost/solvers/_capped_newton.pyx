@@ -16,7 +16,10 @@ The dual ([KG] Eq. 3.10 with psi eliminated, docs/math.md#capped-softmax) is
   ``s`` = d off the capped set, ``B = diag(sqrt s) U_S`` (BLAS dsyrk), ``a = U_S^T s``;
 * the Newton step ``(r I - H) x = g_S - mu 1``, ``sum x = 0`` by a Cholesky factor (LAPACK dpotrf,
   dpotrs; the ridge r the smallest of 1e-12, 1e-10, ... times ``max |H_ii|`` that factors);
-  entering columns a step would push below 0 leave the face and the step is recomputed;
+  entering columns a step would push below 0 leave the face and the step is recomputed; the
+  Hessian is kept for the next step (a chord step) while each step cuts the gap fourfold at full
+  length (:data:`CHORD_RATE`), and formed anew at the current point otherwise, or where a column
+  without a row in it enters, or where the kept one gives no ascent;
 * a backtracking (Armijo) line search on D along the step clipped at the first weight that reaches
   0, which then leaves the face;
 * the stop: the gap of the pair ``(d(w), w)``, ``max_q g_q - w^T g`` (the max-edge models' primal
@@ -38,6 +41,9 @@ from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
 #: the largest first-order change of a log-weight eta (U x)_n that a first trial may make, at first,
 #: and its bounds (NewtonOptions.radius, radius_min, radius_max; docs/solvers.md#step-length)
 cdef double RADIUS = 4.0, RADIUS_MIN = 0.25, RADIUS_MAX = 1e3
+#: a step with an older Hessian (a chord step) is followed by another while it cut the gap by this
+#: factor at full length; else the Hessian is formed anew at the next point
+cdef double CHORD_RATE = 0.25
 
 
 cdef struct Problem:
@@ -194,28 +200,29 @@ cdef double _gap(const double* w, const double* g, int t, double value) noexcept
     return (best - wg) / (fabs(primal) if fabs(primal) > 1.0 else 1.0)
 
 
-cdef int _direction(Problem* p, const double* w, const double* g, const double* d,
-                     const unsigned char* capped, double wg, double* x, int* face, unsigned char* out,
-                     double* B, double* full, double* F, double* R, double* sq, double* a) noexcept nogil:
-    """The Newton direction x (length t, 0 off the face) at w; returns the face's size (0: none).
-
-    ``full`` holds ``-H`` on the candidate face (positive weights, and zero weights with
-    ``g_j > w^T g``); entering columns whose step is negative leave it and the step is solved again
-    on the sub-face from the same matrix."""
-    cdef int N = p.N, t = p.t, k = 0, kk, rows = 0, i, j, n, info, two = 2, dropped
-    cdef double s_sum = 0.0, scale = 1.0, ridge, zero = 0.0, mu, y2sum, y1sum, acc
-    cdef char uplo = b'L', trans_t = b'T'
+cdef int _candidates(const double* w, const double* g, double wg, int t, int* face) noexcept nogil:
+    """The candidate face: positive weights, and zero weights with ``g_j > w^T g``; its size."""
+    cdef int j, k = 0
     for j in range(t):
-        out[j] = 0
-        x[j] = 0.0
         if w[j] > 0.0 or g[j] > wg:
             face[k] = j
             k += 1
-    if k == 0:
-        return 0
-    # B = diag(sqrt s) U_S over the rows with s_n > 1e-17 max s (d_n off the cap; the rows that count,
-    # as Model._curvature takes them), column-major with ld N
-    cdef double s_max = 0.0
+    return k
+
+
+cdef void _form(Problem* p, const double* d, const unsigned char* capped, const int* face, int k,
+                double* B, double* full, int* pos, double* sq, double* a) noexcept nogil:
+    """``full = -H`` on the columns ``face`` at d (lower triangle, k x k with ld t), and ``pos[j]``
+    the row of column j in it (-1 for the others): ``eta (B^T B - a a^T / sum s)`` with
+    ``B = diag(sqrt s) U_S`` over the rows with ``s_n > 1e-17 max s`` (d_n off the cap; the rows
+    that count, as Model._curvature takes them) by BLAS dsyrk, ``a = U_S^T s``."""
+    cdef int N = p.N, t = p.t, rows = 0, i, j, n
+    cdef double s_sum = 0.0, s_max = 0.0, zero = 0.0, acc
+    cdef char uplo = b'L', trans_t = b'T'
+    for j in range(t):
+        pos[j] = -1
+    for i in range(k):
+        pos[face[i]] = i
     for n in range(N):
         if not capped[n] and d[n] > s_max:
             s_max = d[n]
@@ -231,23 +238,42 @@ cdef int _direction(Problem* p, const double* w, const double* g, const double* 
         for n in range(rows):
             acc += sq[n] * B[n + N * i]
         a[i] = acc
-    # full = eta (B^T B - a a^T / sum s) = -H, lower triangle, k x k with ld k
     if rows > 0:
-        dsyrk(&uplo, &trans_t, &k, &rows, &p.eta, B, &N, &zero, full, &k)
+        dsyrk(&uplo, &trans_t, &k, &rows, &p.eta, B, &N, &zero, full, &t)
     else:
-        for i in range(k * k):
-            full[i] = 0.0
-    for j in range(k):
-        for i in range(j, k):
-            if s_sum > 0.0:
-                full[i + k * j] -= p.eta * a[i] * a[j] / s_sum
-        if fabs(full[j + k * j]) > scale:
-            scale = fabs(full[j + k * j])
+        for j in range(k):
+            for i in range(j, k):
+                full[i + t * j] = 0.0
+    if s_sum > 0.0:
+        for j in range(k):
+            for i in range(j, k):
+                full[i + t * j] -= p.eta * a[i] * a[j] / s_sum
+
+
+cdef int _direction(Problem* p, const double* w, const double* g, const int* face, int k,
+                    double* x, unsigned char* out, const double* full, const int* pos,
+                    double* F, double* R, int* sub) noexcept nogil:
+    """The Newton direction x (length t, 0 off the face) at w with the matrix ``full`` (``-H`` at the
+    point where it was formed, rows ``pos``): ``(r I + full) x = g - mu 1`` on the candidate face
+    ``face`` (every column of which has a row in ``full``), ``sum x = 0``, by a Cholesky factor
+    (LAPACK dpotrf/dpotrs; the ridge r the smallest of 1e-12, 1e-10, ... times ``max full_ii`` that
+    factors). Entering columns (weight 0) whose step is negative leave the face and the step is
+    solved again on the sub-face. Returns the face's size (0: no direction)."""
+    cdef int t = p.t, kk, i, j, info, two = 2, dropped, pi, pj
+    cdef double scale = 1.0, ridge, mu, y2sum, y1sum
+    cdef char uplo = b'L'
+    for j in range(t):
+        out[j] = 0
+        x[j] = 0.0
+    for i in range(k):
+        pi = pos[face[i]]
+        if fabs(full[pi + t * pi]) > scale:
+            scale = fabs(full[pi + t * pi])
     while True:
         kk = 0
         for i in range(k):
             if not out[face[i]]:
-                a[kk] = i  # the sub-face's rows of full (a reused as an index list)
+                sub[kk] = pos[face[i]]
                 kk += 1
         if kk == 0:
             return 0
@@ -255,7 +281,8 @@ cdef int _direction(Problem* p, const double* w, const double* g, const double* 
         while True:
             for j in range(kk):
                 for i in range(j, kk):
-                    F[i + kk * j] = full[<int>a[i] + k * <int>a[j]]
+                    pi, pj = sub[i], sub[j]
+                    F[i + kk * j] = full[pi + t * pj] if pi >= pj else full[pj + t * pi]
                 F[j + kk * j] += ridge
             dpotrf(&uplo, &kk, F, &kk, &info)
             if info == 0:
@@ -263,8 +290,13 @@ cdef int _direction(Problem* p, const double* w, const double* g, const double* 
             ridge *= 100.0
             if ridge > 1e-2 * scale:
                 return 0
+        kk = 0
+        for i in range(k):
+            if not out[face[i]]:
+                sub[kk] = face[i]  # from here on: the sub-face's columns, in the factor's order
+                R[kk] = g[face[i]]
+                kk += 1
         for i in range(kk):
-            R[i] = g[face[<int>a[i]]]
             R[i + kk] = 1.0
         dpotrs(&uplo, &kk, &two, F, &kk, R, &kk, &info)
         if info != 0:
@@ -277,7 +309,7 @@ cdef int _direction(Problem* p, const double* w, const double* g, const double* 
         mu = y1sum / y2sum
         dropped = 0
         for i in range(kk):
-            j = face[<int>a[i]]
+            j = sub[i]
             x[j] = R[i] - mu * R[i + kk]
             if w[j] <= 0.0 and x[j] < 0.0:
                 out[j] = 1
@@ -338,11 +370,12 @@ def solve(
     cdef double[::1] B = np.empty(N * t), full = np.empty(t * t), F = np.empty(t * t), R = np.empty(2 * t)
     cdef unsigned char[::1] capped = np.empty(N, dtype=np.uint8), capped_t = np.empty(N, dtype=np.uint8)
     cdef unsigned char[::1] out = np.empty(t, dtype=np.uint8)
-    cdef int[::1] face = np.empty(t, dtype=np.int32)
+    cdef int[::1] face = np.empty(t, dtype=np.int32), pos = np.full(t, -1, dtype=np.int32)
+    cdef int[::1] sub = np.empty(t, dtype=np.int32)
     cdef int steps = 0, hessians = 0, evaluations = 1, k, j, blocking, halvings, accepted, swapped = 0
     cdef double value, gap, wg, alpha, alpha_max, slope, trial, trial_gap, total, spread
     cdef double one = 1.0, zero = 0.0, radius = RADIUS
-    cdef int inc = 1, n, limited
+    cdef int inc = 1, n, limited, stale = 1, fresh = 0
     cdef char trans_n = b'N'
     cdef double *pw = &w[0]
     cdef double *pwt = &wt[0]
@@ -361,9 +394,26 @@ def solve(
             wg = 0.0
             for j in range(t):
                 wg += pw[j] * pg[j]
-            k = _direction(&p, pw, pg, pd, pc, wg, &x[0], &face[0], &out[0],
-                           &B[0], &full[0], &F[0], &R[0], &sq[0], &a[0])
-            hessians += 1
+            k = _candidates(pw, pg, wg, t, &face[0])
+            if k == 0:
+                break
+            if not stale:  # every candidate has a row in the kept matrix?
+                for j in range(k):
+                    if pos[face[j]] < 0:
+                        stale = 1
+                        break
+            if stale:  # -H formed anew at this point
+                _form(&p, pd, pc, &face[0], k, &B[0], &full[0], &pos[0], &sq[0], &a[0])
+                hessians += 1
+                stale = 0
+                fresh = 1
+            else:
+                fresh = 0
+            k = _direction(&p, pw, pg, &face[0], k, &x[0], &out[0], &full[0], &pos[0], &F[0], &R[0],
+                           &sub[0])
+            if k == 0 and not fresh:  # the kept matrix gave no direction: form it here and retry
+                stale = 1
+                continue
             if k == 0:
                 break
             slope = 0.0
@@ -374,8 +424,11 @@ def solve(
                 if x[j] < 0.0 and pw[j] / -x[j] < alpha_max:
                     alpha_max = pw[j] / -x[j]
                     blocking = j
-            if not slope > 0.0:
-                break
+            if not slope > 0.0:  # no ascent: with the kept matrix, form the Hessian here and retry
+                if fresh:
+                    break
+                stale = 1
+                continue
             steps += 1
             alpha = 1.0 if alpha_max > 1.0 else alpha_max
             # the trust radius (docs/solvers.md#step-length): the first trial moves no log d_n by
@@ -409,7 +462,13 @@ def solve(
                     break
                 alpha *= 0.5
             if not accepted:
-                break
+                if fresh:
+                    break
+                stale = 1  # a kept matrix's direction: form the Hessian here and try again
+                continue
+            # chord steps (the kept matrix) go on while each cuts the gap fourfold at full length
+            if halvings > 0 or trial_gap > CHORD_RATE * gap:
+                stale = 1
             # the radius grows after a full trial that it limited, and shrinks to what a halved one moved
             if halvings == 0 and limited:
                 radius = 4.0 * radius if 4.0 * radius < RADIUS_MAX else RADIUS_MAX

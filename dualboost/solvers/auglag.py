@@ -408,7 +408,7 @@ def _solve_on_simplex(
     limit = model.lp_limit() if large and model.n_samples <= options.lp_max_samples else None
     run = _Run(evaluator, target, max_iter, w0, *((state.curvature, state.lp) if state else ()))
     warm = w0 is not None
-    if warm and compiled.applies(model, evaluator.options.compiled) and _eta(model) <= options.lp_first_eta:
+    if warm and _compiled_pays(model, evaluator, options):
         _compiled_start(model, run, options)
         if run.done:
             return run.result()
@@ -454,6 +454,20 @@ def _warm_start(model, run: _Run, options: AuglagOptions, new: NDArray[np.intp],
     )
     run.took(point, steps, kept)
     run.report(options, "warm_start", steps)
+
+
+def _compiled_pays(model, evaluator: DualEvaluator, options: AuglagOptions) -> bool:
+    """Whether a warm solve starts with the compiled re-solve: where it applies
+    (``compiled.applies``), at eta <= lp_first_eta (above, the LP limit's stages), and while
+    forming a Hessian on every column costs at most ``NewtonOptions.kept_min_work`` multiply-adds,
+    N t^2 (above, the Python path's conjugate-gradient steps with a kept Hessian form fewer: the
+    compiled loop forms one at every step; docs/solvers.md#options-the-compiled-re-solve)."""
+    newton = evaluator.options
+    return (
+        compiled.applies(model, newton.compiled)
+        and _eta(model) <= options.lp_first_eta
+        and model.n_samples * model.n_hypotheses**2 <= newton.kept_min_work
+    )
 
 
 def _compiled_start(model, run: _Run, options: AuglagOptions) -> None:
