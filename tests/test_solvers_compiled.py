@@ -105,7 +105,7 @@ def test_compiled_resolve_reaches_the_python_optimum_at_100000_examples():
 def _compare_optima(N, t, nu, eta, w_tol):
     rng = np.random.default_rng(N + t)
     model = ERLPBoost(_U(rng, N, t), nu=nu, eta=eta)
-    w, counts = compiled.resolve(model, np.full(t, 1 / t), 0.0)  # until no step makes progress
+    w, counts, _ = compiled.resolve(model, np.full(t, 1 / t), 0.0)  # until no step makes progress
     ref = _tight_reference(model)
     assert ref.relative_gap <= 1e-13 and counts["steps"] >= 1
     value, g, d = model.dual_value_and_grad(w)
@@ -128,10 +128,10 @@ def test_warm_resolves_certify_alike_with_and_without_the_compiled_loop(nu, eta,
     calls = []  # per compiled call: whether the library's certificate of its w met the target
     resolve = compiled.resolve
 
-    def counted(model, w0, target):
-        w, counts = resolve(model, w0, target)
+    def counted(model, w0, target, kept=None):
+        w, counts, formed = resolve(model, w0, target, kept)
         calls.append(certified_point(model, w).gap <= target)
-        return w, counts
+        return w, counts, formed
 
     monkeypatch.setattr(compiled, "resolve", counted)
     previous = {True: None, False: None}
@@ -200,3 +200,39 @@ def test_a_warm_start_after_removed_and_appended_columns_goes_through_the_compil
     assert stages[0][0] == "compiled" and stages[-1][0] == "solved"
     assert warm.optimal and cold.optimal
     assert abs(warm.dual_value - cold.dual_value) <= warm.gap + cold.gap + 1e-12
+
+
+def test_the_kept_hessian_is_the_exact_one_at_its_point_and_serves_the_next_solves():
+    """The compiled loop returns the last Hessian it formed with its columns and point: it equals
+    ``Model.dual_hessian`` there (the Python path's formula, numpy products against BLAS dsyrk: to
+    rounding of its entries, ~eta N 1e-16), and as the warm-start state (``newton.Curvature``) it
+    lets the next solves take chord steps: along a boosting-like sequence fewer Hessians are formed
+    than steps are taken, every solution certified."""
+    from dualboost.solvers.auglag import AuglagState
+
+    rng = np.random.default_rng(3)
+    N, t = 400, 30
+    U = _U(rng, N, t)
+    model = ERLPBoost(U, nu=20.0, eta=200.0)
+    _, _, formed = compiled.resolve(model, np.full(t, 1 / t), 1e-12)
+    H, face, w_H, d_H = formed
+    reference = model.dual_hessian(w_H, face, d_H)
+    np.testing.assert_allclose(H, reference, rtol=1e-10, atol=1e-10 * np.abs(H).max())
+    np.testing.assert_allclose(d_H, model.dual_value_and_grad(w_H)[2], atol=1e-15)
+    hessians = steps = 0
+    previous = ERLPBoost(U[:, :5], nu=20.0, eta=200.0).solve(method="auglag", tol=1e-3)
+    for k in range(6, t + 1):
+        sol = ERLPBoost(U[:, :k], nu=20.0, eta=200.0).solve(method="auglag", tol=1e-3, warm_start=previous)
+        assert sol.optimal and isinstance(sol.solver_state, AuglagState)
+        hessians += sol.extra["hessians"]
+        steps += sol.iterations
+        previous = sol
+    assert hessians < steps
+
+
+def test_a_kept_hessian_of_the_wrong_shape_is_refused():
+    model = ERLPBoost(np.sign(np.random.default_rng(0).normal(size=(20, 4))), nu=2.0, eta=10.0)
+    with pytest.raises(ValueError, match="kept_H must be k x k"):
+        compiled.resolve(model, np.full(4, 0.25), 1e-9, (np.eye(3), np.array([0, 1])))
+    with pytest.raises(ValueError, match="kept_face must list distinct columns"):
+        compiled.resolve(model, np.full(4, 0.25), 1e-9, (np.eye(2), np.array([1, 1])))

@@ -17,9 +17,10 @@ The dual ([KG] Eq. 3.10 with psi eliminated, docs/math.md#capped-softmax) is
 * the Newton step ``(r I - H) x = g_S - mu 1``, ``sum x = 0`` by a Cholesky factor (LAPACK dpotrf,
   dpotrs; the ridge r the smallest of 1e-12, 1e-10, ... times ``max |H_ii|`` that factors);
   entering columns a step would push below 0 leave the face and the step is recomputed; the
-  Hessian is kept for the next step (a chord step) while each step cuts the gap fourfold at full
-  length (:data:`CHORD_RATE`), and formed anew at the current point otherwise, or where a column
-  without a row in it enters, or where the kept one gives no ascent;
+  Hessian (the caller's kept one, from an earlier solve, at first) is kept for the next step (a
+  chord step) while each step cuts the gap fourfold at full length (CHORD_RATE), and formed anew
+  at the current point otherwise, or where a column without a row in it enters, or where the kept
+  one gives no ascent; the last one formed is returned with its point, for the next solve;
 * a backtracking (Armijo) line search on D along the step clipped at the first weight that reaches
   0, which then leaves the face;
 * the stop: the gap of the pair ``(d(w), w)``, ``max_q g_q - w^T g`` (the max-edge models' primal
@@ -330,6 +331,8 @@ def solve(
     const double[::1] w0,
     double tol,
     int max_steps,
+    kept_H=None,
+    kept_face=None,
 ):
     """Newton on the simplex from ``w0`` until the gap of ``(d(w), w)`` is at most ``tol``.
 
@@ -347,12 +350,19 @@ def solve(
         The relative gap at which to stop.
     max_steps : int
         At most this many Newton steps.
+    kept_H : (k, k) float64, optional
+        A Hessian of D formed earlier on the columns ``kept_face`` (``newton.Curvature.H``): the
+        first steps are chord steps with it, until one does not cut the gap fourfold.
+    kept_face : (k,) int, optional
+        Its columns, distinct indices below t.
 
     Returns
     -------
     tuple
-        ``(w, d, g, value, gap, steps, hessians, evaluations)``: the last point, ``d(w)``,
-        ``g = U^T d``, ``D(w)``, this module's gap there (not a certificate) and the counts.
+        ``(w, d, g, value, gap, steps, hessians, evaluations, H, face, w_H, d_H)``: the last point,
+        ``d(w)``, ``g = U^T d``, ``D(w)``, this module's gap there (not a certificate), the counts,
+        and the last Hessian formed here with its columns and its point (None, None, None, None
+        where none was formed).
     """
     cdef int N = U.shape[0], t = U.shape[1]
     if log_d0.shape[0] != N or w0.shape[0] != t or N < 1 or t < 1:
@@ -375,7 +385,26 @@ def solve(
     cdef int steps = 0, hessians = 0, evaluations = 1, k, j, blocking, halvings, accepted, swapped = 0
     cdef double value, gap, wg, alpha, alpha_max, slope, trial, trial_gap, total, spread
     cdef double one = 1.0, zero = 0.0, radius = RADIUS
-    cdef int inc = 1, n, limited, stale = 1, fresh = 0
+    cdef int inc = 1, n, limited, stale = 1, fresh = 0, formed_k = 0, i
+    cdef double[::1] w_formed = np.empty(t), d_formed = np.empty(N)
+    cdef int[::1] face_formed = np.empty(t, dtype=np.int32)
+    cdef const double[:, :] H0
+    cdef const int[::1] F0
+    cdef int k0
+    if kept_H is not None:
+        H0 = np.asarray(kept_H, dtype=np.float64)
+        face0 = np.ascontiguousarray(kept_face, dtype=np.int32)
+        F0 = face0
+        k0 = face0.shape[0]
+        if H0.shape[0] != k0 or H0.shape[1] != k0 or (k0 and (face0.min() < 0 or face0.max() >= t)):
+            raise ValueError("kept_H must be k x k for kept_face's k distinct columns of U")
+        if np.unique(face0).size != k0:
+            raise ValueError("kept_face must list distinct columns")
+        for j in range(k0):
+            pos[F0[j]] = j
+            for i in range(j, k0):
+                full[i + t * j] = -H0[i, j]
+        stale = 0 if k0 else 1
     cdef char trans_n = b'N'
     cdef double *pw = &w[0]
     cdef double *pwt = &wt[0]
@@ -405,6 +434,13 @@ def solve(
             if stale:  # -H formed anew at this point
                 _form(&p, pd, pc, &face[0], k, &B[0], &full[0], &pos[0], &sq[0], &a[0])
                 hessians += 1
+                formed_k = k
+                for j in range(k):
+                    face_formed[j] = face[j]
+                for j in range(t):
+                    w_formed[j] = pw[j]
+                for n in range(N):
+                    d_formed[n] = pd[n]
                 stale = 0
                 fresh = 1
             else:
@@ -480,6 +516,13 @@ def solve(
             cswap = pc; pc = pct; pct = cswap
             swapped = 1 - swapped
             value, gap = trial, trial_gap
+    kept = (None, None, None, None)
+    if formed_k:  # H = -full on the columns formed, symmetric
+        lower = np.tril(np.asarray(full).reshape((t, t), order="F")[:formed_k, :formed_k])
+        H = -(lower + np.tril(lower, -1).T)
+        kept = (H, np.asarray(face_formed)[:formed_k].astype(np.intp), np.asarray(w_formed),
+                np.asarray(d_formed))
     if swapped:
-        return np.asarray(wt), np.asarray(dt), np.asarray(gt), value, gap, steps, hessians, evaluations
-    return np.asarray(w), np.asarray(d), np.asarray(g), value, gap, steps, hessians, evaluations
+        return (np.asarray(wt), np.asarray(dt), np.asarray(gt), value, gap, steps, hessians, evaluations,
+                *kept)
+    return np.asarray(w), np.asarray(d), np.asarray(g), value, gap, steps, hessians, evaluations, *kept

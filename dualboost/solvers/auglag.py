@@ -56,6 +56,7 @@ from dualboost.solvers.certify import certify
 from dualboost.solvers.contract import LinearProgram, SmoothDual, WDomain, implements
 from dualboost.solvers.highs import HighsState, solve_primal_lp
 from dualboost.solvers.newton import Curvature, DualEvaluator, Point, newton_polish
+from dualboost.solvers.newton import _scale as newton_scale
 from dualboost.solvers.options import AuglagOptions, Stage, options_for
 from dualboost.solvers.solution import Solution
 from dualboost.solvers.state import SolverState, StateDict
@@ -476,13 +477,22 @@ def _compiled_start(model, run: _Run, options: AuglagOptions) -> None:
     like every other stage's point (``DualEvaluator.point``), and reported as the stage "compiled".
     Where the certificate misses the target the next stages start from the previous solution as
     before (``run.w`` unchanged)."""
-    w, counts = compiled.resolve(model, _normalised(run.w), run.target)
+    w0 = _normalised(run.w)
+    kept = run.kept if run.kept is not None and run.kept.usable_for(model) else None
+    if kept is not None:  # extended to the new columns and those with weight (their rows at its point)
+        t = model.n_hypotheses
+        face = np.union1d(np.flatnonzero(w0 > 0), np.arange(kept.w.size, t))
+        kept = kept.covering(model, face, with_inverse=False)
+    w, counts, formed = compiled.resolve(model, w0, run.target, None if kept is None else (kept.H, kept.face))
+    if formed is not None:  # the last Hessian formed, at its point: the state kept for the next solve
+        H, face, w_H, d_H = formed
+        kept = Curvature(face, H, Curvature.key_of(model), w_H, d_H, newton_scale(H))
     evaluator = run.evaluator
     evaluator.evaluations += counts["evaluations"]
     evaluator.hessians += counts["hessians"]
     point = evaluator.point(w, run.target)
     if point.gap <= run.target:
-        run.took(point, counts["steps"], run.kept)
+        run.took(point, counts["steps"], kept or run.kept)
         run.report(options, "compiled", counts["steps"])
     else:
         run.iterations += counts["steps"]

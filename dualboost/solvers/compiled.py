@@ -94,7 +94,12 @@ def applies(model, compiled: bool | str) -> bool:
     )
 
 
-def resolve(model, w0: NDArray[np.float64], target: float) -> tuple[NDArray[np.float64], dict[str, int]]:
+def resolve(
+    model,
+    w0: NDArray[np.float64],
+    target: float,
+    kept: tuple[NDArray[np.float64], NDArray[np.intp]] | None = None,
+) -> tuple[NDArray[np.float64], dict[str, int], tuple | None]:
     """The compiled Newton loop from ``w0`` to the relative gap ``target`` (or :data:`MAX_STEPS`).
 
     Parameters
@@ -105,6 +110,9 @@ def resolve(model, w0: NDArray[np.float64], target: float) -> tuple[NDArray[np.f
         The start, on the simplex.
     target : float
         The relative gap at which the loop stops (its own estimate; the caller certifies).
+    kept : (H, face), optional
+        A Hessian of D formed earlier on the columns ``face`` (``newton.Curvature``): the first
+        steps are chord steps with it, while each cuts the gap fourfold.
 
     Returns
     -------
@@ -112,12 +120,16 @@ def resolve(model, w0: NDArray[np.float64], target: float) -> tuple[NDArray[np.f
         The last point, on the simplex.
     counts : dict
         ``steps``, ``hessians`` and ``evaluations`` made.
+    formed : (H, face, w, d) or None
+        The last Hessian formed in the loop, its columns and its point; None where none was.
     """
     reg = model.regularizer
     U = model.U if model.U.flags.f_contiguous else np.asfortranarray(model.U)
     w0 = np.ascontiguousarray(w0, dtype=np.float64)
     log_d0 = np.ascontiguousarray(reg._log_d0)
-    w, _, _, _, _, steps, hessians, evaluations = _capped_newton.solve(
-        U, log_d0, float(reg.nu), float(reg.eta), w0, float(target), MAX_STEPS
+    H, face = kept if kept is not None else (None, None)
+    w, _, _, _, _, steps, hessians, evaluations, *formed = _capped_newton.solve(
+        U, log_d0, float(reg.nu), float(reg.eta), w0, float(target), MAX_STEPS, H, face
     )
-    return w, {"steps": steps, "hessians": hessians, "evaluations": evaluations}
+    counts = {"steps": steps, "hessians": hessians, "evaluations": evaluations}
+    return w, counts, None if formed[0] is None else tuple(formed)
