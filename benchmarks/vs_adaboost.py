@@ -27,6 +27,11 @@ runs of the small sets vary by 20 % on a 2-core machine).
     python benchmarks/vs_adaboost.py --datasets german diabetes gaussian   # the small ones (~1 min)
     python benchmarks/vs_adaboost.py --eps 1e-2 1e-3 --datasets diabetes german
     python benchmarks/vs_adaboost.py --baseline /tmp/before
+    python benchmarks/vs_adaboost.py --python-path --datasets german diabetes   # compiled vs Python
+
+``--python-path`` adds ERLPBoost's time on the Python path (``NewtonOptions(compiled=False)``, no
+compiled re-solve; docs/architecture.md#compiled-code), its runs alternating with the compiled
+ones, and the compiled path's speed-up ``x``.
 
 The data sets are the thesis's (the training part of its 60/20/20 split; a9a's shipped training
 file, 29,305 x 123) from ``$DUALBOOST_DATA`` or ``../shared/data``; the Gaussian set of the solver
@@ -76,10 +81,11 @@ def load(name: str) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray]:
 
 
 @contextmanager
-def each_auglag_solution(record: Callable) -> Iterator[None]:
+def each_auglag_solution(record: Callable, compiled: bool | str = "auto") -> Iterator[None]:
     """``record(solution)`` for every ``method="auglag"`` solve in the block: by the callback of
     ``AuglagOptions`` (docs/solvers.md#options), or, in a baseline checkout without it, by wrapping
-    ``solvers.solve_auglag`` (what ``solvers.solve`` called there)."""
+    ``solvers.solve_auglag`` (what ``solvers.solve`` called there). ``compiled``: the solves'
+    ``NewtonOptions.compiled`` (other than "auto" only in a checkout that has it)."""
     import dualboost.solvers as solvers
 
     if hasattr(solvers, "default_options"):
@@ -87,7 +93,8 @@ def each_auglag_solution(record: Callable) -> Iterator[None]:
             if stage.name == "solved":
                 record(stage.solution)
 
-        with solvers.default_options(solvers.AuglagOptions(callback=solved)):
+        extra = {} if compiled == "auto" else {"newton": solvers.NewtonOptions(compiled=compiled)}
+        with solvers.default_options(solvers.AuglagOptions(callback=solved, **extra)):
             yield
         return
     solve = solvers.solve_auglag
@@ -104,8 +111,9 @@ def each_auglag_solution(record: Callable) -> Iterator[None]:
         solvers.solve_auglag = solve
 
 
-def erlpboost_run(name: str, eps: float, nu: float) -> dict:
-    """Fit ERLPBoost on ``name`` and return its time, iterations and solver counters."""
+def erlpboost_run(name: str, eps: float, nu: float, compiled: bool | str = "auto") -> dict:
+    """Fit ERLPBoost on ``name`` and return its time, iterations and solver counters (``compiled``:
+    ``NewtonOptions.compiled`` of its solves, False for the Python path)."""
     from dualboost import ERLPBoostClassifier
 
     X, y = load(name)
@@ -116,7 +124,7 @@ def erlpboost_run(name: str, eps: float, nu: float) -> dict:
         for key in ("hessians", "hessian_products", "evaluations"):
             counters[key] += int(solution.extra.get(key, 0))
 
-    with each_auglag_solution(counted), warnings.catch_warnings():
+    with each_auglag_solution(counted, compiled), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         start = time.perf_counter()
         clf = ERLPBoostClassifier(nu=nu, eps=eps).fit(X, y)
@@ -178,6 +186,14 @@ def baseline_run(path: Path, name: str, eps: float, nu: float) -> dict:
     return json.loads(out.strip().splitlines()[-1])
 
 
+def best_pair(repeat: int, name: str, eps: float, nu: float) -> tuple[dict, dict]:
+    """The best of ``repeat`` ERLPBoost fits on the compiled and on the Python path, the two runs
+    alternating (so that a change in the machine's load hits both alike)."""
+    pairs = range(max(1, repeat))
+    runs = [(erlpboost_run(name, eps, nu), erlpboost_run(name, eps, nu, False)) for _ in pairs]
+    return tuple(min((r[i] for r in runs), key=lambda r: r["seconds"]) for i in (0, 1))
+
+
 def best(run, repeat: int, *args) -> dict:
     """The result of ``run(*args)`` with the least ``seconds`` of ``repeat`` runs (the runs are
     deterministic: only their time varies)."""
@@ -190,6 +206,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eps", nargs="+", type=float, default=[1e-2], help="ERLPBoost's eps (default 1e-2)")
     parser.add_argument("--nu", type=float, default=0.1, help="nu as a fraction of N (default 0.1)")
     parser.add_argument("--baseline", type=Path, help="a checkout of an older dualboost, for before/after")
+    parser.add_argument(
+        "--python-path",
+        action="store_true",
+        help="also ERLPBoost on the Python path (compiled=False), alternating with the compiled runs",
+    )
     parser.add_argument(
         "--data", type=Path, help="the LIBSVM files (default $DUALBOOST_DATA or ../shared/data)"
     )
@@ -217,12 +238,17 @@ def main(argv: list[str] | None = None) -> int:
         header += f" {'LightGBM s':>10} {'ratio':>6} {'acc L':>6}"
     if args.baseline:
         header += f" {'before s':>8} {'speedup':>7}"
+    if args.python_path:
+        header += f" {'Python s':>8} {'x':>5}"
     lines.append(header)
     print(header, flush=True)
     per_iteration: dict[str, float] = {}
     for name in args.datasets:
         for eps in args.eps:
-            run = best(erlpboost_run, args.repeat, name, eps, args.nu)
+            if args.python_path:
+                run, python = best_pair(args.repeat, name, eps, args.nu)
+            else:
+                run = best(erlpboost_run, args.repeat, name, eps, args.nu)
             T = run["iterations"]
             ada = best(adaboost_run, args.repeat, name, T)
             row = (
@@ -240,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.baseline:
                 before = best(baseline_run, args.repeat, args.baseline, name, eps, args.nu)
                 row += f" {before['seconds']:>8.2f} {before['seconds'] / run['seconds']:>7.2f}"
+            if args.python_path:
+                row += f" {python['seconds']:>8.2f} {python['seconds'] / run['seconds']:>5.2f}"
             if eps != min(args.eps) or len(args.eps) > 1:
                 per_iteration[f"{name} {eps:g}"] = run["seconds"] / T
             if eps < 1e-2:
