@@ -236,3 +236,16 @@ def test_a_kept_hessian_of_the_wrong_shape_is_refused():
         compiled.resolve(model, np.full(4, 0.25), 1e-9, (np.eye(3), np.array([0, 1])))
     with pytest.raises(ValueError, match="kept_face must list distinct columns"):
         compiled.resolve(model, np.full(4, 0.25), 1e-9, (np.eye(2), np.array([1, 1])))
+
+
+def test_the_compiled_loop_applies_only_to_the_capped_entropy_dual():
+    """Where D is not ``-f*(-U w)`` with the capped relative entropy at eta >= 1, the compiled loop is
+    not used (it evaluates that formula itself, in the form the library uses from eta = 1 on)."""
+    from dualboost.problems import BinaryERLPBoost, LPBoost
+
+    U = np.sign(np.random.default_rng(1).normal(size=(30, 4)))
+    assert compiled.applies(ERLPBoost(U, nu=2.0, eta=1.0), "auto")
+    assert not compiled.applies(ERLPBoost(U, nu=2.0, eta=1.0), False)
+    assert not compiled.applies(ERLPBoost(U, nu=2.0, eta=0.5), "auto")  # the stable form below eta = 1
+    assert not compiled.applies(BinaryERLPBoost(U, nu=2.0, eta=10.0), "auto")  # another entropy
+    assert not compiled.applies(LPBoost(U, nu=2.0), "auto")  # not a conjugate dual
