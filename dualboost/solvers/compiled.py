@@ -126,7 +126,7 @@ def resolve(
     reg = model.regularizer
     U = model.U if model.U.flags.f_contiguous else np.asfortranarray(model.U)
     w0 = np.ascontiguousarray(w0, dtype=np.float64)
-    log_d0 = np.ascontiguousarray(reg._log_d0)
+    log_d0 = np.log(reg.d0)  # (positive: applies() checked it)
     H, face = kept if kept is not None else (None, None)
     w, _, _, _, _, steps, hessians, evaluations, *formed = _capped_newton.solve(
         U, log_d0, float(reg.nu), float(reg.eta), w0, float(target), MAX_STEPS, H, face
