@@ -38,7 +38,7 @@ def _evaluate(model: ERLPBoost, w: np.ndarray):
     """The compiled evaluation at w (a solve with no step)."""
     reg = model.regularizer
     out = _capped_newton.solve(
-        np.asfortranarray(model.U), np.ascontiguousarray(reg._log_d0), float(reg.nu), float(reg.eta),
+        np.asfortranarray(model.U), np.log(reg.d0), float(reg.nu), float(reg.eta),
         np.ascontiguousarray(w), 0.0, 0,
     )
     return out[3], out[1], out[2]
