@@ -68,7 +68,9 @@ an idle machine). The lead re-runs this after the solver work.
 
 ``--python-path`` runs each of our fits a second time with ``NewtonOptions(compiled=False)`` (the
 Python Newton path, no compiled re-solve; docs/architecture.md#compiled-code) and prints its time
-and the compiled path's speed-up on a line under the row.
+and the compiled path's speed-up on a line under the row. ``--repeat R`` (default 1): our fits are
+the best of R runs, alternating with the Python path's (a change in a shared machine's load hits
+both alike; single runs varied by 2x at load 2-3).
 """
 
 from __future__ import annotations
@@ -318,6 +320,7 @@ def run(
     cpp: Path | None = None,
     cpp_timeout: float = CPP_TIMEOUT,
     python_path: bool = False,
+    repeat: int = 1,
 ) -> list[tuple[str, str, dict]]:
     """Run the comparison, write the table to ``out`` (flushed line by line); return the rows.
     With ``cpp`` (the C++ binary) each training set is also run by it, the :class:`CppRun` going
@@ -329,14 +332,20 @@ def run(
     for name in datasets:
         ref = REFERENCES[name]
         for label, X, y in training_sets(name, seeds):
-            r = run_one(X, y, ref)
+            runs = [run_one(X, y, ref)]
+            pythons = [run_one(X, y, ref, compiled=False)] if python_path else []
+            for _ in range(repeat - 1):
+                runs.append(run_one(X, y, ref))
+                if python_path:
+                    pythons.append(run_one(X, y, ref, compiled=False))
+            r = min(runs, key=lambda run: run["time"])
             if cpp:
                 max_iter = erlpboost_max_iter(r["eta"], ref.eps)
                 r["cpp"] = run_cpp(cpp, X, y, r["nu"], ref.eps, max_iter, cpp_timeout)
             rows.append((name, label, r))
             out.write(row(name, label, r, ref) + "\n")
             if python_path:
-                py = run_one(X, y, ref, compiled=False)
+                py = min(pythons, key=lambda run: run["time"])
                 out.write(
                     f"{'':<9} Python path: {py['iterations']} iterations, {py['time']:.2f} s (solver "
                     f"{py['solver']:.2f} s): compiled x{py['time'] / r['time']:.2f} overall, solver "
@@ -391,6 +400,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--python-path", action="store_true", help="also run ours on the Python path (compiled=False)"
     )
+    parser.add_argument("--repeat", type=int, default=1, help="our fits: the best of this many runs (1)")
     parser.add_argument(
         "--cpp-timeout", type=float, default=CPP_TIMEOUT, help="seconds before a C++ run counts as failed"
     )
@@ -402,14 +412,14 @@ def main(argv: list[str] | None = None) -> int:
     command = "python benchmarks/cpp_erlpboost.py " + " ".join(argv if argv is not None else sys.argv[1:])
     if args.out == "-":
         sys.stdout.write(f"# {command.strip()}\n")
-        run(args.datasets, args.seeds, sys.stdout, args.cpp, args.cpp_timeout, args.python_path)
+        run(args.datasets, args.seeds, sys.stdout, args.cpp, args.cpp_timeout, args.python_path, args.repeat)
         return 0
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     with open(args.out, "w", encoding="utf-8") as handle:
         tee = _Tee(sys.stdout, handle)
         tee.write(f"# {command.strip()}\n")
         load = os.getloadavg()[0]
-        run(args.datasets, args.seeds, tee, args.cpp, args.cpp_timeout, args.python_path)
+        run(args.datasets, args.seeds, tee, args.cpp, args.cpp_timeout, args.python_path, args.repeat)
         cpp = MEASURED if args.cpp else QUOTED
         tee.write(
             f"load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end "
