@@ -19,6 +19,8 @@ DIRECTIVES = {
 EXTENSIONS = [
     Extension("dualboost.oracles._online", ["dualboost/oracles/_online.pyx"]),
     Extension("dualboost.boosting.online._loop", ["dualboost/boosting/online/_loop.pyx"]),
+    # ERLPBoost's warm re-solve (dualboost/solvers/compiled.py); BLAS/LAPACK by scipy.linalg.cython_blas
+    Extension("dualboost.solvers._capped_newton", ["dualboost/solvers/_capped_newton.pyx"]),
 ]
 
 setup(ext_modules=cythonize(EXTENSIONS, compiler_directives=DIRECTIVES))

@@ -64,6 +64,13 @@ an idle machine). The lead re-runs this after the solver work.
     python benchmarks/cpp_erlpboost.py --seeds 0 1 2 3 4   # also the thesis's training splits
     python benchmarks/cpp_erlpboost.py --datasets german --out -   # print only
     python benchmarks/cpp_erlpboost.py --cpp path/to/test_erlpboost   # also run the C++ code
+    python benchmarks/cpp_erlpboost.py --python-path   # also ours with the Python re-solves only
+
+``--python-path`` runs each of our fits a second time with ``NewtonOptions(compiled=False)`` (the
+Python Newton path, no compiled re-solve; docs/architecture.md#compiled-code) and prints its time
+and the compiled path's speed-up on a line under the row. ``--repeat R`` (default 1): our fits are
+the best of R runs, alternating with the Python path's (a change in a shared machine's load hits
+both alike; single runs varied by 2x at load 2-3).
 """
 
 from __future__ import annotations
@@ -89,6 +96,7 @@ from dualboost.boosting import erlpboost
 from dualboost.boosting.core.stopping import erlpboost_max_iter
 from dualboost.datasets import load_dataset
 from dualboost.oracles import DecisionStumps
+from dualboost.solvers import AuglagOptions, NewtonOptions, default_options
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -138,8 +146,14 @@ def training_sets(name: str, seeds: list[int]):
         yield f"train seed {seed}", X, y
 
 
-def run_one(X, y, ref: Reference) -> dict:
-    """ERLPBoost with stumps at the reference's nu and eps; timing includes the oracle's fit."""
+def run_one(X, y, ref: Reference, compiled: bool | str = "auto") -> dict:
+    """ERLPBoost with stumps at the reference's nu and eps; timing includes the oracle's fit.
+    ``compiled``: ``NewtonOptions.compiled`` of the solves (False: the Python path only)."""
+    with default_options(AuglagOptions(newton=NewtonOptions(compiled=compiled))):
+        return _run_one(X, y, ref)
+
+
+def _run_one(X, y, ref: Reference) -> dict:
     n = X.shape[0]
     nu = 1.0 if ref.nu_fraction is None else max(1.0, ref.nu_fraction * n)
     fit = time.perf_counter()
@@ -300,7 +314,13 @@ def summary(name: str, label: str, r: dict, ref: Reference) -> str:
 
 
 def run(
-    datasets: list[str], seeds: list[int], out, cpp: Path | None = None, cpp_timeout: float = CPP_TIMEOUT
+    datasets: list[str],
+    seeds: list[int],
+    out,
+    cpp: Path | None = None,
+    cpp_timeout: float = CPP_TIMEOUT,
+    python_path: bool = False,
+    repeat: int = 1,
 ) -> list[tuple[str, str, dict]]:
     """Run the comparison, write the table to ``out`` (flushed line by line); return the rows.
     With ``cpp`` (the C++ binary) each training set is also run by it, the :class:`CppRun` going
@@ -312,12 +332,25 @@ def run(
     for name in datasets:
         ref = REFERENCES[name]
         for label, X, y in training_sets(name, seeds):
-            r = run_one(X, y, ref)
+            runs = [run_one(X, y, ref)]
+            pythons = [run_one(X, y, ref, compiled=False)] if python_path else []
+            for _ in range(repeat - 1):
+                runs.append(run_one(X, y, ref))
+                if python_path:
+                    pythons.append(run_one(X, y, ref, compiled=False))
+            r = min(runs, key=lambda run: run["time"])
             if cpp:
                 max_iter = erlpboost_max_iter(r["eta"], ref.eps)
                 r["cpp"] = run_cpp(cpp, X, y, r["nu"], ref.eps, max_iter, cpp_timeout)
             rows.append((name, label, r))
             out.write(row(name, label, r, ref) + "\n")
+            if python_path:
+                py = min(pythons, key=lambda run: run["time"])
+                out.write(
+                    f"{'':<9} Python path: {py['iterations']} iterations, {py['time']:.2f} s (solver "
+                    f"{py['solver']:.2f} s): compiled x{py['time'] / r['time']:.2f} overall, solver "
+                    f"x{py['solver'] / r['solver']:.2f}\n"
+                )
             if cpp and r["cpp"].error:
                 out.write(f"C++ run on {name} ({label}) failed: {r['cpp'].error}\n")
             out.flush()
@@ -365,6 +398,10 @@ def main(argv: list[str] | None = None) -> int:
         help="the 2009 C++ test_erlpboost binary: run it on the same data and compare with measured figures",
     )
     parser.add_argument(
+        "--python-path", action="store_true", help="also run ours on the Python path (compiled=False)"
+    )
+    parser.add_argument("--repeat", type=int, default=1, help="our fits: the best of this many runs (1)")
+    parser.add_argument(
         "--cpp-timeout", type=float, default=CPP_TIMEOUT, help="seconds before a C++ run counts as failed"
     )
     args = parser.parse_args(argv)
@@ -375,14 +412,14 @@ def main(argv: list[str] | None = None) -> int:
     command = "python benchmarks/cpp_erlpboost.py " + " ".join(argv if argv is not None else sys.argv[1:])
     if args.out == "-":
         sys.stdout.write(f"# {command.strip()}\n")
-        run(args.datasets, args.seeds, sys.stdout, args.cpp, args.cpp_timeout)
+        run(args.datasets, args.seeds, sys.stdout, args.cpp, args.cpp_timeout, args.python_path, args.repeat)
         return 0
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     with open(args.out, "w", encoding="utf-8") as handle:
         tee = _Tee(sys.stdout, handle)
         tee.write(f"# {command.strip()}\n")
         load = os.getloadavg()[0]
-        run(args.datasets, args.seeds, tee, args.cpp, args.cpp_timeout)
+        run(args.datasets, args.seeds, tee, args.cpp, args.cpp_timeout, args.python_path, args.repeat)
         cpp = MEASURED if args.cpp else QUOTED
         tee.write(
             f"load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end "

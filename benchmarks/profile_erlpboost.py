@@ -12,6 +12,9 @@ split into the categories below, per boosting iteration:
 * ``U passes: formed Hessians``: ``U_S^T diag(s) U_S`` and the new columns' blocks, O(N |S|^2);
 * ``softmax and entropy``: the capped softmax and the entropy (``dualboost.conjugates``);
 * ``dense t x t algebra``: Cholesky factors, inverses, their borders, the projected preconditioner;
+* ``compiled re-solve``: the one call per warm solve into ``dualboost/solvers/_capped_newton``
+  (``dualboost.solvers.compiled.resolve``: evaluations, Hessians, factors and steps inside it, which
+  cProfile cannot split; docs/architecture.md#compiled-code);
 * ``LP limit (HiGHS)``, ``L-BFGS-B``: the large-eta paths of ``method="auglag"``;
 * ``certificates``: the primal and dual objectives that certify every returned solution;
 * ``weak learner``: the stump oracle;
@@ -32,6 +35,7 @@ exceeds it is a floor of the method as it stands.
 
     python benchmarks/profile_erlpboost.py                         # german diabetes gaussian, eps 1e-2
     python benchmarks/profile_erlpboost.py --datasets diabetes german --eps 1e-3 1e-4 --nu 0.05
+    python benchmarks/profile_erlpboost.py --datasets german diabetes --nu 1e-6   # nu = 1 (max(1, nu N))
 
 Output: ``benchmarks/results/profile_erlpboost.txt`` (``--out``; ``--out -`` prints only).
 """
@@ -59,6 +63,7 @@ CATEGORIES = (
     "U passes: formed Hessians",
     "softmax and entropy",
     "dense t x t algebra",
+    "compiled re-solve",
     "LP limit (HiGHS)",
     "L-BFGS-B",
     "certificates",
@@ -73,7 +78,7 @@ def _named_functions() -> dict[tuple[str, int, str], str]:
     cProfile keys functions: (file, first line, name)."""
     from dualboost.conjugates import traits
     from dualboost.problems import base, kernels
-    from dualboost.solvers import auglag, newton
+    from dualboost.solvers import auglag, compiled, newton
 
     groups = {
         "U passes: evaluations": [base.Model.dual_value_and_grad],
@@ -109,6 +114,7 @@ def _named_functions() -> dict[tuple[str, int, str], str]:
             *vars(newton._Projection).values(),
             *vars(newton.Curvature).values(),
         ],
+        "compiled re-solve": [compiled.resolve],
         "L-BFGS-B": [auglag._lbfgsb],
         "certificates": [newton.certified_point],
     }
@@ -212,7 +218,7 @@ def report(name: str, eps: float, nu: float) -> list[str]:
     total = sum(seconds.values())
     steps = np.asarray(per_solve)
     lines = [
-        f"{name}, eps = {eps:g}, nu = {nu:g} N: {T} iterations, {plain:.2f} s plain "
+        f"{name}, eps = {eps:g}, nu = max(1, {nu:g} N): {T} iterations, {plain:.2f} s plain "
         f"({1e3 * plain / T:.2f} ms/it), "
         f"{profiled:.2f} s profiled; AdaBoost {ada:.2f} s with {T} stumps ({1e3 * ada / T:.2f} ms/stump), "
         f"ratio {plain / ada:.2f}",
@@ -232,6 +238,7 @@ def report(name: str, eps: float, nu: float) -> list[str]:
     for label, names in (
         ("passes over U of evaluations and H v products", CATEGORIES[:2]),
         ("formed Hessians and dense t x t algebra", (CATEGORIES[2], CATEGORIES[4])),
+        ("compiled re-solves (all of their work)", ("compiled re-solve",)),
         ("Python-level steps (solver control, driver)", ("solver control", "driver")),
         ("weak learner", ("weak learner",)),
     ):

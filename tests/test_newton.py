@@ -121,7 +121,7 @@ def test_single_precision_steps_keep_every_solution_certified():
             seen.append((stage.model, stage.solution))
             single.append(stage.solution.extra["single_products"])
 
-    kept = NewtonOptions(kept_min_work=2e6, single_min_work=0.0)
+    kept = NewtonOptions(kept_min_work=2e6, single_min_work=0.0, compiled=False)  # the Python steps
     with default_options(AuglagOptions(newton=kept, callback=counted)):
         ERLPBoostClassifier(nu=0.1, eps=0.02).fit(X, y)
     float64 = AuglagOptions(newton=NewtonOptions(kept_min_work=2e6, single_min_work=np.inf))
@@ -225,7 +225,8 @@ def test_a_boosting_run_forms_few_hessians():
         if stage.name == "solved":
             seen.append(stage.solution)
 
-    options = AuglagOptions(newton=NewtonOptions(kept_min_work=2e6), callback=counted)
+    # the Python path's kept Hessian (the compiled re-solve forms its own: test_solvers_compiled.py)
+    options = AuglagOptions(newton=NewtonOptions(kept_min_work=2e6, compiled=False), callback=counted)
     with default_options(options):
         ERLPBoostClassifier(nu=0.1, eps=0.02).fit(X, y)
     assert all(s.status == "optimal" for s in seen)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from dualboost import problems
-from dualboost.solvers import AuglagOptions
+from dualboost.solvers import AuglagOptions, NewtonOptions
 from dualboost.solvers.auglag import AuglagState, _without_columns
 
 RNG = np.random.default_rng(7)
@@ -31,7 +31,9 @@ CASES = {
 def solve(model, warm_start=None, removed=None):
     """A certified auglag solve and the names of the stages it went through."""
     stages: list[str] = []
-    options = AuglagOptions(callback=lambda stage: stages.append(stage.name))
+    # the Python stages (the compiled re-solve's warm starts: tests/test_solvers_compiled.py)
+    python = NewtonOptions(compiled=False)
+    options = AuglagOptions(newton=python, callback=lambda stage: stages.append(stage.name))
     solution = model.solve(method="auglag", tol=1e-7, warm_start=warm_start, removed=removed, options=options)
     return solution, stages
 

@@ -58,6 +58,9 @@ class SmoothDualDefaults:
     name: str
     #: whether the model is one of a family indexed by its eta (``with_eta``, ``lp_limit``)
     eta_family: bool = False
+    #: whether D(w) is exactly ``-f*(-U w)`` with ``regularizer`` over a numpy U, on the simplex with
+    #: the max-edge members (the compiled re-solve, docs/architecture.md#compiled-code)
+    conjugate_dual: bool = False
 
     def nonsmooth_reason(self) -> str:
         """Why the dual is not smooth (``""`` when it is): what ``method="auglag"`` says when it refuses."""

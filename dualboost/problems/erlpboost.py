@@ -99,6 +99,8 @@ class EntropyRegularised(ColumnIndependent, MaxEdgeModel):
     regularizer_class: type[ConvexFunction]
     #: ``with_eta`` and ``lp_limit`` below (eta continuation, the LP start at large eta)
     eta_family = True
+    #: D(w) = -f*(-U w) exactly (Model.dual_value_and_grad): the compiled re-solve may evaluate it
+    conjugate_dual = True
 
     def __init__(self, U: ArrayLike, nu: float = 1.0, eta: float = 1.0, d0: ArrayLike | None = None):
         super().__init__(U)

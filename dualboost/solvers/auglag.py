@@ -51,10 +51,12 @@ from numpy.typing import NDArray
 from scipy.optimize import brentq, minimize
 
 from dualboost._threads import single_blas_thread
+from dualboost.solvers import compiled
 from dualboost.solvers.certify import certify
 from dualboost.solvers.contract import LinearProgram, SmoothDual, WDomain, implements
 from dualboost.solvers.highs import HighsState, solve_primal_lp
 from dualboost.solvers.newton import Curvature, DualEvaluator, Point, newton_polish
+from dualboost.solvers.newton import _scale as newton_scale
 from dualboost.solvers.options import AuglagOptions, Stage, options_for
 from dualboost.solvers.solution import Solution
 from dualboost.solvers.state import SolverState, StateDict
@@ -407,6 +409,10 @@ def _solve_on_simplex(
     limit = model.lp_limit() if large and model.n_samples <= options.lp_max_samples else None
     run = _Run(evaluator, target, max_iter, w0, *((state.curvature, state.lp) if state else ()))
     warm = w0 is not None
+    if warm and _compiled_pays(model, evaluator, options):
+        _compiled_start(model, run, options)
+        if run.done:
+            return run.result()
     if warm:
         if limit is not None and _eta(model) > options.lp_first_eta:
             _warm_newton(model, run, options)
@@ -449,6 +455,48 @@ def _warm_start(model, run: _Run, options: AuglagOptions, new: NDArray[np.intp],
     )
     run.took(point, steps, kept)
     run.report(options, "warm_start", steps)
+
+
+def _compiled_pays(model, evaluator: DualEvaluator, options: AuglagOptions) -> bool:
+    """Whether a warm solve starts with the compiled re-solve: where it applies
+    (``compiled.applies``), at eta <= lp_first_eta (above, the LP limit's stages), and while
+    forming a Hessian on every column costs at most ``NewtonOptions.kept_min_work`` multiply-adds,
+    N t^2 (above, the Python path's conjugate-gradient steps with a kept Hessian form fewer: the
+    compiled loop forms one at every step; docs/solvers.md#options-the-compiled-re-solve)."""
+    newton = evaluator.options
+    return (
+        compiled.applies(model, newton.compiled)
+        and _eta(model) <= options.lp_first_eta
+        and model.n_samples * model.n_hypotheses**2 <= newton.kept_min_work
+    )
+
+
+def _compiled_start(model, run: _Run, options: AuglagOptions) -> None:
+    """Stage 0 of a warm solve where the compiled loop applies (``compiled.applies``): a whole Newton
+    re-solve in compiled code (:func:`dualboost.solvers.compiled.resolve`), its w certified here
+    like every other stage's point (``DualEvaluator.point``), and reported as the stage "compiled".
+    Where the certificate misses the target the next stages start from the previous solution as
+    before (``run.w`` unchanged)."""
+    w0 = _normalised(run.w)
+    kept = run.kept if run.kept is not None and run.kept.usable_for(model) else None
+    if kept is not None:  # extended to the new columns and those with weight (their rows at its point)
+        t = model.n_hypotheses
+        face = np.union1d(np.flatnonzero(w0 > 0), np.arange(kept.w.size, t))
+        kept = kept.covering(model, face, with_inverse=False)
+    w, counts, formed = compiled.resolve(model, w0, run.target, None if kept is None else (kept.H, kept.face))
+    if formed is not None:  # the last Hessian formed, at its point: the state kept for the next solve
+        H, face, w_H, d_H = formed
+        kept = Curvature(face, H, Curvature.key_of(model), w_H, d_H, newton_scale(H))
+    evaluator = run.evaluator
+    evaluator.evaluations += counts["evaluations"]
+    evaluator.hessians += counts["hessians"]
+    point = evaluator.point(w, run.target)
+    if point.gap <= run.target:
+        run.took(point, counts["steps"], kept or run.kept)
+        run.report(options, "compiled", counts["steps"])
+    else:
+        run.iterations += counts["steps"]
+        _report(options, "compiled", model, point.gap, counts["steps"])
 
 
 def _warm_newton(model, run: _Run, options: AuglagOptions) -> None:

@@ -189,12 +189,16 @@ class SmoothDual(Certifiable, Protocol):
     * where a warm start's columns are not U's first ones: ``warm_columns(n_previous)`` [the first];
     * an eta family (``eta_family`` [False]): ``parameters()["eta"]`` is its regularisation,
       ``with_eta(eta)`` the same model at another eta (eta continuation) and ``lp_limit()`` the
-      linear program it tends to as eta -> infinity (None: none in memory) [ValueError, None].
+      linear program it tends to as eta -> infinity (None: none in memory) [ValueError, None];
+    * ``conjugate_dual`` [False]: D is exactly ``-f*(-U w)`` with the model's ``regularizer``, U a
+      numpy array and the max-edge members on the simplex (ERLPBoost), so that the compiled re-solve
+      of ``dualboost.solvers.compiled`` may evaluate it itself.
     """
 
     smooth_dual: bool
     warm_points: bool
     eta_family: bool
+    conjugate_dual: bool
     regularizer: Any
 
     def dual_value_and_grad(

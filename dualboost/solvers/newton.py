@@ -313,12 +313,17 @@ class Curvature:
         return None if self._inverse[0] is None else self._inverse
 
     def covering(
-        self, model, face: NDArray[np.intp], ridges: tuple[float, ...] = NewtonOptions.ridges
+        self,
+        model,
+        face: NDArray[np.intp],
+        ridges: tuple[float, ...] = NewtonOptions.ridges,
+        with_inverse: bool = True,
     ) -> Curvature:
         """This Hessian extended to every column of ``face``: the new columns' rows and columns at
         this Hessian's point (``Model.dual_hessian_block``, one pass over U) are appended, and the
-        inverse is extended by their border. Columns of this face that ``face`` lacks stay (the step
-        holds them at 0). ``self`` when nothing is new."""
+        inverse is extended by their border (``with_inverse=False``: not, computed again from H
+        where needed; the compiled re-solve factors H itself). Columns of this face that ``face``
+        lacks stay (the step holds them at 0). ``self`` when nothing is new."""
         new = np.setdiff1d(face, self.face, assume_unique=True)
         if not new.size:
             return self
@@ -330,7 +335,7 @@ class Curvature:
         block = model.dual_hessian_block(w, columns, new, self.d)
         H[:, m:] = block
         H[m:, :m] = block[:m].T
-        inverse = self.inverse(ridges)
+        inverse = self.inverse(ridges) if with_inverse else None
         if inverse is not None:  # (None when the border overflowed: computed anew from H if needed)
             bordered = _bordered_inverse(inverse[0], inverse[1], self.shifted(H), m)
             inverse = None if bordered is None else (bordered, inverse[1])

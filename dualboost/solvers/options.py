@@ -120,9 +120,17 @@ class NewtonOptions(_Options):
     #: weights below this fraction of their sum do not stop a first trial at a breakpoint
     #: (docs/solvers.md#options-breakpoints)
     negligible_weight: float = _field(1e-12, float, 0.0)
+    #: a warm re-solve of ERLPBoost's dual by the compiled Newton loop (``dualboost.solvers.compiled``,
+    #: docs/architecture.md#compiled-code) before the Python stages, whose certificate decides: "auto"
+    #: where the compiled module is built, True the same (warning once per process where it is not),
+    #: False the Python path only
+    compiled: bool | str = "auto"
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        auto = isinstance(self.compiled, str) and self.compiled == "auto"
+        if not (isinstance(self.compiled, bool) or auto):
+            raise ValueError(f"NewtonOptions.compiled must be True, False or 'auto'; got {self.compiled!r}")
         ridges = self.ridges
         if not isinstance(ridges, tuple) or not ridges:
             raise ValueError(f"NewtonOptions.ridges must be a non-empty tuple of numbers > 0; got {ridges!r}")

@@ -1,0 +1,528 @@
+# cython: language_level=3
+"""A whole re-solve of ERLPBoost's smooth dual in one call (docs/architecture.md#compiled-code).
+
+The dual ([KG] Eq. 3.10 with psi eliminated, docs/math.md#capped-softmax) is
+``D(w) = -f*(-U w)`` for the capped relative entropy ``f = (1/eta) Delta(., d0)`` on
+``{d : sum d = 1, d <= 1/nu}``, maximised over the simplex. At each point:
+
+* the capped softmax ``d = argmax`` ([SS] Lemma 16): ``d_n = min(1/nu, xi d0_n e^{-eta (U w)_n})``,
+  its capped set found by a fixpoint (every coordinate over the cap at the current xi is capped, xi
+  recomputed; capping raises xi, so the set only grows and stops at Lemma 16's), in the log domain
+  relative to the largest free log-weight (no underflow at eta = 1e6);
+* ``D(w) = w^T g + f(d)`` with ``g = U^T d`` (the gradient, docs/math.md#erratum-kg-7), ``f(d)`` from
+  the log-scale as ``dualboost.conjugates.CappedRelativeEntropy.conjugate_and_grad`` does at eta >= 1;
+* the Hessian on the face S of positive (and entering) weights in the low-rank form of
+  ``dualboost.conjugates.traits.LowRankHessian``: ``H = -eta (B^T B - a a^T / sum s)`` with
+  ``s`` = d off the capped set, ``B = diag(sqrt s) U_S`` (BLAS dsyrk), ``a = U_S^T s``;
+* the Newton step ``(r I - H) x = g_S - mu 1``, ``sum x = 0`` by a Cholesky factor (LAPACK dpotrf,
+  dpotrs; the ridge r the smallest of 1e-12, 1e-10, ... times ``max |H_ii|`` that factors);
+  entering columns a step would push below 0 leave the face and the step is recomputed; the
+  Hessian (the caller's kept one, from an earlier solve, at first) is kept for the next step (a
+  chord step) while each step cuts the gap fourfold at full length (CHORD_RATE), and formed anew
+  at the current point otherwise, or where a column without a row in it enters, or where the kept
+  one gives no ascent; the last one formed is returned with its point, for the next solve;
+* a backtracking (Armijo) line search on D along the step clipped at the first weight that reaches
+  0, which then leaves the face;
+* the stop: the gap of the pair ``(d(w), w)``, ``max_q g_q - w^T g`` (the max-edge models' primal
+  ``P(d) = max_q (U^T d)_q + f(d)`` minus ``D(w)``), relative to ``max(1, |P|)``, at most ``tol``.
+
+The caller (``dualboost.solvers.compiled``) certifies the returned w with the library's own
+certificate; this module's gap only decides when to stop.
+"""
+
+import numpy as np
+
+cimport cython
+from libc.math cimport exp, fabs, log, sqrt, INFINITY
+from libc.stdlib cimport free, malloc
+from scipy.linalg.cython_blas cimport ddot, dgemv, dsyrk
+from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
+
+
+#: the largest first-order change of a log-weight eta (U x)_n that a first trial may make, at first,
+#: and its bounds (NewtonOptions.radius, radius_min, radius_max; docs/solvers.md#step-length)
+cdef double RADIUS = 4.0, RADIUS_MIN = 0.25, RADIUS_MAX = 1e3
+#: a step with an older Hessian (a chord step) is followed by another while it cut the gap by this
+#: factor at full length; else the Hessian is formed anew at the next point
+cdef double CHORD_RATE = 0.25
+
+
+cdef struct Problem:
+    const double* U      # N x t, column-major (U[n + N j])
+    const double* log_d0
+    double* lw           # scratch: the log-weights (N), their order (N), their suffix sums (N + 1)
+    int* idx
+    double* suffix
+    int N
+    int t
+    double eta
+    double nu
+
+
+cdef void _select_largest(const double* lw, int* idx, int N, int K) noexcept nogil:
+    """Reorders ``idx`` (0..N-1) so that its first K entries index the K largest ``lw`` (quickselect,
+    O(N) expected), then sorts those K in descending order of lw (insertion into a heap-free merge:
+    a shell sort, O(K^1.3))."""
+    cdef int lo = 0, hi = N - 1, i, j, tmp, gap
+    cdef double pivot
+    while lo < hi:
+        pivot = lw[idx[(lo + hi) // 2]]
+        i, j = lo, hi
+        while i <= j:
+            while lw[idx[i]] > pivot:
+                i += 1
+            while lw[idx[j]] < pivot:
+                j -= 1
+            if i <= j:
+                tmp = idx[i]; idx[i] = idx[j]; idx[j] = tmp
+                i += 1
+                j -= 1
+        if K - 1 <= j:
+            hi = j
+        elif K - 1 >= i:
+            lo = i
+        else:
+            break
+    gap = 1
+    while gap < K // 3:
+        gap = 3 * gap + 1
+    while gap >= 1:
+        for i in range(gap, K):
+            tmp = idx[i]
+            j = i
+            while j >= gap and lw[idx[j - gap]] < lw[tmp]:
+                idx[j] = idx[j - gap]
+                j -= gap
+            idx[j] = tmp
+        gap //= 3
+
+
+cdef inline double _logaddexp(double a, double b) noexcept nogil:
+    if a == -INFINITY:
+        return b
+    if b == -INFINITY:
+        return a
+    if a > b:
+        return a + log(1.0 + exp(b - a))
+    return b + log(1.0 + exp(a - b))
+
+
+cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double* g,
+                      unsigned char* capped) noexcept nogil:
+    """m = U w, d = the capped softmax at theta = -m, g = U^T d; returns D(w) (the caller's
+    buffers; ``capped[n]`` 1 where d_n is at the cap).
+
+    The capped softmax as ``dualboost.conjugates.projections.capped_softmax`` computes it ([SS]
+    Lemma 16): the plain softmax where no weight reaches the cap; else the K = floor(nu) + 1 largest
+    log-weights in descending order, and the first i at which ``xi_i weight_i <= cap`` with
+    ``xi_i = (1 - i/nu) / (sum of the weights below the i largest)``, in the log domain."""
+    cdef int N = p.N, t = p.t, inc = 1, n, i, K, chosen
+    cdef double one = 1.0, zero = 0.0, cap = 1.0 / p.nu, log_cap = log(cap)
+    cdef double top = -INFINITY, total = 0.0, mass, log_xi, lw = 0.0, shift = 0.0, value, ncap = 0.0, ref, rest, log_rest
+    cdef double* lws = p.lw
+    cdef char trans_n = b'N', trans_t = b'T'
+    dgemv(&trans_n, &N, &t, &one, <double*>p.U, &N, <double*>w, &inc, &zero, m, &inc)
+    for n in range(N):
+        capped[n] = 0
+        lws[n] = p.log_d0[n] - p.eta * m[n]
+        if lws[n] > top:
+            top = lws[n]
+    for n in range(N):
+        lws[n] -= top  # relative to the largest (<= 0), as capped_softmax scales the weights
+        total += exp(lws[n])
+    log_xi = -log(total)  # relative to top too: d_n = min(cap, exp(log_xi + lws[n]))
+    if p.nu != 1.0 and total * cap < 1.0:  # the largest weight exceeds the cap
+        K = <int>p.nu
+        if K > N - 1:
+            K = N - 1
+        K += 1
+        for n in range(N):
+            p.idx[n] = n
+        _select_largest(lws, p.idx, N, K)
+        ref = lws[p.idx[K - 1]]
+        rest = 0.0
+        for n in range(K, N):
+            rest += exp(lws[p.idx[n]] - ref)
+        log_rest = log(rest) + ref if rest > 0.0 else -INFINITY
+        # suffix[i] = log of the sum of every weight below the i largest, kept in p.suffix
+        p.suffix[K] = log_rest
+        for i in range(K - 1, -1, -1):
+            p.suffix[i] = _logaddexp(lws[p.idx[i]], p.suffix[i + 1])
+        chosen = K - 1
+        for i in range(K):
+            mass = 1.0 - i * cap
+            if mass <= 0.0:
+                chosen = i
+                break
+            if log(mass) - p.suffix[i] + lws[p.idx[i]] <= log_cap + 1e-12:
+                chosen = i
+                break
+        for i in range(chosen):
+            capped[p.idx[i]] = 1
+        ncap = chosen
+        mass = 1.0 - ncap * cap
+        if mass > 0.0:  # the scale relative to the chosen weight (exact near it, as capped_softmax's
+            shift = lws[p.idx[chosen]]  # log domain; the suffix above only chose i)
+            total = rest * exp(ref - shift)
+            for i in range(chosen, K):
+                total += exp(lws[p.idx[i]] - shift)
+            log_xi = log(mass) - log(total)
+        else:
+            log_xi = -INFINITY
+    for n in range(N):
+        if capped[n]:
+            d[n] = cap
+        elif log_xi == -INFINITY:
+            d[n] = 0.0
+        else:
+            lw = log_xi + (lws[n] - shift)
+            d[n] = exp(lw if lw < log_cap else log_cap)
+    dgemv(&trans_t, &N, &t, &one, <double*>p.U, &N, d, &inc, &zero, g, &inc)
+    # f*(theta) at eta >= 1 from the log-scale (CappedRelativeEntropy.conjugate_and_grad): with
+    # theta = -m, f* = -(1 - |C|/nu) log_xi / eta + cap sum_C (theta_n - (log cap - log d0_n) / eta)
+    mass = 1.0 - ncap * cap
+    value = -mass * ((log_xi - shift) - top) / p.eta if mass > 0.0 else 0.0
+    if ncap > 0.0:
+        for n in range(N):
+            if capped[n]:
+                value += cap * (-m[n] - (log_cap - p.log_d0[n]) / p.eta)
+    return -value
+
+
+cdef double _gap(const double* w, const double* g, int t, double value) noexcept nogil:
+    """The relative gap of (d(w), w): (max g - w^T g) / max(1, |P|), P = D + max g - w^T g."""
+    cdef int j
+    cdef double best = -INFINITY, wg = 0.0, primal
+    for j in range(t):
+        if g[j] > best:
+            best = g[j]
+        wg += w[j] * g[j]
+    primal = value + best - wg
+    return (best - wg) / (fabs(primal) if fabs(primal) > 1.0 else 1.0)
+
+
+cdef int _candidates(const double* w, const double* g, double wg, int t, int* face) noexcept nogil:
+    """The candidate face: positive weights, and zero weights with ``g_j > w^T g``; its size."""
+    cdef int j, k = 0
+    for j in range(t):
+        if w[j] > 0.0 or g[j] > wg:
+            face[k] = j
+            k += 1
+    return k
+
+
+cdef void _form(Problem* p, const double* d, const unsigned char* capped, const int* face, int k,
+                double* B, double* full, int* pos, double* sq, double* a) noexcept nogil:
+    """``full = -H`` on the columns ``face`` at d (lower triangle, k x k with ld t), and ``pos[j]``
+    the row of column j in it (-1 for the others): ``eta (B^T B - a a^T / sum s)`` with
+    ``B = diag(sqrt s) U_S`` over the rows with ``s_n > 1e-17 max s`` (d_n off the cap; the rows
+    that count, as Model._curvature takes them) by BLAS dsyrk, ``a = U_S^T s``."""
+    cdef int N = p.N, t = p.t, rows = 0, i, j, n
+    cdef double s_sum = 0.0, s_max = 0.0, zero = 0.0, acc
+    cdef char uplo = b'L', trans_t = b'T'
+    for j in range(t):
+        pos[j] = -1
+    for i in range(k):
+        pos[face[i]] = i
+    for n in range(N):
+        if not capped[n] and d[n] > s_max:
+            s_max = d[n]
+    for n in range(N):
+        if not capped[n] and d[n] > 1e-17 * s_max:
+            sq[rows] = sqrt(d[n])
+            s_sum += d[n]
+            for i in range(k):
+                B[rows + N * i] = sq[rows] * p.U[n + N * face[i]]
+            rows += 1
+    for i in range(k):
+        acc = 0.0
+        for n in range(rows):
+            acc += sq[n] * B[n + N * i]
+        a[i] = acc
+    if rows > 0:
+        dsyrk(&uplo, &trans_t, &k, &rows, &p.eta, B, &N, &zero, full, &t)
+    else:
+        for j in range(k):
+            for i in range(j, k):
+                full[i + t * j] = 0.0
+    if s_sum > 0.0:
+        for j in range(k):
+            for i in range(j, k):
+                full[i + t * j] -= p.eta * a[i] * a[j] / s_sum
+
+
+cdef int _direction(Problem* p, const double* w, const double* g, const int* face, int k,
+                    double* x, unsigned char* out, const double* full, const int* pos,
+                    double* F, double* R, int* sub) noexcept nogil:
+    """The Newton direction x (length t, 0 off the face) at w with the matrix ``full`` (``-H`` at the
+    point where it was formed, rows ``pos``): ``(r I + full) x = g - mu 1`` on the candidate face
+    ``face`` (every column of which has a row in ``full``), ``sum x = 0``, by a Cholesky factor
+    (LAPACK dpotrf/dpotrs; the ridge r the smallest of 1e-12, 1e-10, ... times ``max full_ii`` that
+    factors). Entering columns (weight 0) whose step is negative leave the face and the step is
+    solved again on the sub-face. Returns the face's size (0: no direction)."""
+    cdef int t = p.t, kk, i, j, info, two = 2, dropped, pi, pj
+    cdef double scale = 1.0, ridge, mu, y2sum, y1sum
+    cdef char uplo = b'L'
+    for j in range(t):
+        out[j] = 0
+        x[j] = 0.0
+    for i in range(k):
+        pi = pos[face[i]]
+        if fabs(full[pi + t * pi]) > scale:
+            scale = fabs(full[pi + t * pi])
+    while True:
+        kk = 0
+        for i in range(k):
+            if not out[face[i]]:
+                sub[kk] = pos[face[i]]
+                kk += 1
+        if kk == 0:
+            return 0
+        ridge = 1e-12 * scale
+        while True:
+            for j in range(kk):
+                for i in range(j, kk):
+                    pi, pj = sub[i], sub[j]
+                    F[i + kk * j] = full[pi + t * pj] if pi >= pj else full[pj + t * pi]
+                F[j + kk * j] += ridge
+            dpotrf(&uplo, &kk, F, &kk, &info)
+            if info == 0:
+                break
+            ridge *= 100.0
+            if ridge > 1e-2 * scale:
+                return 0
+        kk = 0
+        for i in range(k):
+            if not out[face[i]]:
+                sub[kk] = face[i]  # from here on: the sub-face's columns, in the factor's order
+                R[kk] = g[face[i]]
+                kk += 1
+        for i in range(kk):
+            R[i + kk] = 1.0
+        dpotrs(&uplo, &kk, &two, F, &kk, R, &kk, &info)
+        if info != 0:
+            return 0
+        y1sum = 0.0
+        y2sum = 0.0
+        for i in range(kk):
+            y1sum += R[i]
+            y2sum += R[i + kk]
+        mu = y1sum / y2sum
+        dropped = 0
+        for i in range(kk):
+            j = sub[i]
+            x[j] = R[i] - mu * R[i + kk]
+            if w[j] <= 0.0 and x[j] < 0.0:
+                out[j] = 1
+                dropped = 1
+        if not dropped:
+            return kk
+        for j in range(t):
+            x[j] = 0.0
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def solve(
+    const double[::1, :] U,
+    const double[::1] log_d0,
+    double nu,
+    double eta,
+    const double[::1] w0,
+    double tol,
+    int max_steps,
+    kept_H=None,
+    kept_face=None,
+):
+    """Newton on the simplex from ``w0`` until the gap of ``(d(w), w)`` is at most ``tol``.
+
+    Parameters
+    ----------
+    U : (N, t) float64, Fortran order
+        The edge matrix.
+    log_d0 : (N,) float64
+        ``ln d0``, finite.
+    nu, eta : float
+        The cap 1/nu (nu in [1, N]) and the regularisation (eta >= 1).
+    w0 : (t,) float64
+        The start, on the simplex.
+    tol : float
+        The relative gap at which to stop.
+    max_steps : int
+        At most this many Newton steps.
+    kept_H : (k, k) float64, optional
+        A Hessian of D formed earlier on the columns ``kept_face`` (``newton.Curvature.H``): the
+        first steps are chord steps with it, until one does not cut the gap fourfold.
+    kept_face : (k,) int, optional
+        Its columns, distinct indices below t.
+
+    Returns
+    -------
+    tuple
+        ``(w, d, g, value, gap, steps, hessians, evaluations, H, face, w_H, d_H)``: the last point,
+        ``d(w)``, ``g = U^T d``, ``D(w)``, this module's gap there (not a certificate), the counts,
+        and the last Hessian formed here with its columns and its point (None, None, None, None
+        where none was formed).
+    """
+    cdef int N = U.shape[0], t = U.shape[1]
+    if log_d0.shape[0] != N or w0.shape[0] != t or N < 1 or t < 1:
+        raise ValueError("U must be non-empty, log_d0 have U.shape[0] entries and w0 U.shape[1]")
+    cdef Problem p
+    p.U = &U[0, 0]
+    p.log_d0 = &log_d0[0]
+    p.N, p.t, p.eta, p.nu = N, t, eta, nu
+    cdef double[::1] lw_scratch = np.empty(N), suffix_scratch = np.empty(N + 1)
+    cdef int[::1] idx_scratch = np.empty(N, dtype=np.int32)
+    p.lw, p.suffix, p.idx = &lw_scratch[0], &suffix_scratch[0], &idx_scratch[0]
+    cdef double[::1] w = np.array(w0, dtype=np.float64), d = np.empty(N), g = np.empty(t)
+    cdef double[::1] wt = np.empty(t), dt = np.empty(N), gt = np.empty(t), m = np.empty(N)
+    cdef double[::1] x = np.empty(t), sq = np.empty(N), a = np.empty(t)
+    cdef double[::1] B = np.empty(N * t), full = np.empty(t * t), F = np.empty(t * t), R = np.empty(2 * t)
+    cdef unsigned char[::1] capped = np.empty(N, dtype=np.uint8), capped_t = np.empty(N, dtype=np.uint8)
+    cdef unsigned char[::1] out = np.empty(t, dtype=np.uint8)
+    cdef int[::1] face = np.empty(t, dtype=np.int32), pos = np.full(t, -1, dtype=np.int32)
+    cdef int[::1] sub = np.empty(t, dtype=np.int32)
+    cdef int steps = 0, hessians = 0, evaluations = 1, k, j, blocking, halvings, accepted, swapped = 0
+    cdef double value, gap, wg, alpha, alpha_max, slope, trial, trial_gap, total, spread
+    cdef double one = 1.0, zero = 0.0, radius = RADIUS
+    cdef int inc = 1, n, limited, stale = 1, fresh = 0, formed_k = 0, i
+    cdef double[::1] w_formed = np.empty(t), d_formed = np.empty(N)
+    cdef int[::1] face_formed = np.empty(t, dtype=np.int32)
+    cdef const double[:, :] H0
+    cdef const int[::1] F0
+    cdef int k0
+    if kept_H is not None:
+        H0 = np.asarray(kept_H, dtype=np.float64)
+        face0 = np.ascontiguousarray(kept_face, dtype=np.int32)
+        F0 = face0
+        k0 = face0.shape[0]
+        if H0.shape[0] != k0 or H0.shape[1] != k0 or (k0 and (face0.min() < 0 or face0.max() >= t)):
+            raise ValueError("kept_H must be k x k for kept_face's k distinct columns of U")
+        if np.unique(face0).size != k0:
+            raise ValueError("kept_face must list distinct columns")
+        for j in range(k0):
+            pos[F0[j]] = j
+            for i in range(j, k0):
+                full[i + t * j] = -H0[i, j]
+        stale = 0 if k0 else 1
+    cdef char trans_n = b'N'
+    cdef double *pw = &w[0]
+    cdef double *pwt = &wt[0]
+    cdef double *pd = &d[0]
+    cdef double *pdt = &dt[0]
+    cdef double *pg = &g[0]
+    cdef double *pgt = &gt[0]
+    cdef double *swap
+    cdef unsigned char *pc = &capped[0]
+    cdef unsigned char *pct = &capped_t[0]
+    cdef unsigned char *cswap
+    with nogil:
+        value = _evaluate(&p, pw, &m[0], pd, pg, pc)
+        gap = _gap(pw, pg, t, value)
+        while gap > tol and steps < max_steps:
+            wg = 0.0
+            for j in range(t):
+                wg += pw[j] * pg[j]
+            k = _candidates(pw, pg, wg, t, &face[0])
+            if k == 0:
+                break
+            if not stale:  # every candidate has a row in the kept matrix?
+                for j in range(k):
+                    if pos[face[j]] < 0:
+                        stale = 1
+                        break
+            if stale:  # -H formed anew at this point
+                _form(&p, pd, pc, &face[0], k, &B[0], &full[0], &pos[0], &sq[0], &a[0])
+                hessians += 1
+                formed_k = k
+                for j in range(k):
+                    face_formed[j] = face[j]
+                for j in range(t):
+                    w_formed[j] = pw[j]
+                for n in range(N):
+                    d_formed[n] = pd[n]
+                stale = 0
+                fresh = 1
+            else:
+                fresh = 0
+            k = _direction(&p, pw, pg, &face[0], k, &x[0], &out[0], &full[0], &pos[0], &F[0], &R[0],
+                           &sub[0])
+            if k == 0 and not fresh:  # the kept matrix gave no direction: form it here and retry
+                stale = 1
+                continue
+            if k == 0:
+                break
+            slope = 0.0
+            alpha_max = INFINITY
+            blocking = -1
+            for j in range(t):
+                slope += pg[j] * x[j]
+                if x[j] < 0.0 and pw[j] / -x[j] < alpha_max:
+                    alpha_max = pw[j] / -x[j]
+                    blocking = j
+            if not slope > 0.0:  # no ascent: with the kept matrix, form the Hessian here and retry
+                if fresh:
+                    break
+                stale = 1
+                continue
+            steps += 1
+            alpha = 1.0 if alpha_max > 1.0 else alpha_max
+            # the trust radius (docs/solvers.md#step-length): the first trial moves no log d_n by
+            # more than RADIUS, i.e. eta max_n |(U x)_n| alpha <= RADIUS
+            dgemv(&trans_n, &N, &t, &one, <double*>p.U, &N, &x[0], &inc, &zero, &m[0], &inc)
+            spread = 0.0
+            for n in range(N):
+                if fabs(m[n]) > spread:
+                    spread = fabs(m[n])
+            spread *= eta
+            limited = alpha * spread > radius
+            if limited:
+                alpha = radius / spread
+            accepted = 0
+            for halvings in range(40):
+                total = 0.0
+                for j in range(t):
+                    pwt[j] = pw[j] + alpha * x[j]
+                    if pwt[j] < 0.0 or (j == blocking and alpha == alpha_max):
+                        pwt[j] = 0.0
+                    total += pwt[j]
+                for j in range(t):
+                    pwt[j] /= total
+                trial = _evaluate(&p, pwt, &m[0], pdt, pgt, pct)
+                evaluations += 1
+                trial_gap = _gap(pwt, pgt, t, trial)
+                if trial >= value + 1e-4 * alpha * slope or (
+                    trial >= value - 1e-15 * fabs(value) and trial_gap < gap
+                ):
+                    accepted = 1
+                    break
+                alpha *= 0.5
+            if not accepted:
+                if fresh:
+                    break
+                stale = 1  # a kept matrix's direction: form the Hessian here and try again
+                continue
+            # chord steps (the kept matrix) go on while each cuts the gap fourfold at full length
+            if halvings > 0 or trial_gap > CHORD_RATE * gap:
+                stale = 1
+            # the radius grows after a full trial that it limited, and shrinks to what a halved one moved
+            if halvings == 0 and limited:
+                radius = 4.0 * radius if 4.0 * radius < RADIUS_MAX else RADIUS_MAX
+            elif halvings > 0:
+                radius = alpha * spread if alpha * spread > RADIUS_MIN else RADIUS_MIN
+            swap = pw; pw = pwt; pwt = swap
+            swap = pd; pd = pdt; pdt = swap
+            swap = pg; pg = pgt; pgt = swap
+            cswap = pc; pc = pct; pct = cswap
+            swapped = 1 - swapped
+            value, gap = trial, trial_gap
+    kept = (None, None, None, None)
+    if formed_k:  # H = -full on the columns formed, symmetric
+        lower = np.tril(np.asarray(full).reshape((t, t), order="F")[:formed_k, :formed_k])
+        H = -(lower + np.tril(lower, -1).T)
+        kept = (H, np.asarray(face_formed)[:formed_k].astype(np.intp), np.asarray(w_formed),
+                np.asarray(d_formed))
+    if swapped:
+        return (np.asarray(wt), np.asarray(dt), np.asarray(gt), value, gap, steps, hessians, evaluations,
+                *kept)
+    return np.asarray(w), np.asarray(d), np.asarray(g), value, gap, steps, hessians, evaluations, *kept

@@ -1,0 +1,135 @@
+"""The compiled warm re-solve of ERLPBoost's dual (docs/architecture.md#compiled-code).
+
+``dualboost/solvers/_capped_newton.pyx`` runs a whole Newton re-solve of the capped-entropy dual
+``D(w) = -f*(-U w)`` ([KG] Eq. 3.10, docs/math.md#capped-softmax) on the simplex in one call:
+capped softmax by log-sum-exp, the Hessian in the low-rank form of
+:class:`~dualboost.conjugates.traits.LowRankHessian` (BLAS dsyrk), Cholesky steps (LAPACK), a
+backtracking line search within a trust radius (docs/solvers.md#step-length) and the active set.
+It applies to :class:`~dualboost.conjugates.CappedRelativeEntropy` with eta >= 1 (where the library
+evaluates f* from the projection's scale, as the compiled loop does) and a positive prior.
+
+Nothing it reports is trusted: :func:`resolve` returns only its w, which ``method="auglag"``
+certifies with the library's own certificate (``newton.certified_point``, then
+``certify.certify``), and falls back to the Python stages (the reference path,
+:mod:`dualboost.solvers.newton`) where that certificate misses the target. Without the built module
+(a source tree never compiled) :func:`available` is False and the Python path runs;
+``NewtonOptions(compiled=True)`` then warns once per process.
+"""
+
+from __future__ import annotations
+
+import warnings
+from functools import cache
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dualboost.conjugates import CappedRelativeEntropy
+from dualboost.solvers.contract import WDomain
+
+try:  # the extension module is built by setup.py; a source tree without it runs the Python path
+    from dualboost.solvers import _capped_newton
+except ImportError:  # pragma: no cover - depends on the build
+    _capped_newton = None
+
+__all__ = ["available", "applies", "resolve"]
+
+#: Newton steps one compiled re-solve may take before the Python stages take over
+MAX_STEPS = 50
+
+
+def available() -> bool:
+    """Whether the compiled module is built (importable).
+
+    Returns
+    -------
+    bool
+    """
+    return _capped_newton is not None
+
+
+@cache
+def _warn_missing() -> None:
+    warnings.warn(
+        "NewtonOptions(compiled=True): dualboost.solvers._capped_newton is not built (run "
+        "`python -m pip install -e .` or `python setup.py build_ext --inplace`); the Python path runs",
+        RuntimeWarning,
+        stacklevel=4,
+    )
+
+
+def applies(model, compiled: bool | str) -> bool:
+    """Whether a re-solve of ``model`` goes through the compiled loop under the option ``compiled``
+    (``NewtonOptions.compiled``).
+
+    Parameters
+    ----------
+    model : Model
+        The subproblem (a :class:`~dualboost.solvers.contract.SmoothDual`).
+    compiled : bool or "auto"
+        ``NewtonOptions.compiled``.
+
+    Returns
+    -------
+    bool
+        True for a model whose dual is ``-f*(-U w)`` on the simplex (``SmoothDual.conjugate_dual``)
+        with the capped relative entropy at eta >= 1, a positive prior and a float64 U, with the
+        option on and the module built.
+    """
+    if compiled is False:
+        return False
+    if not available():
+        if compiled is True:
+            _warn_missing()
+        return False
+    if not (model.conjugate_dual and model.w_domain is WDomain.SIMPLEX):
+        return False
+    reg = model.regularizer
+    return (
+        type(reg) is CappedRelativeEntropy
+        and reg.eta >= 1.0
+        and bool(np.all(reg.d0 > 0.0))
+        and isinstance(model.U, np.ndarray)
+        and model.U.dtype == np.float64
+    )
+
+
+def resolve(
+    model,
+    w0: NDArray[np.float64],
+    target: float,
+    kept: tuple[NDArray[np.float64], NDArray[np.intp]] | None = None,
+) -> tuple[NDArray[np.float64], dict[str, int], tuple | None]:
+    """The compiled Newton loop from ``w0`` to the relative gap ``target`` (or :data:`MAX_STEPS`).
+
+    Parameters
+    ----------
+    model : Model
+        A model for which :func:`applies` is True.
+    w0 : ndarray of shape (t,)
+        The start, on the simplex.
+    target : float
+        The relative gap at which the loop stops (its own estimate; the caller certifies).
+    kept : (H, face), optional
+        A Hessian of D formed earlier on the columns ``face`` (``newton.Curvature``): the first
+        steps are chord steps with it, while each cuts the gap fourfold.
+
+    Returns
+    -------
+    w : ndarray of shape (t,)
+        The last point, on the simplex.
+    counts : dict
+        ``steps``, ``hessians`` and ``evaluations`` made.
+    formed : (H, face, w, d) or None
+        The last Hessian formed in the loop, its columns and its point; None where none was.
+    """
+    reg = model.regularizer
+    U = model.U if model.U.flags.f_contiguous else np.asfortranarray(model.U)
+    w0 = np.ascontiguousarray(w0, dtype=np.float64)
+    log_d0 = np.log(reg.d0)  # (positive: applies() checked it)
+    H, face = kept if kept is not None else (None, None)
+    w, _, _, _, _, steps, hessians, evaluations, *formed = _capped_newton.solve(
+        U, log_d0, float(reg.nu), float(reg.eta), w0, float(target), MAX_STEPS, H, face
+    )
+    counts = {"steps": steps, "hessians": hessians, "evaluations": evaluations}
+    return w, counts, None if formed[0] is None else tuple(formed)
