@@ -81,7 +81,27 @@ FAMILIES = (
 
 @dataclass
 class VerifyRow:
-    """One line of the verification table."""
+    """One line of the verification table.
+
+    Parameters
+    ----------
+    model, instance, method, side : str
+        What was solved, and how.
+    primal_value, dual_value : float
+        The certified values, recomputed by the model from d and w.
+    gap : float
+        The relative duality gap.
+    map_error : float
+        ``||d_from_w(w) - d||_inf``.
+    time : float
+        Seconds.
+    status : str
+        The solution's status.
+    passed : bool
+        Whether every check met its tolerance (:data:`GAP_TOL`, :data:`MAP_TOL`).
+    reason : str
+        Why a check failed (empty when it passed).
+    """
 
     model: str
     instance: str
@@ -110,7 +130,18 @@ def _softboost(U: np.ndarray, nu: float) -> SoftBoost:
 
 def extreme_instances(seed: int = 0) -> dict[str, list[Callable[[], Model]]]:
     """Harder instances at the thesis's extremes (eta up to 10^6, nu = N - 1, N = 2000): the
-    conic solvers are expected to fail on some of them, and the certificate says where."""
+    conic solvers are expected to fail on some of them, and the certificate says where.
+
+    Parameters
+    ----------
+    seed : int, default 0
+        The seed of the random edge matrices.
+
+    Returns
+    -------
+    dict of str to list of callable
+        For each family of :data:`FAMILIES`, factories of its models (built lazily, in order).
+    """
     big = random_edge_matrix(2000, 30, seed + 3, binary=True)
     W = random_edge_matrix(200, 20, seed + 4, binary=True)
     return {
@@ -136,7 +167,18 @@ def extreme_instances(seed: int = 0) -> dict[str, list[Callable[[], Model]]]:
 
 
 def default_instances(seed: int = 0) -> dict[str, list[Callable[[], Model]]]:
-    """The built-in instances of each family, as factories (built lazily, in order)."""
+    """The built-in instances of each family, as factories (built lazily, in order).
+
+    Parameters
+    ----------
+    seed : int, default 0
+        The seed of the random edge matrices.
+
+    Returns
+    -------
+    dict of str to list of callable
+        For each family of :data:`FAMILIES`, factories of its models.
+    """
     U = random_edge_matrix(40, 8, seed)
     V = random_edge_matrix(60, 10, seed + 1)
     S = random_edge_matrix(60, 10, seed + 2, binary=True)  # +-1 entries, as stumps give
@@ -216,8 +258,26 @@ def run_verify(
     extreme: bool = False,
 ) -> Iterator[VerifyRow]:
     """Yield one :class:`VerifyRow` per (family, instance, method, side) where the method applies
-    (:func:`applies`); ``extreme`` uses :func:`extreme_instances` instead of
-    :func:`default_instances`."""
+    (:func:`applies`): what ``dualboost verify`` prints.
+
+    Parameters
+    ----------
+    families : iterable of str, default all of FAMILIES
+        The model families (:data:`FAMILIES`).
+    methods : iterable of str, default all of METHODS
+        The methods (``"clarabel"``, ``"ecos"``, ``"scs"``, ``"auglag"``, ``"highs"``).
+    sides : iterable of str, default ("primal", "dual")
+        The sides each method solves.
+    seed : int, default 0
+        The seed of the instances.
+    extreme : bool, default False
+        Use :func:`extreme_instances` instead of :func:`default_instances`.
+
+    Yields
+    ------
+    VerifyRow
+        The certified values, the gap, the map error and the time of one solve.
+    """
     families, methods, sides = list(families), list(methods), list(sides)
     for name, allowed, kind in (
         (families, FAMILIES, "model"),

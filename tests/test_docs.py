@@ -76,6 +76,8 @@ def commands(code: str, console: bool) -> tuple[list[str], list[str]]:
                 not_run.append(f"{command} (installs the package, which is installed)")
             elif re.match(r"((python -m )?pytest|(bash )?\.?/?\.ci/)", command):
                 not_run.append(f"{command} (runs the test suite, and so this test again)")
+            elif re.match(r"python -m sphinx\b", command):
+                not_run.append(f"{command} (tests/test_docs_site.py builds the site, once)")
             elif example and (ROOT / example[1]).is_file():
                 not_run.append(f"{command} (tests/test_examples.py runs every example, once)")
             else:
@@ -159,6 +161,44 @@ def test_the_output_check_tells_a_stale_quote():
     stale = output_mismatch("  parameters: eps = 0.01, tol = 0.00125\n  time: 0.2 s (oracle 1 s)", printed)
     assert stale is not None and "tol = 0.00125" in stale
     assert output_mismatch("  parameters: eps = 0.01, tol = 0.0025", printed) is not None  # a line missing
+
+
+def untagged_outputs(page: Path) -> list[int]:
+    """The lines of the ```text blocks of ``page`` that come right after a block that runs (nothing but
+    blank lines between) without the ``output`` tag: a quote of what that block prints, unchecked."""
+    lines, found = page.read_text().splitlines(), []
+    blocks = fenced_blocks(page)
+    for (_, before, _), (line, language, _) in zip(blocks, blocks[1:], strict=False):
+        if language != "text" or before not in PYTHON | SHELL or lines[line - 1].split()[1:] == ["output"]:
+            continue
+        closing = next(k for k in range(line - 2, -1, -1) if lines[k].strip())  # the line above, 0-based
+        if lines[closing].strip() == "```":
+            found.append(line)
+    return found
+
+
+def test_output_right_after_a_block_is_checked():
+    """Every output quoted right below the block that prints it is a ```text output block, so that
+    :func:`test_quoted_output_is_what_the_block_before_prints` checks it."""
+    found = [f"{page.name}:{line}" for page in PAGES for line in untagged_outputs(page)]
+    assert not found, "```text blocks right after a block that runs, not tagged `output`: " + ", ".join(found)
+
+
+def test_boosting_page_lists_every_algorithm_of_the_command_line():
+    """docs/boosting.md section 1 lists the algorithms that ``dualboost boost --algorithm`` takes, with
+    their number (its list once named 7 of 14), and the page's first paragraph gives the same count."""
+    from dualboost.cli_names import ALGORITHMS  # the choices of --algorithm
+
+    page = (ROOT / "docs" / "boosting.md").read_text()
+    choices = ALGORITHMS
+    listed = re.search(r"`--algorithm` \((\d+): (.*?)\), `--oracle`", page, re.S)
+    assert listed, "docs/boosting.md no longer lists the --algorithm choices"
+    names = set(re.findall(r"\b[a-z][a-z_]*[a-z]\b", listed.group(2))) & set(choices)
+    assert int(listed.group(1)) == len(choices) and names == set(choices), (
+        f"docs/boosting.md lists {listed.group(1)} algorithms; dualboost boost takes {len(choices)}: "
+        f"missing {sorted(set(choices) - names)}"
+    )
+    assert f"{len(choices)} in all" in page.split("\n\n")[1], "the first paragraph's count is stale"
 
 
 def test_every_block_names_a_known_language():

@@ -85,7 +85,22 @@ def method_reason(algorithm: str, method: str | None) -> str | None:
 
 
 def boost(algorithm: str, oracle, **params) -> BoostResult:
-    """Run the driver named ``algorithm`` (a key of :data:`ALGORITHMS`) with a fitted ``oracle``."""
+    """Run the driver named ``algorithm`` with a fitted ``oracle``.
+
+    Parameters
+    ----------
+    algorithm : str
+        A key of :data:`ALGORITHMS` (``"lpboost"``, ``"erlpboost"``, ...; ``dualboost boost --help``).
+    oracle : Oracle
+        A fitted oracle.
+    **params
+        The driver's keywords (:func:`~dualboost.boosting.erlpboost`, ...).
+
+    Returns
+    -------
+    BoostResult
+        The driver's result.
+    """
     if algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}; got {algorithm!r}")
     return ALGORITHMS[algorithm](oracle, **params)

@@ -69,6 +69,13 @@ class Scaled(_Wrapper):
 
     [SS] App. B (docs/math.md#calculus-rules). E.g. ``beta h`` of docs/math.md#entropy-smoothing:
     ``(beta h)* = beta h*(./beta)``.
+
+    Parameters
+    ----------
+    f : ConvexFunction
+        The function transformed.
+    c : float
+        The factor, > 0.
     """
 
     def __init__(self, f: ConvexFunction, c: float) -> None:
@@ -103,6 +110,13 @@ class Shifted(_Wrapper):
     """``f(x + a)``; conjugate ``f*(theta) - <theta, a>``, maximiser ``f.conjugate_grad(theta) - a``.
 
     [SS] App. B: ``f(d + d0) -> f*(theta) - <theta, d0>`` (docs/math.md#calculus-rules).
+
+    Parameters
+    ----------
+    f : ConvexFunction
+        The function transformed.
+    a : array_like
+        The shift.
     """
 
     def __init__(self, f: ConvexFunction, a: ArrayLike) -> None:
@@ -141,6 +155,15 @@ class Tilted(_Wrapper):
     The maximiser is ``f.conjugate_grad(theta - a)``.
     The affine perturbation rule (docs/math.md#calculus-rules; the linear part of [SS] App. B). ``a = None``
     adds only the constant ``offset`` (``f + b`` builds this).
+
+    Parameters
+    ----------
+    f : ConvexFunction
+        The function transformed.
+    a : array_like or None
+        The linear term.
+    offset : float, default 0.0
+        The constant.
     """
 
     def __init__(self, f: ConvexFunction, a: ArrayLike | None, offset: float = 0.0) -> None:
@@ -189,6 +212,13 @@ class Dilated(_Wrapper):
 
     ``c`` a scalar, or a vector of non-zero entries (a diagonal dilation ``f(diag(c) x)``: the same
     rules, entrywise, since ``diag(c)`` is invertible). [SS] App. B (docs/math.md#calculus-rules).
+
+    Parameters
+    ----------
+    f : ConvexFunction
+        The function transformed.
+    c : float or array_like
+        The dilation, non-zero (entrywise for a vector).
     """
 
     def __init__(self, f: ConvexFunction, c: float | ArrayLike) -> None:
@@ -230,6 +260,13 @@ class SeparableSum(ConvexFunction):
 
     The maximiser is the concatenation of the blocks' maximisers. ``sizes`` gives the block
     lengths; it may be omitted when every ``f_j`` has a fixed dimension ``f_j.n``.
+
+    Parameters
+    ----------
+    functions : sequence of ConvexFunction
+        The f_j.
+    sizes : sequence of int, optional
+        The block lengths.
     """
 
     def __init__(self, functions: Sequence[ConvexFunction], sizes: Sequence[int] | None = None) -> None:
@@ -310,6 +347,11 @@ class Sum(ConvexFunction):
     solve of ``min f*(y) + g*(z) s.t. y + z = theta`` over the cvxpy forms; the maximiser is then
     minus the multiplier of ``y + z = theta``. Accuracy is that of the solver (about 1e-8), not
     of a closed form: use :func:`add` to get closed forms where they exist.
+
+    Parameters
+    ----------
+    f, g : ConvexFunction
+        The terms.
     """
 
     def __init__(self, f: ConvexFunction, g: ConvexFunction) -> None:
@@ -400,7 +442,20 @@ class Sum(ConvexFunction):
 
 
 def scale(f: ConvexFunction, c: object) -> ConvexFunction:
-    """``c * f`` for ``c > 0`` (nested scalings collapse; ``c = 1`` returns ``f``)."""
+    """``c * f`` for ``c > 0`` (nested scalings collapse; ``c = 1`` returns ``f``).
+
+    Parameters
+    ----------
+    f : ConvexFunction
+        The function transformed.
+    c : float
+        The factor, > 0.
+
+    Returns
+    -------
+    ConvexFunction
+        ``c * f``.
+    """
     c = check_positive(c, "c")
     if isinstance(f, Scaled):
         return scale(f.f, c * f.c)
@@ -458,7 +513,17 @@ SUM_RULES: list[Callable[[ConvexFunction, ConvexFunction], ConvexFunction | None
 def add(f: ConvexFunction, other: object) -> ConvexFunction:
     """``f + other``: a closed form from :data:`SUM_RULES` if one applies, else :class:`Sum`.
 
-    ``other`` may also be a real constant ``b`` (giving ``Tilted(f, None, b)``, conjugate ``f* - b``).
+    Parameters
+    ----------
+    f : ConvexFunction
+        The first term.
+    other : ConvexFunction or float
+        The second term, or a real constant ``b`` (giving ``Tilted(f, None, b)``, conjugate ``f* - b``).
+
+    Returns
+    -------
+    ConvexFunction
+        ``f + other``.
     """
     f = _check_function(f, "f")
     if not isinstance(other, ConvexFunction):

@@ -48,6 +48,15 @@ class CappedRelativeEntropy(RankOneCurvature, OnCappedSimplex, ConvexFunction):
     ``f*(theta) = min_{psi >= 0} (1/eta) ln sum_n d0_n e^{eta (theta_n - psi_n)} + (1/nu) sum psi``,
     evaluated exactly as ``<d*, theta> - f(d*)`` with ``d* = conjugate_grad(theta)``, the entropic
     projection of ``softmax(ln d0 + eta theta)`` onto the capped simplex.
+
+    Parameters
+    ----------
+    d0 : array_like, shape (N,)
+        The prior, a distribution with positive entries.
+    nu : float, default 1.0
+        The capping in [1, N].
+    eta : float, default 1.0
+        The regularisation, > 0.
     """
 
     def __init__(self, d0: ArrayLike, nu: float = 1.0, eta: float = 1.0) -> None:
@@ -173,6 +182,15 @@ class CappedBinaryRelativeEntropy(RankOneCurvature, ConvexFunction):
     ``f*(theta) = min_beta (1/(eta nu)) sum ln(1 - nu d0 + nu d0 e^{eta(theta - beta)}) + beta``,
     minimised over beta by the bracketed root of ``sum_n d_n(beta) = 1`` with
     ``d_n = (1/nu) expit(logit(nu d0_n) + eta (theta_n - beta))`` ([KG] Eq. 3.27).
+
+    Parameters
+    ----------
+    d0 : array_like, shape (N,)
+        The prior, a distribution with ``d0 < 1/nu``.
+    nu : float
+        The capping, with ``nu d0_n < 1`` for every n.
+    eta : float, default 1.0
+        The regularisation, > 0.
     """
 
     def __init__(self, d0: ArrayLike, nu: float, eta: float = 1.0) -> None:

@@ -21,7 +21,13 @@ __all__ = ["CappedSimplex"]
 
 
 class CappedSimplex(ConvexFunction):
-    """Indicator of ``{d in R^N : sum d = 1, 0 <= d <= 1/nu}``; ``nu = 1`` is the simplex."""
+    """Indicator of ``{d in R^N : sum d = 1, 0 <= d <= 1/nu}``; ``nu = 1`` is the simplex.
+
+    Parameters
+    ----------
+    nu : float, default 1.0
+        The capping, in [1, N].
+    """
 
     def __init__(self, nu: float = 1.0) -> None:
         self.nu = check_nu(nu, np.inf)

@@ -30,7 +30,18 @@ __all__ = ["Norm", "NormBall", "HalfSquaredNorm", "dual_exponent", "unit_ball_ma
 
 def dual_exponent(p: float) -> float:
     """The exponent ``q`` of the dual norm: ``1 -> inf``, ``2 -> 2``, ``inf -> 1``
-    (docs/math.md#dual-norms)."""
+    (docs/math.md#dual-norms).
+
+    Parameters
+    ----------
+    p : float
+        The exponent, in [1, inf].
+
+    Returns
+    -------
+    float
+        q with ``1/p + 1/q = 1``.
+    """
     p = check_norm_order(p)
     return {1.0: np.inf, 2.0: 2.0, np.inf: 1.0}[p]
 
@@ -40,6 +51,18 @@ def unit_ball_maximiser(theta: ArrayLike, p: float) -> NDArray[np.float64]:
 
     ``p = 1``: ``sign(theta_i) e_i`` at a largest ``|theta_i|``; ``p = 2``: ``theta / ||theta||_2``;
     ``p = inf``: ``sign(theta)``. ``theta = 0`` gives ``x = 0``.
+
+    Parameters
+    ----------
+    theta : array_like, shape (N,)
+        The direction.
+    p : float
+        The exponent of the ball, in [1, inf].
+
+    Returns
+    -------
+    ndarray, shape (N,)
+        x.
     """
     theta = check_vector(theta, "theta")
     p = check_norm_order(p)
@@ -79,6 +102,13 @@ class Norm(_NormEntry):
     ``r = 1`` (the default) is the plain norm, whose conjugate is the indicator of the dual unit
     ball (``||.||_inf -> I_{B_1}``, docs/math.md#dual-norms). On the dual ball the maximiser ``x = 0`` attains
     ``f*(theta) = 0``; outside it the supremum is ``+inf`` and ``conjugate_grad`` raises.
+
+    Parameters
+    ----------
+    p : float, default 2
+        The exponent of the norm, in [1, inf] (``np.inf`` for the max norm).
+    radius : float, default 1.0
+        r, > 0.
     """
 
     def value(self, x: ArrayLike) -> float:
@@ -114,6 +144,13 @@ class NormBall(_NormEntry):
     ``conjugate_grad(theta) = r * unit_ball_maximiser(theta, p)``. With ``p = inf`` and ``r = 1/k`` this
     is the cap ``||d||_inf <= 1/k`` of docs/math.md#capped-simplex-support, whose conjugate is
     ``(1/k)||theta||_1``.
+
+    Parameters
+    ----------
+    p : float, default 2
+        The exponent of the norm, in [1, inf] (``np.inf`` for the max norm).
+    radius : float, default 1.0
+        r, > 0.
     """
 
     def value(self, x: ArrayLike) -> float:
@@ -142,6 +179,11 @@ class HalfSquaredNorm(_NormEntry):
     The maximiser is ``||theta||_q * unit_ball_maximiser(theta, p)``: along a direction ``u`` with
     ``||u||_p = 1`` the objective is ``t <u, theta> - t^2/2``, maximal at ``t = ||theta||_q``.
     ``p = 2`` is self-conjugate with ``grad f* = identity``.
+
+    Parameters
+    ----------
+    p : float, default 2
+        The exponent of the norm, in [1, inf] (``np.inf`` for the max norm).
     """
 
     def __init__(self, p: float = 2) -> None:

@@ -42,6 +42,18 @@ def solve_cvxpy(problem: cp.Problem, solvers: Sequence[str] = ("CLARABEL", "ECOS
 
     If none does, the first solver that returned anything (e.g. ``optimal_inaccurate``) is re-run so
     that the variables hold its solution.
+
+    Parameters
+    ----------
+    problem : cvxpy.Problem
+        The problem, solved in place.
+    solvers : sequence of str, default ("CLARABEL", "ECOS", "SCS")
+        The solvers, in the order tried.
+
+    Returns
+    -------
+    str
+        The status.
     """
 
     def run(name: str) -> bool:
@@ -119,6 +131,24 @@ def numerical_conjugate(
     ``+inf`` when the problem is unbounded. ``method="scipy"`` runs L-BFGS-B (finite-difference
     gradients) on ``f.value`` from ``x0`` (default 0) inside ``bounds``; it suits functions that are
     finite and smooth enough on that box. ``"auto"`` uses cvxpy when ``f`` has a cvxpy form.
+
+    Parameters
+    ----------
+    f : ConvexFunction
+        The function.
+    theta : array_like, shape (N,)
+        The point of the conjugate.
+    x0 : array_like of shape (N,), optional
+        The start of the L-BFGS-B search (default 0).
+    method : {"auto", "cvxpy", "scipy"}, default "auto"
+        As above.
+    bounds : sequence of (float, float), optional
+        The box of the L-BFGS-B search (``method="scipy"``).
+
+    Returns
+    -------
+    float
+        The value (``+inf`` when unbounded).
     """
     theta = check_vector(theta, "theta", f.n)
     if method not in ("auto", "cvxpy", "scipy"):
@@ -144,6 +174,24 @@ def numerical_biconjugate(
     ``dom f*`` where the sup is attained); it tests the Python conjugate itself. ``method="cvxpy"``
     maximises over ``f.cvxpy_conjugate`` (auxiliary variables are minimised jointly, which is
     exact). ``"auto"`` uses scipy when ``f.conjugate_is_differentiable``, cvxpy otherwise.
+
+    Parameters
+    ----------
+    f : ConvexFunction
+        The function.
+    x : array_like, shape (N,)
+        The point of the biconjugate.
+    theta0 : array_like of shape (N,), optional
+        The start of the L-BFGS-B search (default 0).
+    method : {"auto", "cvxpy", "scipy"}, default "auto"
+        As above.
+    bounds : sequence of (float, float), optional
+        The box of the L-BFGS-B search (``method="scipy"``).
+
+    Returns
+    -------
+    float
+        The value (``+inf`` when unbounded).
     """
     x = check_vector(x, "x", f.n)
     if method not in ("auto", "cvxpy", "scipy"):

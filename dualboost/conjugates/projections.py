@@ -79,7 +79,19 @@ def project_capped_simplex(x: ArrayLike, nu: float = 1.0) -> NDArray[np.float64]
 
     The projection is ``clip(x - tau, 0, 1/nu)`` where ``tau`` solves the piecewise-linear
     equation ``sum clip(x - tau, 0, 1/nu) = 1``; its 2N breakpoints ``x_i`` and ``x_i - 1/nu``
-    are sorted once, so the cost is O(N log N). ``nu`` may be any real in ``[1, N]``.
+    are sorted once, so the cost is O(N log N).
+
+    Parameters
+    ----------
+    x : array_like, shape (N,)
+        The point projected.
+    nu : float, default 1.0
+        The capping, any real in [1, N].
+
+    Returns
+    -------
+    ndarray, shape (N,)
+        The projection.
     """
     x = _as_vector(x, "x")
     if not np.all(np.isfinite(x)):
@@ -124,7 +136,18 @@ def spread_residual(d: NDArray[np.float64], cap: float) -> NDArray[np.float64]:
 
 
 def project_simplex(x: ArrayLike) -> NDArray[np.float64]:
-    """Euclidean projection onto the probability simplex (the capped simplex with ``nu = 1``)."""
+    """Euclidean projection onto the probability simplex (the capped simplex with ``nu = 1``).
+
+    Parameters
+    ----------
+    x : array_like, shape (N,)
+        The point projected.
+
+    Returns
+    -------
+    ndarray, shape (N,)
+        The projection.
+    """
     return project_capped_simplex(x, 1.0)
 
 
@@ -149,8 +172,18 @@ def entropic_project_capped_simplex(log_weights: ArrayLike, nu: float = 1.0) -> 
     in [KG] units, erratum KG-12). Only the ``floor(nu) + 1`` largest
     weights are sorted: cost O(N + nu log nu), and O(N) when no weight reaches the cap.
 
-    Entries of ``log_weights`` may be ``-inf`` (zero weight); at least ``ceil(nu)`` of them must be
-    finite for the projection to exist.
+    Parameters
+    ----------
+    log_weights : array_like, shape (N,)
+        The logarithms of the weights; entries may be ``-inf`` (zero weight), and at least
+        ``ceil(nu)`` of them must be finite for the projection to exist.
+    nu : float, default 1.0
+        The capping, in [1, N].
+
+    Returns
+    -------
+    ndarray, shape (N,)
+        The projection d.
     """
     lw = _as_vector(log_weights, "log_weights")
     if np.any(np.isnan(lw)) or np.any(lw == np.inf):
@@ -259,6 +292,18 @@ def capped_simplex_support(theta: ArrayLike, nu: float = 1.0) -> float:
     Equals ``(1/nu) * sum of the K largest entries + (1 - K/nu) * the (K+1)-th largest`` with
     ``K = floor(nu)``; ``nu = 1`` gives ``max(theta)``. This is the conjugate of the capped-simplex
     indicator (entry 2 of docs/math.md#conjugate-table).
+
+    Parameters
+    ----------
+    theta : array_like, shape (N,)
+        The direction.
+    nu : float, default 1.0
+        The capping, in [1, N].
+
+    Returns
+    -------
+    float
+        The support function's value.
     """
     theta = _as_vector(theta, "theta")
     n = theta.size

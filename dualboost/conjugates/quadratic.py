@@ -33,9 +33,19 @@ __all__ = ["CappedQuadratic"]
 class CappedQuadratic(RankOneCurvature, OnCappedSimplex, ConvexFunction):
     """``f(d) = (1/eta) sum_n (d_n ln c_n + d_n^2 / (2 c_n))`` on the capped simplex (module docstring).
 
-    ``center``: the centre c, a distribution with positive entries (the expansion divides by
-    them); ``nu`` in [1, N] (cap 1/nu); ``eta`` > 0; ``prior``: d0, a distribution with positive
-    entries (None: uniform), the linear term ``ln c_n - ln(N d0_n)`` (module docstring).
+    QRLP-Boost's regulariser (docs/math.md#qrlp-boost).
+
+    Parameters
+    ----------
+    center : array_like, shape (N,)
+        The centre c, a distribution with positive entries (the expansion divides by them).
+    nu : float, default 1.0
+        The capping in [1, N] (cap 1/nu).
+    eta : float, default 1.0
+        The regularisation, > 0.
+    prior : array_like of shape (N,), optional
+        d0, a distribution with positive entries (None: uniform): the linear term becomes
+        ``ln c_n - ln(N d0_n)`` (module docstring).
     """
 
     def __init__(

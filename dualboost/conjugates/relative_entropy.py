@@ -68,6 +68,11 @@ class RelativeEntropy(_OrthantEntropy):
     Stationarity of ``theta_n d_n - d_n ln(d_n/d0_n)`` gives ``d_n = d0_n e^{theta_n - 1}``
     (``conjugate_grad``), where the term equals ``d_n``. The conjugate is evaluated as
     ``exp(logsumexp(ln d0 + theta - 1))`` so that only the result, never an intermediate, overflows.
+
+    Parameters
+    ----------
+    d0 : array_like of shape (N,), optional
+        The prior, positive entries (None: uniform, 1/N for an argument of length N).
     """
 
     def value(self, x: ArrayLike) -> float:
@@ -97,6 +102,11 @@ class UnnormalisedRelativeEntropy(_OrthantEntropy):
     [KG] Sec 3.2.6 (Delta_U). Stationarity gives ``d_n = d0_n e^{theta_n}`` (``conjugate_grad``). The
     conjugate uses ``expm1`` for ``theta_n <= 1`` (no cancellation near 0) and
     ``e^{ln d0_n + theta_n} - d0_n`` above (no overflow of ``e^{theta_n}`` alone when d0_n is small).
+
+    Parameters
+    ----------
+    d0 : array_like of shape (N,), optional
+        The prior, positive entries (None: uniform, 1/N for an argument of length N).
     """
 
     def value(self, x: ArrayLike) -> float:

@@ -52,6 +52,11 @@ class SimplexRestriction(ConvexFunction):
     below 1e-9; otherwise (no gradient, e.g. f* an indicator) ``d`` comes from a conic solve of
     ``max_{d in S} <d, theta> - f(d)``, and if that value falls short of the Lemma 8 value condition
     (iii) does not hold and a ``ValueError`` is raised.
+
+    Parameters
+    ----------
+    f : ConvexFunction
+        f, satisfying condition (i) of [SS] Thm 7.
     """
 
     def __init__(self, f: ConvexFunction) -> None:

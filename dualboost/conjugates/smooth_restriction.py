@@ -167,7 +167,20 @@ def _collect(f: ConvexFunction, c: float, acc: SimplexPieces) -> str | None:
 
 def simplex_pieces(f: ConvexFunction, n: int) -> tuple[SimplexPieces | None, str]:
     """``(pieces, "")`` when ``f + I_S`` (in dimension n) has the form of the module docstring with a
-    strictly convex part, else ``(None, reason)``: why the exact gradient of f~* is not available."""
+    strictly convex part, else ``(None, reason)``: why the exact gradient of f~* is not available.
+
+    Parameters
+    ----------
+    f : ConvexFunction
+        The function restricted to the simplex.
+    n : int
+        The dimension N.
+
+    Returns
+    -------
+    tuple of (SimplexPieces or None, str)
+        The pieces, or None and the reason.
+    """
     acc = SimplexPieces(n)
     reason = _collect(f, 1.0, acc)
     if reason is None and len(acc.balls) > 1:
@@ -578,7 +591,15 @@ class ExactRestrictionMixin:
 
 class ExactRestrictedSum(ExactRestrictionMixin, Sum):
     """A :class:`~dualboost.conjugates.Sum` ``f + g`` (f~ as the calculus derived it) whose conjugate
-    is the exact inner solve instead of the numerical infimal convolution."""
+    is the exact inner solve instead of the numerical infimal convolution.
+
+    Parameters
+    ----------
+    f : Sum
+        f~ as the calculus derived it.
+    pieces : SimplexPieces
+        The parts of ``f + I_S`` the inner solve works on (:func:`simplex_pieces`).
+    """
 
     def __init__(self, f: Sum, pieces: SimplexPieces) -> None:
         Sum.__init__(self, f.f, f.g)
@@ -593,7 +614,15 @@ class ExactRestrictedSum(ExactRestrictionMixin, Sum):
 
 
 class ExactSimplexRestriction(ExactRestrictionMixin, SimplexRestriction):
-    """[SS] Lemma 8's ``f + I_S`` with the exact conjugate of the inner solve."""
+    """[SS] Lemma 8's ``f + I_S`` with the exact conjugate of the inner solve.
+
+    Parameters
+    ----------
+    f : SimplexRestriction
+        [SS] Lemma 8's ``f + I_S``.
+    pieces : SimplexPieces
+        The parts of ``f + I_S`` the inner solve works on (:func:`simplex_pieces`).
+    """
 
     def __init__(self, f: SimplexRestriction, pieces: SimplexPieces) -> None:
         SimplexRestriction.__init__(self, f.f)
@@ -605,7 +634,15 @@ class ExactSimplexRestriction(ExactRestrictionMixin, SimplexRestriction):
 
 class ExactRestriction(ExactRestrictionMixin, ConvexFunction):
     """Any other ``f~`` of the form (a tilted or scaled closed form, say): value, domain and cvxpy
-    forms from ``f``, the conjugate from the inner solve."""
+    forms from ``f``, the conjugate from the inner solve.
+
+    Parameters
+    ----------
+    f : ConvexFunction
+        f~, for its value, domain and cvxpy forms.
+    pieces : SimplexPieces
+        The parts of ``f + I_S`` the inner solve works on (:func:`simplex_pieces`).
+    """
 
     def __init__(self, f: ConvexFunction, pieces: SimplexPieces) -> None:
         self.f = f
@@ -635,7 +672,20 @@ _CLOSED_FORMS = (CappedRelativeEntropy, CappedBinaryRelativeEntropy, CappedTempe
 def exact_restriction(f_tilde: ConvexFunction, n: int) -> tuple[ConvexFunction, str]:
     """``(f~ with the exact conjugate, "")`` where :func:`simplex_pieces` applies to
     ``f~ = f + I_S`` (its domain must already lie in the simplex), else ``(f~, reason)``; closed
-    forms are returned as they are, with reason ``""``."""
+    forms are returned as they are, with reason ``""``.
+
+    Parameters
+    ----------
+    f_tilde : ConvexFunction
+        ``f + I_S``.
+    n : int
+        The dimension N.
+
+    Returns
+    -------
+    tuple of (ConvexFunction, str)
+        f~ (with the exact conjugate where it applies) and the reason where it does not.
+    """
     if isinstance(f_tilde, _CLOSED_FORMS):
         return f_tilde, ""
     pieces, reason = simplex_pieces(f_tilde, n)

@@ -42,7 +42,19 @@ class LowRankHessian(NamedTuple):
     """``hess f*(theta) = scale (diag(g) - V S^+ V^T)`` (V: N x k, S: k x k, k <= 2, ``S^+`` its
     inverse, or pseudo-inverse where singular: :func:`small_inverse`); a common factor ``scale`` > 0,
     so that the difference is formed before the scaling (at eta = 1e6 the two terms cancel to
-    rounding of their own size, not eta's)."""
+    rounding of their own size, not eta's).
+
+    Parameters
+    ----------
+    g : ndarray, shape (N,)
+        The diagonal.
+    V : ndarray, shape (N, k)
+        The low-rank factor.
+    S : ndarray, shape (k, k)
+        The small matrix inverted.
+    scale : float, default 1.0
+        The common factor, > 0.
+    """
 
     g: Vector
     V: NDArray[np.float64]

@@ -22,13 +22,37 @@ __all__ = ["RowPartitions", "partition_rows", "is_dask_array"]
 
 
 def is_dask_array(x: object) -> bool:
-    """Whether ``x`` is a ``dask.array.Array`` (without importing dask when it is not loaded)."""
+    """Whether ``x`` is a ``dask.array.Array`` (without importing dask when it is not loaded).
+
+    Parameters
+    ----------
+    x : object
+        Anything.
+
+    Returns
+    -------
+    bool
+    """
     return type(x).__module__.startswith("dask.array") and hasattr(x, "chunks")
 
 
 @dataclass
 class RowPartitions:
-    """Futures of the row blocks ``X[p]`` (float64, N_p x p) and ``y[p]`` (-1/+1 floats)."""
+    """Futures of the row blocks ``X[p]`` (float64, N_p x p) and ``y[p]`` (-1/+1 floats).
+
+    Parameters
+    ----------
+    executor : Executor
+        Runs the partition tasks (a client, or this process).
+    X, y : list
+        Futures of the row blocks.
+    sizes : list of int
+        The rows of each partition.
+    n_features : int
+        p.
+    classes : ndarray
+        The two classes of y, the larger one +1.
+    """
 
     executor: Executor
     X: list
@@ -80,6 +104,22 @@ def partition_rows(X: Any, y: Any, executor: Executor, n_partitions: int | None 
     ``X``: a 2-D ``dask.array`` chunked by rows (column chunks are merged) or a numpy array (split
     into ``n_partitions`` row blocks, default one per worker and at least 2); ``y``: a 1-D dask or
     numpy array of N labels with two classes (aligned to X's row chunks).
+
+    Parameters
+    ----------
+    X : dask.array.Array or ndarray, shape (N, p)
+        The features.
+    y : dask.array.Array or ndarray, shape (N,)
+        The labels.
+    executor : Executor
+        Where the blocks go.
+    n_partitions : int, optional
+        The row blocks of a numpy X.
+
+    Returns
+    -------
+    RowPartitions
+        The futures of the blocks.
     """
     if is_dask_array(X):
         blocks_X, blocks_y, sizes, n_features = _dask_blocks(X, y, executor)

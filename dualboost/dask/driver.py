@@ -56,7 +56,17 @@ class DaskEnsemble:
     """The distinct hypotheses so far and their columns U on the workers (a
     :class:`~dualboost.dask.edges.PartitionedEdges`); a re-selected hypothesis gets no new column.
     ``dtype``: the dtype :meth:`columns` returns (``int8`` for stumps' ±1 columns, float64 for raw
-    features); the blocks on the workers are float64 either way."""
+    features); the blocks on the workers are float64 either way.
+
+    Parameters
+    ----------
+    executor : Executor
+        Runs the partition tasks (a client, or this process).
+    sizes : list of int
+        The rows of each partition.
+    dtype : type, default numpy.int8
+        The dtype :meth:`columns` returns.
+    """
 
     def __init__(self, executor: Executor, sizes: list[int], dtype: type = np.int8) -> None:
         self.U = PartitionedEdges.empty(executor, sizes)
@@ -114,16 +124,32 @@ def dask_erlpboost(
 ) -> BoostResult:
     """ERLPBoost ([KG] Alg. 3.2) with decision stumps or raw features on (X, y) split into row partitions.
 
-    ``X``: a row-chunked ``dask.array`` (N x p), or a numpy array (split into ``n_partitions``
-    blocks, default one per worker and at least 2); ``y``: N labels with two classes (dask or numpy,
-    aligned to X's row chunks). ``client``: a ``dask.distributed.Client`` (None: the default client if
-    there is one, else in-process execution of the same tasks). ``nu`` in [1, N], ``eps``, ``eta``,
-    ``max_iter``, ``criterion``, ``tol``, ``callback`` and ``max_time``: as for
-    :func:`dualboost.boosting.erlpboost`, whose result this equals to rounding (hypotheses, weights,
-    history values). ``features``: the hypothesis class, ``"stumps"``
-    (:class:`~dualboost.oracles.DecisionStumps`' class) or ``"raw"``
-    (:class:`~dualboost.oracles.RawFeatures`' class, h_j(x) = ±x_j / max_n |X[n, j]|). The result's
-    ``d`` is a numpy array; its ``columns`` a ``dask.array`` (int8 for stumps, float64 for raw).
+    The result equals that of :func:`dualboost.boosting.erlpboost` to rounding (hypotheses, weights,
+    history values); docs/dask.md says what travels over the network per iteration.
+
+    Parameters
+    ----------
+    X : dask.array.Array or ndarray, shape (N, p)
+        Row-chunked (the chunks are the partitions), or a numpy array (split into ``n_partitions``
+        blocks).
+    y : dask.array.Array or ndarray, shape (N,)
+        Labels with two classes, aligned to X's row chunks.
+    client : distributed.Client, optional
+        None: the default client if there is one, else in-process execution of the same tasks.
+    nu, eps, eta, max_iter, criterion, tol : optional
+        As for :func:`dualboost.boosting.erlpboost` (``nu`` in [1, N]).
+    n_partitions : int, optional
+        The blocks of a numpy X: default one per worker and at least 2.
+    features : {"stumps", "raw"}, default "stumps"
+        The hypothesis class: :class:`~dualboost.oracles.DecisionStumps`' or
+        :class:`~dualboost.oracles.RawFeatures`' (h_j(x) = ±x_j / max_n |X[n, j]|).
+    callback, max_time : optional
+        The run options, as for :func:`dualboost.boosting.erlpboost`.
+
+    Returns
+    -------
+    BoostResult
+        Its ``d`` is a numpy array; its ``columns`` a ``dask.array`` (int8 for stumps, float64 for raw).
     """
     return fit_dask_erlpboost(
         X,

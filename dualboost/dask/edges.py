@@ -85,7 +85,19 @@ class PrimalStats:
 
 @dataclass(eq=False)
 class PartitionedEdges:
-    """U as row blocks (futures of :class:`ColumnBlock`) of ``sizes[p]`` rows, t columns."""
+    """U as row blocks (futures of :class:`ColumnBlock`) of ``sizes[p]`` rows, t columns.
+
+    Parameters
+    ----------
+    executor : Executor
+        Runs the partition tasks (a client, or this process).
+    blocks : list
+        Futures of the :class:`ColumnBlock` of each partition.
+    sizes : list of int
+        The rows of each partition.
+    n_hypotheses : int, default 0
+        t, the columns so far.
+    """
 
     executor: Executor
     blocks: list
@@ -152,7 +164,17 @@ def _matrix_copy(block: ColumnBlock) -> NDArray[np.float64]:
 
 @dataclass(eq=False)
 class DistributedVector:
-    """An N-vector as per-partition blocks (futures of 1-D float64 arrays)."""
+    """An N-vector as per-partition blocks (futures of 1-D float64 arrays).
+
+    Parameters
+    ----------
+    executor : Executor
+        Runs the partition tasks (a client, or this process).
+    blocks : list
+        Futures of the 1-D float64 blocks, one per partition.
+    sizes : list of int
+        The length of each block.
+    """
 
     executor: Executor
     blocks: list

@@ -40,6 +40,11 @@ class Executor:
     ``client``: a ``dask.distributed.Client``, or None for the default client if one exists, else
     in-process execution. ``workers``: the worker addresses the row blocks are spread over
     (round robin, in scheduler order); empty in-process.
+
+    Parameters
+    ----------
+    client : distributed.Client, optional
+        None: the default client if one exists, else in-process execution.
     """
 
     def __init__(self, client: Any = None) -> None:

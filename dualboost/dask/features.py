@@ -51,6 +51,11 @@ class DaskRawFeatures:
     :class:`~dualboost.dask.stumps.DaskSelection` with the hypothesis of the in-memory
     :class:`~dualboost.oracles.RawFeatures`. After fit: ``n_samples_``, ``n_features_``,
     ``features_`` (the features with a non-zero scale) and ``scales_`` (their scales).
+
+    Parameters
+    ----------
+    reflexive : bool, default True
+        Also offer the negation of every feature.
     """
 
     def __init__(self, *, reflexive: bool = True) -> None:

@@ -72,9 +72,18 @@ class _UniformCappedEntropy:
 class DaskERLPBoost(MaxEdgeWeights, SmoothDualDefaults):
     """ERLPBoost over the columns of a :class:`~dualboost.dask.edges.PartitionedEdges` U.
 
-    Parameters: ``U`` (row blocks on the workers, N x t), ``nu`` in [1, N], ``eta`` > 0. The prior
-    is uniform. Same values as :class:`~dualboost.problems.ERLPBoost` for ``solve(method="auglag")``,
-    ``dual_objective``, ``primal_objective``, ``d_from_w``; see the module docstring.
+    Same values as :class:`~dualboost.problems.ERLPBoost` for ``solve(method="auglag")``,
+    ``dual_objective``, ``primal_objective``, ``d_from_w``; see the module docstring. The prior is
+    uniform.
+
+    Parameters
+    ----------
+    U : PartitionedEdges
+        The edge matrix, N x t, in row blocks on the workers.
+    nu : float, default 1.0
+        The capping in [1, N].
+    eta : float, default 1.0
+        The regularisation, > 0.
     """
 
     name = "erlpboost"

@@ -165,6 +165,31 @@ class Evaluation:
     exp(z_n - c)); ``d_sum``, ``d_min``, ``d_max``: for the domain check; ``reg``: the regulariser's
     value ``(1/eta) KL(d, d0)``, in its kl form ``(1/eta) sum_n kl(d_n, d0)`` below eta = 1 (module
     docstring); ``rounds``: round trips used.
+
+    Parameters
+    ----------
+    edges_of : PartitionedEdges
+        The U evaluated.
+    theta : list
+        Per-partition futures of theta = -U w.
+    log_d0 : float
+        ln(1/N), the uniform prior.
+    eta, nu : float
+        The regularisation and the capping.
+    tau, c : float
+        The threshold and the normaliser of d.
+    conjugate : float
+        f*(theta).
+    edges : ndarray, shape (t,)
+        U^T d.
+    d_sum, d_min, d_max : float
+        For the domain check.
+    reg : float
+        The regulariser's value.
+    rounds : int
+        Round trips used.
+    on_gather : callable, optional
+        Called with (d, this evaluation) when d is first gathered from the workers.
     """
 
     edges_of: PartitionedEdges
@@ -312,7 +337,26 @@ def evaluate(
 ) -> Evaluation:
     """The capped softmax and ``f*(-U w)`` of ``CappedRelativeEntropy(uniform d0, nu, eta)``, by partition
     reductions (module docstring): 1 round for ``nu = 1``, 2 when no entry is capped, 2 + the
-    search rounds otherwise; one more below eta = 1 (``STABLE_BELOW``) for the stable f* and value."""
+    search rounds otherwise; one more below eta = 1 (``STABLE_BELOW``) for the stable f* and value.
+
+    Parameters
+    ----------
+    U : PartitionedEdges
+        The edge matrix on the workers.
+    w : ndarray, shape (t,)
+        The weights.
+    nu : float
+        The capping in [1, N].
+    eta : float
+        The regularisation.
+    q : int, default 32
+        The pivots of each search round (module docstring).
+
+    Returns
+    -------
+    Evaluation
+        The softmax's threshold and normaliser, f*, the edges and the round trips used.
+    """
     ex = U.executor
     n = U.shape[0]
     log_d0 = float(np.log(1.0 / n))

@@ -34,7 +34,17 @@ __all__ = ["DaskDecisionStumps", "DaskSelection"]
 @dataclass(frozen=True, eq=False)
 class DaskSelection:
     """The answer of :meth:`DaskDecisionStumps.best`: the hypothesis, its edge u . d, and its column
-    of U as per-partition futures (``columns``)."""
+    of U as per-partition futures (``columns``).
+
+    Parameters
+    ----------
+    hypothesis : Hypothesis
+        The hypothesis chosen.
+    edge : float
+        Its edge ``u @ d``.
+    columns : list
+        Its column of U, one future per partition.
+    """
 
     hypothesis: Hypothesis
     edge: float

@@ -329,14 +329,37 @@ def auto_nu(labels: ArrayLike) -> float:
 
 def nu_count(nu_fraction: float, n_samples: int) -> float:
     """The count nu in [1, N] of models and drivers from the fraction in (0, 1] of estimators and the
-    CLI (checked there): ``max(1, nu_fraction * N)`` (docs/math.md#capping-nu)."""
+    CLI (checked there): ``max(1, nu_fraction * N)`` (docs/math.md#capping-nu).
+
+    Parameters
+    ----------
+    nu_fraction : float
+        The fraction in (0, 1].
+    n_samples : int
+        N.
+
+    Returns
+    -------
+    float
+        nu in [1, N].
+    """
     return float(min(max(1.0, nu_fraction * n_samples), n_samples))
 
 
 def dask_kind(x: object) -> str | None:
     """``"array"`` if ``x`` is a ``dask.array``, ``"collection"`` for another Dask collection (a Dask
     DataFrame, Bag, Delayed), None otherwise. Imports no Dask module: a Dask object's type comes from
-    a module that is loaded already (:func:`dualboost.dask.is_dask_array`)."""
+    a module that is loaded already (:func:`dualboost.dask.is_dask_array`).
+
+    Parameters
+    ----------
+    x : object
+        Anything.
+
+    Returns
+    -------
+    str or None
+    """
     module = type(x).__module__
     if not module.startswith(("dask.", "dask_expr.")) or not hasattr(x, "__dask_graph__"):
         return None
@@ -355,7 +378,24 @@ DASK_FIT = (
 def reject_dask_input(estimator: object, X: object, y: object = None, *, why: str = "") -> None:
     """Raise a ValueError if X or y is a Dask collection, for an estimator (or a configuration: ``why``)
     that trains in memory only: the message names the dask input, says what runs on Dask and how to
-    proceed (``X.compute()`` when X fits in memory). Nothing is computed."""
+    proceed (``X.compute()`` when X fits in memory). Nothing is computed.
+
+    Parameters
+    ----------
+    estimator : object
+        The estimator (named in the message).
+    X : object
+        The features.
+    y : object, optional
+        The labels.
+    why : str, default ""
+        The configuration that trains in memory only.
+
+    Raises
+    ------
+    ValueError
+        If X or y is a Dask collection.
+    """
     kinds = {name: dask_kind(value) for name, value in (("X", X), ("y", y))}
     found = [name for name, kind in kinds.items() if kind is not None]
     if not found:
@@ -375,7 +415,18 @@ class ModelFile:
     pickle: :mod:`dualboost.estimators.persistence`)."""
 
     def save(self, path: str | os.PathLike) -> os.PathLike:
-        """Write this fitted estimator to the model file ``path``; returns the path written."""
+        """Write this fitted estimator to the model file ``path``; returns the path written.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The model file.
+
+        Returns
+        -------
+        os.PathLike
+            The path written.
+        """
         from dualboost.estimators.persistence import save  # lazily: persistence knows every estimator
 
         return save(self, path)
@@ -384,7 +435,20 @@ class ModelFile:
     def load(cls, path: str | os.PathLike, *, trusted: tuple[str, ...] = ()) -> ModelFile:
         """The fitted estimator of the model file ``path`` (ValueError if the file holds another class;
         ``trusted``: further types a scikit-learn member may hold, as for
-        :func:`~dualboost.estimators.persistence.load`)."""
+        :func:`~dualboost.estimators.persistence.load`).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The model file.
+        trusted : tuple of str, default ()
+            Further types a scikit-learn member may hold.
+
+        Returns
+        -------
+        ModelFile
+            The fitted estimator.
+        """
         from dualboost.estimators.persistence import load
 
         model = load(path, trusted=trusted)
@@ -505,7 +569,24 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
         model); rows of weight 0 are removed, equal weights are the unweighted fit. ``callback``:
         called with each iteration's :class:`~dualboost.boosting.core.history.HistoryRow` as the run
         goes (a progress line, a log: ``dualboost boost`` passes its own); the validation fits of
-        ``nu="auto"`` call nothing. Dask input: see the module docstring (neither argument)."""
+        ``nu="auto"`` call nothing. Dask input: see the module docstring (neither argument).
+
+        Parameters
+        ----------
+        X : array_like or sparse matrix, shape (N, p)
+            The training rows (a row-chunked dask array on the Dask path, module docstring).
+        y : array_like, shape (N,)
+            Two or more classes.
+        sample_weight : array_like of shape (N,), optional
+            Non-negative finite weights.
+        callback : callable, optional
+            Called with each iteration's HistoryRow.
+
+        Returns
+        -------
+        BoostingClassifier
+            self, fitted.
+        """
         if dask_kind(X) is not None or dask_kind(y) is not None:
             if sample_weight is not None or callback is not None:
                 raise ValueError(
@@ -629,7 +710,18 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
         0.01): LPBoost 204 stages, 1,771 nonzeros, 24.5 kB (dense w^t of growing size: 167 kB);
         ERLPBoost 138 stages, 9,577 nonzeros (its w^t are nearly dense), 117 kB (dense: 77 kB);
         corrective ERLPBoost 1,000 stages, one update each, 28 kB. Each hypothesis is evaluated on
-        X once (an N x T float64 cache while the generator runs)."""
+        X once (an N x T float64 cache while the generator runs).
+
+        Parameters
+        ----------
+        X : array_like or sparse matrix, shape (N, p)
+            The rows.
+
+        Yields
+        ------
+        ndarray
+            The decision function after each iteration.
+        """
         check_is_fitted(self)
         if getattr(self, "stages_", None) is None:
             raise ValueError(
@@ -645,19 +737,56 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
             yield from staged_decisions(self.stages_, self.hypotheses_, X)
 
     def staged_predict(self, X: ArrayLike) -> Iterator[NDArray]:
-        """The predictions of every stage (:meth:`staged_decision_function`; as :meth:`predict`)."""
+        """The predictions of every stage (:meth:`staged_decision_function`; as :meth:`predict`).
+
+        Parameters
+        ----------
+        X : array_like or sparse matrix, shape (N, p)
+            The rows.
+
+        Yields
+        ------
+        ndarray, shape (N,)
+            The classes after each iteration.
+        """
         for f in self.staged_decision_function(X):
             yield predicted_classes(f, self.classes_, getattr(self, "class_prior_", None))
 
     def staged_predict_proba(self, X: ArrayLike) -> Iterator[NDArray[np.float64]]:
-        """``predict_proba`` of every stage, with the final model's link slope ``link_slope_``."""
+        """``predict_proba`` of every stage, with the final model's link slope ``link_slope_``.
+
+        Parameters
+        ----------
+        X : array_like or sparse matrix, shape (N, p)
+            The rows.
+
+        Yields
+        ------
+        ndarray, shape (N, K)
+            The probabilities after each iteration.
+        """
         for f in self.staged_decision_function(X):
             yield self._probabilities(f)
 
     def staged_score(
         self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
     ) -> Iterator[float]:
-        """The accuracy of every stage on (X, y) (as :meth:`score`)."""
+        """The accuracy of every stage on (X, y) (as :meth:`score`).
+
+        Parameters
+        ----------
+        X : array_like or sparse matrix, shape (N, p)
+            The rows.
+        y : array_like, shape (N,)
+            Their labels.
+        sample_weight : array_like of shape (N,), optional
+            Weights of the rows.
+
+        Yields
+        ------
+        float
+            The accuracy after each iteration.
+        """
         for prediction in self.staged_predict(X):
             yield float(accuracy_score(y, prediction, sample_weight=sample_weight))
 
@@ -689,7 +818,18 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
         values within 1e-9 of 0 (cancelling weights at a degenerate optimum) are exactly 0, a tie that
         predicts the training majority (:func:`~dualboost.boosting.core.result.combined_decision`,
         :mod:`dualboost.estimators.ties`). A dask X
-        gives a dask array, computed block by block."""
+        gives a dask array, computed block by block.
+
+        Parameters
+        ----------
+        X : array_like or sparse matrix, shape (N, p)
+            The rows.
+
+        Returns
+        -------
+        ndarray, shape (N,) or (N, K)
+            f_w(X) (K votes for K > 2 classes).
+        """
         check_is_fitted(self)
         if dask_kind(X) is not None:
             from dualboost.estimators.dask import dask_decision_function
@@ -701,7 +841,18 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
         """The class of each row of X: ``classes_[1]`` where the decision function is > 0,
         ``classes_[0]`` where it is < 0, and at a tie f = 0 the class of the larger ``class_prior_``
         (:func:`~dualboost.estimators.ties.classes_by_sign`; a dask array for a dask X); for K > 2
-        classes the class of the largest vote (:func:`~dualboost.estimators.ties.votes_to_classes`)."""
+        classes the class of the largest vote (:func:`~dualboost.estimators.ties.votes_to_classes`).
+
+        Parameters
+        ----------
+        X : array_like or sparse matrix, shape (N, p)
+            The rows.
+
+        Returns
+        -------
+        ndarray, shape (N,)
+            The classes.
+        """
         f = self.decision_function(X)
         if dask_kind(f) is not None:
             from dualboost.estimators.dask import dask_predict
@@ -713,7 +864,20 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
         """The margins ``y_n f_w(x_n)`` in [-1, 1] ([KG] Def. 2.2) with y_n = +1 for ``classes_[1]``
         and -1 for ``classes_[0]``; the soft margin is the mean of the ``nu_`` smallest. A dask X gives
         a dask array (block by block; bad labels raise when it is computed); a dask y beside an
-        in-memory X is computed."""
+        in-memory X is computed.
+
+        Parameters
+        ----------
+        X : array_like or sparse matrix, shape (N, p)
+            The rows.
+        y : array_like, shape (N,)
+            Their labels.
+
+        Returns
+        -------
+        ndarray, shape (N,)
+            The margins.
+        """
         check_is_fitted(self)
         if dask_kind(X) is not None:
             from dualboost.estimators.dask import dask_margins

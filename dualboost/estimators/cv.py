@@ -325,6 +325,37 @@ def path(
     largest to the smallest; ``oracle``: as the classifiers' (a name, an Oracle or a scikit-learn
     classifier); the rest as :func:`oracle_path`. Returns a :class:`NuPath` whose points hold each nu's
     output and certified solution.
+
+    Parameters
+    ----------
+    X : array_like or sparse matrix, shape (N, p)
+        The features.
+    y : array_like, shape (N,)
+        Two classes (the larger is +1).
+    nus : sequence of float, optional
+        Fractions of the training set in (0, 1], as the classifiers take nu (default
+        :data:`DEFAULT_NUS`), fitted from the largest to the smallest.
+    model : {"erlpboost", "lpboost"}, default "erlpboost"
+        The booster.
+    oracle : str, Oracle or classifier, default "stumps"
+        As the classifiers' (a name, an Oracle or a scikit-learn classifier).
+    eps : float, default 0.01
+        The booster's precision.
+    eta : float, optional
+        None: the canonical eta of each nu (docs/math.md#canonical-eta).
+    max_iter : int, optional
+        A cap on the iterations of each nu.
+    method : str, optional
+        The subproblem solver (default :data:`MODELS`' ``"auglag"`` / ``"highs"``).
+    warm_start : bool, default True
+        Start each nu from the previous one's solution.
+    max_time : float, optional
+        The time limit in seconds of each nu's run.
+
+    Returns
+    -------
+    NuPath
+        One point per nu, each with its output and certified solution.
     """
     X = check_features(X, "X")
     labels, _ = binary_labels(y, X.shape[0], "y")
@@ -453,6 +484,30 @@ class ERLPBoostCV(_PathCV):
     on all the data at ``best_nu_``), and its ``classes_``, ``hypotheses_``, ``estimator_weights_``,
     ``nu_`` (the count ``max(1, best_nu_ * N)`` as every classifier's), ``eta_``, ``n_iter_``,
     ``stop_reason_``.
+
+    Parameters
+    ----------
+    nus : sequence of float, optional
+        The grid of fractions of the training set in (0, 1] (default :data:`DEFAULT_NUS`).
+    cv : int, splitter or iterable, default 5
+        As scikit-learn's: an int (stratified K-fold), a splitter, or an iterable of splits.
+    eps : float, default 0.01
+        The precision: the stop guarantees a soft margin within eps of the best one of the hypothesis class.
+    eta : float, optional
+        The regularisation; None: the canonical eta of each nu.
+    max_iter : int, optional
+        A cap on the iterations of each run.
+    oracle : str, Oracle or classifier, default "stumps"
+        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
+        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
+        ``sample_weight``.
+    method : str, optional
+        The subproblem solver (None: ``"auglag"``).
+    warm_start : bool, default True
+        False fits each nu of each fold independently (the same result up to the solver's precision, more
+        time).
+    max_time : float, optional
+        The time limit in seconds of each run (each nu of each fold, and the refit).
     """
 
     _model = "erlpboost"
@@ -492,7 +547,30 @@ class LPBoostCV(_PathCV):
     """LPBoost ([KG] Alg. 2.1) with nu chosen by cross-validation along a warm-started path; the
     parameters and fitted attributes of :class:`ERLPBoostCV` but eta (``method`` default ``"highs"``),
     ``best_estimator_`` a :class:`~dualboost.estimators.LPBoostClassifier`. The path's stopping rule is
-    LPBoost's with the LP value before the last column (module docstring)."""
+    LPBoost's with the LP value before the last column (module docstring).
+
+    Parameters
+    ----------
+    nus : sequence of float, optional
+        The grid of fractions of the training set in (0, 1] (default :data:`DEFAULT_NUS`).
+    cv : int, splitter or iterable, default 5
+        As scikit-learn's: an int (stratified K-fold), a splitter, or an iterable of splits.
+    eps : float, default 0.01
+        The precision: the stop guarantees a soft margin within eps of the best one of the hypothesis class.
+    max_iter : int, optional
+        A cap on the iterations of each run.
+    oracle : str, Oracle or classifier, default "stumps"
+        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
+        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
+        ``sample_weight``.
+    method : str, optional
+        The LP solver (None: ``"highs"``).
+    warm_start : bool, default True
+        False fits each nu of each fold independently (the same result up to the solver's precision, more
+        time).
+    max_time : float, optional
+        The time limit in seconds of each run (each nu of each fold, and the refit).
+    """
 
     _model = "lpboost"
     _classifier = LPBoostClassifier

@@ -116,6 +116,31 @@ class MDBoostClassifier(_FormulationClassifier):
 
     ``D`` > 0: [SL]'s total weight (margins above ``1/D`` are pulled back); ``method``: default
     ``"auglag"``. Stop: the full problem's dual is within eps of the output's.
+
+    Parameters
+    ----------
+    D : float, default 1.0
+        [SL]'s total weight, > 0 (margins above ``1/D`` are pulled back).
+    eps : float, default 0.01
+        The precision of the driver's certified stopping rule
+        (:mod:`~dualboost.boosting.totally_corrective.formulations`).
+    max_iter : int, optional
+        A cap on the iterations; None: 1,000.
+    oracle : str, Oracle or classifier, default "stumps"
+        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
+        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
+        ``sample_weight``.
+    method : str, default "auglag"
+        The subproblem solver.
+    checkpoint : str, optional
+        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
+    checkpoint_every : int, default 10
+        The period of the checkpoints, in iterations.
+    resume : bool, default False
+        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
+    max_time : float, optional
+        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
+        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _algorithm = "mdboost"
@@ -153,6 +178,31 @@ class CGBoostClassifier(_FormulationClassifier):
     ``C`` > 0: the hinge's weight; ``method``: default ``"highs"`` (HiGHS's QP solver). Stop: the
     oracle's hypothesis has a normalised reduced cost <= eps (what that guarantees:
     :mod:`~dualboost.boosting.totally_corrective.formulations`).
+
+    Parameters
+    ----------
+    C : float, default 1.0
+        The hinge's weight, > 0.
+    eps : float, default 0.01
+        The precision of the driver's certified stopping rule
+        (:mod:`~dualboost.boosting.totally_corrective.formulations`).
+    max_iter : int, optional
+        A cap on the iterations; None: 1,000.
+    oracle : str, Oracle or classifier, default "stumps"
+        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
+        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
+        ``sample_weight``.
+    method : str, default "highs"
+        The subproblem solver (HiGHS's QP solver).
+    checkpoint : str, optional
+        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
+    checkpoint_every : int, default 10
+        The period of the checkpoints, in iterations.
+    resume : bool, default False
+        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
+    max_time : float, optional
+        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
+        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _algorithm = "cgboost"
@@ -190,6 +240,33 @@ class NMBoostClassifier(_FormulationClassifier):
     ``lam`` > 0 (default colboost's 0.01), ``tau`` > 0 (default 0.01, fixed for the run); ``method``:
     default ``"highs"`` (the LP, warm-started). Stop: the full problem's dual is within eps of the
     output's.
+
+    Parameters
+    ----------
+    lam : float, default 0.01
+        The weight of the summed margins, > 0 (colboost's default).
+    tau : float, default 0.01
+        The margin below which a shortfall counts, > 0, fixed for the run.
+    eps : float, default 0.01
+        The precision of the driver's certified stopping rule
+        (:mod:`~dualboost.boosting.totally_corrective.formulations`).
+    max_iter : int, optional
+        A cap on the iterations; None: 1,000.
+    oracle : str, Oracle or classifier, default "stumps"
+        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
+        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
+        ``sample_weight``.
+    method : str, default "highs"
+        The LP solver (warm-started).
+    checkpoint : str, optional
+        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
+    checkpoint_every : int, default 10
+        The period of the checkpoints, in iterations.
+    resume : bool, default False
+        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
+    max_time : float, optional
+        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
+        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _algorithm = "nmboost"
@@ -233,6 +310,35 @@ class QRLPBoostClassifier(_FormulationClassifier):
     ``nu``: the capping as a fraction of the training set (``nu_ = max(1, nu N)``, as the [KG]
     classifiers); ``eta``: None for ERLPBoost's canonical ``(2/eps) ln(N/nu_)``; ``method``: default
     ``"auglag"``. Stop: the soft margin of the output is within eps of the best one of the class.
+
+    Parameters
+    ----------
+    nu : float or "auto", default "auto"
+        The capping as a fraction of the training set in (0, 1]: the models get ``nu_ = max(1, nu N)``, so
+        ``d_n <= 1/nu_`` (docs/math.md#capping-nu); ``nu N <= 1`` is the hard margin. ``"auto"`` chooses it by
+        validation (docs/boosting.md#the-default-nuauto).
+    eps : float, default 0.01
+        The precision of the driver's certified stopping rule
+        (:mod:`~dualboost.boosting.totally_corrective.formulations`).
+    eta : float, optional
+        The regularisation; None: ERLPBoost's canonical ``(2/eps) ln(N/nu_)``.
+    max_iter : int, optional
+        A cap on the iterations; None: 1,000.
+    oracle : str, Oracle or classifier, default "stumps"
+        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
+        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
+        ``sample_weight``.
+    method : str, default "auglag"
+        The subproblem solver.
+    checkpoint : str, optional
+        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
+    checkpoint_every : int, default 10
+        The period of the checkpoints, in iterations.
+    resume : bool, default False
+        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
+    max_time : float, optional
+        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
+        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _algorithm = "qrlpboost"

@@ -224,6 +224,30 @@ class GradientProjectionClassifier(ClassifierMixin, _GradientProjection):
 
     ``decision_function``: f(X) (N,) for two classes with a binary loss (positive: ``classes_[1]``),
     f_1 - f_0 for two classes with a multiclass loss, (N, K) for K > 2 classes.
+
+    Parameters
+    ----------
+    loss : str or FunctionalLoss, default "auto"
+        ``"auto"`` (``"logistic"`` for two classes, ``"multiclass_hinge"`` for more or with a K-output
+        learner), ``"hinge"``, ``"exponential"``, ``"squared"``, ``"multiclass_hinge"`` or a
+        :class:`~dualboost.boosting.gradient.losses.FunctionalLoss`.
+    projection : {"naive", "repeated", "residual"}, default "residual"
+        Alg. 1, Alg. 2 or Alg. 3 of [GB] (docs/math.md#naive-projection).
+    n_estimators : int, default 100
+        The budget of weak learners (Alg. 2 trains t of them in round t).
+    learning_rate : float, default 1.0
+        The scale of the step sizes η_t.
+    step : str or callable, default "auto"
+        ``"auto"``, ``"constant"``, ``"sqrt"``, ``"inverse"`` or a callable t -> η_t
+        (:func:`~dualboost.boosting.gradient.step_schedule`).
+    learner : str, oracle or scikit-learn estimator, default "stumps"
+        The restriction set (module docstring): ``"stumps"``, ``"multiclass_stumps"``, ``"decision_stumps"``,
+        a :class:`~dualboost.oracles.regression.ProjectionOracle`, a dualboost binary oracle, a scikit-learn
+        regressor or a classifier taking ``sample_weight``.
+    tol : float, default 0.0
+        Stop when the gradient norm is <= tol.
+    max_time : float, optional
+        A time limit in seconds: the run stops at the first round boundary after it.
     """
 
     _parameter_constraints = {
@@ -350,6 +374,29 @@ class GradientProjectionRegressor(RegressorMixin, _GradientProjection):
 
     ``loss``: ``"squared"`` (default), ``"absolute"`` or a one-output FunctionalLoss; f_0 is the loss's
     best constant (mean, median; 0 for a user loss).
+
+    Parameters
+    ----------
+    loss : str or FunctionalLoss, default "squared"
+        ``"squared"``, ``"absolute"`` or a one-output
+        :class:`~dualboost.boosting.gradient.losses.FunctionalLoss`.
+    projection : {"naive", "repeated", "residual"}, default "residual"
+        Alg. 1, Alg. 2 or Alg. 3 of [GB] (docs/math.md#naive-projection).
+    n_estimators : int, default 100
+        The budget of weak learners (Alg. 2 trains t of them in round t).
+    learning_rate : float, default 1.0
+        The scale of the step sizes η_t.
+    step : str or callable, default "auto"
+        ``"auto"``, ``"constant"``, ``"sqrt"``, ``"inverse"`` or a callable t -> η_t
+        (:func:`~dualboost.boosting.gradient.step_schedule`).
+    learner : str, oracle or scikit-learn estimator, default "stumps"
+        The restriction set (module docstring): ``"stumps"``, ``"multiclass_stumps"``, ``"decision_stumps"``,
+        a :class:`~dualboost.oracles.regression.ProjectionOracle`, a dualboost binary oracle, a scikit-learn
+        regressor or a classifier taking ``sample_weight``.
+    tol : float, default 0.0
+        Stop when the gradient norm is <= tol.
+    max_time : float, optional
+        A time limit in seconds: the run stops at the first round boundary after it.
     """
 
     def __init__(

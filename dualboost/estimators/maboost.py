@@ -139,6 +139,32 @@ class MABoostClassifier(_MirrorBoostingClassifier):
     the simplex). ``step``: ``"theory"`` (``gamma/L``) or ``"max_margin"`` (``gamma/(L sqrt t)``, Thm 2).
     ``max_iter``: rounds (the run stops earlier when the bound certifies a training error below
     ``nu_/N``).
+
+    Parameters
+    ----------
+    regulariser : str or ConvexFunction, default "entropy"
+        ``"entropy"`` (AdaBoost with step gamma_t, bound (9)), ``"euclidean"`` (projected gradient, bound (8))
+        or a conjugate-library function (then ``L`` is required).
+    update : {"active", "lazy"}, default "active"
+        ``"lazy"`` is LAMABoost.
+    projection : {"simplex", "capped", "mixed"}, default "simplex"
+        ``"capped"``: ``d_n <= 1/nu_``; ``"mixed"``: the cap on the examples marked by ``fit(...,
+        secondary=mask)`` only.
+    nu : float, default 0.1
+        The capping fraction (module docstring; unused with the simplex).
+    step : {"theory", "max_margin"}, default "theory"
+        ``gamma/L`` or ``gamma/(L sqrt t)`` (Thm 2).
+    L : float, optional
+        The bound on the squared dual norm of a column (required for a conjugate-library regulariser).
+    max_iter : int, default 100
+        Rounds (the run stops earlier when the bound certifies a training error below ``nu_/N``).
+    oracle : str, Oracle or classifier, default "stumps"
+        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
+        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
+        ``sample_weight``.
+    max_time : float, optional
+        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
+        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _parameter_constraints = {
@@ -204,7 +230,24 @@ class SparseBoostClassifier(_MirrorBoostingClassifier):
     projection onto the hypercube, so the distribution ``d_`` may have zeros (``result_.support``).
 
     ``alpha`` in [0, 1]: ``alpha_t = alpha gamma_t / 2`` (Thm 4); ``threshold``: ``"literal"`` or
-    ``"half"`` (:func:`~dualboost.boosting.maboost.sparseboost`)."""
+    ``"half"`` (:func:`~dualboost.boosting.maboost.sparseboost`).
+
+    Parameters
+    ----------
+    alpha : float, default 0.5
+        In [0, 1]: ``alpha_t = alpha gamma_t / 2`` (Thm 4).
+    threshold : {"literal", "half"}, default "literal"
+        The shrinkage threshold (:func:`~dualboost.boosting.maboost.sparseboost`).
+    max_iter : int, default 100
+        Rounds (the run stops earlier when the bound certifies a training error below ``nu_/N``).
+    oracle : str, Oracle or classifier, default "stumps"
+        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
+        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
+        ``sample_weight``.
+    max_time : float, optional
+        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
+        boundary after it, certified, with ``stop_reason_ = "time limit"``.
+    """
 
     _parameter_constraints = {
         "alpha": [Interval(Real, 0, 1, closed="both")],
@@ -237,7 +280,22 @@ class SparseBoostClassifier(_MirrorBoostingClassifier):
 class MadaBoostClassifier(_MirrorBoostingClassifier):
     """The MadaBoost variant of [NP] (Alg. 3): weights ``min(1, e^{-margin})``, step
     ``eta_t = eps_t gamma_t`` with ``step="previous"`` (eps from the ensemble before the round, the
-    default) or ``"fixed_point"`` (docs/math.md#madaboost-step)."""
+    default) or ``"fixed_point"`` (docs/math.md#madaboost-step).
+
+    Parameters
+    ----------
+    step : {"previous", "fixed_point"}, default "previous"
+        eps from the ensemble before the round, or the fixed point (docs/math.md#madaboost-step).
+    max_iter : int, default 100
+        Rounds (the run stops earlier when the bound certifies a training error below ``nu_/N``).
+    oracle : str, Oracle or classifier, default "stumps"
+        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
+        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
+        ``sample_weight``.
+    max_time : float, optional
+        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
+        boundary after it, certified, with ``stop_reason_ = "time limit"``.
+    """
 
     _parameter_constraints = {
         "step": [StrOptions({"previous", "fixed_point"})],

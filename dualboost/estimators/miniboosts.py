@@ -48,6 +48,34 @@ class MLPBoostClassifier(BoostingClassifier):
     clipped step) or one of ``"clipped"``, ``"classic"``, ``"short"``, ``"line"``, ``"pairwise"``.
     ``max_iter``: 1000 by default (each iteration solves an LP; the bound is O(ln(N/nu)/eps^2));
     None: the bound.
+
+    Parameters
+    ----------
+    nu : float or "auto", default "auto"
+        The capping as a fraction of the training set in (0, 1]: the models get ``nu_ = max(1, nu N)``, so
+        ``d_n <= 1/nu_`` (docs/math.md#capping-nu); ``nu N <= 1`` is the hard margin. ``"auto"`` chooses it by
+        validation (docs/boosting.md#the-default-nuauto).
+    eps : float, default 0.01
+        The precision: the stop guarantees a soft margin within eps of the best one of the hypothesis class.
+    eta : float, optional
+        The entropy regularisation; None: the canonical value (docs/math.md#canonical-eta).
+    max_iter : int or None, default 1000
+        A cap on the iterations; None: the bound of the step rule.
+    oracle : str, Oracle or classifier, default "stumps"
+        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
+        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
+        ``sample_weight``.
+    step : str, optional
+        The Frank-Wolfe rule of the corrective step (default ``"clipped"``; docs/math.md#frank-wolfe-steps).
+    checkpoint : str, optional
+        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
+    checkpoint_every : int, default 10
+        The period of the checkpoints, in iterations.
+    resume : bool, default False
+        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
+    max_time : float, optional
+        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
+        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _algorithm = "mlpboost"
@@ -110,7 +138,26 @@ class MaxEdgeAdaBoostClassifier(_UncappedClassifier):
     """AdaBoost with the oracle's max-edge hypothesis each round ([KG]'s baseline; module docstring):
     ``max_iter`` rounds (default 1,000), no stopping rule. scikit-learn's ``AdaBoostClassifier`` is
     the same algorithm with a tree learner (SAMME for K > 2 classes; here K classes run over the
-    (example, wrong class) pairs as every classifier of docs/boosting.md#multiclass)."""
+    (example, wrong class) pairs as every classifier of docs/boosting.md#multiclass).
+
+    Parameters
+    ----------
+    max_iter : int, default 1000
+        Rounds (AdaBoost has no stopping rule).
+    oracle : str, Oracle or classifier, default "stumps"
+        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
+        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
+        ``sample_weight``.
+    checkpoint : str, optional
+        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
+    checkpoint_every : int, default 10
+        The period of the checkpoints, in iterations.
+    resume : bool, default False
+        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
+    max_time : float, optional
+        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
+        boundary after it, certified, with ``stop_reason_ = "time limit"``.
+    """
 
     _algorithm = "adaboost"
 
@@ -143,6 +190,26 @@ class AdaBoostVClassifier(_UncappedClassifier):
     hard margin, ``nu_ = 1``). ``max_iter``: None (default) for [RW05]'s bound
     ``ceil(2 ln(N) / tolerance^2)``; the run usually stops much earlier, when the margin guarantee is
     met.
+
+    Parameters
+    ----------
+    tolerance : float, default 0.1
+        In (0, 1]: the precision of the hard margin ([RW05]'s nu, not a capping).
+    max_iter : int, optional
+        A cap on the rounds; None: ``ceil(2 ln(N) / tolerance^2)``, by which the guarantee holds.
+    oracle : str, Oracle or classifier, default "stumps"
+        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
+        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
+        ``sample_weight``.
+    checkpoint : str, optional
+        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
+    checkpoint_every : int, default 10
+        The period of the checkpoints, in iterations.
+    resume : bool, default False
+        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
+    max_time : float, optional
+        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
+        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _algorithm = "adaboostv"
@@ -185,6 +252,28 @@ class SmoothBoostClassifier(_UncappedClassifier):
     weak learner (edges ``>= 2 gamma``); ``max_iter``: None (default) for [Ser03]'s bound
     ``2 / (kappa gamma^2 sqrt(1 - gamma))``; a weak learner without that advantage may reach it (a
     ``ConvergenceWarning``). ``nu_ = kappa N``, the capping its distributions satisfy.
+
+    Parameters
+    ----------
+    kappa : float, default 0.1
+        In (0, 1): the target fraction of training examples with margin <= theta.
+    gamma : float, default 0.05
+        In (0, 1/2): the advantage the weak learner is assumed to have.
+    max_iter : int, optional
+        A cap on the rounds; None: the bound of [Ser03].
+    oracle : str, Oracle or classifier, default "stumps"
+        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
+        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
+        ``sample_weight``.
+    checkpoint : str, optional
+        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
+    checkpoint_every : int, default 10
+        The period of the checkpoints, in iterations.
+    resume : bool, default False
+        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
+    max_time : float, optional
+        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
+        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _algorithm = "smoothboost"

@@ -348,6 +348,26 @@ class OnlineBBMClassifier(_OnlineBoostingClassifier):
     Vowpal Wabbit's ``--gamma g`` is gamma = 2g). The prediction is the unweighted majority vote;
     example t reaches learner i with p_t^i = w_t^i / ||w^i||_inf, w_t^i the binomial weight (5).
     See the module docstring for the other parameters and the fitted attributes.
+
+    Parameters
+    ----------
+    n_learners : int, default 10
+        N, the number of weak online learners.
+    gamma : float, default 0.2
+        In (0, 1): the edge assumed of the weak learners.
+    learner : str, OnlineLearners or classifier, default "linear"
+        ``"linear"`` (logistic regression with AdaGrad steps, vectorised across the N copies), ``"stumps"``
+        (online decision stumps), an :class:`~dualboost.oracles.online.OnlineLearners` bank (copied), or a
+        scikit-learn classifier with ``partial_fit(..., sample_weight=...)`` (N clones).
+    weighting : {"importance", "sampling"}, default "importance"
+        Every example reaches every learner with importance weight p_t^i (AdaBoost.OL.W), or with probability
+        p_t^i (AdaBoost.OL.S); docs/math.md#importance-weights.
+    n_passes : int, default 1
+        Passes over X in order in ``fit``.
+    random_state : int, optional
+        The seed of the booster (sampling, Hedge draws); a run is deterministic given it.
+    verbose : bool, default False
+        A progress line on stderr (on a terminal only).
     """
 
     _parameter_constraints = {
@@ -386,6 +406,24 @@ class AdaBoostOLClassifier(_OnlineBoostingClassifier):
     4/sqrt(t), Hedge over the N partial sums. ``weighting="sampling"`` is AdaBoost.OL.S. Extra
     fitted attributes: ``alpha_`` and ``hedge_weights_`` (v, summing to one). See the module
     docstring for the other parameters.
+
+    Parameters
+    ----------
+    n_learners : int, default 10
+        N, the number of weak online learners.
+    learner : str, OnlineLearners or classifier, default "linear"
+        ``"linear"`` (logistic regression with AdaGrad steps, vectorised across the N copies), ``"stumps"``
+        (online decision stumps), an :class:`~dualboost.oracles.online.OnlineLearners` bank (copied), or a
+        scikit-learn classifier with ``partial_fit(..., sample_weight=...)`` (N clones).
+    weighting : {"importance", "sampling"}, default "importance"
+        Every example reaches every learner with importance weight p_t^i (AdaBoost.OL.W), or with probability
+        p_t^i (AdaBoost.OL.S); docs/math.md#importance-weights.
+    n_passes : int, default 1
+        Passes over X in order in ``fit``.
+    random_state : int, optional
+        The seed of the booster (sampling, Hedge draws); a run is deterministic given it.
+    verbose : bool, default False
+        A progress line on stderr (on a terminal only).
     """
 
     def __init__(

@@ -258,7 +258,20 @@ def save(estimator: BaseEstimator, path: str | os.PathLike) -> Path:
     """Write the fitted ``estimator`` to the model file ``path`` (module docstring; written to a
     temporary file in the same directory, then renamed over ``path``). A CV estimator is saved as its
     ``best_estimator_``. Returns the path. ValueError for an unfitted estimator or one that cannot be
-    saved; ImportError naming the ``models`` extra when scikit-learn members need skops and it is absent."""
+    saved; ImportError naming the ``models`` extra when scikit-learn members need skops and it is absent.
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+        A fitted estimator of dualboost (a CV estimator is saved as its ``best_estimator_``).
+    path : str or os.PathLike
+        The model file.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+    """
     from sklearn.utils.validation import check_is_fitted
 
     from dualboost.estimators.cv import _PathCV
@@ -708,7 +721,22 @@ def load(
     file's members may decompress to, together (raise it for a model larger than the default
     :data:`MAX_MODEL_BYTES`; :func:`model_bytes` tells what a file needs). ValueError for a file that is
     not a valid model file of this format version, or larger than ``max_bytes``; nothing in the file is
-    run."""
+    run.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The model file.
+    trusted : list or tuple of str, default ()
+        Further exact type names that a scikit-learn member's skops data may hold.
+    max_bytes : int, default MAX_MODEL_BYTES
+        The most bytes the file's members may decompress to, together.
+
+    Returns
+    -------
+    BaseEstimator
+        The fitted estimator.
+    """
     path = Path(path)
     if not isinstance(trusted, (list, tuple)) or not all(isinstance(t, str) for t in trusted):
         raise ValueError(f"trusted must be a list of type names (strings); got {trusted!r}")

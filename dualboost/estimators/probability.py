@@ -142,7 +142,18 @@ class ProbabilityLink:
         slope ``a = link_slope_`` fitted on the training margins (:func:`fit_link_slope`): a Platt
         sigmoid without intercept, so ``argmax`` is ``predict``; a tie f = 0 gets the training class
         prior ``class_prior_``, whose argmax is the class ``predict`` gives it
-        (:mod:`dualboost.estimators.ties`)."""
+        (:mod:`dualboost.estimators.ties`).
+
+        Parameters
+        ----------
+        X : array_like or sparse matrix, shape (N, p)
+            The rows.
+
+        Returns
+        -------
+        ndarray, shape (N, K)
+            The probability of each class.
+        """
         check_is_fitted(self)
         f = self.decision_function(X)
         prior = getattr(self, "class_prior_", None)
@@ -166,7 +177,18 @@ class ProbabilityLink:
         return link_probabilities(f, self.link_slope_, prior)
 
     def predict_log_proba(self, X: ArrayLike) -> NDArray[np.float64]:
-        """``log predict_proba`` computed as ``log_expit`` (finite for any f; the log prior at a tie)."""
+        """``log predict_proba`` computed as ``log_expit`` (finite for any f; the log prior at a tie).
+
+        Parameters
+        ----------
+        X : array_like or sparse matrix, shape (N, p)
+            The rows.
+
+        Returns
+        -------
+        ndarray, shape (N, K)
+            Its logarithm.
+        """
         check_is_fitted(self)
         f = np.asarray(self.decision_function(X), dtype=np.float64)
         prior = getattr(self, "class_prior_", None)

@@ -388,6 +388,33 @@ class ReweightedClassifier(ProbabilityLink, ClassifierMixin, BaseEstimator):
     capping), ``oob_`` (whether the edges were out-of-bag), ``eta_`` (the entropy models and QRLP),
     ``class_prior_`` (the fraction of each class; a tie f = 0 predicts the larger,
     :mod:`dualboost.estimators.ties`) and ``link_slope_`` (``predict_proba``, module docstring).
+
+    Parameters
+    ----------
+    ensemble : estimator or list of estimators, optional
+        A fitted RandomForestClassifier, ExtraTreesClassifier, GradientBoostingClassifier or
+        AdaBoostClassifier, or a list of fitted estimators (not refitted: ``fit`` only re-weights them).
+    model : str, default "lpboost"
+        One of :data:`MODELS` (module docstring).
+    nu : float or "auto", default "auto"
+        The capping as a fraction of the re-weighting data, as the classifiers take it (``max(1, nu N)``,
+        docs/math.md#capping-nu; not for mdboost, cgboost, nmboost).
+    eps : float, default 0.01
+        The precision that sets the canonical eta.
+    eta : float, optional
+        The eta of erlpboost, binary_erlpboost and qrlpboost (None: canonical).
+    output : {"auto", "predict"}, default "auto"
+        ``"predict"``: classifier members vote +-1.
+    oob : bool or "auto", default "auto"
+        The out-of-bag edges of a bagged forest (module docstring).
+    D : float, optional
+        mdboost's parameter (None: 1).
+    C : float, optional
+        cgboost's parameter (None: 1).
+    lam : float, optional
+        nmboost's lam (None: 0.01).
+    tau : float, optional
+        nmboost's tau (None: 1/Q).
     """
 
     #: whether ``fit`` takes K > 2 classes (a model file's class count is checked against it)
@@ -668,5 +695,27 @@ def reweight(
     :data:`MODELS`, module docstring) at the capping ``nu`` (a fraction of N, or ``"auto"``: chosen by
     validation, module docstring; for the models with a capping): the fitted
     :class:`ReweightedClassifier` (``options``: its ``eps``, ``eta``, ``output``, ``oob``, ``D``, ``C``,
-    ``lam``, ``tau``)."""
+    ``lam``, ``tau``).
+
+    Parameters
+    ----------
+    fitted : estimator or list of estimators
+        The fitted ensemble (:class:`ReweightedClassifier`'s ``ensemble``).
+    X : array_like, shape (N, p)
+        The re-weighting data.
+    y : array_like, shape (N,)
+        Its labels.
+    model : str, default "lpboost"
+        One of :data:`MODELS`.
+    nu : float or "auto", default "auto"
+        The capping, for the models with one.
+    **options
+        :class:`ReweightedClassifier`'s ``eps``, ``eta``, ``output``, ``oob``, ``D``, ``C``, ``lam``,
+        ``tau``.
+
+    Returns
+    -------
+    ReweightedClassifier
+        Fitted.
+    """
     return ReweightedClassifier(fitted, model=model, nu=nu, **options).fit(X, y)

@@ -77,6 +77,9 @@ class TAdaBoostClassifier(MaxEdgeAdaBoostClassifier):
     docs/tempered.md#t-adaboost): AdaBoost whose weights over the examples are a tempered exponential
     measure of temperature ``t``; ``dualboost boost --algorithm t_adaboost`` fits it.
 
+    ``sample_weight``: equal weights only (rows of weight 0 are removed): the measure starts from the
+    uniform one, and a prior measure is not part of [NAW]'s algorithm.
+
     Parameters
     ----------
     t : float
@@ -84,9 +87,6 @@ class TAdaBoostClassifier(MaxEdgeAdaBoostClassifier):
         below 1 examples with a large margin get weight exactly 0.
     max_iter, oracle, checkpoint, checkpoint_every, resume, max_time
         As for :class:`~dualboost.estimators.MaxEdgeAdaBoostClassifier` (``max_iter`` rounds, 1,000).
-
-    ``sample_weight``: equal weights only (rows of weight 0 are removed): the measure starts from the
-    uniform one, and a prior measure is not part of [NAW]'s algorithm.
     """
 
     _algorithm = "t_adaboost"

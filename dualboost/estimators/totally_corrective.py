@@ -29,6 +29,32 @@ class LPBoostClassifier(BoostingClassifier):
     ``method``: the LP solver (``"highs"``, the default, or a cvxpy solver name). LPBoost has no
     iteration bound (Thm 2.5): ``max_iter=None`` means 1,000, as in the thesis. See
     :mod:`dualboost.estimators.base` for the other parameters and the fitted attributes.
+
+    Parameters
+    ----------
+    nu : float or "auto", default "auto"
+        The capping as a fraction of the training set in (0, 1]: the models get ``nu_ = max(1, nu N)``, so
+        ``d_n <= 1/nu_`` (docs/math.md#capping-nu); ``nu N <= 1`` is the hard margin. ``"auto"`` chooses it by
+        validation (docs/boosting.md#the-default-nuauto).
+    eps : float, default 0.01
+        The precision: the stop guarantees a soft margin within eps of the best one of the hypothesis class.
+    max_iter : int, optional
+        A cap on the iterations; None: 1,000 (LPBoost has no iteration bound, Thm 2.5).
+    oracle : str, Oracle or classifier, default "stumps"
+        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
+        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
+        ``sample_weight``.
+    method : str, default "highs"
+        The LP solver (``"highs"``, warm-started from the previous basis, or a cvxpy method).
+    checkpoint : str, optional
+        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
+    checkpoint_every : int, default 10
+        The period of the checkpoints, in iterations.
+    resume : bool, default False
+        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
+    max_time : float, optional
+        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
+        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _algorithm = "lpboost"
@@ -76,6 +102,32 @@ class SoftBoostClassifier(BoostingClassifier):
     distributions under which every hypothesis so far has edge <= gamma_hat - eps.
 
     ``method``: the subproblem solver (``"auglag"`` default). ``max_iter=None``: Thm 3.2's bound.
+
+    Parameters
+    ----------
+    nu : float or "auto", default "auto"
+        The capping as a fraction of the training set in (0, 1]: the models get ``nu_ = max(1, nu N)``, so
+        ``d_n <= 1/nu_`` (docs/math.md#capping-nu); ``nu N <= 1`` is the hard margin. ``"auto"`` chooses it by
+        validation (docs/boosting.md#the-default-nuauto).
+    eps : float, default 0.01
+        The precision: the stop guarantees a soft margin within eps of the best one of the hypothesis class.
+    max_iter : int, optional
+        A cap on the iterations; None: Thm 3.2's bound.
+    oracle : str, Oracle or classifier, default "stumps"
+        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
+        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
+        ``sample_weight``.
+    method : str, default "auglag"
+        The subproblem solver.
+    checkpoint : str, optional
+        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
+    checkpoint_every : int, default 10
+        The period of the checkpoints, in iterations.
+    resume : bool, default False
+        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
+    max_time : float, optional
+        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
+        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _algorithm = "softboost"
@@ -158,6 +210,36 @@ class ERLPBoostClassifier(_EntropicClassifier):
     ``"practical"`` (default) or ``"simple"`` (docs/math.md#erlpboost-stopping); ``method``: the
     subproblem solver (``"auglag"``, warm-started, default). ``max_iter=None``: Thm 3.12's (or 3.10's)
     bound.
+
+    Parameters
+    ----------
+    nu : float or "auto", default "auto"
+        The capping as a fraction of the training set in (0, 1]: the models get ``nu_ = max(1, nu N)``, so
+        ``d_n <= 1/nu_`` (docs/math.md#capping-nu); ``nu N <= 1`` is the hard margin. ``"auto"`` chooses it by
+        validation (docs/boosting.md#the-default-nuauto).
+    eps : float, default 0.01
+        The precision: the stop guarantees a soft margin within eps of the best one of the hypothesis class.
+    eta : float, optional
+        The entropy regularisation; None: the canonical ``(2/eps) ln(N/nu_)`` (docs/math.md#canonical-eta).
+    max_iter : int, optional
+        A cap on the iterations; None: Thm 3.12's (practical) or Thm 3.10's (simple) bound.
+    oracle : str, Oracle or classifier, default "stumps"
+        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
+        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
+        ``sample_weight``.
+    method : str, default "auglag"
+        The subproblem solver (``"auglag"``: warm-started).
+    criterion : {"practical", "simple"}, default "practical"
+        The stopping criterion (docs/math.md#erlpboost-stopping).
+    checkpoint : str, optional
+        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
+    checkpoint_every : int, default 10
+        The period of the checkpoints, in iterations.
+    resume : bool, default False
+        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
+    max_time : float, optional
+        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
+        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _algorithm = "erlpboost"
@@ -178,7 +260,37 @@ class ERLPBoostClassifier(_EntropicClassifier):
 class BinaryERLPBoostClassifier(_EntropicClassifier):
     """Binary ERLPBoost ([KG] Alg. 3.3): ERLPBoost with the binary relative entropy, which keeps the
     caps implicit; ``nu`` must be < 1. Theoretical eta ``(2/eps)(ln(N/nu_) + 1)``; bounds Thms 3.21,
-    3.23."""
+    3.23.
+
+    Parameters
+    ----------
+    nu : float or "auto", default "auto"
+        The capping as a fraction of the training set, below 1 (the binary entropy needs ``nu_ < N``);
+        ``"auto"`` chooses it by validation (docs/boosting.md#the-default-nuauto).
+    eps : float, default 0.01
+        The precision: the stop guarantees a soft margin within eps of the best one of the hypothesis class.
+    eta : float, optional
+        The regularisation; None: the canonical ``(2/eps)(ln(N/nu_) + 1)``.
+    max_iter : int, optional
+        A cap on the iterations; None: Thm 3.23's (practical) or Thm 3.21's (simple) bound.
+    oracle : str, Oracle or classifier, default "stumps"
+        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
+        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
+        ``sample_weight``.
+    method : str, default "auglag"
+        The subproblem solver (``"auglag"``: warm-started).
+    criterion : {"practical", "simple"}, default "practical"
+        The stopping criterion (docs/math.md#erlpboost-stopping).
+    checkpoint : str, optional
+        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
+    checkpoint_every : int, default 10
+        The period of the checkpoints, in iterations.
+    resume : bool, default False
+        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
+    max_time : float, optional
+        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
+        boundary after it, certified, with ``stop_reason_ = "time limit"``.
+    """
 
     _algorithm = "binary_erlpboost"
     _binary_entropy = True

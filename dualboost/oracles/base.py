@@ -127,6 +127,11 @@ class Hypothesis(ABC):
 
     Subclasses are frozen dataclasses whose compared fields identify the hypothesis; data needed
     only to evaluate it are declared with ``compare=False``.
+
+    Parameters
+    ----------
+    n_features : int
+        The number of features of the data it was fitted on.
     """
 
     n_features: int = field(compare=False, repr=False)
@@ -223,6 +228,15 @@ class Selection:
     """The answer of ``Oracle.best(d)``: a hypothesis with its edge and its column of U.
 
     Compares (and hashes) as its hypothesis, so ``selection in seen`` detects a re-selection.
+
+    Parameters
+    ----------
+    hypothesis : Hypothesis
+        The hypothesis chosen.
+    edge : float
+        Its edge ``u @ d`` on the distribution it was chosen for.
+    column : ndarray, shape (N,)
+        Its column ``u = y * h(X_train)`` of U.
     """
 
     hypothesis: Hypothesis

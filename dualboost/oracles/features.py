@@ -56,7 +56,19 @@ def _dense_1d(values: object) -> NDArray[np.float64]:
 
 @dataclass(frozen=True)
 class RawFeature(Hypothesis):
-    """h(x) = clip(sign * x[feature] / scale, -1, 1)."""
+    """h(x) = clip(sign * x[feature] / scale, -1, 1).
+
+    Parameters
+    ----------
+    n_features : int
+        The number of features of the data it was fitted on.
+    feature : int
+        The feature.
+    scale : float
+        ``max_n |X[n, feature]|`` on the training data.
+    sign : int
+        +1 or -1.
+    """
 
     feature: int
     scale: float
@@ -86,6 +98,19 @@ class KernelColumn(Hypothesis):
     """h(x) = clip(sign * <x, x_i> / scale, -1, 1) for the training example i = ``index``.
 
     ``support`` holds x_i as a sparse p x 1 column (not compared: ``index`` identifies it).
+
+    Parameters
+    ----------
+    n_features : int
+        The number of features of the data it was fitted on.
+    index : int
+        The training example i.
+    scale : float
+        ``max_n |<x_n, x_i>|`` on the training data.
+    sign : int
+        +1 or -1.
+    support : scipy.sparse.csc_matrix
+        x_i, a p x 1 column.
     """
 
     index: int
@@ -151,7 +176,14 @@ class _Support:
 
 class RawFeatures(Oracle):
     """The max-edge raw feature h_j(x) = x_j / max_n |X[n, j]| (and its negation if ``reflexive``).
-    Edges are linear in d: signed weights are accepted (``best(d, signed=True)``)."""
+
+    Edges are linear in d: signed weights are accepted (``best(d, signed=True)``).
+
+    Parameters
+    ----------
+    reflexive : bool, default True
+        Also offer the negation of every hypothesis.
+    """
 
     signed_weights = True
 
@@ -195,6 +227,11 @@ class LinearKernel(Oracle):
 
     One hypothesis per training example with a non-zero row (and its negation if ``reflexive``).
     Edges are linear in d: signed weights are accepted (``best(d, signed=True)``).
+
+    Parameters
+    ----------
+    reflexive : bool, default True
+        Also offer the negation of every hypothesis.
     """
 
     signed_weights = True

@@ -37,6 +37,17 @@ class MatrixColumn(Hypothesis):
     """Column ``index`` of a fixed edge matrix, negated when ``sign`` is -1.
 
     ``values`` holds h(x_n) = sign * y_n U[n, index] for the N examples (not compared).
+
+    Parameters
+    ----------
+    n_features : int
+        The number of features of the data it was fitted on.
+    index : int
+        The column of U.
+    sign : int
+        +1 or -1.
+    values : ndarray, shape (N,)
+        h(x_n) on the N examples.
     """
 
     index: int
@@ -91,9 +102,16 @@ class MatrixColumn(Hypothesis):
 class MatrixOracle(Oracle):
     """The max-edge column of a fixed edge matrix ``U`` (N x n); fitted at construction.
 
-    ``y``: labels of the N examples (default all +1), used only by ``predict``; ``reflexive``:
-    include the negated columns. Edges ``U^T d`` are linear in d: signed weights are accepted
-    (``best(d, signed=True)``).
+    Edges ``U^T d`` are linear in d: signed weights are accepted (``best(d, signed=True)``).
+
+    Parameters
+    ----------
+    U : array_like, shape (N, n)
+        The edge matrix of the class, entries in [-1, 1].
+    y : array_like of shape (N,), optional
+        Labels of the N examples (default all +1), used only by ``predict``.
+    reflexive : bool, default False
+        Include the negated columns.
     """
 
     signed_weights = True

@@ -20,8 +20,19 @@ ORACLES = {"stumps": DecisionStumps, "raw": RawFeatures, "svm": LinearKernel}
 
 
 def make_oracle(oracle: object) -> Oracle:
-    """A fresh, unfitted oracle from a name of :data:`ORACLES`, an oracle (copied) or a scikit-learn
-    classifier taking ``sample_weight`` (cloned and wrapped in :class:`SklearnOracle`)."""
+    """A fresh, unfitted oracle, as the estimators and the command line take it.
+
+    Parameters
+    ----------
+    oracle : str, Oracle or BaseEstimator
+        A name of :data:`ORACLES` (``"stumps"``, ``"raw"``, ``"svm"``), an oracle (copied) or a
+        scikit-learn classifier taking ``sample_weight`` (cloned and wrapped in :class:`SklearnOracle`).
+
+    Returns
+    -------
+    Oracle
+        Unfitted.
+    """
     if isinstance(oracle, str):
         if oracle not in ORACLES:
             raise ValueError(

@@ -41,6 +41,19 @@ class FittedEstimator(Hypothesis):
 
     ``fingerprint`` digests the values h(X_train) (sign included): with ``output`` it identifies
     the hypothesis.
+
+    Parameters
+    ----------
+    n_features : int
+        The number of features of the data it was fitted on.
+    output : {"predict", "proba"}
+        What h is made of.
+    sign : int
+        +1 or -1.
+    fingerprint : str
+        The digest of h(X_train).
+    estimator : BaseEstimator
+        The fitted classifier.
     """
 
     output: str
@@ -76,9 +89,16 @@ def _fingerprint(values: NDArray[np.float64]) -> str:
 class SklearnOracle(Oracle):
     """Boost any scikit-learn classifier whose ``fit`` accepts ``sample_weight``.
 
-    ``output``: ``"predict"`` (h in {-1, +1}) or ``"proba"`` (h = 2 P(+1) - 1, needs
-    ``predict_proba``); ``reflexive``: negate a hypothesis whose edge is negative. Signed weights
-    are accepted (module docstring).
+    Signed weights are accepted (module docstring).
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+        A scikit-learn classifier whose ``fit`` takes ``sample_weight``; it is cloned for every call.
+    output : {"predict", "proba"}, default "predict"
+        ``"predict"``: h in {-1, +1}; ``"proba"``: h = 2 P(+1) - 1 (needs ``predict_proba``).
+    reflexive : bool, default True
+        Negate a hypothesis whose edge is negative.
     """
 
     signed_weights = True

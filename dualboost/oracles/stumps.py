@@ -68,7 +68,19 @@ PIECE = 1 << 15
 
 @dataclass(frozen=True)
 class Stump(Hypothesis):
-    """h(x) = sign if x[feature] > threshold else -sign."""
+    """h(x) = sign if x[feature] > threshold else -sign.
+
+    Parameters
+    ----------
+    n_features : int
+        The number of features of the data it was fitted on.
+    feature : int
+        The feature compared.
+    threshold : float
+        The threshold.
+    sign : int
+        +1 or -1.
+    """
 
     feature: int
     threshold: float
@@ -91,7 +103,15 @@ class Stump(Hypothesis):
 
 @dataclass(frozen=True)
 class Constant(Hypothesis):
-    """The constant hypothesis h(x) = sign (the stump with a threshold below every value)."""
+    """The constant hypothesis h(x) = sign (the stump with a threshold below every value).
+
+    Parameters
+    ----------
+    n_features : int
+        The number of features of the data it was fitted on.
+    sign : int
+        +1 or -1.
+    """
 
     sign: int
 

@@ -18,7 +18,19 @@ __all__ = ["BinaryERLPBoost"]
 
 
 class BinaryERLPBoost(EntropyRegularised):
-    """Binary-entropy-regularised LPBoost: ``U`` (N x t), ``nu`` in [1, N), ``eta`` > 0, ``d0``."""
+    """Binary-entropy-regularised LPBoost ([KG] Sec 3.3, Eqs. 3.25-3.26; docs/math.md#binary-erlpboost).
+
+    Parameters
+    ----------
+    U : array_like, shape (N, t)
+        The edge matrix, ``U[n, q] = y_n h_q(x_n)`` in [-1, 1] (docs/math.md#notation).
+    nu : float, default 1.0
+        The capping in [1, N): the binary entropy keeps ``d_n < 1/nu`` implicitly.
+    eta : float, default 1.0
+        The regularisation, > 0.
+    d0 : array_like of shape (N,), optional
+        The prior distribution (uniform when None), below the cap 1/nu.
+    """
 
     name = "binary_erlpboost"
     regularizer_class = CappedBinaryRelativeEntropy

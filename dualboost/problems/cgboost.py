@@ -49,12 +49,19 @@ def check_example_weights(weights: ArrayLike | None, n: int) -> NDArray[np.float
 
 
 class CGBoost(ColumnIndependent, Model):
-    """CGBoost over the t hypotheses in ``U`` (N x t, entries in [-1, 1]) with the trade-off ``C`` > 0
-    (module docstring). ``-primal_value`` is [BZB04]'s optimum.
+    """CGBoost over the t hypotheses in ``U`` (module docstring). ``-primal_value`` is [BZB04]'s optimum.
 
-    ``weights``: a positive weight per example (default all 1) multiplying its hinge, ``C sum_n
-    weights_n [1 - (U w)_n]_+``, so that the caps of d are ``C weights_n``: integer weights are the
-    problem of the data with example n repeated ``weights_n`` times (the copies share a margin)."""
+    Parameters
+    ----------
+    U : array_like, shape (N, t)
+        The edge matrix, ``U[n, q] = y_n h_q(x_n)`` in [-1, 1] (docs/math.md#notation).
+    C : float, default 1.0
+        The trade-off between the 2-norm of w and the hinges, > 0.
+    weights : array_like of shape (N,), optional
+        A positive weight per example (default all 1) multiplying its hinge, ``C sum_n weights_n
+        [1 - (U w)_n]_+``, so that the caps of d are ``C weights_n``: integer weights are the problem
+        of the data with example n repeated ``weights_n`` times (the copies share a margin).
+    """
 
     name = "cgboost"
     w_domain = WDomain.ORTHANT

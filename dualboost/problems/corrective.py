@@ -172,7 +172,22 @@ class _CorrectiveModel(Model):
 
 
 class CorrectiveERLPBoost(_CorrectiveModel):
-    """Model M8 ([KG] Eqs. 4.6-4.8): ``U`` (N x t, last column new), ``w_prev`` (t-1), nu, eta, d0."""
+    """Model M8 ([KG] Eqs. 4.6-4.8; docs/math.md#corrective-erlpboost): ERLPBoost's subproblem over the
+    segment from ``w_prev`` to the new hypothesis.
+
+    Parameters
+    ----------
+    U : array_like, shape (N, t)
+        The edge matrix; its last column is the new hypothesis's.
+    w_prev : array_like, shape (t - 1,)
+        The weights of the previous iteration over the first t - 1 columns.
+    nu : float, default 1.0
+        The capping in [1, N].
+    eta : float, default 1.0
+        The regularisation, > 0.
+    d0 : array_like of shape (N,), optional
+        The prior distribution (uniform when None).
+    """
 
     name = "corrective_erlpboost"
 
@@ -183,7 +198,22 @@ class CorrectiveERLPBoost(_CorrectiveModel):
 
 
 class CorrectiveBinaryERLPBoost(_CorrectiveModel):
-    """Model M9 ([KG] Eqs. 4.12-4.14): as M8 with the binary relative entropy (``nu < N``)."""
+    """Model M9 ([KG] Eqs. 4.12-4.14; docs/math.md#corrective-binary-erlpboost): as
+    :class:`CorrectiveERLPBoost` with the binary relative entropy.
+
+    Parameters
+    ----------
+    U : array_like, shape (N, t)
+        The edge matrix; its last column is the new hypothesis's.
+    w_prev : array_like, shape (t - 1,)
+        The weights of the previous iteration over the first t - 1 columns.
+    nu : float, default 1.0
+        The capping in [1, N] (below N: the binary entropy).
+    eta : float, default 1.0
+        The regularisation, > 0.
+    d0 : array_like of shape (N,), optional
+        The prior distribution (uniform when None).
+    """
 
     name = "corrective_binary_erlpboost"
 

@@ -24,13 +24,48 @@ __all__ = ["ERLPBoost", "EntropyRegularised", "erlpboost_eta", "canonical_eta", 
 
 def erlpboost_eta(n_samples: int, nu: float, eps: float, *, binary: bool = False) -> float:
     """The canonical eta (docs/math.md#canonical-eta): ``(2/eps) ln(N/nu)`` (``+ 1`` inside for Binary),
-    at least 1/2 as the bounds require (Thm 3.10, Thm 3.21). ``nu`` in [1, N] and ``eps`` > 0 are
-    checked (a driver that checked them calls :func:`canonical_eta`)."""
+    at least 1/2 as the bounds require (Thm 3.10, Thm 3.21).
+
+    ``nu`` and ``eps`` are checked (a driver that checked them calls :func:`canonical_eta`).
+
+    Parameters
+    ----------
+    n_samples : int
+        N, the number of training examples.
+    nu : float
+        The capping in [1, N] (docs/math.md#capping-nu).
+    eps : float
+        The precision, > 0.
+    binary : bool, default False
+        Binary ERLPBoost's eta ([KG] Thm 3.21): ``(2/eps) (ln(N/nu) + 1)``.
+
+    Returns
+    -------
+    float
+        eta, at least 1/2.
+    """
     return canonical_eta(n_samples, check_nu(nu, n_samples), check_positive(eps, "eps"), binary=binary)
 
 
 def canonical_eta(n_samples: int, nu: float, eps: float, *, binary: bool = False) -> float:
-    """:func:`erlpboost_eta` of arguments checked already."""
+    """:func:`erlpboost_eta` of arguments checked already.
+
+    Parameters
+    ----------
+    n_samples : int
+        N, the number of training examples.
+    nu : float
+        The capping in [1, N].
+    eps : float
+        The precision, > 0.
+    binary : bool, default False
+        Binary ERLPBoost's eta.
+
+    Returns
+    -------
+    float
+        ``max((2/eps) (ln(N/nu) [+ 1]), 1/2)``.
+    """
     log_ratio = np.log(n_samples / nu) + (1.0 if binary else 0.0)
     return float(max(2.0 / eps * log_ratio, 0.5))
 
@@ -90,10 +125,23 @@ class EntropyRegularised(ColumnIndependent, MaxEdgeModel):
 
 
 class ERLPBoost(EntropyRegularised):
-    """The entropy-regularised LPBoost subproblem over the t hypotheses in ``U``.
+    """The entropy-regularised LPBoost subproblem over the t hypotheses in ``U`` ([KG] Eqs. 3.6, 3.10).
 
-    Parameters: ``U`` (N x t, entries in [-1, 1]), ``nu`` in [1, N] (cap 1/nu; 1 = hard margin),
-    ``eta`` > 0, ``d0`` the prior (uniform when None).
+    Parameters
+    ----------
+    U : array_like, shape (N, t)
+        The edge matrix, ``U[n, q] = y_n h_q(x_n)`` in [-1, 1] (docs/math.md#notation).
+    nu : float, default 1.0
+        The capping in [1, N]: ``d_n <= 1/nu`` (1 is the hard margin; docs/math.md#capping-nu).
+    eta : float, default 1.0
+        The entropy regularisation, > 0 (:func:`erlpboost_eta` gives the canonical value).
+    d0 : array_like of shape (N,), optional
+        The prior distribution of the relative entropy (uniform when None).
+
+    See Also
+    --------
+    BinaryERLPBoost : the same with the binary relative entropy.
+    LPBoost : the limit eta -> infinity.
     """
 
     name = "erlpboost"

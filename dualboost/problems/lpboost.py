@@ -55,10 +55,20 @@ def _highs(c, a_ub, a_eq, bounds):
 def min_max_edge(
     U: NDArray[np.float64], lower: NDArray[np.float64], upper: NDArray[np.float64]
 ) -> tuple[float, NDArray[np.float64], NDArray[np.float64]] | None:
-    """``min_{d : sum d = 1, lower <= d <= upper} max_q u^q . d`` by HiGHS.
+    """``min_{d : sum d = 1, lower <= d <= upper} max_q u^q @ d`` by HiGHS.
 
-    Returns ``(value, d, w)`` with ``w`` the LP multipliers of the edge constraints (a point of
-    the simplex), or ``None`` when the box and the simplex do not meet.
+    Parameters
+    ----------
+    U : ndarray, shape (N, t)
+        The edge matrix.
+    lower, upper : ndarray, shape (N,)
+        The box of d.
+
+    Returns
+    -------
+    tuple of (float, ndarray, ndarray) or None
+        ``(value, d, w)`` with ``w`` the LP multipliers of the edge constraints (a point of the
+        simplex), or ``None`` when the box and the simplex do not meet.
     """
     n, t = U.shape
     # variables (d, gamma): minimise gamma s.t. U^T d - gamma <= 0, sum d = 1
@@ -194,7 +204,15 @@ class PrimalLP:
 
 
 class LPBoost(ColumnIndependent, MaxEdgeModel):
-    """The capped min-max-edge LP: ``U`` (N x t), ``nu`` in [1, N] (1 = hard margin)."""
+    """The capped min-max-edge LP of LPBoost ([KG] Eqs. 2.1-2.3; docs/math.md#lpboost).
+
+    Parameters
+    ----------
+    U : array_like, shape (N, t)
+        The edge matrix, ``U[n, q] = y_n h_q(x_n)`` in [-1, 1] (docs/math.md#notation).
+    nu : float, default 1.0
+        The capping in [1, N]: ``d_n <= 1/nu`` (1 is the hard margin).
+    """
 
     name = "lpboost"
 

@@ -78,6 +78,11 @@ class MaxEdgeModel(MaxEdgeWeights, Model):
 
     Subclasses choose the regulariser ``f`` (attribute ``regularizer``), the cap ``1/nu`` of the
     feasible set and the gradient of the smooth part of ``f`` used by the active-set recovery.
+
+    Parameters
+    ----------
+    U : array_like, shape (N, t)
+        The edge matrix, ``U[n, q] = y_n h_q(x_n)`` in [-1, 1].
     """
 
     regularizer: ConvexFunction

@@ -46,10 +46,19 @@ __all__ = ["MDBoost"]
 
 
 class MDBoost(ColumnIndependent, MaxEdgeModel):
-    """MDBoost over the t hypotheses in ``U`` (N x t, entries in [-1, 1]) with total weight ``D`` > 0
-    ([SL]; module docstring). ``w`` in the simplex is ``w_[SL] / D``. ``weights``: a positive weight
-    per example (default all 1) on its margin in both terms (module docstring; integer weights are
-    repeated examples)."""
+    """MDBoost over the t hypotheses in ``U`` ([SL]; module docstring): ``w`` in the simplex is
+    ``w_[SL] / D``.
+
+    Parameters
+    ----------
+    U : array_like, shape (N, t)
+        The edge matrix, ``U[n, q] = y_n h_q(x_n)`` in [-1, 1] (docs/math.md#notation).
+    D : float, default 1.0
+        The total weight of [SL], > 0.
+    weights : array_like of shape (N,), optional
+        A positive weight per example (default all 1) on its margin in both terms (integer weights are
+        repeated examples).
+    """
 
     name = "mdboost"
     #: the dual is a concave quadratic with the Hessian below (no regulariser curvature needed)

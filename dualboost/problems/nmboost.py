@@ -86,13 +86,21 @@ class NMBoostLP(PrimalLP):
 
 
 class NMBoost(ColumnIndependent, MaxEdgeWeights, Model):
-    """NM-Boost over the t hypotheses in ``U`` (N x t, entries in [-1, 1]): ``lam`` > 0 weighs the
-    summed margins, ``tau`` > 0 is the margin below which an example's shortfall counts (None: 1/t,
-    as colboost). Module docstring for the two sides.
+    """NM-Boost over the t hypotheses in ``U`` ([AFAHV25]; the module docstring states both sides).
 
-    ``weights``: a positive weight k_n per example (default all 1) multiplying its margin and its
-    shortfall, ``lam k^T U w - sum_n k_n [tau - (U w)_n]_+``: the box of d becomes ``0 <= d <= k`` and
-    the shift ``lam k``; integer weights are the problem of the data with repeated examples."""
+    Parameters
+    ----------
+    U : array_like, shape (N, t)
+        The edge matrix, ``U[n, q] = y_n h_q(x_n)`` in [-1, 1] (docs/math.md#notation).
+    lam : float, default 1.0
+        The weight of the summed margins, > 0.
+    tau : float, optional
+        The margin below which an example's shortfall counts, > 0 (None: 1/t, as colboost).
+    weights : array_like of shape (N,), optional
+        A positive weight k_n per example (default all 1) multiplying its margin and its shortfall,
+        ``lam k^T U w - sum_n k_n [tau - (U w)_n]_+``: the box of d becomes ``0 <= d <= k`` and the
+        shift ``lam k``; integer weights are the problem of the data with repeated examples.
+    """
 
     name = "nmboost"
     #: the dual is piecewise linear: no gradient method; the cvxpy methods solve the LPs

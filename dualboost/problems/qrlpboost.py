@@ -34,12 +34,21 @@ __all__ = ["QRLPBoost"]
 
 
 class QRLPBoost(ColumnIndependent, MaxEdgeModel):
-    """The QRLP-Boost subproblem over the t hypotheses in ``U`` (module docstring).
+    """The QRLP-Boost subproblem over the t hypotheses in ``U`` ([AFAHV25]; docs/math.md#qrlp-boost).
 
-    Parameters: ``U`` (N x t, entries in [-1, 1]), ``nu`` in [1, N] (cap 1/nu), ``eta`` > 0,
-    ``center`` the expansion's centre (uniform when None; every entry positive) and ``d0`` the prior
-    of the expanded entropy (uniform when None; every entry positive): the limit of the re-centred
-    sequence is then ERLPBoost's solution with that prior.
+    Parameters
+    ----------
+    U : array_like, shape (N, t)
+        The edge matrix, ``U[n, q] = y_n h_q(x_n)`` in [-1, 1] (docs/math.md#notation).
+    nu : float, default 1.0
+        The capping in [1, N]: ``d_n <= 1/nu``.
+    eta : float, default 1.0
+        The regularisation, > 0.
+    center : array_like of shape (N,), optional
+        The centre of the second-order expansion (uniform when None; every entry positive).
+    d0 : array_like of shape (N,), optional
+        The prior of the expanded entropy (uniform when None; every entry positive): the limit of
+        the re-centred sequence is then ERLPBoost's solution with that prior.
     """
 
     name = "qrlpboost"

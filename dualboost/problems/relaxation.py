@@ -83,10 +83,31 @@ def _project_l1_ball(w: NDArray[np.float64]) -> NDArray[np.float64]:
 class Relaxation(MaxEdgeModel):
     """[SS] Def. 6 with the regulariser ``f`` (any :class:`~dualboost.conjugates.ConvexFunction` on R^N).
 
-    Parameters: ``A`` (N x n, entries in [-1, 1]), ``f`` (dimension N or free), ``form`` in
-    :data:`FORMS`. Attributes: ``regularizer`` (f~ = f + I_S, derived), ``conditions`` (Thm 7),
-    ``dual_form`` (``"theorem7"`` or ``"general"``), ``U`` (the columns the weights act on: A,
-    or [A, -A] in the simplex form) and the model contract of :class:`~dualboost.problems.Model`.
+    The primal is ``min_{d in S} max_j |(A^T d)_j| + f(d)``, the dual ``max_{||w||_1 <= 1}
+    -(f + I_S)*(-A w)``, derived by the conjugate calculus (docs/math.md#general-relaxation,
+    docs/new-relaxation.md).
+
+    Parameters
+    ----------
+    A : array_like, shape (N, n)
+        The edge matrix, ``A[i, j] = y_i h_j(x_i)`` in [-1, 1].
+    f : ConvexFunction
+        The regulariser on d, of dimension N or free.
+    form : str, default "abs"
+        One of :data:`FORMS`: ``"abs"`` (weights in the l1 ball, edges in absolute value),
+        ``"simplex"`` (the same problem over ``[A, -A]`` with weights in the simplex) or ``"edge"``
+        (weights in the simplex over A, signed edges).
+
+    Attributes
+    ----------
+    regularizer : ConvexFunction
+        f~ = f + I_S, as the calculus derived it.
+    conditions : Theorem7Conditions
+        [SS] Thm 7's conditions on f.
+    dual_form : str
+        ``"theorem7"`` (the relaxed margin with hinge losses) or ``"general"``.
+    U : ndarray
+        The columns the weights act on: A, or [A, -A] in the simplex form.
     """
 
     name = "relaxation"

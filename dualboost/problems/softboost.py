@@ -29,8 +29,22 @@ __all__ = ["SoftBoost"]
 
 
 class SoftBoost(Model):
-    """The SoftBoost subproblem: ``U`` (N x t), ``nu`` in [1, N], edge bound ``gamma_hat - eps``,
-    prior ``d0`` (uniform when None)."""
+    """The SoftBoost subproblem ([KG] Alg. 3.1, Eqs. 3.1-3.5; docs/math.md#softboost): the relative-entropy
+    projection of d0 onto the capped distributions whose edges are all at most ``gamma_hat - eps``.
+
+    Parameters
+    ----------
+    U : array_like, shape (N, t)
+        The edge matrix, ``U[n, q] = y_n h_q(x_n)`` in [-1, 1] (docs/math.md#notation).
+    nu : float, default 1.0
+        The capping in [1, N] (1 is TotalBoost's hard margin).
+    gamma_hat : float, default 1.0
+        The smallest edge seen so far.
+    eps : float, default 0.0
+        The precision: the edge bound is ``gamma_hat - eps``.
+    d0 : array_like of shape (N,), optional
+        The prior distribution (uniform when None).
+    """
 
     name = "softboost"
     w_domain = WDomain.ORTHANT

@@ -35,7 +35,20 @@ __all__ = ["History", "HistoryRow", "HISTORY_FIELDS"]
 
 @dataclass(frozen=True)
 class HistoryRow:
-    """One iteration of a driver (see the module docstring for the fields)."""
+    """One iteration of a driver (the module docstring says what each field holds).
+
+    Parameters
+    ----------
+    iteration : int
+        t.
+    edge, primal, dual, gap, stopping : float
+        The edge of the new hypothesis, the values after the update, their certified gap and the
+        stopping quantity (NaN where the iteration does not compute one).
+    oracle_time, solve_time, time : float
+        Seconds in the oracle, in the solver, and since the run started.
+    n_hypotheses : int
+        Hypotheses with w > 0 after the iteration.
+    """
 
     iteration: int
     edge: float
@@ -64,8 +77,14 @@ def _cell(value: float | int) -> str:
 class History:
     """The rows of a run, with the stopping rule they were compared against.
 
-    ``criterion`` names the stopping quantity (e.g. ``"practical: delta~ <= eps/2"``) and
-    ``threshold`` is its threshold; ``history["gap"]`` gives a column as a numpy array.
+    ``history["gap"]`` gives a column as a numpy array.
+
+    Parameters
+    ----------
+    criterion : str, default ""
+        Names the stopping quantity (e.g. ``"practical: delta~ <= eps/2"``).
+    threshold : float, default nan
+        The threshold of the stopping quantity.
     """
 
     def __init__(self, criterion: str = "", threshold: float = math.nan) -> None:

@@ -36,7 +36,15 @@ def iteration_text(row: HistoryRow) -> str:
 
 
 class ProgressLine:
-    """One overwritten line on stderr per row (at most 10 per second) while ``enabled``."""
+    """One overwritten line on stderr per row (at most 10 per second) while ``enabled``.
+
+    Parameters
+    ----------
+    enabled : bool
+        Whether to draw (on a terminal).
+    describe : callable, default iteration_text
+        HistoryRow -> the text of the line.
+    """
 
     def __init__(self, enabled: bool, describe: Callable[[HistoryRow], str] = iteration_text) -> None:
         self.enabled = bool(enabled)

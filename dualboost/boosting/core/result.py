@@ -202,19 +202,40 @@ def staged_decisions(
 class BoostResult:
     """The output of a boosting run: ``f_w(x) = sum_q w_q h^q(x)`` ([KG] Def 2.2).
 
-    ``hypotheses``: the T hypotheses of the output (the last oracle answer of ERLPBoost-type runs
-    is discarded, [KG] Alg. 3.2 step 3(c)); ``weights``: w in the simplex over them (AdaBoost's
-    and SoftBoost's weights normalised); ``columns``: their columns of U on the training set
-    (N x T; ``int8`` when every entry is -1, 0 or +1, e.g. for stumps, else float64); ``d``: the
-    last distribution over the examples; ``history``: one row per iteration;
-    ``n_iter``: iterations run (oracle calls); ``converged``: whether the stopping rule fired
-    (rather than ``max_iter``); ``stop_reason``: why the run ended, a word of :data:`STOP_REASONS`
-    (``stop_detail``: the same in the run's own words, e.g. which rule fired); ``oracle_time``,
-    ``solver_time``, ``total_time``: seconds; ``params``: the parameters used (nu in [1, N], eps,
-    eta, ...); ``iterates``: with ``keep_iterates=True`` (totally corrective drivers), the pairs
-    ``(d^t, w^t)`` for t = 0, 1, ..., w^t over the first columns of ``columns`` (``(d^0, [])`` first);
-    ``stages``: with ``keep_stages=True``, the output weights after every iteration (:class:`Stages`;
-    the last stage is ``weights``).
+    Attributes
+    ----------
+    algorithm : str
+        The driver's name.
+    hypotheses : list of Hypothesis
+        The T hypotheses of the output (the last oracle answer of ERLPBoost-type runs is discarded,
+        [KG] Alg. 3.2 step 3(c)).
+    weights : ndarray, shape (T,)
+        w in the simplex over them (AdaBoost's and SoftBoost's weights normalised).
+    columns : ndarray, shape (N, T)
+        Their columns of U on the training set (``int8`` when every entry is -1, 0 or +1, e.g. for
+        stumps, else float64).
+    d : ndarray, shape (N,)
+        The last distribution over the examples.
+    history : History
+        One row per iteration.
+    n_iter : int
+        Iterations run (oracle calls).
+    converged : bool
+        Whether the stopping rule fired (rather than ``max_iter``).
+    stop_reason : str
+        Why the run ended, a word of :data:`STOP_REASONS`.
+    oracle_time, solver_time, total_time : float
+        Seconds.
+    params : dict
+        The parameters used (nu in [1, N], eps, eta, ...).
+    iterates : list of (ndarray, ndarray) or None
+        With ``keep_iterates=True`` (totally corrective drivers), the pairs ``(d^t, w^t)`` for
+        t = 0, 1, ..., w^t over the first columns of ``columns`` (``(d^0, [])`` first).
+    stages : Stages or None
+        With ``keep_stages=True``, the output weights after every iteration (the last stage is
+        ``weights``).
+    stop_detail : str
+        ``stop_reason`` in the run's own words, e.g. which rule fired.
     """
 
     algorithm: str

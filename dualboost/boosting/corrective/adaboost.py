@@ -43,8 +43,21 @@ Weight = Callable[[NDArray[np.float64], NDArray[np.float64], float, float], floa
 
 
 def adaboost_step(u: NDArray[np.float64], d: NDArray[np.float64]) -> float:
-    """``argmin_alpha sum_n d_n e^{-alpha u_n}`` for a column u with positive edge ``u . d`` (inf if
-    no example with d_n > 0 has u_n < 0)."""
+    """``argmin_alpha sum_n d_n e^{-alpha u_n}`` for a column u with positive edge ``u @ d`` (inf if
+    no example with d_n > 0 has u_n < 0).
+
+    Parameters
+    ----------
+    u : ndarray, shape (N,)
+        The column of the new hypothesis, ``u_n = y_n h(x_n)``.
+    d : ndarray, shape (N,)
+        The distribution it was chosen for.
+
+    Returns
+    -------
+    float
+        alpha, the step (inf when no example with d_n > 0 has u_n < 0).
+    """
     edge = float(np.sum(u * d))  # np.sum rather than a BLAS dot (see Ensemble.edges)
     support = d > 0
     if not np.any(u[support] < 0):
@@ -67,7 +80,22 @@ def adaboostv_step(edge: float, min_edge: float, tolerance: float) -> float:
     ``atanh(gamma_t) - atanh(rho_t)`` with ``rho_t = min_{q<=t} gamma_q - tolerance``, i.e.
     ``(1/2) ln((1 + gamma_t)/(1 - gamma_t)) - (1/2) ln((1 + rho_t)/(1 - rho_t))``; inf for edge 1.
 
-    ``0 < min_edge <= edge`` and ``0 < tolerance <= 1`` keep ``rho_t`` in (-1, 1) and the weight > 0."""
+    ``0 < min_edge <= edge`` and ``0 < tolerance <= 1`` keep ``rho_t`` in (-1, 1) and the weight > 0.
+
+    Parameters
+    ----------
+    edge : float
+        gamma_t, the edge of the new hypothesis.
+    min_edge : float
+        ``min_{q<=t} gamma_q``.
+    tolerance : float
+        The precision of AdaBoost* (in (0, 1]).
+
+    Returns
+    -------
+    float
+        The weight (inf for edge 1).
+    """
     if edge >= 1.0:
         return math.inf
     return math.atanh(edge) - math.atanh(min_edge - tolerance)
@@ -88,12 +116,28 @@ def adaboost(
 ) -> BoostResult:
     """AdaBoost with the oracle's hypotheses (max-edge selection, as in all of [KG]'s experiments).
 
-    ``max_iter``: rounds, default 1,000 (:data:`~dualboost.boosting.core.stopping.ADABOOST_MAX_ITER`);
-    ``d0``: the first distribution (a positive distribution, default uniform: the sample weights of
-    :class:`~dualboost.estimators.MaxEdgeAdaBoostClassifier`; ``d^t`` proportional to
-    ``d0 e^{-U alpha}``); ``checkpoint``, ``checkpoint_every``, ``resume``: save the state every so
-    many rounds and continue a killed run (:mod:`dualboost.boosting.core.checkpoint`); ``keep_stages``:
-    the normalised weights after every round in ``result.stages``.
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted oracle (``best(d)``; :mod:`dualboost.oracles`).
+    max_iter : int, optional
+        Rounds, default 1,000 (:data:`~dualboost.boosting.core.stopping.ADABOOST_MAX_ITER`).
+    d0 : ndarray of shape (N,), optional
+        The first distribution (a positive distribution, default uniform: the sample weights of
+        :class:`~dualboost.estimators.MaxEdgeAdaBoostClassifier`; ``d^t`` proportional to
+        ``d0 e^{-U alpha}``).
+    callback, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
+        The run options, as keywords or as one ``options=``
+        :class:`~dualboost.boosting.core.options.RunOptions` (docs/boosting.md#run-options): ``callback``
+        is called with each history row; the checkpoint file, its period and ``resume`` save the state
+        every so many rounds and continue a killed run (:mod:`dualboost.boosting.core.checkpoint`);
+        ``keep_stages`` keeps the normalised weights after every round in ``result.stages``;
+        ``max_time`` is a time limit in seconds.
+
+    Returns
+    -------
+    BoostResult
+        The hypotheses, their weights w, the per-iteration history, the stop reason and the times.
     """
     n = check_oracle(oracle)
     max_iter = check_max_iter(max_iter, ADABOOST_MAX_ITER)
@@ -122,16 +166,37 @@ def adaboostv(
     """AdaBoost* ([RW05]; miniboosts' AdaBoostV): AdaBoost with the weight of :func:`adaboostv_step`,
     which maximises the hard margin to within ``tolerance`` (docs/math.md#adaboostv).
 
-    ``tolerance`` in (0, 1]: the precision that [RW05] calls nu (not the capping nu of the other
-    drivers: AdaBoost* has no capping, it aims at the hard margin). The run stops when the normalised
-    margin of the output is at least ``min_{q<=t} gamma_q - tolerance``, the guarantee of [RW05]
-    (with a max-edge oracle ``min_q gamma_q`` is at least the best hard margin rho*, so the output's
-    margin is within ``tolerance`` of rho*), or at ``max_iter``, default the theorem's bound
-    ``ceil(2 ln(N) / tolerance^2)`` (:func:`adaboostv_max_iter`), by which the guarantee holds.
-    A round whose best edge is <= 0 ends the run (not converged: nothing is guaranteed), one with edge
-    1 returns that hypothesis alone, as in [RW05]. ``d0``: the first distribution (a positive
-    distribution, default uniform; ``d^t`` proportional to ``d0 e^{-U alpha}``). ``checkpoint``,
-    ``checkpoint_every``, ``resume``, ``keep_stages``, ``callback``: as for :func:`adaboost`.
+    The run stops when the normalised margin of the output is at least ``min_{q<=t} gamma_q -
+    tolerance``, the guarantee of [RW05] (with a max-edge oracle ``min_q gamma_q`` is at least the
+    best hard margin rho*, so the output's margin is within ``tolerance`` of rho*), or at
+    ``max_iter``. A round whose best edge is <= 0 ends the run (not converged: nothing is
+    guaranteed), one with edge 1 returns that hypothesis alone, as in [RW05].
+
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted oracle (``best(d)``; :mod:`dualboost.oracles`).
+    tolerance : float, default 0.1
+        In (0, 1]: the precision that [RW05] calls nu (not the capping nu of the other drivers:
+        AdaBoost* has no capping, it aims at the hard margin).
+    max_iter : int, optional
+        Default the theorem's bound ``ceil(2 ln(N) / tolerance^2)`` (:func:`adaboostv_max_iter`), by
+        which the guarantee holds.
+    d0 : ndarray of shape (N,), optional
+        The first distribution (a positive distribution, default uniform; ``d^t`` proportional to
+        ``d0 e^{-U alpha}``).
+    callback, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
+        The run options, as keywords or as one ``options=``
+        :class:`~dualboost.boosting.core.options.RunOptions` (docs/boosting.md#run-options): ``callback``
+        is called with each history row; the checkpoint file, its period and ``resume`` save the state
+        every so many rounds and continue a killed run (:mod:`dualboost.boosting.core.checkpoint`);
+        ``keep_stages`` keeps the normalised weights after every round in ``result.stages``;
+        ``max_time`` is a time limit in seconds.
+
+    Returns
+    -------
+    BoostResult
+        The hypotheses, their weights w, the per-iteration history, the stop reason and the times.
     """
     n = check_oracle(oracle)
     tolerance = check_scalar(tolerance, "tolerance")

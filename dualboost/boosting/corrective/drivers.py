@@ -85,9 +85,16 @@ __all__ = [
 class CorrectiveUpdate:
     """d^t and the dual quantities of one corrective update.
 
-    ``d``: the new distribution; ``theta``: the dual value Theta^^t(w^t, psi^t) (Eq. 3.10) or
-    Theta^_B^t(w^t, beta^t) (Eq. 3.26); ``psi`` (ERLPBoost; zero off the capped set C) or ``beta``
-    (Binary; the multiplier of sum d = 1).
+    Parameters
+    ----------
+    d : ndarray, shape (N,)
+        The new distribution.
+    theta : float
+        The dual value Theta^^t(w^t, psi^t) (Eq. 3.10) or Theta^_B^t(w^t, beta^t) (Eq. 3.26).
+    psi : ndarray of shape (N,), optional
+        ERLPBoost's multipliers of the cap (zero off the capped set C).
+    beta : float, default nan
+        Binary ERLPBoost's multiplier of ``sum d = 1``.
     """
 
     d: NDArray[np.float64]
@@ -99,19 +106,37 @@ class CorrectiveUpdate:
 def erlpboost_update(margins: ArrayLike, d0: ArrayLike, nu: float, eta: float) -> CorrectiveUpdate:
     """[KG] Alg. 4.1 steps (f)-(i) for the margins ``m = U w^t``.
 
+    Steps, with ``C = {n : d^t_n = 1/nu}`` the capped set:
+
     (f) ``log d~_n = ln d0_n - eta m_n`` (unnormalised, kept in the log domain);
-    (g) d^t = the entropic projection of d~ onto ``{sum d = 1, d <= 1/nu}`` (Alg. 4.2, cap 1/nu) and
-        ``C = {n : d^t_n = 1/nu}``;
+    (g) d^t = the entropic projection of d~ onto ``{sum d = 1, d <= 1/nu}`` (Alg. 4.2, cap 1/nu);
     (h) ``Z = sum_{n not in C} d~_n / (1 - |C|/nu)`` (the unnormalised weights, erratum KG-13),
         with ``1 - |C|/nu`` taken as the mass ``sum_{n not in C} d^t_n`` the projection left to the
         uncapped coordinates (equal in exact arithmetic; at large eta the difference of 1 and
         |C|/nu can round to 0 while that mass is a positive 1e-190);
     (i) ``psi_n = -m_n - (1/eta) ln(Z / (d0_n nu))`` on C, 0 elsewhere;
+
     and ``Theta^^t = -(1/eta) ln sum_n d0_n e^{-eta (m_n + psi_n)} - (1/nu) sum psi`` (Eq. 3.10).
 
     If no mass is left off C (nu = N, or underflow), Z is not determined by (h); then Z is the
     largest value with psi >= 0 (for nu = N: ``psi = max(m) - m``, which makes
     ``d0 e^{-eta(m + psi)}`` proportional to d^t = d0).
+
+    Parameters
+    ----------
+    margins : array_like, shape (N,)
+        The margins ``m = U w^t`` of the combined hypothesis.
+    d0 : array_like, shape (N,)
+        The prior distribution (uniform in [KG]).
+    nu : float
+        The capping, ``d <= 1/nu`` (docs/math.md#capping-nu).
+    eta : float
+        The entropy regularisation.
+
+    Returns
+    -------
+    CorrectiveUpdate
+        ``d``: d^t; ``theta``: Theta^^t; ``psi``: the multipliers of the cap.
     """
     m = np.asarray(margins, dtype=np.float64)
     log_d0 = np.log(np.asarray(d0, dtype=np.float64))
@@ -138,8 +163,21 @@ def binary_erlpboost_update(margins: ArrayLike, regularizer: CappedBinaryRelativ
         regulariser's normaliser (``b = eta beta``, a safeguarded Newton iteration on the bracket);
     (g) ``d_n = d0_n e^{-eta(m_n + beta)} / (1 - nu d0_n + nu d0_n e^{-eta(m_n + beta)})`` (Eq. 4.11),
         computed as ``(1/nu) expit(logit(nu d0_n) - eta (m_n + beta))``;
+
     and ``Theta^_B^t = -(1/(eta nu)) sum_n ln(1 - nu d0_n + nu d0_n e^{-eta(m_n + beta)}) - beta``
     (Eq. 3.26).
+
+    Parameters
+    ----------
+    margins : array_like, shape (N,)
+        The margins ``m = U w^t`` of the combined hypothesis.
+    regularizer : CappedBinaryRelativeEntropy
+        The binary relative entropy to d0 with its nu and eta (docs/math.md#binary-erlpboost).
+
+    Returns
+    -------
+    CorrectiveUpdate
+        ``d``: d^t; ``theta``: Theta^_B^t; ``beta``: the multiplier of ``sum d = 1``.
     """
     reg = regularizer
     value, d, b = reg.conjugate_grad_and_normalizer(-np.asarray(margins, dtype=np.float64))
@@ -164,22 +202,49 @@ def corrective_erlpboost(
     clipped step (``method=None``) or by solving the corrective subproblem M8 with ``method``
     (e.g. ``"auglag"``); d^t by the entropic projection, psi^t in closed form.
 
-    ``step``: the Frank-Wolfe step rule ([MHT22], docs/math.md#frank-wolfe-steps): ``"clipped"``
-    (the default, Alg. 4.1(b)), ``"classic"`` (``2/(t+1)``), ``"short"`` (the short step for the
-    smoothness constant eta), ``"line"`` (the exact line search on the dual: by a scalar root finder,
-    or by the subproblem solver ``method`` when one is given; ``method`` alone means ``"line"``) or
-    ``"pairwise"`` (weight moved from the away hypothesis to the new one). The stopping rule and its
-    certificate are the same for every rule.
+    The stopping rule (the practical criterion ``delta~ <= eps/2``) and its certificate are the same
+    for every step rule.
 
-    ``eta``: default the canonical ``max((2/eps) ln(N/nu), 1/2)``; ``max_iter``: default
-    ``32 eta/eps + 1`` (:func:`~dualboost.boosting.core.stopping.corrective_max_iter`; ``108 eta/eps + 1``
-    for the classic step, ``64 eta/eps + 2`` for the pairwise one, docs/math.md#frank-wolfe-steps);
-    ``callback``: called with each history row; ``checkpoint``, ``checkpoint_every``, ``resume``: save
-    the state every so many iterations and continue a killed run (:mod:`dualboost.boosting.core.checkpoint`);
-    ``d0``: the prior of the relative entropy (a positive distribution; default uniform), also d^0, with
-    the caps ``1/nu`` unchanged and the canonical eta of
-    :func:`~dualboost.problems.erlpboost.prior_eta`; ``keep_stages``: the weights after
-    every iteration in ``result.stages`` (one ``(position, step)`` update each).
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted oracle (``best(d)``; :mod:`dualboost.oracles`).
+    nu : float, default 1.0
+        The capping in [1, N]: ``d_n <= 1/nu``.
+    eps : float, default 0.01
+        The precision of the stop.
+    eta : float, optional
+        The regularisation; default the canonical ``max((2/eps) ln(N/nu), 1/2)``.
+    max_iter : int, optional
+        Default ``32 eta/eps + 1`` (:func:`~dualboost.boosting.core.stopping.corrective_max_iter`;
+        ``108 eta/eps + 1`` for the classic step, ``64 eta/eps + 2`` for the pairwise one,
+        docs/math.md#frank-wolfe-steps).
+    method : str, optional
+        The subproblem solver of the exact step (e.g. ``"auglag"``); given alone, it means
+        ``step="line"``.
+    step : str, optional
+        The Frank-Wolfe step rule ([MHT22], docs/math.md#frank-wolfe-steps): ``"clipped"`` (the
+        default, Alg. 4.1(b)), ``"classic"`` (``2/(t+1)``), ``"short"`` (the short step for the
+        smoothness constant eta), ``"line"`` (the exact line search on the dual: by a scalar root
+        finder, or by ``method``) or ``"pairwise"`` (weight moved from the away hypothesis to the new
+        one).
+    d0 : ndarray of shape (N,), optional
+        The prior of the relative entropy (a positive distribution; default uniform), also d^0, with
+        the caps ``1/nu`` unchanged and the canonical eta of
+        :func:`~dualboost.problems.erlpboost.prior_eta`.
+    callback, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
+        The run options, as keywords or as one ``options=``
+        :class:`~dualboost.boosting.core.options.RunOptions` (docs/boosting.md#run-options):
+        ``callback`` is called with each history row; the checkpoint file, its period and ``resume``
+        save the state every so many iterations and continue a killed run
+        (:mod:`dualboost.boosting.core.checkpoint`); ``keep_stages`` keeps the weights after every
+        iteration in ``result.stages`` (one ``(position, step)`` update each); ``max_time`` is a time
+        limit in seconds. The corrective drivers keep no iterates.
+
+    Returns
+    -------
+    BoostResult
+        The hypotheses, their weights w, the per-iteration history, the stop reason and the times.
     """
     return _corrective(
         "corrective_erlpboost",
@@ -211,8 +276,36 @@ def corrective_binary_erlpboost(
 ) -> BoostResult:
     """Corrective Binary ERLPBoost ([KG] Alg. 4.3): as :func:`corrective_erlpboost` with the binary
     relative entropy (``nu < N``): no projection, beta by the root of ``sum d = 1``; canonical eta
-    ``max((2/eps)(ln(N/nu) + 1), 1/2)``; the exact step solves M9. ``step``, ``d0`` and ``keep_stages``
-    as for :func:`corrective_erlpboost` (``d0 < 1/nu``)."""
+    ``max((2/eps)(ln(N/nu) + 1), 1/2)``; the exact step solves M9.
+
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted oracle (``best(d)``; :mod:`dualboost.oracles`).
+    nu : float, default 1.0
+        The capping in [1, N).
+    eps : float, default 0.01
+        The precision of the stop.
+    eta : float, optional
+        The regularisation; default the canonical ``max((2/eps)(ln(N/nu) + 1), 1/2)``.
+    max_iter, method, step : optional
+        As for :func:`corrective_erlpboost`.
+    d0 : ndarray of shape (N,), optional
+        The prior (a positive distribution below the cap, ``d0 < 1/nu``; default uniform).
+    callback, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
+        The run options, as keywords or as one ``options=``
+        :class:`~dualboost.boosting.core.options.RunOptions` (docs/boosting.md#run-options):
+        ``callback`` is called with each history row; the checkpoint file, its period and ``resume``
+        save the state every so many iterations and continue a killed run
+        (:mod:`dualboost.boosting.core.checkpoint`); ``keep_stages`` keeps the weights after every
+        iteration in ``result.stages`` (one ``(position, step)`` update each); ``max_time`` is a time
+        limit in seconds. The corrective drivers keep no iterates.
+
+    Returns
+    -------
+    BoostResult
+        The hypotheses, their weights w, the per-iteration history, the stop reason and the times.
+    """
     return _corrective(
         "corrective_binary_erlpboost",
         oracle,
@@ -245,14 +338,35 @@ def mlpboost(
     warm-started) and keeps whichever of the Frank-Wolfe iterate and the LP's w has the larger
     regularised dual value ``-f*(-U w)``.
 
-    ``nu``, ``eps``, ``eta``, ``d0``: as for :func:`corrective_erlpboost` (the same regularised dual,
-    canonical eta and stopping rule: the practical criterion ``delta~ <= eps/2``, so the output's soft
-    margin is within eps of the best one); ``step``: the Frank-Wolfe rule (default ``"clipped"``;
-    :data:`~dualboost.boosting.corrective.frank_wolfe.STEPS`); ``max_iter``: default the bound of the
-    step rule, ``32 eta/eps + 1`` for the clipped one: O(ln(N/nu)/eps^2), as [MHT22] prove (an iteration
-    can only do better than its Frank-Wolfe step). ``result.params["lp_steps"]`` counts the iterations
-    that took the LP's w. ``callback``, ``checkpoint``, ``checkpoint_every``, ``resume``,
-    ``keep_stages``: as for the other drivers.
+    ``result.params["lp_steps"]`` counts the iterations that took the LP's w.
+
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted oracle (``best(d)``; :mod:`dualboost.oracles`).
+    nu, eps, eta, d0 : optional
+        As for :func:`corrective_erlpboost` (the same regularised dual, canonical eta and stopping
+        rule: the practical criterion ``delta~ <= eps/2``, so the output's soft margin is within eps of
+        the best one).
+    max_iter : int, optional
+        Default the bound of the step rule, ``32 eta/eps + 1`` for the clipped one: O(ln(N/nu)/eps^2),
+        as [MHT22] prove (an iteration can only do better than its Frank-Wolfe step).
+    step : str, optional
+        The Frank-Wolfe rule (default ``"clipped"``;
+        :data:`~dualboost.boosting.corrective.frank_wolfe.STEPS`).
+    callback, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
+        The run options, as keywords or as one ``options=``
+        :class:`~dualboost.boosting.core.options.RunOptions` (docs/boosting.md#run-options):
+        ``callback`` is called with each history row; the checkpoint file, its period and ``resume``
+        save the state every so many iterations and continue a killed run
+        (:mod:`dualboost.boosting.core.checkpoint`); ``keep_stages`` keeps the weights after every
+        iteration in ``result.stages`` (one ``(position, step)`` update each); ``max_time`` is a time
+        limit in seconds. The corrective drivers keep no iterates.
+
+    Returns
+    -------
+    BoostResult
+        The hypotheses, their weights w, the per-iteration history, the stop reason and the times.
     """
     return _corrective(
         "mlpboost",
@@ -284,7 +398,34 @@ def exact_step(
     """The weight of the new hypothesis maximising the corrective dual over [0, 1] (concave in it):
     the subproblem's optimum clipped to [0, 1]; when the subproblem is infeasible (the new hypothesis
     beats, or loses to, the old combination on every capped d) the dual increases without bound
-    towards the new hypothesis, or away from it."""
+    towards the new hypothesis, or away from it.
+
+    Parameters
+    ----------
+    model_class : type
+        :class:`~dualboost.problems.CorrectiveERLPBoost` or
+        :class:`~dualboost.problems.CorrectiveBinaryERLPBoost`.
+    U_old : ndarray, shape (N, t - 1)
+        The columns of the previous hypotheses.
+    w_old : ndarray, shape (t - 1,)
+        Their weights.
+    u : ndarray, shape (N,)
+        The new column.
+    d_prev : ndarray, shape (N,)
+        The previous distribution: where the subproblem is infeasible, the sign of the direction's
+        edge on it says towards which end the dual increases.
+    nu, eta : float
+        The capping and the regularisation.
+    d0 : ndarray, shape (N,)
+        The prior.
+    method : str
+        The subproblem solver.
+
+    Returns
+    -------
+    float
+        The weight of the new hypothesis, in [0, 1].
+    """
     model = model_class(np.column_stack([U_old, u]), w_old, nu=nu, eta=eta, d0=d0)
     sol = model.solve(method=method, side="dual", tol=1e-10)
     if sol.w is None:

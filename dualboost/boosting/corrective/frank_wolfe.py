@@ -69,7 +69,22 @@ def check_step(step: object, method: object) -> str:
 
 
 def clipped_step(x: NDArray[np.float64], d: NDArray[np.float64], eta: float) -> float:
-    """``clip(x . d / (eta ||x||_inf^2), 0, 1)`` ([KG] Alg. 4.1(b) with the square, erratum KG-9)."""
+    """``clip(x @ d / (eta ||x||_inf^2), 0, 1)`` ([KG] Alg. 4.1(b) with the square, erratum KG-9).
+
+    Parameters
+    ----------
+    x : ndarray, shape (N,)
+        The direction ``U (e_t - w)`` of the step in margin space.
+    d : ndarray, shape (N,)
+        The current distribution.
+    eta : float
+        The regularisation.
+
+    Returns
+    -------
+    float
+        The step in [0, 1].
+    """
     scale = float(np.abs(x).max()) ** 2
     # np.sum rather than a BLAS dot: see Ensemble.edges
     return 0.0 if scale == 0.0 else min(1.0, max(0.0, float(np.sum(x * d)) / (eta * scale)))

@@ -61,17 +61,38 @@ def smoothboost(
 ) -> BoostResult:
     """SmoothBoost ([Ser03]; module docstring, docs/math.md#smoothboost).
 
-    ``kappa`` in (0, 1): the target fraction of training examples with margin <= theta (the training
-    error it guarantees); ``gamma`` in (0, 1/2): the advantage the weak learner is assumed to have
-    (every hypothesis's edge ``u . d >= 2 gamma``, i.e. weighted error <= 1/2 - gamma for +-1
-    hypotheses); ``theta = gamma / (2 + gamma)`` is the margin aimed at. ``max_iter``: default the
-    bound of [Ser03] (:func:`smoothboost_max_iter`); a run that reaches it (the oracle's edges
-    fell below 2 gamma) warns. The history's stopping quantity is ``sum M / N``, compared with kappa;
-    ``d`` of the result is the last distribution the oracle saw. ``d0``: a positive distribution p over
-    the examples, the measure of [Ser03] in place of the uniform one (``d = p M / sum p M``, stop when
-    ``sum p M < kappa``; then ``d_n <= p_n / kappa`` and the p-weight of the examples with margin
-    <= theta is below kappa). The run options (``callback``, ``checkpoint``,
-    ``max_time``, ...): :class:`~dualboost.boosting.core.options.RunOptions`.
+    ``theta = gamma / (2 + gamma)`` is the margin aimed at. The history's stopping quantity is
+    ``sum M / N``, compared with kappa; ``d`` of the result is the last distribution the oracle saw.
+
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted oracle (``best(d)``; :mod:`dualboost.oracles`).
+    kappa : float, default 0.1
+        In (0, 1): the target fraction of training examples with margin <= theta (the training error
+        it guarantees).
+    gamma : float, default 0.05
+        In (0, 1/2): the advantage the weak learner is assumed to have (every hypothesis's edge
+        ``u @ d >= 2 gamma``, i.e. weighted error <= 1/2 - gamma for +-1 hypotheses).
+    max_iter : int, optional
+        Default the bound of [Ser03] (:func:`smoothboost_max_iter`); a run that reaches it (the
+        oracle's edges fell below 2 gamma) warns.
+    d0 : ndarray of shape (N,), optional
+        A positive distribution p over the examples, the measure of [Ser03] in place of the uniform
+        one (``d = p M / sum p M``, stop when ``sum p M < kappa``; then ``d_n <= p_n / kappa`` and the
+        p-weight of the examples with margin <= theta is below kappa).
+    callback, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
+        The run options, as keywords or as one ``options=``
+        :class:`~dualboost.boosting.core.options.RunOptions` (docs/boosting.md#run-options): ``callback``
+        is called with each history row; the checkpoint file, its period and ``resume`` save the state
+        every so many rounds and continue a killed run (:mod:`dualboost.boosting.core.checkpoint`);
+        ``keep_stages`` keeps the normalised weights after every round in ``result.stages``;
+        ``max_time`` is a time limit in seconds.
+
+    Returns
+    -------
+    BoostResult
+        The hypotheses, their weights w, the per-iteration history, the stop reason and the times.
     """
     n = check_oracle(oracle)
     params = _params(kappa, gamma, max_iter)

@@ -113,7 +113,20 @@ def inner(
 ) -> float:
     """``<a, b>`` in L²(P̂): ``(1/N) sum_n <a_n, b_n>`` for arrays of shape (N,) or (N, K)
     (docs/math.md#function-space); with ``weights`` p (a distribution over the N examples) the inner
-    product of L²(P̂_s), ``sum_n p_n <a_n, b_n>`` (module docstring)."""
+    product of L²(P̂_s), ``sum_n p_n <a_n, b_n>`` (module docstring).
+
+    Parameters
+    ----------
+    a, b : ndarray, shape (N,) or (N, K)
+        Functions on the sample.
+    weights : ndarray of shape (N,), optional
+        A distribution over the examples (None: uniform).
+
+    Returns
+    -------
+    float
+        The inner product.
+    """
     if weights is None:
         return float(np.sum(a * b)) / a.shape[0]
     products = a * b
@@ -121,7 +134,20 @@ def inner(
 
 
 def norm(a: NDArray[np.float64], weights: NDArray[np.float64] | None = None) -> float:
-    """``‖a‖`` in L²(P̂) (or L²(P̂_s) with ``weights`` p: :func:`inner`)."""
+    """``‖a‖`` in L²(P̂) (or L²(P̂_s) with ``weights`` p: :func:`inner`).
+
+    Parameters
+    ----------
+    a : ndarray, shape (N,) or (N, K)
+        A function on the sample.
+    weights : ndarray of shape (N,), optional
+        A distribution over the examples (None: uniform).
+
+    Returns
+    -------
+    float
+        The norm.
+    """
     return math.sqrt(max(inner(a, a, weights), 0.0))
 
 
@@ -129,7 +155,25 @@ def step_schedule(
     step: object, learning_rate: object, loss: FunctionalLoss, projection: str = "naive"
 ) -> Callable[[int], float]:
     """η_t as a function of the round t = 1, 2, ... (module docstring; ``"auto"`` depends on the
-    loss and the projection)."""
+    loss and the projection).
+
+    Parameters
+    ----------
+    step : str or callable
+        A name of :data:`STEPS` (``"auto"``, ``"constant"``, ``"sqrt"``, ``"inverse"``) or a callable
+        t -> η_t > 0 (then used as it is).
+    learning_rate : float
+        The scale of the named schedules, > 0.
+    loss : FunctionalLoss
+        The loss (its smoothness sets the ``"auto"`` step).
+    projection : str, default "naive"
+        The projection of :func:`gradient_projection`.
+
+    Returns
+    -------
+    callable
+        t -> η_t.
+    """
     eta = check_positive(learning_rate, "learning_rate")
     if callable(step):
 
@@ -161,17 +205,46 @@ def step_schedule(
 class GradientBoostResult:
     """The output of a run: ``f(x) = init + sum_i coefficients[i] * hypotheses[i](x)``.
 
-    ``F``: f on the training set; ``init``: f_0 (scalar, or a K-vector); ``history``: one row per
-    round (module docstring); per round also ``gradient_norms`` ‖∇_t‖, ``target_norms`` ‖target‖
-    (∇_t, or Δ' for the residual method), ``residual_norms`` (what the round's projection left:
-    ‖target - step direction‖, i.e. ‖Δ_t‖ for Alg. 3) and ``inner_edges`` (the cosine of each
-    projection of the round; Alg. 2 makes t of them). ``n_rounds``, ``n_learners`` (weak learner
-    calls), ``converged`` (the gradient norm reached ``tol``), ``stop_reason`` (a word of
-    :data:`~dualboost.boosting.core.result.STOP_REASONS`: ``"converged"``, ``"no_edge"``, ``"rounds"``
-    for the budget of weak learners used with ``tol = 0``, ``"max_iter"`` for it with ``tol > 0``) and
-    ``stop_detail`` (the same in words), ``initial_objective``
-    R[f_0], ``oracle_time``/``total_time`` seconds, ``params``; ``sample_weight``: the distribution p
-    of P̂_s the run used (None: uniform), with which ``objective`` and the norms were measured.
+    Attributes
+    ----------
+    projection : str
+        ``"naive"``, ``"repeated"`` or ``"residual"``.
+    loss : FunctionalLoss
+        The loss minimised.
+    init : ndarray
+        f_0 (scalar, or a K-vector).
+    hypotheses : list of Hypothesis
+        The weak learners' answers.
+    coefficients : ndarray
+        Their coefficients.
+    F : ndarray
+        f on the training set.
+    history : History
+        One row per round (module docstring).
+    gradient_norms, target_norms, residual_norms : ndarray
+        Per round: ‖∇_t‖; ‖target‖ (∇_t, or Δ' for the residual method); what the round's projection
+        left, ‖target - step direction‖ (‖Δ_t‖ for Alg. 3).
+    inner_edges : list of ndarray
+        The cosine of each projection of the round (Alg. 2 makes t of them).
+    n_rounds, n_learners : int
+        Rounds run and weak-learner calls.
+    converged : bool
+        The gradient norm reached ``tol``.
+    stop_reason : str
+        A word of :data:`~dualboost.boosting.core.result.STOP_REASONS`: ``"converged"``,
+        ``"no_edge"``, ``"rounds"`` for the budget of weak learners used with ``tol = 0``,
+        ``"max_iter"`` for it with ``tol > 0``.
+    initial_objective : float
+        R[f_0].
+    oracle_time, total_time : float
+        Seconds.
+    params : dict
+        The parameters used.
+    sample_weight : ndarray or None
+        The distribution p of P̂_s the run used (None: uniform), with which ``objective`` and the
+        norms were measured.
+    stop_detail : str
+        ``stop_reason`` in words.
     """
 
     projection: str
@@ -322,18 +395,39 @@ def gradient_projection(
 ) -> GradientBoostResult:
     """Minimise ``R[f] = mean_n l(f(x_n), y_n)`` by restricted gradient descent (module docstring).
 
-    ``oracle``: a fitted :class:`~dualboost.oracles.regression.ProjectionOracle` (the restriction set,
-    on the training inputs); ``y``: the N targets (regression values, labels in {-1, +1} for a
-    margin loss, class indices 0..K-1 for a multiclass loss, with ``n_outputs`` = K);
-    ``loss``: a name of :data:`~dualboost.boosting.gradient.losses.LOSSES` or a ``FunctionalLoss``;
-    ``projection``: ``"naive"`` (Alg. 1), ``"repeated"`` (Alg. 2) or ``"residual"`` (Alg. 3);
-    ``n_learners``: the budget of weak-learner calls (Alg. 2's last round may be cut short by it);
-    ``step``, ``learning_rate``: η_t (:func:`step_schedule`); ``init``: f_0 (default: the loss's
-    best constant for one output, else 0); ``tol``: stop when ‖∇_t‖ <= tol; ``callback`` (each
-    history row, for a progress display) and ``max_time``:
-    :class:`~dualboost.boosting.core.options.RunOptions`; ``sample_weight``: N non-negative example weights s
-    with a positive sum: minimise the weighted risk ``sum_n s_n l(f(x_n), y_n) / sum_n s_n`` in
-    L²(P̂_s) (module docstring).
+    Parameters
+    ----------
+    oracle : ProjectionOracle
+        A fitted :class:`~dualboost.oracles.regression.ProjectionOracle` (the restriction set, on the
+        training inputs).
+    y : array_like, shape (N,)
+        The targets: regression values, labels in {-1, +1} for a margin loss, class indices 0..K-1
+        for a multiclass loss (with ``n_outputs`` = K).
+    loss : str or FunctionalLoss, default "squared"
+        A name of :data:`~dualboost.boosting.gradient.losses.LOSSES` or a ``FunctionalLoss``.
+    projection : {"naive", "repeated", "residual"}, default "residual"
+        Alg. 1, Alg. 2 or Alg. 3.
+    n_learners : int, default 100
+        The budget of weak-learner calls (Alg. 2's last round may be cut short by it).
+    step, learning_rate : optional
+        η_t (:func:`step_schedule`).
+    init : array_like, optional
+        f_0 (default: the loss's best constant for one output, else 0).
+    n_outputs : int, optional
+        K, the outputs of a multiclass loss.
+    tol : float, default 0.0
+        Stop when ‖∇_t‖ <= tol.
+    sample_weight : array_like of shape (N,), optional
+        Non-negative example weights s with a positive sum: minimise the weighted risk
+        ``sum_n s_n l(f(x_n), y_n) / sum_n s_n`` in L²(P̂_s) (module docstring).
+    callback, max_time : optional
+        The run options (:class:`~dualboost.boosting.core.options.RunOptions`): each history row, for
+        a progress display, and a time limit in seconds.
+
+    Returns
+    -------
+    GradientBoostResult
+        The learners, their steps and the history of the risk.
     """
     n_samples = _check_run(oracle, projection)
     loss, budget, tol = make_loss(loss), check_count(n_learners, "n_learners"), _check_tol(tol)
@@ -497,17 +591,65 @@ class _Trace:
 
 def naive_gradient_projection(oracle: ProjectionOracle, y: ArrayLike, loss: object = "squared", **kwargs):
     """Alg. 1 of [GB] (docs/math.md#naive-projection): :func:`gradient_projection` with
-    ``projection="naive"``."""
+    ``projection="naive"``.
+
+    Parameters
+    ----------
+    oracle : ProjectionOracle
+        A fitted projection oracle.
+    y : array_like, shape (N,)
+        The targets.
+    loss : str or FunctionalLoss, default "squared"
+        As for :func:`gradient_projection`.
+    **kwargs
+        The other keywords of :func:`gradient_projection` but ``projection``.
+
+    Returns
+    -------
+    GradientBoostResult
+    """
     return gradient_projection(oracle, y, loss, projection="naive", **kwargs)
 
 
 def repeated_gradient_projection(oracle: ProjectionOracle, y: ArrayLike, loss: object = "squared", **kwargs):
     """Alg. 2 of [GB] (docs/math.md#repeated-projection): :func:`gradient_projection` with
-    ``projection="repeated"``."""
+    ``projection="repeated"``.
+
+    Parameters
+    ----------
+    oracle : ProjectionOracle
+        A fitted projection oracle.
+    y : array_like, shape (N,)
+        The targets.
+    loss : str or FunctionalLoss, default "squared"
+        As for :func:`gradient_projection`.
+    **kwargs
+        The other keywords of :func:`gradient_projection` but ``projection``.
+
+    Returns
+    -------
+    GradientBoostResult
+    """
     return gradient_projection(oracle, y, loss, projection="repeated", **kwargs)
 
 
 def residual_gradient_projection(oracle: ProjectionOracle, y: ArrayLike, loss: object = "squared", **kwargs):
     """Alg. 3 of [GB] (docs/math.md#residual-projection): :func:`gradient_projection` with
-    ``projection="residual"``."""
+    ``projection="residual"``.
+
+    Parameters
+    ----------
+    oracle : ProjectionOracle
+        A fitted projection oracle.
+    y : array_like, shape (N,)
+        The targets.
+    loss : str or FunctionalLoss, default "squared"
+        As for :func:`gradient_projection`.
+    **kwargs
+        The other keywords of :func:`gradient_projection` but ``projection``.
+
+    Returns
+    -------
+    GradientBoostResult
+    """
     return gradient_projection(oracle, y, loss, projection="residual", **kwargs)

@@ -105,12 +105,26 @@ THRESHOLDS = ("literal", "half")
 
 @dataclass
 class MABoostResult(BoostResult):
-    """A :class:`BoostResult` with the per-round quantities of the MABoost family (index t-1 = round t):
-    ``steps`` eta_t; ``training_error`` the fraction of examples with margin ``m_t <= 0`` after round t
-    (ties count as errors); ``bound`` the theorem's bound on it (as in the history's ``stopping``);
-    ``support`` the number of examples with ``d_{t+1} > 0``; ``error_before`` eps_{t-1}, the error
-    before round t (MadaBoost's step uses it); ``eta_sum`` = sum of the steps (the unnormalised
-    margins are ``eta_sum * margins``); ``region`` the projection set."""
+    """A :class:`~dualboost.boosting.BoostResult` with the per-round quantities of the MABoost family
+    (index t-1 = round t).
+
+    Attributes
+    ----------
+    steps : ndarray
+        eta_t.
+    training_error : ndarray
+        The fraction of examples with margin ``m_t <= 0`` after round t (ties count as errors).
+    bound : ndarray
+        The theorem's bound on it (as in the history's ``stopping``).
+    support : ndarray of int
+        The number of examples with ``d_{t+1} > 0``.
+    error_before : ndarray
+        eps_{t-1}, the error before round t (MadaBoost's step uses it).
+    eta_sum : float
+        The sum of the steps (the unnormalised margins are ``eta_sum * margins``).
+    region : ProjectionSet or None
+        The projection set.
+    """
 
     steps: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
     training_error: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
@@ -289,6 +303,22 @@ def madaboost_fixed_point_step(
 
     eps is constant between the breakpoints ``-m_n / u_n``; it is counted on every interval with two
     sorted arrays (O(N log N)), and a fixed point is ``gamma * eps_j`` inside interval j.
+
+    Parameters
+    ----------
+    margins : array_like, shape (N,)
+        The margins m before the step.
+    u : array_like, shape (N,)
+        The column of the new hypothesis.
+    edge : float
+        gamma, its edge.
+    weights : ndarray of shape (N,), optional
+        The distribution by which eps counts the examples (None: uniform).
+
+    Returns
+    -------
+    float or None
+        eta, or None when there is no exact solution.
     """
     m, u = np.asarray(margins, dtype=np.float64), np.asarray(u, dtype=np.float64)
     n = m.size
@@ -433,22 +463,44 @@ def maboost(
 ) -> MABoostResult:
     """MABoost ([NP] Alg. 1) and its smooth (Thm 3), mixed-set (Sec 3.2) and lazy (Sec 3.4) forms.
 
-    ``regulariser``: ``"entropy"`` (default), ``"euclidean"`` (alias ``"quadratic"``), a
-    :class:`~dualboost.boosting.maboost.geometry.Regulariser`, or a conjugate-library function (any
-    other than the relative entropies and ``HalfSquaredNorm(2)`` needs ``L``, the bound on the squared
-    dual norm of a column). ``update``: ``"active"`` or ``"lazy"`` (LAMABoost). ``nu`` in [1, N]: the
-    cap ``d_n <= 1/nu`` (``nu = 1``: the simplex; [NP]'s smoothness ``k = N/nu``), on the examples of
-    the boolean mask ``secondary`` only when it is given (the set S_c of
-    docs/math.md#mixed-projection-set). ``step``: ``"theory"`` (``gamma/L``, Thm 1) or ``"max_margin"``
-    (``gamma/(L sqrt t)``, Thm 2). ``max_iter``: rounds (default 1,000); the run stops earlier when the
-    bound falls below nu/N or no hypothesis has a positive edge. ``d0``: the first distribution d_1
-    (a positive distribution; default uniform), which is also the centre of the Bregman divergence:
-    the training error and its bound are then weighted by d0, and the run stops when the bound is
-    below ``nu min d0`` (zero errors on S). The entropy bound (9) holds for the d0-weighted error
-    (its proof only uses ``Delta(e, d_1) = ln(1/eps)`` for the error distribution e = d0 restricted
-    to the errors); the Euclidean bound (8) assumes a uniform d_1 and is recorded as NaN with a prior
-    (the run then does ``max_iter`` rounds). ``keep_stages``: the normalised weights of every round
-    in ``result.stages``.
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted oracle.
+    regulariser : str, Regulariser or ConvexFunction, default "entropy"
+        ``"entropy"``, ``"euclidean"`` (alias ``"quadratic"``), a
+        :class:`~dualboost.boosting.maboost.geometry.Regulariser`, or a conjugate-library function (any
+        other than the relative entropies and ``HalfSquaredNorm(2)`` needs ``L``).
+    update : {"active", "lazy"}, default "active"
+        ``"lazy"`` is LAMABoost.
+    nu : float, default 1.0
+        In [1, N]: the cap ``d_n <= 1/nu`` (``nu = 1``: the simplex; [NP]'s smoothness ``k = N/nu``),
+        on the examples of ``secondary`` only when it is given.
+    secondary : array_like of bool, shape (N,), optional
+        The set S_c of docs/math.md#mixed-projection-set.
+    step : {"theory", "max_margin"}, default "theory"
+        ``gamma/L`` (Thm 1) or ``gamma/(L sqrt t)`` (Thm 2).
+    L : float, optional
+        The bound on the squared dual norm of a column (needed for a library function other than
+        the relative entropies and ``HalfSquaredNorm(2)``).
+    max_iter : int, optional
+        Rounds (default 1,000); the run stops earlier when the bound falls below nu/N or no
+        hypothesis has a positive edge.
+    d0 : array_like of shape (N,), optional
+        The first distribution d_1 (a positive distribution; default uniform), which is also the
+        centre of the Bregman divergence: the training error and its bound are then weighted by d0,
+        and the run stops when the bound is below ``nu min d0`` (zero errors on S). The entropy bound
+        (9) holds for the d0-weighted error (its proof only uses ``Delta(e, d_1) = ln(1/eps)`` for the
+        error distribution e = d0 restricted to the errors); the Euclidean bound (8) assumes a
+        uniform d_1 and is recorded as NaN with a prior (the run then does ``max_iter`` rounds).
+    callback, keep_iterates, keep_stages, max_time : optional
+        The run options (docs/boosting.md#run-options); ``keep_stages`` keeps the normalised weights
+        of every round in ``result.stages``.
+
+    Returns
+    -------
+    MABoostResult
+        The hypotheses, their weights, the history with the training error and its bound.
     """
     n = check_oracle(oracle)
     update = check_choice(update, UPDATES, "update")
@@ -481,7 +533,20 @@ def maboost(
 
 def lamaboost(oracle, **options) -> MABoostResult:
     """LAMABoost (docs/math.md#lamaboost): :func:`maboost` with ``update="lazy"``, i.e. FTRL
-    ``d_{t+1} = grad F*(-m_t)``."""
+    ``d_{t+1} = grad F*(-m_t)``.
+
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted oracle.
+    **options
+        The keywords of :func:`maboost` but ``update``.
+
+    Returns
+    -------
+    MABoostResult
+        As :func:`maboost`'s.
+    """
     if "update" in options:
         raise ValueError("lamaboost is maboost with update='lazy'; do not pass update")
     return maboost(oracle, update="lazy", **options)
@@ -499,13 +564,31 @@ def sparseboost(
 ) -> MABoostResult:
     """SparseBoost ([NP] Alg. 2, Thm 4).
 
-    ``alpha`` in [0, 1]: the l1 weight ``alpha_t = alpha * gamma_t / 2`` (Thm 4's limit is alpha = 1,
-    where bound (16) is vacuous, 1; Alg. 2 writes the strict ``alpha_t < gamma_t/2``; default 1/2, which
-    gives ``eps <= 1 / (1 + sum gamma_t^2 / 4)``); ``threshold``: ``"literal"`` (``alpha_t eta_t/2``,
-    Alg. 2's objective) or ``"half"`` (``alpha_t eta_t``); both satisfy Thm 4
-    (docs/math.md#sparseboost-threshold). ``result.support`` counts the examples with d > 0 after every
-    round. ``d0``: the first distribution (default uniform; with a prior, bound (16) is recorded as
-    NaN: it assumes the uniform d_1); ``keep_stages`` as for :func:`maboost`.
+    ``result.support`` counts the examples with d > 0 after every round.
+
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted oracle.
+    alpha : float, default 0.5
+        In [0, 1]: the l1 weight ``alpha_t = alpha * gamma_t / 2`` (Thm 4's limit is alpha = 1, where
+        bound (16) is vacuous, 1; Alg. 2 writes the strict ``alpha_t < gamma_t/2``; the default 1/2
+        gives ``eps <= 1 / (1 + sum gamma_t^2 / 4)``).
+    threshold : {"literal", "half"}, default "literal"
+        ``alpha_t eta_t/2`` (Alg. 2's objective) or ``alpha_t eta_t``; both satisfy Thm 4
+        (docs/math.md#sparseboost-threshold).
+    max_iter : int, optional
+        Rounds (default 1,000).
+    d0 : array_like of shape (N,), optional
+        The first distribution (default uniform; with a prior, bound (16) is recorded as NaN: it
+        assumes the uniform d_1).
+    callback, keep_iterates, keep_stages, max_time : optional
+        The run options, as for :func:`maboost`.
+
+    Returns
+    -------
+    MABoostResult
+        The hypotheses, their weights, the history with the training error and its bound.
     """
     n = check_oracle(oracle)
     alpha = check_scalar(alpha, "alpha")
@@ -534,14 +617,32 @@ def madaboost(
     d0: ArrayLike | None = None,
     options: RunOptions,
 ) -> MABoostResult:
-    """The MadaBoost variant of [NP] (Alg. 3, Thm 5); ``step`` resolves the circular step of
-    docs/math.md#madaboost-step (module
-    docstring). ``result.params["fallbacks"]``: fixed-point rounds that had no exact solution.
-    ``d0``: a prior over the examples (default uniform): ``d`` is proportional to
-    ``d0 min(1, e^{-m})``, the gradient of the d0-weighted MadaBoost loss, and eps counts the errors
-    by d0 (so integer d0 proportions act as repeated examples); the bound is that of the weighted
-    loss (1-smooth as the uniform one); the history's primal and dual values are NaN with a prior.
-    ``keep_stages`` as for :func:`maboost`."""
+    """The MadaBoost variant of [NP] (Alg. 3, Thm 5).
+
+    ``result.params["fallbacks"]``: fixed-point rounds that had no exact solution.
+
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted oracle.
+    step : str, default "previous"
+        How the circular step of docs/math.md#madaboost-step is resolved (:data:`MADABOOST_STEPS`;
+        module docstring).
+    max_iter : int, optional
+        Rounds (default 1,000).
+    d0 : array_like of shape (N,), optional
+        A prior over the examples (default uniform): ``d`` is proportional to ``d0 min(1, e^{-m})``,
+        the gradient of the d0-weighted MadaBoost loss, and eps counts the errors by d0 (so integer
+        d0 proportions act as repeated examples); the bound is that of the weighted loss (1-smooth as
+        the uniform one); the history's primal and dual values are NaN with a prior.
+    callback, keep_iterates, keep_stages, max_time : optional
+        The run options, as for :func:`maboost`.
+
+    Returns
+    -------
+    MABoostResult
+        The hypotheses, their weights, the history with the training error and its bound.
+    """
     n = check_oracle(oracle)
     step = check_choice(step, MADABOOST_STEPS, "step")
     max_iter = check_max_iter(max_iter, MABOOST_MAX_ITER)

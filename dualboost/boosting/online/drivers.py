@@ -89,6 +89,22 @@ def bbm_potential(i: ArrayLike, s: ArrayLike, n_learners: int, gamma: float) -> 
 
     Phi_N(s) = 1{s <= 0}; (4) holds with equality. Computed as a log-sum-exp of the binomial
     log-pmf, so it is accurate for N up to 1,000 and beyond (vectorised over i and s).
+
+    Parameters
+    ----------
+    i : array_like of int
+        The learner index, in [1, N].
+    s : array_like of int
+        The margin of the partial vote.
+    n_learners : int
+        N.
+    gamma : float
+        The assumed edge, in (0, 1).
+
+    Returns
+    -------
+    ndarray
+        Phi_i(s), broadcast over i and s.
     """
     gamma = _check_gamma(gamma)
     i, s = np.broadcast_arrays(np.asarray(i, dtype=np.float64), np.asarray(s, dtype=np.float64))
@@ -109,6 +125,22 @@ def bbm_weight(i: ArrayLike, s_prev: ArrayLike, n_learners: int, gamma: float) -
     """w^i = ½ C(N-i, k) p^k q^(N-i-k), k = floor((N - i - s^{i-1} + 1)/2) (Eq. (5) with /2).
 
     Equals ½(Phi_i(s-1) - Phi_i(s+1)) (docs/math.md#online-bbm) and is <= ½; 0 when k < 0 or k > N - i.
+
+    Parameters
+    ----------
+    i : array_like of int
+        The learner index, in [1, N].
+    s_prev : array_like of int
+        The margin ``s^{i-1}`` of the partial vote.
+    n_learners : int
+        N.
+    gamma : float
+        The assumed edge, in (0, 1).
+
+    Returns
+    -------
+    ndarray
+        w^i, broadcast over i and s_prev.
     """
     gamma = _check_gamma(gamma)
     i, s_prev = np.broadcast_arrays(np.asarray(i, dtype=np.float64), np.asarray(s_prev, dtype=np.float64))
@@ -118,7 +150,20 @@ def bbm_weight(i: ArrayLike, s_prev: ArrayLike, n_learners: int, gamma: float) -
 
 
 def bbm_log_pmf_table(n_learners: int, gamma: float) -> NDArray[np.float64]:
-    """L[i-1, k] = log Binom(k; N-i, ½+gamma/2) for i = 1..N, k = 0..N (-inf where k > N - i)."""
+    """L[i-1, k] = log Binom(k; N-i, ½+gamma/2) for i = 1..N, k = 0..N (-inf where k > N - i).
+
+    Parameters
+    ----------
+    n_learners : int
+        N.
+    gamma : float
+        The assumed edge, in (0, 1).
+
+    Returns
+    -------
+    ndarray, shape (N, N + 1)
+        L.
+    """
     gamma = _check_gamma(gamma)
     i = np.arange(1, n_learners + 1, dtype=np.float64)[:, None]
     k = np.arange(n_learners + 1, dtype=np.float64)[None, :]
@@ -128,7 +173,20 @@ def bbm_log_pmf_table(n_learners: int, gamma: float) -> NDArray[np.float64]:
 def bbm_weight_table(n_learners: int, gamma: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """``(table, bound)``: table[i-1, k] = ½ Binom(k; N-i, p) (plus a zero column N+1 for k < 0)
     and bound[i-1] = max_k table[i-1, k] >= ||w^i||_inf (the binomial mode,
-    docs/math.md#online-bbm)."""
+    docs/math.md#online-bbm).
+
+    Parameters
+    ----------
+    n_learners : int
+        N.
+    gamma : float
+        The assumed edge, in (0, 1).
+
+    Returns
+    -------
+    tuple of (ndarray, ndarray)
+        ``(table, bound)``.
+    """
     table = 0.5 * np.exp(bbm_log_pmf_table(n_learners, gamma))
     table = np.hstack([table, np.zeros((n_learners, 1))])
     return table, table.max(axis=1)
@@ -136,7 +194,18 @@ def bbm_weight_table(n_learners: int, gamma: float) -> tuple[NDArray[np.float64]
 
 def logistic_weight(s_prev: ArrayLike) -> NDArray[np.float64]:
     """AdaBoost.OL's w = -l'(s) = 1/(1 + e^{s}) in (0, 1) for l(s) = ln(1 + e^{-s})
-    (docs/math.md#adaboostol)."""
+    (docs/math.md#adaboostol).
+
+    Parameters
+    ----------
+    s_prev : array_like
+        The margins ``s^{i-1}`` of the partial sums.
+
+    Returns
+    -------
+    ndarray
+        The weights, entrywise.
+    """
     return expit(-np.asarray(s_prev, dtype=np.float64))
 
 
@@ -168,6 +237,17 @@ class OnlineBooster(ABC):
     predictions enter the boosters as booleans b^i = [WL^i(x_t) = +1]; the partial sums s_t^{i-1}
     are one ``dot`` with a triangular 0/1 matrix (instead of ``cumsum``), the per-example
     bookkeeping of the edges goes to block buffers reduced every ``_BLOCK`` examples.
+
+    Parameters
+    ----------
+    learners : OnlineLearners
+        The bank of weak online learners (:mod:`dualboost.oracles.online`).
+    n_learners : int
+        N.
+    weighting : {"importance", "sampling"}, default "importance"
+        How an example reaches the learners (docs/math.md#importance-weights).
+    random_state : int or numpy.random.Generator, optional
+        The seed of the booster.
     """
 
     name = ""
@@ -475,6 +555,20 @@ class OnlineBBM(OnlineBooster):
     c_i = #{j < i: WL^j(x_t) = +1}. The weights and p = w/||w^i||_inf are tabulated once over
     (i, s) in [1, N] x [-N, N] (flattened), and the flat index of example t is
     ``A_y + b @ M_y`` (M_y = 2y T, T the strict prefix matrix): one dot, one add, one take.
+
+    Parameters
+    ----------
+    learners : OnlineLearners
+        The bank of weak online learners (:mod:`dualboost.oracles.online`), N copies updated together.
+    n_learners : int
+        N, the number of weak online learners.
+    gamma : float, default 0.2
+        The assumed edge in (0, 1) (p = ½ + gamma/2; Vowpal Wabbit's ``--gamma g`` is gamma = 2g).
+    weighting : {"importance", "sampling"}, default "importance"
+        Every example reaches every learner with importance weight p_t^i, or with probability p_t^i
+        (docs/math.md#importance-weights).
+    random_state : int or numpy.random.Generator, optional
+        The seed of the booster (sampling, Hedge draws); a run is deterministic given it.
     """
 
     name = "Online BBM"
@@ -543,6 +637,18 @@ class AdaBoostOL(OnlineBooster):
 
     Implementation: with -s_t^i = (-alpha z_t) @ T (T the strict prefix matrix, entries i = 0..N),
     one ``expit`` gives both w_t^i = 1/(1 + e^{s^{i-1}}) and the OGD factor 1/(1 + e^{s^i}).
+
+    Parameters
+    ----------
+    learners : OnlineLearners
+        The bank of weak online learners (:mod:`dualboost.oracles.online`), N copies updated together.
+    n_learners : int
+        N, the number of weak online learners.
+    weighting : {"importance", "sampling"}, default "importance"
+        Every example reaches every learner with importance weight p_t^i, or with probability p_t^i
+        (docs/math.md#importance-weights).
+    random_state : int or numpy.random.Generator, optional
+        The seed of the booster (sampling, Hedge draws); a run is deterministic given it.
     """
 
     name = "AdaBoost.OL"

@@ -64,21 +64,38 @@ Oracle = Callable[[NDArray[np.float64]], "int | ArrayLike"]
 
 @dataclass
 class RelaxationBoostResult:
-    """The run: ``w`` over the model's columns (``None`` when the oracle returned vectors; in the
-    simplex form padded onto the simplex by equal weights on a column and its negation, which does
-    not change ``A w``), the ``history`` (one dict per round: ``iteration``, ``column``, ``sign``,
-    ``edge``, ``gap``, ``primal`` = P(d_t), ``dual`` = D(w_t), ``step``, ``n_hypotheses``, and ``d``,
-    ``w`` when asked), ``iterations`` (rounds run), ``converged`` (gap <= eps), ``columns`` and
-    ``weights`` (the hypotheses used and their weights; signed in the l1-ball form), ``stop_reason``
-    (``"converged"``, ``"max_iter"`` or ``"time limit"``,
-    :data:`~dualboost.boosting.core.result.STOP_REASONS`).
+    """The run of a relaxation booster ([SS] Fig. 1 or Eq. 13).
 
-    ``rows``: the same rounds as every driver's history
-    (:class:`~dualboost.boosting.core.history.History` of
-    :class:`~dualboost.boosting.core.history.HistoryRow`: edge, primal, dual, their gap, the Lemma 11 gap
-    as the stopping quantity, the times), the rows the ``callback`` sees, for plots and CSV files;
-    ``oracle_time``, ``solver_time``, ``total_time``: seconds, as a
-    :class:`~dualboost.boosting.core.result.BoostResult`'s."""
+    Attributes
+    ----------
+    w : ndarray or None
+        The weights over the model's columns (``None`` when the oracle returned vectors; in the
+        simplex form padded onto the simplex by equal weights on a column and its negation, which
+        does not change ``A w``).
+    history : list of dict
+        One dict per round: ``iteration``, ``column``, ``sign``, ``edge``, ``gap``, ``primal`` =
+        P(d_t), ``dual`` = D(w_t), ``step``, ``n_hypotheses``, and ``d``, ``w`` when asked.
+    iterations : int
+        Rounds run.
+    converged : bool
+        gap <= eps.
+    eps, beta : float
+        The precision and the smoothing of the run.
+    columns, weights : ndarray
+        The hypotheses used and their weights (signed in the l1-ball form).
+    keys : list of int or None
+        The index of each column in the model's U (None for a column the oracle returned as a vector).
+    stop_reason : str
+        ``"converged"``, ``"max_iter"`` or ``"time limit"``
+        (:data:`~dualboost.boosting.core.result.STOP_REASONS`).
+    rows : History
+        The same rounds as every driver's history (:class:`~dualboost.boosting.core.history.History`
+        of :class:`~dualboost.boosting.core.history.HistoryRow`: edge, primal, dual, their gap, the
+        Lemma 11 gap as the stopping quantity, the times), the rows the ``callback`` sees, for plots
+        and CSV files.
+    oracle_time, solver_time, total_time : float
+        Seconds, as a :class:`~dualboost.boosting.core.result.BoostResult`'s.
+    """
 
     w: NDArray[np.float64] | None
     history: list[dict]
@@ -105,13 +122,37 @@ class RelaxationBoostResult:
 
 
 def theorem9_iterations(n_samples: int, eps: float) -> int:
-    """[SS] Thm 9's bound on the number of rounds: ``32 log(N) / eps^2``."""
+    """[SS] Thm 9's bound on the number of rounds: ``32 log(N) / eps^2``.
+
+    Parameters
+    ----------
+    n_samples : int
+        N.
+    eps : float
+        The precision.
+
+    Returns
+    -------
+    int
+        The bound, rounded up.
+    """
     return math.ceil(32.0 * math.log(n_samples) / eps**2)
 
 
 def max_edge_oracle(model: Relaxation) -> Oracle:
     """The strongest oracle over the model's columns: ``argmax_j |(d^T A)_j|`` in the l1-ball form,
-    ``argmax_q (d^T U)_q`` in the simplex and edge forms (first index on ties)."""
+    ``argmax_q (d^T U)_q`` in the simplex and edge forms (first index on ties).
+
+    Parameters
+    ----------
+    model : Relaxation
+        The relaxation whose columns the oracle searches.
+
+    Returns
+    -------
+    callable
+        A function of d returning the index of the chosen column.
+    """
 
     def oracle(d: NDArray[np.float64]) -> int:
         edges = model.U.T @ d
@@ -279,12 +320,30 @@ def corrective_relaxation_boost(
 ) -> RelaxationBoostResult:
     """[SS] Fig. 1 on ``model``: ``w_1 = 0``, the closed-form step, the Lemma 11 stop at ``eps``.
 
-    ``beta`` defaults to ``eps / (2 log N)`` (pass ``1/eta`` to run [KG]'s Corrective ERLPBoost,
-    docs/math.md#corrective-erlpboost); ``max_iter`` to Thm 9's bound plus one; ``keep_iterates`` stores
-    d_t and w_t in the history; ``max_time``: a time limit in seconds (stop reason ``"time limit"``;
-    ``callback``: called with each row of ``result.rows``;
-    :class:`~dualboost.boosting.core.options.RunOptions`, whose checkpoint and stage fields these
-    boosters do not take).
+    Parameters
+    ----------
+    model : Relaxation
+        The relaxation (:class:`~dualboost.problems.Relaxation`).
+    eps : float
+        The precision of the Lemma 11 stop (gap <= eps).
+    oracle : callable, optional
+        A function of d returning a column index of the model's U or a column in [-1, 1]^N; None:
+        the strongest over the model's columns (:func:`max_edge_oracle`).
+    beta : float, optional
+        The smoothing, default ``eps / (2 log N)`` ([SS] Eq. 8; pass ``1/eta`` to run [KG]'s
+        Corrective ERLPBoost, docs/math.md#corrective-erlpboost).
+    max_iter : int, optional
+        Default Thm 9's bound plus one.
+    callback, keep_iterates, max_time : optional
+        The run options (:class:`~dualboost.boosting.core.options.RunOptions`, whose checkpoint and
+        stage fields these boosters do not take): ``callback`` is called with each row of
+        ``result.rows``; ``keep_iterates`` stores d_t and w_t in the history; ``max_time`` is a time
+        limit in seconds (stop reason ``"time limit"``).
+
+    Returns
+    -------
+    RelaxationBoostResult
+        The weights, the per-round history and the stop reason.
     """
 
     def make_update(smoothed: Relaxation, beta: float) -> Update:
@@ -359,8 +418,37 @@ def totally_corrective_relaxation_boost(
     f~ is derived once per run): the dual side with each of the
     other ``methods`` in turn, then the primal side, until a certificate says ``optimal``
     (interior-point solvers occasionally fail on the exponential cones of a large ``1/beta``); the
-    history's ``status`` is the certificate's status and the method/side used. Other arguments as
-    :func:`corrective_relaxation_boost`."""
+    history's ``status`` is the certificate's status and the method/side used.
+
+    Parameters
+    ----------
+    model : Relaxation
+        The relaxation (:class:`~dualboost.problems.Relaxation`).
+    eps : float
+        The precision of the Lemma 11 stop (gap <= eps).
+    oracle : callable, optional
+        A function of d returning a column index of the model's U or a column in [-1, 1]^N; None:
+        the strongest over the model's columns (:func:`max_edge_oracle`).
+    beta : float, optional
+        The smoothing, default ``eps / (2 log N)`` ([SS] Eq. 8; pass ``1/eta`` to run [KG]'s
+        Corrective ERLPBoost, docs/math.md#corrective-erlpboost).
+    max_iter : int, optional
+        Default Thm 9's bound plus one.
+    methods : tuple of str, default ("auglag", "clarabel", "ecos")
+        The methods tried on each re-solve, in order.
+    tol : float, default 1e-8
+        The tolerance of each re-solve.
+    callback, keep_iterates, max_time : optional
+        The run options (:class:`~dualboost.boosting.core.options.RunOptions`, whose checkpoint and
+        stage fields these boosters do not take): ``callback`` is called with each row of
+        ``result.rows``; ``keep_iterates`` stores d_t and w_t in the history; ``max_time`` is a time
+        limit in seconds (stop reason ``"time limit"``).
+
+    Returns
+    -------
+    RelaxationBoostResult
+        The weights, the per-round history and the stop reason.
+    """
     sub_form = "abs" if model.signed else "edge"
     conic = tuple(m for m in methods if m != "auglag")
     attempts = [(method, side) for side in ("dual", "primal") for method in conic]

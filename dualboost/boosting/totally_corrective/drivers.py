@@ -120,22 +120,43 @@ def lpboost(
     """LPBoost ([KG] Alg. 2.1): re-solve the capped min-max-edge LP (Eq. 2.3) after every oracle
     call; stop when ``min_{q<=t} u^q.d^{q-1} - P_LP^t <= eps``.
 
-    ``oracle``: a fitted oracle (``best(d)``); ``nu`` in [1, N]: the capping (1 = hard margin);
-    ``max_iter``: default 1,000 (no bound is known, Thm 2.5); ``method``/``side``: how the LP is
-    solved (HiGHS on the d-domain LP by default; the LP's d is not unique, docs/math.md#lpboost); ``tol``: the
-    certificate's tolerance. The output w maximises the soft margin over the T hypotheses (Eq. 2.2).
-    The run options, as keywords or as one ``options=``: ``callback`` (each history row),
-    ``keep_iterates`` (``(d^t, w^t)`` in ``result.iterates``), ``checkpoint``, ``checkpoint_every``,
-    ``resume``, ``keep_stages`` and ``max_time`` (:class:`~dualboost.boosting.core.options.RunOptions`,
-    the same on every driver).
+    The output w maximises the soft margin over the T hypotheses (Eq. 2.2).
 
-    ``caps``: per-example caps ``d_n <= caps_n`` in place of the uniform ``1/nu`` (positive, summing
-    to at least 1): the LP of Eq. 2.3 over ``{d in S^N, d <= caps}``, solved by HiGHS in the d-domain
-    (:func:`~dualboost.problems.lpboost.min_max_edge`, not warm-started; ``method``/``side`` unused),
-    whose dual is the soft margin with the example n's slack weighted by ``caps_n``. With
-    ``caps_n = k_n / nu`` for integer k_n it is the LP of the data with example n repeated k_n times
-    (the k_n copies have one margin, so their caps add up); ``nu`` then only names the capping in
-    ``params``.
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted oracle (``best(d)``; :mod:`dualboost.oracles`).
+    nu : float, default 1.0
+        The capping in [1, N]: ``d_n <= 1/nu`` (1 is the hard margin).
+    eps : float, default 0.01
+        The precision of the stop.
+    max_iter : int, optional
+        Default 1,000 (no bound is known, Thm 2.5).
+    method : str, default "highs"
+        How the LP is solved (HiGHS on the d-domain LP, warm-started from the previous basis; the
+        LP's d is not unique, docs/math.md#lpboost).
+    side : {"primal", "dual"}, default "primal"
+        The side the method solves.
+    tol : float, default 1e-7
+        The certificate's tolerance.
+    caps : ndarray of shape (N,), optional
+        Per-example caps ``d_n <= caps_n`` in place of the uniform ``1/nu`` (positive, summing to at
+        least 1): the LP of Eq. 2.3 over ``{d in S^N, d <= caps}``, solved by HiGHS in the d-domain
+        (:func:`~dualboost.problems.lpboost.min_max_edge`, not warm-started; ``method``/``side``
+        unused), whose dual is the soft margin with the example n's slack weighted by ``caps_n``.
+        With ``caps_n = k_n / nu`` for integer k_n it is the LP of the data with example n repeated
+        k_n times (the k_n copies have one margin, so their caps add up); ``nu`` then only names the
+        capping in ``params``.
+    callback, keep_iterates, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
+        The run options, the same on every driver, as keywords or as one ``options=``
+        :class:`~dualboost.boosting.core.options.RunOptions`: ``callback`` (called with each history
+        row), ``keep_iterates`` (``(d^t, w^t)`` in ``result.iterates``), the checkpoint file and its
+        period, ``resume``, ``keep_stages`` and ``max_time`` (seconds; docs/boosting.md#run-options).
+
+    Returns
+    -------
+    BoostResult
+        The hypotheses, their weights w, the per-iteration history, the stop reason and the times.
     """
     n = check_oracle(oracle)
     nu, eps = check_nu(nu, n), check_positive(eps, "eps")
@@ -282,13 +303,38 @@ def softboost(
     model), ``gamma_hat_t = min_{q<=t} u^q . d^{q-1}``; stop when that set is empty or d^t has a zero
     (an entry below ``SOFTBOOST_ZERO * d0_n``).
 
-    ``max_iter`` defaults to Thm 3.2's ``ceil((2/eps^2) ln(N/nu))``. Output: when the last problem is
-    infeasible, w maximises the soft margin over the T hypotheses (the LP whose value P_LP^T >
-    gamma_hat_T - eps >= g - eps is what Thm 3.2's proof certifies); otherwise the last problem's
-    dual w, normalised ([DERIVED], docs/math.md#softboost). ``callback`` and ``keep_iterates`` as for
-    :func:`lpboost` (the iterates' w are SoftBoost's unnormalised dual variables). ``d0``: the prior
-    of the relative entropy (a positive distribution; default uniform), also d^0; the caps stay
-    ``1/nu``.
+    Output: when the last problem is infeasible, w maximises the soft margin over the T hypotheses
+    (the LP whose value P_LP^T > gamma_hat_T - eps >= g - eps is what Thm 3.2's proof certifies);
+    otherwise the last problem's dual w, normalised ([DERIVED], docs/math.md#softboost).
+
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted oracle (``best(d)``; :mod:`dualboost.oracles`).
+    nu : float, default 1.0
+        The capping in [1, N] (1 is TotalBoost).
+    eps : float, default 0.01
+        The precision: the edges are bounded by ``gamma_hat_t - eps``.
+    max_iter : int, optional
+        Default Thm 3.2's ``ceil((2/eps^2) ln(N/nu))``.
+    method : str, default "auglag"
+        The subproblem solver.
+    tol : float, default 1e-6
+        The relative tolerance of each projection.
+    d0 : ndarray of shape (N,), optional
+        The prior of the relative entropy (a positive distribution; default uniform), also d^0; the
+        caps stay ``1/nu``.
+    callback, keep_iterates, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
+        The run options, the same on every driver, as keywords or as one ``options=``
+        :class:`~dualboost.boosting.core.options.RunOptions`: ``callback`` (called with each history
+        row), ``keep_iterates`` (``(d^t, w^t)`` in ``result.iterates``), the checkpoint file and its
+        period, ``resume``, ``keep_stages`` and ``max_time`` (seconds; docs/boosting.md#run-options).
+        The iterates' w are SoftBoost's unnormalised dual variables.
+
+    Returns
+    -------
+    BoostResult
+        The hypotheses, their weights w, the per-iteration history, the stop reason and the times.
     """
     n = check_oracle(oracle)
     nu, eps = check_nu(nu, n), check_positive(eps, "eps")
@@ -375,20 +421,44 @@ def erlpboost(
     """ERLPBoost ([KG] Alg. 3.2): d^t minimises ``max_q u^q.d + (1/eta) Delta(d, d^0)`` over the
     capped simplex (Eq. 3.6, the ``ERLPBoost`` model, solved in the w-domain, Eq. 3.10).
 
-    ``eta``: default the canonical ``max((2/eps) ln(N/nu), 1/2)`` (:func:`~dualboost.problems.erlpboost_eta`,
-    docs/math.md#canonical-eta), which makes the stop imply ``g - P_LP^T <= eps`` (Lemmas 3.3, 3.5);
-    ``criterion``: ``"practical"`` (delta~, default) or ``"simple"`` (delta), see the module
-    docstring; ``max_iter``: default Thm 3.12's (practical) or Thm 3.10's (simple) bound plus one;
-    ``method``: the subproblem solver (``"auglag"``: warm-started); ``tol``: the relative tolerance of each
-    re-solve, default eps/4 (practical: the certified gap must be <= eps/4, Lemma 3.4, which every
-    re-solve is checked against) or
-    eps/1000 (simple, which assumes exact solves); ``callback`` and ``keep_iterates`` as for
-    :func:`lpboost`. The output w is the regularised dual of the T-th problem (step 4).
+    The output w is the regularised dual of the T-th problem (step 4).
 
-    ``d0``: the prior of ``Delta(d, d0)`` (a positive distribution; default uniform), also d^0; the
-    caps stay ``d_n <= 1/nu`` for every example. With d0 given, the canonical eta is
-    :func:`~dualboost.problems.erlpboost.prior_eta` (``ln(N/nu)`` becomes ``ln(1/(nu min d0))``),
-    which keeps the stop's guarantee.
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted oracle (``best(d)``; :mod:`dualboost.oracles`).
+    nu : float, default 1.0
+        The capping in [1, N]: ``d_n <= 1/nu`` (docs/math.md#capping-nu).
+    eps : float, default 0.01
+        The precision of the stop.
+    eta : float, optional
+        The regularisation; default the canonical ``max((2/eps) ln(N/nu), 1/2)``
+        (:func:`~dualboost.problems.erlpboost_eta`, docs/math.md#canonical-eta), which makes the stop
+        imply ``g - P_LP^T <= eps`` (Lemmas 3.3, 3.5).
+    max_iter : int, optional
+        Default Thm 3.12's (practical) or Thm 3.10's (simple) bound plus one.
+    criterion : {"practical", "simple"}, default "practical"
+        delta~ (inexact re-solves allowed) or delta (exact solves assumed); see the module docstring.
+    method : str, default "auglag"
+        The subproblem solver (``"auglag"``: warm-started; or a cvxpy method).
+    tol : float, optional
+        The relative tolerance of each re-solve, default eps/4 (practical: the certified gap must be
+        <= eps/4, Lemma 3.4, which every re-solve is checked against) or eps/1000 (simple).
+    d0 : ndarray of shape (N,), optional
+        The prior of the relative entropy (a positive distribution; default uniform), also d^0; the
+        caps stay ``d_n <= 1/nu``. With d0 given, the canonical eta is
+        :func:`~dualboost.problems.erlpboost.prior_eta` (``ln(N/nu)`` becomes ``ln(1/(nu min d0))``),
+        which keeps the stop's guarantee.
+    callback, keep_iterates, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
+        The run options, the same on every driver, as keywords or as one ``options=``
+        :class:`~dualboost.boosting.core.options.RunOptions`: ``callback`` (called with each history
+        row), ``keep_iterates`` (``(d^t, w^t)`` in ``result.iterates``), the checkpoint file and its
+        period, ``resume``, ``keep_stages`` and ``max_time`` (seconds; docs/boosting.md#run-options).
+
+    Returns
+    -------
+    BoostResult
+        The hypotheses, their weights w, the per-iteration history, the stop reason and the times.
     """
     return _entropy_regularized(
         ERLPBoost,
@@ -423,8 +493,44 @@ def binary_erlpboost(
     """Binary ERLPBoost ([KG] Alg. 3.3): as :func:`erlpboost` with the binary relative entropy
     ``Delta_{2,nu}`` (Eq. 3.25, the ``BinaryERLPBoost`` model; ``nu < N``), whose canonical eta is
     ``max((2/eps)(ln(N/nu) + 1), 1/2)`` and whose caps are Thms 3.21 and 3.23 (with erratum KG-16,
-    docs/math.md#erratum-kg-16). ``d0`` as for :func:`erlpboost` (every ``d0_n`` must be below the
-    cap ``1/nu``: the binary entropy's domain)."""
+    docs/math.md#erratum-kg-16).
+
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted oracle (``best(d)``; :mod:`dualboost.oracles`).
+    nu : float, default 1.0
+        The capping in [1, N]: ``d_n <= 1/nu`` (docs/math.md#capping-nu), below N.
+    eps : float, default 0.01
+        The precision of the stop.
+    eta : float, optional
+        The regularisation; default the canonical ``max((2/eps)(ln(N/nu) + 1), 1/2)``
+        (:func:`~dualboost.problems.erlpboost_eta`, docs/math.md#canonical-eta), which makes the stop
+        imply ``g - P_LP^T <= eps`` (Lemmas 3.3, 3.5).
+    max_iter : int, optional
+        Default Thm 3.23's (practical) or Thm 3.21's (simple) bound plus one.
+    criterion : {"practical", "simple"}, default "practical"
+        delta~ (inexact re-solves allowed) or delta (exact solves assumed); see the module docstring.
+    method : str, default "auglag"
+        The subproblem solver (``"auglag"``: warm-started; or a cvxpy method).
+    tol : float, optional
+        The relative tolerance of each re-solve, default eps/4 (practical: the certified gap must be
+        <= eps/4, Lemma 3.4, which every re-solve is checked against) or eps/1000 (simple).
+    d0 : ndarray of shape (N,), optional
+        The prior of the relative entropy (a positive distribution; default uniform), also d^0; the
+        caps stay ``d_n <= 1/nu``. Every ``d0_n`` must be below the cap ``1/nu``: the binary
+        entropy's domain.
+    callback, keep_iterates, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
+        The run options, the same on every driver, as keywords or as one ``options=``
+        :class:`~dualboost.boosting.core.options.RunOptions`: ``callback`` (called with each history
+        row), ``keep_iterates`` (``(d^t, w^t)`` in ``result.iterates``), the checkpoint file and its
+        period, ``resume``, ``keep_stages`` and ``max_time`` (seconds; docs/boosting.md#run-options).
+
+    Returns
+    -------
+    BoostResult
+        The hypotheses, their weights w, the per-iteration history, the stop reason and the times.
+    """
     return _entropy_regularized(
         BinaryERLPBoost,
         "binary_erlpboost",
@@ -486,7 +592,21 @@ def _entropy_regularized(
 @dataclass(frozen=True)
 class EntropySetup:
     """The checked settings of an ERLPBoost-type run ([KG] Algs. 3.2, 3.3; docs/math.md#canonical-eta,
-    docs/math.md#erlpboost-stopping)."""
+    docs/math.md#erlpboost-stopping).
+
+    Parameters
+    ----------
+    nu, eps, eta : float
+        The capping, the precision and the regularisation.
+    max_iter : int
+        The iteration cap.
+    criterion : {"practical", "simple"}
+        The stopping criterion.
+    method : str
+        The subproblem solver.
+    tol : float
+        The tolerance of each re-solve.
+    """
 
     nu: float
     eps: float
@@ -535,7 +655,23 @@ def entropy_setup(
     (docs/math.md#canonical-eta; for a prior d0, :func:`~dualboost.problems.erlpboost.prior_eta`),
     Thm 3.12's / 3.10's iteration cap, the re-solve tolerance eps/4 (practical criterion: the
     certified gap must be <= eps/4, Lemma 3.4; :func:`solve_certified` checks every re-solve
-    against it and tightens the tolerance where a gap is above it) or eps/1000 (simple)."""
+    against it and tightens the tolerance where a gap is above it) or eps/1000 (simple).
+
+    Parameters
+    ----------
+    n : int
+        N.
+    nu, eps, eta, max_iter, criterion, method, tol : object
+        As given to :func:`erlpboost` (checked here).
+    binary : bool, default False
+        Binary ERLPBoost's canonical eta and caps.
+    d0 : ndarray of shape (N,), optional
+        The prior.
+
+    Returns
+    -------
+    EntropySetup
+    """
     nu, eps = check_nu(nu, n, strict_upper=binary), check_positive(eps, "eps")
     eta = resolve_eta(eta, n, nu, eps, d0=d0, binary=binary)
     if criterion not in CRITERIA:
@@ -559,7 +695,30 @@ def entropy_loop(
     (:class:`EntropyRegularized` in :func:`column_generation`), for the Dask driver and the nu path:
     ``make_model()`` gives the model of the hypotheses so far, ``next_d(model, solution)`` the
     distribution the oracle sees next (default ``solution.d``; the Dask driver keeps it on the
-    workers). Returns ``(last solution, last d, converged, stop reason, its detail)``."""
+    workers). Returns ``(last solution, last d, converged, stop reason, its detail)``.
+
+    Parameters
+    ----------
+    run : Run
+        The run (history, time, options).
+    ensemble : Ensemble
+        The hypotheses and their columns.
+    make_model : callable
+        () -> the model of the hypotheses so far.
+    d : ndarray or DistributedVector
+        d^0.
+    setup : EntropySetup
+        The checked settings.
+    algorithm : str
+        The driver's name.
+    next_d : callable, optional
+        (model, solution) -> the distribution the oracle sees next (default ``solution.d``).
+
+    Returns
+    -------
+    tuple
+        ``(last solution, last d, converged, stop reason, its detail)``.
+    """
     form = EntropyRegularized(ensemble, setup, algorithm, make_model, next_d)
     end = column_generation(run, ensemble, form, d, setup.max_iter)
     return end.sol, end.d, end.converged, end.reason, end.detail

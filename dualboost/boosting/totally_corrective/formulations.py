@@ -388,12 +388,32 @@ def mdboost(
     ``d = 1/D - U v`` (``Oracle.best(d, signed=True)``). Stop: ``min_q P^q(d^{q-1}) - D^{t-1}(v^{t-1})
     <= eps`` (module docstring); the output v (in the simplex) is [SL]'s weights divided by ``D``.
 
-    ``D`` > 0: [SL]'s total weight; ``weights``: a positive weight per example on its margin in both
-    terms of [SL]'s objective (:class:`~dualboost.problems.MDBoost`; integer weights are repeated
-    examples).
-    The common arguments (``eps``, ``max_iter``, ``method``, ``tol``: default eps/8, tightened until
-    the certified gap is <= eps/2) are described in the module docstring; the run options
-    (``callback``, ``checkpoint``, ``max_time``, ...): :class:`~dualboost.boosting.core.options.RunOptions`.
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted oracle (``best(d)``; :mod:`dualboost.oracles`).
+    D : float, default 1.0
+        [SL]'s total weight, > 0.
+    weights : ndarray of shape (N,), optional
+        A positive weight per example on its margin in both terms of [SL]'s objective
+        (:class:`~dualboost.problems.MDBoost`; integer weights are repeated examples).
+    eps : float, default 0.01
+        The precision of the stopping rule (module docstring).
+    max_iter : int, optional
+        Default 1,000.
+    method : str, default "auglag"
+        The subproblem solver (module docstring: the default is the fastest sound one; a re-solve
+        that fails is repeated by cvxpy + Clarabel).
+    tol : float, optional
+        The tolerance of each re-solve, default eps/8, tightened until the certified gap is <= eps/2.
+    callback, keep_iterates, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
+        The run options, as keywords or as one ``options=``
+        :class:`~dualboost.boosting.core.options.RunOptions` (docs/boosting.md#run-options).
+
+    Returns
+    -------
+    BoostResult
+        The hypotheses, their weights w, the per-iteration history, the stop reason and the times.
     """
     return _drive(
         _MDBoost,
@@ -421,18 +441,39 @@ def nmboost(
     tol: float | None = None,
     options: RunOptions,
 ) -> BoostResult:
-    """NM-Boost ([AFAHV25]; docs/math.md#nm-boost): the LP pair ``min_{d in [0,1]^N} max_q u^q . (d +
+    """NM-Boost ([AFAHV25]; docs/math.md#nm-boost): the LP pair ``min_{d in [0,1]^N} max_q u^q @ (d +
     lam 1) - tau 1^T d`` / ``max_{w in S^t} lam 1^T U w - sum_n [tau - (U w)_n]_+`` re-solved (HiGHS,
     warm-started from the previous basis) after every hypothesis; the oracle prices ``d + lam 1``
     (normalised). Stop: ``min_q P^q(d^{q-1}) - D^{t-1}(w^{t-1}) <= eps`` (module docstring).
 
-    ``lam`` > 0: the weight of the summed margins (colboost's default trade-off 0.01); ``tau`` > 0:
-    the margin below which a shortfall counts, fixed for the run (default :data:`NMBOOST_TAU`);
-    ``weights``: a positive weight per example multiplying its margin and shortfall
-    (:class:`~dualboost.problems.NMBoost`; integer weights are repeated examples).
-    The common arguments (``eps``, ``max_iter``, ``method``, ``tol``: default eps/8, tightened until
-    the certified gap is <= eps/2) are described in the module docstring; the run options
-    (``callback``, ``checkpoint``, ``max_time``, ...): :class:`~dualboost.boosting.core.options.RunOptions`.
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted oracle (``best(d)``; :mod:`dualboost.oracles`).
+    lam : float, default 0.01
+        The weight of the summed margins, > 0 (colboost's default trade-off).
+    tau : float, default NMBOOST_TAU
+        The margin below which a shortfall counts, > 0, fixed for the run (:data:`NMBOOST_TAU`).
+    weights : ndarray of shape (N,), optional
+        A positive weight per example multiplying its margin and shortfall
+        (:class:`~dualboost.problems.NMBoost`; integer weights are repeated examples).
+    eps : float, default 0.01
+        The precision of the stopping rule (module docstring).
+    max_iter : int, optional
+        Default 1,000.
+    method : str, default "highs"
+        The subproblem solver (module docstring: the default is the fastest sound one; a re-solve
+        that fails is repeated by cvxpy + Clarabel).
+    tol : float, optional
+        The tolerance of each re-solve, default eps/8, tightened until the certified gap is <= eps/2.
+    callback, keep_iterates, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
+        The run options, as keywords or as one ``options=``
+        :class:`~dualboost.boosting.core.options.RunOptions` (docs/boosting.md#run-options).
+
+    Returns
+    -------
+    BoostResult
+        The hypotheses, their weights w, the per-iteration history, the stop reason and the times.
     """
     return _drive(
         _NMBoost,
@@ -466,11 +507,32 @@ def cgboost(
     normalised reduced cost ``(u_h . d - w_h) / 1^T d <= eps`` (module docstring: what it guarantees).
     The output weights are the orthant w normalised; ``params["w_sum"]`` is ``1^T w``.
 
-    ``C`` > 0: the hinge's weight; ``weights``: a positive weight per example multiplying its hinge
-    (:class:`~dualboost.problems.CGBoost`; integer weights are repeated examples).
-    The common arguments (``eps``, ``max_iter``, ``method``, ``tol``: default eps/8, tightened until
-    the certified gap is <= eps/2) are described in the module docstring; the run options
-    (``callback``, ``checkpoint``, ``max_time``, ...): :class:`~dualboost.boosting.core.options.RunOptions`.
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted oracle (``best(d)``; :mod:`dualboost.oracles`).
+    C : float, default 1.0
+        The hinge's weight, > 0.
+    weights : ndarray of shape (N,), optional
+        A positive weight per example multiplying its hinge
+        (:class:`~dualboost.problems.CGBoost`; integer weights are repeated examples).
+    eps : float, default 0.01
+        The precision of the stopping rule (module docstring).
+    max_iter : int, optional
+        Default 1,000.
+    method : str, default "highs"
+        The subproblem solver (module docstring: the default is the fastest sound one; a re-solve
+        that fails is repeated by cvxpy + Clarabel).
+    tol : float, optional
+        The tolerance of each re-solve, default eps/8, tightened until the certified gap is <= eps/2.
+    callback, keep_iterates, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
+        The run options, as keywords or as one ``options=``
+        :class:`~dualboost.boosting.core.options.RunOptions` (docs/boosting.md#run-options).
+
+    Returns
+    -------
+    BoostResult
+        The hypotheses, their weights w, the per-iteration history, the stop reason and the times.
     """
     return _drive(
         _CGBoost,
@@ -526,14 +588,36 @@ def qrlpboost(
     (:func:`recentre`), re-solved after every hypothesis. Stop: the LP gap ``min_q u^q . d^{q-1} -
     AvgMin_nu(U w^t) <= eps`` (module docstring), which certifies the soft margin of w^t to eps.
 
-    ``nu`` in [1, N]: the capping; ``eta``: default ERLPBoost's canonical ``max((2/eps) ln(N/nu), 1/2)``
-    (:func:`~dualboost.problems.canonical_eta`; with a prior, ``ln(1/(nu min d0))`` in place of
-    ``ln(N/nu)``: :func:`~dualboost.problems.erlpboost.prior_eta`); ``d0``: the prior of the expanded
-    entropy and the first centre (uniform when None; sample weights), so that the re-centred sequence
-    tends to ERLPBoost's solution with that prior.
-    The common arguments (``eps``, ``max_iter``, ``method``, ``tol``: default eps/8, tightened until
-    the certified gap is <= eps/2) are described in the module docstring; the run options
-    (``callback``, ``checkpoint``, ``max_time``, ...): :class:`~dualboost.boosting.core.options.RunOptions`.
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted oracle (``best(d)``; :mod:`dualboost.oracles`).
+    nu : float, default 1.0
+        The capping in [1, N].
+    eta : float, optional
+        Default ERLPBoost's canonical ``max((2/eps) ln(N/nu), 1/2)``
+        (:func:`~dualboost.problems.canonical_eta`; with a prior, ``ln(1/(nu min d0))`` in place of
+        ``ln(N/nu)``: :func:`~dualboost.problems.erlpboost.prior_eta`).
+    d0 : ndarray of shape (N,), optional
+        The prior of the expanded entropy and the first centre (uniform when None; sample weights),
+        so that the re-centred sequence tends to ERLPBoost's solution with that prior.
+    eps : float, default 0.01
+        The precision of the stopping rule (module docstring).
+    max_iter : int, optional
+        Default 1,000.
+    method : str, default "auglag"
+        The subproblem solver (module docstring: the default is the fastest sound one; a re-solve
+        that fails is repeated by cvxpy + Clarabel).
+    tol : float, optional
+        The tolerance of each re-solve, default eps/8, tightened until the certified gap is <= eps/2.
+    callback, keep_iterates, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
+        The run options, as keywords or as one ``options=``
+        :class:`~dualboost.boosting.core.options.RunOptions` (docs/boosting.md#run-options).
+
+    Returns
+    -------
+    BoostResult
+        The hypotheses, their weights w, the per-iteration history, the stop reason and the times.
     """
     n = check_oracle(oracle)
     nu = check_nu(nu, n)
