@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import inspect
 import json
 import os
 import subprocess
@@ -93,7 +94,8 @@ def each_auglag_solution(record: Callable, compiled: bool | str = "auto") -> Ite
             if stage.name == "solved":
                 record(stage.solution)
 
-        extra = {} if compiled == "auto" else {"newton": solvers.NewtonOptions(compiled=compiled)}
+        has_option = "compiled" in inspect.signature(solvers.NewtonOptions).parameters
+        extra = {"newton": solvers.NewtonOptions(compiled=compiled)} if has_option else {}
         with solvers.default_options(solvers.AuglagOptions(callback=solved, **extra)):
             yield
         return

@@ -53,7 +53,7 @@ def test_the_compiled_solver_is_built():
     from dualboost.solvers import _capped_newton as module
 
     assert callable(module.solve) and compiled.available()
-    assert NewtonOptions().compiled == "auto"
+    assert NewtonOptions().compiled is False  # opt-in (NewtonOptions' comment says why)
     assert compiled.applies(ERLPBoost(np.ones((3, 2)), nu=1.0, eta=10.0), "auto")
 
 
@@ -194,7 +194,9 @@ def test_a_warm_start_after_removed_and_appended_columns_goes_through_the_compil
     removed = [1, 5]
     model = ERLPBoost(np.delete(U, removed, axis=1), nu=8, eta=20)
     stages = []
-    options = AuglagOptions(callback=lambda stage: stages.append((stage.name, stage.gap)))
+    options = AuglagOptions(
+        callback=lambda stage: stages.append((stage.name, stage.gap)), newton=NewtonOptions(compiled="auto")
+    )
     warm = model.solve(method="auglag", tol=1e-7, warm_start=previous, removed=removed, options=options)
     cold = model.solve(method="auglag", tol=1e-7, options=_python())
     assert stages[0][0] == "compiled" and stages[-1][0] == "solved"

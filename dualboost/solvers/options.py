@@ -123,8 +123,11 @@ class NewtonOptions(_Options):
     #: a warm re-solve of ERLPBoost's dual by the compiled Newton loop (``dualboost.solvers.compiled``,
     #: docs/architecture.md#compiled-code) before the Python stages, whose certificate decides: "auto"
     #: where the compiled module is built, True the same (warning once per process where it is not),
-    #: False the Python path only
-    compiled: bool | str = "auto"
+    #: False (the default) the Python path only. Off by default: at a boosting run's tolerance it
+    #: lands on other certified points than the Python path, so a run takes another (equally
+    #: certified) trajectory than the Python path and the Dask fit that users compare it with, for
+    #: 1.0-1.4x measured (docs/architecture.md#compiled-code)
+    compiled: bool | str = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
