@@ -172,8 +172,18 @@ def _cvxpy_phi_star_shifted(u: cp.Expression, y: NDArray[np.float64], t: float) 
     # (1-t) phi_t'(y) = y^(1-t), so (1-t)(u + phi_t'(y)) = (1-t) u + y^(1-t)
     base = (1.0 - t) * u + y ** (1.0 - t)
     p = (2.0 - t) / (1.0 - t)
-    power = cp.power(cp.pos(base), p, approx=False) if t < 1.0 else cp.power(base, p, approx=False)
+    power = _power(cp.pos(base), p) if t < 1.0 else _power(base, p)
     return (cp.sum(power) - float(np.sum(y ** (2.0 - t)))) / (2.0 - t)
+
+
+def _power(x: cp.Expression, p: float) -> cp.Expression:
+    """``x^p`` in cvxpy as a power cone (``approx=False``); cvxpy before that keyword (1.4, the lowest
+    supported) has only its rational second-order-cone form, which is exact for the exponents of a
+    rational t with a small denominator (t = 0.5: 3, 1.5; t = 1.5: -1, 0.5) and approximates others."""
+    try:
+        return cp.power(x, p, approx=False)
+    except TypeError:
+        return cp.power(x, p)
 
 
 def _cvxpy_divergence(x: cp.Expression, y: NDArray[np.float64], t: float) -> cp.Expression:
@@ -184,7 +194,7 @@ def _cvxpy_divergence(x: cp.Expression, y: NDArray[np.float64], t: float) -> cp.
         return cp.sum(cp.kl_div(x, y))
     p = 2.0 - t
     c = (1.0 - t) * (2.0 - t)
-    phi = cp.sum(cp.power(x, p, approx=False)) / c
+    phi = cp.sum(_power(x, p)) / c
     slope = y ** (1.0 - t) / (1.0 - t)
     return phi - float(np.sum(y**p)) / c - slope @ x + float(slope @ y)
 
