@@ -34,6 +34,7 @@ from dualboost.conjugates import (
     exp_t,
     log_t,
 )
+from dualboost.conjugates.tempered import _power  # (cvxpy 1.4 has no approx keyword: its fallback)
 from dualboost.estimators.tempered import TAdaBoostClassifier, TemperedERLPBoostClassifier
 from dualboost.oracles import DecisionStumps
 from dualboost.problems import ERLPBoost, Relaxation, TemperedERLPBoost
@@ -54,7 +55,7 @@ def _cvxpy_divergence(x, y, t):
     """The same Bregman divergence in cvxpy: a power cone (convex power for t < 1, minus a concave one
     for t > 1)."""
     c = (1.0 - t) * (2.0 - t)
-    power = cp.sum(cp.power(x, 2.0 - t, approx=False))
+    power = cp.sum(_power(x, 2.0 - t))
     return power / c - float(np.sum(y ** (2.0 - t))) / c - (y ** (1.0 - t) / (1.0 - t)) @ (x - y)
 
 
