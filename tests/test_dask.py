@@ -182,8 +182,10 @@ def test_bad_input(executor):
     bad[3, 1] = np.nan
     with pytest.raises(ValueError, match="X must be finite"):
         dask_erlpboost(da.from_array(bad, chunks=20), y, client=executor.client)
-    with pytest.raises(ValueError, match="exactly two classes"):
-        dask_erlpboost(X, np.arange(60) % 3, client=executor.client)
+    with pytest.raises(ValueError, match="exactly two classes"):  # one class (K > 2: test_dask_multiclass)
+        dask_erlpboost(X, np.full(60, 3), client=executor.client)
+    with pytest.raises(ValueError, match="continuous"):  # K > 2 distinct values that are not classes
+        dask_erlpboost(X, np.arange(60) / 7.0, client=executor.client)
     with pytest.raises(ValueError, match="one label per row"):
         dask_erlpboost(da.from_array(X, chunks=20), y[:-1], client=executor.client)
     with pytest.raises(ValueError, match="nu"):

@@ -38,7 +38,8 @@ def is_dask_array(x: object) -> bool:
 
 @dataclass
 class RowPartitions:
-    """Futures of the row blocks ``X[p]`` (float64, N_p x p) and ``y[p]`` (-1/+1 floats).
+    """Futures of the row blocks ``X[p]`` (float64, N_p x p) and ``y[p]`` (-1/+1 floats for two
+    classes; class indices into ``classes`` for K > 2).
 
     Parameters
     ----------
@@ -51,7 +52,7 @@ class RowPartitions:
     n_features : int
         p.
     classes : ndarray
-        The two classes of y, the larger one +1.
+        The classes of y in sorted order (two: the larger one +1).
     """
 
     executor: Executor
@@ -98,12 +99,31 @@ def _signed_labels(y: NDArray, classes: NDArray, keep: bool) -> NDArray[np.float
     return np.where(y == classes[1], 1.0, -1.0)
 
 
+def _class_indices(y: NDArray, classes: NDArray) -> NDArray[np.intp]:
+    return np.searchsorted(classes, y).astype(np.intp)
+
+
+def _label_coding(union: NDArray) -> tuple[NDArray, Any, tuple]:
+    """``(classes, block function, extra arguments)`` turning a block of labels into the labels the
+    oracles take: -1/+1 floats for two classes (the in-memory path's checks and class order,
+    :func:`~dualboost._validation.binary_labels`), class indices for K > 2 (scikit-learn's check of
+    classification targets on the distinct labels)."""
+    if union.size > 2:
+        from sklearn.utils.multiclass import check_classification_targets
+
+        check_classification_targets(union)
+        return union, _class_indices, (union,)
+    _, classes = binary_labels(union, None, "y")
+    keep = bool(union.dtype.kind in "biuf" and np.all(np.isin(union, (-1, 1))))
+    return classes, _signed_labels, (classes, keep)
+
+
 def partition_rows(X: Any, y: Any, executor: Executor, n_partitions: int | None = None) -> RowPartitions:
     """Validate and place (X, y) on the workers as row blocks.
 
     ``X``: a 2-D ``dask.array`` chunked by rows (column chunks are merged) or a numpy array (split
     into ``n_partitions`` row blocks, default one per worker and at least 2); ``y``: a 1-D dask or
-    numpy array of N labels with two classes (aligned to X's row chunks).
+    numpy array of N labels with two or more classes (aligned to X's row chunks).
 
     Parameters
     ----------
@@ -130,12 +150,10 @@ def partition_rows(X: Any, y: Any, executor: Executor, n_partitions: int | None 
         for p, (bx, by) in enumerate(zip(blocks_X, blocks_y, strict=True))
     ]
     label_sets = executor.gather([executor.submit(_classes, c) for c in checked])
-    union = np.unique(np.concatenate(label_sets))
-    _, classes = binary_labels(union, None, "y")  # the checks and the class order of the in-memory path
-    keep = bool(union.dtype.kind in "biuf" and np.all(np.isin(union, (-1, 1))))
+    classes, coded, extra = _label_coding(np.unique(np.concatenate(label_sets)))
     X_futures = [executor.submit(_first, c, partition=p) for p, c in enumerate(checked)]
     y_futures = [
-        executor.submit(_signed_labels, executor.submit(_second, c), classes, keep, partition=p)
+        executor.submit(coded, executor.submit(_second, c), *extra, partition=p)
         for p, c in enumerate(checked)
     ]
     return RowPartitions(executor, X_futures, y_futures, sizes, n_features, classes)

@@ -36,6 +36,7 @@ from dualboost.dask.edges import DistributedVector, PartitionedEdges
 from dualboost.dask.executor import Executor
 from dualboost.dask.features import DaskRawFeatures
 from dualboost.dask.model import DaskERLPBoost
+from dualboost.dask.multiclass import DaskClassStumps
 from dualboost.dask.stumps import DaskDecisionStumps, DaskSelection
 
 __all__ = ["dask_erlpboost", "fit_dask_erlpboost", "DaskEnsemble"]
@@ -133,7 +134,9 @@ def dask_erlpboost(
         Row-chunked (the chunks are the partitions), or a numpy array (split into ``n_partitions``
         blocks).
     y : dask.array.Array or ndarray, shape (N,)
-        Labels with two classes, aligned to X's row chunks.
+        Labels with two or more classes, aligned to X's row chunks (K > 2 classes: the model's examples
+        are the N (K - 1) (example, wrong class) pairs and the hypotheses class-valued stumps,
+        docs/math.md#multiclass; ``nu`` in [1, N (K - 1)]).
     client : distributed.Client, optional
         None: the default client if there is one, else in-process execution of the same tasks.
     nu, eps, eta, max_iter, criterion, tol : optional
@@ -182,14 +185,22 @@ def fit_dask_erlpboost(
     features: str = "stumps",
     options: RunOptions | None = None,
 ) -> tuple[BoostResult, np.ndarray]:
-    """:func:`dask_erlpboost` and the two classes of y (negative, positive), for the estimator."""
+    """:func:`dask_erlpboost` and the classes of y in sorted order (two: negative, positive), for the
+    estimator."""
     if not isinstance(features, str) or features not in _ORACLES:
         raise ValueError(f"features must be one of {sorted(_ORACLES)}; got {features!r}")
     oracle_class, column_dtype = _ORACLES[features]
     executor = Executor(client)
     data = partition_rows(X, y, executor, n_partitions)
+    if data.classes.size > 2:  # the (example, wrong class) pairs of docs/math.md#multiclass
+        if features != "stumps":
+            raise ValueError(
+                f"features={features!r} gives two-class hypotheses; y has {data.classes.size} classes, which "
+                "need features='stumps' (class-valued decision stumps, docs/boosting.md#multiclass)"
+            )
+        oracle_class = DaskClassStumps
     oracle = oracle_class().fit(data)
-    n = data.n_samples
+    n = oracle.n_samples_  # the examples of the model: N, or the N (K - 1) pairs
     setup = entropy_setup(n, nu, eps, eta, max_iter, criterion, "auglag", tol)
     classes = data.classes
     del data  # the oracle keeps what it needs (the stumps' bins, the raw features' X blocks)

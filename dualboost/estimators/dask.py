@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import StrOptions
 
-from dualboost._validation import check_label_vector
+from dualboost._validation import binary_labels, check_label_vector
 from dualboost.boosting.core.options import RunOptions
 from dualboost.boosting.core.result import combined_decision
 from dualboost.boosting.core.stopping import CRITERIA
@@ -37,8 +37,8 @@ from dualboost.estimators.base import (
     POSITIVE,
     BoostingClassifier,
     auto_nu,
-    binary_training_data,
     dask_kind,
+    labelled_data,
     nu_count,
 )
 from dualboost.estimators.nu_selection import (
@@ -49,7 +49,9 @@ from dualboost.estimators.nu_selection import (
     select_nu,
     validation_score,
 )
-from dualboost.estimators.ties import class_prior, classes_by_sign
+from dualboost.estimators.probability import fit_softmax_slope
+from dualboost.estimators.ties import class_prior, predicted_classes
+from dualboost.oracles.multiclass import class_votes
 
 __all__ = [
     "DaskERLPBoostClassifier",
@@ -91,7 +93,10 @@ def fit_partitioned(
 
     ``X``: a row-chunked dask array (its row chunks are the partitions; it stays on the workers) or an
     in-memory array (validated here and split into ``n_partitions`` row blocks); ``y``: N labels with two
-    classes, dask or in-memory (a dask y with an in-memory X is computed: it is smaller than X).
+    or more classes, dask or in-memory (a dask y with an in-memory X is computed: it is smaller than X).
+    K > 2 classes: the model over the N (K - 1) (example, wrong class) pairs with class-valued stumps
+    (docs/boosting.md#multiclass), ``nu`` a fraction of the pairs, and the softmax link of the votes
+    fitted on the training votes (N x K numbers gathered once).
     """
     if dask_kind(X) is not None:
         X = _dask_X(X)
@@ -100,10 +105,42 @@ def fit_partitioned(
             del estimator.feature_names_in_  # a dask array has no column names
         labels, classes = (_known_rows(y) if is_dask_array(y) else y), None  # checked on the workers
     else:
-        X, labels, classes = binary_training_data(estimator, X, y.compute() if is_dask_array(y) else y)
+        X, labels, classes = _training_data(estimator, X, y.compute() if is_dask_array(y) else y)
+    n_classes = class_prior(labels).size  # (a dask y: one reduction)
     choose_nu_partitioned(estimator, X, labels)
-    result, found = _fit_blocks(estimator, X, labels, n_partitions, **estimator._loop_params(labels))
-    estimator._store(result, found if classes is None else classes, labels)
+    examples = labels.shape[0] * (n_classes - 1 if n_classes > 2 else 1)  # the pairs for K > 2
+    loop = estimator._loop_params(np.broadcast_to(0, (examples,)))  # (their number is read)
+    result, found = _fit_blocks(estimator, X, labels, n_partitions, **loop)
+    given = classes is None  # labels as given (dask y): their classes came from the workers
+    classes = found if given else classes
+    estimator._store(result, classes, labels)
+    if n_classes > 2:
+        indices = labels  # the class indices of _training_data, or the labels as given:
+        if given:
+            indices = np.searchsorted(
+                classes, np.asarray(labels.compute() if is_dask_array(labels) else labels)
+            )
+        estimator.link_slope_ = fit_softmax_slope(np.asarray(_votes(estimator, X)), indices)
+
+
+def _training_data(estimator: BoostingClassifier, X: Any, y: Any) -> tuple:
+    """``(X, labels, classes)`` of an in-memory X: validated as in memory; ``labels`` -1/+1 for two
+    classes (``classes[1]`` as +1), class indices into ``classes`` for more."""
+    X, y, _ = labelled_data(estimator, X, y)
+    classes = np.unique(y)
+    if classes.size == 2:
+        labels, classes = binary_labels(y, X.shape[0], "y")
+        return X, labels, classes
+    return X, np.searchsorted(classes, y), classes
+
+
+def _votes(estimator: BoostingClassifier, X: Any) -> Any:
+    """The fitted estimator's decision function on the training X (computed if X is a dask array)."""
+    return (
+        dask_decision_function(estimator, X).compute()
+        if dask_kind(X) is not None
+        else estimator._block_decision(X)
+    )
 
 
 def _fit_blocks(
@@ -158,51 +195,82 @@ def block_split(X: Any) -> tuple[NDArray[np.intp], NDArray[np.intp]] | None:
 
 
 def _block_scores(estimator: BoostingClassifier, X: Any, labels: Any) -> ScorePath:
-    """The validation accuracies of independent Dask fits of the training blocks, one per grid nu."""
+    """The validation accuracies of independent Dask fits of the training blocks, one per grid nu (a
+    vote per class scored by its argmax for K > 2 classes, whose fits count nu over the pairs)."""
+    n_classes = class_prior(labels).size
+    pairs = n_classes - 1 if n_classes > 2 else 1
 
     def scores(train, test, grid):
         X_test, y_test = X[test], labels[test]
         y_test = np.asarray(y_test.compute() if is_dask_array(y_test) else y_test)
         prior = class_prior(labels[train])  # what a fit on the training blocks predicts at f = 0
         for nu in grid:
-            loop = {"nu": nu_count(float(nu), train.size), "eps": float(estimator.eps)}
+            loop = {"nu": nu_count(float(nu), train.size * pairs), "eps": float(estimator.eps)}
             loop["max_iter"] = None if estimator.max_iter is None else int(estimator.max_iter)
             result, found = _fit_blocks(estimator, X[train], labels[train], None, **loop)
-            f = X_test.map_blocks(
-                lambda block, r=result: combined_decision(r.weights, r.hypotheses, block),
-                drop_axis=1,
-                dtype=np.float64,
-            ).compute()
-            yield validation_score(f, np.where(y_test == found[1], 1.0, -1.0), None, prior)
+            f = _map_decision(result.weights, result.hypotheses, X_test, found.size).compute()
+            if found.size > 2:
+                yield validation_score(f, np.searchsorted(found, y_test), None, prior)
+            else:
+                yield validation_score(f, np.where(y_test == found[1], 1.0, -1.0), None, prior)
 
     return scores
 
 
+def _map_decision(weights, hypotheses, X: Any, n_classes: int) -> Any:
+    """The decision values of the hypotheses with ``weights`` on a row-chunked X (one column chunk),
+    block by block: ``f_w`` (N) for two classes, the votes (N x K) for K > 2."""
+    if n_classes > 2:
+        return X.map_blocks(
+            lambda block: class_votes(weights, hypotheses, block, n_classes),
+            chunks=(X.chunks[0], (n_classes,)),
+            dtype=np.float64,
+        )
+    return X.map_blocks(
+        lambda block: combined_decision(weights, hypotheses, block), drop_axis=1, dtype=np.float64
+    )
+
+
 def dask_decision_function(estimator: BoostingClassifier, X: Any) -> Any:
     """``f_w(X)`` of a fitted boosting classifier on a dask X: a dask array, one block per row chunk
-    (each block validated and evaluated by ``estimator._block_decision`` on a worker)."""
+    (each block validated and evaluated by ``estimator._block_decision`` on a worker): N values, or the
+    N x K votes of a classifier fitted on K > 2 classes."""
     X = _dask_X(X, estimator.n_features_in_)
+    K = len(estimator.classes_)
+    if K > 2:
+        return X.map_blocks(estimator._block_decision, chunks=(X.chunks[0], (K,)), dtype=np.float64)
     return X.map_blocks(estimator._block_decision, drop_axis=1, dtype=np.float64)
 
 
 def dask_predict(estimator: BoostingClassifier, f: Any) -> Any:
-    """The classes of the dask decision function ``f`` by its sign, a tie f = 0 the training majority
-    (:func:`~dualboost.estimators.ties.classes_by_sign`), block by block."""
+    """The classes of the dask decision function ``f`` block by block, as ``predict`` gives them
+    (:func:`~dualboost.estimators.ties.predicted_classes`: by sign, a tie f = 0 the training majority;
+    K votes by their argmax, ties by the prior)."""
     prior = getattr(estimator, "class_prior_", None)
-    return f.map_blocks(classes_by_sign, estimator.classes_, prior, dtype=estimator.classes_.dtype)
+    drop = {"drop_axis": 1} if f.ndim == 2 else {}
+    return f.map_blocks(predicted_classes, estimator.classes_, prior, dtype=estimator.classes_.dtype, **drop)
 
 
 def dask_margins(estimator: BoostingClassifier, X: Any, y: Any) -> Any:
     """The margins ``y_n f_w(x_n)`` on a dask X (and y, dask or in-memory, aligned to X's row chunks)
-    as a dask array; the labels are checked (``estimator._block_margins``) when it is computed."""
+    as a dask array (K > 2 classes: ``F_y - max_(k != y) F_k``); the labels are checked
+    (``estimator._block_margins``) when it is computed."""
     import dask.array as da
 
     f = dask_decision_function(estimator, X)
     if not is_dask_array(y):
-        y = da.from_array(check_label_vector(np.asarray(y), f.shape[0]), chunks=f.chunks)
+        y = da.from_array(check_label_vector(np.asarray(y), f.shape[0]), chunks=(f.chunks[0],))
     else:
-        y = check_label_vector(_known_rows(y), f.shape[0]).rechunk(f.chunks)
+        y = check_label_vector(_known_rows(y), f.shape[0]).rechunk((f.chunks[0],))
+    if f.ndim == 2:  # the votes' row blocks beside y's as a column (blockwise aligns the last axes)
+        return da.map_blocks(_vote_margins, f, y[:, None], estimator, drop_axis=1, dtype=np.float64)
     return da.map_blocks(estimator._block_margins, f, y, dtype=np.float64)
+
+
+def _vote_margins(
+    votes: NDArray[np.float64], y: NDArray, estimator: BoostingClassifier
+) -> NDArray[np.float64]:
+    return estimator._block_margins(votes, y.ravel())
 
 
 class DaskERLPBoostClassifier(BoostingClassifier):
@@ -215,8 +283,6 @@ class DaskERLPBoostClassifier(BoostingClassifier):
     ``n_partitions``: the row blocks a numpy X is split into (None: one per worker, at least 2);
     a dask X keeps its row chunks.
     """
-
-    _multiclass = False  # the partitioned fit takes two classes
 
     _algorithm = "erlpboost"
     _parameter_constraints = {
@@ -249,6 +315,7 @@ class DaskERLPBoostClassifier(BoostingClassifier):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any) -> DaskERLPBoostClassifier:
-        """Boost decision stumps on (X, y): X a row-chunked dask array or a numpy array, y two classes."""
+        """Boost decision stumps on (X, y): X a row-chunked dask array or a numpy array, y two or more
+        classes (K > 2: class-valued stumps over the (example, wrong class) pairs)."""
         fit_partitioned(self, X, y, n_partitions=self.n_partitions)
         return self

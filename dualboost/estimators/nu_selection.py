@@ -266,7 +266,8 @@ def estimator_scores(
         fixed = {name: value for name, value in fixed.items() if name in estimator.get_params()}
         for nu in grid:
             model = clone(estimator).set_params(nu=float(nu), **fixed)
-            model.fit(X[train], labels[train], sample_weight=weights_of(train))
+            weighted = {} if weights is None else {"sample_weight": weights_of(train)}
+            model.fit(X[train], labels[train], **weighted)  # (DaskERLPBoostClassifier takes none)
             f = model.decision_function(X[test])
             yield validation_score(f, labels[test], weights_of(test), prior)
 

@@ -43,8 +43,17 @@ from dualboost.oracles.base import (
     first_max,
     weight_scale,
 )
+from dualboost.oracles.stumps import _midpoints
 
-__all__ = ["PairCoding", "ClassHypothesis", "ClassStump", "ClassConstant", "ClassStumps", "class_votes"]
+__all__ = [
+    "PairCoding",
+    "ClassHypothesis",
+    "ClassStump",
+    "ClassConstant",
+    "ClassStumps",
+    "ClassSplits",
+    "class_votes",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -163,6 +172,67 @@ def class_labels(y: ArrayLike, n_samples: int, name: str = "y") -> tuple[NDArray
     return indices.astype(np.intp), classes
 
 
+class ClassSplits:
+    """The splits of class-valued stumps over features with the sorted distinct values ``values[j]``
+    (one list entry per feature), and the choice of the max-edge stump from block sums of the gain
+    matrix (module docstring): :class:`ClassStumps` sums the blocks in memory, the Dask oracle
+    (:mod:`dualboost.dask.multiclass`) reduces them from the workers, and both choose here, in the
+    tie order of the module docstring.
+
+    A feature's blocks are its distinct values in increasing order (block ``b`` of feature ``j`` is
+    global row ``starts[j] + b`` of the block sums); a split after block ``b`` (``bin[s] = b``) sends
+    ``x_j > threshold[s]`` (the midpoint of values ``b`` and ``b + 1``) to ``above``.
+
+    Parameters
+    ----------
+    values : list of ndarray
+        Each feature's sorted distinct values.
+    """
+
+    def __init__(self, values: list[NDArray[np.float64]]) -> None:
+        sizes = np.array([v.size for v in values], dtype=np.intp)
+        self.starts = np.r_[0, np.cumsum(sizes)].astype(np.intp)
+        splits = np.maximum(sizes - 1, 0)
+        self.feature = np.repeat(np.arange(sizes.size), splits)
+        self.bin = np.concatenate([np.arange(n) for n in splits]) if values else np.zeros(0, np.intp)
+        self.threshold = (
+            np.concatenate([_midpoints(v[:-1], v[1:]) for v in values]) if values else np.zeros(0)
+        )
+
+    def below(self, sums: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The sums of G over ``x_j <= theta`` for every split (splits x K) from the block sums
+        (blocks x K): per feature, the running sums of its block sums (each from an exact 0)."""
+        out = np.empty((self.threshold.size, sums.shape[1]))
+        at = 0
+        for start, stop in zip(self.starts[:-1], self.starts[1:], strict=True):
+            if stop - start > 1:
+                np.cumsum(sums[start : stop - 1], axis=0, out=out[at : at + stop - start - 1])
+                at += stop - start - 1
+        return out
+
+    def choose(
+        self, sums: NDArray[np.float64], total: NDArray[np.float64], scale: float, n_features: int
+    ) -> ClassHypothesis:
+        """The max-edge hypothesis: a constant (edge ``total[c]``) or a split with the best class on
+        each side, from the block sums of G (blocks x K) and its column sums ``total`` (K);
+        ``scale``: ``sum |d|``, the scale of the tie threshold."""
+        K = total.size
+        below = self.below(sums)
+        edges = np.concatenate([total, below.max(axis=1) + (total - below).max(axis=1)])
+        index = first_max(edges, scale)  # the constants first, then the splits in order
+        if index < K:
+            return ClassConstant(n_features, K, index)
+        split = index - K
+        return ClassStump(
+            n_features,
+            K,
+            int(self.feature[split]),
+            float(self.threshold[split]),
+            int(np.argmax(total - below[split])),
+            int(np.argmax(below[split])),
+        )
+
+
 class ClassStumps(Oracle):
     """Decision stumps with a class on each side, and the K constants, as columns over the
     (example, wrong class) pairs (module docstring). After ``fit``: ``n_samples_`` is the number of
@@ -184,56 +254,26 @@ class ClassStumps(Oracle):
     def _fit(self, X: Matrix) -> None:
         self.X_ = X
         N, F = X.shape
-        blocks, starts, ends, thresholds = [], [0], [], []
+        values, blocks = [], []
         for j in range(F):
-            values, rank = np.unique(feature_column(X, j), return_inverse=True)
-            blocks.append(starts[-1] + rank.ravel())
-            ends.append(starts[-1] + np.arange(values.size - 1))  # the splits: after every block but the last
-            low, high = values[:-1], values[1:]
-            mid = np.clip(low / 2 + high / 2, low, high)
-            thresholds.append(np.where(mid < high, mid, low))
-            starts.append(starts[-1] + values.size)
+            distinct, rank = np.unique(feature_column(X, j), return_inverse=True)
+            values.append(distinct)
+            blocks.append(rank.ravel())
+        self.splits_ = ClassSplits(values)
         # row n lies in one block (a run of equal values) of each feature: the block sums of G are
         # one sparse product, N F multiply-adds, whatever the number of thresholds
-        members = np.concatenate(blocks) if blocks else np.zeros(0, np.intp)
+        starts = self.splits_.starts
+        members = (
+            np.concatenate([starts[j] + b for j, b in enumerate(blocks)]) if blocks else np.zeros(0, np.intp)
+        )
         self._members = sp.csr_matrix(
             (np.ones(members.size), (members, np.tile(np.arange(N), F))), shape=(starts[-1], N)
         )
-        self._starts = np.asarray(starts)
-        self._split_feature = np.repeat(np.arange(F), [e.size for e in ends])
-        self._split_threshold = np.concatenate(thresholds) if thresholds else np.zeros(0)
-
-    def _below(self, G: NDArray[np.float64]) -> NDArray[np.float64]:
-        """The sums of G over ``x_j <= theta`` for every split (splits x K): per feature, the running
-        sums of its block sums (each from an exact 0)."""
-        sums = self._members @ G
-        out = np.empty((self._split_threshold.size, G.shape[1]))
-        at = 0
-        for start, stop in zip(self._starts[:-1], self._starts[1:], strict=True):
-            if stop - start > 1:
-                np.cumsum(sums[start : stop - 1], axis=0, out=out[at : at + stop - start - 1])
-                at += stop - start - 1
-        return out
 
     def _best(self, d: NDArray[np.float64]) -> Selection:
-        K = self.coding_.n_classes
         G = self.coding_.gains(d)
-        total = G.sum(axis=0)
-        below = self._below(G)
-        edges = np.concatenate([total, below.max(axis=1) + (total - below).max(axis=1)])
-        index = first_max(edges, weight_scale(d))  # the constants first, then the splits in order
-        if index < K:
-            return self._select(ClassConstant(self.n_features_, K, index), d, self.X_)
-        split = index - K
-        stump = ClassStump(
-            self.n_features_,
-            K,
-            int(self._split_feature[split]),
-            float(self._split_threshold[split]),
-            int(np.argmax(total - below[split])),
-            int(np.argmax(below[split])),
-        )
-        return self._select(stump, d, self.X_)
+        hypothesis = self.splits_.choose(self._members @ G, G.sum(axis=0), weight_scale(d), self.n_features_)
+        return self._select(hypothesis, d, self.X_)
 
     def _select(self, hypothesis: Hypothesis, d: NDArray[np.float64], X: Matrix) -> Selection:
         """The selection of ``hypothesis``: its column over the pairs and edge u . d."""
