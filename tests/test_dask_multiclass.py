@@ -40,7 +40,7 @@ def test_oracle_equals_in_memory_oracle(seed):
     data = partition_rows(X, y, Executor(None), n_partitions=1 + seed % 4)
     dask_oracle = DaskClassStumps().fit(data)
     assert dask_oracle.n_samples_ == memory.n_samples_ == X.shape[0] * (k - 1)
-    for trial in range(5):
+    for _ in range(5):
         d = rng.random(memory.n_samples_) * (rng.random(memory.n_samples_) < 0.8)
         d /= d.sum()
         expected = memory.best(d)
