@@ -1,7 +1,7 @@
-"""ERLPBoost with decision stumps against the 2009 C++ ERLPBoost code (issue 4, "Speed to reach").
+"""ERLPBoost with decision stumps against the 2009 C++ ERLPBoost code: the speed to reach eps.
 
-The issue quotes the C++ code (L-BFGS-B on the t + N variables (w, psi)) run with
-decision stumps on a machine like ours:
+The reference figures of the C++ code (L-BFGS-B on the t + N variables (w, psi)) run with
+decision stumps on a machine like ours, as quoted when the target was set:
 
 =========  ==========  ======  ============  ==========
 data set   nu          eps     iterations    time (s)
@@ -11,7 +11,7 @@ diabetes   1           0.01    312           18.8
 a9a train  0.1 N       0.01    48            6.8
 =========  ==========  ======  ============  ==========
 
-and asks dualboost to do the same runs at least 5x faster, reaching the same eps with a comparable
+and the target is to do the same runs at least 5x faster, reaching the same eps with a comparable
 number of iterations. This script does those runs with ``dualboost.boosting.erlpboost`` (its
 defaults: canonical eta = (2/eps) ln(N/nu) (docs/math.md#canonical-eta), the practical criterion
 of docs/math.md#erlpboost-stopping,
@@ -19,8 +19,8 @@ of docs/math.md#erlpboost-stopping,
 ``C++ time / our time`` (> 1: we are faster).
 
 Quoted or measured C++ figures. Without ``--cpp`` the C++ columns (``C++ it``, ``C++ s``) are the
-issue's figures above, quoted, not measured (another machine, another time): the ratio is indicative
-and the target is the issue's 5x (:data:`TARGET_RATIO`). With ``--cpp PATH`` the script runs the 2009
+reference figures above, quoted, not measured (another machine, another time): the ratio is indicative
+and the target is 5x (:data:`TARGET_RATIO`). With ``--cpp PATH`` the script runs the 2009
 C++ code itself (public repository rodrigob/totally_corrective_boosting, its ``test_erlpboost``
 application built with its CMake files; PATH is that binary) in the same command, on every training
 set of the table, and the quoted figures are not used:
@@ -40,7 +40,7 @@ set of the table, and the quoted figures are not used:
 * a C++ run that fails (exit status, time-out, output without the iteration count) is reported on a
   line of its own, with the last line of its stderr, and the comparison goes on.
 
-Which data the C++ runs used. The issue does not say; the thesis ([KG] Ch. 5,
+Which data the C++ runs used. The quoted figures do not say; the thesis ([KG] Ch. 5,
 docs/math.md#thesis-experiments) runs every algorithm on the 60 % training part of a random 60/20/20
 split, and the C++ code ships ``a9a.train``. Running both readings settles it (``--seeds 0 1 2 3 4``
 adds the splits):
@@ -75,7 +75,6 @@ both alike; single runs varied by 2x at load 2-3).
 
 from __future__ import annotations
 
-import argparse
 import io
 import os
 import re
@@ -98,23 +97,24 @@ from dualboost.datasets import load_dataset
 from dualboost.oracles import DecisionStumps
 from dualboost.solvers import AuglagOptions, NewtonOptions, default_options
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-RESULTS = Path(__file__).resolve().parent / "results"
-#: the target of issue 4 against its quoted C++ figures: at least this many times faster
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import RESULTS, make_parser, provenance, use_data  # noqa: E402
+
+#: the target against the quoted C++ figures: at least this many times faster
 TARGET_RATIO = 5.0
 #: the target against the C++ code run in the same command (``--cpp``)
 CPP_TARGET_RATIO = 50.0
 #: seconds after which a C++ run is stopped and reported as failed (``--cpp-timeout``)
 CPP_TIMEOUT = 600.0
 #: where the C++ figures come from, without and with ``--cpp``
-QUOTED, MEASURED = "quoted by issue 4, not measured", "measured here"
+QUOTED, MEASURED = "quoted, not measured", "measured here"
 #: the training sets the C++ figures belong to (module docstring)
 WHOLE, SHIPPED = "whole file", "train (shipped)"
 
 
 @dataclass(frozen=True)
 class Reference:
-    """One C++ run quoted by issue 4: the capping as a fraction of N (None: nu = 1), eps,
+    """One quoted C++ run: the capping as a fraction of N (None: nu = 1), eps,
     iterations and seconds."""
 
     nu_fraction: float | None
@@ -379,16 +379,16 @@ class _Tee(io.TextIOBase):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = make_parser(
+        __doc__,
+        RESULTS / "cpp_erlpboost.txt",
+        out_help="output file ('-': print only)",
+        out_type=str,
+        data=True,
+    )
     parser.add_argument("--datasets", nargs="+", default=list(REFERENCES), choices=list(REFERENCES))
     parser.add_argument(
         "--seeds", type=int, nargs="*", default=[], help="also the thesis's training split for these seeds"
-    )
-    parser.add_argument(
-        "--data", type=Path, default=None, help="data folder (default $DUALBOOST_DATA or ../shared/data)"
-    )
-    parser.add_argument(
-        "--out", default=str(RESULTS / "cpp_erlpboost.txt"), help="output file ('-': print only)"
     )
     parser.add_argument(
         "--cpp",
@@ -407,17 +407,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.cpp is not None and not args.cpp.is_file():
         parser.error(f"--cpp: no file {args.cpp}")
-    if args.data or not os.environ.get("DUALBOOST_DATA"):
-        os.environ["DUALBOOST_DATA"] = str(args.data or SHARED_DATA)
-    command = "python benchmarks/cpp_erlpboost.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    use_data(args.data)
+    command = provenance(__file__, argv)
     if args.out == "-":
-        sys.stdout.write(f"# {command.strip()}\n")
+        sys.stdout.write(f"{command}\n")
         run(args.datasets, args.seeds, sys.stdout, args.cpp, args.cpp_timeout, args.python_path, args.repeat)
         return 0
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     with open(args.out, "w", encoding="utf-8") as handle:
         tee = _Tee(sys.stdout, handle)
-        tee.write(f"# {command.strip()}\n")
+        tee.write(f"{command}\n")
         load = os.getloadavg()[0]
         run(args.datasets, args.seeds, tee, args.cpp, args.cpp_timeout, args.python_path, args.repeat)
         cpp = MEASURED if args.cpp else QUOTED

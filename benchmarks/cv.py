@@ -1,4 +1,4 @@
-"""The nu path with cross-validation (issue 17, item 5): ERLPBoostCV against scikit-learn's AdaBoost and
+"""The nu path with cross-validation: ERLPBoostCV against scikit-learn's AdaBoost and
 HistGradientBoosting, the warm-started path against independent fits, and the default grid.
 
 For each data set (the training part of the thesis's 60/20/20 split, seed 0; a9a's shipped training
@@ -30,13 +30,9 @@ Output: ``benchmarks/results/cv.txt`` (``--out``).
 
 from __future__ import annotations
 
-import argparse
-import os
-import platform
 import sys
 import time
 import warnings
-from datetime import date
 from pathlib import Path
 
 import numpy as np
@@ -45,8 +41,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.tree import DecisionTreeClassifier
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-RESULTS = Path(__file__).resolve().parent / "results"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import RESULTS, Report, make_parser, provenance, use_data  # noqa: E402
+
 DATASETS = ("german", "diabetes", "a9a")
 #: the wide grid of part 3
 WIDE = (1.0, 0.8, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.02, 0.01)
@@ -58,7 +55,7 @@ def load(name: str, a9a_size: int | None = None, seed: int = 0) -> tuple:
     ``a9a_size`` examples when given."""
     from dualboost.datasets import load_dataset
 
-    os.environ.setdefault("DUALBOOST_DATA", str(SHARED_DATA))
+    use_data()
     split = load_dataset(name, seed=0, sparse=False, download=False)
     (X, y), (X_test, y_test) = split.train, split.test
     X, X_test = np.asarray(X, dtype=np.float64), np.asarray(X_test, dtype=np.float64)
@@ -126,27 +123,17 @@ def grid_scores(X, y, folds: int) -> np.ndarray:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = make_parser(__doc__, RESULTS / "cv.txt", out_help="result file")
     parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=list(DATASETS))
     parser.add_argument("--folds", type=int, default=5, help="CV folds (default 5)")
     parser.add_argument("--a9a-size", type=int, default=None, help="subsample a9a's training part")
     parser.add_argument("--lpboost", action="store_true", help="also time LPBoost's path")
     parser.add_argument("--skip-accuracy", action="store_true", help="parts 2 and 3 only")
-    parser.add_argument("--out", type=Path, default=RESULTS / "cv.txt", help="result file")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore", ConvergenceWarning)
     warnings.filterwarnings("ignore", message=".*soft margin.*")
 
-    lines = [
-        f"# benchmarks/cv.py, {date.today()}, {platform.machine()} {os.cpu_count()} cores, "
-        f"python {platform.python_version()}",
-        f"# python benchmarks/cv.py {' '.join(argv if argv is not None else sys.argv[1:])}".rstrip(),
-        "",
-    ]
-
-    def emit(text: str = "") -> None:
-        print(text, flush=True)
-        lines.append(text)
+    emit = Report(args.out, provenance(__file__, argv), "")
 
     for name in args.datasets:
         X, y, X_test, y_test, note = load(name, args.a9a_size)
@@ -179,9 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         within = [f"{nu:g}" for nu, s in zip(WIDE, scores, strict=True) if s >= best - 0.01]
         emit(f"best nu {WIDE[int(np.argmax(scores))]:g} ({best:.4f}); within 1 point: {', '.join(within)}")
         emit()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}")
+    emit.write()
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Defaults that work (issue 17, item 8): CV accuracy of ERLPBoost over a grid of weak learner x eps x nu,
+"""Defaults that work: CV accuracy of ERLPBoost over a grid of weak learner x eps x nu,
 and which (learner, eps, nu) is within 1 accuracy point of the best on every data set.
 
 Weak learners: decision stumps (``oracle="stumps"``, the max-edge stump) and scikit-learn's
@@ -15,7 +15,7 @@ for a larger eps, and the canonical eta (docs/math.md#canonical-eta) shrinks as 
 towards the uniform prior ([KG] Eq. 3.10), so a larger eps gives a less tightly fitted soft margin.
 
 The recommendation: the (learner, eps, nu) triples whose accuracy is within 1 point of the best triple
-of the grid on every data set (the issue's criterion); among them the one with the smallest worst-case
+of the grid on every data set (the criterion); among them the one with the smallest worst-case
 loss. The classifiers' default ``nu="auto"`` (``AUTO_NU_SHARE * 2 min(N+, N-) / N`` of each training
 fold, docs/math.md#capping-nu) is scored on the same folds at the default learner and eps for each
 share of ``--shares``, the default share being ``ERLPBoostClassifier()`` itself. For comparison
@@ -35,13 +35,9 @@ sets is ``benchmarks/defaults_suite.py``'s (``benchmarks/results/defaults.txt``)
 
 from __future__ import annotations
 
-import argparse
-import os
-import platform
 import sys
 import time
 import warnings
-from datetime import date
 from pathlib import Path
 
 import numpy as np
@@ -50,8 +46,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-RESULTS = Path(__file__).resolve().parent / "results"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import RESULTS, Report, make_parser, provenance, use_data  # noqa: E402
+
 DATASETS = ("german", "diabetes", "a9a")
 GRID = (0.6, 0.5, 0.45, 0.4, 0.35, 0.3, 0.2, 0.1, 0.05, 0.01)
 #: shares of the largest useful capping 2 min(N+, N-) / N scored for nu="auto" (docs/math.md#capping-nu)
@@ -68,7 +65,7 @@ def load(name: str, a9a_size: int, seed: int = 0) -> tuple:
     """The training part of the thesis split (dense float64), a9a subsampled to ``a9a_size``."""
     from dualboost.datasets import load_dataset
 
-    os.environ.setdefault("DUALBOOST_DATA", str(SHARED_DATA))
+    use_data()
     X, y = load_dataset(name, seed=0, sparse=False, download=False).train
     X, y = np.asarray(X, dtype=np.float64), np.asarray(y)
     note = ""
@@ -148,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     from dualboost.estimators.base import AUTO_NU_SHARE
     from dualboost.estimators.cv import DEFAULT_NUS, ERLPBoostCV
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = make_parser(__doc__, RESULTS / "defaults_grid.txt", out_help="result file")
     parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=list(DATASETS))
     parser.add_argument("--learners", nargs="+", choices=tuple(LEARNERS), default=list(LEARNERS))
     parser.add_argument("--eps", nargs="+", type=float, default=list(EPS), help=f"eps axis (default {EPS})")
@@ -162,7 +159,6 @@ def main(argv: list[str] | None = None) -> int:
         default=list(SHARES),
         help=f"shares of nu='auto' to score at the default learner and eps (default {SHARES})",
     )
-    parser.add_argument("--out", type=Path, default=RESULTS / "defaults_grid.txt", help="result file")
     args = parser.parse_args(argv)
     if any(not 0.0 < e < 1.0 for e in args.eps):
         parser.error(f"--eps: every value must lie in (0, 1); got {args.eps}")
@@ -174,18 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     warnings.simplefilter("ignore", ConvergenceWarning)
     warnings.filterwarnings("ignore", message=".*soft margin.*")
     rows = [(learner, eps) for learner in args.learners for eps in args.eps]
-    lines = [
-        f"# benchmarks/defaults.py, {date.today()}, {platform.machine()} {os.cpu_count()} cores, "
-        f"python {platform.python_version()}",
-        f"# python benchmarks/defaults.py {' '.join(argv if argv is not None else sys.argv[1:])}".rstrip(),
-        "",
-        "mean 5-fold CV accuracy of ERLPBoost (canonical eta) per weak learner, eps and nu",
-        "",
-    ]
-
-    def emit(text: str = "") -> None:
-        print(text, flush=True)
-        lines.append(text)
+    caption = "mean 5-fold CV accuracy of ERLPBoost (canonical eta) per weak learner, eps and nu"
+    emit = Report(args.out, provenance(__file__, argv), "", caption, "")
 
     def triple(k: int) -> str:
         learner, eps = rows[k // len(grid)]
@@ -282,9 +268,7 @@ def main(argv: list[str] | None = None) -> int:
             "no triple is within 1 point of the best on every set; the smallest worst-case loss: "
             f"{triple(k)} ({100 * loss.flat[k]:.2f} points)"
         )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}")
+    emit.write()
     return 0
 
 

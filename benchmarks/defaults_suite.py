@@ -1,4 +1,4 @@
-"""Good out of the box (issue 30): the default classifiers against AdaBoost and gradient boosting on a
+"""Good out of the box: the default classifiers against AdaBoost and gradient boosting on a
 suite of clean and noisy binary sets, and what the default ``nu="auto"`` costs.
 
 ``nu="auto"`` chooses the capping by validation along a descending grid
@@ -29,13 +29,9 @@ Output: ``benchmarks/results/defaults.txt`` (``--out``). No time is asserted.
 
 from __future__ import annotations
 
-import argparse
-import os
-import platform
 import sys
 import time
 import warnings
-from datetime import date
 from pathlib import Path
 
 import numpy as np
@@ -52,8 +48,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-RESULTS = Path(__file__).resolve().parent / "results"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import RESULTS, Report, make_parser, provenance, use_data  # noqa: E402
 
 
 def _flip(y: np.ndarray, rate: float, seed: int = 0) -> np.ndarray:
@@ -69,7 +65,7 @@ def _flip(y: np.ndarray, rate: float, seed: int = 0) -> np.ndarray:
 def _libsvm(name: str, a9a_size: int) -> tuple:
     from dualboost.datasets import load_dataset
 
-    os.environ.setdefault("DUALBOOST_DATA", str(SHARED_DATA))
+    use_data()
     parts = load_dataset(name, seed=0, sparse=False, download=False)
     if name == "a9a":
         X, y = parts.train
@@ -174,7 +170,7 @@ def _paired(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = make_parser(__doc__, RESULTS / "defaults.txt", out_help="result file")
     parser.add_argument(
         "--sets", nargs="+", default=list(SETS), choices=[*ALL_SETS, "validation"],
         help="sets to run ('validation': the held-out noisy sets)",
@@ -183,7 +179,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cv-seed", type=int, default=0, help="shuffle seed of the 5 folds")
     parser.add_argument("--flip-seed", type=int, default=0, help="seed of the flipped labels")
     parser.add_argument("--a9a-size", type=int, default=3000)
-    parser.add_argument("--out", type=Path, default=RESULTS / "defaults.txt", help="result file")
     args = parser.parse_args(argv)
     SEEDS.update(flip=args.flip_seed, cv=args.cv_seed)
     if "validation" in args.sets:
@@ -198,14 +193,9 @@ def main(argv: list[str] | None = None) -> int:
     warnings.filterwarnings("ignore", category=ConvergenceWarning)
     warnings.filterwarnings("ignore", category=RuntimeWarning)
     warnings.filterwarnings("ignore", message=".*soft margin of the output")  # SoftMarginWarning
-    command = "PYTHONPATH=. python benchmarks/defaults_suite.py"
-    command += "" if argv is None else " " + " ".join(argv)
-    if argv is None and len(sys.argv) > 1:
-        command += " " + " ".join(sys.argv[1:])
-    lines = [
-        f"# benchmarks/defaults_suite.py, {date.today()}, {platform.machine()} {os.cpu_count()} cores, "
-        f"python {platform.python_version()}",
-        f"# {command}",
+    emit = Report(
+        args.out,
+        provenance(__file__, argv),
         "# (2 cores shared with other jobs: the seconds are upper bounds; the accuracies are deterministic)",
         "",
         f"5-fold stratified CV (shuffle seed {args.cv_seed}; flips seed {args.flip_seed}).",
@@ -214,14 +204,7 @@ def main(argv: list[str] | None = None) -> int:
         "d(Ada), d(HGB): mean per-fold difference default - other +- paired standard error, points.",
         "nu: the fractions chosen on the 5 folds. t_auto: the default's fit seconds (5 folds), t_nu: one",
         "fit at the nu it picked on the same fold, ratio = t_auto / t_nu.",
-    ]
-
-    def emit(text: str = "") -> None:
-        lines.append(text)
-        print(text, flush=True)
-
-    for line in lines:
-        print(line)
+    )
     head = (
         f"{'set':>18} {'N':>5} {'default':>7} {'Ada':>6} {'HGB':>6} {'d(Ada)':>13} {'d(HGB)':>13} "
         f"{'t_auto':>7} {'t_nu':>6} {'ratio':>5}  nu per fold"
@@ -255,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     t_auto = sum(run["t_auto"] for run, _, _ in rows.values())
     t_fixed = sum(run["t_fixed"] for run, _, _ in rows.values())
     emit()
-    emit(f"targets (issue 30), default - AdaBoost-500 in points over {len(diffs)} sets:")
+    emit(f"targets, default - AdaBoost-500 in points over {len(diffs)} sets:")
     worst = min(diffs, key=diffs.get)
     emit(
         f"  mean {np.mean(list(diffs.values())):+.2f} (target >= -1); worst {diffs[worst]:+.2f} on {worst} "
@@ -295,9 +278,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"{d[0]:6.2f} +-{d[1]:4.2f} {run['t_auto']:7.1f} {run['t_auto'] / run['t_fixed']:5.1f}  "
                     + " ".join(f"{nu:.3g}" for nu in run["nus"])
                 )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}")
+    emit.write()
     return 0
 
 

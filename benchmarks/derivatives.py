@@ -18,7 +18,7 @@ Output: ``benchmarks/results/derivatives.txt`` (``--out``).
 
 from __future__ import annotations
 
-import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -30,8 +30,10 @@ from dualboost.differentiate import differentiate
 from dualboost.oracles import DecisionStumps
 from dualboost.problems import ERLPBoost, TemperedERLPBoost
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import RESULTS, Report, make_parser, provenance  # noqa: E402
+
 H = 1e-5
-HERE = Path(__file__).resolve().parent
 
 
 def _solve(cls, U, eta, nu, d0, kw):
@@ -77,14 +79,15 @@ def check(name, cls, kw, U, eta, nu, d0, seed=0) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(HERE / "results" / "derivatives.txt"))
+    parser = make_parser(__doc__, RESULTS / "derivatives.txt")
     args = parser.parse_args(argv)
-    lines = [
+    emit = Report(
+        args.out,
+        provenance(__file__, argv),
         "# JVP of (w*, d*, V) against central differences (h = 1e-5, solves certified to 1e-13):",
         "# relative errors (absolute where the difference's norm is below 1)",
         f"{'instance':<28} {'par':<4} {'w':>9} {'d':>9} {'V':>9}",
-    ]
+    )
     rng = np.random.default_rng(0)
     U = 0.8 * np.tanh(rng.standard_normal((60, 10)))
     d0 = rng.random(60) + 0.5
@@ -94,7 +97,7 @@ def main(argv: list[str] | None = None) -> None:
         ("random tempered t=0.5", TemperedERLPBoost, {"t": 0.5}, 5.0, 6.0),
         ("random tempered t=1.5", TemperedERLPBoost, {"t": 1.5}, 8.0, 6.0),
     ):
-        lines += check(name, cls, kw, U, eta, nu, d0)
+        emit(*check(name, cls, kw, U, eta, nu, d0))
     try:
         X, y = load_dataset("german", seed=0, download=False).train
         X, y = X[:200], y[:200]
@@ -102,13 +105,11 @@ def main(argv: list[str] | None = None) -> None:
         Ug = 0.9 * run.columns  # stumps give +-1: scaled inside (-1, 1) so that U +- h dU stays valid
         uniform = np.full(Ug.shape[0], 1.0 / Ug.shape[0])
         eta = run.params["eta"]
-        lines += check(f"german[:200] ERLPBoost T={Ug.shape[1]}", ERLPBoost, {}, Ug, eta, 20.0, uniform)
-        lines += check("german[:200] tempered t=0.5", TemperedERLPBoost, {"t": 0.5}, Ug, 20.0, 20.0, uniform)
+        emit(*check(f"german[:200] ERLPBoost T={Ug.shape[1]}", ERLPBoost, {}, Ug, eta, 20.0, uniform))
+        emit(*check("german[:200] tempered t=0.5", TemperedERLPBoost, {"t": 0.5}, Ug, 20.0, 20.0, uniform))
     except (DatasetNotFoundError, ValueError) as exc:
-        lines.append(f"german: skipped ({exc})")
-    text = "\n".join(lines) + "\n"
-    Path(args.out).write_text(text)
-    print(text, end="")
+        emit(f"german: skipped ({exc})")
+    emit.write()
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""What the driver's edge matrix holds, and what its compact products cost (issue 16, item 6).
+"""What the driver's edge matrix holds, and what its compact products cost.
 
 :class:`~dualboost.boosting.core.run.Ensemble` stores +-1 (stump) columns as ``int8``. A
 totally-corrective driver asks for :attr:`Ensemble.U` (the solvers take U as a float64 ndarray:
@@ -21,9 +21,6 @@ the table is written to ``benchmarks/results/ensemble_memory.txt`` (``--out``).
 
 from __future__ import annotations
 
-import argparse
-import os
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -36,7 +33,9 @@ from dualboost._threads import single_blas_thread
 from dualboost.boosting.core.run import Ensemble
 from dualboost.oracles import Selection, Stump
 
-RESULTS = Path(__file__).resolve().parent / "results"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import RESULTS, Report, make_parser, provenance  # noqa: E402
+
 HEADER = (
     f"{'N':>9}{'t':>6}{'cap':>6}{'int8 B':>15}{'float64 B':>16}{'B/entry':>9}"
     f"{'U^T d f64 ms':>14}{'int8 ms':>10}{'ratio':>7}"
@@ -124,40 +123,24 @@ def measure(ensemble: Ensemble, repeat: int, seed: int = 1) -> Row:
     )
 
 
-def _provenance(argv: list[str]) -> str:
-    """``# command (date, commit, load average)`` for the results file."""
-    try:
-        git = ["git", "rev-parse", "--short", "HEAD"]
-        commit = subprocess.run(
-            git, capture_output=True, text=True, cwd=RESULTS.parent, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        commit = "unknown"
-    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    command = f"# python benchmarks/ensemble_memory.py {' '.join(argv)}".rstrip()
-    when = time.strftime("%Y-%m-%d %H:%M")
-    return f"{command}  ({when}, commit {commit}, {os.cpu_count()} cores, load {load} at start)"
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = make_parser(__doc__, RESULTS / "ensemble_memory.txt")
     parser.add_argument("--sizes", type=int, nargs="+", default=[20_000, 200_000], help="values of N")
     parser.add_argument("--hypotheses", type=int, nargs="+", default=[100, 1_000], help="values of t")
     parser.add_argument("--repeat", type=int, default=10, help="calls per product, best kept (default 10)")
     parser.add_argument("--max-gb", type=float, default=2.0, help="skip sizes holding more (int8 + mirror)")
-    parser.add_argument("--out", type=Path, default=RESULTS / "ensemble_memory.txt", help="the results file")
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
-    lines = [
-        _provenance(sys.argv[1:] if argv is None else argv),
+    emit = Report(
+        args.out,
+        provenance(__file__, argv),
         "Ensemble of t random +-1 stump columns: bytes held at capacity cap (int8 store, float64 mirror of "
         "Ensemble.U), U^T d and U w on the mirror (GEMV) vs on the int8 store (Ensemble.edges / margins); "
         f"best of {args.repeat}, one BLAS thread; ratio = int8 / float64",
         HEADER,
         "-" * len(HEADER),
-    ]
-    print("\n".join(lines), flush=True)
+    )
     for n in args.sizes:
         for t in args.hypotheses:
             held = 9 * n * capacity(t)
@@ -167,11 +150,8 @@ def main(argv: list[str] | None = None) -> int:
                 ensemble = build(n, t)
                 line = measure(ensemble, args.repeat).line()
                 del ensemble
-            print(line, flush=True)
-            lines.append(line)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines) + "\n")
-    print(f"written to {args.out}")
+            emit(line)
+    emit.write()
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Every totally corrective formulation side by side (issue 18): test error, iterations, hypotheses
+"""Every totally corrective formulation side by side: test error, iterations, hypotheses
 with w > 0 (sparsity) and time, with decision stumps, on german, diabetes, a9a and the Gaussian set.
 
 The formulations: LPBoost, SoftBoost, ERLPBoost and Binary ERLPBoost ([KG]), MDBoost ([SL]), CGBoost
@@ -28,16 +28,16 @@ Output: ``benchmarks/results/formulations.txt`` (``--out``).
 
 from __future__ import annotations
 
-import argparse
-import os
+import sys
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 
-RESULTS = Path(__file__).resolve().parent / "results"
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import RESULTS, Report, make_parser, provenance, use_data  # noqa: E402
+
 DATASETS = ("german", "diabetes", "a9a", "gaussian")
 
 #: the parameters of each driver; "nu" is a fraction of N here (converted to the count)
@@ -151,7 +151,7 @@ PAPER = (
 
 
 def main(argv: list[str] | None = None) -> str:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = make_parser(__doc__, RESULTS / "formulations.txt")
     parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=list(DATASETS))
     parser.add_argument("--algorithms", nargs="+", default=None, help="default: every registered one")
     parser.add_argument("--eps", type=float, default=0.01)
@@ -160,30 +160,27 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument(
         "--n", type=int, default=None, help="keep only the first n training rows (smoke tests)"
     )
-    parser.add_argument("--out", type=Path, default=RESULTS / "formulations.txt")
     args = parser.parse_args(argv)
-    os.environ.setdefault("DUALBOOST_DATA", str(SHARED_DATA))
+    use_data()
     names = args.algorithms or algorithms()
-    blocks = [
+    emit = Report(
+        args.out,
+        provenance(__file__, argv),
         "Every totally corrective formulation side by side (benchmarks/formulations.py): decision stumps,",
         f"eps = {args.eps:g}, nu = 0.1 N where the model has a capping, max_iter = {args.max_iter}"
         " (* = stopped by the cap).",
         "Columns: test and training error, iterations (oracle calls), hypotheses with w > 0, wall time.",
         "",
-    ]
+    )
     for dataset in args.datasets:
         X, y, Xt, yt = load(dataset, args.a9a_n, args.n)
         rows = []
         for algorithm in names:
             rows.append(run_one(algorithm, X, y, Xt, yt, args.eps, args.max_iter))
             print(f"{dataset} {algorithm}: {rows[-1]}", flush=True)
-        blocks += [table(dataset, X.shape, Xt.shape[0], rows), ""]
-    blocks += [PAPER, ""]
-    text = "\n".join(blocks)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text)
-    print(text)
-    return text
+        emit(table(dataset, X.shape, Xt.shape[0], rows), "")
+    emit(PAPER)
+    return emit.write()
 
 
 if __name__ == "__main__":

@@ -27,7 +27,6 @@ and the full 20,000-example letter-like set (default: 300 learners, 3,000 exampl
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -42,7 +41,9 @@ from dualboost.boosting.gradient import gradient_projection
 from dualboost.boosting.gradient.losses import make_loss
 from dualboost.oracles.regression import MulticlassStumps, RegressionStumps
 
-RESULTS = Path(__file__).resolve().parent / "results" / "gradient.txt"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import RESULTS, Report, make_parser, provenance  # noqa: E402
+
 PROJECTIONS = ("naive", "repeated", "residual")
 
 
@@ -78,19 +79,18 @@ def fmt_row(cells: list[str], widths: list[int]) -> str:
     )
 
 
-def multiclass_part(name, X, y, budget, checkpoints, progress, lines) -> None:
+def multiclass_part(name, X, y, budget, checkpoints, progress, emit: Report) -> None:
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.25, random_state=0, stratify=y)
     classes, ytr_idx = np.unique(ytr, return_inverse=True)
     yte_idx = np.searchsorted(classes, yte)
     oracle = MulticlassStumps().fit(Xtr)
     header = ["method"] + [f"R@{c}" for c in checkpoints] + ["distinct", "train acc", "test acc", "time s"]
     widths = [9] + [8] * len(checkpoints) + [8, 9, 8, 7]
-    lines += [
+    emit(
         f"{name}: {Xtr.shape[0]} train / {Xte.shape[0]} test examples, {X.shape[1]} features, "
         f"{classes.size} classes; multiclass hinge, multiclass stumps, eta_t = 1/sqrt(t)",
         fmt_row(header, widths),
-    ]
-    print("\n".join(lines[-2:]), flush=True)
+    )
     for projection in PROJECTIONS:
         result = gradient_projection(
             oracle,
@@ -108,9 +108,8 @@ def multiclass_part(name, X, y, budget, checkpoints, progress, lines) -> None:
         test_acc = np.mean(result.decision_function(Xte).argmax(axis=1) == yte_idx)
         cells = [projection] + [f"{v:.4f}" for v in values]
         cells += [str(result.n_distinct), f"{train_acc:.3f}", f"{test_acc:.3f}", f"{result.total_time:.1f}"]
-        lines.append(fmt_row(cells, widths))
-        print(lines[-1], flush=True)
-    lines.append("")
+        emit(fmt_row(cells, widths))
+    emit()
 
 
 def sklearn_objectives(model, X, y, loss, checkpoints) -> list[float]:
@@ -118,16 +117,15 @@ def sklearn_objectives(model, X, y, loss, checkpoints) -> list[float]:
     return [values[min(c, len(values)) - 1] for c in checkpoints]
 
 
-def regression_part(name, X, y, budget, checkpoints, progress, lines) -> None:
+def regression_part(name, X, y, budget, checkpoints, progress, emit: Report) -> None:
     oracle = RegressionStumps().fit(X)
     notes: list[str] = []
     header = ["method", "loss"] + [f"R@{c}" for c in checkpoints] + ["time s", "time/sklearn"]
     widths = [33, 8] + [9] * len(checkpoints) + [7, 12]
-    lines += [
+    emit(
         f"{name}: {X.shape[0]} examples, {X.shape[1]} features; stumps, training objective",
         fmt_row(header, widths),
-    ]
-    print("\n".join(lines[-2:]), flush=True)
+    )
     for loss_name, sk_loss in (("squared", "squared_error"), ("absolute", "absolute_error")):
         loss = make_loss(loss_name)
         rows = []
@@ -189,27 +187,28 @@ def regression_part(name, X, y, budget, checkpoints, progress, lines) -> None:
                 + [f"{v:.5f}" for v in values]
                 + [f"{seconds:.2f}", f"{seconds / sk_time:.2f}"]
             )
-            lines.append(fmt_row(cells, widths))
-            print(lines[-1], flush=True)
-    lines += [
+            emit(fmt_row(cells, widths))
+    emit(
         "  (the residual method with eta_t = 1/t on the squared loss is the naive method with eta = 1:",
         "   Delta_t = t * grad_{t+1} by induction, so the two rows agree exactly)",
         "  residual norms relative to the largest gradient (absolute loss, |grad| <= 1):",
         *notes,
         "",
-    ]
-    print("\n".join(lines[-len(notes) - 4 :]), flush=True)
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = make_parser(
+        __doc__, RESULTS / "gradient.txt", out_flag="--output", out_help="result file (default {default})"
+    )
     parser.add_argument("--full", action="store_true", help="1,000 learners and 20,000 letter-like examples")
-    parser.add_argument("--output", type=Path, default=RESULTS, help=f"result file (default {RESULTS})")
     args = parser.parse_args(argv)
     budget = 1000 if args.full else 300
     checkpoints = [c for c in (10, 30, 100, 300, 1000) if c <= budget]
     progress = ProgressLine(sys.stderr.isatty())
-    lines = [
+    emit = Report(
+        args.output,
+        provenance(__file__, argv),
         "Generalized gradient boosting ([GB], Grubb & Bagnell 2011): benchmarks/gradient.py"
         + (" --full" if args.full else ""),
         f"budget {budget} weak learners; R@c = training objective after c learners "
@@ -217,21 +216,17 @@ def main(argv: list[str] | None = None) -> int:
         "",
         "Part 1: multiclass hinge loss ([GB] Fig. 3 setting)",
         "",
-    ]
-    print("\n".join(lines), flush=True)
+    )
     digits = load_digits()
-    multiclass_part("digits", digits.data, digits.target, budget, checkpoints, progress, lines)
+    multiclass_part("digits", digits.data, digits.target, budget, checkpoints, progress, emit)
     X, y = letter_like(20000 if args.full else 3000)
-    multiclass_part("letter-like synthetic", X, y, budget, checkpoints, progress, lines)
-    lines += ["Part 2: regression against scikit-learn GradientBoostingRegressor (max_depth=1)", ""]
-    print(lines[-2], flush=True)
+    multiclass_part("letter-like synthetic", X, y, budget, checkpoints, progress, emit)
+    emit("Part 2: regression against scikit-learn GradientBoostingRegressor (max_depth=1)", "")
     diabetes = load_diabetes()
-    regression_part("diabetes", diabetes.data, diabetes.target, budget, checkpoints, progress, lines)
+    regression_part("diabetes", diabetes.data, diabetes.target, budget, checkpoints, progress, emit)
     X, y = make_friedman1(n_samples=5000 if args.full else 2000, noise=1.0, random_state=0)
-    regression_part("friedman1", X, y, budget, checkpoints, progress, lines)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print(f"written to {args.output}")
+    regression_part("friedman1", X, y, budget, checkpoints, progress, emit)
+    emit.write()
     return 0
 
 

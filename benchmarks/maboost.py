@@ -19,8 +19,6 @@ rounds. Writes ``benchmarks/results/maboost.txt``.
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -35,8 +33,9 @@ from dualboost.boosting.maboost import maboost, madaboost, sparseboost
 from dualboost.datasets import load_dataset
 from dualboost.oracles import DecisionStumps
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-RESULTS = Path(__file__).resolve().parent / "results" / "maboost.txt"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import RESULTS, Report, make_parser, provenance, use_data  # noqa: E402
+
 DATASETS = ("german", "diabetes", "a9a")
 #: smooth MABoost's k (cap d <= k/N): target training error 1/k
 SMOOTH_K = 4.0
@@ -119,26 +118,25 @@ def run_dataset(name: str, rounds: int) -> list[tuple]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = make_parser(__doc__, data=True)
     parser.add_argument("--rounds", type=int, default=100, help="boosting rounds T (default 100)")
     parser.add_argument("--full", action="store_true", help="1,000 rounds")
-    parser.add_argument("--data", type=Path, default=None, help="data folder (default ../shared/data)")
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=DATASETS)
     args = parser.parse_args(argv)
     rounds = 1000 if args.full else args.rounds
-    if args.data or not os.environ.get("DUALBOOST_DATA"):
-        os.environ["DUALBOOST_DATA"] = str(args.data or SHARED_DATA)
-    lines = [
+    use_data(args.data)
+    emit = Report(
+        RESULTS / "maboost.txt",
+        provenance(__file__, argv),
         f"MABoost family vs AdaBoost / MadaBoost, T = {rounds} rounds of decision stumps "
         "(train/test split of dualboost.datasets.load_dataset)",
         "train/test: error with ties counted; bound: the theorem's bound on the train error for the run's "
         "edges; d>0: fraction of examples with positive weight; max Nd: largest weight x N",
         "",
-    ]
+    )
     header = f"{'data':<9}{'algorithm':<40}{'T':>5}{'train':>8}{'bound':>8}{'test':>8}{'d>0':>7}"
     header += f"{'max Nd':>8}{'s':>8}"
-    lines += [header, "-" * len(header)]
-    print("\n".join(lines), flush=True)
+    emit(header, "-" * len(header))
     for name in args.datasets:
         for row in run_dataset(name, rounds):
             data, label, T, train, bound, test, support, max_nd, seconds = row
@@ -146,13 +144,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"{data:<9}{label:<40}{T:>5}{train:>8.4f}{bound:>8.4f}{test:>8.4f}{support:>7.3f}"
                 f"{max_nd:>8.2f}{seconds:>8.2f}"
             )
-            print(line, flush=True)
-            lines.append(line)
-        lines.append("")
-        print()
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print(f"written to {RESULTS}")
+            emit(line)
+        emit()
+    emit.write()
     return 0
 
 

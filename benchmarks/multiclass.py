@@ -5,7 +5,7 @@ For each data set, in one process and on the same stratified folds (seed 0): dua
 stumps, class-valued for K > 2), scikit-learn's ``AdaBoostClassifier`` with 500 stumps (SAMME) and
 ``HistGradientBoostingClassifier()`` at its defaults. Reported per set: the mean cross-validated
 accuracy (points) and the mean fit time in seconds; the closing lines the mean difference of each
-dualboost classifier to AdaBoost-500 over the sets (the target of the multiclass issue: within one
+dualboost classifier to AdaBoost-500 over the sets (the multiclass target: within one
 point on average), and the certified gap of the last iteration of each dualboost fit (the largest
 over the folds).
 
@@ -21,7 +21,7 @@ Output: ``benchmarks/results/multiclass.txt`` (``--out``).
 
 from __future__ import annotations
 
-import argparse
+import sys
 import tempfile
 import time
 import warnings
@@ -44,7 +44,9 @@ from sklearn.tree import DecisionTreeClassifier
 from dualboost import ERLPBoostClassifier, LPBoostClassifier
 from dualboost.boosting.core.run import SoftMarginWarning
 
-RESULTS = Path(__file__).resolve().parent / "results"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import RESULTS, Report, make_parser, provenance  # noqa: E402
+
 SETS = ("iris", "wine", "digits", "synthetic4", "libsvm5")
 
 
@@ -100,16 +102,20 @@ def run(name: str, folds: int, models: list[str]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = make_parser(__doc__, RESULTS / "multiclass.txt")
     parser.add_argument("--sets", nargs="+", choices=SETS, default=list(SETS))
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--models", nargs="+", choices=list(contenders()), default=list(contenders()),
                         help="the classifiers to run (LPBoost's HiGHS solves are slow on digits' pairs)")
-    parser.add_argument("--out", type=Path, default=RESULTS / "multiclass.txt")
     args = parser.parse_args(argv)
-    lines = [f"multiclass: {args.folds}-fold CV accuracy (points) and mean fit seconds, same folds", ""]
     header = f"{'set':<11} {'N x p':>9} {'K':>2}  " + "  ".join(f"{c:>20}" for c in args.models)
-    lines.append(header)
+    emit = Report(
+        args.out,
+        provenance(__file__, argv),
+        f"multiclass: {args.folds}-fold CV accuracy (points) and mean fit seconds, same folds",
+        "",
+        header,
+    )
     ours = [label for label in ("ERLPBoost", "LPBoost") if label in args.models]
     diffs: dict[str, list[float]] = {label: [] for label in ours}
     gaps: dict[str, float] = dict.fromkeys(ours, 0.0)
@@ -117,24 +123,20 @@ def main(argv: list[str] | None = None) -> None:
         row = run(name, args.folds, args.models)
         res = row["results"]
         cells = "  ".join(f"{acc:>11.2f} ({t:>6.2f}s)" for acc, t, _ in res.values())
-        lines.append(f"{name:<11} {row['shape'][0]:>4} x{row['shape'][1]:>3} {row['classes']:>2}  {cells}")
-        print(lines[-1], flush=True)
+        emit(f"{name:<11} {row['shape'][0]:>4} x{row['shape'][1]:>3} {row['classes']:>2}  {cells}")
         for label in diffs:
             if "AdaBoost-500" in res:
                 diffs[label].append(res[label][0] - res["AdaBoost-500"][0])
             gaps[label] = max(gaps[label], res[label][2])
-    lines.append("")
+    emit()
     for label, values in diffs.items():
         if not values:
             continue
-        lines.append(
+        emit(
             f"{label} - AdaBoost-500: mean {np.mean(values):+.2f} points, worst {min(values):+.2f}; "
             f"largest certified gap of a fit's last iteration {gaps[label]:.2e}"
         )
-    text = "\n".join(lines) + "\n"
-    print(text)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text)
+    emit.write()
 
 
 if __name__ == "__main__":

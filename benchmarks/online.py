@@ -1,4 +1,4 @@
-"""Online boosting on a9a against Vowpal Wabbit's ``--boosting`` (issue 7; [BKL] Sec. 5, Table 3).
+"""Online boosting on a9a against Vowpal Wabbit's ``--boosting`` ([BKL] Sec. 5, Table 3).
 
 The stream is a9a train + valid (39,073 examples, the thesis's split, in file order), the held-out
 set a9a test (9,769). Every learner makes one online pass over the stream and is then scored on
@@ -26,7 +26,7 @@ rates (ours ``OnlineLinear(learning_rate)``, VW ``-l``: the same 4 values for th
 which is on VW's scale; 4 values of its own for ``adagrad``), N in ``--tune-n`` (default 5, 10,
 20, 40) for the boosters, and gamma in {0.05, 0.1, 0.2} (VW ``--gamma`` gamma/2) for Online BBM.
 The first table tunes N; then one table per fixed N in ``--n-learners`` (default 10, 30: the
-issue's "same N" comparison, rate and gamma tuned).
+"same N" comparison, rate and gamma tuned).
 
 Statistics: ``vs base`` is the booster's test-set record against its own weak learner alone:
 net = (examples only the booster gets right) - (examples only the base gets right), and the exact
@@ -41,11 +41,11 @@ Examples/second: VW is timed in-process reading its text file (parsing included,
 parser thread); ours is timed on the stream already in memory (``partial_fit``). Wall-clock, best
 of ``--repeats``; the machine is shared, so the ratios are noisy (the load average is printed).
 The seed's Table 3 a9a row is printed beside (their own 80/20 split: compare the ordering, not the
-digits). Targets (issue 7): each booster improves on its own (tuned) weak learner alone; test loss
+digits). Targets: each booster improves on its own (tuned) weak learner alone; test loss
 within 0.003 of VW's corresponding run (ours BBM - VW BBM, ours OL importance - VW logistic, ours
 OL sampling - VW adaptive); throughput >= 1/5 of VW's (same N).
 
-Speed (issue 36, the first table): examples/s and weak-learner updates/s (examples/s times N: every
+Speed (the first table): examples/s and weak-learner updates/s (examples/s times N: every
 example is offered to the N learners) of our compiled loop beside VW's, for N in ``--speed-n``
 (default 5, 10, 20, 40), Online BBM against ``--alg BBM`` and AdaBoost.OL (importance weights)
 against ``--alg logistic``, on a9a and on ``sparse``, a synthetic stream with
@@ -55,7 +55,7 @@ model with noise). Fixed parameters (the ``vw`` learner at rate 0.25, gamma 0.2,
 --gamma 0.1``). Each pair (ours, VW) runs interleaved ``--speed-repeats`` times (default 5), and the
 table gives the medians, so a busy second core slows both sides alike. ``python ex/s`` and ``python
 test`` are today's Python loop on the same stream and seed (one run): the compiled loop makes the
-same predictions, so its test loss must be within 0.002 of it (the issue's target), as is checked.
+same predictions, so its test loss must be within 0.002 of it (the target), as is checked.
 VW hashes the sparse set's 200,000 feature names into its 2^18 default table.
 
 ``--orders K`` reruns the N-tuned rows with the same parameters on K random orders of the stream
@@ -75,7 +75,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import datetime
 import io
 import os
 import pstats
@@ -93,8 +92,9 @@ from dualboost.datasets import load_dataset
 from dualboost.estimators.online import AdaBoostOLClassifier, OnlineBBMClassifier
 from dualboost.oracles.online import OnlineLinear
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-RESULTS = Path(__file__).resolve().parent / "results" / "online.txt"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import RESULTS, Report, make_parser, provenance, use_data  # noqa: E402
+
 #: [BKL] Table 3, a9a row (test 0-1 loss)
 SEED_A9A = {"VW baseline": 0.1509, "Online BBM": 0.1495, "AdaBoost.OL": 0.1497, "AdaBoost.OL.S": 0.1497}
 #: VW's learning rates (-l; default 0.5) and Online BBM's gamma (VW: gamma/2)
@@ -259,7 +259,7 @@ def speed_table(sets: dict, tmp: Path, have_vw: bool, Ns: list[int], repeats: in
 
     options = LEARNERS["vw"][0]
     say(
-        f"speed (issue 36): {', '.join(sets)}; ours = learner 'vw' (rate {SPEED_RATE}), VW -l "
+        f"speed: {', '.join(sets)}; ours = learner 'vw' (rate {SPEED_RATE}), VW -l "
         f"{SPEED_RATE}; BBM gamma {SPEED_GAMMA} (VW --gamma {SPEED_GAMMA / 2}); medians of {repeats} "
         "interleaved runs (ours, VW); upd/s = ex/s x N; python = today's Python loop, one run"
     )
@@ -402,7 +402,13 @@ def diagnostics(tuned: dict[str, dict], Xt, yt, say) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = make_parser(
+        __doc__,
+        RESULTS / "online.txt",
+        out_flag="--output",
+        out_help="results file (default {default})",
+        data=True,
+    )
     parser.add_argument(
         "--learner",
         choices=sorted(LEARNERS),
@@ -426,34 +432,20 @@ def main(argv: list[str] | None = None) -> int:
         "--speed-repeats", type=int, default=5, help="interleaved runs per speed row (median)"
     )
     parser.add_argument("--speed-only", action="store_true", help="the speed table alone")
-    parser.add_argument("--data", type=Path, default=None, help="folder with a9a.* (default ../shared/data)")
-    parser.add_argument("--output", type=Path, default=RESULTS, help=f"results file (default {RESULTS})")
     args = parser.parse_args(argv)
     repeats = args.repeats or (3 if args.full else 2)
     learners = args.learner or (["vw", "adagrad"] if args.full else ["vw"])
     n_orders = args.orders if args.orders is not None else (5 if args.full else 0)
     sizes = [10, 30] if args.n_learners is None else args.n_learners
     tune_n = list(TUNE_N) if args.tune_n is None else args.tune_n
-    if args.data or not os.environ.get("DUALBOOST_DATA"):
-        os.environ["DUALBOOST_DATA"] = str(args.data or SHARED_DATA)
+    use_data(args.data)
     split = load_dataset("a9a", sparse=True, download=False)
     X = sp.vstack([split.train[0], split.valid[0]], format="csr")
     y = np.concatenate([split.train[1], split.valid[1]])
     Xt, yt = split.test
     n, prefix = X.shape[0], min(args.tune_prefix, X.shape[0])
-    lines: list[str] = []
     started = time.perf_counter()
-
-    def say(text: str = "") -> None:
-        print(text, flush=True)
-        lines.append(text)
-
-    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    say(
-        f"run {datetime.datetime.now().isoformat(timespec='minutes')} (python benchmarks/online.py "
-        f"{' '.join(sys.argv[1:] if argv is None else argv)}); machine: {os.cpu_count()} cores shared "
-        f"with other jobs, load average (1, 5, 15 min) at start {load}"
-    )
+    say = Report(args.output, provenance(__file__, argv))
     say(
         f"a9a: stream = train + valid ({n} examples, {X.shape[1]} features, {X.nnz / n:.1f} non-zeros per "
         f"example), test = {Xt.shape[0]} held out; one online pass; timings best of {repeats} (wall clock)"
@@ -669,7 +661,7 @@ def main(argv: list[str] | None = None) -> int:
             )
 
     if args.speed_only:
-        return finish(args, lines, started, summary, say)
+        return finish(args, started, summary, say)
     say()
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.linear_model import LogisticRegression
@@ -689,10 +681,10 @@ def main(argv: list[str] | None = None) -> int:
         "cProfile):"
     )
     say(profile_inner_loop(X, y, N0, OnlineLinear(learning_rate=our_rates[1], **options)))
-    return finish(args, lines, started, summary, say)
+    return finish(args, started, summary, say)
 
 
-def finish(args: argparse.Namespace, lines: list[str], started: float, summary: list[str], say) -> int:
+def finish(args: argparse.Namespace, started: float, summary: list[str], say: Report) -> int:
     """The closing lines (load, run time, verdicts) and the results file."""
     say()
     say(
@@ -701,9 +693,7 @@ def finish(args: argparse.Namespace, lines: list[str], started: float, summary: 
     )
     for text in summary:
         say(text)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print(f"written to {args.output}", file=sys.stderr)
+    say.write()
     return 0
 
 

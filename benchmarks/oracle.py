@@ -1,4 +1,4 @@
-"""Speed of the decision-stump oracle on a9a (issue 4: "under 20 ms per call"), against scikit-learn.
+"""Speed of the decision-stump oracle on a9a (target: under 20 ms per call), against scikit-learn.
 
 On a9a train (29,305 x 123, the thesis's split: docs/math.md#thesis-experiments), sparse (CSC) and dense X:
 ``DecisionStumps.best(d)`` per call (median over random distributions d) against
@@ -17,8 +17,6 @@ Run: ``python benchmarks/oracle.py [--calls 50] [--data DIR]``. The data directo
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -29,7 +27,9 @@ from sklearn.tree import DecisionTreeClassifier
 from dualboost.datasets import load_dataset
 from dualboost.oracles import DecisionStumps
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import make_parser, use_data  # noqa: E402
+
 TARGET_MS = 20.0
 
 
@@ -43,13 +43,11 @@ def median_ms(fn, inputs) -> tuple[float, list]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = make_parser(__doc__, data=True)
     parser.add_argument("--calls", type=int, default=50, help="random distributions d (default 50)")
     parser.add_argument("--exact", type=int, default=5, help="distributions for the per-feature check")
-    parser.add_argument("--data", type=Path, default=None, help="folder with a9a.train (default: see above)")
     args = parser.parse_args(argv)
-    if args.data or not os.environ.get("DUALBOOST_DATA"):
-        os.environ["DUALBOOST_DATA"] = str(args.data or SHARED_DATA)
+    use_data(args.data)
     X_sparse, y = load_dataset("a9a", sparse=True, download=False).train
     n = X_sparse.shape[0]
     rng = np.random.default_rng(0)

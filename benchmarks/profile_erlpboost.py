@@ -1,4 +1,4 @@
-"""Where an ERLPBoost run's time goes: the profile behind the floors of the solver issue.
+"""Where an ERLPBoost run's time goes: the profile behind the solver's per-iteration floors.
 
 For each data set (and eps), in one process: ``ERLPBoostClassifier(nu, eps)`` with decision stumps
 (the same fit as ``benchmarks/vs_adaboost.py``) is timed without a profiler, then run again under
@@ -42,7 +42,6 @@ Output: ``benchmarks/results/profile_erlpboost.txt`` (``--out``; ``--out -`` pri
 
 from __future__ import annotations
 
-import argparse
 import cProfile
 import os
 import pstats
@@ -55,7 +54,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from vs_adaboost import RESULTS, SHARED_DATA, adaboost_run, each_auglag_solution, load  # noqa: E402
+from _common import RESULTS, Report, make_parser, provenance, use_data  # noqa: E402
+from vs_adaboost import adaboost_run, each_auglag_solution, load  # noqa: E402
 
 CATEGORIES = (
     "U passes: evaluations",
@@ -250,29 +250,23 @@ def report(name: str, eps: float, nu: float) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = make_parser(
+        __doc__,
+        RESULTS / "profile_erlpboost.txt",
+        out_help="a file, or - to print only",
+        out_type=str,
+        data=True,
+    )
     parser.add_argument("--datasets", nargs="+", default=["german", "diabetes", "gaussian"])
     parser.add_argument("--eps", nargs="+", type=float, default=[1e-2])
     parser.add_argument("--nu", type=float, default=0.1, help="nu as a fraction of N (default 0.1)")
-    parser.add_argument(
-        "--data", type=Path, help="the LIBSVM files (default $DUALBOOST_DATA or ../shared/data)"
-    )
-    parser.add_argument(
-        "--out", default=str(RESULTS / "profile_erlpboost.txt"), help="a file, or - to print only"
-    )
     args = parser.parse_args(argv)
-    os.environ.setdefault("DUALBOOST_DATA", str(args.data or SHARED_DATA))
-    lines: list[str] = []
+    use_data(args.data)
+    emit = Report(None if args.out == "-" else Path(args.out), provenance(__file__, argv))
     for name in args.datasets:
         for eps in args.eps:
-            block = report(name, eps, args.nu)
-            print("\n".join(block), flush=True)
-            lines += [*block, ""]
-    if args.out != "-":
-        out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text("\n".join(lines))
-        print(f"written to {out}")
+            emit("", *report(name, eps, args.nu))
+    emit.write()
     return 0
 
 

@@ -1,9 +1,9 @@
-"""Prototyped relaxations at the speed of the built-ins (issue 19): the exact inner solve of
+"""Prototyped relaxations at the speed of the built-ins: the exact inner solve of
 ``f + I_S`` (docs/math.md#exact-restriction) and ``method="auglag"`` against cvxpy + Clarabel.
 
 1. **Subproblems.** Every built-in relaxation whose dual is smooth (``entropy``, ``linf-ball+entropy``,
    ``l2-ball+entropy`` of :data:`dualboost.problems.relaxation_report.BUILTIN_RELAXATIONS`) and the
-   issue's ``||d||_2 <= 2/sqrt(N)`` plus ``(1/200) KL(d, uniform)`` (``ball+entropy``), on a random
+   prototype ``||d||_2 <= 2/sqrt(N)`` plus ``(1/200) KL(d, uniform)`` (``ball+entropy``), on a random
    +-1 matrix (N x t), form ``"edge"`` (the max-edge form of ERLPBoost, w on the simplex of the t
    columns) and, at the first size, form ``"simplex"`` (the [SS] l1-ball problem over [A, -A]).
    Each is solved to the certified relative gap 1e-6 by ``method="auglag"`` and by Clarabel
@@ -20,13 +20,12 @@ Every time is wall seconds in this process (the best of ``--repeat`` for the fas
 solution is certified by the model (the status column), never a solver's claim; nothing is asserted
 on times. Output: ``benchmarks/results/relaxations.txt`` (``--out``).
 
-    python benchmarks/relaxations.py                                  # the issue's grid (~15 min)
+    python benchmarks/relaxations.py                                  # the full grid (~15 min)
     python benchmarks/relaxations.py --sizes 2000x50 --datasets german --clarabel-limit 30
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 import warnings
@@ -34,14 +33,16 @@ from pathlib import Path
 
 import numpy as np
 
-RESULTS = Path(__file__).resolve().parent / "results"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import RESULTS, make_parser, provenance  # noqa: E402
+
 TOL = 1e-6
 SIZES = ("5000x100", "50000x200")
 DATASETS = ("german", "diabetes")
 
 
 def relaxation_f(name: str, n: int, seed: int):
-    """f of the built-in ``name`` (or the issue's ``ball+entropy``) in dimension n."""
+    """f of the built-in ``name`` (or the prototype ``ball+entropy``) in dimension n."""
     from dualboost import conjugates as cj
     from dualboost.problems.relaxation_report import BUILTIN_RELAXATIONS
 
@@ -51,7 +52,7 @@ def relaxation_f(name: str, n: int, seed: int):
 
 
 def smooth_builtins() -> list[str]:
-    """The built-in relaxations whose simplex form auglag solves, and the issue's."""
+    """The built-in relaxations whose simplex form auglag solves, and the prototype."""
     from dualboost.problems.relaxation_report import BUILTIN_RELAXATIONS, builtin_relaxation
     from dualboost.solvers import accepts
 
@@ -142,7 +143,7 @@ def boosting_rows(dataset: str, eps: float, cvxpy: bool) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = make_parser(__doc__, RESULTS / "relaxations.txt")
     parser.add_argument("--sizes", nargs="*", default=list(SIZES), help="N x t of the random +-1 matrices")
     parser.add_argument("--datasets", nargs="*", default=list(DATASETS), help="boosting runs (stumps)")
     parser.add_argument("--eps", type=float, default=0.01)
@@ -150,7 +151,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="best of this many fast solves")
     parser.add_argument("--no-cvxpy-boosting", action="store_true", help="skip the cvxpy-only boosting runs")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=RESULTS / "relaxations.txt")
     parser.add_argument("--append", action="store_true", help="append to --out instead of replacing it")
     args = parser.parse_args(argv)
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         args.out.write_text("\n".join(kept + lines) + "\n")
 
     lines = [
-        "# python benchmarks/relaxations.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+        provenance(__file__, argv),
         f"# certified relative gap {TOL:g} for every solve; wall seconds, one process "
         f"(fast: best of {args.repeat})",
         "",

@@ -1,4 +1,4 @@
-"""Re-weighting a 500-tree random forest (issue 17, item 6): members kept with w > 0 and test accuracy
+"""Re-weighting a 500-tree random forest: members kept with w > 0 and test accuracy
 against the forest's.
 
 For each data set (the thesis's 60/20/20 split, seed 0; a9a: the shipped train/valid/test files, the
@@ -17,19 +17,16 @@ Output: ``benchmarks/results/reweight.txt`` (``--out``). No time is asserted.
 
 from __future__ import annotations
 
-import argparse
-import os
-import platform
 import sys
 import time
-from datetime import date
 from pathlib import Path
 
 import numpy as np
 from sklearn.ensemble import RandomForestClassifier
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-RESULTS = Path(__file__).resolve().parent / "results"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import RESULTS, Report, make_parser, provenance, use_data  # noqa: E402
+
 DATASETS = ("german", "diabetes", "a9a")
 
 
@@ -38,7 +35,7 @@ def load(name: str, a9a_size: int | None, seed: int = 0) -> tuple:
     uniformly (``seed``) to ``a9a_size`` examples when given."""
     from dualboost.datasets import load_dataset
 
-    os.environ.setdefault("DUALBOOST_DATA", str(SHARED_DATA))
+    use_data()
     split = load_dataset(name, seed=0, sparse=False, download=False)
     parts = [(np.asarray(X, dtype=np.float64), np.asarray(y)) for X, y in split[:3]]
     note = ""
@@ -53,23 +50,13 @@ def load(name: str, a9a_size: int | None, seed: int = 0) -> tuple:
 def main(argv: list[str] | None = None) -> int:
     from dualboost.estimators.reweight import reweight
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = make_parser(__doc__, RESULTS / "reweight.txt", out_help="result file")
     parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=list(DATASETS))
     parser.add_argument("--trees", type=int, default=500, help="trees of the forest (default 500)")
     parser.add_argument("--nu", type=float, nargs="+", default=[0.1], help="capping fractions (default 0.1)")
     parser.add_argument("--a9a-size", type=int, default=None, help="subsample a9a's training part")
-    parser.add_argument("--out", type=Path, default=RESULTS / "reweight.txt", help="result file")
     args = parser.parse_args(argv)
-    lines = [
-        f"# benchmarks/reweight.py, {date.today()}, {platform.machine()} {os.cpu_count()} cores, "
-        f"python {platform.python_version()}",
-        f"# python benchmarks/reweight.py {' '.join(argv if argv is not None else sys.argv[1:])}".rstrip(),
-        "",
-    ]
-
-    def emit(text: str = "") -> None:
-        print(text, flush=True)
-        lines.append(text)
+    emit = Report(args.out, provenance(__file__, argv), "")
 
     for name in args.datasets:
         (X, y), (X_valid, y_valid), (X_test, y_test), note = load(name, args.a9a_size)
@@ -95,9 +82,7 @@ def main(argv: list[str] | None = None) -> int:
                         f"{acc - forest_acc:+8.4f} {fitted.solution_.gap:9.1e} {seconds:6.1f}"
                     )
         emit()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}")
+    emit.write()
     return 0
 
 

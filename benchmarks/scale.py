@@ -1,5 +1,5 @@
-"""Scale on one machine (issue 8, parts 1 and 4): memory of the edge matrix and ERLPBoost runs on
-large synthetic sets, in memory (numpy / scipy.sparse; the Dask part of issue 8 is not measured here).
+"""Scale on one machine: memory of the edge matrix and ERLPBoost runs on large synthetic sets, in
+memory (numpy / scipy.sparse; the Dask runs are ``benchmarks/scale_dask.py``'s).
 
 1. The edge matrix U of N examples x t = 500 stump hypotheses: bytes held by the driver's
    :class:`~dualboost.boosting.core.run.Ensemble` (``int8`` for +-1 columns) against float64, the time of
@@ -47,7 +47,9 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-RESULTS = Path(__file__).resolve().parent / "results"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import RESULTS, Report, make_parser, provenance  # noqa: E402
+
 #: [KG] Tables 5.7 (stumps) and 5.8 (raw data): ERLPBoost training time in seconds
 THESIS = {
     ("news20", "stumps"): 11563.0,
@@ -107,7 +109,7 @@ def news20_set(n: int, p: int, density: float, seed: int = 0) -> tuple[sp.csr_ma
     return X.tocsr(), y
 
 
-#: the topic set of the solver issue: documents, vocabulary, words per document, topic size
+#: the topic set (sparse, news20-like): documents, vocabulary, words per document, topic size
 TOPIC = (20_000, 1_355_191, 120, 2_000)
 
 
@@ -279,7 +281,7 @@ def write_section(out: Path, lines: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = make_parser(__doc__, RESULTS / "scale.txt")
     parser.add_argument("--full", action="store_true", help="the real sizes (N = 10^6; news20's shape)")
     parser.add_argument(
         "--max-iter",
@@ -289,7 +291,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--only", action="append", help="run only these cases (e.g. news20/stumps)")
     parser.add_argument("--no-edge-matrix", action="store_true", help="skip part 1")
-    parser.add_argument("--out", type=Path, default=RESULTS / "scale.txt", help="the results file")
     parser.add_argument("--case", help=argparse.SUPPRESS)  # internal: one run, JSON on stdout
     args = parser.parse_args(argv)
     if args.max_iter is None and not args.full:
@@ -297,25 +298,24 @@ def main(argv: list[str] | None = None) -> int:
     if args.case:
         print(json.dumps(one_case(args.case, args.full, args.max_iter)))
         return 0
-    lines = [f"== benchmarks/scale.py{' --full' if args.full else ''} =="]
+    section = f"== benchmarks/scale.py{' --full' if args.full else ''} =="
+    emit = Report(None, section, provenance(__file__, argv))
     if not args.no_edge_matrix:
         n = 1_000_000 if args.full else 100_000
         part = edge_matrix(n, 500, 200_000 if args.full else 100_000)
-        print("\n".join(part), flush=True)
-        lines += part + [""]
+        emit(*part, "")
     cases = ["dense/stumps", "dense/raw", "news20/stumps", "news20/raw", "topic/stumps"]
     cases = [c for c in cases if not args.only or c in args.only]
     header = (
         f"{'case':<15}{'N x p':>22}{'nnz':>12}{'iter':>6}{'T':>5}{'conv':>6}{'err':>7}{'U':>8}"
         f"{'fit s':>8}{'run s':>9}{'oracle s':>10}{'solver s':>10}{'peak MB':>9}{'thesis s':>10}"
     )
-    table = [
+    emit(
         "ERLPBoost, nu = 0.1 N, eps = 0.01, theoretical eta, practical criterion "
         f"(max_iter {args.max_iter or 'default'}); peak MB = the process's peak RSS (data included)",
         header,
         "-" * len(header),
-    ]
-    print("\n".join(table), flush=True)
+    )
     for case in cases:
         command = [sys.executable, __file__, "--case", case] + (["--full"] if args.full else [])
         if args.max_iter:
@@ -341,17 +341,14 @@ def main(argv: list[str] | None = None) -> int:
                     f"{r['solve_ms_last']:.1f} over the last 20 (t <= {r['hypotheses']}): "
                     f"x{r['solve_ms_last'] / r['solve_ms_t100']:.2f}"
                 )
-        print(row, flush=True)
-        table.append(row)
-    table.append(
+        emit(row)
+    emit(
         "thesis s: [KG] Table 5.7 (stumps) / 5.8 (raw) ERLPBoost on the real news20 (19,996 x 1,355,191); "
         "real-sim (72,309 x 20,958): 45,821 s stumps, 9,145 s raw"
     )
-    print(table[-1])
-    lines += table
     out = args.out
     out.parent.mkdir(parents=True, exist_ok=True)
-    write_section(out, lines)
+    write_section(out, emit.lines)
     print(f"written to {out}")
     return 0
 

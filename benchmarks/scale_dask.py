@@ -27,13 +27,16 @@ Output: a table on stdout and in benchmarks/results/scale_dask.txt.
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import resource
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import RESULTS, Report, make_parser, provenance  # noqa: E402
 
 
 def _rss_mb() -> float:
@@ -63,7 +66,7 @@ def dense_set(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def main(argv: list[str] | None = None) -> str:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = make_parser(__doc__, RESULTS / "scale_dask.txt")
     parser.add_argument("--full", action="store_true", help="N = 10^6 and eps = 0.01")
     parser.add_argument("--n", type=int, default=None, help="examples (default 20,000; --full: 10^6)")
     parser.add_argument("--eps", type=float, default=None, help="precision (default 0.1; --full: 0.01)")
@@ -81,7 +84,6 @@ def main(argv: list[str] | None = None) -> str:
         default="levels",
         help="32 integer levels (default) or benchmarks/scale.py's dense_set",
     )
-    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "scale_dask.txt"))
     args = parser.parse_args(argv)
     n = args.n or (10**6 if args.full else 20_000)
     eps = args.eps or (0.01 if args.full else 0.1)
@@ -131,7 +133,9 @@ def main(argv: list[str] | None = None) -> str:
     else:
         data = "32 levels"
     title = f"ERLPBoost + {kind}, dense synthetic {n:,} x {X.shape[1]} ({data})"
-    lines = [
+    report = Report(
+        args.out,
+        provenance(__file__, argv),
         f"{title}, nu = {nu:g}, eps = {eps:g}; Dask: LocalCluster 2 workers x 1 thread (processes), "
         f"{args.chunks} row chunks",
         "",
@@ -146,13 +150,8 @@ def main(argv: list[str] | None = None) -> str:
         f"time ratio dask / in-memory: {t_dask / t_memory:.2f}",
         f"identical results (same hypotheses, |w - w'| <= 1e-8): {same} (max |w - w'| = {gap_w:.2e}, "
         f"max |d - d'| = {gap_d:.2e}; converged: in-memory {memory.converged}, dask {dist.converged})",
-    ]
-    text = "\n".join(lines) + "\n"
-    print(text, end="")
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text)
-    return text
+    )
+    return report.write()
 
 
 if __name__ == "__main__":

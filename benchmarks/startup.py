@@ -1,4 +1,4 @@
-"""Start-up time of the ``dualboost`` command (issue 34, item 6): ``--help`` of the command and of each
+"""Start-up time of the ``dualboost`` command: ``--help`` of the command and of each
 subcommand, against ``python -c pass`` measured in the same run.
 
 Each command runs ``--repeat`` times (default 5) in a fresh subprocess (``python -m dualboost.cli``,
@@ -17,18 +17,17 @@ checks structurally that the help imports neither the solvers nor scikit-learn).
 
 from __future__ import annotations
 
-import argparse
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import time
-from datetime import date
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import RESULTS, make_parser, provenance  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = Path(__file__).resolve().parent / "results"
 #: label -> the arguments after the interpreter
 COMMANDS = {
     "python -c pass": ["-c", "pass"],
@@ -52,12 +51,13 @@ def time_commands(roots: list[Path], repeat: int) -> dict[Path, dict[str, list[f
     return times
 
 
-def report(times: dict[Path, dict[str, list[float]]], repeat: int) -> str:
-    """One table per checkout: medians, excess over ``python -c pass`` and slowest runs."""
+def report(times: dict[Path, dict[str, list[float]]], repeat: int, argv: list[str] | None = None) -> str:
+    """One table per checkout: medians, excess over ``python -c pass`` and slowest runs, under the
+    command line ``argv`` (None: this process's)."""
     lines = [
-        f"# dualboost start-up, {date.today()}, median of {repeat} fresh processes each "
-        f"(python {platform.python_version()}, {os.cpu_count()} cores, load average "
-        f"{os.getloadavg()[0]:.1f} at the end)"
+        provenance(__file__, argv),
+        f"# dualboost start-up: median of {repeat} fresh processes each (load average "
+        f"{os.getloadavg()[0]:.1f} at the end)",
     ]
     for root, table in times.items():
         base = statistics.median(table["python -c pass"])
@@ -70,17 +70,16 @@ def report(times: dict[Path, dict[str, list[float]]], repeat: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = make_parser(__doc__, RESULTS / "startup.txt", out_help="the report file")
     parser.add_argument("--repeat", type=int, default=5, help="runs of each command (default 5)")
     parser.add_argument(
         "--root", type=Path, action="append", help="a checkout to time (repeatable; default: this one)"
     )
-    parser.add_argument("--out", type=Path, default=RESULTS / "startup.txt", help="the report file")
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error(f"--repeat must be a positive integer; got {args.repeat}")
     roots = [root.resolve() for root in args.root or [ROOT]]
-    text = report(time_commands(roots, args.repeat), args.repeat)
+    text = report(time_commands(roots, args.repeat), args.repeat, argv)
     args.out.write_text(text)
     print(text, end="")
     return 0

@@ -1,4 +1,4 @@
-"""Benchmark: the totally-corrective subproblem, hand-written dual path vs cvxpy (issue 3).
+"""Benchmark: the totally-corrective subproblem, hand-written dual path vs cvxpy.
 
 For each instance (random or built from decision stumps on a9a), the ERLPBoost dual is solved to
 the same certified relative gap (1e-6) by ``method="auglag"`` and by cvxpy with Clarabel, ECOS
@@ -11,7 +11,7 @@ previous d appended, which is what a booster does (``warm-max``; its cold time i
 problem).
 
     python benchmarks/subproblem.py                 # the default grid (a few minutes)
-    python benchmarks/subproblem.py --full          # the issue's full grid (long: hours)
+    python benchmarks/subproblem.py --full          # the full grid (long: hours)
     python benchmarks/subproblem.py --sizes 1000 --columns 10 100 --solvers clarabel
     python benchmarks/subproblem.py --trajectory    # warm vs cold re-solves along boosting runs
 
@@ -36,7 +36,10 @@ from dualboost.boosting.totally_corrective.drivers import PRACTICAL_TOL
 from dualboost.instances import random_edge_matrix
 from dualboost.problems import ERLPBoost, erlpboost_eta
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import SHARED_DATA as DATA  # noqa: E402
+from _common import make_parser  # noqa: E402
+
 TOL = 1e-6
 #: candidate columns from which the booster's next (max-edge) column is taken
 POOL = 50
@@ -207,7 +210,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def large(n_samples: int = 200_000, n_columns: int = 200) -> int:
-    """The issue's large case: ERLPBoost with N = 2e5, t = 200 (+-1 entries, as stumps give), eta at
+    """The large case: ERLPBoost with N = 2e5, t = 200 (+-1 entries, as stumps give), eta at
     its theoretical value for eps = 0.01, auglag only (a conic solve at this size takes hours)."""
     U = random_edge_matrix(n_samples, n_columns, seed=7, binary=True)
     for frac in ("1/N", "0.1"):
@@ -281,10 +284,8 @@ def trajectory(eps: float = 0.01, points: int = 6, runs=TRAJECTORY_RUNS) -> int:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--full", action="store_true", help="the issue's full grid (N up to 3e4, t up to 300)"
-    )
+    parser = make_parser(__doc__)
+    parser.add_argument("--full", action="store_true", help="the full grid (N up to 3e4, t up to 300)")
     parser.add_argument("--sizes", type=int, nargs="+", default=None, help="N values (default 1000 10000)")
     parser.add_argument("--columns", type=int, nargs="+", default=None, help="t values (default 10 100)")
     parser.add_argument("--nu-fractions", nargs="+", default=["1/N", "0.1", "0.5"], help="nu/N values")

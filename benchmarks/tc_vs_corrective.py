@@ -30,7 +30,6 @@ Outputs: ``benchmarks/results/tc_vs_corrective.txt`` and ``tc_vs_corrective-<dat
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import sys
@@ -48,8 +47,9 @@ from dualboost.datasets import load_dataset
 from dualboost.oracles import DecisionStumps, LinearKernel, RawFeatures
 from dualboost.problems import erlpboost_eta
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-RESULTS = Path(__file__).resolve().parent / "results"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import RESULTS, Report, make_parser, provenance, use_data  # noqa: E402
+
 ORACLES = {"stumps": DecisionStumps, "raw": RawFeatures, "svm": LinearKernel}
 #: (totally corrective, corrective) pairs
 PAIRS = (("erlpboost", "corrective_erlpboost"), ("binary_erlpboost", "corrective_binary_erlpboost"))
@@ -150,7 +150,7 @@ def reach_table(traces: list[Trace]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = make_parser(__doc__, RESULTS / "tc_vs_corrective.txt", out_help="output text file", data=True)
     parser.add_argument("--datasets", nargs="+", choices=list(FIGURES), default=list(FIGURES))
     parser.add_argument("--oracles", nargs="+", choices=list(ORACLES), default=["stumps"])
     parser.add_argument("--eps", type=float, default=1e-5, help="precision (default 1e-5, the thesis's)")
@@ -159,26 +159,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-iter", type=int, default=None, help="iterations per run (default: theorem)")
     parser.add_argument("--pairs", choices=["both", "erlpboost", "binary"], default="both")
     parser.add_argument("--seed", type=int, default=0, help="seed of the thesis split (default 0)")
-    parser.add_argument("--data", type=Path, default=None, help="data folder (default ../shared/data)")
-    parser.add_argument("--out", default=str(RESULTS / "tc_vs_corrective.txt"), help="output text file")
     parser.add_argument("--no-plot", action="store_true", help="skip the PNGs")
     args = parser.parse_args(argv)
     if not (args.eps > 0 and math.isfinite(args.eps)):
         parser.error("--eps must be a positive number")
     if not args.time_cap > 0:
         parser.error("--time-cap must be > 0")
-    if args.data or not os.environ.get("DUALBOOST_DATA"):
-        os.environ["DUALBOOST_DATA"] = str(args.data or SHARED_DATA)
+    use_data(args.data)
     pairs = {"both": PAIRS, "erlpboost": PAIRS[:1], "binary": PAIRS[1:]}[args.pairs]
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    command = "python benchmarks/tc_vs_corrective.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    lines = [
-        f"# {command.strip()}",
+    out = args.out
+    emit = Report(
+        out,
+        provenance(__file__, argv),
         f"# eps = {args.eps:g}, nu = {args.nu:g}, eta theoretical; caps per run: {args.time_cap:g} s, "
         f"max_iter {args.max_iter or 'theorem bound'}; thesis split seed {args.seed} (training part)",
-    ]
-    print("\n".join(lines), flush=True)
+    )
     start, load = time.perf_counter(), os.getloadavg()[0]
     for dataset in args.datasets:
         X, y = load_dataset(dataset, seed=args.seed, download=False).train
@@ -197,17 +192,16 @@ def main(argv: list[str] | None = None) -> int:
                 reach_table(traces),
             ]
             if not args.no_plot:
+                out.parent.mkdir(parents=True, exist_ok=True)
                 png = out.with_name(f"{out.stem}-{dataset}-{oracle_name}.png")
                 plot_pair_traces(traces, args.eps, png, title)
                 block.append(f"plot: {png.name}")
-            print("\n".join(block), flush=True)
-            lines += block
-    lines.append(
+            emit(*block)
+    emit(
         f"\ntotal {time.perf_counter() - start:.0f} s; load average {load:.1f} at the start, "
         f"{os.getloadavg()[0]:.1f} at the end ({os.cpu_count()} cores): times are wall-clock"
     )
-    print(lines[-1])
-    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    emit.write()
     return 0
 
 

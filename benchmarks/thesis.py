@@ -75,8 +75,8 @@ from dualboost.boosting import boost
 from dualboost.datasets import load_dataset
 from dualboost.oracles import DecisionStumps, RawFeatures
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-RESULTS = Path(__file__).resolve().parent / "results"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import RESULTS, make_parser, provenance, use_data  # noqa: E402
 
 DATASETS = ("a9a", "german", "diabetes")
 ALGORITHMS = (
@@ -157,7 +157,7 @@ THESIS_PARAMS = {
 }
 #: skipped in the default run (module docstring)
 DEFAULT_SKIP = frozenset({("a9a", "lpboost"), ("a9a", "softboost")})
-#: issue 4, "Done when": a9a stump errors within this many points of Table 5.4
+#: the reproduction target: a9a stump errors within this many points of Table 5.4
 A9A_TOLERANCE = 0.3
 
 
@@ -428,13 +428,13 @@ def format_tables(selections: list[Selection], grid: GridSpec) -> str:
             )
     a9a = [s for s in selections if s.oracle == "stumps" and s.dataset == "a9a" and s.algorithm in _SHORT]
     if a9a:
-        out.write(f"\nissue 4 check: a9a, stumps, test error within {A9A_TOLERANCE} points of Table 5.4\n")
+        out.write(f"\ncheck: a9a, stumps, test error within {A9A_TOLERANCE} points of Table 5.4\n")
         for s in sorted(a9a, key=lambda s: order[s.algorithm]):
             ours = 100 * s.selected[0].test_error
             theirs = THESIS_ERROR["stumps"][_SHORT[s.algorithm]]["a9a"]
             verdict = "ok" if abs(ours - theirs) <= A9A_TOLERANCE else "OUTSIDE"
             if s.algorithm == "sklearn_adaboost":
-                verdict += " (scikit-learn's Gini stumps; the issue's check is on dualboost's algorithms)"
+                verdict += " (scikit-learn's Gini stumps; the check is on dualboost's algorithms)"
             out.write(f"  {s.algorithm:<28} {ours:6.2f} vs {theirs:6.2f}: {verdict}\n")
     caps = ", ".join(f"{a} {c}" for a, c in grid.max_iter.items())
     out.write(
@@ -476,7 +476,9 @@ def _eta_value(text: str) -> float | None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = make_parser(
+        __doc__, RESULTS / "thesis.txt", out_help="output file ('-': print only)", out_type=str, data=True
+    )
     parser.add_argument("--full", action="store_true", help="Table 5.3's grid, five seeds (days)")
     parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=list(DATASETS))
     parser.add_argument("--algorithms", nargs="+", choices=ALGORITHMS, default=None, help="default: all")
@@ -488,8 +490,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--eta", type=_eta_value, nargs="+", default=None, help="'theory' or numbers")
     parser.add_argument("--eps", type=float, nargs="+", default=None, help="eps of every algorithm")
     parser.add_argument("--max-iter", type=int, default=None, help="one iteration cap for all algorithms")
-    parser.add_argument("--data", type=Path, default=None, help="data folder (default ../shared/data)")
-    parser.add_argument("--out", default=str(RESULTS / "thesis.txt"), help="output file ('-': print only)")
     return parser
 
 
@@ -514,8 +514,7 @@ def main(argv: list[str] | None = None) -> int:
     args.algorithms_given = args.algorithms is not None
     if args.algorithms is None:
         args.algorithms = list(ALGORITHMS)
-    if args.data or not os.environ.get("DUALBOOST_DATA"):
-        os.environ["DUALBOOST_DATA"] = str(args.data or SHARED_DATA)
+    use_data(args.data)
     grid = grid_from_args(args)
     seeds = args.seeds if args.seeds is not None else ([0, 1, 2, 3, 4] if args.full else [0])
     shown = sys.stderr.isatty()
@@ -538,9 +537,8 @@ def main(argv: list[str] | None = None) -> int:
     if shown:
         print("\r" + " " * 100 + "\r", end="", file=sys.stderr)
     elapsed = time.perf_counter() - start
-    command = "python benchmarks/thesis.py " + " ".join(argv if argv is not None else sys.argv[1:])
     text = (
-        f"# {command.strip()}\n# {len(runs)} runs in {elapsed:.0f} s; "
+        f"{provenance(__file__, argv)}\n# {len(runs)} runs in {elapsed:.0f} s; "
         f"{'full grid (Table 5.3)' if args.full else 'reduced grid (see the module docstring)'}; "
         f"load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end ({os.cpu_count()} cores)"
         + (f"; not run: {', '.join(f'{a} on {d}' for d, a in sorted(skip))}" if skip else "")

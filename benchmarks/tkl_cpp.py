@@ -28,9 +28,9 @@ Output: ``benchmarks/results/tkl_cpp.txt`` (``--out``).
 
 from __future__ import annotations
 
-import argparse
 import re
 import subprocess
+import sys
 import tempfile
 import time
 import warnings
@@ -44,7 +44,9 @@ from dualboost.boosting.totally_corrective.tkl import tkl_parameters, tklboost
 from dualboost.datasets import load_dataset
 from dualboost.oracles import DecisionStumps
 
-HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import RESULTS, Report, make_parser, provenance  # noqa: E402
+
 CPP_TIMEOUT = 1800.0
 
 
@@ -111,19 +113,20 @@ def ours(train, test, D: float, eps: float) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = make_parser(__doc__, RESULTS / "tkl_cpp.txt")
     parser.add_argument("--cpp", required=True, help="the C++ test_erlpboost binary")
     parser.add_argument("--datasets", nargs="+", default=["german", "diabetes", "a9a"])
     parser.add_argument("--D", type=float, default=0.2)
     parser.add_argument("--eps", type=float, default=0.01)
-    parser.add_argument("--out", default=str(HERE / "results" / "tkl_cpp.txt"))
     args = parser.parse_args(argv)
     binary = Path(args.cpp).resolve()
-    lines = [
+    emit = Report(
+        args.out,
+        provenance(__file__, argv),
         f"# tKlBoost, D = {args.D} (nu = 1/D), eps = {args.eps}: dualboost (auglag) vs the 2009 C++ code",
         f"{'set':<9} {'who':<5} {'N':>6} {'eta':>9} {'T':>5} {'P_min':>10} {'Theta':>10} "
         f"{'train %':>7} {'test %':>7} {'s':>8}",
-    ]
+    )
     summary = []
     for name in args.datasets:
         split = load_dataset(name, seed=0, download=False)
@@ -134,7 +137,7 @@ def main(argv: list[str] | None = None) -> None:
         with tempfile.TemporaryDirectory(prefix="tkl_cpp_") as folder:
             theirs = cpp_run(binary, train, test, args.D, args.eps, Path(folder))
         for who, r in (("ours", mine), ("C++", theirs)):
-            lines.append(
+            emit(
                 f"{name:<9} {who:<5} {n:>6} {r['eta']:>9.3f} {r['T']:>5.0f} {r['p_min']:>10.6f} "
                 f"{r['theta']:>10.6f} {100 * r['train']:>7.2f} {100 * r['test']:>7.2f} {r['seconds']:>8.2f}"
             )
@@ -146,9 +149,8 @@ def main(argv: list[str] | None = None) -> None:
             f"|Theta diff| = {theta_diff:.2e} (eps/2 = {args.eps / 2:g}); test error diff {test_diff:+.2f} "
             f"points; time ratio C++/ours = {theirs['seconds'] / mine['seconds']:.1f}"
         )
-    text = "\n".join(lines + [""] + summary) + "\n"
-    Path(args.out).write_text(text)
-    print(text, end="")
+    emit("", *summary)
+    emit.write()
 
 
 if __name__ == "__main__":

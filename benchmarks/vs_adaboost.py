@@ -34,8 +34,8 @@ compiled re-solve; docs/architecture.md#compiled-code), its runs alternating wit
 ones, and the compiled path's speed-up ``x``.
 
 The data sets are the thesis's (the training part of its 60/20/20 split; a9a's shipped training
-file, 29,305 x 123) from ``$DUALBOOST_DATA`` or ``../shared/data``; the Gaussian set of the solver
-issue: N = 4000, 20 features, ``y = sign(x0 + 0.5 x1 + 0.3 e)``, seed 11; and the topic set of
+file, 29,305 x 123) from ``$DUALBOOST_DATA`` or ``../shared/data``; a Gaussian set:
+N = 4000, 20 features, ``y = sign(x0 + 0.5 x1 + 0.3 e)``, seed 11; and the topic set of
 ``benchmarks/scale.py`` (:func:`topic_set`: 20,000 binary bag-of-words documents over a
 1,355,191-word vocabulary, sparse; AdaBoost's trees take it as CSR). Output:
 ``benchmarks/results/vs_adaboost.txt`` (``--out``).
@@ -43,7 +43,6 @@ issue: N = 4000, 20 features, ``y = sign(x0 + 0.5 x1 + 0.3 e)``, seed 11; and th
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import inspect
 import json
@@ -59,8 +58,9 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-RESULTS = Path(__file__).resolve().parent / "results"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import RESULTS, Report, make_parser, provenance, use_data  # noqa: E402
+
 DATASETS = ("german", "diabetes", "gaussian", "a9a", "topic")
 
 
@@ -203,7 +203,7 @@ def best(run, repeat: int, *args) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = make_parser(__doc__, RESULTS / "vs_adaboost.txt", data=True)
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS), help=" ".join(DATASETS))
     parser.add_argument("--eps", nargs="+", type=float, default=[1e-2], help="ERLPBoost's eps (default 1e-2)")
     parser.add_argument("--nu", type=float, default=0.1, help="nu as a fraction of N (default 0.1)")
@@ -213,25 +213,21 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also ERLPBoost on the Python path (compiled=False), alternating with the compiled runs",
     )
-    parser.add_argument(
-        "--data", type=Path, help="the LIBSVM files (default $DUALBOOST_DATA or ../shared/data)"
-    )
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the best counts (3)")
-    parser.add_argument("--out", type=Path, default=RESULTS / "vs_adaboost.txt")
     args = parser.parse_args(argv)
-    os.environ.setdefault("DUALBOOST_DATA", str(args.data or SHARED_DATA))
+    use_data(args.data)
 
     lightgbm = lightgbm_available()
-    lines = [
+    head = [
+        provenance(__file__, argv),
         f"ERLPBoost (stumps, nu = {args.nu:g} N, practical criterion, auglag) against AdaBoost "
         f"{'and LightGBM ' if lightgbm else ''}with as many stumps; one process, wall seconds, "
         f"best of {args.repeat}",
-        "",
     ]
     if not lightgbm:
-        note = "lightgbm is not installed (pip install lightgbm, or the [bench] extra): no LightGBM columns"
-        lines[1:1] = [note]
-        print(note, flush=True)
+        head.append(
+            "lightgbm is not installed (pip install lightgbm, or the [bench] extra): no LightGBM columns"
+        )
     header = (
         f"{'data':>9} {'eps':>6} {'T':>5} {'ERLPBoost s':>11} {'in solver':>9} {'ms/it':>6} {'Hess':>5} "
         f"{'Hv':>6} {'evals':>6} {'AdaBoost s':>10} {'ratio':>6} {'acc E':>6} {'acc A':>6}"
@@ -242,8 +238,7 @@ def main(argv: list[str] | None = None) -> int:
         header += f" {'before s':>8} {'speedup':>7}"
     if args.python_path:
         header += f" {'Python s':>8} {'x':>5}"
-    lines.append(header)
-    print(header, flush=True)
+    emit = Report(args.out, *head, "", header)
     per_iteration: dict[str, float] = {}
     for name in args.datasets:
         for eps in args.eps:
@@ -276,26 +271,24 @@ def main(argv: list[str] | None = None) -> int:
                 lp = best(lpboost_run, args.repeat, name, eps, args.nu)
                 ratio = run["seconds"] / lp["seconds"]
                 row += f"  LPBoost {lp['seconds']:.2f} s ({lp['iterations']} it): x{ratio:.2f}"
-            lines.append(row)
-            print(row, flush=True)
+            emit(row)
     if len(args.eps) > 1:
-        lines += ["", "time per iteration against the eps = 1e-2 run:"]
+        emit()
+        emit("time per iteration against the eps = 1e-2 run:")
         for name in args.datasets:
             base = per_iteration.get(f"{name} 0.01")
             for eps in args.eps:
                 this = per_iteration.get(f"{name} {eps:g}")
                 if base and this:
-                    lines.append(f"  {name} eps {eps:g}: {1e3 * this:.1f} ms/it, x{this / base:.2f}")
-    lines += [
-        "",
+                    emit(f"  {name} eps {eps:g}: {1e3 * this:.1f} ms/it, x{this / base:.2f}")
+    emit()
+    emit(
         "ratio = ERLPBoost s / AdaBoost s (target <= 1)"
         + (", then ERLPBoost s / LightGBM s (depth-1 trees, as many)" if lightgbm else "")
         + "; acc E, A, L: training accuracy of ERLPBoost, AdaBoost, LightGBM; Hess, Hv, evals: summed over"
-        " the iterations",
-    ]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines) + "\n")
-    print(f"written to {args.out}")
+        " the iterations"
+    )
+    emit.write()
     return 0
 
 

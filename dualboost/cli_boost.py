@@ -59,8 +59,6 @@ __all__ = ["run_boost", "run_predict"]
 
 #: algorithms whose regulariser is the binary relative entropy (they need nu < 1)
 _BINARY = ("binary_erlpboost", "corrective_binary_erlpboost")
-#: the corrective algorithms (default --max-iter: CORRECTIVE_MAX_ITER, as their classifiers)
-_CORRECTIVE = ("corrective_erlpboost", "corrective_binary_erlpboost", "mlpboost")
 
 
 def _log_iteration(row: HistoryRow) -> None:
@@ -192,8 +190,9 @@ def _check_plot(path: str) -> None:
 def _classifier(args: argparse.Namespace) -> BoostingClassifier:
     """The classifier of dualboost.estimators that runs ``args.algorithm`` (its ``_algorithm``), with
     the options given (the others at the classifier's defaults, which are the drivers'), nu as the
-    fraction or ``auto`` it takes, and the oracle and checkpoint of the command line; the classifier
-    checks them when it is fitted."""
+    fraction or ``auto`` it takes, and the oracle and checkpoint of the command line. Its parameters
+    are checked here, as ``fit`` checks them, before the data is read: a wrong one is a ValueError
+    that names its option."""
     from dualboost.estimators.persistence import model_classes
 
     (cls,) = [c for c in model_classes().values() if getattr(c, "_algorithm", None) == args.algorithm]

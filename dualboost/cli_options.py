@@ -44,10 +44,18 @@ def add_boost_parser(sub) -> argparse.ArgumentParser:
             "w > 0."
         ),
     )
-    boost_parser.add_argument(
-        "train", metavar="TRAIN", help="training set: a LIBSVM file or a named data set"
-    )
-    boost_parser.add_argument(
+    _add_data_options(boost_parser)
+    _add_run_options(boost_parser)
+    _add_solver_options(boost_parser)
+    _add_algorithm_options(boost_parser)
+    _add_output_options(boost_parser)
+    return boost_parser
+
+
+def _add_data_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``boost``: TRAIN, TEST and how their files are read."""
+    parser.add_argument("train", metavar="TRAIN", help="training set: a LIBSVM file or a named data set")
+    parser.add_argument(
         "--test",
         metavar="TEST",
         help="test set, a LIBSVM file (default for a named data set: its test part); a LIBSVM file's "
@@ -55,7 +63,7 @@ def add_boost_parser(sub) -> argparse.ArgumentParser:
         "with TRAIN's (its last features are zero), and one with more is an error (files of other "
         "data?) unless --n-features is given",
     )
-    boost_parser.add_argument(
+    parser.add_argument(
         "--n-features",
         type=_positive_int,
         metavar="P",
@@ -63,10 +71,14 @@ def add_boost_parser(sub) -> argparse.ArgumentParser:
         "load_svmlight_file takes it; default: TRAIN's largest feature index); a file with a larger "
         "index is an error",
     )
-    boost_parser.add_argument(
+
+
+def _add_run_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``boost``: the booster, its capping, precision and regularisation, and its limits."""
+    parser.add_argument(
         "--algorithm", choices=ALGORITHMS, default="erlpboost", help="the booster (default: erlpboost)"
     )
-    boost_parser.add_argument(
+    parser.add_argument(
         "--nu",
         type=_nu_option,
         metavar="FRACTION",
@@ -76,35 +88,39 @@ def add_boost_parser(sub) -> argparse.ArgumentParser:
         "d_n <= 1/max(1, nu N); any nu <= 1/N (e.g. 1e-9) is the hard margin (the thesis's nu = 1); "
         "the binary algorithms need nu < 1",
     )
-    boost_parser.add_argument("--eps", type=float, help=f"precision of the booster (default {DEFAULT_EPS})")
-    boost_parser.add_argument(
+    parser.add_argument("--eps", type=float, help=f"precision of the booster (default {DEFAULT_EPS})")
+    parser.add_argument(
         "--eta",
         type=float,
         help="entropy regularisation (default: the theoretical "
         "(2/eps) ln(N/nu), + 1 inside for the binary algorithms)",
     )
-    boost_parser.add_argument(
+    parser.add_argument(
         "--max-iter",
         type=int,
         metavar="N",
         help="cap on the iterations (default: the theorem's bound; 1000 for lpboost, adaboost and the "
         "corrective algorithms, whose bound of O(1/eps^2) iterations is 184,000 on 400 rows)",
     )
-    boost_parser.add_argument(
+    parser.add_argument(
         "--max-time",
         type=float,
         metavar="SECONDS",
         help="time limit: stop at the first iteration after SECONDS with the certified result of that "
         "iteration (stop reason 'time limit'; a --resume'd run gets a fresh limit; default: none)",
     )
-    boost_parser.add_argument(
+
+
+def _add_solver_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``boost``: the weak learner, the subproblem's solver and the corrective step rule."""
+    parser.add_argument(
         "--oracle",
         choices=ORACLES,
         default="stumps",
         help="weak learner: decision stumps, raw features or linear-kernel (svm) "
         "hypotheses (default: stumps)",
     )
-    boost_parser.add_argument(
+    parser.add_argument(
         "--method",
         help="subproblem solver (default: highs for lpboost, auglag for the "
         "other totally corrective ones; corrective: the clipped step when --method is not given, "
@@ -112,81 +128,87 @@ def add_boost_parser(sub) -> argparse.ArgumentParser:
         f"to all the other algorithms, the cvxpy methods ({', '.join(CVXPY_METHODS)}) to all; auto: the "
         "first of them that applies and certifies its solution",
     )
-    boost_parser.add_argument(
+    parser.add_argument(
         "--step",
         choices=STEPS,
         help="the Frank-Wolfe step rule of the corrective algorithms and mlpboost (default: clipped; "
         "line: the exact line search, which --method solves by a solver)",
     )
-    boost_parser.add_argument(
+
+
+def _add_algorithm_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``boost``: the parameters of single algorithms, and ERLPBoost's stopping criterion."""
+    parser.add_argument(
         "--tolerance",
         type=float,
         help="adaboostv: the precision of the hard margin, in (0, 1] (the nu of Raetsch and Warmuth; "
         "default 0.1)",
     )
-    boost_parser.add_argument(
+    parser.add_argument(
         "--kappa", type=float, help="smoothboost: the target training error, in (0, 1) (default 0.1)"
     )
-    boost_parser.add_argument(
+    parser.add_argument(
         "--gamma",
         type=float,
         help="smoothboost: the advantage assumed of the weak learner (edges >= 2 gamma), in (0, 1/2) "
         "(default 0.05)",
     )
-    boost_parser.add_argument(
+    parser.add_argument(
         "--D", type=float, dest="D", help="mdboost: the total weight D of the ensemble, > 0 (default 1)"
     )
-    boost_parser.add_argument(
+    parser.add_argument(
         "--C", type=float, dest="C", help="cgboost: the weight C of the hinge, > 0 (default 1)"
     )
-    boost_parser.add_argument(
+    parser.add_argument(
         "--lam", type=float, help="nmboost: the weight of the summed margins, > 0 (default 0.01)"
     )
-    boost_parser.add_argument(
+    parser.add_argument(
         "--tau", type=float, help="nmboost: the margin below which a shortfall counts, > 0 (default 0.01)"
     )
-    boost_parser.add_argument(
+    parser.add_argument(
         "--criterion",
         choices=("practical", "simple"),
         help="ERLPBoost's stopping criterion (default: practical)",
     )
-    boost_parser.add_argument(
-        "--seed", type=int, default=0, help="seed of a named data set's split (default 0)"
-    )
-    boost_parser.add_argument(
+
+
+def _add_output_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``boost``: the split's seed, reports, checkpoints, the model file, what is shown."""
+    parser.add_argument("--seed", type=int, default=0, help="seed of a named data set's split (default 0)")
+    parser.add_argument(
         "--plot",
         metavar="FILE",
         help="save the gap and the stopping quantity against "
         "iterations and time (needs matplotlib: pip install 'dualboost[plot]')",
     )
-    boost_parser.add_argument("--history", metavar="FILE", help="write the per-iteration history as CSV")
-    boost_parser.add_argument(
+    parser.add_argument("--history", metavar="FILE", help="write the per-iteration history as CSV")
+    parser.add_argument(
         "--checkpoint",
         metavar="PATH",
         help="save the booster's state to PATH (atomically) every --checkpoint-every iterations, so that "
         "a killed run can be continued with --resume",
     )
-    boost_parser.add_argument(
+    parser.add_argument(
         "--checkpoint-every",
         type=int,
         default=DEFAULT_EVERY,
         metavar="K",
         help=f"iterations between checkpoints (default {DEFAULT_EVERY})",
     )
-    boost_parser.add_argument(
+    parser.add_argument(
         "--resume",
         action="store_true",
         help="continue the run saved in --checkpoint PATH (same data and options) to the result an "
         "uninterrupted run gives; a checkpoint of another run is an error",
     )
-    boost_parser.add_argument(
+    parser.add_argument(
         "--save",
         metavar="PATH",
         help="write the trained model to the model file PATH (portable: JSON and numpy arrays, no pickle), "
         "for 'dualboost predict PATH DATA' or dualboost.estimators.persistence.load (in Python: the "
         "classifier of the algorithm, e.g. ERLPBoostClassifier); not for adaboost",
     )
-    shown = boost_parser.add_mutually_exclusive_group()
+    shown = parser.add_mutually_exclusive_group()
     shown.add_argument("--quiet", action="store_true", help="no progress line")
     shown.add_argument(
         "--verbose",
@@ -194,7 +216,6 @@ def add_boost_parser(sub) -> argparse.ArgumentParser:
         help="one line per iteration on stderr (iteration, edge, certified gap, stopping quantity, "
         "hypotheses in use), also when stderr is not a terminal; the solvers themselves print nothing",
     )
-    return boost_parser
 
 
 def _positive_int(text: str) -> int:
