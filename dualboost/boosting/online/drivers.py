@@ -422,20 +422,12 @@ class OnlineBooster(ABC):
             )
         return None
 
-    def _learn_compiled(
-        self,
-        kernel: object,
-        X: Matrix,
-        y: ArrayLike,
-        callback: Callable[[HistoryRow], None] | None,
-        every: int,
-        weights: ArrayLike | None,
-    ) -> NDArray[np.intp]:
-        """:meth:`learn_many` in :func:`dualboost.boosting.online._loop.learn_rows`: the same rounds,
-        random blocks (Gumbels before uniforms, drawn when the reference draws them) and callbacks."""
+    def _compiled_rows(self, X: Matrix, y: ArrayLike, weights: ArrayLike | None) -> tuple:
+        """The CSR arrays of X (indptr, indices, data), the labels and the importance weights that
+        :meth:`_learn_compiled` hands the compiled loop, checked (it reads them without bounds checks)."""
         X = X.tocsr() if sp.issparse(X) else sp.csr_matrix(np.asarray(X, dtype=np.float64))
         labels = np.ascontiguousarray(np.asarray(y).astype(np.intp).ravel())
-        n, N = labels.size, self.n_learners
+        n = labels.size
         importance = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64).ravel()
         if X.shape[0] != n or importance.size != n:
             raise ValueError(
@@ -447,6 +439,37 @@ class OnlineBooster(ABC):
             )
         if not np.all(np.abs(labels) == 1):
             raise ValueError(f"y must hold labels in {{-1, +1}}; got {np.unique(labels)[:5]}")
+        return (
+            np.asarray(X.indptr, dtype=np.intp),
+            np.asarray(X.indices, dtype=np.intp),
+            np.ascontiguousarray(X.data, dtype=np.float64),
+            labels,
+            importance,
+        )
+
+    def _draw_block(self, adaboost_ol: bool) -> None:
+        """The next block of random draws where the reference loop draws it (at a block boundary, or
+        with none drawn yet): AdaBoost.OL's Gumbels before the sampling's uniforms."""
+        t = (self.n_seen + 1) % self._BLOCK
+        if adaboost_ol and (t == 0 or self._gumbels.shape[0] == 0):
+            self._gumbels = self.rng.gumbel(size=(self._BLOCK, self.n_learners))
+        if self._sampling and (t == 0 or self._uniforms.shape[0] == 0):
+            self._uniforms = self.rng.random((self._BLOCK, self.n_learners))
+
+    def _learn_compiled(
+        self,
+        kernel: object,
+        X: Matrix,
+        y: ArrayLike,
+        callback: Callable[[HistoryRow], None] | None,
+        every: int,
+        weights: ArrayLike | None,
+    ) -> NDArray[np.intp]:
+        """:meth:`learn_many` in :func:`dualboost.boosting.online._loop.learn_rows`: the same rounds,
+        random blocks (Gumbels before uniforms, drawn when the reference draws them) and callbacks."""
+        arrays = self._compiled_rows(X, y, weights)
+        labels, importance = arrays[3], arrays[4]
+        n, N = labels.size, self.n_learners
         self._flush()  # the loop adds to the edge sums directly
         adaboost_ol = isinstance(self, AdaBoostOL)
         empty, no_draws = np.zeros(0), np.zeros((0, N))
@@ -454,21 +477,10 @@ class OnlineBooster(ABC):
         last_b = np.zeros(N, dtype=np.uint8)
         last_p, last_passed, last_w = np.zeros(N), np.zeros(N), np.zeros(N)
         totals = np.array([float(self.mistakes), float(self.weight_seen)])
-        arrays = (
-            np.asarray(X.indptr, dtype=np.intp),
-            np.asarray(X.indices, dtype=np.intp),
-            np.ascontiguousarray(X.data, dtype=np.float64),
-            labels,
-            importance,
-        )
         kmax = int(np.diff(arrays[0]).max()) if n else 0
         row = 0
         while row < n:
-            t = (self.n_seen + 1) % self._BLOCK
-            if adaboost_ol and (t == 0 or self._gumbels.shape[0] == 0):
-                self._gumbels = self.rng.gumbel(size=(self._BLOCK, N))
-            if self._sampling and (t == 0 or self._uniforms.shape[0] == 0):
-                self._uniforms = self.rng.random((self._BLOCK, N))
+            self._draw_block(adaboost_ol)
             row, self.n_seen = _loop.learn_rows(
                 kernel,
                 adaboost_ol,
