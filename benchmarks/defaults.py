@@ -100,7 +100,7 @@ def auto_block(emit, data: dict, table: dict, paired, shares: list[float]) -> fl
     itself, marked ``*``: nu chosen by validation below that share's capping): mean accuracy and
     loss +- paired standard error per set, worst loss. Returns the default's worst loss (points)."""
     from dualboost.estimators import ERLPBoostClassifier
-    from dualboost.estimators.base import AUTO_NU_SHARE
+    from dualboost.estimators.params import AUTO_NU_SHARE
 
     defaults = ERLPBoostClassifier().get_params()
     emit()
@@ -142,8 +142,8 @@ def _label(learner: str, eps: float) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from dualboost.estimators.base import AUTO_NU_SHARE
     from dualboost.estimators.cv import DEFAULT_NUS, ERLPBoostCV
+    from dualboost.estimators.params import AUTO_NU_SHARE
 
     parser = make_parser(__doc__, RESULTS / "defaults_grid.txt", out_help="result file")
     parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=list(DATASETS))

@@ -96,7 +96,7 @@ def algorithms() -> list[str]:
 def run_one(algorithm: str, X, y, Xt, yt, eps: float, max_iter: int) -> dict:
     """Fit one driver with decision stumps; its test error, iterations, sparsity and time."""
     from dualboost.boosting import boost
-    from dualboost.estimators.base import nu_count
+    from dualboost.estimators.params import nu_count
     from dualboost.oracles import DecisionStumps
 
     params = dict(SETTINGS[algorithm])

@@ -284,4 +284,3 @@ class FileLock:
 
     def __exit__(self, *exc_info: object) -> None:
         self.release()
-

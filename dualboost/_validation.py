@@ -275,9 +275,9 @@ def check_label_vector(y, n_rows: int, *, column: bool = False):
     return y
 
 
-def binary_labels(y: ArrayLike, n_samples: int | None = None, name: str = "y") -> tuple[
-    NDArray[np.float64], NDArray
-]:
+def binary_labels(
+    y: ArrayLike, n_samples: int | None = None, name: str = "y"
+) -> tuple[NDArray[np.float64], NDArray]:
     """Labels as -1/+1 floats and the two original classes ``(negative, positive)``.
 
     Labels already in {-1, +1} are kept (even if one class is absent); otherwise there must be

@@ -29,6 +29,7 @@ __all__ = ["main", "build_parser"]
 
 def _csv(allowed: Sequence[str]):
     """An argparse type: a comma-separated list of names out of ``allowed``."""
+
     def parse(text: str) -> list[str]:
         items = [x.strip() for x in text.split(",") if x.strip()]
         bad = [x for x in items if x not in allowed]

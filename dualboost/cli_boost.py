@@ -52,7 +52,8 @@ from dualboost.boosting.corrective.frank_wolfe import check_step
 from dualboost.cli_options import DEFAULT_EPS, DEFAULT_NU
 from dualboost.cli_outputs import check_outputs, write_output, write_text
 from dualboost.datasets import DATASETS, DatasetNotFoundError, data_dirs, load_dataset, load_libsvm
-from dualboost.estimators.base import BoostingClassifier, check_nu_fraction
+from dualboost.estimators.base import BoostingClassifier
+from dualboost.estimators.params import check_nu_fraction
 from dualboost.solvers import METHODS
 
 __all__ = ["run_boost", "run_predict"]
@@ -300,6 +301,7 @@ def _write_reports(args: argparse.Namespace, title: str, result: BoostResult) ->
         else:
             ok = False
     if args.plot:
+
         def plot() -> None:  # rendered into atomic_write's file (matplotlib's PNG writer ignores ENOSPC)
             import matplotlib
 

@@ -230,7 +230,7 @@ def _positive_int(text: str) -> int:
 
 
 def _nu_option(text: str) -> float | str:
-    """``--nu``: ``auto`` (:func:`dualboost.estimators.base.auto_nu`) or a number (checked later, with
+    """``--nu``: ``auto`` (:func:`dualboost.estimators.params.auto_nu`) or a number (checked later, with
     the algorithm: :func:`dualboost.cli_boost._check_options`)."""
     if text == "auto":
         return text

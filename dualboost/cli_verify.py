@@ -104,8 +104,13 @@ def _verify_relaxations(args: argparse.Namespace) -> int:
             failed += not report.passed
         if twin is not None:
             beside = [m for m in ("clarabel",) if m in methods]
-            report = twin.verify([*beside, "auglag"], args.sides, name=f"{name}, form 'simplex'",
-                                 gap_tol=FAST_GAP_TOL, map_tol=FAST_MAP_TOL)
+            report = twin.verify(
+                [*beside, "auglag"],
+                args.sides,
+                name=f"{name}, form 'simplex'",
+                gap_tol=FAST_GAP_TOL,
+                map_tol=FAST_MAP_TOL,
+            )
             print(report, end="\n\n")
             failed += not report.passed
     return 1 if failed else 0

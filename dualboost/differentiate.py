@@ -152,8 +152,8 @@ class SolveDerivative:
         dw = np.zeros(self.w.size)
         dw[S] = sol[:-1]
         dd = -self._H(U_S @ dw[S] + move) + jp
-        dvalue = float(d @ move) + self._value_partials() @ np.array([deta, dnu]) + float(
-            self._value_d0() @ dd0
+        dvalue = (
+            float(d @ move) + self._value_partials() @ np.array([deta, dnu]) + float(self._value_d0() @ dd0)
         )
         return dw, dd, dvalue
 
@@ -284,8 +284,9 @@ def differentiate(
     K[:-1, -1] = K[-1, :-1] = 1.0
     _check_reduced_hessian(K, support)
     lu = scipy.linalg.lu_factor(K)
-    return SolveDerivative(model, w, d, float(model.dual_objective(w)), support, capped, edge, theta,
-                           hessian, multipliers, lu)
+    return SolveDerivative(
+        model, w, d, float(model.dual_objective(w)), support, capped, edge, theta, hessian, multipliers, lu
+    )
 
 
 def _cap_multipliers(

@@ -10,7 +10,7 @@ import re
 import pytest
 from environment import DATA_DIR, load_benchmark, requires_data
 
-from dualboost.estimators.base import AUTO_NU_SHARE
+from dualboost.estimators.params import AUTO_NU_SHARE
 
 pytestmark = [
     requires_data("german.numer"),

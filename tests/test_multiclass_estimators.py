@@ -30,7 +30,7 @@ from dualboost.estimators import (
     load,
     save,
 )
-from dualboost.estimators.base import AUTO_NU_SHARE
+from dualboost.estimators.params import AUTO_NU_SHARE
 from dualboost.oracles.multiclass import ClassStumps
 
 #: every classifier that takes K classes natively, as a user would make it (a fixed nu where the
@@ -137,8 +137,10 @@ def test_sample_weights_zero_is_removed_and_equal_is_unweighted(iris):
     weighted = _fit(make, X, y, sample_weight=weights)
     removed = _fit(make, X[kept], y[kept])
     assert np.array_equal(weighted.decision_function(X), removed.decision_function(X))
-    assert np.array_equal(_fit(make, X, y, sample_weight=np.full(150, 3.0)).decision_function(X),
-                          _fit(make, X, y).decision_function(X))
+    assert np.array_equal(
+        _fit(make, X, y, sample_weight=np.full(150, 3.0)).decision_function(X),
+        _fit(make, X, y).decision_function(X),
+    )
     # unequal weights move the prior of each example's pairs: a heavier class wins more ties
     heavy = np.where(y == "virginica", 5.0, 1.0)
     model = _fit(make, X, y, sample_weight=heavy)
@@ -187,8 +189,13 @@ def test_mirror_descent_over_the_pairs(iris):
     secondary = np.arange(150) < 50  # setosa's examples
     weights = np.ones(150)
     weights[::10] = 0.0  # removed rows are removed from the mask too
-    mixed = _fit(lambda: MABoostClassifier(projection="mixed", nu=0.5, max_iter=30), X, y,
-                 secondary=secondary, sample_weight=weights)
+    mixed = _fit(
+        lambda: MABoostClassifier(projection="mixed", nu=0.5, max_iter=30),
+        X,
+        y,
+        secondary=secondary,
+        sample_weight=weights,
+    )
     on_secondary = np.repeat(secondary[weights > 0], 2)  # each example's two pairs, in order
     assert mixed.d_[on_secondary].max() <= 1.0 / mixed.nu_ + 1e-12
     assert mixed.d_.sum() == pytest.approx(1.0)
@@ -204,8 +211,9 @@ def test_wine_against_adaboost():
     X, y = load_wine(return_X_y=True)
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
     ours = _fit(lambda: ERLPBoostClassifier(nu=0.05), X_train, y_train)
-    theirs = AdaBoostClassifier(DecisionTreeClassifier(max_depth=1), n_estimators=len(ours.hypotheses_),
-                                random_state=0).fit(X_train, y_train)
+    theirs = AdaBoostClassifier(
+        DecisionTreeClassifier(max_depth=1), n_estimators=len(ours.hypotheses_), random_state=0
+    ).fit(X_train, y_train)
     assert ours.score(X_test, y_test) >= theirs.score(X_test, y_test) - 0.02
 
 
@@ -229,8 +237,12 @@ def test_reweighting_a_forest_over_the_pairs(iris, tmp_path):
         in_bag = np.zeros(150, dtype=bool)
         in_bag[rows] = True
         pairs = [(n, k) for n in range(150) for k in range(3) if k != labels[n]]
-        columns.append([0.0 if in_bag[n] else float(predicted[n] == labels[n]) - float(predicted[n] == k)
-                         for n, k in pairs])
+        columns.append(
+            [
+                0.0 if in_bag[n] else float(predicted[n] == labels[n]) - float(predicted[n] == k)
+                for n, k in pairs
+            ]
+        )
     U = np.array(columns).T
     reference = LPBoost(U, nu=model.nu_).solve("clarabel", side="primal")
     assert model.solution_.status == "optimal"

@@ -23,7 +23,6 @@ from dualboost.estimators import (
     QRLPBoostClassifier,
     SoftBoostClassifier,
 )
-from dualboost.estimators.base import AUTO_NU_SHARE, auto_nu, nu_count
 from dualboost.estimators.nu_selection import (
     FIRST_STEP_SPLIT,
     GRID_POINTS,
@@ -36,6 +35,7 @@ from dualboost.estimators.nu_selection import (
     validation_split,
     within_standard_error,
 )
+from dualboost.estimators.params import AUTO_NU_SHARE, auto_nu, nu_count
 from dualboost.estimators.reweight import reweight
 from dualboost.oracles.registry import make_oracle
 

@@ -37,9 +37,7 @@ class CappedSimplex(ConvexFunction):
         if x.ndim != 1 or self.nu > x.size:
             return False
         return bool(
-            x.min() >= -tol
-            and x.max() <= 1.0 / self.nu + tol
-            and abs(x.sum() - 1.0) <= tol * max(1, x.size)
+            x.min() >= -tol and x.max() <= 1.0 / self.nu + tol and abs(x.sum() - 1.0) <= tol * max(1, x.size)
         )
 
     def value(self, x: ArrayLike) -> float:

@@ -93,9 +93,7 @@ class SeparableLoss(ConvexFunction):
     def conjugate_grad(self, theta: ArrayLike) -> NDArray[np.float64]:
         s = check_vector(theta, "theta")
         if not self._in_conjugate_domain(s):
-            raise ValueError(
-                f"theta must lie in [{self.conj_lower}, {self.conj_upper}]^N, the domain of f*"
-            )
+            raise ValueError(f"theta must lie in [{self.conj_lower}, {self.conj_upper}]^N, the domain of f*")
         s = np.clip(s, self.conj_lower, self.conj_upper)
         unattained = np.zeros(s.shape, dtype=bool)
         if not self.lower_attained:

@@ -199,6 +199,4 @@ def numerical_biconjugate(
     if method == "cvxpy" or (method == "auto" and not f.conjugate_is_differentiable):
         return _sup_linear_minus(f.cvxpy_conjugate, x)
     start = np.zeros_like(x) if theta0 is None else check_vector(theta0, "theta0", x.size)
-    return -_lbfgsb(
-        lambda t: f.conjugate(t) - x @ t, start, bounds, jac=lambda t: f.conjugate_grad(t) - x
-    )
+    return -_lbfgsb(lambda t: f.conjugate(t) - x @ t, start, bounds, jac=lambda t: f.conjugate_grad(t) - x)

@@ -79,8 +79,11 @@ class Theorem7Conditions:
 
     def failing(self) -> list[str]:
         """The conditions that fail, with the reason, e.g. ``["(ii) ..."]``."""
-        return [f"{label} {note}" for label, v, note in zip(("(i)", "(ii)", "(iii)"), self.values, self.notes,
-                                                              strict=True) if v is False]
+        return [
+            f"{label} {note}"
+            for label, v, note in zip(("(i)", "(ii)", "(iii)"), self.values, self.notes, strict=True)
+            if v is False
+        ]
 
     def __str__(self) -> str:
         names = ("(i) min f = 0", "(ii) 0 in core(dom f)", "(iii) f* non-increasing towards 0")
@@ -161,8 +164,11 @@ def theorem7_conditions(f: ConvexFunction, n: int, *, full: bool = True, seed: i
         Each condition ``True``, ``False`` or ``None`` (not checked), with the reasons.
     """
     results: list[tuple[bool | None, str]] = [(None, ""), (None, ""), (None, "")]
-    checks = ((1, lambda: _check_zero_in_core(f, n)), (0, lambda: _check_min_zero(f, n)),
-              (2, lambda: _check_shrink(f, n, seed)))
+    checks = (
+        (1, lambda: _check_zero_in_core(f, n)),
+        (0, lambda: _check_min_zero(f, n)),
+        (2, lambda: _check_shrink(f, n, seed)),
+    )
     for index, check in checks:
         results[index] = check()
         if not full and results[index][0] is False:
@@ -174,8 +180,13 @@ def theorem7_conditions(f: ConvexFunction, n: int, *, full: bool = True, seed: i
 
 # --- f + I_S by the conjugate calculus --------------------------------------------------------
 #: entries whose domain already lies in the simplex: adding I_S changes nothing
-_INSIDE_SIMPLEX = (CappedSimplex, CappedRelativeEntropy, CappedBinaryRelativeEntropy,
-                   CappedTemperedRelativeEntropy, SimplexRestriction)
+_INSIDE_SIMPLEX = (
+    CappedSimplex,
+    CappedRelativeEntropy,
+    CappedBinaryRelativeEntropy,
+    CappedTemperedRelativeEntropy,
+    SimplexRestriction,
+)
 
 
 def _ball_on_simplex(f: NormBall, n: int) -> ConvexFunction:
@@ -240,7 +251,7 @@ def _absorb_simplex(f: ConvexFunction, n: int) -> ConvexFunction | None:
         for i, part in enumerate(parts):
             absorbed = _absorb_simplex(part, n)
             if absorbed is not None:
-                candidate = _simplify([*parts[:i], *parts[i + 1:], absorbed])
+                candidate = _simplify([*parts[:i], *parts[i + 1 :], absorbed])
                 best = candidate if best is None or len(candidate) < len(best) else best
         return None if best is None else reduce(Sum, best)
     # the library's rules (relative entropies, docs/math.md#conjugate-table)
@@ -280,8 +291,17 @@ def restrict(f: ConvexFunction, n: int, lemma8: bool) -> tuple[ConvexFunction, s
 
 def strictly_convex(f: ConvexFunction) -> bool:
     """Whether f (on the simplex) is strictly convex, so that the primal optimum d is unique."""
-    if isinstance(f, (CappedRelativeEntropy, CappedBinaryRelativeEntropy, CappedTemperedRelativeEntropy,
-                      RelativeEntropy, UnnormalisedRelativeEntropy, ExactRestrictionMixin)):
+    if isinstance(
+        f,
+        (
+            CappedRelativeEntropy,
+            CappedBinaryRelativeEntropy,
+            CappedTemperedRelativeEntropy,
+            RelativeEntropy,
+            UnnormalisedRelativeEntropy,
+            ExactRestrictionMixin,
+        ),
+    ):
         return True
     if isinstance(f, HalfSquaredNorm):
         return f.p == 2.0

@@ -665,8 +665,12 @@ class ExactRestriction(ExactRestrictionMixin, ConvexFunction):
 
 
 #: closed forms that stay as they are (their conjugate and curvature are already exact and fast)
-_CLOSED_FORMS = (CappedRelativeEntropy, CappedBinaryRelativeEntropy, CappedTemperedRelativeEntropy,
-                 ExactRestrictionMixin)
+_CLOSED_FORMS = (
+    CappedRelativeEntropy,
+    CappedBinaryRelativeEntropy,
+    CappedTemperedRelativeEntropy,
+    ExactRestrictionMixin,
+)
 
 
 def exact_restriction(f_tilde: ConvexFunction, n: int) -> tuple[ConvexFunction, str]:

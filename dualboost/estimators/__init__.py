@@ -25,18 +25,21 @@
 * :mod:`~dualboost.estimators.persistence`: :func:`save` and :func:`load` (model files: JSON and numpy
   arrays, scikit-learn members through skops; no pickle).
 
-:mod:`~dualboost.estimators.base` holds what they share:
+What they share, one job per module: :mod:`~dualboost.estimators.base` holds
 :class:`~dualboost.estimators.base.BoostingClassifier` (the parameters and fitted attributes of the
-classifiers of [KG]), the scikit-learn parameter constraints they share, the conversion of the
-capping fraction ``nu`` to the models' count (:func:`nu_count`), label handling and the detection of
-Dask input (:func:`dask_kind`, :func:`reject_dask_input`). :mod:`~dualboost.estimators.dask` holds
+classifiers of [KG]); :mod:`~dualboost.estimators.params` the scikit-learn parameter constraints they
+share and the conversion of the capping fraction ``nu`` to the models' count (:func:`nu_count`);
+:mod:`~dualboost.estimators.inputs` the validation of features, labels and sample weights;
+:mod:`~dualboost.estimators.dask_input` the detection of Dask input (:func:`dask_kind`,
+:func:`reject_dask_input`); :mod:`~dualboost.estimators.model_file` ``save``/``load``.
+:mod:`~dualboost.estimators.dask` holds
 the Dask fit and :class:`~dualboost.estimators.dask.DaskERLPBoostClassifier` (imported only with the
 ``dask`` extra).
 """
 
-from dualboost.estimators.base import dask_kind, nu_count, reject_dask_input
 from dualboost.estimators.corrective import CorrectiveBinaryERLPBoostClassifier, CorrectiveERLPBoostClassifier
 from dualboost.estimators.cv import ERLPBoostCV, LPBoostCV, path
+from dualboost.estimators.dask_input import dask_kind, reject_dask_input
 from dualboost.estimators.formulations import (
     CGBoostClassifier,
     MDBoostClassifier,
@@ -53,6 +56,7 @@ from dualboost.estimators.miniboosts import (
     SmoothBoostClassifier,
 )
 from dualboost.estimators.online import AdaBoostOLClassifier, OnlineBBMClassifier
+from dualboost.estimators.params import nu_count
 from dualboost.estimators.persistence import load, save
 from dualboost.estimators.reweight import ReweightedClassifier, reweight
 from dualboost.estimators.tempered import TAdaBoostClassifier, TemperedERLPBoostClassifier

@@ -81,380 +81,50 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.metrics import accuracy_score
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from dualboost._validation import binary_labels, check_label_vector, check_scalar
+from dualboost._validation import binary_labels, check_label_vector
 from dualboost.boosting import boost
 from dualboost.boosting.algorithms import method_reason
 from dualboost.boosting.core.history import HistoryRow
 from dualboost.boosting.core.result import combined_decision, staged_decisions
+from dualboost.estimators.dask_input import dask_kind, reject_dask_input
 from dualboost.estimators.importances import feature_importances
+from dualboost.estimators.inputs import (
+    labelled_data,
+    uniform_or,
+    validate_features,
+)
+from dualboost.estimators.model_file import ModelFile
 from dualboost.estimators.multiclass import example_margins, multiclass_oracle, pair_weights, staged_votes
 from dualboost.estimators.nu_selection import NuSelection, estimator_scores, select_nu
+from dualboost.estimators.params import (
+    COUNT,
+    MAX_TIME,
+    NU,
+    ORACLE,
+    POSITIVE,
+    auto_nu,
+    nu_count,
+)
 from dualboost.estimators.probability import ProbabilityLink, fit_link_slope, fit_softmax_slope
 from dualboost.estimators.ties import class_prior, predicted_classes
 from dualboost.oracles import Oracle
 from dualboost.oracles.multiclass import PairCoding, class_votes
-from dualboost.oracles.registry import ORACLES, make_oracle
-from dualboost.solvers import AUTO, METHODS
+from dualboost.oracles.registry import make_oracle
 
-__all__ = [
-    "BoostingClassifier",
-    "validate_features",
-    "check_numeric_features",
-    "ModelFile",
-    "binary_training_data",
-    "labelled_data",
-    "check_sample_weight",
-    "positive_rows",
-    "nu_count",
-    "check_nu_fraction",
-    "NU_FRACTION",
-    "NU_FRACTION_BELOW_ONE",
-    "NU",
-    "NU_BELOW_ONE",
-    "AUTO_NU_SHARE",
-    "auto_nu",
-    "POSITIVE",
-    "COUNT",
-    "ORACLE",
-    "METHOD",
-    "MAX_TIME",
-    "dask_kind",
-    "reject_dask_input",
-    "DASK_FIT",
-]
-
-
-#: what to use on non-numeric features, in the message of :func:`check_numeric_features`
-_ENCODE = (
-    "The estimators of dualboost take numeric features: encode such columns first, e.g. with "
-    "sklearn.preprocessing.OneHotEncoder (or OrdinalEncoder for ordered categories) in a "
-    "sklearn.compose.ColumnTransformer before the classifier in a pipeline"
-)
-
-
-def check_numeric_features(X: object) -> None:
-    """Refuse, with a ValueError naming each non-numeric column of ``X`` (by name for a pandas
-    DataFrame, by index otherwise) and the encoder to use, features that are not numbers: string,
-    categorical or object columns whose values do not convert to float64 (a categorical of numbers
-    converts and passes, as scikit-learn converts it). Numeric, sparse and dask input is left to
-    scikit-learn's validation (nothing is converted or computed here); so is a value that is not
-    even a string (a dict: scikit-learn's TypeError)."""
-    if type(X).__module__.partition(".")[0] == "pandas" and hasattr(X, "columns"):  # a DataFrame
-        other = [j for j, dtype in enumerate(X.dtypes) if getattr(dtype, "kind", "O") not in "biufc"]
-        columns = [(repr(X.columns[j]), X.iloc[:, j], X.dtypes.iloc[j]) for j in other]
-    elif isinstance(X, (np.ndarray, list, tuple)):
-        try:
-            array = np.asarray(X)
-        except ValueError:  # ragged rows: scikit-learn's message
-            return
-        if array.dtype.kind not in "OUS" or array.ndim != 2:
-            return
-        columns = [(str(j), array[:, j], array.dtype) for j in range(array.shape[1])]
-    else:
-        return
-    bad = []
-    for name, column, dtype in columns:
-        try:
-            np.asarray(column, dtype=np.float64)
-        except ValueError as error:
-            bad.append(f"column {name} (dtype {dtype}: {error})")
-    if bad:
-        shown = "; ".join(bad[:5]) + (f"; and {len(bad) - 5} more" if len(bad) > 5 else "")
-        raise ValueError(f"X has non-numeric features: {shown}. {_ENCODE}")
+__all__ = ["BoostingClassifier", "n_votes"]
 
 
 def n_votes(estimator: BaseEstimator) -> int | None:
     """K for a classifier fitted on K > 2 classes (its decision is a vote per class), else None."""
     return len(estimator.classes_) if len(estimator.classes_) > 2 else None
-
-
-def validate_features(
-    estimator: BaseEstimator, X: ArrayLike, y: object = "no_validation", **kwargs
-) -> ArrayLike | tuple[ArrayLike, ArrayLike]:
-    """``X`` (and ``y`` when given) validated as every estimator of the package takes them: non-numeric
-    columns refused by :func:`check_numeric_features`, then scikit-learn's ``validate_data`` to dense
-    float64 or CSR/CSC (``kwargs``: its options, e.g. ``reset=False`` in predict)."""
-    check_numeric_features(X)
-    return validate_data(estimator, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, **kwargs)
-
-
-def labelled_data(
-    estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
-) -> tuple:
-    """``(X, y, weights)`` for ``estimator.fit``: X validated by scikit-learn (dense float64 or
-    CSR/CSC; ``n_features_in_`` set), y classification targets with at least two classes (else a
-    ValueError saying so), and ``weights`` None, or with ``sample_weight`` given the weights checked
-    by :func:`check_sample_weight`, the rows of weight 0 removed from X, y and the weights before the
-    classes are counted (an example of weight 0 is an example removed, for every model of the
-    package: module docstring of :mod:`dualboost.estimators.base`)."""
-    X, y = validate_features(estimator, X, y)
-    check_classification_targets(y)
-    weights = None
-    if sample_weight is not None:
-        weights = check_sample_weight(sample_weight, X)
-        kept = weights > 0
-        if not kept.all():
-            X, y, weights = X[kept], np.asarray(y)[kept], weights[kept]
-    n_classes = np.unique(y).size
-    if n_classes < 2:
-        raise ValueError(
-            "y must contain at least two classes"
-            f"{' with a positive sample_weight' if sample_weight is not None else ''}; got "
-            f"{n_classes} class"
-        )
-    return X, y, weights
-
-
-def binary_training_data(
-    estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
-) -> tuple:
-    """``(X, labels, classes)`` for the ``fit`` of a two-class estimator: :func:`labelled_data`, y
-    with exactly two classes (else a ValueError saying so), ``labels`` in {-1, +1} with ``classes[1]``
-    as +1; with ``sample_weight`` given, ``(X, labels, classes, weights)``."""
-    X, y, weights = labelled_data(estimator, X, y, sample_weight)
-    n_classes = np.unique(y).size
-    if n_classes != 2:
-        raise ValueError(
-            f"Only binary classification is supported by {type(estimator).__name__}: y must contain "
-            f"exactly two classes; got {n_classes} classes (the classifiers of docs/boosting.md#multiclass "
-            "take any number)"
-        )
-    labels, classes = binary_labels(y, X.shape[0], "y")
-    return (X, labels, classes) if sample_weight is None else (X, labels, classes, weights)
-
-
-def check_sample_weight(sample_weight: ArrayLike, X: ArrayLike) -> NDArray[np.float64]:
-    """``sample_weight`` as float64 of length N: finite and non-negative (scikit-learn's
-    ``_check_sample_weight``), with at least one positive entry (else a ValueError naming it)."""
-    try:
-        weights = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-    except (TypeError, ValueError) as error:  # scikit-learn >= 1.7 rejects all-zero weights in its own words
-        if "non-zero" in str(error):
-            raise ValueError(
-                "sample_weight must contain at least one non-zero weight; all weights are zero"
-            ) from error
-        if "sample_weight" in str(error):
-            raise ValueError(str(error)) from error
-        raise ValueError(f"sample_weight: {error}") from error  # e.g. "Sample weights must be 1D ..."
-    if not np.any(weights > 0):
-        raise ValueError("sample_weight must contain at least one non-zero weight; all weights are zero")
-    return weights
-
-
-def positive_rows(X, y: ArrayLike, sample_weight: ArrayLike | None) -> tuple:
-    """``(X, y, weights)`` without the rows of weight 0, for a ``fit`` whose model has no prior to
-    carry the weights (the online and gradient estimators); weights None when not given, else
-    checked by :func:`check_sample_weight`."""
-    if sample_weight is None:
-        return X, y, None
-    weights = check_sample_weight(sample_weight, X)
-    kept = weights > 0
-    if kept.all():
-        return X, y, weights
-    return X[kept], np.asarray(y)[kept], weights[kept]
-
-
-def uniform_or(weights: NDArray[np.float64] | None) -> NDArray[np.float64] | None:
-    """None (the unweighted fit, bit for bit) when every weight is equal, else the weights."""
-    if weights is None or np.all(weights == weights[0]):
-        return None
-    return weights
-
-
-# --- parameters (docs/architecture.md#parameters) ----------------------------------------------
-#: scikit-learn's declarative constraints of the parameters the estimators share (each estimator's
-#: ``_parameter_constraints``, checked once at the start of ``fit`` with a ValueError naming the
-#: parameter): nu as a fraction of the training set, in (0, 1] (or (0, 1) for the binary entropy)
-NU_FRACTION = [Interval(Real, 0, 1, closed="right")]
-NU_FRACTION_BELOW_ONE = [Interval(Real, 0, 1, closed="neither")]
-#: the same, or ``"auto"`` (chosen by validation, :mod:`~dualboost.estimators.nu_selection`): the
-#: classifiers of the soft-margin models
-NU = [*NU_FRACTION, StrOptions({"auto"})]
-NU_BELOW_ONE = [*NU_FRACTION_BELOW_ONE, StrOptions({"auto"})]
-#: the top of ``nu="auto"``'s grid (:mod:`~dualboost.estimators.nu_selection`) is this share of the
-#: largest capping under which both classes can carry half of d, ``2 min(N+, N-) / N``
-#: (docs/math.md#capping-nu). 0.8 was the whole rule before nu was chosen by validation
-#: (benchmarks/results/defaults_grid.txt); under validation 0.65 gave the better suite means
-#: (benchmarks/results/defaults.txt: +0.14 against -0.76 points to AdaBoost-500 at CV seed 0; at seed 1
-#: and on nine held-out noisy sets the two are within a few tenths), at 2/3 of the cost. The accuracy of
-#: a noisy set changes fastest near the top (breast cancer with 30 % flips: +4.8 points at 0.8, -2.5 at
-#: 0.65), hence the grid's finer first step.
-AUTO_NU_SHARE = 0.65
-#: a real > 0 (eps, eta, learning rates) and a count >= 1 (iterations, learners, passes)
-POSITIVE = [Interval(Real, 0, None, closed="neither")]
-COUNT = [Interval(Integral, 1, None, closed="left")]
-#: a time limit in seconds for each boosting run of ``fit`` (``RunOptions.max_time``), or None
-MAX_TIME = [Interval(Real, 0, None, closed="neither"), None]
-#: a solve method of the registry (whether it applies to the model is the registry's ``accepts``)
-METHOD = [StrOptions({*METHODS, AUTO})]  # ("auto": dualboost.solvers.auto)
-#: the weak learner: a name of ``ORACLES``, an Oracle or a scikit-learn classifier
-ORACLE = [StrOptions(set(ORACLES)), Oracle, HasMethods(["fit", "predict"])]
-
-
-def check_nu_fraction(nu: object, *, below_one: bool = False) -> float:
-    """nu as a fraction of the training set in (0, 1] (``below_one``: in (0, 1), as the binary
-    relative entropy needs ``nu * N < N``), for a caller without ``_parameter_constraints`` (the CLI)."""
-    nu = check_scalar(nu, "nu")
-    if below_one and not 0.0 < nu < 1.0:
-        raise ValueError(f"nu must lie in (0, 1) (the binary entropy needs nu * N < N); got {nu!r}")
-    if not 0.0 < nu <= 1.0:
-        raise ValueError(f"nu must lie in (0, 1] (a fraction of the training set); got {nu!r}")
-    return nu
-
-
-def auto_nu(labels: ArrayLike) -> float:
-    """The largest fraction ``nu="auto"`` tries (the top of its grid): ``AUTO_NU_SHARE * K min_c N_c /
-    N`` for labels of K classes (``2 min(N+, N-) / N`` with two; docs/math.md#capping-nu). Above
-    ``K min_c N_c / N`` the capped simplex (over the examples, or over the N(K-1) pairs of K classes,
-    docs/math.md#multiclass) holds no d that gives every class the same mass: every such d gives a
-    larger class more, the constant hypothesis that predicts it has a positive edge, and the
-    soft-margin models collapse towards it.
-    ``labels`` may be a dask array (its class counts are one reduction)."""
-    prior = class_prior(labels)
-    if prior.size < 2:
-        raise ValueError(f"y must have at least two classes (for nu='auto'); got {prior.size}")
-    return float(AUTO_NU_SHARE * prior.size * np.min(prior))
-
-
-def nu_count(nu_fraction: float, n_samples: int) -> float:
-    """The count nu in [1, N] of models and drivers from the fraction in (0, 1] of estimators and the
-    CLI (checked there): ``max(1, nu_fraction * N)`` (docs/math.md#capping-nu).
-
-    Parameters
-    ----------
-    nu_fraction : float
-        The fraction in (0, 1].
-    n_samples : int
-        N.
-
-    Returns
-    -------
-    float
-        nu in [1, N].
-    """
-    return float(min(max(1.0, nu_fraction * n_samples), n_samples))
-
-
-def dask_kind(x: object) -> str | None:
-    """``"array"`` if ``x`` is a ``dask.array``, ``"collection"`` for another Dask collection (a Dask
-    DataFrame, Bag, Delayed), None otherwise. Imports no Dask module: a Dask object's type comes from
-    a module that is loaded already (:func:`dualboost.dask.is_dask_array`).
-
-    Parameters
-    ----------
-    x : object
-        Anything.
-
-    Returns
-    -------
-    str or None
-    """
-    module = type(x).__module__
-    if not module.startswith(("dask.", "dask_expr.")) or not hasattr(x, "__dask_graph__"):
-        return None
-    from dualboost.dask.data import is_dask_array  # lazily: dualboost.dask imports this module
-
-    return "array" if is_dask_array(x) else "collection"
-
-
-#: what trains on dask input, for the error messages
-DASK_FIT = (
-    "only ERLPBoostClassifier(oracle='stumps', method='auglag') without checkpoint, and "
-    "dualboost.estimators.dask.DaskERLPBoostClassifier, train on row-partitioned dask arrays X and y"
-)
-
-
-def reject_dask_input(estimator: object, X: object, y: object = None, *, why: str = "") -> None:
-    """Raise a ValueError if X or y is a Dask collection, for an estimator (or a configuration: ``why``)
-    that trains in memory only: the message names the dask input, says what runs on Dask and how to
-    proceed (``X.compute()`` when X fits in memory). Nothing is computed.
-
-    Parameters
-    ----------
-    estimator : object
-        The estimator (named in the message).
-    X : object
-        The features.
-    y : object, optional
-        The labels.
-    why : str, default ""
-        The configuration that trains in memory only.
-
-    Raises
-    ------
-    ValueError
-        If X or y is a Dask collection.
-    """
-    kinds = {name: dask_kind(value) for name, value in (("X", X), ("y", y))}
-    found = [name for name, kind in kinds.items() if kind is not None]
-    if not found:
-        return
-    arrays = all(kinds[name] == "array" for name in found)
-    what = " and ".join(found) + (" are " if len(found) == 2 else " is a ")
-    what += ("dask array" if arrays else "Dask collection") + ("s" if len(found) == 2 else "")
-    raise ValueError(
-        f"X and y must be in-memory arrays for {type(estimator).__name__}{why}; {what}. On Dask, {DASK_FIT}"
-        f"{'' if arrays else ' (a Dask DataFrame: X.to_dask_array(lengths=True))'}. If X fits in memory, "
-        "pass X.compute() (and y.compute()); nothing was computed."
-    )
-
-
-class ModelFile:
-    """``save(path)`` and ``load(path)`` of a fitted estimator through a model file (JSON + npz, no
-    pickle: :mod:`dualboost.estimators.persistence`)."""
-
-    def save(self, path: str | os.PathLike) -> os.PathLike:
-        """Write this fitted estimator to the model file ``path``; returns the path written.
-
-        Parameters
-        ----------
-        path : str or os.PathLike
-            The model file.
-
-        Returns
-        -------
-        os.PathLike
-            The path written.
-        """
-        from dualboost.estimators.persistence import save  # lazily: persistence knows every estimator
-
-        return save(self, path)
-
-    @classmethod
-    def load(cls, path: str | os.PathLike, *, trusted: tuple[str, ...] = ()) -> ModelFile:
-        """The fitted estimator of the model file ``path`` (ValueError if the file holds another class;
-        ``trusted``: further types a scikit-learn member may hold, as for
-        :func:`~dualboost.estimators.persistence.load`).
-
-        Parameters
-        ----------
-        path : str or os.PathLike
-            The model file.
-        trusted : tuple of str, default ()
-            Further types a scikit-learn member may hold.
-
-        Returns
-        -------
-        ModelFile
-            The fitted estimator.
-        """
-        from dualboost.estimators.persistence import load
-
-        model = load(path, trusted=trusted)
-        if not isinstance(model, cls):
-            raise ValueError(f"{os.fspath(path)!r} holds a {type(model).__name__}, not a {cls.__name__}")
-        return model
 
 
 class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstimator):
@@ -811,7 +481,6 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
         if n_votes(self) is not None:
             return example_margins(f, np.searchsorted(self.classes_, y))
         return np.where(y == self.classes_[1], 1.0, -1.0) * f
-
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """``f_w(X) = sum_q w_q h^q(X)`` in [-1, 1]; positive values predict ``classes_[1]``, and

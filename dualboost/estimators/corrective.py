@@ -10,7 +10,8 @@ from sklearn.utils._param_validation import StrOptions
 
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY
 from dualboost.boosting.corrective.frank_wolfe import STEPS
-from dualboost.estimators.base import METHOD, NU_BELOW_ONE, POSITIVE, BoostingClassifier
+from dualboost.estimators.base import BoostingClassifier
+from dualboost.estimators.params import METHOD, NU_BELOW_ONE, POSITIVE
 
 __all__ = ["CorrectiveERLPBoostClassifier", "CorrectiveBinaryERLPBoostClassifier", "CORRECTIVE_MAX_ITER"]
 

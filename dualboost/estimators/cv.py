@@ -55,18 +55,10 @@ from dualboost.boosting.core.run import Ensemble, Run, check_oracle
 from dualboost.boosting.core.stopping import LPBOOST_MAX_ITER
 from dualboost.boosting.totally_corrective.column_generation import GrowingModel
 from dualboost.boosting.totally_corrective.drivers import EntropySetup, entropy_loop, entropy_setup
-from dualboost.estimators.base import (
-    COUNT,
-    MAX_TIME,
-    METHOD,
-    ORACLE,
-    POSITIVE,
-    check_nu_fraction,
-    labelled_data,
-    nu_count,
-)
+from dualboost.estimators.inputs import labelled_data
 from dualboost.estimators.multiclass import multiclass_oracle
 from dualboost.estimators.nu_selection import validation_score
+from dualboost.estimators.params import COUNT, MAX_TIME, METHOD, ORACLE, POSITIVE, check_nu_fraction, nu_count
 from dualboost.estimators.ties import class_prior
 from dualboost.estimators.totally_corrective import ERLPBoostClassifier, LPBoostClassifier
 from dualboost.oracles import Selection

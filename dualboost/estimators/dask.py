@@ -30,17 +30,9 @@ from dualboost.boosting.core.result import combined_decision
 from dualboost.boosting.core.stopping import CRITERIA
 from dualboost.dask.data import is_dask_array
 from dualboost.dask.driver import fit_dask_erlpboost
-from dualboost.estimators.base import (
-    COUNT,
-    MAX_TIME,
-    NU,
-    POSITIVE,
-    BoostingClassifier,
-    auto_nu,
-    dask_kind,
-    labelled_data,
-    nu_count,
-)
+from dualboost.estimators.base import BoostingClassifier
+from dualboost.estimators.dask_input import dask_kind
+from dualboost.estimators.inputs import labelled_data
 from dualboost.estimators.nu_selection import (
     SEED,
     VALIDATION_SIZE,
@@ -49,6 +41,7 @@ from dualboost.estimators.nu_selection import (
     select_nu,
     validation_score,
 )
+from dualboost.estimators.params import COUNT, MAX_TIME, NU, POSITIVE, auto_nu, nu_count
 from dualboost.estimators.probability import fit_softmax_slope
 from dualboost.estimators.ties import class_prior, predicted_classes
 from dualboost.oracles.multiclass import class_votes
@@ -166,7 +159,7 @@ def choose_nu_partitioned(estimator: BoostingClassifier, X: Any, labels: Any) ->
     for a dask X the rule of :mod:`~dualboost.estimators.nu_selection` on a holdout of whole row blocks
     (:func:`block_split`: no rows move between workers; not stratified), each grid nu an independent
     Dask fit of the other blocks; with a single row block, the closed form
-    :func:`~dualboost.estimators.base.auto_nu` (``how = "class balance"``)."""
+    :func:`~dualboost.estimators.params.auto_nu` (``how = "class balance"``)."""
     if not isinstance(estimator.nu, str) or dask_kind(X) is None:
         estimator._choose_nu(X, labels, None)
         return

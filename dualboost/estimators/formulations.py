@@ -33,14 +33,10 @@ from sklearn.utils import _safe_indexing
 
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY
 from dualboost.boosting.totally_corrective.formulations import NMBOOST_TAU
-from dualboost.estimators.base import (
-    METHOD,
-    NU,
-    POSITIVE,
-    BoostingClassifier,
-    check_sample_weight,
-    dask_kind,
-)
+from dualboost.estimators.base import BoostingClassifier
+from dualboost.estimators.dask_input import dask_kind
+from dualboost.estimators.inputs import check_sample_weight
+from dualboost.estimators.params import METHOD, NU, POSITIVE
 
 __all__ = ["MDBoostClassifier", "CGBoostClassifier", "NMBoostClassifier", "QRLPBoostClassifier"]
 
@@ -84,7 +80,8 @@ class _FormulationClassifier(BoostingClassifier):
         self._example_weights = weights[kept]  # read by _driver_params and _store during this fit
         try:
             return super().fit(
-                _safe_indexing(X, np.flatnonzero(kept)), _safe_indexing(y, np.flatnonzero(kept)),
+                _safe_indexing(X, np.flatnonzero(kept)),
+                _safe_indexing(y, np.flatnonzero(kept)),
                 callback=callback,
             )
         finally:

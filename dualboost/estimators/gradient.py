@@ -26,7 +26,7 @@ Parameters shared by both:
 * ``tol``: stop when the gradient norm is <= tol.
 
 ``fit(X, y, sample_weight=None)`` (both; docs/gradient.md#sample-weights): N non-negative finite weights s
-(:func:`~dualboost.estimators.base.check_sample_weight`) make the objective the weighted risk
+(:func:`~dualboost.estimators.inputs.check_sample_weight`) make the objective the weighted risk
 ``sum_n s_n l(f(x_n), y_n) / sum_n s_n``, minimised in L²(P̂_s) (the weighted least-squares or weighted
 max-edge projection, :func:`~dualboost.boosting.gradient.gradient_projection`). The identities, tested in
 tests/test_gradient_sample_weight.py:
@@ -68,16 +68,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from dualboost.boosting.gradient.drivers import PROJECTIONS, STEPS, gradient_projection
 from dualboost.boosting.gradient.losses import LOSSES, FunctionalLoss, make_loss
-from dualboost.estimators.base import (
-    COUNT,
-    MAX_TIME,
-    POSITIVE,
-    positive_rows,
-    reject_dask_input,
-    uniform_or,
-    validate_features,
-)
+from dualboost.estimators.dask_input import reject_dask_input
 from dualboost.estimators.importances import feature_importances
+from dualboost.estimators.inputs import positive_rows, uniform_or, validate_features
+from dualboost.estimators.params import COUNT, MAX_TIME, POSITIVE
 from dualboost.estimators.probability import fit_link_slope, increasing_root, link_probabilities
 from dualboost.oracles import Oracle
 from dualboost.oracles.registry import make_oracle

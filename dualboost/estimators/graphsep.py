@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from dualboost._validation import binary_labels
 from dualboost.boosting.corrective.graphsep import graphsepboost
-from dualboost.estimators.base import labelled_data, validate_features
+from dualboost.estimators.inputs import labelled_data, validate_features
 from dualboost.oracles import make_oracle
 
 __all__ = ["GraphSepBoostClassifier"]

@@ -50,19 +50,11 @@ from dualboost.boosting.maboost.drivers import (
 )
 from dualboost.boosting.maboost.geometry import REGULARISERS, Regulariser
 from dualboost.conjugates import ConvexFunction
-from dualboost.estimators.base import (
-    COUNT,
-    MAX_TIME,
-    NU_FRACTION,
-    ORACLE,
-    POSITIVE,
-    BoostingClassifier,
-    labelled_data,
-    nu_count,
-    reject_dask_input,
-    uniform_or,
-)
+from dualboost.estimators.base import BoostingClassifier
+from dualboost.estimators.dask_input import reject_dask_input
+from dualboost.estimators.inputs import labelled_data, uniform_or
 from dualboost.estimators.multiclass import multiclass_oracle, pair_weights
+from dualboost.estimators.params import COUNT, MAX_TIME, NU_FRACTION, ORACLE, POSITIVE, nu_count
 from dualboost.estimators.probability import fit_softmax_slope
 from dualboost.oracles.multiclass import class_votes
 from dualboost.oracles.registry import make_oracle

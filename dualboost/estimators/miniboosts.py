@@ -29,11 +29,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY
 from dualboost.boosting.core.stopping import ADABOOST_MAX_ITER
 from dualboost.boosting.corrective.frank_wolfe import STEPS
-from dualboost.estimators.base import (
-    POSITIVE,
-    BoostingClassifier,
-)
+from dualboost.estimators.base import BoostingClassifier
 from dualboost.estimators.corrective import CORRECTIVE_MAX_ITER
+from dualboost.estimators.params import POSITIVE
 
 __all__ = ["MLPBoostClassifier", "MaxEdgeAdaBoostClassifier", "AdaBoostVClassifier", "SmoothBoostClassifier"]
 

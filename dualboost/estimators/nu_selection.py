@@ -8,7 +8,7 @@ shared by every capped classifier of the package, :func:`~dualboost.estimators.r
 ``dualboost boost --nu auto``:
 
 1. **grid** (:func:`nu_grid`): :data:`GRID_POINTS` fractions, geometric, from the largest sensible
-   capping ``top = AUTO_NU_SHARE * 2 min(N+, N-) / N`` (:func:`~dualboost.estimators.base.auto_nu`:
+   capping ``top = AUTO_NU_SHARE * 2 min(N+, N-) / N`` (:func:`~dualboost.estimators.params.auto_nu`:
    above ``2 min(N+, N-) / N`` the models collapse towards the majority class) down to
    ``max(NU_FLOOR, 1 / N_train)``, the first step divided into :data:`FIRST_STEP_SPLIT` (10 fractions:
    a noisy set's best nu lies near ``top``, where the accuracy changes fastest);
@@ -73,7 +73,7 @@ __all__ = [
 #: grid points from ``top`` down to the floor (geometric; ratio about 0.5 from top 0.65 to 0.01)
 GRID_POINTS = 7
 #: the first step of the grid (``top`` to its second point) is divided into this many: a noisy set's
-#: accuracy changes fastest near ``top`` (estimators.base.AUTO_NU_SHARE); measured with the other
+#: accuracy changes fastest near ``top`` (estimators.params.AUTO_NU_SHARE); measured with the other
 #: constants of the rule in benchmarks/results/defaults.txt
 FIRST_STEP_SPLIT = 4
 #: the smallest fraction searched (above 1/N_train): below it the capping is the hard margin in effect

@@ -52,7 +52,9 @@ from sklearn.utils.validation import check_is_fitted
 from dualboost.boosting.core.history import History, HistoryRow
 from dualboost.boosting.core.progress import ProgressLine
 from dualboost.boosting.online.drivers import WEIGHTINGS, AdaBoostOL, OnlineBBM, OnlineBooster
-from dualboost.estimators.base import COUNT, positive_rows, reject_dask_input, validate_features
+from dualboost.estimators.dask_input import reject_dask_input
+from dualboost.estimators.inputs import positive_rows, validate_features
+from dualboost.estimators.params import COUNT
 from dualboost.estimators.probability import ProbabilityLink, fit_link_slope
 from dualboost.oracles.online import ONLINE_LEARNERS, OnlineLearners, make_online_learners
 

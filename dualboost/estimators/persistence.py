@@ -789,4 +789,3 @@ def _load(path: Path, header: dict, reader: _Reader) -> BaseEstimator:
     for key in order:
         setattr(estimator, key, done[key])
     return estimator
-

@@ -88,17 +88,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from dualboost._validation import Matrix, binary_labels
 from dualboost.boosting.core.result import StageRecorder, Stages, combined_decision
-from dualboost.estimators.base import (
-    NU,
-    POSITIVE,
-    BoostingClassifier,
-    auto_nu,
-    check_nu_fraction,
-    labelled_data,
-    nu_count,
-    validate_features,
-)
+from dualboost.estimators.base import BoostingClassifier
+from dualboost.estimators.inputs import labelled_data, validate_features
 from dualboost.estimators.nu_selection import NuSelection, ScorePath, select_nu, validation_score
+from dualboost.estimators.params import NU, POSITIVE, auto_nu, check_nu_fraction, nu_count
 from dualboost.estimators.probability import ProbabilityLink, fit_link_slope, fit_softmax_slope
 from dualboost.estimators.ties import class_prior, predicted_classes
 from dualboost.oracles import Hypothesis

@@ -12,7 +12,8 @@ from sklearn.utils._param_validation import StrOptions
 
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY
 from dualboost.boosting.core.stopping import CRITERIA
-from dualboost.estimators.base import METHOD, NU_BELOW_ONE, POSITIVE, BoostingClassifier
+from dualboost.estimators.base import BoostingClassifier
+from dualboost.estimators.params import METHOD, NU_BELOW_ONE, POSITIVE
 from dualboost.oracles import DecisionStumps
 
 __all__ = [

@@ -394,8 +394,9 @@ class Relaxation(MaxEdgeModel):
         if implements(self.regularizer, SmoothPart):
 
             def recover(t: float) -> KKTMultipliers:
-                kkt = self._stationarity_multipliers(d, columns, active(t), tol=t, nonneg=True,
-                                                     sum_to_one=True)
+                kkt = self._stationarity_multipliers(
+                    d, columns, active(t), tol=t, nonneg=True, sum_to_one=True
+                )
                 kkt.w = self._fold(kkt.w)
                 return kkt
 
@@ -412,8 +413,14 @@ class Relaxation(MaxEdgeModel):
         w = self._fold(full)
         primal = self.primal_objective(d)
         residual = abs(primal - self.dual_objective(w)) / max(1.0, abs(primal))
-        return KKTMultipliers(w=w, psi=np.zeros(self.n_samples), beta=float("nan"), residual=float(residual),
-                              active_w=face, active_psi=np.array([], dtype=np.intp))
+        return KKTMultipliers(
+            w=w,
+            psi=np.zeros(self.n_samples),
+            beta=float("nan"),
+            residual=float(residual),
+            active_w=face,
+            active_psi=np.array([], dtype=np.intp),
+        )
 
     def verify(
         self,

@@ -73,8 +73,9 @@ def _label(f: ConvexFunction) -> str:
     return text if len(text) <= _LABEL_WIDTH else text[: _LABEL_WIDTH - 3] + "..."
 
 
-def _regulariser_residuals(f: ConvexFunction, d: NDArray[np.float64], theta: NDArray[np.float64],
-                           name: str) -> list[tuple[str, float]]:
+def _regulariser_residuals(
+    f: ConvexFunction, d: NDArray[np.float64], theta: NDArray[np.float64], name: str
+) -> list[tuple[str, float]]:
     """Fenchel-Young residual of f at (d, theta), then of its parts at their split of theta."""
     rows = [(f"{name} = {_label(f)}", f.fenchel_young_gap(d, theta))]
     if isinstance(f, SimplexRestriction):  # Lemma 8: f sees [theta + gamma*]_+, I_S the rest
@@ -88,15 +89,21 @@ def _regulariser_residuals(f: ConvexFunction, d: NDArray[np.float64], theta: NDA
     return rows
 
 
-def fenchel_young_residuals(rel: Relaxation, d: NDArray[np.float64], w: NDArray[np.float64]
-                            ) -> list[tuple[str, float]]:
+def fenchel_young_residuals(
+    rel: Relaxation, d: NDArray[np.float64], w: NDArray[np.float64]
+) -> list[tuple[str, float]]:
     """Every conjugate pair of the derivation at ``(d, w)`` (module docstring); the first two sum
     to ``primal_objective(d) - dual_objective(w)``."""
     margins = rel.U @ w
-    edge = ("g = ||A^T d||_inf, g* = I_B1 (edge term)" if rel.signed
-            else "g = max_q (U^T d)_q, g* = I_S (edge term)")
-    return [(edge, rel.edge_term(d) - float(d @ margins)),
-            *_regulariser_residuals(rel.regularizer, d, -margins, "f~")]
+    edge = (
+        "g = ||A^T d||_inf, g* = I_B1 (edge term)"
+        if rel.signed
+        else "g = max_q (U^T d)_q, g* = I_S (edge term)"
+    )
+    return [
+        (edge, rel.edge_term(d) - float(d @ margins)),
+        *_regulariser_residuals(rel.regularizer, d, -margins, "f~"),
+    ]
 
 
 @dataclass
@@ -132,8 +139,11 @@ class RelaxationReport:
 
     @property
     def passed(self) -> bool:
-        return bool(self.rows) and all(r.passed for r in self.rows) and self.value_spread <= max(
-            GAP_TOL.get(r.method, 1e-6) for r in self.rows)
+        return (
+            bool(self.rows)
+            and all(r.passed for r in self.rows)
+            and self.value_spread <= max(GAP_TOL.get(r.method, 1e-6) for r in self.rows)
+        )
 
     @property
     def value_spread(self) -> float:
@@ -152,21 +162,49 @@ class RelaxationReport:
             f"relaxation {self.name}: {self.relaxation}",
             f"  f~ = f + I_S = {self.regularizer}",
             f"  dual form: {forms[self.dual_form]}",
-            "  optimal d is " + ("unique (d-map: ||d_from_w(w) - d||_inf)" if self.d_is_unique
-                                 else "a face (d-map: relative gap of (d_from_w(w), w))"),
+            "  optimal d is "
+            + (
+                "unique (d-map: ||d_from_w(w) - d||_inf)"
+                if self.d_is_unique
+                else "a face (d-map: relative gap of (d_from_w(w), w))"
+            ),
             "Theorem 7 conditions on f:",
             *("  " + line for line in str(self.conditions).splitlines()),
             "",
         ]
-        header = ("method", "side", "status", "primal", "dual", "rel.gap", "d-map", "w-map", "gamma*",
-                  "max FY", "time s", "ok")
+        header = (
+            "method",
+            "side",
+            "status",
+            "primal",
+            "dual",
+            "rel.gap",
+            "d-map",
+            "w-map",
+            "gamma*",
+            "max FY",
+            "time s",
+            "ok",
+        )
         body = []
         for r in self.rows:
             fy = max((v for _, v in r.fenchel_young), key=abs, default=np.nan)
-            body.append([r.method, r.side, r.status, f"{r.primal_value:.10f}", f"{r.dual_value:.10f}",
-                         f"{r.gap:.1e}", f"{r.d_map:.1e}", f"{r.w_map:.1e}",
-                         "-" if not np.isfinite(r.gamma) else f"{r.gamma:.6f}", f"{fy:.1e}",
-                         f"{r.time:.2f}", "yes" if r.passed else "NO"])
+            body.append(
+                [
+                    r.method,
+                    r.side,
+                    r.status,
+                    f"{r.primal_value:.10f}",
+                    f"{r.dual_value:.10f}",
+                    f"{r.gap:.1e}",
+                    f"{r.d_map:.1e}",
+                    f"{r.w_map:.1e}",
+                    "-" if not np.isfinite(r.gamma) else f"{r.gamma:.6f}",
+                    f"{fy:.1e}",
+                    f"{r.time:.2f}",
+                    "yes" if r.passed else "NO",
+                ]
+            )
         widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(header)]
         lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
         lines.append("  ".join("-" * w for w in widths))
@@ -195,9 +233,21 @@ def _row(rel: Relaxation, method: str, side: str, gap_tol: float, map_tol: float
     start = time.perf_counter()
     sol = rel.solve(method=method, side=side, tol=gap_tol)
     if sol.d is None or sol.w is None:
-        return ReportRow(method, side, sol.status, sol.primal_value, sol.dual_value, np.inf, np.nan,
-                         np.nan, np.nan, [], time.perf_counter() - start, False,
-                         f"no solution ({sol.status}: {sol.message or sol.solver_status})")
+        return ReportRow(
+            method,
+            side,
+            sol.status,
+            sol.primal_value,
+            sol.dual_value,
+            np.inf,
+            np.nan,
+            np.nan,
+            np.nan,
+            [],
+            time.perf_counter() - start,
+            False,
+            f"no solution ({sol.status}: {sol.message or sol.solver_status})",
+        )
     mapped = rel.d_from_w(sol.w)
     if rel.d_is_unique:
         d_map = float(np.abs(mapped - sol.d).max())
@@ -210,8 +260,10 @@ def _row(rel: Relaxation, method: str, side: str, gap_tol: float, map_tol: float
         gamma = rel.regularizer.maximising_gamma(-(rel.U @ sol.w))
     reasons = []
     if not sol.optimal:
-        reasons.append(f"certified gap {sol.relative_gap:.2e} / infeasibility "
-                       f"{max(sol.primal_infeasibility, sol.dual_infeasibility):.2e} > {gap_tol:g}")
+        reasons.append(
+            f"certified gap {sol.relative_gap:.2e} / infeasibility "
+            f"{max(sol.primal_infeasibility, sol.dual_infeasibility):.2e} > {gap_tol:g}"
+        )
     if not abs(d_map) <= map_tol:
         reasons.append(f"d-map {d_map:.2e} > {map_tol:g}")
     if not abs(w_map) <= map_tol:
@@ -219,9 +271,21 @@ def _row(rel: Relaxation, method: str, side: str, gap_tol: float, map_tol: float
     worst = max((abs(v) for _, v in residuals), default=0.0)
     if not worst <= gap_tol * max(1.0, abs(sol.primal_value)):
         reasons.append(f"Fenchel-Young residual {worst:.2e} > {gap_tol:g}")
-    return ReportRow(method, side, sol.status, sol.primal_value, sol.dual_value, sol.relative_gap, d_map,
-                     w_map, float(gamma), residuals, time.perf_counter() - start, not reasons,
-                     "; ".join(reasons))
+    return ReportRow(
+        method,
+        side,
+        sol.status,
+        sol.primal_value,
+        sol.dual_value,
+        sol.relative_gap,
+        d_map,
+        w_map,
+        float(gamma),
+        residuals,
+        time.perf_counter() - start,
+        not reasons,
+        "; ".join(reasons),
+    )
 
 
 def verify_relaxation(
@@ -263,28 +327,41 @@ def _prior(n: int, seed: int) -> NDArray[np.float64]:
 
 #: name -> (description, f as a function of (N, seed)); caps and radii chosen to be active.
 BUILTIN_RELAXATIONS: dict[str, tuple[str, Callable[[int, int], ConvexFunction]]] = {
-    "linf-ball": ("[SS] Example 1, l_inf ball d <= 2/N: the soft margin (Cor. 5)",
-                  lambda n, s: NormBall(p=np.inf, radius=2.0 / n)),
-    "l2-ball": ("[SS] Example 1, l2 ball ||d||_2 <= 1.2/sqrt(N)",
-                lambda n, s: NormBall(p=2, radius=1.2 / np.sqrt(n))),
-    "l1-ball": ("[SS] Example 1, l1 ball of radius 1: the hard margin (Thm 4)",
-                lambda n, s: NormBall(p=1, radius=1.0)),
+    "linf-ball": (
+        "[SS] Example 1, l_inf ball d <= 2/N: the soft margin (Cor. 5)",
+        lambda n, s: NormBall(p=np.inf, radius=2.0 / n),
+    ),
+    "l2-ball": (
+        "[SS] Example 1, l2 ball ||d||_2 <= 1.2/sqrt(N)",
+        lambda n, s: NormBall(p=2, radius=1.2 / np.sqrt(n)),
+    ),
+    "l1-ball": (
+        "[SS] Example 1, l1 ball of radius 1: the hard margin (Thm 4)",
+        lambda n, s: NormBall(p=1, radius=1.0),
+    ),
     "norm-penalty": ("[SS] Example 2, f = 0.5 ||d||_2", lambda n, s: Norm(p=2, radius=0.5)),
-    "entropy": ("[SS] Eq. 8 with f = 0: the entropy-smoothed hard margin, beta = 0.05",
-                lambda n, s: 0.05 * RelativeEntropy(np.full(n, 1.0 / n))),
-    "linf-ball+entropy": ("ERLPBoost's regulariser: d <= 2/N plus 0.05 KL(d, uniform)",
-                          lambda n, s: NormBall(p=np.inf, radius=2.0 / n)
-                          + 0.05 * RelativeEntropy(np.full(n, 1.0 / n))),
-    "l2-ball+entropy": ("new: ||d||_2 <= 1.2/sqrt(N) plus 0.05 KL(d, d0), d0 a non-uniform prior",
-                        lambda n, s: NormBall(p=2, radius=1.2 / np.sqrt(n))
-                        + 0.05 * RelativeEntropy(_prior(n, s))),
-    "l2-ball-around-prior": ("new: ||d - d0||_2 <= 0.5/sqrt(N) (Thm 7 (iii) fails: infimal convolution)",
-                             lambda n, s: NormBall(p=2, radius=0.5 / np.sqrt(n)).shifted(-_prior(n, s))),
+    "entropy": (
+        "[SS] Eq. 8 with f = 0: the entropy-smoothed hard margin, beta = 0.05",
+        lambda n, s: 0.05 * RelativeEntropy(np.full(n, 1.0 / n)),
+    ),
+    "linf-ball+entropy": (
+        "ERLPBoost's regulariser: d <= 2/N plus 0.05 KL(d, uniform)",
+        lambda n, s: NormBall(p=np.inf, radius=2.0 / n) + 0.05 * RelativeEntropy(np.full(n, 1.0 / n)),
+    ),
+    "l2-ball+entropy": (
+        "new: ||d||_2 <= 1.2/sqrt(N) plus 0.05 KL(d, d0), d0 a non-uniform prior",
+        lambda n, s: NormBall(p=2, radius=1.2 / np.sqrt(n)) + 0.05 * RelativeEntropy(_prior(n, s)),
+    ),
+    "l2-ball-around-prior": (
+        "new: ||d - d0||_2 <= 0.5/sqrt(N) (Thm 7 (iii) fails: infimal convolution)",
+        lambda n, s: NormBall(p=2, radius=0.5 / np.sqrt(n)).shifted(-_prior(n, s)),
+    ),
 }
 
 
-def builtin_relaxation(name: str, seed: int = 0, n_samples: int = 30, n_hypotheses: int = 40,
-                       form: str = "abs") -> Relaxation:
+def builtin_relaxation(
+    name: str, seed: int = 0, n_samples: int = 30, n_hypotheses: int = 40, form: str = "abs"
+) -> Relaxation:
     """The built-in relaxation ``name`` (:data:`BUILTIN_RELAXATIONS`) on a random A (N x n, seed):
     n > N makes the hard-margin value positive ([SS] Thm 4: no d in the simplex zeroes A^T d)."""
     if name not in BUILTIN_RELAXATIONS:

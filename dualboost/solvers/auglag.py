@@ -103,14 +103,11 @@ def _state(curvature: Curvature | None, lp: HighsState | None) -> AuglagState | 
     return None if curvature is None else AuglagState(curvature, lp)
 
 
-
 #: no new columns (a cold start, a re-solve, a stage after the warm start)
 _NONE = np.zeros(0, dtype=np.intp)
 
 
-def _carried_state(
-    state, removed: Sequence[int] | None, new: NDArray[np.intp], t: int
-) -> AuglagState | None:
+def _carried_state(state, removed: Sequence[int] | None, new: NDArray[np.intp], t: int) -> AuglagState | None:
     """What a warm start reuses of the previous solve's state: all of it after appended columns
     (``new``: the new columns, U's last); after removed ones (``removed``) the Hessian without their
     rows and columns (:func:`_without_columns`) and no LP state (its HiGHS model has their rows);
@@ -164,8 +161,11 @@ def warm_start_weights(
     raise ValueError(
         f"warm_start has {w.size} weights after removals; the model has t = {t} hypotheses "
         "(a warm start may append columns, U's last, or remove columns listed in removed="
-        + ("; a corrective step's model has exactly the weights of its warm start)"
-           if model.w_domain is WDomain.LINE else ")")
+        + (
+            "; a corrective step's model has exactly the weights of its warm start)"
+            if model.w_domain is WDomain.LINE
+            else ")"
+        )
     )
 
 
@@ -450,9 +450,7 @@ def _warm_start(model, run: _Run, options: AuglagOptions, new: NDArray[np.intp],
     Lagrangian rounds (:func:`_solve_simplex`), within warm_budget iterations at large eta."""
     budget = min(run.max_iter, options.warm_budget) if large else run.max_iter
     w = _normalised(run.w)
-    point, steps, kept = _solve_simplex(
-        model, run.evaluator, w, run.target, budget, new, options, run.kept
-    )
+    point, steps, kept = _solve_simplex(model, run.evaluator, w, run.target, budget, new, options, run.kept)
     run.took(point, steps, kept)
     run.report(options, "warm_start", steps)
 

@@ -85,8 +85,6 @@ class KKTMultipliers:
     active_psi: NDArray[np.intp]
 
 
-
-
 class WDomain(str, Enum):
     """The set the dual's weights w live on (a ``str``: ``WDomain.SIMPLEX == "simplex"``)."""
 

@@ -40,6 +40,7 @@ from dualboost.solvers.options import NewtonOptions, defaults
 
 __all__ = ["DualEvaluator", "Curvature", "newton_polish", "certified_point", "Point"]
 
+
 class DualEvaluator:
     """The model's dual ``(D(w), grad D(w), d(w))`` with evaluation counting (and a warm-started copy
     of the regulariser, whose inner root searches start from the previous evaluation's), and the

@@ -57,5 +57,3 @@ def corrective_max_iter(eta: float, eps: float) -> int:
     """The corrective algorithms ([SS] Thm 9 with ``beta = 1/eta``; [KG] Sec 4.2): ``32 eta/eps``
     (``= 64 ln(N/nu)/eps^2`` at the canonical eta), plus the discarded last iteration."""
     return erlpboost_max_iter(eta, eps, "practical")
-
-

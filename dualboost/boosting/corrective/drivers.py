@@ -568,8 +568,17 @@ def _corrective(
     if secondary:
         params["lp_steps"] = s.lp_steps
     reason, detail = timed or rule_or_cap(converged, "delta~ (practical) <= eps/2", setup.max_iter)
-    return run.result(algorithm, ensemble, s.w, s.d, converged=converged, stop_reason=reason,
-                      stop_detail=detail, params=params, soft_margin=True)
+    return run.result(
+        algorithm,
+        ensemble,
+        s.w,
+        s.d,
+        converged=converged,
+        stop_reason=reason,
+        stop_detail=detail,
+        params=params,
+        soft_margin=True,
+    )
 
 
 def _advance(run: Run, ensemble: Ensemble, setup: _Setup, s: _State, selection, t: int, lp) -> float:
@@ -578,8 +587,9 @@ def _advance(run: Run, ensemble: Ensemble, setup: _Setup, s: _State, selection, 
     u = selection.column
     alpha = 1.0  # w^1 = e_1 (module docstring)
     if t > 1 and setup.step == "line" and setup.method is not None:
-        alpha = exact_step(setup.model_class, ensemble.stored, s.w, u, s.d, setup.nu, setup.eta, setup.d0,
-                           setup.method)
+        alpha = exact_step(
+            setup.model_class, ensemble.stored, s.w, u, s.d, setup.nu, setup.eta, setup.d0, setup.method
+        )
     position, is_new = ensemble.add(selection)
     s.w = np.r_[s.w, 0.0] if is_new else s.w
     away = None

@@ -127,8 +127,14 @@ def smoothboost(
             break
     reason, detail = timed or rule_or_cap(converged, history.criterion, max_iter)
     return run.result(
-        "smoothboost", ensemble, counts / counts.sum(), d, converged=converged, stop_reason=reason,
-        stop_detail=detail, params=params,
+        "smoothboost",
+        ensemble,
+        counts / counts.sum(),
+        d,
+        converged=converged,
+        stop_reason=reason,
+        stop_detail=detail,
+        params=params,
     )
 
 

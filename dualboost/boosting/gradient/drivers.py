@@ -456,8 +456,19 @@ def gradient_projection(
             stop_reason, detail = stop
             break
     params = _params(projection, loss, budget, step, learning_rate, tol, p)
-    return trace.result(projection, loss, f0, history, run, initial_objective, params, p,
-                        converged=converged, stop_reason=stop_reason, stop_detail=detail)
+    return trace.result(
+        projection,
+        loss,
+        f0,
+        history,
+        run,
+        initial_objective,
+        params,
+        p,
+        converged=converged,
+        stop_reason=stop_reason,
+        stop_detail=detail,
+    )
 
 
 def _start(loss: FunctionalLoss, y: ArrayLike, n_samples: int, n_outputs, init, sample_weight) -> tuple:
@@ -564,8 +575,9 @@ class _Trace:
         """The run's :class:`GradientBoostResult` (``stop``: converged, stop_reason, stop_detail), with
         :func:`~dualboost.boosting.core.run.warn_unconverged` for a run that ended before its rule."""
         if not stop["converged"] and stop["stop_reason"] != "rounds":
-            warn_unconverged(f"gradient_projection ({projection})", stop["stop_reason"], stop["stop_detail"],
-                             stacklevel=5)
+            warn_unconverged(
+                f"gradient_projection ({projection})", stop["stop_reason"], stop["stop_detail"], stacklevel=5
+            )
         return GradientBoostResult(
             projection=projection,
             loss=loss,

@@ -386,8 +386,16 @@ def _run(
             break
     eta_sum = float(rounds.eta.sum())
     weights = rounds.eta / eta_sum if eta_sum > 0 else rounds.eta
-    base = run.result(algorithm, ensemble, weights, rule.d, converged=converged, stop_reason=reason,
-                      stop_detail=detail, params=params)
+    base = run.result(
+        algorithm,
+        ensemble,
+        weights,
+        rule.d,
+        converged=converged,
+        stop_reason=reason,
+        stop_detail=detail,
+        params=params,
+    )
     return rounds.result(base, eta_sum, rule.region)
 
 

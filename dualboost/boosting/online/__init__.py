@@ -1,5 +1,4 @@
-"""Online boosting of [BKL]: Online BBM and AdaBoost.OL, in :mod:`~dualboost.boosting.online.drivers`.
-"""
+"""Online boosting of [BKL]: Online BBM and AdaBoost.OL, in :mod:`~dualboost.boosting.online.drivers`."""
 
 from dualboost.boosting.online.drivers import (
     WEIGHTINGS,

@@ -213,8 +213,9 @@ class _Ensemble:
         return w
 
 
-def _check_run(model: Relaxation, eps: float, beta: float | None, max_iter: int | None
-               ) -> tuple[float, float, int]:
+def _check_run(
+    model: Relaxation, eps: float, beta: float | None, max_iter: int | None
+) -> tuple[float, float, int]:
     if not isinstance(model, Relaxation):
         raise ValueError(f"model must be a Relaxation; got {type(model).__name__}")
     eps = check_scalar(eps, "eps")
@@ -270,9 +271,18 @@ def _boost(
         sign = -1.0 if (model.signed and raw_edge < 0) else 1.0
         edge = sign * raw_edge
         gap = edge - float(d @ ensemble.margins)  # <d_t, A(e^j - w_t)>, Lemma 11
-        row = {"iteration": t, "column": key, "sign": int(sign), "edge": edge, "gap": gap,
-               "primal": edge + F.value(d), "dual": dual, "step": None, "status": None,
-               "n_hypotheses": int(np.count_nonzero(ensemble.weights))}
+        row = {
+            "iteration": t,
+            "column": key,
+            "sign": int(sign),
+            "edge": edge,
+            "gap": gap,
+            "primal": edge + F.value(d),
+            "dual": dual,
+            "step": None,
+            "status": None,
+            "n_hypotheses": int(np.count_nonzero(ensemble.weights)),
+        }
         if options.keep_iterates:
             row["d"], row["w"] = d, ensemble.model_weights()
         history.append(row)
@@ -359,8 +369,7 @@ def corrective_relaxation_boost(
 
         return step
 
-    return _boost(model, eps, make_update, oracle=oracle, beta=beta, max_iter=max_iter,
-                  options=options)
+    return _boost(model, eps, make_update, oracle=oracle, beta=beta, max_iter=max_iter, options=options)
 
 
 def _signed_pairs(C: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -459,8 +468,9 @@ def totally_corrective_relaxation_boost(
         def resolve(ensemble: _Ensemble, position: int, sign: float, gap: float) -> tuple[None, str]:
             best = None
             if "auglag" in methods:
-                fast = _auglag_restricted(smoothed, ensemble.matrix(), model.signed,
-                                          previous[-1] if previous else None, tol)
+                fast = _auglag_restricted(
+                    smoothed, ensemble.matrix(), model.signed, previous[-1] if previous else None, tol
+                )
                 if fast is not None:
                     previous[:] = [fast[0]]
                     best = (fast[0], fast[1], "auglag/dual")
@@ -482,5 +492,4 @@ def totally_corrective_relaxation_boost(
 
         return resolve
 
-    return _boost(model, eps, make_update, oracle=oracle, beta=beta, max_iter=max_iter,
-                  options=options)
+    return _boost(model, eps, make_update, oracle=oracle, beta=beta, max_iter=max_iter, options=options)

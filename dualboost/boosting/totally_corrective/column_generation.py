@@ -185,8 +185,14 @@ def column_generation(run: Run, ensemble: Ensemble, form: Formulation, d, max_it
             found, stop = form.after(model, d, selection, position, is_new, sol)
             d = form.next_d(model, sol)
         quantity = quantity if found is None else found
-        run.record(t, selection.edge, primal=sol.primal_value, dual=sol.dual_value, stopping=quantity,
-                   n_hypotheses=n_positive(sol.w))
+        run.record(
+            t,
+            selection.edge,
+            primal=sol.primal_value,
+            dual=sol.dual_value,
+            stopping=quantity,
+            n_hypotheses=n_positive(sol.w),
+        )
         run.keep(form.pricing(d), form.kept(sol))
         if stop is not None:
             break

@@ -335,8 +335,17 @@ def recentre(d: NDArray[np.float64], floor: float = QRLP_CENTER_FLOOR) -> NDArra
     return c / c.sum()
 
 
-def _drive(form_class, oracle, *, eps: float, max_iter: int | None, method: str, tol: float | None,
-           options: RunOptions, **model_params) -> BoostResult:
+def _drive(
+    form_class,
+    oracle,
+    *,
+    eps: float,
+    max_iter: int | None,
+    method: str,
+    tol: float | None,
+    options: RunOptions,
+    **model_params,
+) -> BoostResult:
     """Check the common arguments, run :func:`column_generation` on ``form_class`` and assemble the
     result (``model_params`` were checked by the caller)."""
     n = check_oracle(oracle)
@@ -638,4 +647,3 @@ def qrlpboost(
         tol=tol,
         options=options,
     )
-

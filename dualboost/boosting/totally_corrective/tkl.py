@@ -105,4 +105,3 @@ def tklboost(
         tol=tol,
         options=options,
     )
-
