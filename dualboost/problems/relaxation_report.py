@@ -38,7 +38,7 @@ from dualboost.conjugates import (
 from dualboost.conjugates.simplex import Theorem7Conditions
 from dualboost.instances import random_edge_matrix
 from dualboost.problems.relaxation import Relaxation
-from dualboost.solvers import accepts
+from dualboost.solvers import REGISTRY, accepts
 
 __all__ = [
     "FAST_GAP_TOL",
@@ -53,16 +53,18 @@ __all__ = [
     "MAP_TOL",
 ]
 
-#: certified relative gap tolerance per method (the values of ``dualboost verify``)
-GAP_TOL = {"clarabel": 1e-6, "ecos": 1e-6, "scs": 1e-4}
+_CVXPY = ("clarabel", "ecos", "scs")
+#: certified relative gap tolerance per cvxpy method, as the method declares it (``Method.gap_tol`` of
+#: ``dualboost.solvers.REGISTRY``, which ``dualboost verify`` reads too)
+GAP_TOL = {name: REGISTRY[name].gap_tol for name in _CVXPY}
 #: map tolerance per method: ``||d_from_w(w) - d||_inf`` for a unique d, else the relative gap of
-#: the mapped pair (as ``dualboost verify``)
-MAP_TOL = {"clarabel": 1e-5, "ecos": 1e-5, "scs": 1e-3}
+#: the mapped pair (``Method.map_tol``, as ``dualboost verify``)
+MAP_TOL = {name: REGISTRY[name].map_tol for name in _CVXPY}
 #: the fast method's tolerances: ``method="auglag"`` on the forms whose dual is smooth (the simplex
 #: and edge forms with a strictly convex f, docs/math.md#exact-restriction); its rows appear only
 #: where it applies (``dualboost verify --relaxation`` shows them in a second report, form "simplex")
-FAST_GAP_TOL = {"auglag": 1e-6}
-FAST_MAP_TOL = {"auglag": 1e-5}
+FAST_GAP_TOL = {"auglag": REGISTRY["auglag"].gap_tol}
+FAST_MAP_TOL = {"auglag": REGISTRY["auglag"].map_tol}
 _LABEL_WIDTH = 70
 
 
