@@ -116,6 +116,23 @@ def test_classifier_on_dask_input():
     np.testing.assert_array_equal(dask_fit.predict(Xd).compute(), memory.predict(X))
     np.testing.assert_allclose(dask_fit.margins(Xd, yd).compute(), memory.margins(X, y), atol=1e-9)
     np.testing.assert_allclose(dask_fit.margins(Xd, y).compute(), memory.margins(X, y), atol=1e-9)
+    staged = list(zip(dask_fit.staged_decision_function(X), memory.staged_decision_function(X), strict=True))
+    assert len(staged) > 1  # (zip strict: as many stages as the in-memory fit)
+    for got, want in staged:  # the Dask fit keeps its stages (t numbers per iteration) as in memory
+        np.testing.assert_allclose(got, want, atol=1e-9)
+
+
+def test_binary_dask_fit_keeps_stages():
+    """Staged predictions of a two-class Dask fit: the in-memory fit's, stage by stage."""
+    X, y = _data(100, 3, 2, seed=6)
+    memory = ERLPBoostClassifier(nu=0.2, eps=0.05).fit(X, y)
+    dask_fit = ERLPBoostClassifier(nu=0.2, eps=0.05).fit(
+        da.from_array(X, chunks=50), da.from_array(y, chunks=50)
+    )
+    stages = list(zip(dask_fit.staged_predict_proba(X), memory.staged_predict_proba(X), strict=True))
+    assert len(stages) > 1  # (zip strict: as many stages as the in-memory fit)
+    for got, want in stages:
+        np.testing.assert_allclose(got, want, atol=1e-8)
 
 
 def test_in_memory_model_predicts_dask_blocks():

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from dualboost.boosting.core.options import ONLY_PROGRESS, RunOptions, takes_run_options
+from dualboost.boosting.core.options import NO_CHECKPOINT, NO_ITERATES, RunOptions, takes_run_options
 from dualboost.boosting.core.result import BoostResult
 from dualboost.boosting.core.run import Run
 from dualboost.boosting.totally_corrective.drivers import entropy_loop, entropy_setup
@@ -107,7 +107,7 @@ class DaskEnsemble:
         )
 
 
-@takes_run_options(without=ONLY_PROGRESS)
+@takes_run_options(without=(*NO_ITERATES, *NO_CHECKPOINT))
 def dask_erlpboost(
     X: Any,
     y: Any,

@@ -395,8 +395,8 @@ class BoostingClassifier(ModelFile, ProbabilityLink, ClassifierMixin, BaseEstima
         check_is_fitted(self)
         if getattr(self, "stages_", None) is None:
             raise ValueError(
-                f"{type(self).__name__} kept no stages: a fit resumed from a checkpoint, or a Dask fit, "
-                "has none; refit without resume for staged predictions"
+                f"{type(self).__name__} kept no stages: a fit resumed from a checkpoint (or a model file "
+                "of an earlier version) has none; refit without resume for staged predictions"
             )
         X = validate_features(self, X, reset=False)
         if sp.issparse(X):

@@ -148,7 +148,7 @@ def _fit_blocks(
         criterion=estimator.criterion,
         tol=None,
         n_partitions=n_partitions,
-        options=RunOptions(max_time=estimator.max_time),
+        options=RunOptions(max_time=estimator.max_time, keep_stages=True),
         **loop,
     )
 

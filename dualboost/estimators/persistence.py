@@ -606,7 +606,7 @@ class _Reader:
             if np.any(w < 0) or (w.size and abs(float(w.sum()) - 1.0) > _SIMPLEX_TOL):
                 raise self.fail(f"{what} must lie in the simplex (w >= 0, sum 1); sum {float(w.sum())!r}")
             return w
-        if name == "stages_":  # None after a resumed run or a Dask fit
+        if name == "stages_":  # None after a resumed run
             if entry == {"json": None}:
                 return None
             return self.stages(self.entry(entry, what, ("stages",))["stages"], what)
