@@ -1,0 +1,134 @@
+"""The implicit operator of decision-stump columns (``dualboost.problems.kernels.StumpColumns``,
+issue 32 item 2) against the explicit products with U it replaces, and ERLPBoost runs through it
+against the same runs on the explicit U."""
+
+import numpy as np
+import pytest
+
+from dualboost.boosting import erlpboost
+from dualboost.oracles import DecisionStumps
+from dualboost.oracles.stumps import Constant, Stump
+from dualboost.problems import ERLPBoost
+from dualboost.problems.kernels import StumpColumns
+
+
+def test_the_compiled_passes_are_built():
+    """CI runs the implicit products: the extension exists in an installed tree (no skip)."""
+    from dualboost.problems import _stump_products as module
+
+    assert callable(module.step_sums) and callable(module.prefix_sums)
+
+
+def random_stumps(rng, X, count):
+    """Stumps with thresholds at data values (ties on both sides), between them, outside the range
+    and repeated, and constants of both signs."""
+    p = X.shape[1]
+    hypotheses = [Constant(n_features=p, sign=1), Constant(n_features=p, sign=-1)]
+    while len(hypotheses) < count:
+        f = int(rng.integers(0, p))
+        kind = rng.integers(0, 4)
+        if kind == 0:
+            threshold = float(rng.choice(X[:, f]))  # a data value: the tied rows are not above it
+        elif kind == 1:
+            threshold = float(rng.normal())
+        elif kind == 2:
+            threshold = float(X[:, f].max()) + 1.0 if rng.random() < 0.5 else float(X[:, f].min()) - 1.0
+        else:
+            threshold = hypotheses[-1].threshold if isinstance(hypotheses[-1], Stump) else 0.0
+        hypotheses.append(Stump(n_features=p, feature=f, threshold=threshold, sign=int(rng.choice([-1, 1]))))
+    return hypotheses
+
+
+def data(rng, n):
+    """Rounded features (many ties), a constant feature and one half zeros."""
+    X = np.round(rng.normal(size=(n, 5)), 1)
+    X[:, 2] = 0.5
+    X[: n // 2, 3] = 0.0
+    y = np.where(rng.random(n) < 0.4, -1.0, 1.0)
+    return X, y
+
+
+def explicit(X, y, hypotheses):
+    """U from the hypotheses' own predictions (the Ensemble's columns: y * h(x))."""
+    return np.column_stack([y * h.predict(X) for h in hypotheses])
+
+
+@pytest.mark.parametrize("n", [10, 10_000])
+def test_products_equal_the_explicit_ones(n):
+    rng = np.random.default_rng(n)
+    X, y = data(rng, n)
+    oracle = DecisionStumps().fit(X, y)
+    hypotheses = random_stumps(rng, X, 40)
+    U = explicit(X, y, hypotheses)
+    # built in two steps, as a run extends it (a new feature in the second part)
+    first = StumpColumns.of(oracle, hypotheses[:15])
+    operator = StumpColumns.of(oracle, hypotheses, first)
+    assert operator.n_columns == U.shape[1]
+    w, d, g = rng.normal(size=U.shape[1]), rng.normal(size=n), rng.random(n)  # signed w and d
+    assert np.allclose(operator.margins(w), U @ w, rtol=0, atol=1e-12 * np.abs(w).sum())
+    assert np.allclose(operator.edges(d), U.T @ d, rtol=0, atol=1e-12 * np.abs(d).sum())
+    reference = U.T @ (g * (U @ w))
+    assert np.allclose(operator.gram(w, g), reference, rtol=0, atol=1e-12 * np.abs(reference).max())
+    columns = np.array([0, 3, 4, 17, 39])
+    part = operator.restricted(columns)
+    assert np.allclose(part.margins(w[columns]), U[:, columns] @ w[columns], rtol=0, atol=1e-12 * n)
+    assert np.allclose(part.edges(d), U[:, columns].T @ d, rtol=0, atol=1e-12 * n)
+
+
+def test_other_hypotheses_have_no_operator():
+    rng = np.random.default_rng(0)
+    X, y = data(rng, 30)
+    oracle = DecisionStumps().fit(X, y)
+
+    class Other(Constant):
+        pass
+
+    assert StumpColumns.of(oracle, [Constant(n_features=5, sign=1), Other(n_features=5, sign=1)]) is None
+
+
+def test_model_products_through_the_operator(monkeypatch):
+    """The smooth dual's value, gradient, objectives and Hessian-vector products of an ERLPBoost
+    model with the operator equal those on the explicit U."""
+    rng = np.random.default_rng(3)
+    X, y = data(rng, 500)
+    oracle = DecisionStumps().fit(X, y)
+    hypotheses = random_stumps(rng, X, 60)
+    U = explicit(X, y, hypotheses)
+    plain = ERLPBoost(U, nu=50.0, eta=20.0)
+    implicit = plain.with_columns(U)
+    implicit.stump_columns = StumpColumns.of(oracle, hypotheses)
+    monkeypatch.setattr(StumpColumns, "MIN_COLUMNS_PER_FEATURE", 0)  # always the operator
+    w = rng.random(60)
+    w /= w.sum()
+    for a, b in zip(implicit.dual_value_and_grad(w), plain.dual_value_and_grad(w), strict=True):
+        assert np.allclose(a, b, rtol=1e-12, atol=1e-14)
+    d = plain.d_from_w(w)
+    assert implicit.primal_objective(d) == pytest.approx(plain.primal_objective(d), rel=1e-12)
+    assert implicit.dual_objective(w) == pytest.approx(plain.dual_objective(w), rel=1e-12)
+    columns = np.array([1, 5, 6, 30, 31, 59])
+    v = rng.normal(size=columns.size)
+    product = implicit.dual_hessian_operator(w, columns, d)(v)
+    reference = plain.dual_hessian(w, columns, d) @ v
+    assert np.allclose(product, reference, rtol=1e-10, atol=1e-12 * np.abs(reference).max())
+    # with_columns drops the operator: it belonged to the old columns
+    assert implicit.with_columns(U[:, :10]).stump_columns is None
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_erlpboost_runs_match_the_explicit_ones(monkeypatch, seed):
+    """A whole run with the products through the operator (from the first column on) takes the same
+    hypotheses, iterations and certified gaps as the run on the explicit U."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(300, 6))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.3 * rng.normal(size=300) > 0.4, 1.0, -1.0)
+    runs = {}
+    for name, least in (("explicit", 10**9), ("implicit", 0)):
+        monkeypatch.setattr(StumpColumns, "MIN_COLUMNS_PER_FEATURE", least)
+        oracle = DecisionStumps().fit(X, y)
+        runs[name] = erlpboost(oracle, nu=30.0, eps=0.02)
+    a, b = runs["implicit"], runs["explicit"]
+    assert a.n_iter == b.n_iter
+    assert a.hypotheses == b.hypotheses
+    assert np.allclose(a.weights, b.weights, atol=1e-8)
+    assert np.allclose(a.history["gap"], b.history["gap"], rtol=1e-6, atol=1e-10, equal_nan=True)
+    assert a.converged and b.converged
