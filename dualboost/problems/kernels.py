@@ -213,8 +213,8 @@ class StumpColumns:
     """
 
     #: below this many columns per feature slot the explicit products (BLAS on a U that fits in cache)
-    #: are faster (benchmarks/results/stump_products.txt: at N = 4000, F = 20 the implicit U^T (g U v)
-    #: took 0.45x the dense time at t = 50, 3x-17x at t = 200)
+    #: are faster (benchmarks/results/stump_products.txt, N = 4000, F = 20, one BLAS thread: the
+    #: implicit U^T (g U v) 0.39x the dense speed at t = 50, 1.5x at t = 100, 3.6x at t = 200)
     MIN_COLUMNS_PER_FEATURE = 4
 
     def __init__(
