@@ -247,10 +247,14 @@ class StumpColumns:
         new = hypotheses[done:]
         if not all(type(h) in (Stump, Constant) for h in new):
             return None
-        added = tuple(sorted({h.feature for h in new if type(h) is Stump} - set(features)))
+        added = {h.feature for h in new if type(h) is Stump} - set(features)
         n = oracle.n_samples_
         if previous is None or added:
-            features = features + added
+            # the feature slots in increasing feature order, every cut placed again: the products'
+            # order of summation depends on the columns only, not on the order they came in (a
+            # resumed run sums as the uninterrupted one did)
+            features = tuple(sorted(set(features) | added))
+            previous, new = None, hypotheses
             orders = [oracle.sort_order(f)[0] for f in features]
             order = np.array(orders, dtype=np.int32).reshape(len(features), n)
             position = np.empty_like(order)
