@@ -121,12 +121,22 @@ def test_erlpboost_runs_match_the_explicit_ones(monkeypatch, seed):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(300, 6))
     y = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.3 * rng.normal(size=300) > 0.4, 1.0, -1.0)
-    runs = {}
+    runs, calls = {}, []
+    margins = StumpColumns.margins
+
+    def counted(self, w):
+        calls.append(self.n_columns)
+        return margins(self, w)
+
+    monkeypatch.setattr(StumpColumns, "margins", counted)
     for name, least in (("explicit", 10**9), ("implicit", 0)):
         monkeypatch.setattr(StumpColumns, "MIN_COLUMNS_PER_FEATURE", least)
         oracle = DecisionStumps().fit(X, y)
         runs[name] = erlpboost(oracle, nu=30.0, eps=0.02)
+        if name == "explicit":
+            assert not calls  # the reference run never went through the operator
     a, b = runs["implicit"], runs["explicit"]
+    assert len(calls) > a.n_iter  # the implicit run did, from its first columns on
     assert a.n_iter == b.n_iter
     assert a.hypotheses == b.hypotheses
     assert np.allclose(a.weights, b.weights, atol=1e-8)

@@ -172,7 +172,7 @@ def column_generation(run: Run, ensemble: Ensemble, form: Formulation, d, max_it
     sol = None
     run.keep(form.pricing(d), np.zeros(0))
     first, (d, sol, *rest) = run.resume(ensemble, d=d, sol=sol, **form.state())
-    if isinstance(run.oracle, DecisionStumps):
+    if type(run.oracle) is DecisionStumps:  # a subclass may make other columns of its stumps
         for growing in form.growing_models():
             growing.stumps = run.oracle
     form.restore(dict(zip(form.state(), rest, strict=True)))
