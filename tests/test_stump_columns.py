@@ -54,7 +54,8 @@ def explicit(X, y, hypotheses):
 
 
 @pytest.mark.parametrize("n", [10, 10_000])
-def test_products_equal_the_explicit_ones(n):
+def test_products_equal_the_explicit_ones(monkeypatch, n):
+    monkeypatch.setattr(StumpColumns, "MIN_COLUMNS_PER_FEATURE", 0)  # made even for 15 columns
     rng = np.random.default_rng(n)
     X, y = data(rng, n)
     oracle = DecisionStumps().fit(X, y)
@@ -144,9 +145,10 @@ def test_erlpboost_runs_match_the_explicit_ones(monkeypatch, seed):
     assert a.converged and b.converged
 
 
-def test_products_do_not_depend_on_how_the_operator_grew():
+def test_products_do_not_depend_on_how_the_operator_grew(monkeypatch):
     """Built at once or column by column (a resumed run against the uninterrupted one), the
     operator sums in the same order: bit-identical products."""
+    monkeypatch.setattr(StumpColumns, "MIN_COLUMNS_PER_FEATURE", 0)
     rng = np.random.default_rng(7)
     X, y = data(rng, 200)
     oracle = DecisionStumps().fit(X, y)
@@ -158,3 +160,15 @@ def test_products_do_not_depend_on_how_the_operator_grew():
     w, d = rng.normal(size=30), rng.normal(size=200)
     assert np.array_equal(grown.margins(w), whole.margins(w))
     assert np.array_equal(grown.edges(d), whole.edges(d))
+
+
+def test_no_operator_where_it_does_not_pay():
+    """Fewer than MIN_COLUMNS_PER_FEATURE columns per feature used: None, and no sort order made."""
+    rng = np.random.default_rng(5)
+    X, y = data(rng, 100)
+    oracle = DecisionStumps().fit(X, y)
+    few = [Stump(n_features=5, feature=f, threshold=0.0, sign=1) for f in (0, 1, 3)] * 3  # 9 < 4 * 3
+    assert StumpColumns.of(oracle, few) is None
+    assert oracle.__dict__.get("_orders") == {}
+    many = few * 2  # 18 >= 4 * 3
+    assert StumpColumns.of(oracle, many).n_columns == 18

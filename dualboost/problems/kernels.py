@@ -239,7 +239,9 @@ class StumpColumns:
         :class:`~dualboost.oracles.stumps.Constant` of a fitted
         :class:`~dualboost.oracles.DecisionStumps` ``oracle``; None for any other hypothesis),
         extending ``previous`` (the operator of a prefix of the same list) by the new columns. None
-        too where the compiled passes are not built (docs/architecture.md#compiled-code)."""
+        too where it does not pay (:meth:`pays`: nothing is sorted or stacked then, e.g. for the
+        many features of a topic set, one or two stumps each), or where the compiled passes are not
+        built (docs/architecture.md#compiled-code)."""
         if step_sums is None:
             return None
         done = 0 if previous is None else previous.n_columns
@@ -248,6 +250,8 @@ class StumpColumns:
         if not all(type(h) in (Stump, Constant) for h in new):
             return None
         added = {h.feature for h in new if type(h) is Stump} - set(features)
+        if len(hypotheses) < cls.MIN_COLUMNS_PER_FEATURE * max(len(features) + len(added), 1):
+            return None
         n = oracle.n_samples_
         if previous is None or added:
             # the feature slots in increasing feature order, every cut placed again: the products'
