@@ -19,6 +19,12 @@ def test_the_compiled_passes_are_built():
     assert callable(module.step_sums) and callable(module.prefix_sums)
 
 
+def always(monkeypatch):
+    """The operator for any number of columns and rows (its thresholds set to 0)."""
+    monkeypatch.setattr(StumpColumns, "MIN_COLUMNS_PER_FEATURE", 0)
+    monkeypatch.setattr(StumpColumns, "MIN_ENTRIES", 0)
+
+
 def random_stumps(rng, X, count):
     """Stumps with thresholds at data values (ties on both sides), between them, outside the range
     and repeated, and constants of both signs."""
@@ -55,7 +61,7 @@ def explicit(X, y, hypotheses):
 
 @pytest.mark.parametrize("n", [10, 10_000])
 def test_products_equal_the_explicit_ones(monkeypatch, n):
-    monkeypatch.setattr(StumpColumns, "MIN_COLUMNS_PER_FEATURE", 0)  # made even for 15 columns
+    always(monkeypatch)  # made even for 15 columns
     rng = np.random.default_rng(n)
     X, y = data(rng, n)
     oracle = DecisionStumps().fit(X, y)
@@ -98,7 +104,7 @@ def test_model_products_through_the_operator(monkeypatch):
     plain = ERLPBoost(U, nu=50.0, eta=20.0)
     implicit = plain.with_columns(U)
     implicit.stump_columns = StumpColumns.of(oracle, hypotheses)
-    monkeypatch.setattr(StumpColumns, "MIN_COLUMNS_PER_FEATURE", 0)  # always the operator
+    always(monkeypatch)
     w = rng.random(60)
     w /= w.sum()
     for a, b in zip(implicit.dual_value_and_grad(w), plain.dual_value_and_grad(w), strict=True):
@@ -132,6 +138,7 @@ def test_erlpboost_runs_match_the_explicit_ones(monkeypatch, seed):
     monkeypatch.setattr(StumpColumns, "margins", counted)
     for name, least in (("explicit", 10**9), ("implicit", 0)):
         monkeypatch.setattr(StumpColumns, "MIN_COLUMNS_PER_FEATURE", least)
+        monkeypatch.setattr(StumpColumns, "MIN_ENTRIES", 0)
         oracle = DecisionStumps().fit(X, y)
         runs[name] = erlpboost(oracle, nu=30.0, eps=0.02)
         if name == "explicit":
@@ -148,7 +155,7 @@ def test_erlpboost_runs_match_the_explicit_ones(monkeypatch, seed):
 def test_products_do_not_depend_on_how_the_operator_grew(monkeypatch):
     """Built at once or column by column (a resumed run against the uninterrupted one), the
     operator sums in the same order: bit-identical products."""
-    monkeypatch.setattr(StumpColumns, "MIN_COLUMNS_PER_FEATURE", 0)
+    always(monkeypatch)
     rng = np.random.default_rng(7)
     X, y = data(rng, 200)
     oracle = DecisionStumps().fit(X, y)
@@ -162,8 +169,9 @@ def test_products_do_not_depend_on_how_the_operator_grew(monkeypatch):
     assert np.array_equal(grown.edges(d), whole.edges(d))
 
 
-def test_no_operator_where_it_does_not_pay():
+def test_no_operator_where_it_does_not_pay(monkeypatch):
     """Fewer than MIN_COLUMNS_PER_FEATURE columns per feature used: None, and no sort order made."""
+    monkeypatch.setattr(StumpColumns, "MIN_ENTRIES", 0)
     rng = np.random.default_rng(5)
     X, y = data(rng, 100)
     oracle = DecisionStumps().fit(X, y)
@@ -172,3 +180,12 @@ def test_no_operator_where_it_does_not_pay():
     assert oracle.__dict__.get("_orders") == {}
     many = few * 2  # 18 >= 4 * 3
     assert StumpColumns.of(oracle, many).n_columns == 18
+
+
+def test_no_operator_for_a_small_matrix():
+    """Below MIN_ENTRIES entries of U (a dense U in cache) the explicit products run."""
+    rng = np.random.default_rng(6)
+    X, y = data(rng, 100)
+    oracle = DecisionStumps().fit(X, y)
+    hypotheses = random_stumps(rng, X, 40)  # 40 >= 4 * 5 columns per feature, 100 * 40 < 4e5 entries
+    assert StumpColumns.of(oracle, hypotheses) is None

@@ -216,6 +216,10 @@ class StumpColumns:
     #: are faster (benchmarks/results/stump_products.txt, N = 4000, F = 20, one BLAS thread: the
     #: implicit U^T (g U v) 0.39x the dense speed at t = 50, 1.5x at t = 100, 3.6x at t = 200)
     MIN_COLUMNS_PER_FEATURE = 4
+    #: nor below this many entries of U (N t): a dense U of 1.6 MB and less sits in cache, and the
+    #: operator's few numpy calls per product cost more than the pass (german and diabetes, N t <=
+    #: 1.7e5, ran 0.84x as fast through it; benchmarks/results/vs_adaboost.txt)
+    MIN_ENTRIES = 4e5
 
     def __init__(
         self,
@@ -250,9 +254,9 @@ class StumpColumns:
         if not all(type(h) in (Stump, Constant) for h in new):
             return None
         added = {h.feature for h in new if type(h) is Stump} - set(features)
-        if len(hypotheses) < cls.MIN_COLUMNS_PER_FEATURE * max(len(features) + len(added), 1):
-            return None
         n = oracle.n_samples_
+        if not cls._pays(n, len(hypotheses), len(features) + len(added)):
+            return None
         if previous is None or added:
             # the feature slots in increasing feature order, every cut placed again: the products'
             # order of summation depends on the columns only, not on the order they came in (a
@@ -287,7 +291,14 @@ class StumpColumns:
 
     def pays(self, n_columns: int) -> bool:
         """Whether the implicit products beat the explicit ones for ``n_columns`` of these columns."""
-        return n_columns >= self.MIN_COLUMNS_PER_FEATURE * max(len(self.features), 1)
+        return self._pays(self.n_samples, n_columns, len(self.features))
+
+    @classmethod
+    def _pays(cls, n_samples: int, n_columns: int, n_features: int) -> bool:
+        return (
+            n_columns >= cls.MIN_COLUMNS_PER_FEATURE * max(n_features, 1)
+            and n_samples * n_columns >= cls.MIN_ENTRIES
+        )
 
     def _scratch(self) -> NDArray[np.float64]:
         return np.empty(len(self.features) * (self.n_samples + 1))
