@@ -21,6 +21,8 @@ EXTENSIONS = [
     Extension("dualboost.boosting.online._loop", ["dualboost/boosting/online/_loop.pyx"]),
     # ERLPBoost's warm re-solve (dualboost/solvers/compiled.py); BLAS/LAPACK by scipy.linalg.cython_blas
     Extension("dualboost.solvers._capped_newton", ["dualboost/solvers/_capped_newton.pyx"]),
+    # the implicit products of decision-stump columns (dualboost/problems/kernels.py StumpColumns)
+    Extension("dualboost.problems._stump_products", ["dualboost/problems/_stump_products.pyx"]),
 ]
 
 setup(ext_modules=cythonize(EXTENSIONS, compiler_directives=DIRECTIVES))

@@ -9,6 +9,8 @@ split into the categories below, per boosting iteration:
   (``Model.dual_value_and_grad``), the softmax excluded;
 * ``U passes: H v products``: the conjugate-gradient Newton steps' Hessian-vector products and the
   trust radius's ``U x`` (``ColumnProducts``, ``dual_step_spread``; float32 where allowed);
+* ``U passes: stump operator``: the same products (evaluations, H v, certificates' ``U w``, ``U^T d``)
+  through the stumps' sort orders (``StumpColumns``, where it pays; docs/architecture.md#compiled-code);
 * ``U passes: formed Hessians``: ``U_S^T diag(s) U_S`` and the new columns' blocks, O(N |S|^2);
 * ``softmax and entropy``: the capped softmax and the entropy (``dualboost.conjugates``);
 * ``dense t x t algebra``: Cholesky factors, inverses, their borders, the projected preconditioner;
@@ -60,6 +62,7 @@ from vs_adaboost import adaboost_run, each_auglag_solution, load  # noqa: E402
 CATEGORIES = (
     "U passes: evaluations",
     "U passes: H v products",
+    "U passes: stump operator",
     "U passes: formed Hessians",
     "softmax and entropy",
     "dense t x t algebra",
@@ -88,6 +91,12 @@ def _named_functions() -> dict[tuple[str, int, str], str]:
             base.Model.dual_hessian_operator,
             base.Model.dual_step_spread,
             traits.log_change,
+        ],
+        "U passes: stump operator": [
+            *vars(kernels.StumpColumns).values(),
+            *vars(base._ImplicitProducts).values(),
+            base.Model._margins,
+            base.Model._edges,
         ],
         "U passes: formed Hessians": [
             kernels.gram_parts,
@@ -236,8 +245,8 @@ def report(name: str, eps: float, nu: float) -> list[str]:
     ada_it = ada / T
     lines.append(f"  against AdaBoost's {1e3 * ada_it:.2f} ms/stump, per iteration:")
     for label, names in (
-        ("passes over U of evaluations and H v products", CATEGORIES[:2]),
-        ("formed Hessians and dense t x t algebra", (CATEGORIES[2], CATEGORIES[4])),
+        ("passes over U of evaluations and H v products", CATEGORIES[:3]),
+        ("formed Hessians and dense t x t algebra", (CATEGORIES[3], CATEGORIES[5])),
         ("compiled re-solves (all of their work)", ("compiled re-solve",)),
         ("Python-level steps (solver control, driver)", ("solver control", "driver")),
         ("weak learner", ("weak learner",)),

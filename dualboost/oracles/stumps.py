@@ -338,6 +338,7 @@ class DecisionStumps(Oracle):
         Xc.sort_indices()
         self.X_ = Xc
         self.__dict__.pop("_buffer", None)
+        self._orders: dict[int, tuple[NDArray[np.int32], NDArray[np.float64]]] = {}
         blocks = _blocks(Xc)
         feature, implicit = blocks.feature, blocks.implicit
         first = np.flatnonzero(np.r_[True, feature[1:] != feature[:-1]]) if feature.size else feature
@@ -424,7 +425,20 @@ class DecisionStumps(Oracle):
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         state.pop("_buffer", None)  # scratch space of best
+        state["_orders"] = {}  # made again on demand
         return state
+
+    def sort_order(self, feature: int) -> tuple[NDArray[np.int32], NDArray[np.float64]]:
+        """``(order, values)``: the training rows by increasing value of ``feature`` (ties by row)
+        and the values in that order, made once per feature and kept: what the implicit products
+        of stump columns (:class:`~dualboost.problems.kernels.StumpColumns`) walk along."""
+        orders = self.__dict__.setdefault("_orders", {})
+        found = orders.get(feature)
+        if found is None:
+            x = feature_column(self.X_, feature)
+            order = np.argsort(x, kind="stable").astype(np.int32)
+            found = orders[feature] = (order, x[order])
+        return found
 
     def _best_in(self, d: NDArray[np.float64], buffer: NDArray[np.float64]) -> Selection:
         # first_max_signed over [sum(v), edges in boundary order], without ordering the edges: the

@@ -23,6 +23,7 @@ from dualboost._validation import check_edge_matrix, check_vector
 from dualboost.conjugates.traits import LowRankHessian, SmoothConjugate
 from dualboost.problems.kernels import (
     ColumnProducts,
+    StumpColumns,
     cross_gram_parts,
     gram_parts,
     low_rank_hessian,
@@ -122,10 +123,29 @@ class Model(SmoothDualDefaults, ABC):
     #: ``(U, float32 copy, its buffer)`` made by :meth:`single_precision_U` (:func:`single_extension`;
     #: None: not made yet)
     _single_U: tuple[NDArray[np.float64], NDArray[np.float32], NDArray[np.float32]] | None = None
+    #: U's columns as an implicit operator where they are decision stumps and constants (a boosting
+    #: run's ensemble, set by its driver; :class:`~dualboost.problems.kernels.StumpColumns`): the
+    #: products ``U w``, ``U^T d`` and the Hessian-vector products go through it where it
+    #: :meth:`~dualboost.problems.kernels.StumpColumns.pays`; None: U only
+    stump_columns: StumpColumns | None = None
 
     def __init__(self, U: ArrayLike) -> None:
         self.U = check_edge_matrix(U)
         self.n_samples, self.n_hypotheses = self.U.shape
+
+    def _margins(self, w: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``U w``: by :attr:`stump_columns` where it pays, else the explicit product."""
+        implicit = self.stump_columns
+        if implicit is not None and implicit.pays(self.n_hypotheses):
+            return implicit.margins(w)
+        return self.U @ w
+
+    def _edges(self, d: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``U^T d``: by :attr:`stump_columns` where it pays, else the explicit product."""
+        implicit = self.stump_columns
+        if implicit is not None and implicit.pays(self.n_hypotheses):
+            return implicit.edges(d)
+        return self.U.T @ d
 
     # --- the public contract -------------------------------------------------------------
     def primal_problem(self) -> cp.Problem:
@@ -153,8 +173,8 @@ class Model(SmoothDualDefaults, ABC):
         own (a warm-started copy, see ``ConvexFunction.with_warm_starts``). Defined for every w
         in R^t, not only on the w-domain. This default is ``D(w) = -f*(-U w)``, the max-edge and
         corrective duals."""
-        value, d = (regularizer or self.regularizer).conjugate_and_grad(-(self.U @ w))
-        return -value, self.U.T @ d, d
+        value, d = (regularizer or self.regularizer).conjugate_and_grad(-self._margins(w))
+        return -value, self._edges(d), d
 
     def dual_hessian(
         self, w: NDArray[np.float64], columns: NDArray[np.intp], d: NDArray[np.float64] | None = None
@@ -187,11 +207,16 @@ class Model(SmoothDualDefaults, ABC):
         few products (the conjugate-gradient Newton steps of ``method="auglag"``). ``C`` is a copy of
         the columns (and of the rows that count) when they are at most half of U, else U itself with
         v padded by zeros (no copy). ``single``: the passes in single precision, on
-        :meth:`single_precision_U` (relative error of order 1e-6; :class:`ColumnProducts`)."""
+        :meth:`single_precision_U` (relative error of order 1e-6; :class:`ColumnProducts`). Where
+        :attr:`stump_columns` pays for ``columns``, the passes go through it instead, in float64
+        whatever ``single`` says (O(N F) per pass; the rows that do not count get weight 0)."""
         columns = np.asarray(columns, dtype=np.intp)
-        U = self.single_precision_U() if single else self.U
         H, rows = self._curvature(w, d)
-        C = ColumnProducts(U, columns, rows, H.g)
+        implicit = self.stump_columns
+        if implicit is not None and implicit.pays(columns.size):
+            C = _ImplicitProducts(implicit.restricted(columns), rows, H.g)
+        else:
+            C = ColumnProducts(self.single_precision_U() if single else self.U, columns, rows, H.g)
         P = np.column_stack([C.left(H.V[:, j]) for j in range(H.V.shape[1])])
         S, scale = H.S, H.scale
 
@@ -242,7 +267,9 @@ class Model(SmoothDualDefaults, ABC):
             return 0.0
 
         def move() -> NDArray[np.float64]:
-            return -(single_product(self.single_precision_U(), direction) if single else self.U @ direction)
+            return -(
+                single_product(self.single_precision_U(), direction) if single else self._margins(direction)
+            )
 
         return self.regularizer.step_spread(move, d)
 
@@ -257,7 +284,7 @@ class Model(SmoothDualDefaults, ABC):
         is 0 there too). For k = 1, ``S = sum_n V_n`` over the rows that count (``V = g 1``: the
         exact restrictions' ``1^T G 1``, the softmax's ``sum s``)."""
         reg = self.regularizer
-        theta = None if d is not None and reg.remembers(d) else -(self.U @ w)
+        theta = None if d is not None and reg.remembers(d) else -self._margins(w)
         g, V, S, scale = reg.conjugate_hessian(theta, d)
         rows = g > 1e-17 * g.max(initial=0.0)
         kept = None
@@ -453,6 +480,34 @@ class Model(SmoothDualDefaults, ABC):
         return f"{type(self).__name__}({params})"
 
 
+class _ImplicitProducts:
+    """:class:`~dualboost.problems.kernels.ColumnProducts`'s ``left`` and ``gram`` by a
+    :class:`~dualboost.problems.kernels.StumpColumns` of the columns U_S: the rows that do not count
+    (``rows`` a mask) get weight 0, in float64 (the implicit passes read no copy of U)."""
+
+    def __init__(
+        self, columns: StumpColumns, rows: NDArray[np.bool_] | None, weights: NDArray[np.float64] | float
+    ) -> None:
+        self.columns, self.rows = columns, rows
+        if rows is not None:
+            full = np.zeros(rows.size)
+            full[rows] = weights
+            weights = full
+        self.weights = weights
+
+    def left(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``U_S^T x`` (x over the rows that count)."""
+        if self.rows is not None:
+            full = np.zeros(self.rows.size)
+            full[self.rows] = x
+            x = full
+        return self.columns.edges(x)
+
+    def gram(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``U_S^T (weights * (U_S v))``."""
+        return self.columns.gram(v, self.weights)
+
+
 class ColumnIndependent:
     """A model whose parameters do not depend on U's columns (LPBoost, ERLPBoost, Binary ERLPBoost):
     a booster re-solves the same model over a growing U, and :meth:`with_columns` gives it without
@@ -470,6 +525,7 @@ class ColumnIndependent:
         if model.U.shape[0] != self.n_samples:
             raise ValueError(f"U must have the model's {self.n_samples} rows; got {model.U.shape[0]}")
         model.n_hypotheses = model.U.shape[1]
+        model.stump_columns = None  # the driver sets the operator of the new columns
         cached = self._single_U  # extended by the new columns where U only grew
         model._single_U = None if cached is None else single_extension(model.U, cached)
         return model

@@ -91,7 +91,7 @@ class MaxEdgeModel(MaxEdgeWeights, Model):
     # --- objectives and maps -------------------------------------------------------------
     def primal_objective(self, d: ArrayLike) -> float:
         d = self._d(d)
-        return self.primal_from_edges(d, self.U.T @ d)
+        return self.primal_from_edges(d, self._edges(d))
 
     def primal_from_edges(self, d: NDArray[np.float64], edges: NDArray[np.float64]) -> float:
         """``max_q edges_q + f(d)`` with ``edges = U^T d`` computed by the caller (a dual solver has
@@ -105,11 +105,11 @@ class MaxEdgeModel(MaxEdgeWeights, Model):
         w = self._w(w)
         if not self.on_simplex(w):
             return -np.inf
-        return -self.regularizer.conjugate(-(self.U @ w))
+        return -self.regularizer.conjugate(-self._margins(w))
 
     def d_from_w(self, w: ArrayLike) -> NDArray[np.float64]:
         """``d = grad f*(-U w)`` ([KG] Eq. 3.11 / 3.27)."""
-        return self.regularizer.conjugate_grad(-(self.U @ self._w(w)))
+        return self.regularizer.conjugate_grad(-self._margins(self._w(w)))
 
     # --- feasibility ---------------------------------------------------------------------
     def repair_primal(self, d: ArrayLike) -> tuple[NDArray[np.float64], float]:

@@ -26,7 +26,9 @@ from numpy.typing import NDArray
 
 from dualboost.boosting.core.result import n_positive
 from dualboost.boosting.core.run import Ensemble, Run
+from dualboost.oracles import DecisionStumps
 from dualboost.problems import ColumnIndependent
+from dualboost.problems.kernels import StumpColumns
 from dualboost.solvers import Solution
 
 __all__ = ["Formulation", "Stop", "Outcome", "GrowingModel", "column_generation", "solve_certified"]
@@ -68,10 +70,18 @@ class GrowingModel:
     def __init__(self, ensemble, build: Callable[[NDArray[np.float64]], ColumnIndependent]) -> None:
         self.ensemble, self.build = ensemble, build
         self.model: ColumnIndependent | None = None
+        #: the oracle, where it is decision stumps: the model gets the implicit operator of the
+        #: ensemble's columns (:class:`~dualboost.problems.kernels.StumpColumns`); set by
+        #: :func:`column_generation`
+        self.stumps = None
+        self._operator = None
 
     def __call__(self) -> ColumnIndependent:
         U = self.ensemble.U
         self.model = self.build(U) if self.model is None else self.model.with_columns(U)
+        if self.stumps is not None:
+            self._operator = StumpColumns.of(self.stumps, self.ensemble.hypotheses, self._operator)
+            self.model.stump_columns = self._operator
         return self.model
 
 
@@ -95,6 +105,11 @@ class Formulation(ABC):
     def build(self, U: NDArray[np.float64]):
         """The first restricted model (its parameters checked once); for :meth:`model`."""
         raise NotImplementedError  # pragma: no cover - a formulation overrides build or model
+
+    def growing_models(self) -> list[GrowingModel]:
+        """The growing models whose restricted models :meth:`model` returns (default :attr:`growing`):
+        :func:`column_generation` gives them the oracle where it is decision stumps."""
+        return [self.growing]
 
     def start(self, n: int) -> NDArray[np.float64]:
         """d^0, in the model's d-domain (default the uniform distribution)."""
@@ -157,6 +172,9 @@ def column_generation(run: Run, ensemble: Ensemble, form: Formulation, d, max_it
     sol = None
     run.keep(form.pricing(d), np.zeros(0))
     first, (d, sol, *rest) = run.resume(ensemble, d=d, sol=sol, **form.state())
+    if type(run.oracle) is DecisionStumps:  # a subclass may make other columns of its stumps
+        for growing in form.growing_models():
+            growing.stumps = run.oracle
     form.restore(dict(zip(form.state(), rest, strict=True)))
     stop: Stop | None = None
     for t in range(first, max_iter + 1):

@@ -755,6 +755,9 @@ class EntropyRegularized(Formulation):
     def model(self, d):
         return self.make_model()
 
+    def growing_models(self) -> list[GrowingModel]:
+        return [self.make_model] if isinstance(self.make_model, GrowingModel) else []
+
     def before(self, model, d, selection, position, is_new, sol):
         practical, eps = self.setup.practical, self.eps
         self.p_min = min(self.p_min, model.primal_objective(d))  # P^t(d^{t-1}) includes the new column

@@ -1,0 +1,191 @@
+"""The implicit operator of decision-stump columns (``dualboost.problems.kernels.StumpColumns``,
+issue 32 item 2) against the explicit products with U it replaces, and ERLPBoost runs through it
+against the same runs on the explicit U."""
+
+import numpy as np
+import pytest
+
+from dualboost.boosting import erlpboost
+from dualboost.oracles import DecisionStumps
+from dualboost.oracles.stumps import Constant, Stump
+from dualboost.problems import ERLPBoost
+from dualboost.problems.kernels import StumpColumns
+
+
+def test_the_compiled_passes_are_built():
+    """CI runs the implicit products: the extension exists in an installed tree (no skip)."""
+    from dualboost.problems import _stump_products as module
+
+    assert callable(module.step_sums) and callable(module.prefix_sums)
+
+
+def always(monkeypatch):
+    """The operator for any number of columns and rows (its thresholds set to 0)."""
+    monkeypatch.setattr(StumpColumns, "MIN_COLUMNS_PER_FEATURE", 0)
+    monkeypatch.setattr(StumpColumns, "MIN_ENTRIES", 0)
+
+
+def random_stumps(rng, X, count):
+    """Stumps with thresholds at data values (ties on both sides), between them, outside the range
+    and repeated, and constants of both signs."""
+    p = X.shape[1]
+    hypotheses = [Constant(n_features=p, sign=1), Constant(n_features=p, sign=-1)]
+    while len(hypotheses) < count:
+        f = int(rng.integers(0, p))
+        kind = rng.integers(0, 4)
+        if kind == 0:
+            threshold = float(rng.choice(X[:, f]))  # a data value: the tied rows are not above it
+        elif kind == 1:
+            threshold = float(rng.normal())
+        elif kind == 2:
+            threshold = float(X[:, f].max()) + 1.0 if rng.random() < 0.5 else float(X[:, f].min()) - 1.0
+        else:
+            threshold = hypotheses[-1].threshold if isinstance(hypotheses[-1], Stump) else 0.0
+        hypotheses.append(Stump(n_features=p, feature=f, threshold=threshold, sign=int(rng.choice([-1, 1]))))
+    return hypotheses
+
+
+def data(rng, n):
+    """Rounded features (many ties), a constant feature and one half zeros."""
+    X = np.round(rng.normal(size=(n, 5)), 1)
+    X[:, 2] = 0.5
+    X[: n // 2, 3] = 0.0
+    y = np.where(rng.random(n) < 0.4, -1.0, 1.0)
+    return X, y
+
+
+def explicit(X, y, hypotheses):
+    """U from the hypotheses' own predictions (the Ensemble's columns: y * h(x))."""
+    return np.column_stack([y * h.predict(X) for h in hypotheses])
+
+
+@pytest.mark.parametrize("n", [10, 10_000])
+def test_products_equal_the_explicit_ones(monkeypatch, n):
+    always(monkeypatch)  # made even for 15 columns
+    rng = np.random.default_rng(n)
+    X, y = data(rng, n)
+    oracle = DecisionStumps().fit(X, y)
+    hypotheses = random_stumps(rng, X, 40)
+    U = explicit(X, y, hypotheses)
+    # built in two steps, as a run extends it (a new feature in the second part)
+    first = StumpColumns.of(oracle, hypotheses[:15])
+    operator = StumpColumns.of(oracle, hypotheses, first)
+    assert operator.n_columns == U.shape[1]
+    w, d, g = rng.normal(size=U.shape[1]), rng.normal(size=n), rng.random(n)  # signed w and d
+    assert np.allclose(operator.margins(w), U @ w, rtol=0, atol=1e-12 * np.abs(w).sum())
+    assert np.allclose(operator.edges(d), U.T @ d, rtol=0, atol=1e-12 * np.abs(d).sum())
+    reference = U.T @ (g * (U @ w))
+    assert np.allclose(operator.gram(w, g), reference, rtol=0, atol=1e-12 * np.abs(reference).max())
+    columns = np.array([0, 3, 4, 17, 39])
+    part = operator.restricted(columns)
+    assert np.allclose(part.margins(w[columns]), U[:, columns] @ w[columns], rtol=0, atol=1e-12 * n)
+    assert np.allclose(part.edges(d), U[:, columns].T @ d, rtol=0, atol=1e-12 * n)
+
+
+def test_other_hypotheses_have_no_operator():
+    rng = np.random.default_rng(0)
+    X, y = data(rng, 30)
+    oracle = DecisionStumps().fit(X, y)
+
+    class Other(Constant):
+        pass
+
+    assert StumpColumns.of(oracle, [Constant(n_features=5, sign=1), Other(n_features=5, sign=1)]) is None
+
+
+def test_model_products_through_the_operator(monkeypatch):
+    """The smooth dual's value, gradient, objectives and Hessian-vector products of an ERLPBoost
+    model with the operator equal those on the explicit U."""
+    rng = np.random.default_rng(3)
+    X, y = data(rng, 500)
+    oracle = DecisionStumps().fit(X, y)
+    hypotheses = random_stumps(rng, X, 60)
+    U = explicit(X, y, hypotheses)
+    plain = ERLPBoost(U, nu=50.0, eta=20.0)
+    implicit = plain.with_columns(U)
+    implicit.stump_columns = StumpColumns.of(oracle, hypotheses)
+    always(monkeypatch)
+    w = rng.random(60)
+    w /= w.sum()
+    for a, b in zip(implicit.dual_value_and_grad(w), plain.dual_value_and_grad(w), strict=True):
+        assert np.allclose(a, b, rtol=1e-12, atol=1e-14)
+    d = plain.d_from_w(w)
+    assert implicit.primal_objective(d) == pytest.approx(plain.primal_objective(d), rel=1e-12)
+    assert implicit.dual_objective(w) == pytest.approx(plain.dual_objective(w), rel=1e-12)
+    columns = np.array([1, 5, 6, 30, 31, 59])
+    v = rng.normal(size=columns.size)
+    product = implicit.dual_hessian_operator(w, columns, d)(v)
+    reference = plain.dual_hessian(w, columns, d) @ v
+    assert np.allclose(product, reference, rtol=1e-10, atol=1e-12 * np.abs(reference).max())
+    # with_columns drops the operator: it belonged to the old columns
+    assert implicit.with_columns(U[:, :10]).stump_columns is None
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_erlpboost_runs_match_the_explicit_ones(monkeypatch, seed):
+    """A whole run with the products through the operator (from the first column on) takes the same
+    hypotheses, iterations and certified gaps as the run on the explicit U."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(300, 6))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.3 * rng.normal(size=300) > 0.4, 1.0, -1.0)
+    runs, calls = {}, []
+    margins = StumpColumns.margins
+
+    def counted(self, w):
+        calls.append(self.n_columns)
+        return margins(self, w)
+
+    monkeypatch.setattr(StumpColumns, "margins", counted)
+    for name, least in (("explicit", 10**9), ("implicit", 0)):
+        monkeypatch.setattr(StumpColumns, "MIN_COLUMNS_PER_FEATURE", least)
+        monkeypatch.setattr(StumpColumns, "MIN_ENTRIES", 0)
+        oracle = DecisionStumps().fit(X, y)
+        runs[name] = erlpboost(oracle, nu=30.0, eps=0.02)
+        if name == "explicit":
+            assert not calls  # the reference run never went through the operator
+    a, b = runs["implicit"], runs["explicit"]
+    assert len(calls) > a.n_iter  # the implicit run did, from its first columns on
+    assert a.n_iter == b.n_iter
+    assert a.hypotheses == b.hypotheses
+    assert np.allclose(a.weights, b.weights, atol=1e-8)
+    assert np.allclose(a.history["gap"], b.history["gap"], rtol=1e-6, atol=1e-10, equal_nan=True)
+    assert a.converged and b.converged
+
+
+def test_products_do_not_depend_on_how_the_operator_grew(monkeypatch):
+    """Built at once or column by column (a resumed run against the uninterrupted one), the
+    operator sums in the same order: bit-identical products."""
+    always(monkeypatch)
+    rng = np.random.default_rng(7)
+    X, y = data(rng, 200)
+    oracle = DecisionStumps().fit(X, y)
+    hypotheses = random_stumps(rng, X, 30)
+    grown = None
+    for k in range(1, len(hypotheses) + 1):
+        grown = StumpColumns.of(oracle, hypotheses[:k], grown)
+    whole = StumpColumns.of(oracle, hypotheses)
+    w, d = rng.normal(size=30), rng.normal(size=200)
+    assert np.array_equal(grown.margins(w), whole.margins(w))
+    assert np.array_equal(grown.edges(d), whole.edges(d))
+
+
+def test_no_operator_where_it_does_not_pay(monkeypatch):
+    """Fewer than MIN_COLUMNS_PER_FEATURE columns per feature used: None, and no sort order made."""
+    monkeypatch.setattr(StumpColumns, "MIN_ENTRIES", 0)
+    rng = np.random.default_rng(5)
+    X, y = data(rng, 100)
+    oracle = DecisionStumps().fit(X, y)
+    few = [Stump(n_features=5, feature=f, threshold=0.0, sign=1) for f in (0, 1, 3)] * 3  # 9 < 4 * 3
+    assert StumpColumns.of(oracle, few) is None
+    assert oracle.__dict__.get("_orders") == {}
+    many = few * 2  # 18 >= 4 * 3
+    assert StumpColumns.of(oracle, many).n_columns == 18
+
+
+def test_no_operator_for_a_small_matrix():
+    """Below MIN_ENTRIES entries of U (a dense U in cache) the explicit products run."""
+    rng = np.random.default_rng(6)
+    X, y = data(rng, 100)
+    oracle = DecisionStumps().fit(X, y)
+    hypotheses = random_stumps(rng, X, 40)  # 40 >= 4 * 5 columns per feature, 100 * 40 < 4e5 entries
+    assert StumpColumns.of(oracle, hypotheses) is None
