@@ -256,7 +256,18 @@ def iter_path(
 ) -> Iterator[PathPoint]:
     """The points of :func:`oracle_path`, fitted lazily one nu at a time (largest first): a caller that
     stops consuming stops the path (the early stop of ``nu="auto"``,
-    :mod:`dualboost.estimators.nu_selection`). Arguments as :func:`oracle_path`."""
+    :mod:`dualboost.estimators.nu_selection`). Arguments as :func:`oracle_path`.
+
+    Parameters
+    ----------
+    oracle, nus, model, eps, eta, max_iter, method, warm_start, max_time
+        As in :func:`oracle_path`.
+
+    Yields
+    ------
+    PathPoint
+        The fitted point of each nu, largest nu first.
+    """
     n = check_oracle(oracle)
     model = check_choice(model, tuple(MODELS), "model")
     grid = check_nus(nus)
@@ -287,7 +298,34 @@ def oracle_path(
     fitted in decreasing order), ``model`` ``"erlpboost"`` or ``"lpboost"``, the booster's ``eps``,
     ``eta`` (None: the canonical eta of each nu, docs/math.md#canonical-eta), ``max_iter`` per nu,
     the subproblem ``method`` (default :data:`MODELS`' ``"auglag"`` / ``"highs"``), ``max_time`` the time
-    limit of each nu's run (:class:`~dualboost.boosting.core.options.RunOptions`)."""
+    limit of each nu's run (:class:`~dualboost.boosting.core.options.RunOptions`).
+
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted weak learner (``oracle.fit(X, labels)`` done).
+    nus : sequence of float, optional
+        The grid of fractions in (0, 1] (None: the default grid of :func:`path`).
+    model : {"erlpboost", "lpboost"}, default "erlpboost"
+        The booster fitted at each nu.
+    eps : float, default 0.01
+        The booster's precision.
+    eta : float, optional
+        The entropy regularisation of ERLPBoost (None: the canonical eta of each nu).
+    max_iter : int, optional
+        A cap on the iterations of each nu's run.
+    method : str, optional
+        The subproblem solver (None: the model's default in :data:`MODELS`).
+    warm_start : bool, default True
+        Start each nu's run from the previous nu's hypotheses.
+    max_time : float, optional
+        A time limit in seconds for each nu's run.
+
+    Returns
+    -------
+    NuPath
+        The fitted points, the model, whether warm-started and the total time.
+    """
     start = time.perf_counter()
     options = {"eps": eps, "eta": eta, "max_iter": max_iter, "method": method, "warm_start": warm_start}
     options["max_time"] = max_time

@@ -65,7 +65,20 @@ ORACLE = [StrOptions(set(ORACLES)), Oracle, HasMethods(["fit", "predict"])]
 
 def check_nu_fraction(nu: object, *, below_one: bool = False) -> float:
     """nu as a fraction of the training set in (0, 1] (``below_one``: in (0, 1), as the binary
-    relative entropy needs ``nu * N < N``), for a caller without ``_parameter_constraints`` (the CLI)."""
+    relative entropy needs ``nu * N < N``), for a caller without ``_parameter_constraints`` (the CLI).
+
+    Parameters
+    ----------
+    nu : object
+        The value given for nu.
+    below_one : bool, default False
+        Require nu < 1.
+
+    Returns
+    -------
+    float
+        The checked fraction.
+    """
     nu = check_scalar(nu, "nu")
     if below_one and not 0.0 < nu < 1.0:
         raise ValueError(f"nu must lie in (0, 1) (the binary entropy needs nu * N < N); got {nu!r}")
@@ -81,7 +94,18 @@ def auto_nu(labels: ArrayLike) -> float:
     docs/math.md#multiclass) holds no d that gives every class the same mass: every such d gives a
     larger class more, the constant hypothesis that predicts it has a positive edge, and the
     soft-margin models collapse towards it.
-    ``labels`` may be a dask array (its class counts are one reduction)."""
+    ``labels`` may be a dask array (its class counts are one reduction).
+
+    Parameters
+    ----------
+    labels : array-like of shape (N,)
+        The training labels (numpy or dask).
+
+    Returns
+    -------
+    float
+        The top fraction of the ``nu="auto"`` grid.
+    """
     prior = class_prior(labels)
     if prior.size < 2:
         raise ValueError(f"y must have at least two classes (for nu='auto'); got {prior.size}")
