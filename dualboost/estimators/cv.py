@@ -58,7 +58,16 @@ from dualboost.boosting.totally_corrective.drivers import EntropySetup, entropy_
 from dualboost.estimators.inputs import labelled_data
 from dualboost.estimators.multiclass import multiclass_oracle
 from dualboost.estimators.nu_selection import validation_score
-from dualboost.estimators.params import COUNT, MAX_TIME, METHOD, ORACLE, POSITIVE, check_nu_fraction, nu_count
+from dualboost.estimators.params import (
+    COUNT,
+    MAX_TIME,
+    METHOD,
+    ORACLE,
+    POSITIVE,
+    check_nu_fraction,
+    nu_count,
+    shared_parameters,
+)
 from dualboost.estimators.ties import class_prior
 from dualboost.estimators.totally_corrective import ERLPBoostClassifier, LPBoostClassifier
 from dualboost.oracles import Selection
@@ -498,6 +507,7 @@ class _PathCV(ClassifierMixin, BaseEstimator):
         return tags
 
 
+@shared_parameters
 class ERLPBoostCV(_PathCV):
     """ERLPBoost ([KG] Alg. 3.2) with nu chosen by cross-validation along a warm-started path.
 
@@ -521,16 +531,10 @@ class ERLPBoostCV(_PathCV):
         The grid of fractions of the training set in (0, 1] (default :data:`DEFAULT_NUS`).
     cv : int, splitter or iterable, default 5
         As scikit-learn's: an int (stratified K-fold), a splitter, or an iterable of splits.
-    eps : float, default 0.01
-        The precision: the stop guarantees a soft margin within eps of the best one of the hypothesis class.
     eta : float, optional
         The regularisation; None: the canonical eta of each nu.
     max_iter : int, optional
         A cap on the iterations of each run.
-    oracle : str, Oracle or classifier, default "stumps"
-        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
-        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
-        ``sample_weight``.
     method : str, optional
         The subproblem solver (None: ``"auglag"``).
     warm_start : bool, default True
@@ -573,6 +577,7 @@ class ERLPBoostCV(_PathCV):
         return super()._path_params() | {"eta": self.eta}
 
 
+@shared_parameters
 class LPBoostCV(_PathCV):
     """LPBoost ([KG] Alg. 2.1) with nu chosen by cross-validation along a warm-started path; the
     parameters and fitted attributes of :class:`ERLPBoostCV` but eta (``method`` default ``"highs"``),
@@ -585,14 +590,8 @@ class LPBoostCV(_PathCV):
         The grid of fractions of the training set in (0, 1] (default :data:`DEFAULT_NUS`).
     cv : int, splitter or iterable, default 5
         As scikit-learn's: an int (stratified K-fold), a splitter, or an iterable of splits.
-    eps : float, default 0.01
-        The precision: the stop guarantees a soft margin within eps of the best one of the hypothesis class.
     max_iter : int, optional
         A cap on the iterations of each run.
-    oracle : str, Oracle or classifier, default "stumps"
-        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
-        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
-        ``sample_weight``.
     method : str, optional
         The LP solver (None: ``"highs"``).
     warm_start : bool, default True
