@@ -129,7 +129,18 @@ def _run(module: str, name: str) -> Callable[[argparse.Namespace], int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``dualboost`` command; returns the exit status."""
+    """Entry point of the ``dualboost`` command; returns the exit status.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments (None: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -251,7 +251,18 @@ def _summary(name: str, args: argparse.Namespace, classifier: BoostingClassifier
 
 
 def run_boost(args: argparse.Namespace) -> int:
-    """The ``boost`` subcommand; returns the exit status (1 on a data or parameter error)."""
+    """The ``boost`` subcommand; returns the exit status (1 on a data or parameter error).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of ``boost``.
+
+    Returns
+    -------
+    int
+        The exit status.
+    """
     try:
         _check_options(args)
         name, train, test = _load(args)
@@ -317,7 +328,18 @@ def _write_reports(args: argparse.Namespace, title: str, result: BoostResult) ->
 
 
 def run_predict(args: argparse.Namespace) -> int:
-    """The ``predict`` subcommand; returns the exit status (1 on an unreadable model or data file)."""
+    """The ``predict`` subcommand; returns the exit status (1 on an unreadable model or data file).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of ``predict``.
+
+    Returns
+    -------
+    int
+        The exit status.
+    """
     from dualboost.estimators.persistence import load
 
     try:

@@ -29,7 +29,18 @@ DEFAULT_NU, DEFAULT_EPS = "auto", 0.01
 
 def add_boost_parser(sub) -> argparse.ArgumentParser:
     """Add the ``boost`` subcommand to the subparsers ``sub`` and return its parser (the caller sets
-    its ``func``)."""
+    its ``func``).
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``dualboost`` parser.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``boost`` parser.
+    """
     names = ", ".join(sorted(DATASETS))
     boost_parser = sub.add_parser(
         "boost",
@@ -242,7 +253,18 @@ def _nu_option(text: str) -> float | str:
 
 def add_predict_parser(sub) -> argparse.ArgumentParser:
     """Add the ``predict`` subcommand to the subparsers ``sub`` and return its parser (the caller sets
-    its ``func``)."""
+    its ``func``).
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        As in :func:`add_boost_parser`.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser of ``dualboost predict``.
+    """
     parser = sub.add_parser(
         "predict",
         help="predict the labels of a LIBSVM file with a saved model",

@@ -26,7 +26,15 @@ def check_outputs(
     """Refuse, with a ValueError naming the option and the path, an output path (``outputs``: by
     option, e.g. ``{"--save": "m.model"}``; None: not given; ``-``: standard output) that cannot be
     written, that another option names too, or that is an existing input file (``inputs``: by name,
-    e.g. ``{"TRAIN": ...}``)."""
+    e.g. ``{"TRAIN": ...}``).
+
+    Parameters
+    ----------
+    outputs : mapping of str to path or None
+        The output paths by option.
+    inputs : mapping of str to path or None
+        The input paths by name.
+    """
     seen: dict[str, str] = {}
     for option, path in outputs.items():
         if path is None or os.fspath(path) == "-":
@@ -48,7 +56,24 @@ def write_output(command: str, option: str, path: str | os.PathLike, write: Call
     """Call ``write`` (which writes the output of ``option`` to ``path``); True if it succeeded, else
     False after printing ``dualboost COMMAND: error: OPTION: ...`` on stderr: an OSError as
     :class:`dualboost._files.OutputError` names it, a ValueError or ImportError (a model that cannot be
-    saved, matplotlib missing) as it says."""
+    saved, matplotlib missing) as it says.
+
+    Parameters
+    ----------
+    command : str
+        The subcommand (for the message).
+    option : str
+        The option of the output.
+    path : str or os.PathLike
+        The path written.
+    write : callable
+        Writes the output.
+
+    Returns
+    -------
+    bool
+        Whether it succeeded.
+    """
     try:
         write()
     except OSError as exc:
@@ -62,7 +87,20 @@ def write_output(command: str, option: str, path: str | os.PathLike, write: Call
 
 def write_text(command: str, option: str, path: str | os.PathLike, text: str) -> bool:
     """:func:`write_output` of ``text`` (UTF-8) to ``path``, atomically
-    (:func:`dualboost._files.atomic_write`: the previous file or the whole new one, never a part)."""
+    (:func:`dualboost._files.atomic_write`: the previous file or the whole new one, never a part).
+
+    Parameters
+    ----------
+    command, option, path
+        As in :func:`write_output`.
+    text : str
+        The text written.
+
+    Returns
+    -------
+    bool
+        Whether it succeeded.
+    """
 
     def write() -> None:
         with atomic_write(path) as handle:

@@ -118,7 +118,18 @@ def _verify_relaxations(args: argparse.Namespace) -> int:
 
 def run_verify_command(args: argparse.Namespace) -> int:
     """The ``verify`` subcommand (its options: :func:`dualboost.cli.build_parser`); returns the exit
-    status."""
+    status.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of ``verify``.
+
+    Returns
+    -------
+    int
+        The exit status.
+    """
     try:
         check_outputs({"--json": args.json}, {})
     except ValueError as exc:

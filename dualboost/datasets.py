@@ -99,6 +99,24 @@ def load_libsvm(
     ``n_features`` fixes the width (a test file may not use the last features); without it the
     width is the largest feature index in the file. A malformed file is a ValueError naming the
     file, the (1-based) line and what is wrong with it (:func:`libsvm_error`).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The LIBSVM/svmlight file.
+    sparse : bool, default True
+        Return X as CSR (else dense).
+    n_features : int, optional
+        The width of X (None: the largest index in the file).
+    binary : bool, default True
+        Map the labels to {-1, +1} (else keep them).
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix or ndarray of shape (N, p)
+        The features.
+    y : ndarray of shape (N,)
+        The labels.
     """
     check_count(n_features, "n_features", optional=True)
     try:
@@ -175,6 +193,20 @@ def libsvm_error(path: str | os.PathLike, error: Exception, n_features: int | No
     A scan of the file (on this error path only: the reading itself is sklearn's) names the file,
     the first bad line (1-based) and what is wrong with it; with ``n_features``, the first line
     whose feature index does not fit. Without such a line, ``error`` with the file's name.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The LIBSVM file.
+    error : Exception
+        What ``load_svmlight_file`` raised.
+    n_features : int, optional
+        The width asked for.
+
+    Returns
+    -------
+    ValueError
+        The error to raise.
     """
     name = os.fspath(path)
     zero_based = False
@@ -221,6 +253,26 @@ def load_csv(
     ``label_column``: an index (negative counts from the end) or a column name (needs a header).
     ``header``: whether the first row holds names; ``None`` detects it (a non-numeric field).
     Labels may be any two values (strings too); the larger becomes +1.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The delimited text file.
+    label_column : int or str, default -1
+        The column of the labels.
+    delimiter : str, default ","
+        The field separator.
+    header : bool, optional
+        Whether the first row holds names (None: detected).
+    sparse : bool, default False
+        Return X as CSR (else dense).
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix or ndarray of shape (N, p)
+        The features.
+    y : ndarray of shape (N,)
+        The labels in {-1, +1}.
     """
     with open(path, newline="") as handle:
         rows = [row for row in csv.reader(handle, delimiter=delimiter) if row]
@@ -254,6 +306,16 @@ def split_sizes(n_samples: int) -> tuple[int, int, int]:
     This reproduces all six rows of [KG] Table 5.2 from Table 5.1 (docs/math.md#thesis-experiments), e.g.
     48,842 -> 29,305 / 9,768 / 9,769, 72,309 -> 43,385 / 14,462 / 14,462 and 768 -> 460 / 154 / 154
     (valid = floor(0.2 N) would give 14,461 and 153 instead).
+
+    Parameters
+    ----------
+    n_samples : int
+        The number N of examples.
+
+    Returns
+    -------
+    tuple of int
+        ``(train, valid, test)`` sizes.
     """
     if n_samples < 3:
         raise ValueError(f"n_samples must be >= 3 to split into train, valid and test; got {n_samples}")
@@ -267,6 +329,20 @@ def thesis_split(X: Matrix, y: NDArray[np.float64], seed: int | None = 0) -> Dat
 
     Concatenate the original train and test sets first (as the thesis does); sizes are
     :func:`split_sizes`, the permutation is ``numpy.random.default_rng(seed).permutation(N)``.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (N, p)
+        The features.
+    y : ndarray of shape (N,)
+        The labels.
+    seed : int, optional
+        The seed of the permutation (default 0).
+
+    Returns
+    -------
+    DataSplit
+        The train, valid and test parts.
     """
     X = X.tocsr() if sp.issparse(X) else np.asarray(X)
     n = X.shape[0]
@@ -294,7 +370,22 @@ def _find(filename: str) -> Path | None:
 
 
 def download_file(filename: str, directory: Path, timeout: float = DOWNLOAD_TIMEOUT) -> Path:
-    """Fetch ``LIBSVM_URL + filename`` into ``directory`` (atomically); raises ``OSError`` on failure."""
+    """Fetch ``LIBSVM_URL + filename`` into ``directory`` (atomically); raises ``OSError`` on failure.
+
+    Parameters
+    ----------
+    filename : str
+        The file's name on the LIBSVM site.
+    directory : Path
+        The folder it is saved in.
+    timeout : float, default DOWNLOAD_TIMEOUT
+        The network timeout in seconds.
+
+    Returns
+    -------
+    Path
+        The file written.
+    """
     directory.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=directory, prefix=f".{filename}.", delete=False) as tmp:
         partial = Path(tmp.name)
@@ -337,6 +428,22 @@ def load_dataset(
     ``name``: ``a9a`` (alias ``adult9``), ``german.numer`` (alias ``german``) or ``diabetes``.
     ``seed``: the seed of :func:`thesis_split` (unused for a9a when its shipped split is found).
     ``sparse``: CSR (True) or dense (False); ``None`` keeps each set's natural format (a9a sparse).
+
+    Parameters
+    ----------
+    name : str
+        The data set's name or alias.
+    seed : int, optional
+        The seed of the split (default 0).
+    sparse : bool, optional
+        CSR (True), dense (False) or the set's natural format (None).
+    download : bool, default True
+        Fetch a missing file from the LIBSVM site.
+
+    Returns
+    -------
+    DataSplit
+        The train, valid and test parts.
     """
     key = _ALIASES.get(name, name)
     if key not in DATASETS:

@@ -29,6 +29,24 @@ def random_edge_matrix(
 
     ``duplicate_columns`` appends that many copies of existing columns (identical hypotheses,
     which make the dual weights non-unique).
+
+    Parameters
+    ----------
+    n_samples : int
+        The number N of rows.
+    n_hypotheses : int
+        The number t of columns (before the copies).
+    seed : int, optional
+        The random seed (default 0).
+    binary : bool, default False
+        Entries +-1 instead of uniform in [-1, 1].
+    duplicate_columns : int, default 0
+        The copies of existing columns appended.
+
+    Returns
+    -------
+    ndarray of shape (N, t + duplicate_columns)
+        The edge matrix U.
     """
     if n_samples < 1 or n_hypotheses < 1:
         raise ValueError("n_samples and n_hypotheses must be >= 1")
@@ -51,6 +69,18 @@ def lpboost_lower_bound(n_samples: int, delta: float | None = None) -> NDArray[n
     q > r + 1; last column ``1 - delta``. ``delta`` defaults to ``0.01 / N``
     (docs/math.md#lpboost-lower-bound).
     Columns are 0-based in the returned array.
+
+    Parameters
+    ----------
+    n_samples : int
+        The even number N of rows.
+    delta : float, optional
+        The offset (None: ``0.01 / N``).
+
+    Returns
+    -------
+    ndarray of shape (N, N/2 + 1)
+        The edge matrix U.
     """
     if n_samples < 2 or n_samples % 2:
         raise ValueError(f"n_samples must be an even integer >= 2; got {n_samples!r}")
@@ -82,7 +112,18 @@ def pivot_example() -> NDArray[np.float64]:
 
 def bad_example(delta: float = 0.01) -> NDArray[np.float64]:
     """[KG] Fig. 2.9 (b): the N = 8 lower-bound matrix, a 9th example with every entry -3 delta, and
-    a 6th hypothesis with -delta on rows 1-8 and -2 delta on row 9 (docs/math.md#bad-example)."""
+    a 6th hypothesis with -delta on rows 1-8 and -2 delta on row 9 (docs/math.md#bad-example).
+
+    Parameters
+    ----------
+    delta : float, default 0.01
+        The offset.
+
+    Returns
+    -------
+    ndarray of shape (9, 6)
+        The edge matrix U.
+    """
     base = lpboost_lower_bound(8, delta)
     U = np.vstack([base, np.full((1, base.shape[1]), -3.0 * delta)])
     bad_column = np.r_[np.full(8, -delta), -2.0 * delta][:, None]

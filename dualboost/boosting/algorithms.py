@@ -77,7 +77,20 @@ _TINY_U = np.array([[1.0, -1.0], [-1.0, 1.0], [1.0, 1.0], [-1.0, -1.0]])
 def method_reason(algorithm: str, method: str | None) -> str | None:
     """None where ``method`` solves the subproblem of the driver ``algorithm`` (:data:`SUBPROBLEMS`;
     None and ``"auto"`` always do, as does any method of a driver without one), else the solver
-    registry's reason why not (:func:`dualboost.solvers.accepts`), which says what applies instead."""
+    registry's reason why not (:func:`dualboost.solvers.accepts`), which says what applies instead.
+
+    Parameters
+    ----------
+    algorithm : str
+        The driver's name.
+    method : str or None
+        The solve method asked for.
+
+    Returns
+    -------
+    str or None
+        None when the method applies, else why not.
+    """
     if method is None or method.lower() == AUTO or algorithm not in SUBPROBLEMS:
         return None
     make, side = SUBPROBLEMS[algorithm]

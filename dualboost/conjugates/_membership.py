@@ -27,17 +27,58 @@ CONJUGATE_TOL = 1e-12
 
 
 def within(norm: float, radius: float, tol: float = INDICATOR_TOL) -> bool:
-    """``norm <= radius`` up to ``tol`` (relative to the radius when it exceeds 1)."""
+    """``norm <= radius`` up to ``tol`` (relative to the radius when it exceeds 1).
+
+    Parameters
+    ----------
+    norm : float
+        The norm of the point.
+    radius : float
+        The radius of the ball.
+    tol : float, default INDICATOR_TOL
+        The tolerance.
+
+    Returns
+    -------
+    bool
+        Whether the point is in the ball.
+    """
     return bool(norm <= radius + tol * max(1.0, radius))
 
 
 def all_finite(x: ArrayLike) -> bool:
-    """Membership test of a function finite on all of R^N: every entry is finite."""
+    """Membership test of a function finite on all of R^N: every entry is finite.
+
+    Parameters
+    ----------
+    x : array-like
+        The point.
+
+    Returns
+    -------
+    bool
+        Whether every entry is finite.
+    """
     return bool(np.all(np.isfinite(np.asarray(x, dtype=np.float64))))
 
 
 def on_capped_simplex(x: ArrayLike, cap: float, tol: float) -> bool:
-    """Membership of the capped simplex ``{x : sum x = 1, 0 <= x <= cap}`` up to ``tol``."""
+    """Membership of the capped simplex ``{x : sum x = 1, 0 <= x <= cap}`` up to ``tol``.
+
+    Parameters
+    ----------
+    x : array-like
+        The point.
+    cap : float
+        The cap on each entry.
+    tol : float
+        The tolerance.
+
+    Returns
+    -------
+    bool
+        Whether x is in the capped simplex.
+    """
     x = np.asarray(x, dtype=np.float64)
     return bool(x.min() >= -tol and x.max() <= cap + tol and abs(x.sum() - 1.0) <= tol * max(1, x.size))
 

@@ -37,7 +37,20 @@ STABLE_BELOW = 1.0
 def uncapped_weights(d: NDArray[np.float64], nu: float) -> NDArray[np.float64]:
     """The curvature weights of the capped softmax d ([SS] Lemma 16): ``d_n`` where ``d_n`` is below
     the cap 1/nu, 0 on the capped entries (d is constant there). Shared by the in-memory Hessian
-    (:meth:`CappedRelativeEntropy.conjugate_hessian_factors`) and the Dask partitions'."""
+    (:meth:`CappedRelativeEntropy.conjugate_hessian_factors`) and the Dask partitions'.
+
+    Parameters
+    ----------
+    d : ndarray of shape (N,)
+        The capped softmax.
+    nu : float
+        The capping (the cap is 1/nu).
+
+    Returns
+    -------
+    ndarray of shape (N,)
+        The curvature weights.
+    """
     return np.where(d < (1.0 - 1e-12) / nu, d, 0.0) if nu > 1.0 else d
 
 

@@ -58,7 +58,18 @@ def exp_nonpositive(x: NDArray[np.float64]) -> NDArray[np.float64]:
 def logsumexp(x: NDArray[np.float64]) -> float:
     """``log(sum(exp(x)))`` without overflow: ``max + log(sum(exp(x - max)))``; ``-inf`` for an
     empty or all ``-inf`` input. A plain-numpy version of scipy's, ~10x faster on the hot path of
-    the dual solvers (scipy's goes through its array-API layer)."""
+    the dual solvers (scipy's goes through its array-API layer).
+
+    Parameters
+    ----------
+    x : ndarray
+        The exponents.
+
+    Returns
+    -------
+    float
+        ``log(sum(exp(x)))``.
+    """
     if x.size == 0:
         return -np.inf
     top = x.max()
@@ -127,7 +138,20 @@ def project_capped_simplex(x: ArrayLike, nu: float = 1.0) -> NDArray[np.float64]
 
 
 def spread_residual(d: NDArray[np.float64], cap: float) -> NDArray[np.float64]:
-    """``d`` (in place) with ``1 - sum d`` spread evenly over its entries strictly inside (0, cap)."""
+    """``d`` (in place) with ``1 - sum d`` spread evenly over its entries strictly inside (0, cap).
+
+    Parameters
+    ----------
+    d : ndarray
+        A nearly normalised point of the capped simplex.
+    cap : float
+        The cap on each entry.
+
+    Returns
+    -------
+    ndarray
+        ``d``, changed in place.
+    """
     free = (d > 0) & (d < cap)
     if np.any(free):
         d[free] += (1.0 - d.sum()) / np.count_nonzero(free)
@@ -206,6 +230,18 @@ def capped_softmax(lw: NDArray[np.float64], nu: float) -> CappedSoftmax:
     weights outside the ``i`` largest are exact sums of non-negative terms (no cancellation); when
     they underflow (all remaining weights below 1e-280 of the largest, eta ~ 10^6 with far
     margins) the log-domain computation takes over.
+
+    Parameters
+    ----------
+    lw : ndarray of shape (N,)
+        The log weights.
+    nu : float
+        The capping, in [1, N] (the cap is 1/nu).
+
+    Returns
+    -------
+    CappedSoftmax
+        The projection and its structure.
     """
     n = lw.size
     top = lw.max()

@@ -272,12 +272,38 @@ def restrict_to_simplex(f: ConvexFunction, n: int, *, lemma8: bool = False) -> C
     (Thm 7's conditions hold), else a closed form absorbing the simplex, else the infimal
     convolution ``Sum(f, I_S)``. Where f has a strictly convex part of the library's form, f~
     gets the exact conjugate of the inner solve (:func:`~dualboost.conjugates.exact_restriction`,
-    docs/math.md#exact-restriction): the same function, with ``grad f~*`` and its curvature."""
+    docs/math.md#exact-restriction): the same function, with ``grad f~*`` and its curvature.
+
+    Parameters
+    ----------
+    f : ConvexFunction
+        The function restricted.
+    n : int
+        The dimension N.
+    lemma8 : bool, default False
+        Use [SS] Lemma 8 (its conditions hold).
+
+    Returns
+    -------
+    ConvexFunction
+        f~.
+    """
     return restrict(f, n, lemma8)[0]
 
 
 def restrict(f: ConvexFunction, n: int, lemma8: bool) -> tuple[ConvexFunction, str]:
-    """:func:`restrict_to_simplex` and, where f~ has no exact conjugate, the reason."""
+    """:func:`restrict_to_simplex` and, where f~ has no exact conjugate, the reason.
+
+    Parameters
+    ----------
+    f, n, lemma8
+        As in :func:`restrict_to_simplex`.
+
+    Returns
+    -------
+    tuple
+        ``(f~, reason)``.
+    """
     if lemma8:
         derived: ConvexFunction = SimplexRestriction(f)
     else:
@@ -290,7 +316,18 @@ def restrict(f: ConvexFunction, n: int, lemma8: bool) -> tuple[ConvexFunction, s
 
 
 def strictly_convex(f: ConvexFunction) -> bool:
-    """Whether f (on the simplex) is strictly convex, so that the primal optimum d is unique."""
+    """Whether f (on the simplex) is strictly convex, so that the primal optimum d is unique.
+
+    Parameters
+    ----------
+    f : ConvexFunction
+        A function of the library.
+
+    Returns
+    -------
+    bool
+        Whether it is strictly convex on the simplex.
+    """
     if isinstance(
         f,
         (

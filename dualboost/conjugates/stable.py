@@ -34,7 +34,20 @@ def entropy_excess(x: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
     ``y g(1 + delta)`` with ``delta = (x - y)/y`` (``x - y`` exact for x within a factor 2 of y) and
     ``g(1 + delta) = sum_{k >= 2} (-delta)^k / (k (k - 1))``, the series of ``r ln r - r + 1``;
     elsewhere the closed form, which does not cancel there (``g >= 0.0048``). ``+inf`` where
-    ``y = 0 < x``; ``y`` where ``x = 0``."""
+    ``y = 0 < x``; ``y`` where ``x = 0``.
+
+    Parameters
+    ----------
+    x : array-like
+        Non-negative values.
+    y : array-like
+        Positive values, of x's shape.
+
+    Returns
+    -------
+    ndarray
+        ``x ln(x/y) - x + y`` entrywise.
+    """
     x, y = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
     if x.size == 0:
         return np.zeros(x.shape)
@@ -62,7 +75,22 @@ def log_mean_exp(theta: NDArray[np.float64], p: NDArray[np.float64], eta: float)
     ``log1p(E_p expm1(eta y))``, whose argument is ``eta E_p y`` (rounding of m) plus
     ``eta^2 Var_p(theta)/2 + ...``: divided by eta, an absolute error of rounding times
     ``max|y|`` (the cumulant expansion ``E_p theta + (eta/2) Var_p theta + ...`` summed exactly);
-    above, the log-sum-exp of ``ln p + eta y``, rounded to ``1e-16 (eta max|y| + ln N)``."""
+    above, the log-sum-exp of ``ln p + eta y``, rounded to ``1e-16 (eta max|y| + ln N)``.
+
+    Parameters
+    ----------
+    theta : ndarray of shape (N,)
+        The exponents.
+    p : ndarray of shape (N,)
+        A distribution.
+    eta : float
+        The scale (> 0).
+
+    Returns
+    -------
+    float
+        ``(1/eta) ln sum_n p_n e^{eta theta_n}``.
+    """
     if p.min(initial=1.0) <= 0.0:
         support = p > 0
         theta, p = theta[support], p[support]
@@ -83,7 +111,22 @@ def log_mixture(
     """``ln(1 - a + a e^delta)`` entrywise from ``ln a`` and ``ln(1 - a)`` (``0 < a < 1``): the
     terms of the binary entropy's conjugate ([KG] Lemma 3.18). Where ``|delta| <= 1``,
     ``log1p(a expm1(delta))`` (of size ``a delta``, relative rounding); elsewhere
-    ``logaddexp(ln(1 - a), ln a + delta)``, which does not overflow."""
+    ``logaddexp(ln(1 - a), ln a + delta)``, which does not overflow.
+
+    Parameters
+    ----------
+    log_a : ndarray
+        ``ln a``.
+    log_1ma : ndarray
+        ``ln(1 - a)``.
+    delta : ndarray
+        The exponents.
+
+    Returns
+    -------
+    ndarray
+        ``ln(1 - a + a e^delta)`` entrywise.
+    """
     small = np.abs(delta) <= 1.0
     with np.errstate(over="ignore"):
         near = np.log1p(np.exp(log_a) * np.expm1(np.where(small, delta, 0.0)))

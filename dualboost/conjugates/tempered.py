@@ -206,6 +206,13 @@ class TemperedRelativeEntropy(ConvexFunction):
     ``f*(theta) = sum_n (d_n^(2-t) - d0_n^(2-t)) / (2-t)`` at ``d = exp_t(log_t d0 + theta)``, its
     gradient (``conjugate_grad``). At t = 1 this is
     :class:`~dualboost.conjugates.UnnormalisedRelativeEntropy`.
+
+    Parameters
+    ----------
+    d0 : array-like, optional
+        The prior, positive (None: uniform).
+    t : float, default 0.5
+        The temperature, in [0, 2).
     """
 
     conjugate_is_differentiable = True

@@ -80,7 +80,18 @@ class LowRankHessian(NamedTuple):
 def small_inverse(S: NDArray[np.float64]) -> NDArray[np.float64]:
     """The inverse of the 1 x 1 or 2 x 2 matrix S of a :class:`LowRankHessian` in closed form
     (pseudo-inverse where it is singular: every coordinate capped, or, for the exact restrictions'
-    ``B^T G B``, d - c parallel to 1 on the free coordinates)."""
+    ``B^T G B``, d - c parallel to 1 on the free coordinates).
+
+    Parameters
+    ----------
+    S : ndarray of shape (1, 1) or (2, 2)
+        The symmetric matrix.
+
+    Returns
+    -------
+    ndarray
+        Its (pseudo-)inverse.
+    """
     if S.shape == (1, 1):
         return np.array([[1.0 / S[0, 0]]]) if S[0, 0] > 0.0 else np.zeros((1, 1))
     a, b, c = S[0, 0], S[0, 1], S[1, 1]
@@ -162,7 +173,28 @@ def log_change(
     or whose change is positive: the largest first-order change of ``log d_n`` when theta moves by
     ``move``, with the curvature weights s and ``mean = s.move / sum s`` (``Model.dual_step_spread``;
     over row blocks, the maximum of the blocks' values, as the Dask model computes it,
-    :mod:`dualboost.dask.softmax`)."""
+    :mod:`dualboost.dask.softmax`).
+
+    Parameters
+    ----------
+    move : ndarray of shape (N,)
+        The move of theta.
+    s : ndarray of shape (N,)
+        The curvature weights.
+    d : ndarray of shape (N,)
+        The current distribution.
+    scale : float
+        The factor of the change.
+    mean : float
+        ``s.move / sum s``.
+    d_max : float
+        The largest entry of d (over every block).
+
+    Returns
+    -------
+    float
+        The largest first-order change of ``log d_n``.
+    """
     ratio = np.divide(s, d, out=np.ones_like(s), where=d > 0)
     change = scale * ratio * (move - mean)
     counts = (change > 0) | (d > 1e-12 * d_max)

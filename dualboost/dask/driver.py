@@ -186,7 +186,19 @@ def fit_dask_erlpboost(
     options: RunOptions | None = None,
 ) -> tuple[BoostResult, np.ndarray]:
     """:func:`dask_erlpboost` and the classes of y in sorted order (two: negative, positive), for the
-    estimator."""
+    estimator.
+
+    Parameters
+    ----------
+    X, y, client, nu, eps, eta, max_iter, criterion, tol, n_partitions, features, options
+        As in :func:`dask_erlpboost`.
+
+    Returns
+    -------
+    tuple
+        ``(result, classes)``: the :class:`~dualboost.boosting.core.result.BoostResult` and the sorted
+        classes of y.
+    """
     if not isinstance(features, str) or features not in _ORACLES:
         raise ValueError(f"features must be one of {sorted(_ORACLES)}; got {features!r}")
     oracle_class, column_dtype = _ORACLES[features]

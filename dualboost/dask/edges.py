@@ -23,7 +23,15 @@ __all__ = ["PartitionedEdges", "DistributedVector", "ColumnBlock", "PrimalStats"
 
 
 class ColumnBlock:
-    """A row block of U on a worker: ``buffer[:, :count]`` (float64, column-major)."""
+    """A row block of U on a worker: ``buffer[:, :count]`` (float64, column-major).
+
+    Parameters
+    ----------
+    buffer : ndarray of shape (n, capacity)
+        The column-major storage of the block's rows.
+    count : int
+        The number of columns in use.
+    """
 
     __slots__ = ("buffer", "count")
 

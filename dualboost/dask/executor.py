@@ -19,7 +19,13 @@ __all__ = ["Executor", "Done"]
 
 
 class Done:
-    """The result of a task run in this process (the stand-in for a distributed ``Future``)."""
+    """The result of a task run in this process (the stand-in for a distributed ``Future``).
+
+    Parameters
+    ----------
+    value : object
+        The task's result.
+    """
 
     __slots__ = ("value",)
 

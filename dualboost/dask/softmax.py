@@ -295,7 +295,28 @@ def find_threshold(
     executor, sorted_futures: list, n: int, nu: float, summaries: list, q: int = PIVOTS
 ) -> tuple[float, int]:
     """The threshold tau of the capped set (``+inf``: nothing capped) and the rounds used; see the
-    module docstring. ``summaries``: per partition ``(max z, lse z, pivots)``."""
+    module docstring. ``summaries``: per partition ``(max z, lse z, pivots)``.
+
+    Parameters
+    ----------
+    executor : object
+        The executor that runs the partitions' tasks.
+    sorted_futures : list
+        Each partition's sorted logits, as futures on its worker.
+    n : int
+        The number N of examples.
+    nu : float
+        The capping, a count in [1, N].
+    summaries : list of tuple
+        Per partition ``(max z, lse z, pivots)``.
+    q : int, default PIVOTS
+        The pivots each partition returns per gap.
+
+    Returns
+    -------
+    tuple
+        ``(tau, rounds)``.
+    """
     log_cap = -np.log(nu)
     lse = float(np.logaddexp.reduce([s[1] for s in summaries]))
     if max(s[0] for s in summaries) - lse <= log_cap:  # no entry reaches the cap: plain softmax

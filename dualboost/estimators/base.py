@@ -123,7 +123,18 @@ __all__ = ["BoostingClassifier", "n_votes"]
 
 
 def n_votes(estimator: BaseEstimator) -> int | None:
-    """K for a classifier fitted on K > 2 classes (its decision is a vote per class), else None."""
+    """K for a classifier fitted on K > 2 classes (its decision is a vote per class), else None.
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+        A fitted classifier (with ``classes_``).
+
+    Returns
+    -------
+    int or None
+        The number of classes K when K > 2, else None.
+    """
     return len(estimator.classes_) if len(estimator.classes_) > 2 else None
 
 

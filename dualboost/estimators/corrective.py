@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import StrOptions
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY
 from dualboost.boosting.corrective.frank_wolfe import STEPS
 from dualboost.estimators.base import BoostingClassifier
-from dualboost.estimators.params import METHOD, NU_BELOW_ONE, POSITIVE
+from dualboost.estimators.params import METHOD, NU_BELOW_ONE, POSITIVE, shared_parameters
 
 __all__ = ["CorrectiveERLPBoostClassifier", "CorrectiveBinaryERLPBoostClassifier", "CORRECTIVE_MAX_ITER"]
 
@@ -70,6 +70,7 @@ class _CorrectiveClassifier(BoostingClassifier):
         return {"eta": self.eta, "method": self.method, "step": self.step}
 
 
+@shared_parameters
 class CorrectiveERLPBoostClassifier(_CorrectiveClassifier):
     """Corrective ERLPBoost ([KG] Alg. 4.1): only the newest hypothesis's weight is set per
     iteration; many more, much cheaper iterations than ERLPBoost.
@@ -81,41 +82,23 @@ class CorrectiveERLPBoostClassifier(_CorrectiveClassifier):
 
     Parameters
     ----------
-    nu : float or "auto", default "auto"
-        The capping as a fraction of the training set in (0, 1]: the models get ``nu_ = max(1, nu N)``, so
-        ``d_n <= 1/nu_`` (docs/math.md#capping-nu); ``nu N <= 1`` is the hard margin. ``"auto"`` chooses it by
-        validation (docs/boosting.md#the-default-nuauto).
-    eps : float, default 0.01
-        The precision: the stop guarantees a soft margin within eps of the best one of the hypothesis class.
     eta : float, optional
         The entropy regularisation; None: the canonical value (docs/math.md#canonical-eta).
     max_iter : int or None, default 1000
         A cap on the iterations (:data:`CORRECTIVE_MAX_ITER`); None: the bound ``32 eta/eps + 1``,
         O(ln(N/nu)/eps^2) iterations.
-    oracle : str, Oracle or classifier, default "stumps"
-        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
-        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
-        ``sample_weight``.
     method : str, optional
         None: the clipped closed-form step of Alg. 4.1(b); a solver name (e.g. ``"auglag"``): the exact step
         from the corrective subproblem.
-    checkpoint : str, optional
-        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
-    checkpoint_every : int, default 10
-        The period of the checkpoints, in iterations.
-    resume : bool, default False
-        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
     step : str, optional
         Another Frank-Wolfe rule (``"classic"``, ``"short"``, ``"line"``, ``"pairwise"``;
         docs/math.md#frank-wolfe-steps); None: the clipped step.
-    max_time : float, optional
-        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
-        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _algorithm = "corrective_erlpboost"
 
 
+@shared_parameters
 class CorrectiveBinaryERLPBoostClassifier(_CorrectiveClassifier):
     """Corrective Binary ERLPBoost ([KG] Alg. 4.3): the corrective algorithm with the binary relative
     entropy (``nu`` < 1); beta by the root of ``sum d = 1`` (Alg. 4.4).
@@ -125,32 +108,17 @@ class CorrectiveBinaryERLPBoostClassifier(_CorrectiveClassifier):
     nu : float or "auto", default "auto"
         The capping as a fraction of the training set, below 1 (the binary entropy); ``"auto"`` chooses it by
         validation.
-    eps : float, default 0.01
-        The precision: the stop guarantees a soft margin within eps of the best one of the hypothesis class.
     eta : float, optional
         The entropy regularisation; None: the canonical value (docs/math.md#canonical-eta).
     max_iter : int or None, default 1000
         A cap on the iterations (:data:`CORRECTIVE_MAX_ITER`); None: the bound ``32 eta/eps + 1``,
         O(ln(N/nu)/eps^2) iterations.
-    oracle : str, Oracle or classifier, default "stumps"
-        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
-        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
-        ``sample_weight``.
     method : str, optional
         None: the clipped closed-form step of Alg. 4.1(b); a solver name (e.g. ``"auglag"``): the exact step
         from the corrective subproblem.
-    checkpoint : str, optional
-        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
-    checkpoint_every : int, default 10
-        The period of the checkpoints, in iterations.
-    resume : bool, default False
-        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
     step : str, optional
         Another Frank-Wolfe rule (``"classic"``, ``"short"``, ``"line"``, ``"pairwise"``;
         docs/math.md#frank-wolfe-steps); None: the clipped step.
-    max_time : float, optional
-        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
-        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _algorithm = "corrective_binary_erlpboost"

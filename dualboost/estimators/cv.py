@@ -58,7 +58,16 @@ from dualboost.boosting.totally_corrective.drivers import EntropySetup, entropy_
 from dualboost.estimators.inputs import labelled_data
 from dualboost.estimators.multiclass import multiclass_oracle
 from dualboost.estimators.nu_selection import validation_score
-from dualboost.estimators.params import COUNT, MAX_TIME, METHOD, ORACLE, POSITIVE, check_nu_fraction, nu_count
+from dualboost.estimators.params import (
+    COUNT,
+    MAX_TIME,
+    METHOD,
+    ORACLE,
+    POSITIVE,
+    check_nu_fraction,
+    nu_count,
+    shared_parameters,
+)
 from dualboost.estimators.ties import class_prior
 from dualboost.estimators.totally_corrective import ERLPBoostClassifier, LPBoostClassifier
 from dualboost.oracles import Selection
@@ -256,7 +265,18 @@ def iter_path(
 ) -> Iterator[PathPoint]:
     """The points of :func:`oracle_path`, fitted lazily one nu at a time (largest first): a caller that
     stops consuming stops the path (the early stop of ``nu="auto"``,
-    :mod:`dualboost.estimators.nu_selection`). Arguments as :func:`oracle_path`."""
+    :mod:`dualboost.estimators.nu_selection`). Arguments as :func:`oracle_path`.
+
+    Parameters
+    ----------
+    oracle, nus, model, eps, eta, max_iter, method, warm_start, max_time
+        As in :func:`oracle_path`.
+
+    Yields
+    ------
+    PathPoint
+        The fitted point of each nu, largest nu first.
+    """
     n = check_oracle(oracle)
     model = check_choice(model, tuple(MODELS), "model")
     grid = check_nus(nus)
@@ -287,7 +307,34 @@ def oracle_path(
     fitted in decreasing order), ``model`` ``"erlpboost"`` or ``"lpboost"``, the booster's ``eps``,
     ``eta`` (None: the canonical eta of each nu, docs/math.md#canonical-eta), ``max_iter`` per nu,
     the subproblem ``method`` (default :data:`MODELS`' ``"auglag"`` / ``"highs"``), ``max_time`` the time
-    limit of each nu's run (:class:`~dualboost.boosting.core.options.RunOptions`)."""
+    limit of each nu's run (:class:`~dualboost.boosting.core.options.RunOptions`).
+
+    Parameters
+    ----------
+    oracle : Oracle
+        A fitted weak learner (``oracle.fit(X, labels)`` done).
+    nus : sequence of float, optional
+        The grid of fractions in (0, 1] (None: the default grid of :func:`path`).
+    model : {"erlpboost", "lpboost"}, default "erlpboost"
+        The booster fitted at each nu.
+    eps : float, default 0.01
+        The booster's precision.
+    eta : float, optional
+        The entropy regularisation of ERLPBoost (None: the canonical eta of each nu).
+    max_iter : int, optional
+        A cap on the iterations of each nu's run.
+    method : str, optional
+        The subproblem solver (None: the model's default in :data:`MODELS`).
+    warm_start : bool, default True
+        Start each nu's run from the previous nu's hypotheses.
+    max_time : float, optional
+        A time limit in seconds for each nu's run.
+
+    Returns
+    -------
+    NuPath
+        The fitted points, the model, whether warm-started and the total time.
+    """
     start = time.perf_counter()
     options = {"eps": eps, "eta": eta, "max_iter": max_iter, "method": method, "warm_start": warm_start}
     options["max_time"] = max_time
@@ -460,6 +507,7 @@ class _PathCV(ClassifierMixin, BaseEstimator):
         return tags
 
 
+@shared_parameters
 class ERLPBoostCV(_PathCV):
     """ERLPBoost ([KG] Alg. 3.2) with nu chosen by cross-validation along a warm-started path.
 
@@ -483,16 +531,10 @@ class ERLPBoostCV(_PathCV):
         The grid of fractions of the training set in (0, 1] (default :data:`DEFAULT_NUS`).
     cv : int, splitter or iterable, default 5
         As scikit-learn's: an int (stratified K-fold), a splitter, or an iterable of splits.
-    eps : float, default 0.01
-        The precision: the stop guarantees a soft margin within eps of the best one of the hypothesis class.
     eta : float, optional
         The regularisation; None: the canonical eta of each nu.
     max_iter : int, optional
         A cap on the iterations of each run.
-    oracle : str, Oracle or classifier, default "stumps"
-        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
-        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
-        ``sample_weight``.
     method : str, optional
         The subproblem solver (None: ``"auglag"``).
     warm_start : bool, default True
@@ -535,6 +577,7 @@ class ERLPBoostCV(_PathCV):
         return super()._path_params() | {"eta": self.eta}
 
 
+@shared_parameters
 class LPBoostCV(_PathCV):
     """LPBoost ([KG] Alg. 2.1) with nu chosen by cross-validation along a warm-started path; the
     parameters and fitted attributes of :class:`ERLPBoostCV` but eta (``method`` default ``"highs"``),
@@ -547,14 +590,8 @@ class LPBoostCV(_PathCV):
         The grid of fractions of the training set in (0, 1] (default :data:`DEFAULT_NUS`).
     cv : int, splitter or iterable, default 5
         As scikit-learn's: an int (stratified K-fold), a splitter, or an iterable of splits.
-    eps : float, default 0.01
-        The precision: the stop guarantees a soft margin within eps of the best one of the hypothesis class.
     max_iter : int, optional
         A cap on the iterations of each run.
-    oracle : str, Oracle or classifier, default "stumps"
-        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
-        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
-        ``sample_weight``.
     method : str, optional
         The LP solver (None: ``"highs"``).
     warm_start : bool, default True

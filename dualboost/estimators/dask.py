@@ -90,6 +90,17 @@ def fit_partitioned(
     K > 2 classes: the model over the N (K - 1) (example, wrong class) pairs with class-valued stumps
     (docs/boosting.md#multiclass), ``nu`` a fraction of the pairs, and the softmax link of the votes
     fitted on the training votes (N x K numbers gathered once).
+
+    Parameters
+    ----------
+    estimator : BoostingClassifier
+        The ERLPBoost classifier to fit (its fitted attributes are set in place).
+    X : dask array or array-like
+        The N x p features.
+    y : dask array or array-like
+        The N labels.
+    n_partitions : int, optional
+        The row blocks an in-memory X is split into (None: one per worker, at least 2).
     """
     if dask_kind(X) is not None:
         X = _dask_X(X)
@@ -159,7 +170,17 @@ def choose_nu_partitioned(estimator: BoostingClassifier, X: Any, labels: Any) ->
     for a dask X the rule of :mod:`~dualboost.estimators.nu_selection` on a holdout of whole row blocks
     (:func:`block_split`: no rows move between workers; not stratified), each grid nu an independent
     Dask fit of the other blocks; with a single row block, the closed form
-    :func:`~dualboost.estimators.params.auto_nu` (``how = "class balance"``)."""
+    :func:`~dualboost.estimators.params.auto_nu` (``how = "class balance"``).
+
+    Parameters
+    ----------
+    estimator : BoostingClassifier
+        The classifier being fitted (``nu_selection_`` and ``nu_fraction_`` are set on it).
+    X : dask array or array-like
+        The N x p features.
+    labels : dask array or array-like
+        The N labels in {-1, +1} (or class indices for K > 2 classes).
+    """
     if not isinstance(estimator.nu, str) or dask_kind(X) is None:
         estimator._choose_nu(X, labels, None)
         return
@@ -174,7 +195,18 @@ def choose_nu_partitioned(estimator: BoostingClassifier, X: Any, labels: Any) ->
 
 def block_split(X: Any) -> tuple[NDArray[np.intp], NDArray[np.intp]] | None:
     """``(train, test)`` row indices of a dask X whose test rows are whole row blocks, about
-    ``VALIDATION_SIZE`` of them (at least one, chosen with seed ``SEED``); None for a single block."""
+    ``VALIDATION_SIZE`` of them (at least one, chosen with seed ``SEED``); None for a single block.
+
+    Parameters
+    ----------
+    X : dask array
+        The row-chunked features.
+
+    Returns
+    -------
+    tuple of ndarray or None
+        The ``(train, test)`` row indices, or None for a single row block.
+    """
     sizes = [int(c) for c in X.chunks[0]]
     if len(sizes) < 2:
         return None
@@ -227,7 +259,20 @@ def _map_decision(weights, hypotheses, X: Any, n_classes: int) -> Any:
 def dask_decision_function(estimator: BoostingClassifier, X: Any) -> Any:
     """``f_w(X)`` of a fitted boosting classifier on a dask X: a dask array, one block per row chunk
     (each block validated and evaluated by ``estimator._block_decision`` on a worker): N values, or the
-    N x K votes of a classifier fitted on K > 2 classes."""
+    N x K votes of a classifier fitted on K > 2 classes.
+
+    Parameters
+    ----------
+    estimator : BoostingClassifier
+        A fitted boosting classifier.
+    X : dask array
+        The row-chunked features.
+
+    Returns
+    -------
+    dask array
+        The N decision values (N x K votes for K > 2 classes).
+    """
     X = _dask_X(X, estimator.n_features_in_)
     K = len(estimator.classes_)
     if K > 2:
@@ -238,7 +283,20 @@ def dask_decision_function(estimator: BoostingClassifier, X: Any) -> Any:
 def dask_predict(estimator: BoostingClassifier, f: Any) -> Any:
     """The classes of the dask decision function ``f`` block by block, as ``predict`` gives them
     (:func:`~dualboost.estimators.ties.predicted_classes`: by sign, a tie f = 0 the training majority;
-    K votes by their argmax, ties by the prior)."""
+    K votes by their argmax, ties by the prior).
+
+    Parameters
+    ----------
+    estimator : BoostingClassifier
+        A fitted boosting classifier.
+    f : dask array
+        Its decision values (N, or N x K).
+
+    Returns
+    -------
+    dask array
+        The N predicted classes.
+    """
     prior = getattr(estimator, "class_prior_", None)
     drop = {"drop_axis": 1} if f.ndim == 2 else {}
     return f.map_blocks(predicted_classes, estimator.classes_, prior, dtype=estimator.classes_.dtype, **drop)
@@ -247,7 +305,20 @@ def dask_predict(estimator: BoostingClassifier, f: Any) -> Any:
 def dask_margins(estimator: BoostingClassifier, X: Any, y: Any) -> Any:
     """The margins ``y_n f_w(x_n)`` on a dask X (and y, dask or in-memory, aligned to X's row chunks)
     as a dask array (K > 2 classes: ``F_y - max_(k != y) F_k``); the labels are checked
-    (``estimator._block_margins``) when it is computed."""
+    (``estimator._block_margins``) when it is computed.
+
+    Parameters
+    ----------
+    estimator, X
+        As in :func:`dask_decision_function`.
+    y : dask array or array-like
+        The N labels, aligned to X's row chunks.
+
+    Returns
+    -------
+    dask array
+        The N margins.
+    """
     import dask.array as da
 
     f = dask_decision_function(estimator, X)
@@ -275,6 +346,17 @@ class DaskERLPBoostClassifier(BoostingClassifier):
 
     ``n_partitions``: the row blocks a numpy X is split into (None: one per worker, at least 2);
     a dask X keeps its row chunks.
+
+    Parameters
+    ----------
+    nu, eps, eta, max_iter, criterion, max_time
+        As in :class:`~dualboost.estimators.ERLPBoostClassifier`.
+    n_partitions : int, optional
+        The row blocks a numpy X is split into (None: one per worker, at least 2).
+
+    See Also
+    --------
+    dualboost.estimators.ERLPBoostClassifier : the same model, with the shared parameters described.
     """
 
     _algorithm = "erlpboost"

@@ -36,7 +36,7 @@ from dualboost.boosting.totally_corrective.formulations import NMBOOST_TAU
 from dualboost.estimators.base import BoostingClassifier
 from dualboost.estimators.dask_input import dask_kind
 from dualboost.estimators.inputs import check_sample_weight
-from dualboost.estimators.params import METHOD, NU, POSITIVE
+from dualboost.estimators.params import METHOD, NU, POSITIVE, shared_parameters
 
 __all__ = ["MDBoostClassifier", "CGBoostClassifier", "NMBoostClassifier", "QRLPBoostClassifier"]
 
@@ -105,6 +105,7 @@ class _FormulationClassifier(BoostingClassifier):
         super()._store(result, classes, labels, weights)  # (no capping: no nu_)
 
 
+@shared_parameters
 class MDBoostClassifier(_FormulationClassifier):
     """MDBoost ([SL] Eq. 6, identity covariance; docs/math.md#mdboost): the ensemble with the largest
     mean margin minus half the margins' squared norm at total weight ``D``; the oracle prices the
@@ -123,21 +124,8 @@ class MDBoostClassifier(_FormulationClassifier):
         (:mod:`~dualboost.boosting.totally_corrective.formulations`).
     max_iter : int, optional
         A cap on the iterations; None: 1,000.
-    oracle : str, Oracle or classifier, default "stumps"
-        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
-        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
-        ``sample_weight``.
     method : str, default "auglag"
         The subproblem solver.
-    checkpoint : str, optional
-        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
-    checkpoint_every : int, default 10
-        The period of the checkpoints, in iterations.
-    resume : bool, default False
-        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
-    max_time : float, optional
-        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
-        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _algorithm = "mdboost"
@@ -168,6 +156,7 @@ class MDBoostClassifier(_FormulationClassifier):
         self.max_time = max_time
 
 
+@shared_parameters
 class CGBoostClassifier(_FormulationClassifier):
     """CGBoost ([BZB04]; docs/math.md#cgboost): non-negative weights minimising ``(1/2)||w||^2 + C sum_n
     [1 - (U w)_n]_+``, normalised to the simplex for prediction (the sign of ``U w`` is unchanged).
@@ -185,21 +174,8 @@ class CGBoostClassifier(_FormulationClassifier):
         (:mod:`~dualboost.boosting.totally_corrective.formulations`).
     max_iter : int, optional
         A cap on the iterations; None: 1,000.
-    oracle : str, Oracle or classifier, default "stumps"
-        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
-        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
-        ``sample_weight``.
     method : str, default "highs"
         The subproblem solver (HiGHS's QP solver).
-    checkpoint : str, optional
-        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
-    checkpoint_every : int, default 10
-        The period of the checkpoints, in iterations.
-    resume : bool, default False
-        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
-    max_time : float, optional
-        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
-        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _algorithm = "cgboost"
@@ -230,6 +206,7 @@ class CGBoostClassifier(_FormulationClassifier):
         self.max_time = max_time
 
 
+@shared_parameters
 class NMBoostClassifier(_FormulationClassifier):
     """NM-Boost ([AFAHV25]; docs/math.md#nm-boost): weights in the simplex maximising ``lam`` times the
     summed margins minus the shortfalls of the margins below ``tau``.
@@ -249,21 +226,8 @@ class NMBoostClassifier(_FormulationClassifier):
         (:mod:`~dualboost.boosting.totally_corrective.formulations`).
     max_iter : int, optional
         A cap on the iterations; None: 1,000.
-    oracle : str, Oracle or classifier, default "stumps"
-        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
-        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
-        ``sample_weight``.
     method : str, default "highs"
         The LP solver (warm-started).
-    checkpoint : str, optional
-        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
-    checkpoint_every : int, default 10
-        The period of the checkpoints, in iterations.
-    resume : bool, default False
-        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
-    max_time : float, optional
-        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
-        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _algorithm = "nmboost"
@@ -300,6 +264,7 @@ class NMBoostClassifier(_FormulationClassifier):
         self.max_time = max_time
 
 
+@shared_parameters
 class QRLPBoostClassifier(_FormulationClassifier):
     """QRLP-Boost ([AFAHV25]; docs/math.md#qrlp-boost): ERLPBoost with the entropy replaced by its
     second-order expansion at the previous d, re-centred every iteration.
@@ -310,10 +275,6 @@ class QRLPBoostClassifier(_FormulationClassifier):
 
     Parameters
     ----------
-    nu : float or "auto", default "auto"
-        The capping as a fraction of the training set in (0, 1]: the models get ``nu_ = max(1, nu N)``, so
-        ``d_n <= 1/nu_`` (docs/math.md#capping-nu); ``nu N <= 1`` is the hard margin. ``"auto"`` chooses it by
-        validation (docs/boosting.md#the-default-nuauto).
     eps : float, default 0.01
         The precision of the driver's certified stopping rule
         (:mod:`~dualboost.boosting.totally_corrective.formulations`).
@@ -321,21 +282,8 @@ class QRLPBoostClassifier(_FormulationClassifier):
         The regularisation; None: ERLPBoost's canonical ``(2/eps) ln(N/nu_)``.
     max_iter : int, optional
         A cap on the iterations; None: 1,000.
-    oracle : str, Oracle or classifier, default "stumps"
-        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
-        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
-        ``sample_weight``.
     method : str, default "auglag"
         The subproblem solver.
-    checkpoint : str, optional
-        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
-    checkpoint_every : int, default 10
-        The period of the checkpoints, in iterations.
-    resume : bool, default False
-        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
-    max_time : float, optional
-        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
-        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _algorithm = "qrlpboost"

@@ -90,7 +90,19 @@ LEARNERS = ("stumps", "multiclass_stumps", "decision_stumps")
 
 
 def make_learner(learner: object) -> ProjectionOracle:
-    """A fresh, unfitted :class:`~dualboost.oracles.regression.ProjectionOracle` (module docstring)."""
+    """A fresh, unfitted :class:`~dualboost.oracles.regression.ProjectionOracle` (module docstring).
+
+    Parameters
+    ----------
+    learner : str, ProjectionOracle, Oracle or estimator
+        A name of :data:`LEARNERS`, a projection oracle (copied), a dualboost oracle or scikit-learn
+        classifier (projected), or a scikit-learn regressor (cloned).
+
+    Returns
+    -------
+    ProjectionOracle
+        The unfitted restriction set.
+    """
     if isinstance(learner, str) and learner in LEARNERS:
         if learner == "stumps":
             return RegressionStumps()

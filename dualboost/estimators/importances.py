@@ -15,7 +15,20 @@ def hypothesis_features(hypothesis: object, n_features: int) -> NDArray[np.float
     0 for a hypothesis that reads no feature): a stump, raw feature or regression stump (a
     ``feature`` field) gives all of it to its feature; a kernel column in proportion to ``|x_i|`` of
     its support example; a scikit-learn member by its own ``feature_importances_`` (else ``|coef_|``,
-    else evenly); a constant or a fixed matrix column reads no feature."""
+    else evenly); a constant or a fixed matrix column reads no feature.
+
+    Parameters
+    ----------
+    hypothesis : object
+        One hypothesis of a fitted model.
+    n_features : int
+        The number p of features.
+
+    Returns
+    -------
+    ndarray of shape (p,)
+        The hypothesis's share of each feature.
+    """
     out = np.zeros(n_features)
     feature = getattr(hypothesis, "feature", None)
     if feature is not None:
@@ -39,7 +52,22 @@ def hypothesis_features(hypothesis: object, n_features: int) -> NDArray[np.float
 
 def feature_importances(weights: ArrayLike, hypotheses: list, n_features: int) -> NDArray[np.float64]:
     """``sum_q |w_q| spread_q`` over the hypotheses (:func:`hypothesis_features`), normalised to sum 1
-    (all zeros when no weighted hypothesis reads a feature)."""
+    (all zeros when no weighted hypothesis reads a feature).
+
+    Parameters
+    ----------
+    weights : array-like of shape (Q,)
+        The hypothesis weights.
+    hypotheses : list
+        The Q hypotheses.
+    n_features : int
+        The number p of features.
+
+    Returns
+    -------
+    ndarray of shape (p,)
+        The importance of each feature.
+    """
     out = np.zeros(n_features)
     for weight, hypothesis in zip(np.abs(np.asarray(weights, dtype=np.float64)), hypotheses, strict=True):
         if weight > 0:

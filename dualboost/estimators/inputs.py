@@ -38,7 +38,18 @@ def check_numeric_features(X: object) -> None:
     categorical or object columns whose values do not convert to float64 (a categorical of numbers
     converts and passes, as scikit-learn converts it). Numeric, sparse and dask input is left to
     scikit-learn's validation (nothing is converted or computed here); so is a value that is not
-    even a string (a dict: scikit-learn's TypeError)."""
+    even a string (a dict: scikit-learn's TypeError).
+
+    Parameters
+    ----------
+    X : object
+        The features as given to ``fit`` or ``predict``.
+
+    Raises
+    ------
+    ValueError
+        For a column whose values do not convert to numbers.
+    """
     if type(X).__module__.partition(".")[0] == "pandas" and hasattr(X, "columns"):  # a DataFrame
         other = [j for j, dtype in enumerate(X.dtypes) if getattr(dtype, "kind", "O") not in "biufc"]
         columns = [(repr(X.columns[j]), X.iloc[:, j], X.dtypes.iloc[j]) for j in other]
@@ -68,7 +79,24 @@ def validate_features(
 ) -> ArrayLike | tuple[ArrayLike, ArrayLike]:
     """``X`` (and ``y`` when given) validated as every estimator of the package takes them: non-numeric
     columns refused by :func:`check_numeric_features`, then scikit-learn's ``validate_data`` to dense
-    float64 or CSR/CSC (``kwargs``: its options, e.g. ``reset=False`` in predict)."""
+    float64 or CSR/CSC (``kwargs``: its options, e.g. ``reset=False`` in predict).
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+        The estimator validating (its ``n_features_in_`` is set or checked).
+    X : array-like
+        The features.
+    y : object, default "no_validation"
+        The targets, or ``"no_validation"`` for X alone.
+    **kwargs
+        Further options of scikit-learn's ``validate_data``.
+
+    Returns
+    -------
+    array-like or tuple
+        X validated, or ``(X, y)`` when y is given.
+    """
     check_numeric_features(X)
     return validate_data(estimator, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, **kwargs)
 
@@ -81,7 +109,24 @@ def labelled_data(
     ValueError saying so), and ``weights`` None, or with ``sample_weight`` given the weights checked
     by :func:`check_sample_weight`, the rows of weight 0 removed from X, y and the weights before the
     classes are counted (an example of weight 0 is an example removed, for every model of the
-    package: module docstring of :mod:`dualboost.estimators.base`)."""
+    package: module docstring of :mod:`dualboost.estimators.base`).
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+        The estimator being fitted.
+    X : array-like
+        The N x p features.
+    y : array-like
+        The N classification targets.
+    sample_weight : array-like, optional
+        The N sample weights.
+
+    Returns
+    -------
+    tuple
+        ``(X, y, weights)`` as described above.
+    """
     X, y = validate_features(estimator, X, y)
     check_classification_targets(y)
     weights = None
@@ -105,7 +150,20 @@ def binary_training_data(
 ) -> tuple:
     """``(X, labels, classes)`` for the ``fit`` of a two-class estimator: :func:`labelled_data`, y
     with exactly two classes (else a ValueError saying so), ``labels`` in {-1, +1} with ``classes[1]``
-    as +1; with ``sample_weight`` given, ``(X, labels, classes, weights)``."""
+    as +1; with ``sample_weight`` given, ``(X, labels, classes, weights)``.
+
+    Parameters
+    ----------
+    estimator, X, sample_weight
+        As in :func:`labelled_data`.
+    y : array-like
+        The N targets, of two classes.
+
+    Returns
+    -------
+    tuple
+        ``(X, labels, classes)``, or ``(X, labels, classes, weights)`` with ``sample_weight``.
+    """
     X, y, weights = labelled_data(estimator, X, y, sample_weight)
     n_classes = np.unique(y).size
     if n_classes != 2:
@@ -120,7 +178,20 @@ def binary_training_data(
 
 def check_sample_weight(sample_weight: ArrayLike, X: ArrayLike) -> NDArray[np.float64]:
     """``sample_weight`` as float64 of length N: finite and non-negative (scikit-learn's
-    ``_check_sample_weight``), with at least one positive entry (else a ValueError naming it)."""
+    ``_check_sample_weight``), with at least one positive entry (else a ValueError naming it).
+
+    Parameters
+    ----------
+    sample_weight : array-like
+        The N weights given to ``fit``.
+    X : array-like
+        The N x p features (their row count).
+
+    Returns
+    -------
+    ndarray of shape (N,)
+        The checked weights.
+    """
     try:
         weights = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
     except (TypeError, ValueError) as error:  # scikit-learn >= 1.7 rejects all-zero weights in its own words
@@ -139,7 +210,22 @@ def check_sample_weight(sample_weight: ArrayLike, X: ArrayLike) -> NDArray[np.fl
 def positive_rows(X, y: ArrayLike, sample_weight: ArrayLike | None) -> tuple:
     """``(X, y, weights)`` without the rows of weight 0, for a ``fit`` whose model has no prior to
     carry the weights (the online and gradient estimators); weights None when not given, else
-    checked by :func:`check_sample_weight`."""
+    checked by :func:`check_sample_weight`.
+
+    Parameters
+    ----------
+    X : array-like
+        The N x p features.
+    y : array-like
+        The N targets.
+    sample_weight : array-like or None
+        The N sample weights, or None.
+
+    Returns
+    -------
+    tuple
+        ``(X, y, weights)`` restricted to the rows of positive weight.
+    """
     if sample_weight is None:
         return X, y, None
     weights = check_sample_weight(sample_weight, X)
@@ -150,7 +236,18 @@ def positive_rows(X, y: ArrayLike, sample_weight: ArrayLike | None) -> tuple:
 
 
 def uniform_or(weights: NDArray[np.float64] | None) -> NDArray[np.float64] | None:
-    """None (the unweighted fit, bit for bit) when every weight is equal, else the weights."""
+    """None (the unweighted fit, bit for bit) when every weight is equal, else the weights.
+
+    Parameters
+    ----------
+    weights : ndarray or None
+        Checked sample weights, or None.
+
+    Returns
+    -------
+    ndarray or None
+        None for equal (or no) weights, else ``weights``.
+    """
     if weights is None or np.all(weights == weights[0]):
         return None
     return weights

@@ -54,7 +54,15 @@ from dualboost.estimators.base import BoostingClassifier
 from dualboost.estimators.dask_input import reject_dask_input
 from dualboost.estimators.inputs import labelled_data, uniform_or
 from dualboost.estimators.multiclass import multiclass_oracle, pair_weights
-from dualboost.estimators.params import COUNT, MAX_TIME, NU_FRACTION, ORACLE, POSITIVE, nu_count
+from dualboost.estimators.params import (
+    COUNT,
+    MAX_TIME,
+    NU_FRACTION,
+    ORACLE,
+    POSITIVE,
+    nu_count,
+    shared_parameters,
+)
 from dualboost.estimators.probability import fit_softmax_slope
 from dualboost.oracles.multiclass import class_votes
 from dualboost.oracles.registry import make_oracle
@@ -120,6 +128,7 @@ class _MirrorBoostingClassifier(BoostingClassifier):
         return self
 
 
+@shared_parameters
 class MABoostClassifier(_MirrorBoostingClassifier):
     """MABoost ([NP] Alg. 1); LAMABoost is ``update="lazy"``; smooth MABoost ``projection="capped"``.
 
@@ -150,13 +159,6 @@ class MABoostClassifier(_MirrorBoostingClassifier):
         The bound on the squared dual norm of a column (required for a conjugate-library regulariser).
     max_iter : int, default 100
         Rounds (the run stops earlier when the bound certifies a training error below ``nu_/N``).
-    oracle : str, Oracle or classifier, default "stumps"
-        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
-        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
-        ``sample_weight``.
-    max_time : float, optional
-        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
-        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _parameter_constraints = {
@@ -217,6 +219,7 @@ class MABoostClassifier(_MirrorBoostingClassifier):
         )
 
 
+@shared_parameters
 class SparseBoostClassifier(_MirrorBoostingClassifier):
     """SparseBoost ([NP] Alg. 2): quadratic MABoost whose projection is preceded by an l1-shrunk
     projection onto the hypercube, so the distribution ``d_`` may have zeros (``result_.support``).
@@ -232,13 +235,6 @@ class SparseBoostClassifier(_MirrorBoostingClassifier):
         The shrinkage threshold (:func:`~dualboost.boosting.maboost.sparseboost`).
     max_iter : int, default 100
         Rounds (the run stops earlier when the bound certifies a training error below ``nu_/N``).
-    oracle : str, Oracle or classifier, default "stumps"
-        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
-        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
-        ``sample_weight``.
-    max_time : float, optional
-        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
-        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _parameter_constraints = {
@@ -269,6 +265,7 @@ class SparseBoostClassifier(_MirrorBoostingClassifier):
         return sparseboost(oracle, alpha=self.alpha, threshold=self.threshold, max_iter=max_iter, **options)
 
 
+@shared_parameters
 class MadaBoostClassifier(_MirrorBoostingClassifier):
     """The MadaBoost variant of [NP] (Alg. 3): weights ``min(1, e^{-margin})``, step
     ``eta_t = eps_t gamma_t`` with ``step="previous"`` (eps from the ensemble before the round, the
@@ -280,13 +277,6 @@ class MadaBoostClassifier(_MirrorBoostingClassifier):
         eps from the ensemble before the round, or the fixed point (docs/math.md#madaboost-step).
     max_iter : int, default 100
         Rounds (the run stops earlier when the bound certifies a training error below ``nu_/N``).
-    oracle : str, Oracle or classifier, default "stumps"
-        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
-        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
-        ``sample_weight``.
-    max_time : float, optional
-        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
-        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _parameter_constraints = {

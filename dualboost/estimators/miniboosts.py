@@ -31,11 +31,12 @@ from dualboost.boosting.core.stopping import ADABOOST_MAX_ITER
 from dualboost.boosting.corrective.frank_wolfe import STEPS
 from dualboost.estimators.base import BoostingClassifier
 from dualboost.estimators.corrective import CORRECTIVE_MAX_ITER
-from dualboost.estimators.params import POSITIVE
+from dualboost.estimators.params import POSITIVE, shared_parameters
 
 __all__ = ["MLPBoostClassifier", "MaxEdgeAdaBoostClassifier", "AdaBoostVClassifier", "SmoothBoostClassifier"]
 
 
+@shared_parameters
 class MLPBoostClassifier(BoostingClassifier):
     """MLPBoost ([MHT22]; docs/math.md#mlpboost): each iteration takes the Frank-Wolfe step of
     Corrective ERLPBoost (rule ``step``, docs/math.md#frank-wolfe-steps) or the solution of LPBoost's LP
@@ -49,31 +50,12 @@ class MLPBoostClassifier(BoostingClassifier):
 
     Parameters
     ----------
-    nu : float or "auto", default "auto"
-        The capping as a fraction of the training set in (0, 1]: the models get ``nu_ = max(1, nu N)``, so
-        ``d_n <= 1/nu_`` (docs/math.md#capping-nu); ``nu N <= 1`` is the hard margin. ``"auto"`` chooses it by
-        validation (docs/boosting.md#the-default-nuauto).
-    eps : float, default 0.01
-        The precision: the stop guarantees a soft margin within eps of the best one of the hypothesis class.
     eta : float, optional
         The entropy regularisation; None: the canonical value (docs/math.md#canonical-eta).
     max_iter : int or None, default 1000
         A cap on the iterations; None: the bound of the step rule.
-    oracle : str, Oracle or classifier, default "stumps"
-        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
-        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
-        ``sample_weight``.
     step : str, optional
         The Frank-Wolfe rule of the corrective step (default ``"clipped"``; docs/math.md#frank-wolfe-steps).
-    checkpoint : str, optional
-        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
-    checkpoint_every : int, default 10
-        The period of the checkpoints, in iterations.
-    resume : bool, default False
-        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
-    max_time : float, optional
-        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
-        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _algorithm = "mlpboost"
@@ -132,6 +114,7 @@ class _UncappedClassifier(BoostingClassifier):
         self.nu_ = result.params.get("nu", self._capping(result.d.size))
 
 
+@shared_parameters
 class MaxEdgeAdaBoostClassifier(_UncappedClassifier):
     """AdaBoost with the oracle's max-edge hypothesis each round ([KG]'s baseline; module docstring):
     ``max_iter`` rounds (default 1,000), no stopping rule. scikit-learn's ``AdaBoostClassifier`` is
@@ -142,19 +125,6 @@ class MaxEdgeAdaBoostClassifier(_UncappedClassifier):
     ----------
     max_iter : int, default 1000
         Rounds (AdaBoost has no stopping rule).
-    oracle : str, Oracle or classifier, default "stumps"
-        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
-        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
-        ``sample_weight``.
-    checkpoint : str, optional
-        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
-    checkpoint_every : int, default 10
-        The period of the checkpoints, in iterations.
-    resume : bool, default False
-        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
-    max_time : float, optional
-        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
-        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _algorithm = "adaboost"
@@ -179,6 +149,7 @@ class MaxEdgeAdaBoostClassifier(_UncappedClassifier):
         return 1.0
 
 
+@shared_parameters
 class AdaBoostVClassifier(_UncappedClassifier):
     """AdaBoost* ([RW05]; miniboosts' AdaBoostV; docs/math.md#adaboostv): AdaBoost whose weights aim at
     the margin ``min_q gamma_q - tolerance``; the output's hard margin is within ``tolerance`` of the
@@ -195,19 +166,6 @@ class AdaBoostVClassifier(_UncappedClassifier):
         In (0, 1]: the precision of the hard margin ([RW05]'s nu, not a capping).
     max_iter : int, optional
         A cap on the rounds; None: ``ceil(2 ln(N) / tolerance^2)``, by which the guarantee holds.
-    oracle : str, Oracle or classifier, default "stumps"
-        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
-        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
-        ``sample_weight``.
-    checkpoint : str, optional
-        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
-    checkpoint_every : int, default 10
-        The period of the checkpoints, in iterations.
-    resume : bool, default False
-        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
-    max_time : float, optional
-        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
-        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _algorithm = "adaboostv"
@@ -241,6 +199,7 @@ class AdaBoostVClassifier(_UncappedClassifier):
         return 1.0
 
 
+@shared_parameters
 class SmoothBoostClassifier(_UncappedClassifier):
     """SmoothBoost ([Ser03]; docs/math.md#smoothboost): every distribution the weak learner sees
     is smooth, ``d_n <= 1/(kappa N)``, and the output's training error is below ``kappa`` (fewer than
@@ -259,19 +218,6 @@ class SmoothBoostClassifier(_UncappedClassifier):
         In (0, 1/2): the advantage the weak learner is assumed to have.
     max_iter : int, optional
         A cap on the rounds; None: the bound of [Ser03].
-    oracle : str, Oracle or classifier, default "stumps"
-        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
-        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
-        ``sample_weight``.
-    checkpoint : str, optional
-        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
-    checkpoint_every : int, default 10
-        The period of the checkpoints, in iterations.
-    resume : bool, default False
-        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
-    max_time : float, optional
-        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
-        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _algorithm = "smoothboost"

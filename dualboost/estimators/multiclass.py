@@ -38,7 +38,20 @@ __all__ = ["multiclass_oracle", "pair_weights", "staged_votes", "example_margins
 
 def multiclass_oracle(oracle: object, n_classes: int) -> Oracle:
     """The weak learner for K-class data: class-valued stumps for ``oracle="stumps"`` (or a
-    :class:`~dualboost.oracles.multiclass.ClassStumps` given), ValueError for a binary oracle."""
+    :class:`~dualboost.oracles.multiclass.ClassStumps` given), ValueError for a binary oracle.
+
+    Parameters
+    ----------
+    oracle : object
+        The estimator's ``oracle`` parameter.
+    n_classes : int
+        The number K of classes.
+
+    Returns
+    -------
+    Oracle
+        The class-valued weak learner.
+    """
     if isinstance(oracle, ClassStumps) or (isinstance(oracle, str) and oracle == "stumps"):
         return ClassStumps()
     raise ValueError(
@@ -48,7 +61,20 @@ def multiclass_oracle(oracle: object, n_classes: int) -> Oracle:
 
 
 def pair_weights(weights: NDArray[np.float64], coding: PairCoding) -> NDArray[np.float64]:
-    """The sample weights of the examples spread evenly over their K - 1 pairs."""
+    """The sample weights of the examples spread evenly over their K - 1 pairs.
+
+    Parameters
+    ----------
+    weights : ndarray of shape (N,)
+        The example weights.
+    coding : PairCoding
+        The (example, wrong class) pairs.
+
+    Returns
+    -------
+    ndarray of shape (N (K - 1),)
+        The weight of each pair.
+    """
     return weights[coding.rows] / (coding.n_classes - 1)
 
 
@@ -56,7 +82,24 @@ def staged_votes(
     stages: Stages, hypotheses: list, X: ArrayLike, n_classes: int
 ) -> Iterator[NDArray[np.float64]]:
     """The votes ``F`` (N x K) of every stage: each class's votes are the staged decision of the
-    indicators ``[h_q(x) = c]``."""
+    indicators ``[h_q(x) = c]``.
+
+    Parameters
+    ----------
+    stages : Stages
+        The stored weights of the stages.
+    hypotheses : list
+        The hypotheses of the model.
+    X : array-like
+        The N x p features.
+    n_classes : int
+        The number K of classes.
+
+    Yields
+    ------
+    ndarray of shape (N, K)
+        The votes of each stage.
+    """
     one_hot = [_Indicator(h, n_classes) for h in hypotheses]
     yield from staged_decisions(stages, one_hot, X, n_classes)
 
@@ -72,7 +115,20 @@ class _Indicator:
 
 
 def example_margins(votes: NDArray[np.float64], labels: NDArray[np.intp]) -> NDArray[np.float64]:
-    """``F_(y_n)(x_n) - max_(k != y_n) F_k(x_n)`` per example (``labels``: class indices)."""
+    """``F_(y_n)(x_n) - max_(k != y_n) F_k(x_n)`` per example (``labels``: class indices).
+
+    Parameters
+    ----------
+    votes : ndarray of shape (N, K)
+        The votes per class.
+    labels : ndarray of shape (N,)
+        The class index of each example.
+
+    Returns
+    -------
+    ndarray of shape (N,)
+        The margin of each example.
+    """
     rows = np.arange(labels.size)
     own = votes[rows, labels]
     others = votes.copy()

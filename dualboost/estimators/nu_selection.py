@@ -121,7 +121,24 @@ def nu_grid(
     """The fractions searched, largest first: ``points`` geometric from ``top`` down to
     ``max(NU_FLOOR, 1/n_train)``, with the first step (``top`` to the second point) divided into
     ``split`` geometric steps (``points + split - 1`` fractions; a single point when ``top`` is at or
-    below the floor)."""
+    below the floor).
+
+    Parameters
+    ----------
+    top : float
+        The largest fraction.
+    n_train : int
+        The number of training rows (the floor is at least ``1/n_train``).
+    points : int, default GRID_POINTS
+        The geometric points of the coarse grid.
+    split : int, default FIRST_STEP_SPLIT
+        The steps the first coarse step is divided into.
+
+    Returns
+    -------
+    ndarray
+        The fractions, decreasing.
+    """
     floor = max(NU_FLOOR, 1.0 / max(n_train, 1))
     if top <= floor:
         return np.array([float(top)])
@@ -135,7 +152,20 @@ def validation_split(
     labels: ArrayLike, size: float = VALIDATION_SIZE
 ) -> tuple[NDArray[np.intp], NDArray[np.intp]] | None:
     """``(train, test)`` row indices of one stratified holdout of ``size`` of the rows (seed
-    :data:`SEED`), or None when a class has fewer than :data:`MIN_CLASS` examples."""
+    :data:`SEED`), or None when a class has fewer than :data:`MIN_CLASS` examples.
+
+    Parameters
+    ----------
+    labels : array-like of shape (N,)
+        The training labels.
+    size : float, default VALIDATION_SIZE
+        The held-out share of the rows.
+
+    Returns
+    -------
+    tuple of ndarray or None
+        The ``(train, test)`` row indices, or None.
+    """
     labels = np.asarray(labels)
     counts = np.unique(labels, return_counts=True)[1]
     if counts.size < 2 or counts.min() < MIN_CLASS:
@@ -156,7 +186,24 @@ def validation_score(
     +1, ``f < 0`` -1, and ``f = 0`` the class ``prior`` (the training rows' ``class_prior``) favours,
     -1 without one. Values within ``TIE_TOL`` of 0 are ties, as in
     :func:`~dualboost.boosting.core.result.combined_decision`. A vote per class (N x K decision
-    values, ``labels`` class indices) predicts as :func:`~dualboost.estimators.ties.votes_to_classes`."""
+    values, ``labels`` class indices) predicts as :func:`~dualboost.estimators.ties.votes_to_classes`.
+
+    Parameters
+    ----------
+    decision : ndarray
+        The N decision values (or N x K votes) of the held-out rows.
+    labels : ndarray
+        Their labels: ±1, or class indices for votes.
+    weights : ndarray or None
+        Their sample weights, or None (unweighted).
+    prior : ndarray, optional
+        The class prior that breaks ties.
+
+    Returns
+    -------
+    float
+        The held-out accuracy.
+    """
     decision = np.asarray(decision)
     if decision.ndim == 2:
         predicted = votes_to_classes(decision, np.arange(decision.shape[1]), prior)
@@ -172,7 +219,22 @@ def search(scores: Iterable[float], patience: int = PATIENCE, free: int = 0) -> 
     plateau the search goes on; neither do the first ``free`` scores, the fine first step of the grid,
     whose close points differ by a few held-out rows; a generator's path stops there: it is closed).
     The warnings of the grid's fits (a ConvergenceWarning, a SoftMarginWarning of a nu that may not be
-    chosen) are silenced: the refit at the chosen nu warns."""
+    chosen) are silenced: the refit at the chosen nu warns.
+
+    Parameters
+    ----------
+    scores : iterable of float
+        The held-out scores along the grid, largest nu first.
+    patience : int, default PATIENCE
+        The scores below the best after which the search stops.
+    free : int, default 0
+        The first scores that do not count against the patience.
+
+    Returns
+    -------
+    list of float
+        The scores consumed.
+    """
     seen: list[float] = []
     best, since = 0, 0
     iterator: Iterator[float] = iter(scores)
@@ -195,7 +257,22 @@ def search(scores: Iterable[float], patience: int = PATIENCE, free: int = 0) -> 
 
 def within_standard_error(scores: Sequence[float], n_eff: float, share: float = SE_SHARE) -> int:
     """The index of the first (largest-nu) score within ``share`` binomial standard errors
-    ``sqrt(a (1 - a) / n_eff)`` of the best score ``a`` (module docstring, step 4)."""
+    ``sqrt(a (1 - a) / n_eff)`` of the best score ``a`` (module docstring, step 4).
+
+    Parameters
+    ----------
+    scores : sequence of float
+        The scores along the grid, largest nu first.
+    n_eff : float
+        The effective number of held-out rows.
+    share : float, default SE_SHARE
+        The number of standard errors allowed below the best.
+
+    Returns
+    -------
+    int
+        The index of the chosen score.
+    """
     values = np.asarray(scores, dtype=np.float64)
     best = float(values.max())
     margin = share * np.sqrt(best * (1.0 - best) / n_eff) if n_eff > 0 else 0.0
@@ -215,7 +292,28 @@ def select_nu(
     ``top``: the holdout (``split``: given row indices ``(train, test)``; None: :func:`validation_split`
     of the labels), the grid, the early-stopped search of ``score_path(train, test, grid)`` and the
     standard-error choice (``weights``: the N sample weights, for the held-out rows' effective
-    number; None: unweighted)."""
+    number; None: unweighted).
+
+    Parameters
+    ----------
+    labels : array-like of shape (N,)
+        The training labels.
+    top : float
+        The largest fraction of the grid.
+    score_path : ScorePath
+        The held-out scores of a grid for given train and test rows.
+    split : tuple of ndarray, optional
+        The ``(train, test)`` row indices (None: :func:`validation_split`).
+    weights : ndarray, optional
+        The N sample weights (None: unweighted).
+    patience : int, default PATIENCE
+        As in :func:`search`.
+
+    Returns
+    -------
+    NuSelection
+        The chosen fraction and how it was chosen.
+    """
     if split is None:
         split = validation_split(labels)
     if split is None:
@@ -239,7 +337,24 @@ def estimator_scores(
     """The :data:`ScorePath` of a capped classifier: along the warm-started nu path
     (:func:`~dualboost.estimators.cv.iter_path`) for ERLPBoost (criterion ``"practical"``) and LPBoost
     without sample weights, otherwise one fit per grid fraction of a clone of ``estimator`` with that
-    fixed ``nu`` (checkpoints off), each scored on the held-out rows."""
+    fixed ``nu`` (checkpoints off), each scored on the held-out rows.
+
+    Parameters
+    ----------
+    estimator : BoostingClassifier
+        The capped classifier whose nu is chosen.
+    X : array-like
+        The N x p training features.
+    labels : ndarray of shape (N,)
+        The training labels.
+    weights : ndarray or None
+        The N sample weights, or None.
+
+    Returns
+    -------
+    ScorePath
+        The function that scores a grid on given train and test rows.
+    """
     from dualboost.estimators.cv import MODELS, iter_path  # lazily: cv imports the classifiers
     from dualboost.oracles.registry import make_oracle
 

@@ -314,7 +314,18 @@ def model_bytes(path: str | os.PathLike) -> int:
     """The bytes that loading the model file ``path`` may read at most: the uncompressed sizes of its
     members as the zip's directory declares them (:func:`load` charges their data against
     ``max_bytes``: ``load(path, max_bytes=model_bytes(path))`` reads the file). ValueError for a file
-    that is not a zip archive."""
+    that is not a zip archive.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file written by :func:`save`.
+
+    Returns
+    -------
+    int
+        The sum of the uncompressed sizes its zip directory declares.
+    """
     try:
         with zipfile.ZipFile(path) as archive:
             return int(sum(info.file_size for info in archive.infolist()))

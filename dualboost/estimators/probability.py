@@ -46,7 +46,20 @@ def fit_link_slope(margins: ArrayLike, weights: ArrayLike | None = None) -> floa
     No intercept: ``expit(a f + b)`` with ``b != 0`` would move the boundary from f = 0 and disagree
     with ``predict``. The smoothed target keeps a finite on separable training data, where every
     margin is positive and the plain likelihood grows without bound in a (Platt 1999; scikit-learn's
-    ``CalibratedClassifierCV(method="sigmoid")`` uses the same targets)."""
+    ``CalibratedClassifierCV(method="sigmoid")`` uses the same targets).
+
+    Parameters
+    ----------
+    margins : array-like of shape (N,)
+        The training margins ``y_n f(x_n)``.
+    weights : array-like, optional
+        The N sample weights (None: unweighted).
+
+    Returns
+    -------
+    float
+        The fitted slope a.
+    """
     m = np.asarray(margins, dtype=np.float64)
     w = np.ones(m.size) if weights is None else np.asarray(weights, dtype=np.float64)
     total = float(w.sum())
@@ -61,7 +74,20 @@ def fit_link_slope(margins: ArrayLike, weights: ArrayLike | None = None) -> floa
 def increasing_root(derivative: Callable[[float], float], tol: float = 1e-10) -> float:
     """The slope a in ``[LINK_MIN_SLOPE, LINK_MAX_SLOPE]`` where an increasing ``derivative`` (of a
     convex negative log-likelihood in a) crosses 0, by Brent's method on a bracket found by doubling
-    twice from 1 (``tol``: its xtol and rtol); the end of the range when there is no root inside."""
+    twice from 1 (``tol``: its xtol and rtol); the end of the range when there is no root inside.
+
+    Parameters
+    ----------
+    derivative : callable
+        The increasing derivative, of a slope.
+    tol : float, default 1e-10
+        The tolerance of Brent's method.
+
+    Returns
+    -------
+    float
+        The slope where the derivative crosses 0, or an end of the range.
+    """
     if derivative(LINK_MIN_SLOPE) >= 0:
         return LINK_MIN_SLOPE
     if derivative(LINK_MAX_SLOPE) <= 0:
@@ -77,14 +103,42 @@ def link_probabilities(
 ) -> NDArray[np.float64]:
     """``[P(classes_[0]), P(classes_[1])] = [expit(-a f), expit(a f)]`` per row (N x 2); at a tie
     f = 0 the training class prior ``prior`` (``class_prior_``; without one 1/2 each), whose argmax
-    is the class ``predict`` gives a tie (:mod:`dualboost.estimators.ties`)."""
+    is the class ``predict`` gives a tie (:mod:`dualboost.estimators.ties`).
+
+    Parameters
+    ----------
+    f : ndarray of shape (N,)
+        The decision values.
+    slope : float
+        The link's slope a.
+    prior : ndarray, optional
+        The training class prior (for ties).
+
+    Returns
+    -------
+    ndarray of shape (N, 2)
+        The class probabilities.
+    """
     f = np.asarray(f, dtype=np.float64)
     return prior_at_ties(f, np.column_stack([expit(-slope * f), expit(slope * f)]), prior)
 
 
 def link_log_likelihood(margins: NDArray[np.float64], slope: float) -> float:
     """The mean log-likelihood ``mean_n log expit(a m_n)`` of the margins under the link (for
-    reports; ``log_expit`` keeps it finite for any a m)."""
+    reports; ``log_expit`` keeps it finite for any a m).
+
+    Parameters
+    ----------
+    margins : ndarray of shape (N,)
+        The margins.
+    slope : float
+        The link's slope a.
+
+    Returns
+    -------
+    float
+        The mean log-likelihood.
+    """
     return float(np.mean(log_expit(slope * np.asarray(margins, dtype=np.float64))))
 
 
@@ -105,7 +159,22 @@ def fit_softmax_slope(
     ``-sum_n w_n sum_c t_nc log softmax(a F_n)_c``, convex in a, whose derivative
     ``sum_n w_n (E_(softmax(a F_n))[F_n] - t_n . F_n)`` increases in a; its root by Brent's method in
     ``[LINK_MIN_SLOPE, LINK_MAX_SLOPE]`` (the ends when it has none there), as the binary link's
-    :func:`fit_link_slope`."""
+    :func:`fit_link_slope`.
+
+    Parameters
+    ----------
+    votes : ndarray of shape (N, K)
+        The training votes.
+    labels : ndarray of shape (N,)
+        The class index of each example.
+    weights : ndarray, optional
+        The N sample weights (None: unweighted).
+
+    Returns
+    -------
+    float
+        The fitted slope a.
+    """
     F = np.asarray(votes, dtype=np.float64)
     w = np.ones(F.shape[0]) if weights is None else np.asarray(weights, dtype=np.float64)
     targets = _smoothed_targets(labels, F.shape[1], float(w.sum()))
@@ -120,7 +189,20 @@ def fit_softmax_slope(
 def vote_probabilities(
     votes: NDArray[np.float64], slope: float, prior: NDArray[np.float64] | None = None
 ) -> NDArray[np.float64]:
-    """``softmax(a F)`` per row (N x K), ties between top classes resolved by ``prior``."""
+    """``softmax(a F)`` per row (N x K), ties between top classes resolved by ``prior``.
+
+    Parameters
+    ----------
+    votes : ndarray of shape (N, K)
+        The votes.
+    slope, prior
+        As in :func:`link_probabilities` (``prior`` breaks ties between top classes).
+
+    Returns
+    -------
+    ndarray of shape (N, K)
+        The class probabilities.
+    """
     p = softmax(slope * np.asarray(votes, dtype=np.float64), axis=1)
     return prior_at_vote_ties(votes, p, prior)
 
@@ -128,7 +210,18 @@ def vote_probabilities(
 def vote_log_probabilities(
     votes: NDArray[np.float64], slope: float, prior: NDArray[np.float64] | None = None
 ) -> NDArray[np.float64]:
-    """``log softmax(a F)`` per row (finite for any a F), ties as :func:`vote_probabilities`."""
+    """``log softmax(a F)`` per row (finite for any a F), ties as :func:`vote_probabilities`.
+
+    Parameters
+    ----------
+    votes, slope, prior
+        As in :func:`vote_probabilities`.
+
+    Returns
+    -------
+    ndarray of shape (N, K)
+        The logarithms of the class probabilities.
+    """
     log_p = log_softmax(slope * np.asarray(votes, dtype=np.float64), axis=1)
     return prior_at_vote_ties(votes, log_p, prior, log=True)
 

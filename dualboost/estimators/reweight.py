@@ -247,7 +247,22 @@ def ensemble_members(fitted: object, classes: NDArray, output: str = "auto") -> 
     """The pool of a fitted ensemble or a list of fitted estimators as ``(estimator, kind, column,
     positive)`` (module docstring); a ValueError naming ``fitted`` for anything else, an unfitted
     ensemble, an empty list, or classes other than ``classes`` (y's labels, sorted). For K > 2
-    classes: :func:`class_members`."""
+    classes: :func:`class_members`.
+
+    Parameters
+    ----------
+    fitted : object
+        A fitted scikit-learn ensemble or a list of fitted estimators.
+    classes : ndarray
+        The sorted labels of y.
+    output : str, default "auto"
+        Which output of the members to read (module docstring).
+
+    Returns
+    -------
+    list of tuple
+        The members as ``(estimator, kind, column, positive)``.
+    """
     from sklearn.frozen import FrozenEstimator
 
     if len(classes) > 2:

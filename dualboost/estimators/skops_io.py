@@ -167,7 +167,18 @@ def skops():
 
 
 def dumps(estimator: BaseEstimator) -> bytes:
-    """The skops bytes of a fitted scikit-learn ``estimator``."""
+    """The skops bytes of a fitted scikit-learn ``estimator``.
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+        A fitted scikit-learn estimator.
+
+    Returns
+    -------
+    bytes
+        Its skops serialisation.
+    """
     return skops().dumps(estimator)
 
 
@@ -187,7 +198,18 @@ def _nodes(value: object) -> Iterator[dict]:
 def named_types(schema: object) -> tuple[set[str], set[str], list[str]]:
     """``(names, kinds, files)`` of a skops schema: every ``module.class`` its nodes name (a JSON
     value's node, which names ``builtins.str`` and is rebuilt by ``json.loads``, aside), every node kind
-    (``__loader__``), and the array files its ``NdArrayNode`` read."""
+    (``__loader__``), and the array files its ``NdArrayNode`` read.
+
+    Parameters
+    ----------
+    schema : object
+        A skops schema (parsed JSON).
+
+    Returns
+    -------
+    tuple
+        ``(names, kinds, files)``.
+    """
     names, kinds, files = set(), set(), []
     for node in _nodes(schema):
         kind = node["__loader__"]
@@ -210,7 +232,26 @@ def read_member(
     model's feature count (its trees read features below it, its ``n_features_in_`` is it); ``budget``,
     the most bytes that rebuilding may decompress (its schema and each array read, as often as the
     schema reads it); ``where`` begins the messages. ValueError for anything refused, before anything
-    is imported or rebuilt."""
+    is imported or rebuilt.
+
+    Parameters
+    ----------
+    data : bytes
+        The skops bytes.
+    trusted : tuple of str
+        Further exact type names allowed.
+    n_features : int
+        The model's feature count.
+    budget : int
+        The most bytes rebuilding may decompress.
+    where : str
+        The beginning of the error messages.
+
+    Returns
+    -------
+    tuple
+        ``(member, decompressed)``: the estimator and the bytes decompressed.
+    """
     sio = skops()
     allowed = set(SKOPS_TRUSTED_TYPES) | set(trusted)
     try:
@@ -277,7 +318,17 @@ def _check_npy(archive: zipfile.ZipFile, name: object) -> int:
 def check_trees(member: object, n_features: int, where: str) -> None:
     """ValueError unless every ``sklearn.tree._tree.Tree`` reachable from ``member`` (its attributes,
     lists, tuples, dicts and object arrays, nested) is a tree over at most ``n_features`` features
-    (module docstring), and every estimator holding one (``tree_``) has its ``n_features_in_``."""
+    (module docstring), and every estimator holding one (``tree_``) has its ``n_features_in_``.
+
+    Parameters
+    ----------
+    member : object
+        A rebuilt scikit-learn member.
+    n_features : int
+        The model's feature count.
+    where : str
+        The beginning of the error messages.
+    """
     from sklearn.tree._tree import Tree
 
     seen: set[int] = set()

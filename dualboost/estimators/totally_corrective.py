@@ -13,7 +13,7 @@ from sklearn.utils._param_validation import StrOptions
 from dualboost.boosting.core.checkpoint import DEFAULT_EVERY
 from dualboost.boosting.core.stopping import CRITERIA
 from dualboost.estimators.base import BoostingClassifier
-from dualboost.estimators.params import METHOD, NU_BELOW_ONE, POSITIVE
+from dualboost.estimators.params import METHOD, NU_BELOW_ONE, POSITIVE, shared_parameters
 from dualboost.oracles import DecisionStumps
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
 ]
 
 
+@shared_parameters
 class LPBoostClassifier(BoostingClassifier):
     """LPBoost ([KG] Alg. 2.1): the soft-margin LP re-solved after every hypothesis.
 
@@ -33,29 +34,10 @@ class LPBoostClassifier(BoostingClassifier):
 
     Parameters
     ----------
-    nu : float or "auto", default "auto"
-        The capping as a fraction of the training set in (0, 1]: the models get ``nu_ = max(1, nu N)``, so
-        ``d_n <= 1/nu_`` (docs/math.md#capping-nu); ``nu N <= 1`` is the hard margin. ``"auto"`` chooses it by
-        validation (docs/boosting.md#the-default-nuauto).
-    eps : float, default 0.01
-        The precision: the stop guarantees a soft margin within eps of the best one of the hypothesis class.
     max_iter : int, optional
         A cap on the iterations; None: 1,000 (LPBoost has no iteration bound, Thm 2.5).
-    oracle : str, Oracle or classifier, default "stumps"
-        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
-        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
-        ``sample_weight``.
     method : str, default "highs"
         The LP solver (``"highs"``, warm-started from the previous basis, or a cvxpy method).
-    checkpoint : str, optional
-        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
-    checkpoint_every : int, default 10
-        The period of the checkpoints, in iterations.
-    resume : bool, default False
-        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
-    max_time : float, optional
-        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
-        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _algorithm = "lpboost"
@@ -98,6 +80,7 @@ class LPBoostClassifier(BoostingClassifier):
         return {"caps": weights / weights.sum() * n / nu}
 
 
+@shared_parameters
 class SoftBoostClassifier(BoostingClassifier):
     """SoftBoost ([KG] Alg. 3.1; TotalBoost when nu * N <= 1): relative-entropy projections onto the
     distributions under which every hypothesis so far has edge <= gamma_hat - eps.
@@ -106,29 +89,10 @@ class SoftBoostClassifier(BoostingClassifier):
 
     Parameters
     ----------
-    nu : float or "auto", default "auto"
-        The capping as a fraction of the training set in (0, 1]: the models get ``nu_ = max(1, nu N)``, so
-        ``d_n <= 1/nu_`` (docs/math.md#capping-nu); ``nu N <= 1`` is the hard margin. ``"auto"`` chooses it by
-        validation (docs/boosting.md#the-default-nuauto).
-    eps : float, default 0.01
-        The precision: the stop guarantees a soft margin within eps of the best one of the hypothesis class.
     max_iter : int, optional
         A cap on the iterations; None: Thm 3.2's bound.
-    oracle : str, Oracle or classifier, default "stumps"
-        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
-        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
-        ``sample_weight``.
     method : str, default "auglag"
         The subproblem solver.
-    checkpoint : str, optional
-        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
-    checkpoint_every : int, default 10
-        The period of the checkpoints, in iterations.
-    resume : bool, default False
-        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
-    max_time : float, optional
-        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
-        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _algorithm = "softboost"
@@ -204,6 +168,7 @@ class _EntropicClassifier(BoostingClassifier):
         }
 
 
+@shared_parameters
 class ERLPBoostClassifier(_EntropicClassifier):
     """ERLPBoost ([KG] Alg. 3.2): LPBoost regularised by ``(1/eta) Delta(d, d0)``.
 
@@ -214,33 +179,14 @@ class ERLPBoostClassifier(_EntropicClassifier):
 
     Parameters
     ----------
-    nu : float or "auto", default "auto"
-        The capping as a fraction of the training set in (0, 1]: the models get ``nu_ = max(1, nu N)``, so
-        ``d_n <= 1/nu_`` (docs/math.md#capping-nu); ``nu N <= 1`` is the hard margin. ``"auto"`` chooses it by
-        validation (docs/boosting.md#the-default-nuauto).
-    eps : float, default 0.01
-        The precision: the stop guarantees a soft margin within eps of the best one of the hypothesis class.
     eta : float, optional
         The entropy regularisation; None: the canonical ``(2/eps) ln(N/nu_)`` (docs/math.md#canonical-eta).
     max_iter : int, optional
         A cap on the iterations; None: Thm 3.12's (practical) or Thm 3.10's (simple) bound.
-    oracle : str, Oracle or classifier, default "stumps"
-        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
-        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
-        ``sample_weight``.
     method : str, default "auglag"
         The subproblem solver (``"auglag"``: warm-started).
     criterion : {"practical", "simple"}, default "practical"
         The stopping criterion (docs/math.md#erlpboost-stopping).
-    checkpoint : str, optional
-        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
-    checkpoint_every : int, default 10
-        The period of the checkpoints, in iterations.
-    resume : bool, default False
-        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
-    max_time : float, optional
-        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
-        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _algorithm = "erlpboost"
@@ -258,6 +204,7 @@ class ERLPBoostClassifier(_EntropicClassifier):
         return f" with {', '.join(given)}"
 
 
+@shared_parameters
 class BinaryERLPBoostClassifier(_EntropicClassifier):
     """Binary ERLPBoost ([KG] Alg. 3.3): ERLPBoost with the binary relative entropy, which keeps the
     caps implicit; ``nu`` must be < 1. Theoretical eta ``(2/eps)(ln(N/nu_) + 1)``; bounds Thms 3.21,
@@ -268,29 +215,14 @@ class BinaryERLPBoostClassifier(_EntropicClassifier):
     nu : float or "auto", default "auto"
         The capping as a fraction of the training set, below 1 (the binary entropy needs ``nu_ < N``);
         ``"auto"`` chooses it by validation (docs/boosting.md#the-default-nuauto).
-    eps : float, default 0.01
-        The precision: the stop guarantees a soft margin within eps of the best one of the hypothesis class.
     eta : float, optional
         The regularisation; None: the canonical ``(2/eps)(ln(N/nu_) + 1)``.
     max_iter : int, optional
         A cap on the iterations; None: Thm 3.23's (practical) or Thm 3.21's (simple) bound.
-    oracle : str, Oracle or classifier, default "stumps"
-        The weak learner: ``"stumps"``, ``"raw"`` (raw features), ``"svm"`` (linear-kernel hypotheses), a
-        :class:`~dualboost.oracles.Oracle`, or a scikit-learn classifier whose ``fit`` takes
-        ``sample_weight``.
     method : str, default "auglag"
         The subproblem solver (``"auglag"``: warm-started).
     criterion : {"practical", "simple"}, default "practical"
         The stopping criterion (docs/math.md#erlpboost-stopping).
-    checkpoint : str, optional
-        A file to which ``fit`` saves its state every ``checkpoint_every`` iterations (None: no checkpoints).
-    checkpoint_every : int, default 10
-        The period of the checkpoints, in iterations.
-    resume : bool, default False
-        Continue a killed run from ``checkpoint`` (docs/boosting.md#6-long-runs-checkpoints-and-resume).
-    max_time : float, optional
-        A time limit in seconds for each boosting run of ``fit``: the run stops at the first iteration
-        boundary after it, certified, with ``stop_reason_ = "time limit"``.
     """
 
     _algorithm = "binary_erlpboost"

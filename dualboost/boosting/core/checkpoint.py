@@ -159,7 +159,18 @@ def _digests(oracle: object) -> tuple[str, str]:
 def fingerprint(oracle: object) -> str:
     """A digest of the oracle (its class and ``repr``, i.e. its options) and of the training data
     it holds: ``y_`` and ``X_`` (dense, or a sparse matrix's format, shape, indices and values) or a
-    matrix oracle's ``U``. One pass over the data (blake2b, about 1 GB/s)."""
+    matrix oracle's ``U``. One pass over the data (blake2b, about 1 GB/s).
+
+    Parameters
+    ----------
+    oracle : object
+        A fitted oracle.
+
+    Returns
+    -------
+    str
+        The hexadecimal digest.
+    """
     return _digests(oracle)[0]
 
 
@@ -173,14 +184,31 @@ def check_path(path: str | os.PathLike) -> Path:
     (:func:`dualboost._files.check_writable`: not a directory, a directory that takes a new file --
     tried, since permission bits do not stop root and a read-only file system shows only then).
     A ValueError saying "directory not writable" and naming the directory otherwise, so that a run
-    fails before it starts, not at its first checkpoint."""
+    fails before it starts, not at its first checkpoint.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The checkpoint file.
+
+    Returns
+    -------
+    Path
+        The checked path.
+    """
     return check_writable(path, "checkpoint")
 
 
 def check_free(path: str | os.PathLike) -> None:
     """A ValueError if another run holds the lock of the checkpoint ``path`` (module docstring,
     "Locking"): a probe, taken and released at once, for a caller that has work to do before the run
-    starts (the CLI reads and fits the data); the run takes the lock itself."""
+    starts (the CLI reads and fits the data); the run takes the lock itself.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The checkpoint file.
+    """
     lock = FileLock(path, "checkpoint")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # (the run itself says that it is not locked)
@@ -255,6 +283,19 @@ class Checkpoint:
     ``resume``: continue from the file (which must exist and belong to this run) instead of
     starting afresh (a fresh run overwrites the file); ``algorithm`` and ``params``: the run's
     name and parameters, which the file must match on resume.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The checkpoint file.
+    every : int
+        The period of the writes, in iterations (>= 1).
+    resume : bool
+        Continue from the file instead of starting afresh.
+    algorithm : str
+        The run's algorithm name.
+    params : dict
+        The run's parameters, which a resumed file must match.
     """
 
     def __init__(
@@ -520,7 +561,18 @@ def _hypothesis_dict(hypothesis: Hypothesis) -> dict:
 
 
 def read_header(path: str | os.PathLike) -> dict:
-    """The JSON header of the checkpoint at ``path`` (ValueError if it is not a readable checkpoint)."""
+    """The JSON header of the checkpoint at ``path`` (ValueError if it is not a readable checkpoint).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A checkpoint file.
+
+    Returns
+    -------
+    dict
+        Its header.
+    """
     return _read(Path(path))[0]
 
 

@@ -131,7 +131,20 @@ def takes_run_options(driver: _Driver | None = None, *, without: tuple[str, ...]
     takes every field of :data:`OPTION_NAMES` as a keyword (its signature shows them) and builds the
     :class:`RunOptions` from them, or takes ``options=`` itself (not both). ``without``: the options
     this driver cannot honour (a ValueError when one is given). The checkpoint the driver opens is
-    released when it returns or raises (:func:`~dualboost.boosting.core.checkpoint.releasing_checkpoints`)."""
+    released when it returns or raises (:func:`~dualboost.boosting.core.checkpoint.releasing_checkpoints`).
+
+    Parameters
+    ----------
+    driver : callable, optional
+        The driver (None when used as ``@takes_run_options(without=...)``).
+    without : tuple of str, default ()
+        The options the driver cannot honour.
+
+    Returns
+    -------
+    callable
+        The decorated driver, or the decorator when ``driver`` is None.
+    """
 
     def decorate(function: _Driver) -> _Driver:
         name = function.__name__

@@ -31,7 +31,17 @@ def _matplotlib():
 def plot_history(history: History, path: str | os.PathLike, *, title: str = "") -> None:
     """Save the gap and the stopping quantity of ``history`` against iterations and against time
     (two panels, logarithmic values; non-positive values are not drawn) to ``path`` (the format
-    follows the extension, e.g. ``.png``, ``.pdf``, ``.svg``)."""
+    follows the extension, e.g. ``.png``, ``.pdf``, ``.svg``).
+
+    Parameters
+    ----------
+    history : History
+        The run's history.
+    path : str or os.PathLike
+        The image file written.
+    title : str, default ""
+        The figure's title.
+    """
     Figure, FigureCanvasAgg = _matplotlib()
     figure = Figure(figsize=(10, 4), layout="constrained")
     FigureCanvasAgg(figure)

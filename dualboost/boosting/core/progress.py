@@ -23,12 +23,34 @@ WIDTH = 78
 
 
 def number_text(value: float) -> str:
-    """``value`` to 3 significant digits, ``-`` when it is NaN or infinite."""
+    """``value`` to 3 significant digits, ``-`` when it is NaN or infinite.
+
+    Parameters
+    ----------
+    value : float
+        The number.
+
+    Returns
+    -------
+    str
+        Its text.
+    """
     return "-" if not math.isfinite(value) else f"{value:.3g}"
 
 
 def iteration_text(row: HistoryRow) -> str:
-    """Iteration, edge of the new hypothesis, certified gap, stopping quantity, hypotheses in use."""
+    """Iteration, edge of the new hypothesis, certified gap, stopping quantity, hypotheses in use.
+
+    Parameters
+    ----------
+    row : HistoryRow
+        One iteration of a history.
+
+    Returns
+    -------
+    str
+        The progress line.
+    """
     return (
         f"iteration {row.iteration}  edge {row.edge:+.4f}  gap {number_text(row.gap)}  "
         f"stopping {number_text(row.stopping)}  hypotheses {row.n_hypotheses}"

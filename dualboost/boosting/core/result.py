@@ -27,7 +27,18 @@ __all__ = [
 
 def n_positive(w: ArrayLike | None) -> int:
     """The number of hypotheses with weight > 0 in ``w`` (0 for None: no solution yet): a result's
-    :attr:`BoostResult.n_nonzero` and the ``n_hypotheses`` of a history row."""
+    :attr:`BoostResult.n_nonzero` and the ``n_hypotheses`` of a history row.
+
+    Parameters
+    ----------
+    w : array-like or None
+        The hypothesis weights.
+
+    Returns
+    -------
+    int
+        The count of positive weights.
+    """
     return 0 if w is None else int(np.count_nonzero(np.asarray(w) > 0))
 
 
@@ -53,7 +64,18 @@ STOP_REASONS: dict[str, str] = {
 
 def check_stop_reason(reason: str) -> str:
     """``reason`` if it is a word of :data:`STOP_REASONS`, else a ValueError listing them (a driver's
-    bug: every driver reports one of these)."""
+    bug: every driver reports one of these).
+
+    Parameters
+    ----------
+    reason : str
+        A driver's stop reason.
+
+    Returns
+    -------
+    str
+        ``reason``, checked.
+    """
     if reason not in STOP_REASONS:
         raise ValueError(f"stop_reason must be one of {sorted(STOP_REASONS)}; got {reason!r}")
     return reason
@@ -71,6 +93,20 @@ def combined_decision(
     class of its training data on a tie (:mod:`dualboost.estimators.ties`), the same on every
     machine. 1e-9 is above the rounding of a sum of thousands of terms of magnitude <= 1
     and below any margin a booster certifies (eps >= 1e-6 in practice).
+
+    Parameters
+    ----------
+    weights : ndarray of shape (Q,)
+        The hypothesis weights.
+    hypotheses : list of Hypothesis
+        The Q hypotheses.
+    X : array-like
+        The N x p features.
+
+    Returns
+    -------
+    ndarray of shape (N,)
+        The decision values.
     """
     out = np.zeros(_n_rows(X))
     for weight, hypothesis in zip(weights, hypotheses, strict=True):
@@ -184,7 +220,24 @@ def staged_decisions(
     """``f_{w^s}(X)`` for s = 1, ..., S (ties exactly 0, as :func:`combined_decision`): each stage
     updates the previous decision by its scale and entries; every hypothesis is evaluated on X once,
     when a stage first uses it. ``n_outputs``: hypotheses whose ``predict`` gives N x n_outputs
-    values (the class indicators of a K-class vote), None for one value per row."""
+    values (the class indicators of a K-class vote), None for one value per row.
+
+    Parameters
+    ----------
+    stages : Stages
+        The stored weights of the stages.
+    hypotheses : list of Hypothesis
+        The hypotheses they weigh.
+    X : array-like
+        The N x p features.
+    n_outputs : int, optional
+        The outputs of each hypothesis (None: one per row).
+
+    Yields
+    ------
+    ndarray
+        The decision values of each stage (N, or N x n_outputs).
+    """
     f = np.zeros(_n_rows(X) if n_outputs is None else (_n_rows(X), n_outputs))
     cache: dict[int, NDArray[np.float64]] = {}
     for s in range(len(stages)):

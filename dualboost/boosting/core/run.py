@@ -59,7 +59,18 @@ _BLAS_MIN_COLUMNS = 64
 
 
 def check_oracle(oracle: object) -> int:
-    """A fitted oracle (``best(d)`` and ``n_samples_``); returns N."""
+    """A fitted oracle (``best(d)`` and ``n_samples_``); returns N.
+
+    Parameters
+    ----------
+    oracle : object
+        The weak learner given to a driver.
+
+    Returns
+    -------
+    int
+        The number N of training examples.
+    """
     if not callable(getattr(oracle, "best", None)):
         raise ValueError(f"oracle must be a dualboost oracle with a best(d) method; got {oracle!r}")
     n = getattr(oracle, "n_samples_", None)
@@ -81,14 +92,41 @@ _ADVICE = {
 def rule_or_cap(converged: bool, rule: str, max_iter: int) -> tuple[str, str]:
     """``(stop_reason, stop_detail)`` for :meth:`Run.result` of a loop that ends either on its stopping
     ``rule`` (``"converged"``, the rule in words) or at the cap (``"max_iter"``, ``"max_iter=N"``, the
-    form :func:`warn_unconverged` reads)."""
+    form :func:`warn_unconverged` reads).
+
+    Parameters
+    ----------
+    converged : bool
+        Whether the stopping rule was met.
+    rule : str
+        The rule in words.
+    max_iter : int
+        The iteration cap.
+
+    Returns
+    -------
+    tuple of str
+        ``(stop_reason, stop_detail)``.
+    """
     return ("converged", rule) if converged else ("max_iter", f"max_iter={max_iter}")
 
 
 def warn_unconverged(algorithm: str, reason: str, detail: str = "", *, stacklevel: int = 3) -> None:
     """A scikit-learn ``ConvergenceWarning``: the run ended before its stopping rule was met, with its
     stop ``reason`` (a word of :data:`~dualboost.boosting.core.result.STOP_REASONS`) and ``detail``
-    (for ``"max_iter"``: ``"max_iter=N"``)."""
+    (for ``"max_iter"``: ``"max_iter=N"``).
+
+    Parameters
+    ----------
+    algorithm : str
+        The driver's name.
+    reason : str
+        The stop reason.
+    detail : str, default ""
+        Its detail.
+    stacklevel : int, default 3
+        As in :func:`warnings.warn`.
+    """
     check_stop_reason(reason)
     where = f"at {detail}" if reason == "max_iter" and detail else "early"
     said = f": {detail}" if detail and reason != "max_iter" else ""
@@ -116,6 +154,11 @@ def warn_weak_soft_margin(result: BoostResult) -> None:
     stop after a few iterations). A smaller eps lets the run go on (on such a text-like set, eps =
     0.001 instead of 0.01 took the training accuracy from 0.81 to 0.9995); the soft margin grows with
     nu (more examples may lie below it: at nu = N it is the mean margin).
+
+    Parameters
+    ----------
+    result : BoostResult
+        A soft-margin booster's result.
     """
     margin, eps = result.soft_margin, float(result.params["eps"])
     nu, n = float(result.params["nu"]), result.d.size
@@ -160,6 +203,11 @@ class Ensemble:
     larger ratios at N = 20,000, t = 100; ``benchmarks/results/ensemble_memory.txt``).
     :attr:`nbytes` and :attr:`mirror_nbytes` report the two buffers. The oracle's
     :class:`Selection` (and its float64 column) is not kept.
+
+    Parameters
+    ----------
+    n_samples : int
+        The number N of rows of each column.
     """
 
     def __init__(self, n_samples: int) -> None:
@@ -283,6 +331,19 @@ class Run:
     :meth:`keep_step` add a stage; :class:`~dualboost.boosting.core.result.Stages` in the result). A
     run resumed from a checkpoint has no stages before the checkpoint, so its result has none
     (``stages`` None).
+
+    Parameters
+    ----------
+    oracle : object
+        The fitted weak learner.
+    history : History
+        The history the run records.
+    options : RunOptions, optional
+        The run options (None: the defaults).
+    algorithm : str, default ""
+        The algorithm's name (checkpoints, results).
+    settings : dict, optional
+        The parameters a resumed checkpoint must match.
     """
 
     def __init__(

@@ -41,19 +41,60 @@ CRITERIA = ("practical", "simple")
 
 
 def softboost_max_iter(n_samples: int, nu: float, eps: float) -> int:
-    """[KG] Thm 3.2: ``ceil((2/eps^2) ln(N/nu))`` iterations, at least 1."""
+    """[KG] Thm 3.2: ``ceil((2/eps^2) ln(N/nu))`` iterations, at least 1.
+
+    Parameters
+    ----------
+    n_samples : int
+        The number N of examples.
+    nu : float
+        The capping, a count in [1, N].
+    eps : float
+        The precision.
+
+    Returns
+    -------
+    int
+        The iteration bound.
+    """
     return max(1, math.ceil(2.0 / eps**2 * math.log(n_samples / nu)))
 
 
 def erlpboost_max_iter(eta: float, eps: float, criterion: str = "practical") -> int:
     """[KG] Thms 3.10, 3.12 (ERLPBoost), 3.21, 3.23 (Binary) in their eta form: ``T < 16 eta/eps``
     (simple) or ``32 eta/eps`` (practical), eta taken >= 1/2 as the lemmas require; plus the
-    discarded last iteration."""
+    discarded last iteration.
+
+    Parameters
+    ----------
+    eta : float
+        The entropy regularisation.
+    eps : float
+        The precision.
+    criterion : {"practical", "simple"}, default "practical"
+        The stopping criterion.
+
+    Returns
+    -------
+    int
+        The iteration bound.
+    """
     factor = 16.0 if criterion == "simple" else 32.0
     return math.ceil(factor * max(eta, 0.5) / eps) + 1
 
 
 def corrective_max_iter(eta: float, eps: float) -> int:
     """The corrective algorithms ([SS] Thm 9 with ``beta = 1/eta``; [KG] Sec 4.2): ``32 eta/eps``
-    (``= 64 ln(N/nu)/eps^2`` at the canonical eta), plus the discarded last iteration."""
+    (``= 64 ln(N/nu)/eps^2`` at the canonical eta), plus the discarded last iteration.
+
+    Parameters
+    ----------
+    eta, eps
+        As in :func:`erlpboost_max_iter`.
+
+    Returns
+    -------
+    int
+        The iteration bound.
+    """
     return erlpboost_max_iter(eta, eps, "practical")

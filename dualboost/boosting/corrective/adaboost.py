@@ -102,7 +102,20 @@ def adaboostv_step(edge: float, min_edge: float, tolerance: float) -> float:
 
 
 def adaboostv_max_iter(n_samples: int, tolerance: float) -> int:
-    """[RW05]'s iteration bound for AdaBoost*: ``ceil(2 ln(N) / tolerance^2)`` (at least 1)."""
+    """[RW05]'s iteration bound for AdaBoost*: ``ceil(2 ln(N) / tolerance^2)`` (at least 1).
+
+    Parameters
+    ----------
+    n_samples : int
+        The number N of examples.
+    tolerance : float
+        The margin tolerance of AdaBoost*, in (0, 1].
+
+    Returns
+    -------
+    int
+        The iteration bound.
+    """
     return max(1, math.ceil(2.0 * math.log(n_samples) / tolerance**2))
 
 

@@ -53,7 +53,20 @@ def check_step(step: object, method: object) -> str:
     """The step rule: ``step`` if given (one of :data:`STEPS`), else ``"line"`` when a ``method`` is
     given (the exact step by a solver, as before ``step`` existed) and ``"clipped"`` otherwise.
     ValueError for another step, a method that is not a string, or a method with a rule other than
-    ``"line"`` (a solver computes only the exact step)."""
+    ``"line"`` (a solver computes only the exact step).
+
+    Parameters
+    ----------
+    step : object
+        The step rule given, or None.
+    method : object
+        The solve method given, or None.
+
+    Returns
+    -------
+    str
+        The step rule.
+    """
     if method is not None and not isinstance(method, str):
         raise ValueError(f"method must be None (the clipped step) or a solver name; got {method!r}")
     if step is None:
@@ -91,13 +104,39 @@ def clipped_step(x: NDArray[np.float64], d: NDArray[np.float64], eta: float) -> 
 
 
 def classic_step(iteration: int) -> float:
-    """``2 / (k + 2)`` with ``k = iteration - 1`` steps taken before (1 at the first iteration)."""
+    """``2 / (k + 2)`` with ``k = iteration - 1`` steps taken before (1 at the first iteration).
+
+    Parameters
+    ----------
+    iteration : int
+        The iteration, from 1.
+
+    Returns
+    -------
+    float
+        The step size.
+    """
     return 2.0 / (iteration + 1.0)
 
 
 def short_step(gap: float, weight: float, eta: float) -> float:
     """``clip(gap / (eta ||e_h - w||_1^2), 0, 1)`` with ``||e_h - w||_1 = 2 (1 - w_h)`` (``weight``
-    is ``w_h``); 0 when ``w = e_h``."""
+    is ``w_h``); 0 when ``w = e_h``.
+
+    Parameters
+    ----------
+    gap : float
+        The Frank-Wolfe gap.
+    weight : float
+        The current weight ``w_h`` of the oracle's hypothesis.
+    eta : float
+        The smoothness constant.
+
+    Returns
+    -------
+    float
+        The step size in [0, 1].
+    """
     norm = 2.0 * (1.0 - weight)
     return 0.0 if norm <= 0.0 else min(1.0, max(0.0, gap / (eta * norm**2)))
 
@@ -108,7 +147,22 @@ def segment_slope(
     direction: NDArray[np.float64],
 ) -> Callable[[float], float]:
     """The derivative in alpha of ``D`` at the margins ``m + alpha x``: ``x . d(m + alpha x)``, with
-    ``distribution(m) = grad f*(-m)``; non-increasing in alpha (D is concave)."""
+    ``distribution(m) = grad f*(-m)``; non-increasing in alpha (D is concave).
+
+    Parameters
+    ----------
+    distribution : callable
+        ``grad f*(-m)`` of the margins m.
+    margins : ndarray of shape (N,)
+        The margins m at alpha = 0.
+    direction : ndarray of shape (N,)
+        The direction x of the segment.
+
+    Returns
+    -------
+    callable
+        The slope, of alpha.
+    """
 
     def slope(alpha: float) -> float:
         return float(np.sum(direction * distribution(margins + alpha * direction)))
@@ -119,7 +173,20 @@ def segment_slope(
 def line_search(slope: Callable[[float], float], upper: float) -> float:
     """The maximiser over ``[0, upper]`` of a concave function with derivative ``slope``
     (non-increasing): 0 if ``slope(0) <= 0``, ``upper`` if ``slope(upper) >= 0``, else the root of
-    the slope (Brent's method, to :data:`LINE_XTOL`)."""
+    the slope (Brent's method, to :data:`LINE_XTOL`).
+
+    Parameters
+    ----------
+    slope : callable
+        The non-increasing derivative, of the step.
+    upper : float
+        The largest step.
+
+    Returns
+    -------
+    float
+        The maximising step.
+    """
     if upper <= 0.0 or slope(0.0) <= 0.0:
         return 0.0
     if slope(upper) >= 0.0:
@@ -129,7 +196,22 @@ def line_search(slope: Callable[[float], float], upper: float) -> float:
 
 def away_hypothesis(w: NDArray[np.float64], edges: NDArray[np.float64], exclude: int) -> int | None:
     """The away vertex of the pairwise step: of the hypotheses with ``w_q > 0`` other than ``exclude``
-    (the oracle's), the one of smallest edge (the first on ties); None if there is none."""
+    (the oracle's), the one of smallest edge (the first on ties); None if there is none.
+
+    Parameters
+    ----------
+    w : ndarray of shape (Q,)
+        The hypothesis weights.
+    edges : ndarray of shape (Q,)
+        Their edges.
+    exclude : int
+        The index of the oracle's hypothesis.
+
+    Returns
+    -------
+    int or None
+        The index of the away hypothesis, or None.
+    """
     support = np.flatnonzero(w > 0)
     support = support[support != exclude]
     if support.size == 0:

@@ -32,13 +32,39 @@ __all__ = ["smoothboost", "smoothboost_weights", "smoothboost_max_iter"]
 
 
 def smoothboost_weights(margins: NDArray[np.float64], gamma: float) -> NDArray[np.float64]:
-    """``M_n = 1`` where ``N_n < 0``, else ``(1 - gamma)^{N_n / 2}`` ([Ser03]), in (0, 1]."""
+    """``M_n = 1`` where ``N_n < 0``, else ``(1 - gamma)^{N_n / 2}`` ([Ser03]), in (0, 1].
+
+    Parameters
+    ----------
+    margins : ndarray of shape (N,)
+        The unnormalised margins N_n.
+    gamma : float
+        The edge assumed of the weak learner.
+
+    Returns
+    -------
+    ndarray of shape (N,)
+        The weights M_n.
+    """
     exponent = 0.5 * np.maximum(margins, 0.0) * math.log1p(-gamma)  # <= 0: no overflow
     return np.where(margins < 0.0, 1.0, np.exp(exponent))
 
 
 def smoothboost_max_iter(kappa: float, gamma: float) -> int:
-    """[Ser03]: SmoothBoost stops after fewer than ``2 / (kappa gamma^2 sqrt(1 - gamma))`` rounds."""
+    """[Ser03]: SmoothBoost stops after fewer than ``2 / (kappa gamma^2 sqrt(1 - gamma))`` rounds.
+
+    Parameters
+    ----------
+    kappa : float
+        The fraction of examples allowed a margin ``<= theta`` (the target training error).
+    gamma : float
+        The edge assumed of the weak learner.
+
+    Returns
+    -------
+    int
+        The round bound.
+    """
     return max(1, math.ceil(2.0 / (kappa * gamma**2 * math.sqrt(1.0 - gamma))))
 
 

@@ -115,6 +115,17 @@ class MarginLoss(FunctionalLoss):
     """A binary margin loss ``l(f, y) = phi(y f)`` with ``phi`` from the conjugate library.
 
     ``derivative``: ``phi'`` (a subgradient at kinks). The gradient is ``y phi'(y F)`` (module docstring).
+
+    Parameters
+    ----------
+    phi : SeparableLoss
+        The margin function from the conjugate library.
+    derivative : callable
+        Its derivative (a subgradient at kinks).
+    name : str
+        The loss's name.
+    smooth : bool
+        Whether phi is smooth (selects the default step schedule).
     """
 
     multiclass = False
@@ -254,6 +265,19 @@ class CallableLoss(FunctionalLoss):
     selects the default step schedule; ``multiclass``: f has one output per class (F is N x K, y
     holds class indices) rather than one output (F is (N,), y in {-1, +1} for a classifier).
     Both results are checked (shape, finiteness): a failure is a ValueError naming the callable.
+
+    Parameters
+    ----------
+    value : callable
+        The N per-example losses of ``(F, y)``.
+    gradient : callable
+        Their (sub)gradients, of ``(F, y)``.
+    smooth : bool, default False
+        Whether the loss is smooth (the default step schedule).
+    multiclass : bool, default False
+        Whether f has one output per class.
+    name : str, default "callable"
+        The loss's name.
     """
 
     def __init__(
@@ -302,7 +326,20 @@ class CallableLoss(FunctionalLoss):
 
 def weighted_mean(values: NDArray[np.float64], weights: NDArray[np.float64]) -> float:
     """``sum_n s_n v_n / sum_n s_n`` for N non-negative weights s with a positive sum (the risk under
-    P̂_s, module docstring). Terms of weight 0 count as 0 even where v_n is infinite."""
+    P̂_s, module docstring). Terms of weight 0 count as 0 even where v_n is infinite.
+
+    Parameters
+    ----------
+    values : ndarray of shape (N,)
+        The values v.
+    weights : ndarray of shape (N,)
+        The weights s.
+
+    Returns
+    -------
+    float
+        The weighted mean.
+    """
     values = np.asarray(values, dtype=np.float64)
     weights = np.asarray(weights, dtype=np.float64)
     kept = weights > 0
@@ -316,7 +353,20 @@ def weighted_median(values: NDArray[np.float64], weights: NDArray[np.float64]) -
     values of an even count, the middle value of an odd one). Values of weight 0 are never chosen.
 
     ``C_k = W/2`` is decided up to a relative 1e-12, so that normalised weights ``s / sum s`` (whose
-    cumulative sums round) give the median of the integer weights they came from."""
+    cumulative sums round) give the median of the integer weights they came from.
+
+    Parameters
+    ----------
+    values : ndarray of shape (N,)
+        The values v.
+    weights : ndarray of shape (N,)
+        The non-negative weights s.
+
+    Returns
+    -------
+    float
+        The weighted median.
+    """
     values = np.asarray(values, dtype=np.float64)
     weights = np.asarray(weights, dtype=np.float64)
     order = np.argsort(values, kind="stable")
@@ -350,7 +400,18 @@ LOSSES: dict[str, Callable[[], FunctionalLoss]] = {
 
 
 def make_loss(loss: object) -> FunctionalLoss:
-    """A loss from a name of :data:`LOSSES` or a :class:`FunctionalLoss` (returned as is)."""
+    """A loss from a name of :data:`LOSSES` or a :class:`FunctionalLoss` (returned as is).
+
+    Parameters
+    ----------
+    loss : str or FunctionalLoss
+        A name of :data:`LOSSES` or a loss.
+
+    Returns
+    -------
+    FunctionalLoss
+        The loss.
+    """
     if isinstance(loss, FunctionalLoss):
         return loss
     if isinstance(loss, str) and loss in LOSSES:

@@ -81,6 +81,15 @@ class ProjectionSet:
     docs/math.md#mixed-projection-set, or None for B = all examples. ``nu = 1`` (no cap below 1) gives
     the simplex S whatever B is; ``nu > 1`` and ``secondary=None`` the capped simplex S_k with
     ``k = N/nu`` (smooth MABoost, Thm 3).
+
+    Parameters
+    ----------
+    n_samples : int
+        The number N of examples.
+    nu : float, default 1.0
+        The capping: ``d_n <= 1/nu`` on B.
+    secondary : array-like of bool, optional
+        The mask of B (None: all examples).
     """
 
     def __init__(self, n_samples: int, nu: float = 1.0, secondary: ArrayLike | None = None) -> None:
@@ -148,6 +157,18 @@ def entropic_project_mixed(log_weights: NDArray[np.float64], region: ProjectionS
     ``sum d = 1``. As in [SS] Fig. 2, the capped entries are the j largest of B, for the first j with
     ``c_j z_(j+1) <= cap``, where ``log c_j = log(1 - j/nu) - logsumexp(log z over A and the rest of B)``
     (sort of B, suffix log-sum-exps: O(N log N), all in the log domain).
+
+    Parameters
+    ----------
+    log_weights : ndarray of shape (N,)
+        The logarithms of the point projected.
+    region : ProjectionSet
+        The set S_c.
+
+    Returns
+    -------
+    ndarray of shape (N,)
+        The projection d.
     """
     lw = np.asarray(log_weights, dtype=np.float64)
     log_cap = -math.log(region.nu)
@@ -174,6 +195,18 @@ def euclidean_project_mixed(z: NDArray[np.float64], region: ProjectionSet) -> ND
     The mass ``sum clip(z - tau, 0, cap)`` is non-increasing and piecewise linear in tau with breakpoints
     ``z_n`` and ``z_n - cap`` (n in B); it is evaluated at all of them from sorted cumulative sums, and
     tau is interpolated on the segment where it crosses 1 (as :func:`project_capped_simplex`), O(N log N).
+
+    Parameters
+    ----------
+    z : ndarray of shape (N,)
+        The point projected.
+    region : ProjectionSet
+        As in :func:`entropic_project_mixed`.
+
+    Returns
+    -------
+    ndarray of shape (N,)
+        The Euclidean projection d of z.
     """
     on_b = region.secondary if region.secondary is not None else np.ones(z.size, dtype=bool)
     cap = region.cap
@@ -205,14 +238,38 @@ def euclidean_project_mixed(z: NDArray[np.float64], region: ProjectionSet) -> ND
 
 def entropic_project_hypercube(theta: NDArray[np.float64]) -> NDArray[np.float64]:
     """Generalised-KL projection of ``exp(theta)`` onto the unit hypercube K: ``min(1, e^theta)``
-    (Alg. 3, docs/math.md#madaboost-variant), computed as ``exp(min(theta, 0))``: no overflow."""
+    (Alg. 3, docs/math.md#madaboost-variant), computed as ``exp(min(theta, 0))``: no overflow.
+
+    Parameters
+    ----------
+    theta : ndarray
+        The logarithms of the point projected.
+
+    Returns
+    -------
+    ndarray
+        The projection, in [0, 1].
+    """
     return np.exp(np.minimum(theta, 0.0))
 
 
 def sparse_prox_hypercube(z: NDArray[np.float64], threshold: float) -> NDArray[np.float64]:
     """SparseBoost's first projection (Alg. 2, docs/math.md#sparseboost):
     ``argmin_{y in K} ||y - z||^2 + c ||y||_1`` is ``clip(z - threshold, 0, 1)`` with
-    ``threshold = c/2`` (the literal objective) or ``c`` (the (1/2)-convention of the proof)."""
+    ``threshold = c/2`` (the literal objective) or ``c`` (the (1/2)-convention of the proof).
+
+    Parameters
+    ----------
+    z : ndarray
+        The point.
+    threshold : float
+        The soft threshold.
+
+    Returns
+    -------
+    ndarray
+        The proximal point, in [0, 1].
+    """
     return np.clip(z - threshold, 0.0, 1.0)
 
 
@@ -363,6 +420,13 @@ class LibraryRegulariser(Regulariser):
     knows it). Projections: ``grad (f + CappedSimplex(nu))*`` from the conjugate calculus (a closed form
     where :func:`~dualboost.conjugates.add` knows one, else the infimal convolution; the mixed set is
     not available). ``grad f(d)``: the maximiser of ``<theta, d> - f*(theta)`` (L-BFGS on f*).
+
+    Parameters
+    ----------
+    function : ConvexFunction
+        The conjugate-library entry f.
+    dual_norm_bound : float
+        The bound L on ``||u||_*^2``.
     """
 
     name = "library"
@@ -432,7 +496,20 @@ def make_regulariser(regulariser: object, dual_norm_bound: float | None = None) 
     """A :class:`Regulariser` from a name of :data:`REGULARISERS`, a :class:`Regulariser`, or a
     conjugate-library function: :class:`RelativeEntropy` / :class:`UnnormalisedRelativeEntropy` (any
     prior: its Bregman divergence is the KL divergence) give :class:`Entropy`,
-    ``HalfSquaredNorm(2)`` gives :class:`Euclidean`, any other needs ``dual_norm_bound`` (L)."""
+    ``HalfSquaredNorm(2)`` gives :class:`Euclidean`, any other needs ``dual_norm_bound`` (L).
+
+    Parameters
+    ----------
+    regulariser : str, Regulariser or ConvexFunction
+        A name of :data:`REGULARISERS`, a regulariser, or a conjugate-library function.
+    dual_norm_bound : float, optional
+        L, needed for a library function other than the two with a regulariser of their own.
+
+    Returns
+    -------
+    Regulariser
+        The regulariser.
+    """
     if isinstance(regulariser, Regulariser):
         return regulariser
     if isinstance(regulariser, str):

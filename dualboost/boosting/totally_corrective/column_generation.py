@@ -65,7 +65,15 @@ class GrowingModel:
     """The model of the hypotheses so far, for a booster that re-solves one model over a growing U:
     built once by ``build(U)`` (its parameters checked then), afterwards the same model over the
     ensemble's columns (:meth:`~dualboost.problems.ColumnIndependent.with_columns`, nothing checked
-    again). Calling it gives the model of ``ensemble.U``."""
+    again). Calling it gives the model of ``ensemble.U``.
+
+    Parameters
+    ----------
+    ensemble : Ensemble
+        The hypotheses so far.
+    build : callable
+        The first model, of the column matrix U.
+    """
 
     def __init__(self, ensemble, build: Callable[[NDArray[np.float64]], ColumnIndependent]) -> None:
         self.ensemble, self.build = ensemble, build
@@ -87,7 +95,19 @@ class GrowingModel:
 
 class Formulation(ABC):
     """One totally corrective algorithm as :func:`column_generation` runs it: its start, pricing,
-    restricted model, certified re-solve and stopping rule (module docstring)."""
+    restricted model, certified re-solve and stopping rule (module docstring).
+
+    Parameters
+    ----------
+    ensemble : Ensemble
+        The hypotheses so far.
+    eps : float
+        The precision of the stopping rule.
+    method : str
+        The subproblem's solve method.
+    tol : float
+        The subproblem's tolerance.
+    """
 
     #: the name of the algorithm (results, checkpoints, warnings)
     name: str
@@ -168,7 +188,26 @@ class Formulation(ABC):
 
 
 def column_generation(run: Run, ensemble: Ensemble, form: Formulation, d, max_iter: int) -> Outcome:
-    """The loop of every totally corrective driver (module docstring) from d^0 = ``d``."""
+    """The loop of every totally corrective driver (module docstring) from d^0 = ``d``.
+
+    Parameters
+    ----------
+    run : Run
+        The run (clock, history, checkpoints, options).
+    ensemble : Ensemble
+        The hypotheses so far.
+    form : Formulation
+        The algorithm.
+    d : ndarray
+        The starting distribution d^0.
+    max_iter : int
+        The iteration cap.
+
+    Returns
+    -------
+    Outcome
+        The last solution, distribution and stop.
+    """
     sol = None
     run.keep(form.pricing(d), np.zeros(0))
     first, (d, sol, *rest) = run.resume(ensemble, d=d, sol=sol, **form.state())
@@ -237,7 +276,26 @@ def solve_certified(model, method: str, warm: Solution | None, tol: float, max_g
     again from the result with a tolerance ``TIGHTEN`` times smaller (at most ``RESOLVES`` times).
     Only a solve that reached its tolerance is tightened (its relative gap met ``tol`` but the
     absolute gap did not meet ``max_gap``): a solve that missed its tolerance would only be asked
-    for more of what it could not do (at eta = 1.2e6 that took minutes for nothing)."""
+    for more of what it could not do (at eta = 1.2e6 that took minutes for nothing).
+
+    Parameters
+    ----------
+    model : object
+        The restricted model.
+    method : str
+        The solve method.
+    warm : Solution or None
+        The previous solution, or None.
+    tol : float
+        The solve's tolerance.
+    max_gap : float or None
+        The largest certified gap accepted (None: no re-solve).
+
+    Returns
+    -------
+    Solution
+        The last solution.
+    """
     sol = model.solve(method=method, side="dual", warm_start=warm, tol=tol)
     for _ in range(RESOLVES):
         if max_gap is None or sol.w is None or sol.gap <= max_gap or sol.status != "optimal":

@@ -245,7 +245,15 @@ class CappedLP:
     the box ``d <= c``), for :func:`lpboost`'s ``caps``: HiGHS's d and edge multipliers w, certified
     here. The primal value is ``max_q u^q . d``; the dual value is the weighted soft margin
     ``min_{d in S^N, d <= c} d . (U w)`` (the box-capped simplex's support function: the smallest
-    margins take their caps in increasing order, docs/math.md#capped-simplex-support)."""
+    margins take their caps in increasing order, docs/math.md#capped-simplex-support).
+
+    Parameters
+    ----------
+    U : ndarray of shape (N, Q)
+        The hypotheses' columns.
+    caps : ndarray of shape (N,)
+        The per-example caps c.
+    """
 
     def __init__(self, U: NDArray[np.float64], caps: NDArray[np.float64]) -> None:
         self.U, self.caps = U, caps
@@ -279,7 +287,20 @@ class CappedLP:
 
 def weighted_soft_margin(margins: NDArray[np.float64], caps: NDArray[np.float64]) -> float:
     """``min_{d in S^N, d <= caps} d . margins``: the smallest margins take their caps in increasing
-    order until the mass is 1 (for equal caps ``1/nu``: the mean of the nu smallest margins)."""
+    order until the mass is 1 (for equal caps ``1/nu``: the mean of the nu smallest margins).
+
+    Parameters
+    ----------
+    margins : ndarray of shape (N,)
+        The margins.
+    caps : ndarray of shape (N,)
+        The per-example caps.
+
+    Returns
+    -------
+    float
+        The weighted soft margin.
+    """
     order = np.argsort(margins, kind="stable")
     c = caps[order]
     filled = np.minimum(c, np.clip(1.0 - (np.cumsum(c) - c), 0.0, None))
