@@ -13,7 +13,6 @@ import re
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from environment import DATA_DIR, requires_data
 
 from dualboost import datasets
 from dualboost.datasets import (
@@ -25,6 +24,7 @@ from dualboost.datasets import (
     thesis_split,
 )
 from dualboost.problems import erlpboost_eta
+from tests.environment import DATA_DIR, requires_data
 
 DATA = DATA_DIR
 needs_data = requires_data("a9a.train", "a9a.valid", "a9a.test", "german.numer", "diabetes")

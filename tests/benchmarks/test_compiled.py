@@ -14,9 +14,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from environment import DATA_DIR, requires_data
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.environment import DATA_DIR, requires_data
+
+ROOT = Path(__file__).resolve().parents[2]
 pytestmark = requires_data("german.numer")
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from environment import DATA_DIR, load_benchmark, requires_data
 
 from dualboost.estimators.base import AUTO_NU_SHARE
+from tests.environment import DATA_DIR, load_benchmark, requires_data
 
 pytestmark = [
     requires_data("german.numer"),

@@ -10,7 +10,8 @@ import re
 
 import numpy as np
 import pytest
-from environment import load_benchmark
+
+from tests.environment import load_benchmark
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 

@@ -11,7 +11,8 @@ import re
 
 import numpy as np
 import pytest
-from environment import DATA_DIR, load_benchmark, requires_data
+
+from tests.environment import DATA_DIR, load_benchmark, requires_data
 
 
 def _load():

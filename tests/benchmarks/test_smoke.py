@@ -31,9 +31,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from environment import DATA_DIR, requires_data
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.environment import DATA_DIR, requires_data
+
+ROOT = Path(__file__).resolve().parents[2]
 DATA = DATA_DIR
 pytestmark = requires_data("german.numer")
 

@@ -8,7 +8,6 @@ import math
 
 import numpy as np
 import pytest
-from test_checkpoint import Interrupt, interrupt_at
 
 from dualboost.boosting import (
     adaboost,
@@ -28,6 +27,7 @@ from dualboost.conjugates import CappedBinaryRelativeEntropy
 from dualboost.instances import random_edge_matrix
 from dualboost.oracles import MatrixOracle
 from dualboost.problems import LPBoost
+from tests.boosting.test_checkpoint import Interrupt, interrupt_at
 
 # short runs on purpose: max_iter ends them before their stopping rule
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")

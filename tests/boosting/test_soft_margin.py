@@ -15,7 +15,6 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from environment import DATA_DIR, requires_data
 from sklearn.datasets import make_classification
 
 from dualboost import ERLPBoostClassifier, LPBoostClassifier, SoftBoostClassifier
@@ -25,6 +24,7 @@ from dualboost.boosting.core.run import SoftMarginWarning
 from dualboost.datasets import load_libsvm
 from dualboost.oracles import DecisionStumps
 from dualboost.oracles.stumps import Stump
+from tests.environment import DATA_DIR, requires_data
 
 
 def _mean_of_smallest(margins: np.ndarray, nu: float) -> float:

@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer
 from sklearn.utils.estimator_checks import parametrize_with_checks
-from sklearn_checks import repeated_rows_checks
 
 from dualboost.boosting import adaboost, erlpboost
 from dualboost.boosting.corrective.t_adaboost import t_adaboost, tempered_step, tempered_update
@@ -38,6 +37,7 @@ from dualboost.conjugates.tempered import _power  # (cvxpy 1.4 has no approx key
 from dualboost.estimators.tempered import TAdaBoostClassifier, TemperedERLPBoostClassifier
 from dualboost.oracles import DecisionStumps
 from dualboost.problems import ERLPBoost, Relaxation, TemperedERLPBoost
+from tests.sklearn_checks import repeated_rows_checks
 
 #: Clarabel's default accuracy is ~1e-8 relative; the power cones at these sizes lose a little more
 #: (measured: at most 3e-7 against the certified values); 1e-6 leaves room and still catches a wrong

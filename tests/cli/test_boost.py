@@ -13,11 +13,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from environment import DATA_DIR, requires_data
 from sklearn.datasets import dump_svmlight_file
 
 from dualboost import cli
 from dualboost.datasets import load_libsvm
+from tests.environment import DATA_DIR, requires_data
 
 DATA = DATA_DIR
 needs_data = requires_data("german.numer", "diabetes")

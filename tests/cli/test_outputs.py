@@ -31,15 +31,15 @@ import numpy as np
 import pytest
 from sklearn.datasets import dump_svmlight_file, make_classification
 from sklearn.exceptions import ConvergenceWarning
-from test_cli_boost import toy_file
 
 from dualboost import cli, cli_verify
 from dualboost.boosting import boost
 from dualboost.boosting.core.checkpoint import read_header
 from dualboost.estimators import ERLPBoostClassifier, load
 from dualboost.oracles import DecisionStumps
+from tests.cli.test_boost import toy_file
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def enospc() -> OSError:

@@ -14,7 +14,8 @@ import subprocess
 import sys
 
 import pytest
-from environment import ROOT
+
+from tests.environment import ROOT
 
 #: what the help does not need: cvxpy (0.7-1.5 s), scikit-learn (about 1 s), scipy.optimize
 HEAVY = ("sklearn", "cvxpy", "scipy.optimize")

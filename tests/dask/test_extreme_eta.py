@@ -16,10 +16,9 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from test_extreme_eta import CONTEXT, Entropy, dec, matvec, normalised  # noqa: E402
-
 from dualboost.dask import DaskERLPBoost, Executor, PartitionedEdges  # noqa: E402
 from dualboost.problems import ERLPBoost  # noqa: E402
+from tests.solvers.test_extreme_eta import CONTEXT, Entropy, dec, matvec, normalised  # noqa: E402
 
 ETAS = [1e-12, 1e-10, 1e-8, 1e-4, 1.0, 1e3]
 N, T = 30, 5

@@ -25,7 +25,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from environment import ROOT, needs, run_script
+
+from tests.environment import ROOT, needs, run_script
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 PYTHON, SHELL, NOT_RUN = {"python", "py"}, {"bash", "sh", "shell", "console"}, {"text"}

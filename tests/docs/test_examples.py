@@ -14,7 +14,8 @@ import re
 import sys
 
 import pytest
-from environment import ROOT, needs, run_script
+
+from tests.environment import ROOT, needs, run_script
 
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 

@@ -27,7 +27,7 @@ import pytest
 import dualboost
 from dualboost.boosting.core.options import OPTION_NAMES
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 #: what the build needs: the [docs] extra of pyproject.toml (also in [dev])
 BUILD_REQUIREMENTS = ("sphinx", "myst_parser", "numpydoc", "sphinx_gallery", "matplotlib")

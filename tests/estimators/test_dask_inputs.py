@@ -41,7 +41,7 @@ from dualboost import (  # noqa: E402
 from dualboost.estimators.dask import DaskERLPBoostClassifier  # noqa: E402
 from dualboost.oracles import DecisionStumps  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TOL = 1e-8
 
 

@@ -9,7 +9,6 @@ from sklearn.datasets import make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
-from sklearn_checks import repeated_rows_checks
 
 import dualboost
 from dualboost import (
@@ -26,6 +25,7 @@ from dualboost import (
 )
 from dualboost.estimators import CGBoostClassifier, MDBoostClassifier, NMBoostClassifier, QRLPBoostClassifier
 from dualboost.oracles import DecisionStumps, RawFeatures
+from tests.sklearn_checks import repeated_rows_checks
 
 CLASSES = [
     LPBoostClassifier,

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_classification
 from sklearn.utils.estimator_checks import parametrize_with_checks
-from sklearn_checks import repeated_rows_checks
 
 from dualboost.estimators.maboost import MABoostClassifier, MadaBoostClassifier, SparseBoostClassifier
+from tests.sklearn_checks import repeated_rows_checks
 
 ESTIMATORS = [
     MABoostClassifier(max_iter=20),

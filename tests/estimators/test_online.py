@@ -10,10 +10,10 @@ import scipy.sparse as sp
 from sklearn.datasets import make_classification
 from sklearn.linear_model import SGDClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
-from sklearn_checks import online_repeated_rows_checks
 
 from dualboost.estimators.online import AdaBoostOLClassifier, OnlineBBMClassifier
 from dualboost.oracles.online import OnlineLinear
+from tests.sklearn_checks import online_repeated_rows_checks
 
 CLASSES = [OnlineBBMClassifier, AdaBoostOLClassifier]
 

@@ -21,7 +21,6 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from environment import DATA_DIR, requires_data
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -29,6 +28,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from dualboost.oracles import Constant, DecisionStumps, Stump
 from dualboost.oracles import stumps as stumps_module
+from tests.environment import DATA_DIR, requires_data
 
 DATA = DATA_DIR
 

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from references import capped_vertex, lp_eq23
 
 from dualboost.instances import random_edge_matrix
 from dualboost.problems import (
@@ -24,6 +23,7 @@ from dualboost.problems import (
     LPBoost,
     SoftBoost,
 )
+from tests.references import capped_vertex, lp_eq23
 
 ROUND = 1e-9
 HYP = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])

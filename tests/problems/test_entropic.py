@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from references import capped_vertex, lp_eq22
 from scipy.optimize import minimize, minimize_scalar
 from scipy.special import logsumexp, rel_entr
 
 from dualboost.instances import bad_example, random_edge_matrix
 from dualboost.problems import BinaryERLPBoost, ERLPBoost
+from tests.references import capped_vertex, lp_eq22
 
 # Interior-point solves run at 1e-10; observed certified gaps are <= 1e-9 at moderate eta.
 VALUE_TOL = 1e-7

@@ -15,7 +15,6 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 import pytest
-from references import lp_eq23
 from scipy.special import logsumexp
 
 from dualboost.instances import random_edge_matrix
@@ -27,6 +26,7 @@ from dualboost.problems import (
     LPBoost,
     SoftBoost,
 )
+from tests.references import lp_eq23
 
 BINARY = (BinaryERLPBoost, CorrectiveBinaryERLPBoost)
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 import pytest
-from references import lp_eq22, lp_eq23
 from scipy.optimize import linprog
 
 from dualboost.instances import bad_example, lpboost_lower_bound, pivot_example, random_edge_matrix
 from dualboost.problems import LPBoost
+from tests.references import lp_eq22, lp_eq23
 
 LP_TOL = 1e-7  # HiGHS feasibility/optimality tolerance is 1e-7; interior point ~1e-10
 

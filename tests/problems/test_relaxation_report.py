@@ -19,7 +19,7 @@ from dualboost.problems.relaxation_report import (
     fenchel_young_residuals,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from references import lp_eq23
 from scipy.optimize import minimize
 from scipy.special import logsumexp, rel_entr
 
 from dualboost.instances import random_edge_matrix
 from dualboost.problems import LPBoost, SoftBoost
+from tests.references import lp_eq23
 
 VALUE_TOL = 1e-6  # L-BFGS-B / SLSQP references stop at ~1e-9-1e-7 in value
 

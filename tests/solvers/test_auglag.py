@@ -22,7 +22,6 @@ import warnings
 import cvxpy as cp
 import numpy as np
 import pytest
-from references import lp_eq23
 from scipy.special import rel_entr
 
 from dualboost.instances import random_edge_matrix
@@ -35,6 +34,7 @@ from dualboost.problems import (
     SoftBoost,
 )
 from dualboost.solvers import AuglagOptions, NewtonOptions, Solution
+from tests.references import lp_eq23
 
 # The acceptance tolerances ("Done when"): values to 1e-7 relative, d to 1e-6 (max-abs).
 VALUE_RTOL = 1e-7

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_auglag import Case
 
 from dualboost.instances import random_edge_matrix
 from dualboost.problems import ERLPBoost
 from dualboost.solvers import AuglagOptions
+from tests.solvers.test_auglag import Case
 
 
 def _sequence(U, nu, eta, tol, options):

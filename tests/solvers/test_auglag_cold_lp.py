@@ -21,11 +21,11 @@ import dataclasses
 
 import numpy as np
 import pytest
-from references import lp_eq23
 
 from dualboost.instances import random_edge_matrix
 from dualboost.problems import ERLPBoost, LPBoost
 from dualboost.solvers import AuglagOptions
+from tests.references import lp_eq23
 
 R = random_edge_matrix
 DEFAULTS = AuglagOptions()

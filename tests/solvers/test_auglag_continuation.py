@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from references import lp_eq23
-from test_auglag import Case
 
 from dualboost.instances import random_edge_matrix
 from dualboost.problems import ERLPBoost
 from dualboost.solvers import AuglagOptions
+from tests.references import lp_eq23
+from tests.solvers.test_auglag import Case
 
 R = random_edge_matrix
 DEFAULTS = AuglagOptions()
