@@ -819,3 +819,239 @@ def test_solution_object_contract():
     assert solution.primal_value == pytest.approx(model.primal_objective(solution.d), abs=0)
     assert solution.dual_value == pytest.approx(model.dual_objective(solution.w), abs=0)
     assert solution.gap == solution.primal_value - solution.dual_value
+
+
+# --- 8. breakpoints: Newton's first trial stops at the first weight reaching 0 ----------------------
+# method="auglag": Newton's first trial stops at the first breakpoint above ``breakpoint_eta``.
+#
+# At eta > ``AuglagOptions.breakpoint_eta`` a Newton step's first trial stops where the first weight reaches 0
+# (``newton_polish(breakpoints=True)``; those weights are set to 0 exactly) instead of following
+# the clipped path past it. The warm solves of a boosting-like sequence (one column added at a time)
+# that go through it are checked against references that do not:
+#
+# * the primal written out in cvxpy (``Case`` above), solved by Clarabel at 1e-12
+#   tolerances, where it reports "optimal" (eta ~ 1.4e3);
+# * the same warm solves with the clipped path (``breakpoint_eta`` raised to infinity): both certified,
+#   their values within the sum of their gaps, at eta = 1.4e3 and 6e3.
+#
+# The Newton steps that met a breakpoint are counted by each solve (``extra["breakpoint_steps"]``).
+#
+# Timing is not asserted (benchmarks/vs_adaboost.py measures it).
+
+
+def _sequence(U, nu, eta, tol, options):
+    """The warm solves of U's first 8, 9, ..., t columns (the first one cold)."""
+    solution, out = None, []
+    for t in range(8, U.shape[1] + 1):
+        model = ERLPBoost(U[:, :t], nu=nu, eta=eta)
+        solution = model.solve(method="auglag", tol=tol, warm_start=solution, options=options)
+        assert solution.status == "optimal", solution
+        out.append(solution)
+    return out
+
+
+@pytest.fixture
+def bound_steps():
+    """The solves' counts of Newton steps that had a breakpoint within the full step, where
+    nonzero (a list, appended to by the callback of :func:`_counting`)."""
+    return []
+
+
+def _counting(bound_steps: list, **fields) -> AuglagOptions:
+    """``AuglagOptions(**fields)`` whose callback appends each solve's nonzero count to ``bound_steps``."""
+
+    def solved(stage):
+        if stage.name == "solved" and stage.solution.extra["breakpoint_steps"]:
+            bound_steps.append(stage.solution.extra["breakpoint_steps"])
+
+    return AuglagOptions(callback=solved, **fields)
+
+
+@pytest.mark.parametrize("seed", [41, 42])
+def test_warm_solves_with_breakpoints_agree_with_clarabel(seed, bound_steps):
+    U = random_edge_matrix(300, 24, seed=seed, binary=True)
+    nu, eta = 30.0, 1.4e3
+    assert eta > AuglagOptions().breakpoint_eta
+    solutions = _sequence(U, nu, eta, tol=1e-8, options=_counting(bound_steps))
+    assert bound_steps, "no Newton step met a breakpoint: the test does not exercise it"
+    for solution in solutions[::4] + solutions[-1:]:
+        t = solution.w.size
+        case = Case("erlp", U[:, :t], nu, eta)
+        d_star, p_star, _ = case.reference()
+        scale = max(1.0, abs(p_star))
+        assert abs(solution.dual_value - p_star) <= 1e-7 * scale
+        assert abs(case.primal_value(solution.d) - p_star) <= 1e-7 * scale
+        assert case.feasibility_violation(solution.d) <= 1e-9
+        assert np.abs(solution.d - d_star).max() <= 1e-6
+        assert solution.w.min() >= 0.0 and solution.w.sum() == pytest.approx(1.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("eta", [1.4e3, 6e3])
+def test_warm_solves_with_breakpoints_agree_with_the_clipped_path(eta, bound_steps):
+    U = random_edge_matrix(300, 24, seed=43, binary=True)
+    nu, tol = 30.0, 1e-6
+    got = _sequence(U, nu, eta, tol, _counting(bound_steps))
+    assert bound_steps
+    bound_steps.clear()
+    want = _sequence(U, nu, eta, tol, _counting(bound_steps, breakpoint_eta=np.inf))
+    assert not bound_steps  # the clipped path: no breakpoints computed
+    for a, b in zip(got, want, strict=True):
+        for solution in (a, b):
+            assert solution.gap <= tol * max(1.0, abs(solution.primal_value))
+        slack = max(a.gap, 0.0) + max(b.gap, 0.0) + 1e-12
+        assert abs(a.primal_value - b.primal_value) <= slack
+        assert abs(a.dual_value - b.dual_value) <= slack
+
+
+# --- 9. cold starts from the LP limit ---------------------------------------------------------------
+# method="auglag": cold solves that start from the LP limit's solution (docs/solvers.md, item 3).
+#
+# A cold start at eta > ``lp_cold_eta`` with t <= ``lp_cold_t`` and ``lp_cold_min_samples`` <= N <=
+# ``lp_max_samples`` (``AuglagOptions``) solves the LP limit by HiGHS (without presolve) and takes
+# Newton steps from its w before eta continuation (the stage ``"lp_limit"`` that the options'
+# ``callback`` reports). The answers are checked against references that do not go through this path:
+#
+# * the smoothing sandwich ``P_LP <= V_eta <= P_LP + ln(N/nu)/eta`` with the capped LP value written out
+#   for HiGHS in tests/references.py (exact bounds: the slack is the certified gap and 1e-12 of
+#   rounding, as in section 10 below);
+# * the same solve by eta continuation (``lp_cold_eta = inf``, the path before the LP start): both
+#   certified, their values within the sum of their gaps (each value is within its gap of the optimum);
+# * where HiGHS fails, the solve goes on by continuation and is certified.
+#
+# Timing is not asserted (benchmarks/subproblem.py measures it).
+
+
+DEFAULTS = AuglagOptions()
+COLD_LP_N = 600  # within [lp_cold_min_samples, lp_max_samples]
+#: (U, nu): random entries and +-1 entries (as stumps give), nu = 1, N/10, N/2, t <= lp_cold_t
+COLD_LP_INSTANCES = {
+    "random-nu1": (lambda: R(COLD_LP_N, 12, seed=41), 1.0),
+    "random-nu60": (lambda: R(COLD_LP_N, 12, seed=42), 60.0),
+    "stumps-nu60": (lambda: R(COLD_LP_N, 30, seed=43, binary=True), 60.0),
+    "stumps-nu300": (lambda: R(COLD_LP_N, 12, seed=44, binary=True), 300.0),
+}
+
+
+def recorded_lp_starts() -> tuple[list[tuple[float, int]], AuglagOptions]:
+    """The (gap, Newton steps) of each start from the LP limit (gap inf where HiGHS failed), recorded
+    as the solver runs with the options returned."""
+    calls = []
+
+    def recorded(stage):
+        if stage.name == "lp_limit":
+            calls.append((stage.gap, stage.steps))
+
+    return calls, AuglagOptions(callback=recorded)
+
+
+@pytest.mark.parametrize("eta", [5e3, 1e5])
+@pytest.mark.parametrize("name", list(COLD_LP_INSTANCES))
+def test_cold_solve_from_the_lp_limit_lies_in_the_sandwich_and_agrees_with_continuation(name, eta):
+    make, nu = COLD_LP_INSTANCES[name]
+    U = make()
+    assert eta > DEFAULTS.lp_cold_eta and U.shape[1] <= DEFAULTS.lp_cold_t
+    assert DEFAULTS.lp_cold_min_samples <= U.shape[0] <= DEFAULTS.lp_max_samples
+    model = ERLPBoost(U, nu=nu, eta=eta)
+    calls, options = recorded_lp_starts()
+    solution = model.solve(method="auglag", options=options)
+    assert len(calls) == 1 and calls[0][1] <= DEFAULTS.lp_newton_steps  # the LP start was taken, once
+    assert solution.status == "optimal", f"relative gap {solution.relative_gap:.2e}"
+    p_lp = lp_eq23(U, nu)[0]
+    bound = np.log(U.shape[0] / nu) / eta
+    assert p_lp - max(solution.gap, 0.0) - 1e-12 <= solution.dual_value <= p_lp + bound + 1e-12
+    assert p_lp - 1e-12 <= solution.primal_value <= p_lp + bound + max(solution.gap, 0.0) + 1e-12
+    assert solution.w.min() >= 0.0 and solution.w.sum() == pytest.approx(1.0, abs=1e-12)
+
+    # the path before: eta continuation
+    continued = model.solve(method="auglag", options=dataclasses.replace(options, lp_cold_eta=np.inf))
+    assert len(calls) == 1 and continued.status == "optimal"
+    assert abs(continued.dual_value - solution.dual_value) <= max(continued.gap, 0.0) + max(solution.gap, 0.0)
+
+
+def test_a_failed_lp_limit_on_a_cold_start_falls_back_to_continuation(monkeypatch):
+    """Where HiGHS does not solve the LP limit (RuntimeError), the cold solve takes eta continuation
+    and is certified, with the value of the solve from the LP within their gaps."""
+    make, nu = COLD_LP_INSTANCES["random-nu60"]
+    model = ERLPBoost(make(), nu=nu, eta=5e3)
+    want = model.solve(method="auglag")
+
+    def fail(self, n_columns=None):
+        raise RuntimeError("HiGHS failed on the capped min-max-edge LP: kInfeasible")
+
+    monkeypatch.setattr(LPBoost, "primal_lp", fail)
+    calls, options = recorded_lp_starts()
+    got = model.solve(method="auglag", options=options)
+    assert calls == [(np.inf, 0)]  # tried once (not again in the continuation stages)
+    assert got.status == want.status == "optimal"
+    assert abs(got.dual_value - want.dual_value) <= max(got.gap, 0.0) + max(want.gap, 0.0)
+
+
+# --- 10. cold starts by eta continuation ------------------------------------------------------------
+# method="auglag": cold solves through eta continuation with a small t (docs/solvers.md, item 3).
+#
+# Above ``continuation_eta`` a cold solve first solves the problem at eta/10 (recursively) to
+# ``coarse_gap`` and, with a cheap Hessian (t <= ``newton_after_stage_t``), starts Newton from that
+# solution (``AuglagOptions``; the cold start from the LP limit is switched off, ``lp_cold_eta = inf``,
+# so that every solve here takes continuation). The answers are checked against references that do
+# not go through this path:
+#
+# * the primal written out in cvxpy (``Case`` above), solved by Clarabel at 1e-12
+#   tolerances, where it reports "optimal" (eta ~ 1.4e3 here; at larger eta conic solvers fail,
+#   docs/solvers.md#certification);
+# * the smoothing sandwich ``P_LP <= V_eta <= P_LP + ln(N/nu)/eta`` with the capped LP value from
+#   HiGHS (tests/references.py), at eta up to 1e5;
+# * the same solve with the stages solved to the full target and L-BFGS-B first after them (the path
+#   before ``coarse_gap``: ``coarse_gap = 0``, ``newton_after_stage_t = 0``): both certified, their
+#   values within the sum of their gaps.
+#
+# Timing is not asserted (benchmarks/subproblem.py measures it).
+
+
+#: cold starts by eta continuation (not from the LP limit)
+CONTINUATION = AuglagOptions(lp_cold_eta=np.inf)
+#: (U, nu) with t <= newton_after_stage_t: random entries and +-1 entries (as stumps give), nu = 1, N/10, N/2
+CONTINUATION_INSTANCES = {
+    "random-nu1": (lambda: R(300, 10, seed=31), 1.0),
+    "random-nu30": (lambda: R(300, 10, seed=32), 30.0),
+    "random-nu150": (lambda: R(300, 10, seed=33), 150.0),
+    "stumps-nu1": (lambda: R(300, 12, seed=34, binary=True), 1.0),
+    "stumps-nu30": (lambda: R(300, 12, seed=35, binary=True), 30.0),
+    "stumps-nu150": (lambda: R(300, 40, seed=36, binary=True), 150.0),
+}
+
+
+@pytest.mark.parametrize("name", list(CONTINUATION_INSTANCES))
+def test_continued_cold_solve_agrees_with_clarabel(name):
+    make, nu = CONTINUATION_INSTANCES[name]
+    U = make()
+    eta = 1.4e3  # above CONTINUATION_ETA: one stage at eta/10
+    assert eta > DEFAULTS.continuation_eta and U.shape[1] <= DEFAULTS.newton_after_stage_t
+    case = Case("erlp", U, nu, eta)
+    d_star, p_star, _ = case.reference()
+    scale = max(1.0, abs(p_star))
+    solution = ERLPBoost(U, nu=nu, eta=eta).solve(method="auglag", tol=1e-8, options=CONTINUATION)
+    assert solution.status == "optimal", solution
+    assert abs(solution.dual_value - p_star) <= 1e-7 * scale
+    assert abs(case.primal_value(solution.d) - p_star) <= 1e-7 * scale
+    assert np.abs(solution.d - d_star).max() <= 1e-6
+    assert solution.w.min() >= 0.0 and solution.w.sum() == pytest.approx(1.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("eta", [5e3, 1e5])
+@pytest.mark.parametrize("name", list(CONTINUATION_INSTANCES))
+def test_continued_cold_solve_lies_in_the_smoothing_sandwich(name, eta):
+    make, nu = CONTINUATION_INSTANCES[name]
+    U = make()
+    model = ERLPBoost(U, nu=nu, eta=eta)
+    solution = model.solve(method="auglag", options=CONTINUATION)
+    assert solution.status == "optimal", f"relative gap {solution.relative_gap:.2e}"
+    p_lp = lp_eq23(U, nu)[0]
+    bound = np.log(U.shape[0] / nu) / eta
+    assert p_lp - max(solution.gap, 0.0) - 1e-12 <= solution.dual_value <= p_lp + bound + 1e-12
+    assert p_lp - 1e-12 <= solution.primal_value <= p_lp + bound + max(solution.gap, 0.0) + 1e-12
+
+    # the path before coarse_gap: every stage to the full target, L-BFGS-B rounds after each stage
+    full = AuglagOptions(lp_cold_eta=np.inf, coarse_gap=0.0, newton_after_stage_t=0)
+    before = model.solve(method="auglag", options=full)
+    assert before.status == "optimal"
+    assert abs(before.dual_value - solution.dual_value) <= max(before.gap, 0.0) + max(solution.gap, 0.0)
