@@ -146,7 +146,7 @@ def test_load_libsvm_dense_sparse_and_labels(tmp_path):
     ],
 )
 def test_malformed_libsvm_line_names_file_and_line(tmp_path, text, line, problem):
-    """Issue 14: a garbage line gave "could not convert string to float: b'garbage'" with no file
+    """A garbage line gave "could not convert string to float: b'garbage'" with no file
     and no line. The message names both (the line 1-based) and what is wrong."""
     path = tmp_path / "bad.libsvm"
     path.write_text(text)

@@ -65,7 +65,7 @@ MODELS = {
 
 
 def test_a_fresh_process_prints_nothing():
-    """The issue's script: import dualboost, fit every estimator, solve a model of every family with
+    """The whole tour: import dualboost, fit every estimator, solve a model of every family with
     every method on every side it applies to, verify a relaxation; stdout and stderr stay empty."""
     script = SETUP + textwrap.dedent(
         """

@@ -1,4 +1,4 @@
-"""The benchmarks' compiled-against-Python columns (issue 32): ``benchmarks/vs_adaboost.py
+"""The benchmarks' compiled-against-Python columns: ``benchmarks/vs_adaboost.py
 --python-path`` and ``benchmarks/cpp_erlpboost.py --python-path`` run the same ERLPBoost fit with
 ``NewtonOptions(compiled=False)`` in the same command and print its time and the ratio. Checked:
 the Python runs really take the Python path (no "compiled" stage), the compiled ones take the

@@ -1,4 +1,5 @@
-"""Smoke tests of the issue-17 benchmarks (benchmarks/cv.py, reweight.py, defaults.py) on german, with
+"""Smoke tests of the nu-path, re-weighting and defaults benchmarks (benchmarks/cv.py, reweight.py,
+defaults.py) on german, with
 consistency checks that can fail: the warm and independent paths' dual values agree within eps/2 and
 their totals add up; every re-weighted vote keeps at most the forest's trees; the defaults table's
 losses are those of its accuracy rows."""

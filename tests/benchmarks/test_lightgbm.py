@@ -1,4 +1,4 @@
-"""benchmarks/vs_adaboost.py reports LightGBM with as many depth-1 trees beside AdaBoost (issue 32 item 4).
+"""benchmarks/vs_adaboost.py reports LightGBM with as many depth-1 trees beside AdaBoost.
 
 With ``lightgbm`` installed (the ``[bench]`` extra) each row carries LightGBM's seconds, the ratio
 ERLPBoost / LightGBM computed from the printed times, and the three training accuracies, which are

@@ -1,4 +1,4 @@
-"""Smoke tests of the thesis benchmarks (issue 4 part 5) on tiny configurations of german.
+"""Smoke tests of the thesis benchmarks on tiny configurations of german.
 
 Each script runs end to end in seconds; the checks are consistency checks that can fail:
 

@@ -1,4 +1,4 @@
-"""Checkpoints (issue 8, part 3; :mod:`dualboost.boosting.core.checkpoint`).
+"""Checkpoints (:mod:`dualboost.boosting.core.checkpoint`).
 
 * a run killed with SIGKILL in a subprocess, after its checkpoint file appeared, and resumed,
   ends exactly as an uninterrupted run: the same hypotheses, w to 1e-10, the same history rows
@@ -232,7 +232,7 @@ def test_cli_checkpoint_and_resume(tmp_path, capsys):
 
 
 def test_cli_resume_on_other_data_says_so(tmp_path, capsys):
-    """Issue 14: resuming on other data was reported as "other parameters (... eta 921.03 vs ...)"."""
+    """Resuming on other data was once reported as "other parameters (... eta 921.03 vs ...)"."""
     X, y = data()
     first, other = tmp_path / "first.svm", tmp_path / "other.svm"
     dump_svmlight_file(X, y, str(first))
@@ -287,7 +287,7 @@ def test_valid_checkpoint_header(saved):
     ],
 )
 def test_truncated_or_garbage_file(saved, damage, message):
-    """The message names the file and says what it is in our words: no advice of numpy's (issue 14:
+    """The message names the file and says what it is in our words: no advice of numpy's (once:
     garbage bytes were reported with numpy's "load it unsafely using allow_pickle")."""
     path, resume, _ = saved
     path.write_bytes(damage(path.read_bytes()))
@@ -374,7 +374,7 @@ def test_other_data_oracle_algorithm_or_parameters(saved):
 
 
 def test_other_data_is_reported_before_the_parameters(saved):
-    """Issue 14: resuming on other data was reported as "other parameters (... eta ...)", because nu
+    """Resuming on other data was once reported as "other parameters (... eta ...)", because nu
     and eta are derived from N. The data are compared first, and said to differ."""
     _, resume, (X, y) = saved
     message = (
@@ -402,7 +402,7 @@ def test_a_header_without_the_data_digest_is_still_checked(saved):
 
 
 def test_unwritable_directory_is_refused_before_fitting(tmp_path, capsys):
-    """Issue 14: a checkpoint in a directory that cannot be written failed at the first checkpoint,
+    """A checkpoint in a directory that cannot be written failed at the first checkpoint,
     naming a temporary file. It is refused before the first iteration, naming the directory, by the
     drivers, the classifiers and the CLI. (Tests run as root, where permission bits do not stop a
     write: the directories here are a regular file and a missing one.)"""

@@ -1,4 +1,4 @@
-"""The compiled online loop and banks (issue 36; docs/architecture.md#compiled-code) against their
+"""The compiled online loop and banks (docs/architecture.md#compiled-code) against their
 Python reference.
 
 Each test runs the same stream with the same seed twice, once with ``OnlineBooster.compiled = False``

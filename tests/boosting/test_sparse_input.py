@@ -1,4 +1,4 @@
-"""Scale on one machine (issue 8, part 1): sparse input end to end and the compact edge matrix.
+"""Scale on one machine: sparse input end to end and the compact edge matrix.
 
 * :class:`~dualboost.boosting.core.run.Ensemble` keeps {-1, 0, +1} columns as ``int8`` and switches to
   float64 at the first other value; ``U^T d`` and ``U w`` agree with the float64 products of a

@@ -1,4 +1,4 @@
-"""Issue 29, item 7: every run says why it stopped (``BoostResult.stop_reason``, ``stop_reason_``), and
+"""Every run says why it stopped (``BoostResult.stop_reason``, ``stop_reason_``), and
 a run that ends before its stopping rule is met warns with the reason."""
 
 import math
@@ -18,7 +18,7 @@ from dualboost.oracles import MatrixOracle
 
 pytestmark = pytest.mark.filterwarnings("ignore::dualboost.boosting.core.run.SoftMarginWarning")
 
-#: the vocabulary (issue 29): a test of its own, so that a renamed word is a visible change
+#: the vocabulary: a test of its own, so that a renamed word is a visible change
 VOCABULARY = {
     "converged", "infeasible", "rounds", "no_edge", "max_iter", "time limit", "precision_floor", "reselected"
 }
@@ -96,7 +96,7 @@ def test_every_fitted_estimator_has_a_stop_reason(name):
 
 
 def test_erlpboost_at_an_unreachable_eps_stops_at_its_precision_floor_and_says_so():
-    # issue 29: stopped after 6 iterations with converged_ False, no warning and no reason. A fixed nu
+    # once stopped after 6 iterations with converged_ False, no warning and no reason. A fixed nu
     # (the loose capping the former nu="auto" gave): the validation search of nu="auto" would run its
     # grid at eps = 1e-12 too (70 s)
     X, y = _toy(1, 60)

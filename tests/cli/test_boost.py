@@ -153,7 +153,7 @@ def test_boost_parameter_errors(options, message, tmp_path, capsys):
 
 
 def test_boost_nu_range_is_the_classifiers(tmp_path, capsys):
-    """Issue 14: --nu 0 was accepted while the message said nu must lie in (0, 1]. The CLI refuses
+    """--nu 0 was accepted while the message said nu must lie in (0, 1]. The CLI refuses
     what the classifiers refuse, and its help gives the same range."""
     from dualboost.estimators import ERLPBoostClassifier
 
@@ -198,7 +198,7 @@ def test_boost_methods_that_apply_run(algorithm, method, tmp_path, capsys):
 
 
 def test_boost_refuses_one_class_training_data(tmp_path, capsys):
-    """Issue 14: one-class data trained to "train error 0.00 %"; the classifiers refuse it."""
+    """One-class data trained to "train error 0.00 %"; the classifiers refuse it."""
     path = tmp_path / "one.libsvm"
     path.write_text("".join(f"+1 1:{i} 2:{i % 3}\n" for i in range(20)))
     assert cli.main(["boost", str(path), "--quiet"]) == 1
@@ -221,7 +221,7 @@ def write_libsvm(path: Path, rows: int, width: int, seed: int = 0) -> Path:
 
 
 def test_boost_test_file_with_more_features_is_refused(tmp_path, capsys):
-    """Issue 14: a test file of other data (24 vs 122 features) was padded and scored silently. A
+    """A test file of other data (24 vs 122 features) was padded and scored silently. A
     TEST whose largest feature index exceeds TRAIN's is refused unless --n-features is given; one
     with a smaller largest index (a sparse file need not use the last features) is read at TRAIN's
     width."""
@@ -249,7 +249,7 @@ def test_boost_test_file_with_more_features_is_refused(tmp_path, capsys):
     reason=f"the shared data sets german.numer, a9a.train and a9a.test are not in {DATA}",
 )
 def test_boost_shared_files_feature_counts(capsys):
-    """The issue's case, german.numer (24 features) with a9a's test file (122), is refused; a9a's own
+    """The reported case, german.numer (24 features) with a9a's test file (122), is refused; a9a's own
     train and test files (122 features each) need no --n-features."""
     assert cli.main(["boost", str(DATA / "german.numer"), "--test", str(DATA / "a9a.test"), "--quiet"]) == 1
     assert "has 122 features (from its largest feature index), TRAIN 24" in capsys.readouterr().err
@@ -261,7 +261,7 @@ def test_boost_shared_files_feature_counts(capsys):
 
 
 def test_boost_garbage_libsvm_line_names_file_and_line(tmp_path, capsys):
-    """Issue 14: "could not convert string to float: b'garbage'", with no file and no line."""
+    """A garbage line gave "could not convert string to float: b'garbage'", with no file and no line."""
     path = write_libsvm(tmp_path / "bad.libsvm", 6, 2)
     path.write_text(path.read_text() + "garbage\n")
     assert cli.main(["boost", str(path), "--quiet"]) == 1
@@ -342,7 +342,7 @@ def test_progress_line_only_on_a_terminal(tmp_path, monkeypatch, capsys):
 
 @requires_data("german.numer")
 def test_boost_lpboost_on_german_warns_of_its_zero_soft_margin(monkeypatch, capsys):
-    """The reproduction of the issue: LPBoost at nu = 0.1 on german reaches the degenerate LP optimum
+    """The reproduction: LPBoost at nu = 0.1 on german reaches the degenerate LP optimum
     (soft margin 0). The run says so on stderr, the summary shows the soft margin, and the error is
     that of deterministic ties (classes_[0] = -1, german's majority class), not of rounding noise."""
     monkeypatch.setenv("DUALBOOST_DATA", str(DATA))

@@ -1,4 +1,4 @@
-"""No lost work (issue 29, item 8): the outputs of the CLI, the checkpoints and the model files.
+"""No lost work: the outputs of the CLI, the checkpoints and the model files.
 
 * every output path of the CLI (``boost --save/--history/--plot/--checkpoint``, ``verify --json``,
   ``predict --out``) is checked before the work starts: one error line naming the option and the

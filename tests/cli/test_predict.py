@@ -1,4 +1,4 @@
-"""``dualboost boost --save`` and ``dualboost predict MODEL DATA`` (issue 17 item 7).
+"""``dualboost boost --save`` and ``dualboost predict MODEL DATA``.
 
 The predictions the command prints are those of the model loaded in Python, label for label and
 value for value (the decision function with 17 digits round-trips exactly); the saved model predicts

@@ -1,4 +1,4 @@
-"""Start-up of the ``dualboost`` command (issue 34, item 6).
+"""Start-up of the ``dualboost`` command.
 
 ``dualboost --help`` and ``dualboost <command> --help`` build only the parsers, which need names, not
 the solvers: the checks here are structural (which modules a fresh process has imported after the

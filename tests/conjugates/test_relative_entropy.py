@@ -1,5 +1,5 @@
 """RelativeEntropy() without d0 is the relative entropy to the uniform prior of each argument's
-length ([SS] h(d)), and the issue's prototyping snippet works as written."""
+length ([SS] h(d)), and a prototyping snippet works as written."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def test_two_uniform_entropies_merge_into_one():
     assert merged.value(x) == pytest.approx(5.0 * cj.RelativeEntropy(np.full(6, 1 / 6)).value(x), rel=1e-12)
 
 
-def test_the_issue_snippet_verifies():
+def test_the_prototyping_snippet_verifies():
     A = random_edge_matrix(30, 8, seed=1)
     f = cj.NormBall(p=2, radius=0.3) + (1 / 20) * cj.RelativeEntropy()
     rel = problems.Relaxation(A, f)

@@ -6,7 +6,7 @@ docs/math.md#exact-restriction) and the relaxations it makes solvable by ``metho
 * the gradient against finite differences of the value, Hessian-vector products against finite
   differences of the gradient, the low-rank Hessian against the product;
 * extremes: entropy weight 1e-6, N = 10 and N = 100,000;
-* every built-in relaxation with a smooth dual (and the issue's ball + entropy): auglag agrees with
+* every built-in relaxation with a smooth dual (and a ball + uniform entropy): auglag agrees with
   Clarabel to 1e-8 in value and 1e-6 in d, certified; warm starts across a boosting run;
 * honest errors: the form "abs", no strictly convex part; bad input names the argument.
 """
@@ -86,7 +86,7 @@ CASES = {
         cj.NormBall(p=2, radius=1.2 / np.sqrt(N)) + 0.05 * cj.RelativeEntropy(PRIOR),
         dict(alpha=0.05, kappa=0.0, linear=-0.05 * np.log(PRIOR), cap=1.0, radius=1.2 / np.sqrt(N)),
     ),
-    "issue: ball + uniform entropy": (
+    "ball + uniform entropy": (
         cj.NormBall(p=2, radius=2 / np.sqrt(N)) + (1 / 200) * cj.RelativeEntropy(),
         dict(alpha=1 / 200, kappa=0.0, linear=np.full(N, np.log(N) / 200), cap=1.0, radius=2 / np.sqrt(N)),
     ),
@@ -139,7 +139,7 @@ def test_d_matches_an_independent_brute_force(name, scale):
     assert value >= float(theta @ reference) - F.value(reference) - 1e-12
 
 
-@pytest.mark.parametrize("name", ["ball+entropy", "issue: ball + uniform entropy", "shifted ball+entropy",
+@pytest.mark.parametrize("name", ["ball+entropy", "ball + uniform entropy", "shifted ball+entropy",
                                   "quadratic+ball+cap"])
 def test_value_and_d_agree_with_clarabel(name):
     f = CASES[name][0]
@@ -201,7 +201,7 @@ def test_the_curvature_is_found_from_a_returned_d_alone():
 
 
 def test_warm_starts_give_the_same_values():
-    F = exact(CASES["issue: ball + uniform entropy"][0])
+    F = exact(CASES["ball + uniform entropy"][0])
     warm = F.with_warm_starts()
     rng = np.random.default_rng(5)
     theta = rng.standard_normal(N)
@@ -243,16 +243,19 @@ def smooth_builtins():
     return names
 
 
-def issue_relaxation(form: str, n: int = 200, t: int = 30) -> Relaxation:
+def ball_entropy_relaxation(form: str, n: int = 200, t: int = 30) -> Relaxation:
     A = random_edge_matrix(n, t, 1, binary=True)
     f = cj.NormBall(p=2, radius=2 / np.sqrt(n)) + (1 / 200) * cj.RelativeEntropy()
     return Relaxation(A, f, form=form)
 
 
 @pytest.mark.parametrize("form", ["simplex", "edge"])
-@pytest.mark.parametrize("name", [*smooth_builtins(), "issue"])
+@pytest.mark.parametrize("name", [*smooth_builtins(), "ball+uniform-entropy"])
 def test_auglag_agrees_with_clarabel_and_is_certified(name, form):
-    rel = issue_relaxation(form) if name == "issue" else builtin_relaxation(name, form=form)
+    if name == "ball+uniform-entropy":
+        rel = ball_entropy_relaxation(form)
+    else:
+        rel = builtin_relaxation(name, form=form)
     assert rel.smooth_dual and accepts(rel, "auglag", "dual") is None
     fast = rel.solve(method="auglag", tol=1e-9)
     with warnings.catch_warnings():
@@ -266,9 +269,9 @@ def test_auglag_agrees_with_clarabel_and_is_certified(name, form):
     assert np.abs(rel.d_from_w(fast.w) - fast.d).max() <= 1e-9  # the d-map at the solution
 
 
-def test_the_issue_relaxation_at_its_size_is_solved_by_auglag():
+def test_the_ball_entropy_relaxation_at_its_size_is_solved_by_auglag():
     n = 5000
-    rel = issue_relaxation("simplex", n=n, t=100)
+    rel = ball_entropy_relaxation("simplex", n=n, t=100)
     assert "auglag" not in rel.nonsmooth_reason() and rel.smooth_dual
     sol = rel.solve(method="auglag")
     assert sol.optimal and sol.extra["evaluations"] < 100
@@ -279,7 +282,7 @@ def test_the_issue_relaxation_at_its_size_is_solved_by_auglag():
 
 
 def test_a_warm_start_after_a_new_column():
-    rel = issue_relaxation("edge")
+    rel = ball_entropy_relaxation("edge")
     first = Relaxation(rel.A[:, :-1], rel.f, form="edge").solve(method="auglag")
     warm = rel.solve(method="auglag", warm_start=first)
     cold = rel.solve(method="auglag")
@@ -302,7 +305,7 @@ def test_totally_corrective_boosting_uses_auglag_and_matches_cvxpy():
 
 # --- honest errors and bad input ---------------------------------------------------------------
 def test_auglag_on_the_abs_form_solves_it_through_the_simplex_form():
-    """(Issue 31: auglag used to refuse the abs form, naming form='simplex'; it now solves it through
+    """(auglag used to refuse the abs form, naming form='simplex'; it now solves it through
     that form.) The same value as the simplex form's, certified by the abs model itself."""
     rel = builtin_relaxation("l2-ball+entropy", form="abs")
     sol = rel.solve(method="auglag")

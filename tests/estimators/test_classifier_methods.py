@@ -1,4 +1,4 @@
-"""Issue 17 on the classifiers: predict_proba, staged predictions, sample_weight, feature_importances_,
+"""The classifiers' methods: predict_proba, staged predictions, sample_weight, feature_importances_,
 pandas input. Each identity is checked against an independent computation (a fresh fit with
 max_iter=t, the fit on the reduced or repeated rows, a direct minimisation of the link's likelihood)."""
 

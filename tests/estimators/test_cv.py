@@ -1,4 +1,4 @@
-"""The nu path and its cross-validation (dualboost.estimators.cv, issue 17 item 5).
+"""The nu path and its cross-validation (dualboost.estimators.cv).
 
 Checked against independent computations:
 

@@ -1,4 +1,4 @@
-"""sample_weight in the gradient-boosting estimators (issue 17 item 3; docs/gradient.md#sample-weights).
+"""sample_weight in the gradient-boosting estimators (docs/gradient.md#sample-weights).
 
 The weights s make the objective the weighted risk ``R_s[f] = sum_n s_n l(f(x_n), y_n) / sum_n s_n``,
 minimised in L²(P̂_s). The identities: weight 0 = the row removed, integer weights = the rows repeated

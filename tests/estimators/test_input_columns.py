@@ -1,4 +1,4 @@
-"""Non-numeric features (issue 34, item 7): a ValueError naming each such column (by name in a pandas
+"""Non-numeric features: a ValueError naming each such column (by name in a pandas
 DataFrame, by index otherwise) and the encoder to use, from every estimator family's validation
 (:func:`dualboost.estimators.base.check_numeric_features`); on main scikit-learn's bare
 "could not convert string to float: 'u'" named neither."""

@@ -298,7 +298,7 @@ def test_reweighting_a_forest_on_its_training_rows_uses_out_of_bag_edges():
     the out-of-bag edges keep many, and nu="auto" is accepted."""
     X, y = load_breast_cancer(return_X_y=True)
     X, _, y, _ = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
-    forest = RandomForestClassifier(n_estimators=200, random_state=0).fit(X, y)  # issue 30's case
+    forest = RandomForestClassifier(n_estimators=200, random_state=0).fit(X, y)  # a reported case
     in_bag = reweight(forest, X, y, nu=0.1, oob=False)
     assert in_bag.support_.size == 1 and not in_bag.oob_
     out_of_bag = reweight(forest, X, y)

@@ -1,4 +1,4 @@
-"""The online estimators (issue 7): scikit-learn's checks, streams, River-style calls, errors."""
+"""The online estimators: scikit-learn's checks, streams, River-style calls, errors."""
 
 from __future__ import annotations
 
@@ -107,7 +107,7 @@ def test_vectorised_linear_bank_equals_independent_learners(params):
         np.testing.assert_allclose(bank.b[i], single.b[0], rtol=1e-12)
 
 
-# -- sample_weight in fit (issue 17 item 3; docs/online.md#sample-weights) -----------------------------
+# -- sample_weight in fit (docs/online.md#sample-weights) -------------------------------------------
 
 
 def _importance(n, seed=3):

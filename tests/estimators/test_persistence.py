@@ -1,4 +1,4 @@
-"""Model files (dualboost.estimators.persistence, issue 17 item 7).
+"""Model files (dualboost.estimators.persistence).
 
 A round trip gives bit-identical predictions (decision_function, predict, predict_proba, the staged
 decisions, feature importances) for every family that can be saved: the totally corrective classifiers

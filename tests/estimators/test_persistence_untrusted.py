@@ -1,4 +1,4 @@
-"""Model files from anyone (issue 29, items 1-3): loading one runs no code of the file, allocates no more
+"""Model files from anyone: loading one runs no code of the file, allocates no more
 than the file's header declares within a global cap, and checks every value a prediction uses.
 
 1. Crafted skops members (the scikit-learn members of a model file) that would run code -- through

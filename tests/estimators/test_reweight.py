@@ -1,4 +1,4 @@
-"""Re-weighting a fitted ensemble (dualboost.estimators.reweight, issue 17 item 6).
+"""Re-weighting a fitted ensemble (dualboost.estimators.reweight).
 
 The edge matrix is rebuilt here from the members' own outputs (predict_proba, predict, the regression
 trees' values scaled by their largest magnitude), the model solved by a second method (Clarabel),

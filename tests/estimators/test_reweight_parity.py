@@ -1,4 +1,4 @@
-"""Re-weighting at parity with the classifiers (issue 34, item 3): every model of dualboost that is one
+"""Re-weighting at parity with the classifiers: every model of dualboost that is one
 fit over a fixed pool (:data:`dualboost.estimators.reweight.MODELS`), ``predict_proba`` and the staged
 predictions.
 

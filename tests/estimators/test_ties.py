@@ -1,4 +1,4 @@
-"""Issue 29, item 5: a model whose decision function is 0 predicts the training majority, not
+"""A model whose decision function is 0 predicts the training majority, not
 ``classes_[0]`` (dualboost.estimators.ties)."""
 
 import warnings

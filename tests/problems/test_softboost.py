@@ -197,7 +197,7 @@ def test_softboost_nu_equal_n(side):
 @pytest.mark.parametrize("seed", [3, 29, 31, 34, 37])
 @pytest.mark.parametrize("nu", [1.0, 3.0])
 def test_auglag_certifies_easy_instances_as_clarabel_does(seed, nu):
-    """Issue probe (seed 3, nu = 1) and the seeds where it recurred among 40 (N = 10, t = 8, entries
+    """The first probe (seed 3, nu = 1) and the seeds where it recurred among 40 (N = 10, t = 8, entries
     +-1, g = P_LP + 0.5): auglag stopped on the repaired pair's gap (~1e-11: the entropy is flat
     there) while d(w) still broke an edge by 2e-6 to 6e-5, so its own certificate said inaccurate.
     Now it is optimal, and its value agrees with Clarabel's certified one: both certificates bracket

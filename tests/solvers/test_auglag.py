@@ -1,4 +1,4 @@
-"""method="auglag": the hand-written dual path (spec B.10, Part D items 7, 8, 14; issue 3).
+"""method="auglag": the hand-written dual path (spec B.10, Part D items 7, 8, 14).
 
 Independent references, none of which goes through the library's solvers or objectives:
 
@@ -36,14 +36,14 @@ from dualboost.problems import (
 from dualboost.solvers import AuglagOptions, NewtonOptions, Solution
 from tests.references import lp_eq23
 
-# The issue's acceptance tolerances ("Done when"): values to 1e-7 relative, d to 1e-6 (max-abs).
+# The acceptance tolerances: values to 1e-7 relative, d to 1e-6 (max-abs).
 VALUE_RTOL = 1e-7
 D_ATOL = 1e-6
 # auglag is asked for a certified relative gap of 1e-8 in the agreement tests. Its dual value is a
 # lower bound within that gap of the optimum, so 1e-8 < VALUE_RTOL makes the value comparison a
 # consequence of the certificate plus the reference's accuracy (Clarabel at 1e-12, observed
 # differences <= 1e-12 relative), not luck. For d no certificate-based bound is tight enough
-# (Pinsker gives ||d - d*||_1 <= sqrt(2 eta gap), ~1e-3 here), so D_ATOL is the issue's criterion;
+# (Pinsker gives ||d - d*||_1 <= sqrt(2 eta gap), ~1e-3 here), so D_ATOL is the acceptance criterion;
 # observed max-abs differences <= 3.3e-9 with the reference at 1e-12 (Clarabel at 1e-10 was itself
 # 1.2e-6 off on one instance, the reason for the tight reference tolerances below).
 AGREE_TOL = 1e-8
@@ -279,7 +279,7 @@ def test_auglag_is_certified_at_extreme_eta_and_lies_in_the_smoothing_sandwich(n
     Binary, spec B.9), so P_LP <= V_eta <= P_LP + B/eta. auglag's dual value is a lower bound
     and its primal value an upper bound on V_eta, each within the certified gap.
 
-    The issue asks for eta up to 1e6 at a certified gap of 1e-6, so status 'optimal' at the
+    The acceptance asks for eta up to 1e6 at a certified gap of 1e-6, so status 'optimal' at the
     default tol=1e-6 is asserted at every eta. Observed relative gaps: <= 4.8e-7 at every eta
     when the Newton polish accepts steps that reduce the certified gap; with its Armijo test on
     D alone (D's evaluation noise at eta = 1e6 is ~1e-11, eps * eta * |U w|, above the predicted
@@ -613,7 +613,7 @@ def test_warm_start_after_removing_a_column_matches_the_cold_solve(kind):
 
 def test_warm_start_of_the_wrong_size_raises():
     U = random_edge_matrix(50, 8, seed=0)
-    # (a solution with fewer columns is a warm start: tests/test_warm_columns.py)
+    # (a solution with fewer columns is a warm start: tests/solvers/test_warm_columns.py)
     one_more = ERLPBoost(np.hstack([U, U[:, :1]]), nu=3.0, eta=10.0).solve(method="auglag")
     model = ERLPBoost(U, nu=3.0, eta=10.0)
     with pytest.raises(ValueError, match="warm_start"):
@@ -767,7 +767,7 @@ def test_dual_objective_is_bit_for_bit_repeatable(cls):
         np.testing.assert_array_equal(model.d_from_w(w), d)
 
 
-# --- 7. tolerance-aware active-set recovery (issue part 4) ------------------------------------------
+# --- 7. tolerance-aware active-set recovery -------------------------------------------------------
 KKT_CASES = {
     "erlp-no-caps": lambda: Case("erlp", R(20, 4, seed=3), 4.5, 5.0),
     "erlp-caps": lambda: Case("erlp", R(20, 6, seed=1), 4.5, 20.0),

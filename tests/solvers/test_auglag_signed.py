@@ -1,4 +1,4 @@
-"""``method="auglag"`` on [SS] relaxations with signed weights (issue 31, docs/math.md#signed-weights).
+"""``method="auglag"`` on [SS] relaxations with signed weights (docs/math.md#signed-weights).
 
 * the default (``"abs"``) form, weights in the l1 ball, is solved through its simplex form over
   ``[A, -A]``: values against Clarabel on the same model, the pair certified by the abs model

@@ -1,4 +1,4 @@
-"""The compiled warm re-solve of ERLPBoost's dual against the Python path (issue 32 item 1).
+"""The compiled warm re-solve of ERLPBoost's dual against the Python path.
 
 ``dualboost/solvers/_capped_newton.pyx`` does a whole Newton re-solve in one call
 (docs/architecture.md#compiled-code); the Python path (dualboost.solvers.newton, auglag) is the

@@ -149,7 +149,7 @@ def test_a_relaxation_declares_what_its_form_and_regulariser_give():
     for name, form, smooth in [
         ("entropy", "simplex", True),
         ("linf-ball+entropy", "simplex", True),
-        ("entropy", "abs", True),  # the l1-ball w-domain, through its simplex form (issue 31)
+        ("entropy", "abs", True),  # the l1-ball w-domain, through its simplex form
         ("l2-ball+entropy", "simplex", True),  # the exact inner solve (conjugates.smooth_restriction)
         ("l1-ball", "simplex", False),  # an LP in disguise: no entropy
     ]:

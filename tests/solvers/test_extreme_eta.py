@@ -259,10 +259,10 @@ def test_entropy_excess_matches_60_digits():
             assert abs(Decimal(v) - exact) <= bound, (a, b, v)
 
 
-# --- the issue's probe --------------------------------------------------------------------------------
+# --- the first probe ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("eta", [1e-10, 1e-11, 1e-12])
 def test_a_small_eta_certifies_no_value_above_the_uniform_bound(eta):
-    """Issue probe: U = rng(0).uniform(-1, 1, (30, 5)), nu = 3. d = uniform is feasible with KL = 0,
+    """The first probe: U = rng(0).uniform(-1, 1, (30, 5)), nu = 3. d = uniform is feasible with KL = 0,
     so the optimum is at most ``max_q mean_n U[n, q]``; the certified dual value was 1.5e-6 (eta =
     1e-10) and 2.4e-5 (1e-11) above it with status optimal. The optimum is below the bound by
     ``(eta/2) Var`` ~ 2e-12 * eta / 1e-10, so the dual value may exceed it by rounding only."""

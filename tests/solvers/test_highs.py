@@ -1,5 +1,5 @@
 """method="highs": LPBoost's LP through HiGHS, both sides, the other side read from the LP
-multipliers (issue 3 part 2; spec B.2, model M2).
+multipliers (spec B.2, model M2).
 
 Independent references: the capped min-max-edge LP ([KG] Eq. 2.3) written out here in cvxpy and
 solved by Clarabel at 1e-12 tolerances, and the dual objective of Eq. 2.2 evaluated in closed
