@@ -1,4 +1,4 @@
-"""Smoke test of ``benchmarks/relaxations.py`` at tiny sizes (the style of test_benchmarks_smoke.py):
+"""Smoke test of ``benchmarks/relaxations.py`` at tiny sizes (the style of test_smoke.py):
 the table has one certified row per smooth relaxation and form, and the boosting lines say which
 method solved the rounds. Nothing is asserted on times."""
 

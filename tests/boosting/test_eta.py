@@ -174,7 +174,7 @@ def test_corrective_binary_resume_is_bit_identical(stop, tmp_path):
 
 
 def _smoothboost_case():
-    """A class with hard margin rho* > 0.1 (tests/test_smoothboost.py): gamma = rho*/2 is a true
+    """A class with hard margin rho* > 0.1 (tests/boosting/test_smoothboost.py): gamma = rho*/2 is a true
     advantage, so SmoothBoost meets its rule."""
     U = np.random.default_rng(2).choice([-1.0, 1.0], size=(40, 60))
     rho = LPBoost(np.hstack([U, -U]), nu=1.0).solve(method="highs").dual_value

@@ -2,7 +2,7 @@
 
 The partition reductions of :func:`dualboost.dask.softmax.evaluate` give f*(-U w) and the regulariser's
 value; below eta = 1 they must be as accurate as the in-memory ERLPBoost's stable forms. The
-reference is the 60-digit capped softmax of tests/test_extreme_eta.py (its sorted scan of [SS]
+reference is the 60-digit capped softmax of tests/solvers/test_extreme_eta.py (its sorted scan of [SS]
 Lemma 16, no solve), and for the solves the bound ``OPT <= P(uniform d) = max_q mean_n U[n, q]``
 (the uniform d is on the capped simplex for every nu <= N, and its relative entropy is 0).
 """
@@ -67,7 +67,7 @@ def test_optimal_solves_hold_their_certificate_at_every_eta(instance, nu):
     optimum and its exact (60-digit) values at its points within its tolerance: D(w) <= OPT <= P(d).
     Before the stable form, eta = 1e-10, nu = 3 was certified optimal 9.4e-7 above the bound. Up to
     eta = 1, the split: above it the evaluation is unchanged (the solve at 1e3 takes 4-6 s of eta
-    continuation on the cluster; test_dask.py's full runs cover large eta)."""
+    continuation on the cluster; test_driver.py's full runs cover large eta)."""
     U, parts = instance
     bound = U.mean(axis=0).max()
     for eta in [e for e in ETAS if e <= 1.0]:

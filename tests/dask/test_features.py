@@ -4,7 +4,7 @@ against the in-memory :class:`~dualboost.oracles.RawFeatures` and ``boost("erlpb
 Both paths compute the same sums in a different order (per partition, then added), so they agree
 to rounding: the same hypotheses (compared field by field: feature, scale, sign), weights and d to
 1e-8, the same number of iterations. A wrong scale, sign, tie order or reduction shows up as a
-different hypothesis or an O(1) difference. One caveat, as for stumps (tests/test_dask.py): when
+different hypothesis or an O(1) difference. One caveat, as for stumps (tests/dask/test_driver.py): when
 the oracle adds -x_j to an ensemble holding +x_j, that subproblem has U = [.., u, -u] (a singular
 Newton system) and the two certified solves may take different paths, agreeing only to the
 solver's tolerance; with hard margins (nu = 1) this happened on 2 of 12 random sets of this shape

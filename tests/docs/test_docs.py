@@ -78,9 +78,9 @@ def commands(code: str, console: bool) -> tuple[list[str], list[str]]:
             elif re.match(r"((python -m )?pytest|(bash )?\.?/?\.ci/)", command):
                 not_run.append(f"{command} (runs the test suite, and so this test again)")
             elif re.match(r"python -m sphinx\b", command):
-                not_run.append(f"{command} (tests/test_docs_site.py builds the site, once)")
+                not_run.append(f"{command} (tests/docs/test_site.py builds the site, once)")
             elif example and (ROOT / example[1]).is_file():
-                not_run.append(f"{command} (tests/test_examples.py runs every example, once)")
+                not_run.append(f"{command} (tests/docs/test_examples.py runs every example, once)")
             else:
                 run.append(command)
     return run, not_run

@@ -1,7 +1,7 @@
 """DaskERLPBoostClassifier: scikit-learn's estimator checks and agreement with ERLPBoostClassifier.
 
 No cluster here (in-process execution of the partition tasks: the same code path as on a
-cluster, see dualboost/dask/executor.py); tests/test_dask.py runs the LocalCluster.
+cluster, see dualboost/dask/executor.py); tests/dask/test_driver.py runs the LocalCluster.
 """
 
 from __future__ import annotations

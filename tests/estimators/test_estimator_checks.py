@@ -43,7 +43,7 @@ MINIBOOSTS = [MLPBoostClassifier(max_iter=50), AdaBoostVClassifier(), SmoothBoos
 #: AdaBoost as in [KG]'s experiments (`dualboost boost --algorithm adaboost` fits it)
 ADABOOST = [MaxEdgeAdaBoostClassifier(max_iter=100)]
 
-#: the other totally corrective formulations (tests/test_formulation_estimators.py tests them further)
+#: the other totally corrective formulations (tests/estimators/test_formulations.py tests them further)
 FORMULATION_CLASSES = (MDBoostClassifier, CGBoostClassifier, NMBoostClassifier, QRLPBoostClassifier)
 FORMULATIONS = [cls(max_iter=5) for cls in FORMULATION_CLASSES]
 
@@ -55,9 +55,9 @@ def expected_failures(estimator) -> dict[str, str]:
 
 # the totally corrective ones with max_iter=5, for speed; the corrective ones at a fixed nu = 0.1 with
 # their default max_iter, 1000 (with nu="auto" that is up to 10 fits of the validation, 5 s per fit of
-# the checks' data; tests/test_nu_auto.py tests the default's rule): on the checks' three-class blobs
-# the corrective steps over the 600 pairs need about 1000 iterations for the training accuracy the
-# checks ask (> 0.83: 0.65 at 100 and 300 iterations, 0.94 at 1000)
+# the checks' data; tests/estimators/test_nu_selection.py tests the default's rule): on the checks'
+# three-class blobs the corrective steps over the 600 pairs need about 1000 iterations for the
+# training accuracy the checks ask (> 0.83: 0.65 at 100 and 300 iterations, 0.94 at 1000)
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @parametrize_with_checks(
     [cls(nu=0.1) if cls in CORRECTIVE else cls(max_iter=5) for cls in CLASSES] + MINIBOOSTS + FORMULATIONS

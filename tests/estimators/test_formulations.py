@@ -1,5 +1,5 @@
 """The classifiers of MDBoost, CGBoost, NM-Boost and QRLP-Boost (:mod:`dualboost.estimators.formulations`);
-scikit-learn's own checks run in tests/test_estimators.py.
+scikit-learn's own checks run in tests/estimators/test_estimator_checks.py.
 
 Independent checks: the fitted model against the driver run on the same oracle (the estimator only
 maps labels and parameters), the margins against y times the decision function, the last stage

@@ -193,7 +193,7 @@ def test_without_the_build_the_python_path_runs(monkeypatch):
 
 
 def test_a_warm_start_after_removed_and_appended_columns_goes_through_the_compiled_stage():
-    """As tests/test_warm_columns.py on the Python path: two columns removed, three appended; the
+    """As tests/solvers/test_warm_columns.py on the Python path: two columns removed, three appended; the
     compiled stage runs first (reported to the callback), the solution is certified and agrees with
     a cold solve within the two certified gaps."""
     rng = np.random.default_rng(7)

@@ -225,7 +225,7 @@ def test_a_boosting_run_forms_few_hessians():
         if stage.name == "solved":
             seen.append(stage.solution)
 
-    # the Python path's kept Hessian (the compiled re-solve forms its own: test_solvers_compiled.py)
+    # the Python path's kept Hessian (the compiled re-solve forms its own: test_compiled.py)
     options = AuglagOptions(newton=NewtonOptions(kept_min_work=2e6, compiled=False), callback=counted)
     with default_options(options):
         ERLPBoostClassifier(nu=0.1, eps=0.02).fit(X, y)

@@ -31,7 +31,7 @@ CASES = {
 def solve(model, warm_start=None, removed=None):
     """A certified auglag solve and the names of the stages it went through."""
     stages: list[str] = []
-    # the Python stages (the compiled re-solve's warm starts: tests/test_solvers_compiled.py)
+    # the Python stages (the compiled re-solve's warm starts: tests/solvers/test_compiled.py)
     python = NewtonOptions(compiled=False)
     options = AuglagOptions(newton=python, callback=lambda stage: stages.append(stage.name))
     solution = model.solve(method="auglag", tol=1e-7, warm_start=warm_start, removed=removed, options=options)
