@@ -11,7 +11,7 @@ runs, e.g. a branch against main in the same conditions.
     python benchmarks/startup.py
     python benchmarks/startup.py --root . --root ../main
 
-Output: ``benchmarks/results/startup.txt`` (``--out``). No time is asserted (tests/test_startup.py
+Output: ``benchmarks/results/startup.txt`` (``--out``). No time is asserted (tests/cli/test_startup.py
 checks structurally that the help imports neither the solvers nor scikit-learn).
 """
 

@@ -4,7 +4,7 @@ what defines them.
 ``dualboost --help`` and ``dualboost verify --help`` build the parsers of :mod:`dualboost.cli`; the
 registries these names come from live in modules that import cvxpy, scipy.optimize and scikit-learn
 (1.5-2 s together), which a command imports only when it runs (docs/architecture.md). Each constant
-names the registry it mirrors; tests/test_startup.py checks that every one equals its registry, so a
+names the registry it mirrors; tests/cli/test_startup.py checks that every one equals its registry, so a
 model, method or algorithm added there and not here fails a test instead of missing from the command.
 """
 

@@ -5,7 +5,7 @@ is set (and not empty), else ``../shared/data`` beside the repository. A test th
 carries ``@requires_data("german.numer")`` (or ``pytestmark = requires_data(...)``) and is skipped,
 saying where it looked, when the file is not there; ``DATA_DIR`` is the folder.
 
-Documented code (tests/test_docs.py) and examples (tests/test_examples.py) run in a fresh process
+Documented code (tests/docs/test_docs.py) and examples (tests/docs/test_examples.py) run in a fresh process
 with :func:`script_env`; :func:`needs` says which data and optional dependencies a piece of code uses.
 """
 

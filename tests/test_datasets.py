@@ -13,7 +13,6 @@ import re
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from environment import DATA_DIR, requires_data
 
 from dualboost import datasets
 from dualboost.datasets import (
@@ -25,6 +24,7 @@ from dualboost.datasets import (
     thesis_split,
 )
 from dualboost.problems import erlpboost_eta
+from tests.environment import DATA_DIR, requires_data
 
 DATA = DATA_DIR
 needs_data = requires_data("a9a.train", "a9a.valid", "a9a.test", "german.numer", "diabetes")
@@ -146,7 +146,7 @@ def test_load_libsvm_dense_sparse_and_labels(tmp_path):
     ],
 )
 def test_malformed_libsvm_line_names_file_and_line(tmp_path, text, line, problem):
-    """Issue 14: a garbage line gave "could not convert string to float: b'garbage'" with no file
+    """A garbage line gave "could not convert string to float: b'garbage'" with no file
     and no line. The message names both (the line 1-based) and what is wrong."""
     path = tmp_path / "bad.libsvm"
     path.write_text(text)

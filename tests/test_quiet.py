@@ -65,7 +65,7 @@ MODELS = {
 
 
 def test_a_fresh_process_prints_nothing():
-    """The issue's script: import dualboost, fit every estimator, solve a model of every family with
+    """The whole tour: import dualboost, fit every estimator, solve a model of every family with
     every method on every side it applies to, verify a relaxation; stdout and stderr stay empty."""
     script = SETUP + textwrap.dedent(
         """
@@ -73,7 +73,7 @@ def test_a_fresh_process_prints_nothing():
         from dualboost.problems.relaxation_report import builtin_relaxation
         from dualboost.solvers import METHODS, SIDES
         from dualboost.verify import applies
-        import test_quiet as t
+        from tests import test_quiet as t
         for name in t.ESTIMATORS:
             est = t._estimator(name)
             est.fit(X, X[:, 0] if name.endswith("Regressor") else y)
@@ -91,7 +91,7 @@ def test_a_fresh_process_prints_nothing():
         capture_output=True,
         text=True,
         timeout=600,
-        cwd=str(Path(__file__).parent),
+        cwd=str(Path(__file__).resolve().parents[1]),
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "" and done.stderr == ""

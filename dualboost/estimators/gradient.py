@@ -29,7 +29,7 @@ Parameters shared by both:
 (:func:`~dualboost.estimators.inputs.check_sample_weight`) make the objective the weighted risk
 ``sum_n s_n l(f(x_n), y_n) / sum_n s_n``, minimised in L²(P̂_s) (the weighted least-squares or weighted
 max-edge projection, :func:`~dualboost.boosting.gradient.gradient_projection`). The identities, tested in
-tests/test_gradient_sample_weight.py:
+tests/estimators/test_gradient_sample_weight.py:
 
 * a weight of 0 is the row removed (the rows are dropped before the learner sees X, so that the stumps'
   thresholds are those of the kept rows);

@@ -79,7 +79,7 @@ class _OnlineBoostingClassifier(ProbabilityLink, ClassifierMixin, BaseEstimator)
     ``sample_weight`` (``fit`` and ``partial_fit``; docs/online.md#sample-weights): importance weights
     (docs/math.md#importance-weights): example t reaches learner i with weight ``s_t p_t^i``
     (sampling: ``s_t`` when drawn), AdaBoost.OL's own updates and the progressive loss count it
-    ``s_t`` times. The identities that hold (tests/test_online_estimators.py):
+    ``s_t`` times. The identities that hold (tests/estimators/test_online.py):
 
     * ``fit(X, y, sample_weight=s)`` is ``partial_fit(X, y, sample_weight=s)`` on a fresh model,
       ``n_passes`` times, exactly (the same updates in the same order, the same random draws);

@@ -207,7 +207,7 @@ class StumpColumns:
       its feature's sort order up to its cut: O(N F + t).
 
     The products equal the explicit ones up to the order of summation (relative differences of
-    order 1e-15, tests/test_stump_columns.py). ``cut[j]`` is the flat slot ``f * (N + 1) + p`` of a
+    order 1e-15, tests/problems/test_stump_columns.py). ``cut[j]`` is the flat slot ``f * (N + 1) + p`` of a
     stump on feature slot f with p rows at or below its threshold, -1 for a constant. The passes are
     compiled (``dualboost/problems/_stump_products.pyx``).
     """

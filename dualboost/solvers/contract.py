@@ -2,7 +2,7 @@
 
 A solver reaches a model only through the four Protocols below (docs/architecture.md#the-solver-contract);
 every member a solver reads is declared in one of them, and no solver probes a model with
-``hasattr``/``getattr`` (``tests/test_contract_members.py`` checks both). A new model provides:
+``hasattr``/``getattr`` (``tests/solvers/test_contract_members.py`` checks both). A new model provides:
 
 1. :class:`Certifiable`, always: both objectives, the d-map ``d_from_w``, the repairs onto the
    feasible sets, ``parameters()``; every method's result is certified by the model itself

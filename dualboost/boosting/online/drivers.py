@@ -230,7 +230,7 @@ class OnlineBooster(ABC):
     AdaBoost.OL in :mod:`dualboost.boosting.online._loop`, on the same state, with the same random
     draws and callbacks; ``compiled = False`` (class or instance attribute) runs the Python loop below
     (:meth:`learn_row`), which stays the reference. The two make the same predictions and agree to
-    rounding (tests/test_online_compiled.py).
+    rounding (tests/boosting/test_online_compiled.py).
 
     Speed of the Python loop: one example costs a fixed, small number of numpy calls on length-N
     vectors. The weak

@@ -1,0 +1,304 @@
+"""DecisionStumps (spec B.14.3): the max-edge stump, checked against independent computations.
+
+* brute force over every feature, threshold (midpoints and the constants) and sign, on small
+  random data with negative values, zeros and ties (hypothesis, derandomised);
+* dense and sparse input (CSR, CSC, stored zeros) give identical selections;
+* scikit-learn's DecisionTreeClassifier(max_depth=1) with sample_weight: our weighted error is
+  never larger (a depth-1 tree is a stump; it minimises Gini impurity, not the error);
+* deterministic ties, hashable hypotheses, predict on new data;
+* on a9a (../shared/data, when present): a per-feature sort-and-cumsum reference;
+* the edges of every threshold against a brute-force sum on random sparse data with many distinct
+  values, ties, all-zero features, features whose largest block is not zero and negative values,
+  with the segmented prefix sum cut into chunks of 2, 3 and 64 blocks (one to three levels of
+  carries) and the layout searched in pieces of 5 slots; the segmented prefix sum itself against
+  a per-run cumulative sum.
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from sklearn.tree import DecisionTreeClassifier
+
+from dualboost.oracles import Constant, DecisionStumps, Stump
+from dualboost.oracles import stumps as stumps_module
+from tests.environment import DATA_DIR, requires_data
+
+DATA = DATA_DIR
+
+
+def all_stumps(X):
+    """Every member of the class: the constants, then (feature, threshold, sign) in tie order."""
+    hyps = [Constant(n_features=X.shape[1], sign=1), Constant(n_features=X.shape[1], sign=-1)]
+    for j in range(X.shape[1]):
+        values = np.unique(X[:, j])
+        for theta in (values[:-1] + values[1:]) / 2:
+            for s in (1, -1):
+                hyps.append(Stump(n_features=X.shape[1], feature=j, threshold=float(theta), sign=s))
+    return hyps
+
+
+def brute_force(X, y, d):
+    """(best edge, first hypothesis within 1e-12 of it) by evaluating every stump."""
+    hyps = all_stumps(X)
+    edges = np.array([(y * np.where(getattr(h, "threshold", -np.inf) < X[:, getattr(h, "feature", 0)],
+                                    h.sign, -h.sign)) @ d for h in hyps])
+    return edges.max(), hyps[int(np.argmax(edges >= edges.max() - 1e-12))]
+
+
+@st.composite
+def stump_problems(draw):
+    n = draw(st.integers(1, 14))
+    p = draw(st.integers(1, 4))
+    X = draw(hnp.arrays(np.float64, (n, p), elements=st.sampled_from([-2.5, -1.0, 0.0, 0.0, 0.5, 1.0, 3.0])))
+    y = draw(hnp.arrays(np.float64, n, elements=st.sampled_from([-1.0, 1.0])))
+    w = draw(hnp.arrays(np.float64, n, elements=st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0])))
+    if w.sum() == 0:
+        w[0] = 1.0
+    return X, y, w / w.sum()
+
+
+@settings(max_examples=150, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(stump_problems())
+def test_matches_brute_force_dense_and_sparse(problem):
+    X, y, d = problem
+    selection = DecisionStumps().fit(X, y).best(d)
+    edge, first = brute_force(X, y, d)
+    assert selection.edge == pytest.approx(edge, abs=1e-12)
+    assert selection.hypothesis == first  # the documented tie order
+    np.testing.assert_array_equal(selection.column, y * selection.predict(X))
+    assert np.all(np.abs(selection.column) == 1.0)
+    assert selection.edge == pytest.approx(selection.column @ d, abs=1e-15)
+    for Xs in (sp.csr_matrix(X), sp.csc_matrix(X), sp.coo_matrix(X)):
+        other = DecisionStumps().fit(Xs, y).best(d)
+        assert other == selection and other.edge == selection.edge
+        np.testing.assert_array_equal(other.column, selection.column)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_sparse_equals_dense_bitwise_with_continuous_values(seed):
+    rng = np.random.default_rng(seed)
+    n, p = 200, 12
+    X = rng.normal(size=(n, p)) * (rng.random((n, p)) < 0.3)  # sparse, negative and positive values
+    X[:, 3] = np.where(rng.random(n) < 0.9, 1.0, 0.0)  # zeros are not the largest block here
+    X[:, 5] = 0.0  # constant feature: no stump
+    X[:, 7] = rng.integers(-2, 3, n)  # many ties
+    y = np.where(rng.random(n) < 0.5, 1, -1)
+    dense, sparse = DecisionStumps().fit(X, y), DecisionStumps().fit(sp.csr_matrix(X), y)
+    for _ in range(5):
+        d = rng.dirichlet(np.ones(n))
+        a, b = dense.best(d), sparse.best(d)
+        assert a == b and a.edge == b.edge
+        ref, _ = brute_force(X, y, d)
+        assert a.edge == pytest.approx(ref, abs=1e-12)
+        np.testing.assert_array_equal(dense._edges(d)[1], sparse._edges(d)[1])
+
+
+def test_stored_explicit_zeros_and_negative_zero_are_zeros():
+    X = np.array([[0.0, 1.0], [-0.0, 2.0], [1.0, 0.0], [-1.0, 0.0]])
+    y = np.array([1, -1, 1, -1])
+    Xs = sp.csc_matrix((np.array([0.0, -0.0, 1.0, -1.0, 1.0, 2.0]), np.array([0, 1, 2, 3, 0, 1]),
+                        np.array([0, 4, 6])), shape=(4, 2))
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        d = rng.dirichlet(np.ones(4))
+        a, b = DecisionStumps().fit(X, y).best(d), DecisionStumps().fit(Xs, y).best(d)
+        assert a == b and a.edge == b.edge == pytest.approx(brute_force(X, y, d)[0], abs=1e-12)
+
+
+def test_never_worse_than_sklearn_depth_one_tree():
+    rng = np.random.default_rng(1)
+    equal = 0
+    for _ in range(40):
+        n, p = int(rng.integers(5, 60)), int(rng.integers(1, 6))
+        X = np.round(rng.normal(size=(n, p)), 1)
+        y = np.where(X[:, 0] + rng.normal(scale=1.0, size=n) > 0, 1.0, -1.0)
+        d = rng.dirichlet(np.ones(n))
+        ours = (1 - DecisionStumps().fit(X, y).best(d).edge) / 2
+        tree = DecisionTreeClassifier(max_depth=1, random_state=0).fit(X, y, sample_weight=d)
+        theirs = d @ (tree.predict(X) != y)
+        assert ours <= theirs + 1e-12
+        assert ours == pytest.approx(brute_force(X, y, d)[0] * -0.5 + 0.5, abs=1e-12)
+        equal += bool(np.isclose(ours, theirs, atol=1e-12))
+    assert equal >= 20  # Gini and the error agree on most small problems
+
+
+def test_ties_go_to_the_first_feature_and_sign():
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0], [3.0, 3.0]])  # feature 1 duplicates feature 0
+    y = np.array([-1, -1, 1, 1])
+    selection = DecisionStumps().fit(X, y).best(np.full(4, 0.25))
+    assert selection.hypothesis == Stump(n_features=2, feature=0, threshold=1.5, sign=1)
+    assert selection.edge == 1.0
+    # uniform d on balanced labels: every constant has edge 0; the best stump still wins
+    d = np.array([0.5, 0.0, 0.0, 0.5])
+    assert DecisionStumps().fit(X, y).best(d).hypothesis.feature == 0
+
+
+def test_constant_hypothesis_when_no_threshold_helps():
+    X = np.ones((5, 3))
+    y = np.array([1, 1, 1, -1, 1])
+    selection = DecisionStumps().fit(X, y).best(np.full(5, 0.2))
+    assert selection.hypothesis == Constant(n_features=3, sign=1)
+    assert selection.edge == pytest.approx(0.6)
+    np.testing.assert_array_equal(selection.predict(np.zeros((2, 3))), [1.0, 1.0])
+
+
+def test_hypotheses_are_hashable_and_predict_new_data():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(50, 4))
+    y = np.where(X[:, 2] > 0.1, "yes", "no")  # any two labels; "yes" > "no" becomes +1
+    oracle = DecisionStumps().fit(X, y)
+    d = np.full(50, 1 / 50)
+    a, b = oracle.best(d), oracle.best(d.copy())
+    assert a == b and hash(a) == hash(b) and len({a.hypothesis, b.hypothesis}) == 1
+    assert a.hypothesis.feature == 2 and a.edge == 1.0
+    new = np.array([[0.0, 0.0, 5.0, 0.0], [0.0, 0.0, -5.0, 0.0]])
+    np.testing.assert_array_equal(a.predict(new), [1.0, -1.0])
+    np.testing.assert_array_equal(a.predict(sp.csr_matrix(new)), [1.0, -1.0])
+    assert "x[2] >" in a.describe() and "edge" in repr(a)
+
+
+def test_thresholds_separate_adjacent_floats():
+    a = 1.0
+    b = np.nextafter(a, 2.0)
+    X = np.array([[a], [b]])
+    y = np.array([-1, 1])
+    selection = DecisionStumps().fit(X, y).best(np.array([0.5, 0.5]))
+    assert selection.edge == 1.0
+    np.testing.assert_array_equal(selection.predict(X), [-1.0, 1.0])
+
+
+def reference_edges(X, y, d):
+    """Max edge per feature by sorting each column and scanning distinct-value boundaries."""
+    v = d * y
+    best = abs(v.sum())
+    for j in range(X.shape[1]):
+        order = np.argsort(X[:, j], kind="stable")
+        xs, cs = X[order, j], np.cumsum(v[order])
+        distinct = xs[:-1] < xs[1:]
+        if distinct.any():
+            best = max(best, np.abs(v.sum() - 2 * cs[:-1][distinct]).max())
+    return best
+
+
+@requires_data("a9a.train")
+def test_a9a_sparse_and_dense_against_reference():
+    from dualboost.datasets import load_libsvm
+
+    X, y = load_libsvm(DATA / "a9a.train", n_features=123)
+    X, y = X[:6000], y[:6000]
+    Xd = X.toarray()
+    sparse, dense = DecisionStumps().fit(X, y), DecisionStumps().fit(Xd, y)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        d = rng.dirichlet(np.ones(X.shape[0]))
+        a, b = sparse.best(d), dense.best(d)
+        assert a == b and a.edge == b.edge
+        assert a.edge == pytest.approx(reference_edges(Xd, y, d), abs=1e-12)
+
+
+def brute_force_edges(X, y, d):
+    """sum(d y) and the edge of every stump (j, theta, +1), thresholds in (feature, value) order."""
+    v = d * y
+    edges = []
+    for j in range(X.shape[1]):
+        values = np.unique(X[:, j])
+        for theta in (values[:-1] + values[1:]) / 2:
+            above = X[:, j] > theta
+            edges.append(v[above].sum() - v[~above].sum())
+    return v.sum(), np.array(edges)
+
+
+def mixed_sparse_data(rng, n=300):
+    """Columns of every kind the block layout distinguishes (see the module docstring)."""
+    columns = [
+        rng.normal(size=n) * (rng.random(n) < 0.3),  # sparse, continuous, both signs: zeros implicit
+        np.zeros(n),  # all zero: no stump
+        np.full(n, 2.5),  # one non-zero value: no stump
+        np.where(rng.random(n) < 0.7, 1.5, rng.normal(size=n)),  # largest block 1.5, in the middle
+        -np.abs(rng.normal(size=n)) * (rng.random(n) < 0.4),  # negative only: zeros the largest, at the top
+        rng.integers(-2, 3, n).astype(float),  # many ties
+        rng.normal(size=n),  # dense, all distinct: runs longer than CHUNK
+        np.where(rng.random(n) < 0.5, 0.0, rng.choice([-1.0, 3.0, 7.0], n)),  # implicit between runs
+        np.exp(rng.normal(size=n)) * (rng.random(n) < 0.05),  # very sparse, positive
+    ]
+    X = np.column_stack(columns)
+    y = np.where(X[:, 0] + X[:, 6] + rng.normal(size=n) > 0, 1.0, -1.0)
+    return X, y
+
+
+@pytest.mark.parametrize("chunk", [2, 3, 64])
+def test_edges_equal_brute_force_on_mixed_sparse_data(chunk, monkeypatch):
+    monkeypatch.setattr(stumps_module, "CHUNK", chunk)
+    monkeypatch.setattr(stumps_module, "PIECE", 5)
+    rng = np.random.default_rng(chunk)
+    X, y = mixed_sparse_data(rng)
+    dense, sparse = DecisionStumps().fit(X, y), DecisionStumps().fit(sp.csc_matrix(X), y)
+    weights = [rng.dirichlet(np.ones(X.shape[0])), np.where(rng.random(X.shape[0]) < 0.2, 1.0, 0.0)]
+    weights.append(np.full(X.shape[0], 3.0))  # not normalised; balanced-ish labels
+    for d in weights:
+        total, edges = dense._edges(d)
+        ref_total, ref_edges = brute_force_edges(X, y, d)
+        assert total == pytest.approx(ref_total, abs=1e-12 * d.sum())
+        np.testing.assert_allclose(edges, ref_edges, rtol=0, atol=1e-12 * d.sum())
+        other_total, other_edges = sparse._edges(d)
+        assert other_total == total
+        np.testing.assert_array_equal(other_edges, edges)  # bit-identical, dense vs sparse
+        a, b = dense.best(d), sparse.best(d)
+        assert a == b and a.edge == b.edge
+        # the documented order: first within TIE_TOL of the maximum of [total, -total, e1, -e1, ...]
+        signed = np.column_stack([np.r_[ref_total, ref_edges], -np.r_[ref_total, ref_edges]]).ravel()
+        first = int(np.argmax(signed >= signed.max() - 1e-12 * d.sum()))
+        hyps = all_stumps(X)
+        assert a.hypothesis == hyps[first]
+        assert a.edge == pytest.approx(signed.max(), abs=1e-12 * d.sum())
+
+
+def test_run_scan_equals_cumsum_per_run():
+    rng = np.random.default_rng(5)
+    for chunk in (1, 2, 3, 7, 64):
+        lengths = np.r_[rng.integers(1, 4 * chunk + 3, 40), 1, chunk, chunk + 1, 2 * chunk, 9 * chunk + 5]
+        values = rng.normal(size=lengths.sum())
+        scan, slots, pad_slots, pad_elements = stumps_module._run_scan(lengths, chunk)
+        A = np.zeros(scan.size)
+        A[slots] = values
+        scan(A)
+        starts = np.r_[0, np.cumsum(lengths)]
+        pieces = zip(starts[:-1], starts[1:], strict=True)
+        expected = np.concatenate([np.cumsum(values[a:b]) for a, b in pieces])
+        np.testing.assert_allclose(A[slots], expected, rtol=0, atol=1e-12 * np.abs(values).sum())
+        np.testing.assert_array_equal(A[pad_slots], A[slots][pad_elements])  # padding repeats the last
+        assert np.unique(np.r_[slots, pad_slots]).size == scan.size  # every slot used exactly once
+
+
+def test_pickled_oracle_selects_the_same():
+    rng = np.random.default_rng(7)
+    X, y = mixed_sparse_data(rng, n=80)
+    oracle = DecisionStumps().fit(sp.csr_matrix(X), y)
+    d = rng.dirichlet(np.ones(80))
+    first = oracle.best(d)
+    copy = pickle.loads(pickle.dumps(oracle))
+    assert "_buffer" not in copy.__dict__
+    again = copy.best(d)
+    assert again == first and again.edge == first.edge
+    assert oracle.best(d) == first  # the reused buffer gives the same answer
+
+
+def test_first_max_signed_equals_the_interleaved_definition():
+    """first_max_signed works on |edges|; the definition orders [e0, -e0, e1, -e1, ...]."""
+    from dualboost.oracles.base import TIE_TOL, first_max_signed
+
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        edges = rng.choice([-0.5, -0.25, 0.0, 0.25, 0.5], size=int(rng.integers(1, 12)))
+        edges = edges + rng.choice([0.0, 0.0, 0.4e-12, -0.4e-12, 1e-9], size=edges.size)  # near-ties
+        scale = float(rng.choice([1.0, 3.0]))
+        signed = np.column_stack([edges, -edges]).ravel()
+        index, odd = divmod(int(np.argmax(signed >= signed.max() - TIE_TOL * scale)), 2)
+        assert first_max_signed(edges, scale) == (index, -1 if odd else 1)
