@@ -95,7 +95,22 @@ def _method(name: str) -> Method:
 
 
 def accepts(model, method: str, side: str) -> str | None:
-    """None where ``method`` solves ``side`` of ``model``, else why not (``Method.accepts``)."""
+    """None where ``method`` solves ``side`` of ``model``, else why not (``Method.accepts``).
+
+    Parameters
+    ----------
+    model : Model
+        The problem to solve.
+    method : str
+        One of ``METHODS``, or ``"auto"``.
+    side : str
+        ``"primal"`` or ``"dual"``.
+
+    Returns
+    -------
+    str or None
+        None where the method applies, else the reason why not.
+    """
     return _method(method).accepts(model, side)
 
 
@@ -126,6 +141,28 @@ def solve(
     ``kwargs`` go to the method: ``max_iter`` and ``removed`` (the columns removed since
     ``warm_start``) for ``"auglag"``, cvxpy's solver arguments (``verbose=True``, ...) for the
     cvxpy methods.
+
+    Parameters
+    ----------
+    model : Model
+        The problem model (a :class:`~dualboost.problems.Model`).
+    method : str
+        The solve method (above).
+    side : str
+        The side to solve and certify.
+    warm_start : Solution or None
+        A previous solution of the model before columns were appended.
+    tol : float
+        The relative gap and feasibility tolerance of the certificate.
+    options : AuglagOptions or None
+        The method's options, None for its defaults.
+    **kwargs
+        Passed to the method (``max_iter``, ``removed``, cvxpy's solver arguments).
+
+    Returns
+    -------
+    Solution
+        The certified solution (``status="infeasible"`` for an infeasible model).
     """
     if not isinstance(method, str) or method.lower() not in (*REGISTRY, AUTO):
         raise ValueError(f"method must be one of {', '.join(map(repr, (*METHODS, AUTO)))}; got {method!r}")

@@ -48,6 +48,34 @@ def recover_multipliers(
     largest row weight. Returns the full ``w`` (length ``n_weights``; renormalised onto
     ``sum w = 1`` when asked), ``psi`` (zero off ``capped``), ``beta`` and the residual: the max
     of the weighted row residuals, weights scaled to max 1.
+
+    Parameters
+    ----------
+    B : ndarray of shape (N, T)
+        The matrix of the stationarity system.
+    rhs : ndarray of shape (N,)
+        Its right-hand side, ``-(grad_reg(d) + offset)``.
+    active_w : ndarray of int
+        The columns of the active weights ``w_A``.
+    capped : ndarray of bool
+        The rows whose cap is binding (their ``psi`` is free).
+    n_weights : int
+        The length of the full ``w``.
+    nonneg : bool
+        Whether the weights are constrained to be nonnegative.
+    sum_to_one : bool
+        Add the row ``sum w_A = 1`` and renormalise ``w`` onto it.
+    rows : ndarray of bool or None
+        The rows that carry information, None for all.
+    row_weights : ndarray or None
+        The rows' weights (the models pass d), None for equal ones.
+    with_beta : bool
+        Solve for beta (False: beta = 0).
+
+    Returns
+    -------
+    KKTMultipliers
+        ``w``, ``psi``, ``beta`` and the weighted residual.
     """
     n = B.shape[0]
     use = ~capped if rows is None else (~capped & rows)

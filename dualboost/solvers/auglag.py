@@ -137,7 +137,22 @@ def _normalised(w: NDArray[np.float64]) -> NDArray[np.float64]:
 def warm_start_weights(
     model, warm_start: Solution | None, removed: Sequence[int] | None
 ) -> NDArray[np.float64] | None:
-    """The starting w for ``model`` from a previous solution (see the module docstring), or None."""
+    """The starting w for ``model`` from a previous solution (see the module docstring), or None.
+
+    Parameters
+    ----------
+    model : SmoothDual
+        The model to be solved.
+    warm_start : Solution or None
+        A previous solution, None for none.
+    removed : sequence of int or None
+        The columns removed since ``warm_start``.
+
+    Returns
+    -------
+    ndarray or None
+        The starting weights, None where there is no usable warm start.
+    """
     if warm_start is None:
         if removed:
             raise ValueError("removed= needs warm_start= (the solution before the columns were removed)")
@@ -628,6 +643,28 @@ def solve_auglag(
     :func:`~dualboost.solvers.options.default_options` block). BLAS runs on one thread
     (:mod:`dualboost._threads` says why: measured 20x faster on small problems, and 16x on a
     large Gram matrix when the machine is busy).
+
+    Parameters
+    ----------
+    model : SmoothDual
+        The model to be solved.
+    side : str
+        The side asked for (only ``"dual"`` is accepted).
+    tol : float
+        The relative certified gap to reach.
+    warm_start : Solution or None
+        A previous solution whose w and curvature start the solve.
+    max_iter : int
+        The bound on the L-BFGS-B iterations, summed over the outer loop.
+    removed : sequence of int or None
+        The columns removed since ``warm_start`` was computed.
+    options : AuglagOptions or None
+        The solver's options, None for the defaults.
+
+    Returns
+    -------
+    Solution
+        The certified pair.
     """
     reason = accepts(model, side)
     if reason is not None:
@@ -707,7 +744,20 @@ def accepts(model, side: str) -> str | None:
     """None where ``method="auglag"`` solves ``side`` of ``model``, else why not: it needs a
     :class:`~dualboost.solvers.contract.SmoothDual` whose dual is differentiable (``smooth_dual``)
     on a w-domain it knows (:data:`DOMAINS`, with the capabilities SmoothDual lists for it; the l1
-    ball through the model's ``simplex_form()``), and it solves the dual side."""
+    ball through the model's ``simplex_form()``), and it solves the dual side.
+
+    Parameters
+    ----------
+    model : Model
+        The candidate model.
+    side : str
+        The side asked for (auglag solves the dual).
+
+    Returns
+    -------
+    str or None
+        None where auglag applies, else why not.
+    """
     if model.w_domain is WDomain.L1_BALL and implements(model, SmoothDual):
         simplex = model.simplex_form()  # the signed weights as a simplex over [U, -U]
         if simplex is not None and accepts(simplex, side) is None:

@@ -44,7 +44,22 @@ def _side(name: str, side: str) -> str:
 
 
 def accepts(registry: Mapping, model, side: str) -> str | None:
-    """None where some method of :data:`ORDER` solves ``side`` of ``model``, else every method's reason."""
+    """None where some method of :data:`ORDER` solves ``side`` of ``model``, else every method's reason.
+
+    Parameters
+    ----------
+    registry : Mapping
+        The solve methods by name.
+    model : Model
+        The candidate model.
+    side : str
+        ``"primal"`` or ``"dual"``.
+
+    Returns
+    -------
+    str or None
+        None where some method applies, else the reasons, one per method.
+    """
     reasons = [registry[name].accepts(model, _side(name, side)) for name in ORDER]
     if any(reason is None for reason in reasons):
         return None
@@ -60,7 +75,31 @@ def run(
 
     ``warm_start`` goes to auglag (it reuses any solution's w) and to the method that produced it;
     ``options`` (an :class:`~dualboost.solvers.AuglagOptions`) and ``kwargs`` (``max_iter``,
-    ``removed``) go to auglag, the only method that takes them."""
+    ``removed``) go to auglag, the only method that takes them.
+
+    Parameters
+    ----------
+    registry : Mapping
+        The solve methods by name.
+    model : Model
+        The problem to solve.
+    side : str
+        ``"primal"`` or ``"dual"``.
+    tol : float
+        The relative gap and feasibility tolerance of the certificate.
+    warm_start : Solution or None
+        A previous solution, None for none.
+    options : AuglagOptions or None
+        auglag's options.
+    **kwargs
+        auglag's ``max_iter`` and ``removed``.
+
+    Returns
+    -------
+    Solution
+        The first certified solution, else the one with the smallest gap (a failed one where no
+        method ran), its message listing every attempt.
+    """
     if (options is not None or kwargs) and registry["auglag"].accepts(model, "dual") is not None:
         given = ["options"] if options is not None else []
         raise ValueError(

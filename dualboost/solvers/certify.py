@@ -27,7 +27,30 @@ def certify(
     side: str,
     **fields,
 ) -> Solution:
-    """Build a :class:`Solution` for the pair ``(d, w)`` of ``model`` with certified values."""
+    """Build a :class:`Solution` for the pair ``(d, w)`` of ``model`` with certified values.
+
+    Parameters
+    ----------
+    model : Model
+        The model the pair belongs to.
+    d : ndarray or None
+        The distribution (primal side), None where the method gave none.
+    w : ndarray or None
+        The hypothesis weights (dual side), None where the method gave none.
+    tol : float
+        The relative gap and feasibility tolerance of the certificate.
+    method : str
+        The method that produced the pair.
+    side : str
+        The side it solved.
+    **fields
+        Further fields of the Solution (iterations, solver state, ...).
+
+    Returns
+    -------
+    Solution
+        The pair with its certified values, gap and status.
+    """
     if d is None or w is None or not (np.all(np.isfinite(d)) and np.all(np.isfinite(w))):
         return Solution.without_point("failed", method, side, tol, **fields)
     d = np.asarray(d, dtype=np.float64)

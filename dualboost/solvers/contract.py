@@ -269,7 +269,20 @@ _IMPLEMENTS: dict[tuple[type, type], bool] = {}
 def implements(model: object, protocol: type) -> bool:
     """``isinstance(model, protocol)`` for a Protocol of this module, decided once per model class
     (a structural check of a dozen members costs ~40 us, a boosting run asks it at every solve;
-    a class's instances all set the same members in ``__init__``)."""
+    a class's instances all set the same members in ``__init__``).
+
+    Parameters
+    ----------
+    model : object
+        The model to check.
+    protocol : type
+        A Protocol of this module.
+
+    Returns
+    -------
+    bool
+        Whether the model's class implements the protocol.
+    """
     key = (type(model), protocol)
     found = _IMPLEMENTS.get(key)
     if found is None:

@@ -32,14 +32,46 @@ CVXPY_METHODS: dict[str, tuple[str, dict]] = {
 
 def accepts(model, side: str) -> str | None:
     """None where the cvxpy solvers solve ``side`` of ``model`` (a
-    :class:`~dualboost.solvers.contract.CvxpyForms`: both sides), else why not."""
+    :class:`~dualboost.solvers.contract.CvxpyForms`: both sides), else why not.
+
+    Parameters
+    ----------
+    model : Model
+        The candidate model.
+    side : str
+        The side asked for.
+
+    Returns
+    -------
+    str or None
+        None where cvxpy applies, else why not.
+    """
     if implements(model, CvxpyForms):
         return None
     return f"the cvxpy methods build {model.name}'s problems from U in memory, which this model does not hold"
 
 
 def solve_cvxpy(model, method: str, side: str, tol: float, **options) -> Solution:
-    """Solve ``side`` of ``model`` with the cvxpy solver ``method`` and certify the pair."""
+    """Solve ``side`` of ``model`` with the cvxpy solver ``method`` and certify the pair.
+
+    Parameters
+    ----------
+    model : CvxpyForms
+        The problem to solve.
+    method : str
+        The cvxpy solver's name (``"clarabel"``, ...).
+    side : str
+        ``"primal"`` or ``"dual"``.
+    tol : float
+        The relative gap and feasibility tolerance of the certificate.
+    **options
+        cvxpy's solver arguments.
+
+    Returns
+    -------
+    Solution
+        The certified pair.
+    """
     solver, defaults = CVXPY_METHODS[method]
     built = model.cvxpy_primal() if side == "primal" else model.cvxpy_dual()
     start = time.perf_counter()

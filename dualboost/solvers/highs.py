@@ -95,7 +95,30 @@ def solve_diagonal_qp(
     never does, its last point is returned (its QP solver "claims optimality" with a primal
     infeasibility of 5e-6 on a 240 x 77 CGBoost instance, calls that a solve error and flags the
     point invalid; the model certified that point's gap at 4.8e-6): the model's certificate, never
-    HiGHS's status, decides whether it is optimal. RuntimeError when HiGHS has no point."""
+    HiGHS's status, decides whether it is optimal. RuntimeError when HiGHS has no point.
+
+    Parameters
+    ----------
+    cost : ndarray
+        The linear cost of x.
+    lower, upper : ndarray
+        The bounds of x.
+    rows : sparse matrix
+        The constraint rows.
+    row_lower, row_upper : ndarray
+        The bounds of ``rows x``.
+    hessian : ndarray
+        The diagonal of the (nonnegative) Hessian.
+
+    Returns
+    -------
+    x : ndarray
+        The point.
+    duals : ndarray
+        The row duals, in HiGHS's sign convention.
+    iterations : int
+        HiGHS's iteration count.
+    """
     model = _qp_model(cost, lower, upper, rows, row_lower, row_upper, hessian)
     m, n = rows.shape
     for options in QP_OPTIONS:
@@ -203,7 +226,30 @@ def solve_primal_lp(
     and basis of ``state`` (a solve of the first ``state.n_columns`` columns) extended by the new
     columns where that applies (:func:`_extended_lp`), else built afresh; ``state``: the new one. Used by
     ``method="highs"`` and by ``method="auglag"``'s start from the LP limit at large eta;
-    ``presolve``, ``scaled``: see ``PrimalLP.solve``. RuntimeError unless HiGHS reports the LP optimal."""
+    ``presolve``, ``scaled``: see ``PrimalLP.solve``. RuntimeError unless HiGHS reports the LP optimal.
+
+    Parameters
+    ----------
+    model : LinearProgram
+        The linear program.
+    state : HighsState or None
+        The state of a solve of the model's first columns, None to build afresh.
+    presolve : bool
+        Use HiGHS's presolve.
+    scaled : bool
+        Scale the LP (see ``PrimalLP.solve``).
+
+    Returns
+    -------
+    d : ndarray
+        The distribution.
+    w : ndarray
+        The hypothesis weights.
+    iterations : int
+        The simplex iterations.
+    state : HighsState
+        The state of this solve, for the next.
+    """
     lp = _extended_lp(model, state) or model.primal_lp()
     d, w, iterations = lp.solve(presolve, scaled)
     columns, rows = lp.basis()
@@ -242,7 +288,20 @@ def _rebuilt_lp(model, state: HighsState):
 def accepts(model, side: str) -> str | None:
     """None where HiGHS solves ``side`` of ``model`` (a
     :class:`~dualboost.solvers.contract.LinearProgram`, a :class:`HighsProgram` or a
-    :class:`QuadraticProgram`: both sides), else why not."""
+    :class:`QuadraticProgram`: both sides), else why not.
+
+    Parameters
+    ----------
+    model : Model
+        The candidate model.
+    side : str
+        Either side: HiGHS solves both.
+
+    Returns
+    -------
+    str or None
+        None where HiGHS applies, else why not.
+    """
     if implements(model, QuadraticProgram):
         sides = model.highs_sides
         if side in sides:
@@ -258,7 +317,24 @@ def accepts(model, side: str) -> str | None:
 
 def solve_highs(model: LinearProgram, side: str, tol: float, warm_start: Solution | None = None) -> Solution:
     """Solve ``side`` of a linear-programming model with HiGHS and certify the pair (the caller
-    checked :func:`accepts`)."""
+    checked :func:`accepts`).
+
+    Parameters
+    ----------
+    model : LinearProgram
+        The linear-programming model.
+    side : str
+        ``"primal"`` or ``"dual"``.
+    tol : float
+        The relative gap and feasibility tolerance of the certificate.
+    warm_start : Solution or None
+        A previous solution whose HiGHS model and basis start the solve (primal side).
+
+    Returns
+    -------
+    Solution
+        The certified pair.
+    """
     start = time.perf_counter()
     state = None
     if implements(model, QuadraticProgram):

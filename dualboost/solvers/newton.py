@@ -44,7 +44,15 @@ __all__ = ["DualEvaluator", "Curvature", "newton_polish", "certified_point", "Po
 class DualEvaluator:
     """The model's dual ``(D(w), grad D(w), d(w))`` with evaluation counting (and a warm-started copy
     of the regulariser, whose inner root searches start from the previous evaluation's), and the
-    Newton steps' ``options``."""
+    Newton steps' ``options``.
+
+    Parameters
+    ----------
+    model : SmoothDual
+        The model whose dual is evaluated.
+    options : NewtonOptions or None
+        The Newton steps' options, None for the defaults.
+    """
 
     def __init__(self, model, options: NewtonOptions | None = None) -> None:
         self.model = model
@@ -115,6 +123,22 @@ def certified_point(model, w: NDArray[np.float64], exact_below: float = np.inf, 
     bound on the repaired pair's, still a certificate, without a pass over U. The returned
     Solution is certified from scratch (:func:`~dualboost.solvers.certify.certify`). ``regularizer``:
     a warm-started copy of the model's (``DualEvaluator.point_regularizer``), None for its own.
+
+    Parameters
+    ----------
+    model : SmoothDual
+        The model.
+    w : ndarray
+        A point of the w-domain.
+    exact_below : float
+        The gap below which the certified gap is computed from d itself.
+    regularizer : object or None
+        A warm-started copy of the model's regulariser, None for its own.
+
+    Returns
+    -------
+    Point
+        ``w`` with its dual value, gradient, d and certified relative gap.
     """
     value, grad, d = model.dual_value_and_grad(w, regularizer)
     max_edge = model.w_domain is WDomain.SIMPLEX  # with SmoothDual's max-edge members (auglag.accepts)
@@ -236,6 +260,23 @@ class Curvature:
     is the exact Hessian at ``w`` (added columns' blocks too: the Hessian depends on w only through
     ``d``), so ``ridge I - H`` stays definite as it grows. ``key``: the model's parameters other
     than t (another eta or nu: not reused). Extending it (:meth:`covering`) returns a new object.
+
+    Parameters
+    ----------
+    face : ndarray of int
+        The columns, in the order of H's rows.
+    H : ndarray of shape (len(face), len(face))
+        The exact Hessian of D at ``w`` on the face.
+    key : dict
+        The model's parameters other than t.
+    w : ndarray
+        The point of the Hessian.
+    d : ndarray
+        ``d(w)`` at that point.
+    shift : float
+        rho of the inverted matrix ``ridge I - H + rho 1 1^T`` (0 off the simplex).
+    inverse : tuple or None
+        A computed ``(M^-1, ridge)``, None to compute it when first needed.
     """
 
     def __init__(
@@ -624,6 +665,36 @@ def newton_polish(
     and the gap rises (``AuglagOptions.breakpoint_eta``). The knobs are ``evaluator.options``.
     Returns the best certified point seen, the number of steps and the last Hessian (to keep for a
     warm start).
+
+    Parameters
+    ----------
+    evaluator : DualEvaluator
+        The model's dual, with the Newton options.
+    point : Point
+        The starting point.
+    target : float
+        The certified relative gap to reach.
+    sum_to_one : bool
+        Keep ``sum w = 1`` (simplex), else free in scale (orthant).
+    max_steps : int
+        The most Newton steps.
+    kept : Curvature or None
+        A Hessian from an earlier point, None for none.
+    patience : int or None
+        Steps without progress before giving up (None: ``NewtonOptions.patience``).
+    progress : float
+        The factor by which a step must bring the best gap down to count as progress.
+    breakpoints : bool
+        Stop a step's first trial where the first weight reaches 0.
+
+    Returns
+    -------
+    point : Point
+        The best certified point seen.
+    steps : int
+        The number of steps.
+    curvature : Curvature or None
+        The last Hessian, for a warm start.
     """
     model, options = evaluator.model, evaluator.options
     patience = options.patience if patience is None else patience

@@ -236,7 +236,20 @@ def defaults(cls: type[AuglagOptions] | type[NewtonOptions]) -> AuglagOptions | 
 
 def options_for(cls: type[AuglagOptions], options: object) -> AuglagOptions:
     """``options`` (None: those of the enclosing :func:`default_options` block, else the defaults),
-    checked to be a ``cls``: a ValueError naming ``options`` otherwise."""
+    checked to be a ``cls``: a ValueError naming ``options`` otherwise.
+
+    Parameters
+    ----------
+    cls : type
+        The options class expected.
+    options : object
+        The options given, None for the enclosing block's or the defaults.
+
+    Returns
+    -------
+    AuglagOptions
+        The options to use.
+    """
     if options is None:
         return (_DEFAULTS.get() or {}).get(cls) or defaults(cls)
     if not isinstance(options, cls):

@@ -48,7 +48,20 @@ class SolverState(ABC):
 
 
 def state_from_dict(kind: str, data: StateDict) -> SolverState:
-    """The state of ``kind`` (a :attr:`SolverState.kind`) from its :meth:`~SolverState.to_dict`."""
+    """The state of ``kind`` (a :attr:`SolverState.kind`) from its :meth:`~SolverState.to_dict`.
+
+    Parameters
+    ----------
+    kind : str
+        The state's kind (a key of ``STATE_KINDS``).
+    data : dict
+        The state's ``to_dict()``.
+
+    Returns
+    -------
+    SolverState
+        The state rebuilt.
+    """
     cls = STATE_KINDS.get(kind)
     if cls is None:
         known = ", ".join(sorted(STATE_KINDS)) or "none"
