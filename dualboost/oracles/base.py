@@ -64,13 +64,39 @@ TIE_TOL = 1e-12
 
 def weight_scale(d: NDArray[np.float64]) -> float:
     """``sum |d|``: the scale of the tie threshold (``sum d`` for non-negative weights, bit for bit,
-    since ``|d_n| = d_n`` then; the total mass of signed ones, module docstring)."""
+    since ``|d_n| = d_n`` then; the total mass of signed ones, module docstring).
+
+    Parameters
+    ----------
+    d : ndarray of shape (N,)
+        The example weights.
+
+    Returns
+    -------
+    float
+        ``sum |d|``.
+    """
     return float(np.abs(d).sum())
 
 
 def check_signed_weights(d: ArrayLike, n_samples: int, name: str = "d") -> NDArray[np.float64]:
     """Finite weights of either sign over the N training examples, not all zero (``best(d,
-    signed=True)``); a ValueError naming ``name`` otherwise."""
+    signed=True)``); a ValueError naming ``name`` otherwise.
+
+    Parameters
+    ----------
+    d : array-like of shape (N,)
+        The weights to check.
+    n_samples : int
+        N, the number of training examples.
+    name : str
+        The name the error message gives the weights.
+
+    Returns
+    -------
+    ndarray of shape (N,)
+        The weights, as float64.
+    """
     try:
         arr = np.asarray(d, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -85,12 +111,38 @@ def check_signed_weights(d: ArrayLike, n_samples: int, name: str = "d") -> NDArr
 
 
 def tie_threshold(top: float, scale: float) -> float:
-    """The smallest edge that ties with the maximum ``top``: ``top - TIE_TOL * scale``."""
+    """The smallest edge that ties with the maximum ``top``: ``top - TIE_TOL * scale``.
+
+    Parameters
+    ----------
+    top : float
+        The maximum edge.
+    scale : float
+        The scale of the tolerance (:func:`weight_scale`).
+
+    Returns
+    -------
+    float
+        ``top - TIE_TOL * scale``.
+    """
     return top - TIE_TOL * scale
 
 
 def first_max(edges: NDArray[np.float64], scale: float) -> int:
-    """Index of the first entry within ``TIE_TOL * scale`` of the maximum of ``edges``."""
+    """Index of the first entry within ``TIE_TOL * scale`` of the maximum of ``edges``.
+
+    Parameters
+    ----------
+    edges : ndarray
+        The edges of the candidates, in tie-break order.
+    scale : float
+        The tolerance's scale (:func:`weight_scale`).
+
+    Returns
+    -------
+    int
+        The index of the first near-maximal edge.
+    """
     return int(np.argmax(edges >= tie_threshold(edges.max(), scale)))
 
 
@@ -100,6 +152,22 @@ def first_max_signed(edges: NDArray[np.float64], scale: float, reflexive: bool =
     With ``reflexive`` the negations (sign -1, edge -e) are in the class too; the order for ties
     is index ascending, sign +1 before -1 (:func:`first_max`). Computed on ``|edges|`` (the maximum
     of e and -e), without forming the interleaved list of both signs: the same answer, bit for bit.
+
+    Parameters
+    ----------
+    edges : ndarray
+        The edges of the class's members of sign +1.
+    scale : float
+        Scale of the tie tolerance (:func:`weight_scale`).
+    reflexive : bool
+        Whether the negations belong to the class.
+
+    Returns
+    -------
+    index : int
+        The member's index.
+    sign : int
+        Its sign, +1 or -1.
     """
     if not reflexive:
         return first_max(edges, scale), 1
@@ -110,7 +178,20 @@ def first_max_signed(edges: NDArray[np.float64], scale: float, reflexive: bool =
 
 
 def feature_column(X: Matrix, j: int) -> NDArray[np.float64]:
-    """Column j of a dense or sparse matrix as a dense 1-D array."""
+    """Column j of a dense or sparse matrix as a dense 1-D array.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix
+        The feature matrix.
+    j : int
+        The column's index.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        The column, dense.
+    """
     if sp.issparse(X) and X.format == "csc":
         out = np.zeros(X.shape[0])
         start, stop = X.indptr[j], X.indptr[j + 1]
@@ -185,7 +266,22 @@ class Hypothesis(ABC):
 
 def fields_of(cls: type, data: object, skip: tuple[str, ...] = ()) -> dict:
     """``data``, once it is known to be a dict of exactly the dataclass fields of ``cls`` (those in
-    ``skip`` apart); ValueError naming them otherwise."""
+    ``skip`` apart); ValueError naming them otherwise.
+
+    Parameters
+    ----------
+    cls : type
+        The dataclass.
+    data : object
+        The data read (from JSON).
+    skip : tuple of str
+        Fields that ``data`` does not carry.
+
+    Returns
+    -------
+    dict
+        ``data``, checked.
+    """
     expected = {f.name for f in fields(cls)} - set(skip)
     if not isinstance(data, dict) or set(data) != expected:
         got = sorted(map(str, data)) if isinstance(data, dict) else type(data).__name__
@@ -196,7 +292,24 @@ def fields_of(cls: type, data: object, skip: tuple[str, ...] = ()) -> dict:
 def json_field(cls: type, name: str, kind: str, value: object) -> object:
     """The JSON ``value`` of the field ``name`` of a hypothesis class, of the field's annotated ``kind``
     (``"int"``: an int that is not a bool, of int64's range; ``"float"``: a finite number, as float;
-    ``"str"``); ValueError naming the class and the field otherwise."""
+    ``"str"``); ValueError naming the class and the field otherwise.
+
+    Parameters
+    ----------
+    cls : type
+        The hypothesis class (for the error message).
+    name : str
+        The field's name.
+    kind : str
+        The field's annotated kind: ``"int"``, ``"float"`` or ``"str"``.
+    value : object
+        The JSON value.
+
+    Returns
+    -------
+    object
+        The value as the field's kind.
+    """
     kind = kind if isinstance(kind, str) else getattr(kind, "__name__", str(kind))
     if kind == "int" and isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**63:
         return value
@@ -209,13 +322,29 @@ def json_field(cls: type, name: str, kind: str, value: object) -> object:
 
 
 def check_sign(hypothesis: Hypothesis, sign: object) -> None:
-    """ValueError unless ``sign`` (a field of ``hypothesis``) is -1 or +1."""
+    """ValueError unless ``sign`` (a field of ``hypothesis``) is -1 or +1.
+
+    Parameters
+    ----------
+    hypothesis : Hypothesis
+        The hypothesis whose field it is.
+    sign : object
+        The field's value.
+    """
     if sign not in (-1, 1) or isinstance(sign, bool):
         raise ValueError(f"{type(hypothesis).__name__}: sign must be -1 or +1; got {sign!r}")
 
 
 def check_feature(hypothesis: Hypothesis, feature: int) -> None:
-    """ValueError unless ``feature`` is a column index in ``[0, n_features)`` of ``hypothesis``."""
+    """ValueError unless ``feature`` is a column index in ``[0, n_features)`` of ``hypothesis``.
+
+    Parameters
+    ----------
+    hypothesis : Hypothesis
+        The hypothesis whose field it is.
+    feature : int
+        The column index.
+    """
     if not 0 <= feature < hypothesis.n_features:
         raise ValueError(
             f"{type(hypothesis).__name__}: feature must lie in [0, {hypothesis.n_features}) "

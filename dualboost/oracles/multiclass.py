@@ -285,7 +285,24 @@ class ClassStumps(Oracle):
 def class_votes(
     weights: NDArray[np.float64], hypotheses: list[Hypothesis], X: ArrayLike | Matrix, n_classes: int
 ) -> NDArray[np.float64]:
-    """The N x K votes ``F_c(x) = sum_q w_q [h_q(x) = c]`` of class hypotheses with weights w > 0."""
+    """The N x K votes ``F_c(x) = sum_q w_q [h_q(x) = c]`` of class hypotheses with weights w > 0.
+
+    Parameters
+    ----------
+    weights : ndarray of shape (Q,)
+        The hypotheses' weights (> 0).
+    hypotheses : list of Hypothesis
+        The class hypotheses, each predicting a class index.
+    X : array-like or sparse matrix of shape (N, p)
+        The examples.
+    n_classes : int
+        K, the number of classes.
+
+    Returns
+    -------
+    ndarray of shape (N, K)
+        The weighted votes of each class.
+    """
     X = check_features(X, "X")
     votes = np.zeros((X.shape[0], n_classes))
     rows = np.arange(X.shape[0])

@@ -163,6 +163,18 @@ def margin_slope(loss: str, m: ArrayLike) -> NDArray[np.float64]:
     ``modified_huber`` (½ max(0, 1 - m)² for m >= -1, -2m below): max(0, 1 - m) for m >= -1 and 2
     below, i.e. the squared-loss gradient at the score clipped to [-1, 1], which is what a learner
     with squared loss and predictions clipped to the label range (Vowpal Wabbit's default) uses.
+
+    Parameters
+    ----------
+    loss : str
+        ``"logistic"``, ``"hinge"``, ``"squared"`` or ``"modified_huber"``.
+    m : array-like
+        The margins.
+
+    Returns
+    -------
+    ndarray
+        phi(m), of the shape of ``m``.
     """
     m = np.asarray(m, dtype=np.float64)
     if loss == "logistic":
@@ -195,6 +207,20 @@ def invariant_step(loss: str, m0: ArrayLike, tau: ArrayLike) -> NDArray[np.float
     The margin never overshoots the loss's minimiser, whatever the importance weight, unlike the
     plain step tau phi(m0). Exactly 0 at tau = 0 except for the logistic loss (rounding).
     Vectorised over m0 and tau.
+
+    Parameters
+    ----------
+    loss : str
+        One of the losses of :func:`margin_slope`.
+    m0 : array-like
+        The margins before the update.
+    tau : array-like
+        The scaled importance weights ``h eta q`` (>= 0).
+
+    Returns
+    -------
+    ndarray
+        ``m(tau) - m0``, broadcast over ``m0`` and ``tau``.
     """
     m0, tau = np.asarray(m0, dtype=np.float64), np.asarray(tau, dtype=np.float64)
     if loss == "logistic":
@@ -220,7 +246,22 @@ def invariant_step(loss: str, m0: ArrayLike, tau: ArrayLike) -> NDArray[np.float
 
 
 def invariant_margin(loss: str, m0: ArrayLike, tau: ArrayLike) -> NDArray[np.float64]:
-    """m(tau): the margin after an importance-invariant update (:func:`invariant_step`)."""
+    """m(tau): the margin after an importance-invariant update (:func:`invariant_step`).
+
+    Parameters
+    ----------
+    loss : str
+        A loss of :func:`margin_slope`.
+    m0 : array-like
+        The starting margins.
+    tau : array-like
+        The scaled importance weights (>= 0).
+
+    Returns
+    -------
+    ndarray
+        The margins ``m(tau)``.
+    """
     return np.asarray(m0, dtype=np.float64) + invariant_step(loss, m0, tau)
 
 
@@ -263,6 +304,19 @@ class OnlineLinear(OnlineLearners):
     a shorter path: the outer products with x are skipped, which is exact (x_j = 1). :meth:`rows`
     marks such a row by giving its values as a view of an internal array of ones.
     ``predict_row`` returns booleans (True = +1).
+
+    Parameters
+    ----------
+    loss : str
+        ``"logistic"``, ``"hinge"``, ``"squared"`` or ``"modified_huber"``.
+    learning_rate : float
+        The base step size.
+    adaptive : bool
+        AdaGrad's per-feature rates.
+    normalized : bool
+        Scale-free steps (normalized online learning).
+    invariant : bool
+        Importance-invariant updates.
     """
 
     def __init__(
@@ -481,6 +535,11 @@ class OnlineStumps(OnlineLearners):
     predicts with the stump of largest |E_i[j, b]| (sign s = sign E_i[j, b]; first in (j, b) order
     on ties). Cost per example: O(N p B) (numpy, or the compiled kernel), so meant for a few hundred
     features.
+
+    Parameters
+    ----------
+    n_thresholds : int
+        The candidate thresholds per feature (quantiles of the first batch).
     """
 
     def __init__(self, n_thresholds: int = 8) -> None:
@@ -569,6 +628,11 @@ class PartialFitLearners(OnlineLearners):
     Learner i is updated by ``partial_fit(x, [y], classes=[-1, 1], sample_weight=[weights[i]])``
     when ``weights[i] > 0``; before its first update it predicts -1. A Python loop over the N
     learners (generic, and slow next to :class:`OnlineLinear`).
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+        The classifier to clone, with ``partial_fit`` taking ``sample_weight``.
     """
 
     def __init__(self, estimator: BaseEstimator) -> None:
@@ -623,7 +687,18 @@ ONLINE_LEARNERS = {"linear": OnlineLinear, "stumps": OnlineStumps}
 def make_online_learners(learner: object) -> OnlineLearners:
     """A fresh (uninitialised) bank from a name of ``ONLINE_LEARNERS`` (``"linear"``, ``"stumps"``),
     an :class:`OnlineLearners` (copied), or a scikit-learn estimator with ``partial_fit`` and
-    ``sample_weight`` (wrapped in :class:`PartialFitLearners`)."""
+    ``sample_weight`` (wrapped in :class:`PartialFitLearners`).
+
+    Parameters
+    ----------
+    learner : str, OnlineLearners or BaseEstimator
+        The learner's name, a bank, or a scikit-learn estimator.
+
+    Returns
+    -------
+    OnlineLearners
+        A fresh bank.
+    """
     if isinstance(learner, str) and learner in ONLINE_LEARNERS:
         return ONLINE_LEARNERS[learner]()
     if isinstance(learner, OnlineLearners):

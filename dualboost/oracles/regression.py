@@ -402,6 +402,11 @@ class SklearnRegressorOracle(ProjectionOracle):
     ``target_tags.multi_output``), else to a :class:`~sklearn.multioutput.MultiOutputRegressor`.
     The fit only approximates the least-squares projection (a regularised model shrinks it); the
     drivers' line coefficient c ([GB] (2)) corrects the scale.
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+        The scikit-learn regressor, cloned at each projection.
     """
 
     def __init__(self, estimator: BaseEstimator) -> None:
@@ -466,6 +471,11 @@ class ClassifierProjection(ProjectionOracle):
     ``[+1; -1]`` and asked with ``d = [max(target, 0); max(-target, 0)]``: then
     ``u . d = sum_n target_n h(x_n)`` exactly. Targets of shape (N,) only; ``sample_weight`` scales
     the target.
+
+    Parameters
+    ----------
+    oracle : Oracle
+        A binary oracle of the protocol.
     """
 
     outputs = "single"
