@@ -112,7 +112,13 @@ class SmoothDualDefaults:
 
 
 class Model(SmoothDualDefaults, ABC):
-    """Common state and behaviour: the edge matrix ``U`` (N x t) and the solve entry point."""
+    """Common state and behaviour: the edge matrix ``U`` (N x t) and the solve entry point.
+
+    Parameters
+    ----------
+    U : array-like of shape (N, t)
+        The edge matrix, ``U[n, q] = y_n h_q(x_n)``.
+    """
 
     #: short name used in tables and errors
     name: str = "model"

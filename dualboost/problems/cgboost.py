@@ -39,7 +39,20 @@ _TIE_TOLERANCES = (1e-8, 1e-5, 1e-3, 1e-1)
 
 
 def check_example_weights(weights: ArrayLike | None, n: int) -> NDArray[np.float64]:
-    """Positive finite weights of the N examples (all 1 when None); a ValueError naming ``weights``."""
+    """Positive finite weights of the N examples (all 1 when None); a ValueError naming ``weights``.
+
+    Parameters
+    ----------
+    weights : array-like of shape (N,) or None
+        The example weights, None for all 1.
+    n : int
+        N, the number of examples.
+
+    Returns
+    -------
+    ndarray of shape (N,)
+        The weights, as float64.
+    """
     if weights is None:
         return np.ones(n)
     weights = check_vector(weights, "weights", n)

@@ -77,7 +77,24 @@ def prior_eta(d0: NDArray[np.float64], nu: float, eps: float, *, binary: bool = 
     sum_n d_n ln(1/(nu d0_n)) <= ln(1/(nu min d0))`` (``d_n <= 1/nu``): ``ln(N/nu)`` for the uniform
     prior. The binary entropy adds ``(1/nu) sum_n (1 - nu d_n) ln((1 - nu d_n)/(1 - nu d0_n)) <=
     sum_n d0_n/(1 - nu d0_n) <= 1/(1 - nu max d0)`` (``-ln(1 - x) <= x/(1 - x)``), a little above the
-    thesis's 1 for the uniform prior (docs/math.md#binary-erlpboost)."""
+    thesis's 1 for the uniform prior (docs/math.md#binary-erlpboost).
+
+    Parameters
+    ----------
+    d0 : ndarray of shape (N,)
+        The prior distribution.
+    nu : float
+        The capping parameter (``d_n <= 1/nu``).
+    eps : float
+        The target accuracy of the stop.
+    binary : bool
+        Bound the binary entropy (Binary ERLPBoost) instead of the relative entropy.
+
+    Returns
+    -------
+    float
+        The canonical eta.
+    """
     bound = float(-np.log(nu * d0.min()))
     if binary and nu * float(d0.max()) >= 1.0:
         raise ValueError(
@@ -93,7 +110,19 @@ class EntropyRegularised(ColumnIndependent, MaxEdgeModel):
     """LPBoost's max-edge problem regularised by ``(1/eta)`` times a capped entropy (the class's
     ``regularizer_class``, built from ``d0``, ``nu`` and ``eta``): the family of ERLPBoost and Binary
     ERLPBoost, indexed by eta (an eta family of :class:`~dualboost.solvers.contract.SmoothDual`),
-    which tends to LPBoost as eta -> infinity."""
+    which tends to LPBoost as eta -> infinity.
+
+    Parameters
+    ----------
+    U : array-like of shape (N, t)
+        The edge matrix.
+    nu : float
+        The capping parameter (``d_n <= 1/nu``).
+    eta : float
+        The regularisation parameter (the entropy is weighted by ``1/eta``).
+    d0 : array-like of shape (N,) or None
+        The prior distribution, None for the uniform one.
+    """
 
     #: the capped entropy, called as ``regularizer_class(d0, nu, eta)``
     regularizer_class: type[ConvexFunction]

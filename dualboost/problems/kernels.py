@@ -40,7 +40,24 @@ def gram_parts(
     C: NDArray[np.float64], s: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
     """``(C^T diag(s) C, C^T s, sum s)`` for columns C (a private copy: scaled in place) and curvature
-    weights s: the parts of the dual Hessian, which add up over row blocks (the Dask partitions)."""
+    weights s: the parts of the dual Hessian, which add up over row blocks (the Dask partitions).
+
+    Parameters
+    ----------
+    C : ndarray of shape (n, k)
+        The columns (a block of rows).
+    s : ndarray of shape (n,)
+        The curvature weights of those rows.
+
+    Returns
+    -------
+    gram : ndarray of shape (k, k)
+        ``C^T diag(s) C``.
+    a : ndarray of shape (k,)
+        ``C^T s``.
+    total : float
+        ``sum s``.
+    """
     a = C.T @ s
     C *= np.sqrt(s)[:, None]
     return C.T @ C, a, float(s.sum())
@@ -53,7 +70,24 @@ def single_extension(
     U's new columns where that matrix is U's first columns in the same memory (both read-only, the
     same start and strides: a boosting run's ``Ensemble.U``, whose columns are only appended; at
     N = 20,000, t ~ 400 converting all of U at every iteration cost 8 s of a 100 s topic-set run), else a
-    fresh copy. The buffer is column-major with room to grow (doubled when full), like the Ensemble's."""
+    fresh copy. The buffer is column-major with room to grow (doubled when full), like the Ensemble's.
+
+    Parameters
+    ----------
+    U : ndarray of shape (N, t)
+        The matrix.
+    cached : tuple or None
+        The triple returned for an earlier matrix, None for none.
+
+    Returns
+    -------
+    U : ndarray
+        The matrix itself.
+    single : ndarray of float32
+        Its float32 copy (a view of the buffer).
+    buffer : ndarray of float32
+        The column-major buffer holding the copy.
+    """
     if cached is not None:
         old, _, buffer = cached
         prefix = (
@@ -79,7 +113,20 @@ def single_extension(
 def single_product(A: NDArray[np.float32], x: NDArray[np.float64]) -> NDArray[np.float64]:
     """``A @ x`` in single precision for a float32 ``A`` (:meth:`Model.single_precision_U` or its
     columns): x is divided by its largest entry before the cast, so that none underflows, and the
-    float64 result is scaled back (relative error of order 1e-6)."""
+    float64 result is scaled back (relative error of order 1e-6).
+
+    Parameters
+    ----------
+    A : ndarray of float32
+        The single-precision matrix.
+    x : ndarray
+        The vector.
+
+    Returns
+    -------
+    ndarray
+        ``A @ x``, in float64.
+    """
     top = float(np.abs(x).max(initial=0.0)) or 1.0
     return (A @ (x / top).astype(A.dtype)).astype(np.float64) * top
 
@@ -93,7 +140,30 @@ def cross_gram_parts(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """``(U_R^T diag(g) U_C, U_R^T V, U_C^T V)`` for the rows R and columns C of a Hessian block, by
     one pass over U (``[g U_C, V]^T U``; no copy of the |R| columns; ``U_C^T V`` by sums over the
-    examples, as ``U_C^T s`` always was); adds up over row blocks like :func:`gram_parts`."""
+    examples, as ``U_C^T s`` always was); adds up over row blocks like :func:`gram_parts`.
+
+    Parameters
+    ----------
+    U : ndarray of shape (n, t)
+        The edge matrix (a block of rows).
+    g : ndarray of shape (n,)
+        The diagonal curvature weights.
+    V : ndarray of shape (n, k)
+        The low-rank factor.
+    rows : ndarray of int
+        The Hessian block's rows R (columns of U).
+    columns : ndarray of int
+        The Hessian block's columns C (columns of U).
+
+    Returns
+    -------
+    gram : ndarray of shape (len(rows), len(columns))
+        ``U_R^T diag(g) U_C``.
+    P_rows : ndarray of shape (len(rows), k)
+        ``U_R^T V``.
+    P_columns : ndarray of shape (len(columns), k)
+        ``U_C^T V``.
+    """
     k = V.shape[1]
     UC = U[:, columns]
     products = np.column_stack([UC * g[:, None], V]).T @ U
@@ -104,7 +174,22 @@ def cross_gram_parts(
 def low_rank_term(P_rows: NDArray[np.float64], S: NDArray[np.float64], P_columns: NDArray[np.float64]):
     """``P_rows S^+ P_columns^T`` (``S^+``: :func:`~dualboost.conjugates.traits.small_inverse`), for
     k = 1 as ``outer(p, q) / S`` (0 where S = 0), the rounding of the capped softmax's
-    ``a b^T / sum s``."""
+    ``a b^T / sum s``.
+
+    Parameters
+    ----------
+    P_rows : ndarray of shape (r, k)
+        The left factor.
+    S : ndarray of shape (k, k)
+        The small matrix inverted.
+    P_columns : ndarray of shape (c, k)
+        The right factor.
+
+    Returns
+    -------
+    ndarray of shape (r, c)
+        ``P_rows S^+ P_columns^T``.
+    """
     if S.shape == (1, 1):
         total = float(S[0, 0])
         return np.outer(P_rows[:, 0], P_columns[:, 0]) / total if total > 0 else 0.0
@@ -112,7 +197,22 @@ def low_rank_term(P_rows: NDArray[np.float64], S: NDArray[np.float64], P_columns
 
 
 def low_rank_product(P: NDArray[np.float64], S: NDArray[np.float64], v: NDArray[np.float64]):
-    """``P S^+ P^T v`` (as :func:`low_rank_term`; for k = 1, ``p (p . v) / S``)."""
+    """``P S^+ P^T v`` (as :func:`low_rank_term`; for k = 1, ``p (p . v) / S``).
+
+    Parameters
+    ----------
+    P : ndarray of shape (n, k)
+        The factor.
+    S : ndarray of shape (k, k)
+        The small matrix, pseudo-inverted.
+    v : ndarray of shape (n,)
+        The vector.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        ``P S^+ P^T v``.
+    """
     if S.shape == (1, 1):
         total, p = float(S[0, 0]), P[:, 0]
         return p * (float(p @ v) / total) if total > 0 else 0.0
@@ -129,7 +229,26 @@ def low_rank_hessian(
     """``-scale (gram - P_rows S^+ P_columns^T)``: the dual Hessian (block) ``-U_R^T hess f* U_C``
     from its summed parts, with ``hess f* = scale (diag(g) - V S^+ V^T)``
     (:class:`~dualboost.conjugates.traits.LowRankHessian`), ``gram = U_R^T diag(g) U_C``,
-    ``P = U^T V`` on the rows and on the columns."""
+    ``P = U^T V`` on the rows and on the columns.
+
+    Parameters
+    ----------
+    gram : ndarray of shape (r, c)
+        ``U_R^T diag(g) U_C``, summed over row blocks.
+    P_rows : ndarray of shape (r, k)
+        ``U_R^T V``.
+    P_columns : ndarray of shape (c, k)
+        ``U_C^T V``.
+    S : ndarray of shape (k, k)
+        The low-rank term's middle matrix.
+    scale : float
+        The Hessian's scale.
+
+    Returns
+    -------
+    ndarray of shape (r, c)
+        The dual Hessian block.
+    """
     return -scale * (gram - low_rank_term(P_rows, S, P_columns))
 
 
@@ -139,7 +258,26 @@ def centred_hessian(
     """:func:`low_rank_hessian` of the rank-one case ``hess f* = scale (diag s - s s^T / sum s)``
     (:meth:`~dualboost.conjugates.traits.LowRankHessian.rank_one`) from the parts summed over row blocks
     (the Dask partitions): ``gram = U_R^T diag(s) U_C``, ``a = U_R^T s``, ``b = U_C^T s``,
-    ``total = sum s``."""
+    ``total = sum s``.
+
+    Parameters
+    ----------
+    gram : ndarray of shape (r, c)
+        ``U_R^T diag(s) U_C``.
+    a : ndarray of shape (r,)
+        ``U_R^T s``.
+    b : ndarray of shape (c,)
+        ``U_C^T s``.
+    total : float
+        ``sum s``.
+    scale : float
+        The scale of ``hess f*``.
+
+    Returns
+    -------
+    ndarray of shape (r, c)
+        The dual Hessian block.
+    """
     return low_rank_hessian(gram, a[:, None], b[:, None], np.array([[total]]), scale)
 
 
@@ -153,7 +291,19 @@ class ColumnProducts:
     computed in float32 on float32 vectors (the weights divided by their largest once, so that none
     underflows) and returned in float64, with a relative error of order 1e-6 (measured 5e-7 to 2e-6
     at N = 1000-20000): what the inexact Newton steps of ``method="auglag"`` use where their forcing
-    term allows (docs/solvers.md#single-precision-products)."""
+    term allows (docs/solvers.md#single-precision-products).
+
+    Parameters
+    ----------
+    U : ndarray of shape (N, t)
+        The edge matrix, float64 or a float32 copy.
+    columns : ndarray of int
+        The columns S.
+    rows : ndarray of bool or None
+        The mask of the rows that count, None for all.
+    weights : ndarray or float
+        The curvature weights, one per row that counts, or a scalar.
+    """
 
     def __init__(
         self,
@@ -210,6 +360,21 @@ class StumpColumns:
     order 1e-15, tests/problems/test_stump_columns.py). ``cut[j]`` is the flat slot ``f * (N + 1) + p`` of a
     stump on feature slot f with p rows at or below its threshold, -1 for a constant. The passes are
     compiled (``dualboost/problems/_stump_products.pyx``).
+
+    Parameters
+    ----------
+    y : ndarray of shape (N,)
+        The labels, -1 or +1.
+    order : ndarray of int32, shape (F, N)
+        The rows by increasing value, per feature slot.
+    position : ndarray of int32, shape (F, N)
+        Each row's slot in the running sums of each feature slot.
+    cut : ndarray of int
+        Each column's flat cut slot ``f * (N + 1) + p``, -1 for a constant.
+    sign : ndarray
+        Each column's sign s_j.
+    features : tuple of int
+        The feature of each feature slot.
     """
 
     #: below this many columns per feature slot the explicit products (BLAS on a U that fits in cache)

@@ -91,6 +91,28 @@ def max_soft_margin(
     Returns ``(value, w, psi, rho, d, iterations)``; ``d`` is the LP multiplier vector of the
     margin constraints, a primal (d-domain) optimum. The constraint matrix is sparse (the psi
     block is an identity), so N may be large.
+
+    Parameters
+    ----------
+    U : ndarray of shape (N, t)
+        The edge matrix.
+    nu : float
+        The capping parameter.
+
+    Returns
+    -------
+    value : float
+        The LP's optimal value.
+    w : ndarray of shape (t,)
+        The hypothesis weights.
+    psi : ndarray of shape (N,)
+        The slacks.
+    rho : float
+        The soft margin.
+    d : ndarray of shape (N,)
+        The margin constraints' multipliers (a d-domain optimum).
+    iterations : int
+        HiGHS's simplex iterations.
     """
     n, t = U.shape
     # variables (w, psi, rho): minimise -rho + (1/nu) sum psi s.t. -U w - psi + rho <= 0, sum w = 1
@@ -125,6 +147,13 @@ class PrimalLP:
     :meth:`add_columns` appends rows and the next :meth:`solve` starts HiGHS's dual simplex from
     the previous optimal basis, which stays dual feasible: a boosting driver's re-solve after one
     new hypothesis then takes a few pivots instead of a solve from scratch.
+
+    Parameters
+    ----------
+    U : ndarray of shape (N, t)
+        The edge matrix of the first hypotheses.
+    nu : float
+        The capping parameter (``d <= 1/nu``).
     """
 
     #: HiGHS's default ``simplex_scale_strategy``, read by the first :meth:`solve` (None: not yet)

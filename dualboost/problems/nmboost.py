@@ -43,6 +43,17 @@ class NMBoostLP(PrimalLP):
     weights, 1 by default) and one row ``u^q . d - gamma <= -lam u^q . k`` per column of U; w is read
     from those rows' duals. Row 0 is a free row (``sum d`` without bounds, never binding: dual 0) so
     that the rows line up with LPBoost's, whose row 0 is ``sum d = 1``.
+
+    Parameters
+    ----------
+    U : ndarray of shape (N, t)
+        The edge matrix of the first hypotheses.
+    lam : float
+        NM-Boost's lambda (the right sides' ``-lam u^q . k``).
+    tau : float
+        NM-Boost's tau (the objective's ``-tau 1^T d``).
+    weights : ndarray of shape (N,) or None
+        The example weights k (the caps of d), None for all 1.
     """
 
     def __init__(

@@ -95,7 +95,22 @@ def fenchel_young_residuals(
     rel: Relaxation, d: NDArray[np.float64], w: NDArray[np.float64]
 ) -> list[tuple[str, float]]:
     """Every conjugate pair of the derivation at ``(d, w)`` (module docstring); the first two sum
-    to ``primal_objective(d) - dual_objective(w)``."""
+    to ``primal_objective(d) - dual_objective(w)``.
+
+    Parameters
+    ----------
+    rel : Relaxation
+        The relaxation.
+    d : ndarray
+        A primal point.
+    w : ndarray
+        A dual point.
+
+    Returns
+    -------
+    list of (str, float)
+        Each pair's name and Fenchel-Young residual.
+    """
     margins = rel.U @ w
     edge = (
         "g = ||A^T d||_inf, g* = I_B1 (edge term)"
@@ -299,7 +314,28 @@ def verify_relaxation(
     gap_tol: dict[str, float] | None = None,
     map_tol: dict[str, float] | None = None,
 ) -> RelaxationReport:
-    """Solve both sides of ``rel`` with each method and build the :class:`RelaxationReport`."""
+    """Solve both sides of ``rel`` with each method and build the :class:`RelaxationReport`.
+
+    Parameters
+    ----------
+    rel : Relaxation
+        The relaxation to check.
+    methods : iterable of str
+        The solve methods (keys of ``GAP_TOL``, or auglag's).
+    sides : iterable of str
+        The sides to solve.
+    name : str
+        The report's name (empty: ``"(user)"``).
+    gap_tol : dict or None
+        Gap tolerances per method, over ``GAP_TOL``.
+    map_tol : dict or None
+        Tolerances of the mapped pair per method, over ``MAP_TOL``.
+
+    Returns
+    -------
+    RelaxationReport
+        One row per method and side solved.
+    """
     gap_tol = {**GAP_TOL, **(gap_tol or {})}
     map_tol = {**MAP_TOL, **(map_tol or {})}
     methods, sides = list(methods), list(sides)
@@ -365,7 +401,26 @@ def builtin_relaxation(
     name: str, seed: int = 0, n_samples: int = 30, n_hypotheses: int = 40, form: str = "abs"
 ) -> Relaxation:
     """The built-in relaxation ``name`` (:data:`BUILTIN_RELAXATIONS`) on a random A (N x n, seed):
-    n > N makes the hard-margin value positive ([SS] Thm 4: no d in the simplex zeroes A^T d)."""
+    n > N makes the hard-margin value positive ([SS] Thm 4: no d in the simplex zeroes A^T d).
+
+    Parameters
+    ----------
+    name : str
+        A key of ``BUILTIN_RELAXATIONS``.
+    seed : int
+        The seed of A and of the function's parameters.
+    n_samples : int
+        N, the rows of A.
+    n_hypotheses : int
+        n, the columns of A.
+    form : str
+        ``"abs"`` or ``"simplex"`` (:class:`Relaxation`).
+
+    Returns
+    -------
+    Relaxation
+        The relaxation.
+    """
     if name not in BUILTIN_RELAXATIONS:
         raise ValueError(f"unknown relaxation {name!r}; choose from {', '.join(BUILTIN_RELAXATIONS)}")
     A = random_edge_matrix(n_samples, n_hypotheses, seed)
