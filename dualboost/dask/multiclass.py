@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 
 from dualboost.dask.data import RowPartitions
 from dualboost.dask.edges import DistributedVector
-from dualboost.dask.stumps import DaskSelection, _bins, _distinct
+from dualboost.dask.stumps import DaskSelection, global_bins
 from dualboost.oracles.multiclass import ClassConstant, ClassSplits, PairCoding
 
 __all__ = ["DaskClassStumps"]
@@ -85,12 +85,7 @@ class DaskClassStumps:
         self.sizes = [m * (K - 1) for m in data.sizes]
         self.n_examples_, self.n_features_ = data.n_samples, data.n_features
         self.n_samples_ = self.n_examples_ * (K - 1)
-        distinct = ex.gather(ex.map(_distinct, [(x,) for x in data.X]))
-        self.values_ = [
-            np.unique(np.concatenate([part[j] for part in distinct])) for j in range(data.n_features)
-        ]
-        shared = ex.broadcast(self.values_)
-        self.bins = [ex.submit(_bins, x, shared, partition=p) for p, x in enumerate(data.X)]
+        self.values_, self.bins = global_bins(data)
         self.codings = [ex.submit(_coding, y, K, partition=p) for p, y in enumerate(data.y)]
         self._lengths = np.array([v.size for v in self.values_], dtype=np.intp)
         self.splits_ = ClassSplits(self.values_)
@@ -107,30 +102,19 @@ class DaskClassStumps:
         sums = np.sum([p[0] for p in parts], axis=0)
         total = np.sum([p[1] for p in parts], axis=0)
         scale = float(np.sum([p[2] for p in parts]))
-        hypothesis = self.splits_.choose(sums, total, scale, self.n_features_)
+        hypothesis, split, edge = self.splits_.choose(sums, total, scale, self.n_features_)
         if isinstance(hypothesis, ClassConstant):
             columns = [
                 ex.submit(_constant_column, c, hypothesis.label, partition=p)
                 for p, c in enumerate(self.codings)
             ]
-            edge = float(total[hypothesis.label])
         else:
-            split = self._split_of(hypothesis)
             j, b = int(self.splits_.feature[split]), int(self.splits_.bin[split])
             columns = [
                 ex.submit(_pair_column, bins, c, j, b, hypothesis.above, hypothesis.below, partition=p)
                 for p, (bins, c) in enumerate(zip(self.bins, self.codings, strict=True))
             ]
-            below = sums[self.splits_.starts[j] : self.splits_.starts[j] + b + 1].sum(axis=0)
-            edge = float(below[hypothesis.below] + (total - below)[hypothesis.above])
         return DaskSelection(hypothesis, edge, columns)
-
-    def _split_of(self, stump) -> int:
-        """The index of ``stump``'s split in :attr:`splits_` (its feature and threshold)."""
-        at = np.flatnonzero(
-            (self.splits_.feature == stump.feature) & (self.splits_.threshold == stump.threshold)
-        )
-        return int(at[0])
 
     def __repr__(self) -> str:
         return "DaskClassStumps()"

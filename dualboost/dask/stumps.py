@@ -28,7 +28,7 @@ from dualboost.dask.edges import DistributedVector
 from dualboost.oracles.base import Hypothesis, first_max_signed
 from dualboost.oracles.stumps import Constant, Stump, _midpoints
 
-__all__ = ["DaskDecisionStumps", "DaskSelection"]
+__all__ = ["DaskDecisionStumps", "DaskSelection", "global_bins"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,6 +80,17 @@ def _sums(bins: NDArray, y: NDArray[np.float64], d: NDArray[np.float64], lengths
     return F, float(v.sum()), float(d.sum())
 
 
+def global_bins(data: RowPartitions) -> tuple[list[NDArray[np.float64]], list]:
+    """``(values, bins)``: the global sorted distinct values of every feature (each partition sends its
+    own, the driver merges them) and, per partition, the futures of its rows' bins (a row's bin in
+    feature j is the rank of ``x_nj`` among those values), made on the workers."""
+    ex = data.executor
+    distinct = ex.gather(ex.map(_distinct, [(x,) for x in data.X]))
+    values = [np.unique(np.concatenate([part[j] for part in distinct])) for j in range(data.n_features)]
+    shared = ex.broadcast(values)
+    return values, [ex.submit(_bins, x, shared, partition=p) for p, x in enumerate(data.X)]
+
+
 def _stump_column(bins: NDArray, y: NDArray[np.float64], feature: int, bin_: int, sign: int) -> NDArray:
     return y * np.where(bins[:, feature] > bin_, float(sign), float(-sign))
 
@@ -102,16 +113,11 @@ class DaskDecisionStumps:
     """
 
     def fit(self, data: RowPartitions) -> DaskDecisionStumps:
-        ex = self.executor = data.executor
+        self.executor = data.executor
         self.sizes = data.sizes
         self.y = data.y
         self.n_samples_, self.n_features_ = data.n_samples, data.n_features
-        distinct = ex.gather(ex.map(_distinct, [(x,) for x in data.X]))
-        self.values_ = [
-            np.unique(np.concatenate([part[j] for part in distinct])) for j in range(data.n_features)
-        ]
-        shared = ex.broadcast(self.values_)
-        self.bins = [ex.submit(_bins, x, shared, partition=p) for p, x in enumerate(data.X)]
+        self.values_, self.bins = global_bins(data)
         self._lengths = np.array([v.size for v in self.values_], dtype=np.intp)
         offsets = np.r_[0, np.cumsum(self._lengths)]
         feature, index = [], []

@@ -212,18 +212,40 @@ class ClassSplits:
 
     def choose(
         self, sums: NDArray[np.float64], total: NDArray[np.float64], scale: float, n_features: int
-    ) -> ClassHypothesis:
-        """The max-edge hypothesis: a constant (edge ``total[c]``) or a split with the best class on
-        each side, from the block sums of G (blocks x K) and its column sums ``total`` (K);
-        ``scale``: ``sum |d|``, the scale of the tie threshold."""
+    ) -> tuple[ClassHypothesis, int, float]:
+        """``(hypothesis, split, edge)``: the max-edge hypothesis, a constant (edge ``total[c]``,
+        ``split`` -1) or the stump of split ``split`` with the best class on each side, from the block
+        sums of G (blocks x K) and its column sums ``total`` (K); ``scale``: ``sum |d|``, the scale of
+        the tie threshold; ``edge``: its edge from these sums.
+
+        Parameters
+        ----------
+        sums : ndarray of shape (blocks, K)
+            The block sums of G.
+        total : ndarray of shape (K,)
+            G's column sums.
+        scale : float
+            ``sum |d|``.
+        n_features : int
+            The features of the hypotheses.
+
+        Returns
+        -------
+        hypothesis : ClassHypothesis
+            The chosen constant or stump.
+        split : int
+            Its index among the splits, -1 for a constant.
+        edge : float
+            Its edge.
+        """
         K = total.size
         below = self.below(sums)
         edges = np.concatenate([total, below.max(axis=1) + (total - below).max(axis=1)])
         index = first_max(edges, scale)  # the constants first, then the splits in order
         if index < K:
-            return ClassConstant(n_features, K, index)
+            return ClassConstant(n_features, K, index), -1, float(edges[index])
         split = index - K
-        return ClassStump(
+        stump = ClassStump(
             n_features,
             K,
             int(self.feature[split]),
@@ -231,6 +253,7 @@ class ClassSplits:
             int(np.argmax(total - below[split])),
             int(np.argmax(below[split])),
         )
+        return stump, split, float(edges[index])
 
 
 class ClassStumps(Oracle):
@@ -272,7 +295,9 @@ class ClassStumps(Oracle):
 
     def _best(self, d: NDArray[np.float64]) -> Selection:
         G = self.coding_.gains(d)
-        hypothesis = self.splits_.choose(self._members @ G, G.sum(axis=0), weight_scale(d), self.n_features_)
+        hypothesis = self.splits_.choose(self._members @ G, G.sum(axis=0), weight_scale(d), self.n_features_)[
+            0
+        ]
         return self._select(hypothesis, d, self.X_)
 
     def _select(self, hypothesis: Hypothesis, d: NDArray[np.float64], X: Matrix) -> Selection:
