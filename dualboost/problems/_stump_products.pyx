@@ -59,3 +59,47 @@ def prefix_sums(
                 sums[base + n + 1] = run
         for j in range(cut.shape[0]):
             out[j] = sums[cut[j]]
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def bucket_gram(
+    const int[:, ::1] bucket,
+    const double[::1] g,
+    const Py_ssize_t[::1] offset,
+    double[:, ::1] out,
+):
+    """``out[offset[f] + b, offset[h] + c] = sum of g over the rows whose bucket in feature slot f is
+    at least b and in slot h at least c``: per pair of slots, the weighted 2D histogram of the rows'
+    buckets (``bucket[f, n]`` in ``0 .. offset[f + 1] - offset[f] - 1``), summed from the top along
+    both axes; every block (f, h), both triangles, O(N F^2 / 2 + K^2) for ``K = offset[F]``. ``out``
+    is K x K and overwritten."""
+    cdef Py_ssize_t F = bucket.shape[0], N = bucket.shape[1], K = out.shape[0]
+    cdef Py_ssize_t f, h, n, r, c, r0, r1, c0, c1, row
+    cdef double weight
+    with nogil:
+        for r in range(K):
+            for c in range(K):
+                out[r, c] = 0.0
+        for n in range(N):
+            weight = g[n]
+            if weight == 0.0:
+                continue
+            for f in range(F):
+                row = offset[f] + bucket[f, n]
+                for h in range(f, F):
+                    out[row, offset[h] + bucket[h, n]] += weight
+        for f in range(F):
+            r0, r1 = offset[f], offset[f + 1]
+            for h in range(f, F):
+                c0, c1 = offset[h], offset[h + 1]
+                for r in range(r1 - 2, r0 - 1, -1):
+                    for c in range(c0, c1):
+                        out[r, c] += out[r + 1, c]
+                for r in range(r0, r1):
+                    for c in range(c1 - 2, c0 - 1, -1):
+                        out[r, c] += out[r, c + 1]
+                if h > f:
+                    for r in range(r0, r1):
+                        for c in range(c0, c1):
+                            out[c, r] = out[r, c]
