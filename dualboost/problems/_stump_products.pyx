@@ -2,6 +2,8 @@
 numpy path): ``U w`` and ``U^T d`` for decision-stump columns through each feature's sort order, O(N F)
 per product instead of O(N t) (docs/architecture.md#compiled-code)."""
 
+import numpy as np
+
 cimport cython
 
 
@@ -59,6 +61,74 @@ def prefix_sums(
                 sums[base + n + 1] = run
         for j in range(cut.shape[0]):
             out[j] = sums[cut[j]]
+
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def stump_gram(
+    const int[:, ::1] position,
+    const Py_ssize_t[::1] cut,
+    const double[::1] sign,
+    const double[::1] g,
+    double[:, ::1] out,
+):
+    """``out = U^T diag(g) U`` for the columns ``u_j = y s_j (2 a_j - 1)``, ``a_j`` the rows above
+    the cut ``cut[j]`` (flat slot ``f * (N + 1) + p``: the rows at position p and beyond in feature
+    slot f's sort order; -1 for a constant, ``a_j = 1``), ``s_j = sign[j]`` (``y^2 = 1``):
+    ``s_i s_j (4 A_ij - 2 A_ii - 2 A_jj + sum g)`` with ``A_ij = sum_n g_n a_i a_j``. Each used
+    slot's distinct cuts split its rows into buckets; per pair of used slots the g-weighted 2D
+    histogram of the rows' buckets, summed from the top along both axes, holds every ``A_ij``
+    (:func:`bucket_gram`). O(N F_S^2 / 2 + K^2 + t^2), K the distinct cuts plus F_S."""
+    cdef Py_ssize_t F = position.shape[0], N = position.shape[1], width = N + 1, t = cut.shape[0]
+    cdef Py_ssize_t f, j, k, n, used = 0, K
+    cdef int[::1] local = np.full(F, -1, dtype=np.int32)
+    cdef int[::1] marks = np.zeros(F * width, dtype=np.int32)
+    for j in range(t):
+        if cut[j] >= 0:
+            f = cut[j] // width
+            marks[cut[j]] = 1
+            if local[f] < 0:
+                local[f] = 0
+    slots = np.flatnonzero(np.asarray(local) >= 0)
+    cdef Py_ssize_t[::1] slot = slots.astype(np.intp)
+    used = slot.shape[0]
+    for k in range(used):
+        local[slot[k]] = k
+    cdef int[:, ::1] bucket = np.empty((used, N), dtype=np.int32)
+    cdef Py_ssize_t[::1] offset = np.zeros(used + 1, dtype=np.intp)
+    cdef Py_ssize_t[::1] select = np.zeros(t, dtype=np.intp)
+    cdef Py_ssize_t base
+    with nogil:
+        for k in range(used):  # running counts of the distinct cuts at or below each slot
+            base = slot[k] * width
+            for n in range(1, width):
+                marks[base + n] += marks[base + n - 1]
+            offset[k + 1] = offset[k] + marks[base + N] + 1
+            for n in range(N):
+                bucket[k, n] = marks[base + position[slot[k], n]]
+        for j in range(t):  # a constant: bucket 0 of the first slot (every row)
+            if cut[j] >= 0:
+                k = local[cut[j] // width]
+                select[j] = offset[k] + marks[cut[j]]
+    if used == 0:
+        K = 1
+        hist = np.full((1, 1), np.sum(g))
+    else:
+        K = offset[used]
+        hist = np.empty((K, K))
+        bucket_gram(bucket, g, offset, hist)
+    cdef double[:, ::1] S = hist
+    cdef double total = S[0, 0], si
+    cdef Py_ssize_t i
+    with nogil:
+        for i in range(t):
+            si = sign[i]
+            for j in range(t):
+                out[i, j] = si * sign[j] * (
+                    4.0 * S[select[i], select[j]] - 2.0 * S[select[i], select[i]]
+                    - 2.0 * S[select[j], select[j]] + total
+                )
 
 
 @cython.boundscheck(False)

@@ -69,6 +69,23 @@ class SmoothDualDefaults:
             return ""
         return "is not differentiable, or has no closed-form gradient and curvature in dualboost"
 
+    def hessian_work(self, n_columns: int) -> float:
+        """The multiply-adds of forming the Hessian on ``n_columns`` columns, N |S|^2 (``Model``:
+        fewer through its stump operator): what a Newton step weighs against keeping an older
+        Hessian (``NewtonOptions.kept_min_work``).
+
+        Parameters
+        ----------
+        n_columns : int
+            The number of columns |S| of the Hessian.
+
+        Returns
+        -------
+        float
+            The multiply-adds.
+        """
+        return float(self.n_samples) * n_columns**2  # type: ignore[attr-defined]
+
     def _not_here(self, what: str) -> NotImplementedError:
         return NotImplementedError(f"{self.name}: {what} (docs/architecture.md#the-solver-contract)")
 
@@ -204,6 +221,25 @@ class Model(SmoothDualDefaults, ABC):
             C = self.U[:, columns] if columns.size < self.n_hypotheses else self.U.copy(order="K")
         P = np.column_stack([C.T @ H.V[:, j] for j in range(H.V.shape[1])])
         return low_rank_hessian(gram_parts(C, H.g)[0], P, P, H.S, H.scale)
+
+    def hessian_work(self, n_columns: int) -> float:
+        """:meth:`SmoothDualDefaults.hessian_work`, through :attr:`stump_columns` where it pays
+        (:meth:`~dualboost.problems.kernels.StumpColumns.gram_work`, as :meth:`dual_hessian` forms it).
+
+        Parameters
+        ----------
+        n_columns : int
+            The number of columns |S| of the Hessian.
+
+        Returns
+        -------
+        float
+            The multiply-adds.
+        """
+        implicit = self.stump_columns
+        if implicit is not None and implicit.pays(n_columns):
+            return implicit.gram_work(n_columns)
+        return super().hessian_work(n_columns)
 
     def dual_hessian_operator(
         self,

@@ -18,9 +18,9 @@ from dualboost.conjugates.traits import small_inverse
 from dualboost.oracles.stumps import Constant, Stump
 
 try:
-    from dualboost.problems._stump_products import bucket_gram, prefix_sums, step_sums
+    from dualboost.problems._stump_products import prefix_sums, step_sums, stump_gram
 except ImportError:  # a source tree that was not built: the explicit products run (StumpColumns.of)
-    bucket_gram = prefix_sums = step_sums = None
+    prefix_sums = step_sums = stump_gram = None
 
 __all__ = [
     "gram_parts",
@@ -458,6 +458,12 @@ class StumpColumns:
         """Whether the implicit products beat the explicit ones for ``n_columns`` of these columns."""
         return self._pays(self.n_samples, n_columns, len(self.features))
 
+    def gram_work(self, n_columns: int) -> float:
+        """The multiply-adds of :meth:`weighted_gram` on ``n_columns`` of these columns: a histogram
+        entry per row and pair of feature slots, and the Gram's entries."""
+        n_features = len(self.features)
+        return self.n_samples * n_features * (n_features + 1) / 2 + n_columns**2
+
     @classmethod
     def _pays(cls, n_samples: int, n_columns: int, n_features: int) -> bool:
         return (
@@ -502,33 +508,8 @@ class StumpColumns:
         so the Gram is ``s_i s_j (4 A_ij - 2 A_ii - 2 A_jj + sum weights)`` with
         ``A_ij = sum_n weights_n a_i a_j``: on one feature the weight above the higher threshold, on
         two the weight in a quadrant, read from the 2D histograms of the rows' buckets (between the
-        sorted cuts of each feature slot) summed from the top (``_stump_products.bucket_gram``).
+        sorted cuts of each feature slot) summed from the top (``_stump_products.stump_gram``).
         Equal to the explicit Gram up to rounding relative to ``sum |weights|``."""
-        weights = np.asarray(weights, dtype=np.float64)
-        width = self.n_samples + 1
-        slot, p = np.divmod(self.stump_cut, width)
-        used = np.unique(slot)
-        if not used.size:  # constants only: s_i s_j sum(weights)
-            return np.outer(self.sign, self.sign) * float(weights.sum())
-        # per used slot, how many distinct cuts lie at or below each of its N + 1 flat slots
-        local = np.searchsorted(used, slot)
-        counts = np.zeros((used.size, width), dtype=np.int32)
-        distinct = np.unique(local * width + p)
-        counts.flat[distinct] = 1
-        np.cumsum(counts, axis=1, out=counts)
-        bucket = np.ascontiguousarray(np.take_along_axis(counts, self.position[used], axis=1))
-        offset = np.zeros(used.size + 1, dtype=np.intp)
-        np.cumsum(counts[:, -1] + 1, out=offset[1:])
-        out = np.empty((offset[-1], offset[-1]))
-        bucket_gram(bucket, weights, offset, out)
-        select = np.zeros(self.n_columns, dtype=np.intp)  # a constant: bucket 0 of the first slot
-        select[self.stumps] = offset[local] + counts[local, p]
-        A = out[np.ix_(select, select)]
-        above = np.diag(A).copy()
-        A *= 4.0
-        A -= 2.0 * above[:, None]
-        A -= 2.0 * above[None, :]
-        A += out[0, 0]  # the sum of the weights
-        A *= self.sign[:, None]
-        A *= self.sign[None, :]
-        return A
+        out = np.empty((self.n_columns, self.n_columns))
+        stump_gram(self.position, self.cut, self.sign, np.asarray(weights, dtype=np.float64), out)
+        return out

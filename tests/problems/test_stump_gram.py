@@ -86,3 +86,15 @@ def test_model_hessians_through_the_operator(monkeypatch, eta):
     block = implicit.dual_hessian_block(w, columns, new, d)
     assert block.shape == (columns.size, new.size)
     assert np.allclose(block, reference, rtol=0, atol=1e-10 * np.abs(reference).max())
+
+
+def test_hessian_work_through_the_operator(monkeypatch):
+    """Newton's cost of forming a Hessian (``Model.hessian_work``, against
+    ``NewtonOptions.kept_min_work``): N |S|^2 on the explicit U, the histograms' N F (F + 1) / 2
+    plus |S|^2 through the operator (5 feature slots here)."""
+    plain, implicit, _ = model_pair(monkeypatch, np.random.default_rng(5), 800, nu=8.0, eta=20.0)
+    assert plain.hessian_work(40) == 800 * 40**2
+    slots = len(implicit.stump_columns.features)
+    assert implicit.hessian_work(40) == 800 * slots * (slots + 1) / 2 + 40**2 < plain.hessian_work(40)
+    monkeypatch.setattr(StumpColumns, "MIN_ENTRIES", 1e9)  # where the operator does not pay: N |S|^2
+    assert implicit.hessian_work(40) == 800 * 40**2
