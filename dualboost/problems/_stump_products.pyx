@@ -145,20 +145,15 @@ def bucket_gram(
     both axes; every block (f, h), both triangles, O(N F^2 / 2 + K^2) for ``K = offset[F]``. ``out``
     is K x K and overwritten."""
     cdef Py_ssize_t F = bucket.shape[0], N = bucket.shape[1], K = out.shape[0]
-    cdef Py_ssize_t f, h, n, r, c, r0, r1, c0, c1, row
-    cdef double weight
+    cdef Py_ssize_t f, h, n, r, c, r0, r1, c0, c1
     with nogil:
         for r in range(K):
             for c in range(K):
                 out[r, c] = 0.0
-        for n in range(N):
-            weight = g[n]
-            if weight == 0.0:
-                continue
-            for f in range(F):
-                row = offset[f] + bucket[f, n]
-                for h in range(f, F):
-                    out[row, offset[h] + bucket[h, n]] += weight
+        for f in range(F):  # pair by pair: each block's histogram stays in cache
+            for h in range(f, F):
+                for n in range(N):
+                    out[offset[f] + bucket[f, n], offset[h] + bucket[h, n]] += g[n]
         for f in range(F):
             r0, r1 = offset[f], offset[f + 1]
             for h in range(f, F):

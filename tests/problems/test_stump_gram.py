@@ -98,3 +98,16 @@ def test_hessian_work_through_the_operator(monkeypatch):
     assert implicit.hessian_work(40) == 800 * slots * (slots + 1) / 2 + 40**2 < plain.hessian_work(40)
     monkeypatch.setattr(StumpColumns, "MIN_ENTRIES", 1e9)  # where the operator does not pay: N |S|^2
     assert implicit.hessian_work(40) == 800 * 40**2
+
+
+def test_trust_radius_through_the_operator(monkeypatch):
+    """``dual_step_spread(single=True)`` takes the operator's float64 pass where it pays (to 1e-12 of
+    the explicit float64 spread), not the float32 copy of U (relative error of order 1e-7)."""
+    plain, implicit, w = model_pair(monkeypatch, np.random.default_rng(6), 800, nu=8.0, eta=20.0)
+    d = plain.d_from_w(w)
+    direction = np.random.default_rng(7).normal(size=w.size)
+    direction -= direction.mean()
+    reference = plain.dual_step_spread(direction, d)
+    assert implicit.dual_step_spread(direction, d, single=True) == pytest.approx(reference, rel=1e-12)
+    assert implicit._single_U is None  # no float32 copy made
+    assert plain.dual_step_spread(direction, d, single=True) == pytest.approx(reference, rel=1e-5)
