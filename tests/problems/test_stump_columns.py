@@ -128,8 +128,8 @@ def test_model_products_through_the_operator(monkeypatch):
     assert implicit.with_columns(plain.U[:, :10]).stump_columns is None
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_erlpboost_runs_match_the_explicit_ones(monkeypatch, seed):
+@pytest.mark.parametrize(("seed", "nu", "eps"), [(0, 30.0, 0.02), (1, 30.0, 0.02), (2, 1.0, 0.01)])
+def test_erlpboost_runs_match_the_explicit_ones(monkeypatch, seed, nu, eps):
     """A whole run with the products through the operator (from the first column on) takes the same
     hypotheses, iterations and certified gaps as the run on the explicit U."""
     rng = np.random.default_rng(seed)
@@ -147,7 +147,7 @@ def test_erlpboost_runs_match_the_explicit_ones(monkeypatch, seed):
         monkeypatch.setattr(StumpColumns, "MIN_COLUMNS_PER_FEATURE", least)
         monkeypatch.setattr(StumpColumns, "MIN_ENTRIES", 0)
         oracle = DecisionStumps().fit(X, y)
-        runs[name] = erlpboost(oracle, nu=30.0, eps=0.02)
+        runs[name] = erlpboost(oracle, nu=nu, eps=eps)
         if name == "explicit":
             assert not calls  # the reference run never went through the operator
     a, b = runs["implicit"], runs["explicit"]
