@@ -174,6 +174,8 @@ def test_products_do_not_depend_on_how_the_operator_grew(monkeypatch):
     w, d = rng.normal(size=30), rng.normal(size=200)
     assert np.array_equal(grown.margins(w), whole.margins(w))
     assert np.array_equal(grown.edges(d), whole.edges(d))
+    g = rng.random(200)  # the formed Hessians of a resumed run too
+    assert np.array_equal(grown.weighted_gram(g), whole.weighted_gram(g))
 
 
 def test_no_operator_where_it_does_not_pay(monkeypatch):
