@@ -72,8 +72,12 @@ def stump_gram(
     const double[::1] sign,
     const double[::1] g,
     double[:, ::1] out,
+    const double[::1] p_low=None,
+    double inverse=0.0,
+    double factor=1.0,
 ):
-    """``out = U^T diag(g) U`` for the columns ``u_j = y s_j (2 a_j - 1)``, ``a_j`` the rows above
+    """``out = factor (U^T diag(g) U - inverse p_low p_low^T)`` (a rank-one term only where
+    ``p_low`` is given: the dual Hessian ``-scale (gram - a a^T / sum s)`` in the same pass) for the columns ``u_j = y s_j (2 a_j - 1)``, ``a_j`` the rows above
     the cut ``cut[j]`` (flat slot ``f * (N + 1) + p``: the rows at position p and beyond in feature
     slot f's sort order; -1 for a constant, ``a_j = 1``), ``s_j = sign[j]`` (``y^2 = 1``):
     ``s_i s_j (4 A_ij - 2 A_ii - 2 A_jj + sum g)`` with ``A_ij = sum_n g_n a_i a_j``. Each used
@@ -119,16 +123,20 @@ def stump_gram(
         hist = np.empty((K, K))
         bucket_gram(bucket, g, offset, hist)
     cdef double[:, ::1] S = hist
-    cdef double total = S[0, 0], si
+    cdef double total = S[0, 0], si, low
     cdef Py_ssize_t i
+    cdef bint rank_one = p_low is not None
+    if rank_one and p_low.shape[0] != t:
+        raise ValueError("p_low must have one entry per column")
     with nogil:
         for i in range(t):
             si = sign[i]
             for j in range(t):
-                out[i, j] = si * sign[j] * (
+                low = inverse * p_low[i] * p_low[j] if rank_one else 0.0
+                out[i, j] = factor * (si * sign[j] * (
                     4.0 * S[select[i], select[j]] - 2.0 * S[select[i], select[i]]
                     - 2.0 * S[select[j], select[j]] + total
-                )
+                ) - low)
 
 
 @cython.boundscheck(False)

@@ -214,6 +214,8 @@ class Model(SmoothDualDefaults, ABC):
         if implicit is not None and implicit.pays(columns.size):  # O(N F^2 + |S|^2), not O(N |S|^2)
             C = _ImplicitProducts(implicit.restricted(columns), rows, H.g)
             P = np.column_stack([C.left(H.V[:, j]) for j in range(H.V.shape[1])])
+            if H.S.shape == (1, 1):  # the capped softmax's a a^T / sum s, in the Gram's pass
+                return C.columns.rank_one_hessian(C.weights, P[:, 0], float(H.S[0, 0]), H.scale)
             return low_rank_hessian(C.weighted_gram(), P, P, H.S, H.scale)
         if rows is not None:
             C = self.U[rows][:, columns]

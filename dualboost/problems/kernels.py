@@ -513,3 +513,16 @@ class StumpColumns:
         out = np.empty((self.n_columns, self.n_columns))
         stump_gram(self.position, self.cut, self.sign, np.asarray(weights, dtype=np.float64), out)
         return out
+
+    def rank_one_hessian(
+        self, weights: NDArray[np.float64], a: NDArray[np.float64], total: float, scale: float
+    ) -> NDArray[np.float64]:
+        """``-scale (U^T diag(weights) U - a a^T / total)`` (0 for the rank-one term where ``total``
+        is not positive, as :func:`low_rank_term`): :func:`low_rank_hessian` for k = 1 on
+        :meth:`weighted_gram`, in the same pass over the Gram."""
+        out = np.empty((self.n_columns, self.n_columns))
+        inverse = 1.0 / total if total > 0 else 0.0
+        weights = np.asarray(weights, dtype=np.float64)
+        a = np.ascontiguousarray(a, dtype=np.float64)
+        stump_gram(self.position, self.cut, self.sign, weights, out, a, inverse, -scale)
+        return out
