@@ -12,7 +12,8 @@ split into the categories below, per boosting iteration:
 * ``U passes: stump operator``: the same products (evaluations, H v, certificates' ``U w``, ``U^T d``)
   through the stumps' sort orders (``StumpColumns``, where it pays; docs/architecture.md#compiled-code);
 * ``U passes: formed Hessians``: ``U_S^T diag(s) U_S`` and the new columns' blocks, O(N |S|^2), or
-  through the stumps' sort orders (``StumpColumns.weighted_gram``, O(N F^2 + |S|^2), where it pays);
+  through the stumps' sort orders (``StumpColumns.weighted_gram``, ``rank_one_hessian``,
+  O(N F^2 + |S|^2), where it pays);
 * ``softmax and entropy``: the capped softmax and the entropy (``dualboost.conjugates``);
 * ``dense t x t algebra``: Cholesky factors, inverses, their borders, the projected preconditioner;
 * ``compiled re-solve``: the one call per warm solve into ``dualboost/solvers/_capped_newton``
@@ -111,6 +112,7 @@ def _named_functions() -> dict[tuple[str, int, str], str]:
             kernels.single_extension,
             # (through the stump operator: its histograms, and the border's per-column products)
             kernels.StumpColumns.weighted_gram,
+            kernels.StumpColumns.rank_one_hessian,
             base._ImplicitProducts.weighted_gram,
             base._ImplicitProducts.cross,
         ],
