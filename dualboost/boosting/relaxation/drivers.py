@@ -344,11 +344,9 @@ def corrective_relaxation_boost(
         Corrective ERLPBoost, docs/math.md#corrective-erlpboost).
     max_iter : int, optional
         Default Thm 9's bound plus one.
-    callback, keep_iterates, max_time : optional
-        The run options (:class:`~dualboost.boosting.core.options.RunOptions`, whose checkpoint and
-        stage fields these boosters do not take): ``callback`` is called with each row of
-        ``result.rows``; ``keep_iterates`` stores d_t and w_t in the history; ``max_time`` is a time
-        limit in seconds (stop reason ``"time limit"``).
+    options : RunOptions
+        Here the callback sees the rows of ``result.rows`` and the iterates are kept in the dicts of
+        ``result.history`` (a relaxation result has no ``iterates``).
 
     Returns
     -------
@@ -447,11 +445,9 @@ def totally_corrective_relaxation_boost(
         The methods tried on each re-solve, in order.
     tol : float, default 1e-8
         The tolerance of each re-solve.
-    callback, keep_iterates, max_time : optional
-        The run options (:class:`~dualboost.boosting.core.options.RunOptions`, whose checkpoint and
-        stage fields these boosters do not take): ``callback`` is called with each row of
-        ``result.rows``; ``keep_iterates`` stores d_t and w_t in the history; ``max_time`` is a time
-        limit in seconds (stop reason ``"time limit"``).
+    options : RunOptions
+        Here the callback sees the rows of ``result.rows`` and the iterates are kept in the dicts of
+        ``result.history`` (a relaxation result has no ``iterates``).
 
     Returns
     -------
