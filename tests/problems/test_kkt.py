@@ -1,7 +1,7 @@
 """[KG] Appendix A: KKT active-set recovery of (w, psi, beta) from a primal solution d* alone.
 
 The recovered multipliers are checked against (i) the KKT conditions written out here from the
-thesis ([KG] Secs 3.1, 3.2.4, 3.3.4), not the library's linear system, (ii) the dual solved
+thesis ([KG] Secs 3.1.2, 3.2.4, 3.3.4), not the library's linear system, (ii) the dual solved
 independently on the other side by another solver, (iii) the closed-form normaliser of the thesis
 (Eq. 3.16, the optimal beta of SoftBoost's dual function in [KG] Sec 3.1, the root of Eq. 3.27).
 
