@@ -214,10 +214,10 @@ def test_simplex_projection_after_the_prox_adds_no_nonzero_when_mass_exceeds_one
 
 
 def test_madaboost_weighting_is_the_gradient_of_the_box_restricted_entropy_conjugate():
-    """docs/math.md#conjugate-table (cube row), docs/math.md#madaboost-variant: for ``F = sum (y ln
-    y - y + 1) + I_{[0,1]^N}`` (built by the conjugate calculus, solved numerically) ``grad F* =
-    min(1, e^theta)`` and ``F*(theta) = sum (psi(theta) - 1)``, with ``sum psi(theta) =
-    MadaBoostLoss(-theta)`` (the library's closed form)."""
+    """docs/math.md#conjugate-table (cube row), docs/math.md#madaboost-variant: for
+    ``F = sum (y ln y - y + 1) + I_{[0,1]^N}`` (built by the conjugate calculus, solved numerically)
+    ``grad F* = min(1, e^theta)`` and ``F*(theta) = sum (psi(theta) - 1)``, with
+    ``sum psi(theta) = MadaBoostLoss(-theta)`` (the library's closed form)."""
     rng = np.random.default_rng(0)
     theta = rng.normal(scale=1.5, size=12)
     box_entropy = UnnormalisedRelativeEntropy(np.ones(theta.size)) + NormBall(np.inf, 1.0)
