@@ -268,9 +268,13 @@ class Model(SmoothDualDefaults, ABC):
         by ``-U x``, and the regulariser measures that move (``SmoothConjugate.step_spread``; 0, no bound,
         where its steps are not measured in these units, or for other regularisers). ``single``:
         ``U x`` in single precision (:meth:`single_precision_U`; a trust radius needs no
-        more)."""
+        more), except where :attr:`stump_columns` pays (its pass in float64 reads less)."""
         if not implements(self.regularizer, SmoothConjugate):
             return 0.0
+
+        implicit = self.stump_columns
+        if implicit is not None and implicit.pays(self.n_hypotheses):
+            single = False  # the implicit operator's pass is cheaper than one over a float32 U
 
         def move() -> NDArray[np.float64]:
             return -(
