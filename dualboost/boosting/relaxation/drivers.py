@@ -300,17 +300,24 @@ def _boost(
     detail = f"max_iter={max_iter}" if reason == "max_iter" else f"max_time={options.max_time:g} s"
     if not converged:
         warn_unconverged("relaxation boosting", reason, detail)
+    return _result(run, ensemble, history, "converged" if converged else reason, eps, beta)
+
+
+def _result(
+    run: Run, ensemble: _Ensemble, history: list[dict], stop_reason: str, eps: float, beta: float
+) -> RelaxationBoostResult:
+    """The result of a finished run of :func:`_boost`."""
     return RelaxationBoostResult(
         w=ensemble.model_weights(),
         history=history,
         iterations=len(history),
-        converged=converged,
+        converged=stop_reason == "converged",
         eps=eps,
         beta=beta,
         columns=ensemble.matrix(),
         weights=ensemble.weights.copy(),
         keys=list(ensemble.keys),
-        stop_reason="converged" if converged else reason,
+        stop_reason=stop_reason,
         rows=run.history,
         oracle_time=run.oracle_time,
         solver_time=run.solver_time,
