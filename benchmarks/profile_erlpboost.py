@@ -11,7 +11,8 @@ split into the categories below, per boosting iteration:
   trust radius's ``U x`` (``ColumnProducts``, ``dual_step_spread``; float32 where allowed);
 * ``U passes: stump operator``: the same products (evaluations, H v, certificates' ``U w``, ``U^T d``)
   through the stumps' sort orders (``StumpColumns``, where it pays; docs/architecture.md#compiled-code);
-* ``U passes: formed Hessians``: ``U_S^T diag(s) U_S`` and the new columns' blocks, O(N |S|^2);
+* ``U passes: formed Hessians``: ``U_S^T diag(s) U_S`` and the new columns' blocks, O(N |S|^2), or
+  through the stumps' sort orders (``StumpColumns.weighted_gram``, O(N F^2 + |S|^2), where it pays);
 * ``softmax and entropy``: the capped softmax and the entropy (``dualboost.conjugates``);
 * ``dense t x t algebra``: Cholesky factors, inverses, their borders, the projected preconditioner;
 * ``compiled re-solve``: the one call per warm solve into ``dualboost/solvers/_capped_newton``
@@ -108,6 +109,10 @@ def _named_functions() -> dict[tuple[str, int, str], str]:
             base.Model._curvature,
             base.Model.single_precision_U,
             kernels.single_extension,
+            # (through the stump operator: its histograms, and the border's per-column products)
+            kernels.StumpColumns.weighted_gram,
+            base._ImplicitProducts.weighted_gram,
+            base._ImplicitProducts.cross,
         ],
         "dense t x t algebra": [
             newton._cholesky,
@@ -239,6 +244,7 @@ def report(name: str, eps: float, nu: float) -> list[str]:
         if seconds.get(category, 0.0) > 0.0:
             share = seconds[category] / total
             lines.append(f"  {category:<28} {share:>6.1%} {1e3 * share * plain / T:>7.2f}")
+
     def per_iteration(*names: str) -> float:
         return sum(seconds.get(c, 0.0) for c in names) / total * plain / T
 

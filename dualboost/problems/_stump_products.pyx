@@ -2,6 +2,8 @@
 numpy path): ``U w`` and ``U^T d`` for decision-stump columns through each feature's sort order, O(N F)
 per product instead of O(N t) (docs/architecture.md#compiled-code)."""
 
+import numpy as np
+
 cimport cython
 
 
@@ -59,3 +61,110 @@ def prefix_sums(
                 sums[base + n + 1] = run
         for j in range(cut.shape[0]):
             out[j] = sums[cut[j]]
+
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def stump_gram(
+    const int[:, ::1] position,
+    const Py_ssize_t[::1] cut,
+    const double[::1] sign,
+    const double[::1] g,
+    double[:, ::1] out,
+):
+    """``out = U^T diag(g) U`` for the columns ``u_j = y s_j (2 a_j - 1)``, ``a_j`` the rows above
+    the cut ``cut[j]`` (flat slot ``f * (N + 1) + p``: the rows at position p and beyond in feature
+    slot f's sort order; -1 for a constant, ``a_j = 1``), ``s_j = sign[j]`` (``y^2 = 1``):
+    ``s_i s_j (4 A_ij - 2 A_ii - 2 A_jj + sum g)`` with ``A_ij = sum_n g_n a_i a_j``. Each used
+    slot's distinct cuts split its rows into buckets; per pair of used slots the g-weighted 2D
+    histogram of the rows' buckets, summed from the top along both axes, holds every ``A_ij``
+    (:func:`bucket_gram`). O(N F_S^2 / 2 + K^2 + t^2), K the distinct cuts plus F_S."""
+    cdef Py_ssize_t F = position.shape[0], N = position.shape[1], width = N + 1, t = cut.shape[0]
+    cdef Py_ssize_t f, j, k, n, used = 0, K
+    cdef int[::1] local = np.full(F, -1, dtype=np.int32)
+    cdef int[::1] marks = np.zeros(F * width, dtype=np.int32)
+    for j in range(t):
+        if cut[j] >= 0:
+            f = cut[j] // width
+            marks[cut[j]] = 1
+            if local[f] < 0:
+                local[f] = 0
+    slots = np.flatnonzero(np.asarray(local) >= 0)
+    cdef Py_ssize_t[::1] slot = slots.astype(np.intp)
+    used = slot.shape[0]
+    for k in range(used):
+        local[slot[k]] = k
+    cdef int[:, ::1] bucket = np.empty((used, N), dtype=np.int32)
+    cdef Py_ssize_t[::1] offset = np.zeros(used + 1, dtype=np.intp)
+    cdef Py_ssize_t[::1] select = np.zeros(t, dtype=np.intp)
+    cdef Py_ssize_t base
+    with nogil:
+        for k in range(used):  # running counts of the distinct cuts at or below each slot
+            base = slot[k] * width
+            for n in range(1, width):
+                marks[base + n] += marks[base + n - 1]
+            offset[k + 1] = offset[k] + marks[base + N] + 1
+            for n in range(N):
+                bucket[k, n] = marks[base + position[slot[k], n]]
+        for j in range(t):  # a constant: bucket 0 of the first slot (every row)
+            if cut[j] >= 0:
+                k = local[cut[j] // width]
+                select[j] = offset[k] + marks[cut[j]]
+    if used == 0:
+        K = 1
+        hist = np.full((1, 1), np.sum(g))
+    else:
+        K = offset[used]
+        hist = np.empty((K, K))
+        bucket_gram(bucket, g, offset, hist)
+    cdef double[:, ::1] S = hist
+    cdef double total = S[0, 0], si
+    cdef Py_ssize_t i
+    with nogil:
+        for i in range(t):
+            si = sign[i]
+            for j in range(t):
+                out[i, j] = si * sign[j] * (
+                    4.0 * S[select[i], select[j]] - 2.0 * S[select[i], select[i]]
+                    - 2.0 * S[select[j], select[j]] + total
+                )
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def bucket_gram(
+    const int[:, ::1] bucket,
+    const double[::1] g,
+    const Py_ssize_t[::1] offset,
+    double[:, ::1] out,
+):
+    """``out[offset[f] + b, offset[h] + c] = sum of g over the rows whose bucket in feature slot f is
+    at least b and in slot h at least c``: per pair of slots, the weighted 2D histogram of the rows'
+    buckets (``bucket[f, n]`` in ``0 .. offset[f + 1] - offset[f] - 1``), summed from the top along
+    both axes; every block (f, h), both triangles, O(N F^2 / 2 + K^2) for ``K = offset[F]``. ``out``
+    is K x K and overwritten."""
+    cdef Py_ssize_t F = bucket.shape[0], N = bucket.shape[1], K = out.shape[0]
+    cdef Py_ssize_t f, h, n, r, c, r0, r1, c0, c1
+    with nogil:
+        for r in range(K):
+            for c in range(K):
+                out[r, c] = 0.0
+        for f in range(F):  # pair by pair: each block's histogram stays in cache
+            for h in range(f, F):
+                for n in range(N):
+                    out[offset[f] + bucket[f, n], offset[h] + bucket[h, n]] += g[n]
+        for f in range(F):
+            r0, r1 = offset[f], offset[f + 1]
+            for h in range(f, F):
+                c0, c1 = offset[h], offset[h + 1]
+                for r in range(r1 - 2, r0 - 1, -1):
+                    for c in range(c0, c1):
+                        out[r, c] += out[r + 1, c]
+                for r in range(r0, r1):
+                    for c in range(c1 - 2, c0 - 1, -1):
+                        out[r, c] += out[r, c + 1]
+                if h > f:
+                    for r in range(r0, r1):
+                        for c in range(c0, c1):
+                            out[c, r] = out[r, c]

@@ -69,6 +69,23 @@ class SmoothDualDefaults:
             return ""
         return "is not differentiable, or has no closed-form gradient and curvature in dualboost"
 
+    def hessian_work(self, n_columns: int) -> float:
+        """The multiply-adds of forming the Hessian on ``n_columns`` columns, N |S|^2 (``Model``:
+        fewer through its stump operator): what a Newton step weighs against keeping an older
+        Hessian (``NewtonOptions.kept_min_work``).
+
+        Parameters
+        ----------
+        n_columns : int
+            The number of columns |S| of the Hessian.
+
+        Returns
+        -------
+        float
+            The multiply-adds.
+        """
+        return float(self.n_samples) * n_columns**2  # type: ignore[attr-defined]
+
     def _not_here(self, what: str) -> NotImplementedError:
         return NotImplementedError(f"{self.name}: {what} (docs/architecture.md#the-solver-contract)")
 
@@ -193,12 +210,36 @@ class Model(SmoothDualDefaults, ABC):
         count). ``d``: ``d(w)`` when the caller has it (a dual solver does: ``dual_value_and_grad``
         returned it), saving an evaluation."""
         H, rows = self._curvature(w, d)
+        implicit = self.stump_columns
+        if implicit is not None and implicit.pays(columns.size):  # O(N F^2 + |S|^2), not O(N |S|^2)
+            C = _ImplicitProducts(implicit.restricted(columns), rows, H.g)
+            P = np.column_stack([C.left(H.V[:, j]) for j in range(H.V.shape[1])])
+            return low_rank_hessian(C.weighted_gram(), P, P, H.S, H.scale)
         if rows is not None:
             C = self.U[rows][:, columns]
         else:
             C = self.U[:, columns] if columns.size < self.n_hypotheses else self.U.copy(order="K")
         P = np.column_stack([C.T @ H.V[:, j] for j in range(H.V.shape[1])])
         return low_rank_hessian(gram_parts(C, H.g)[0], P, P, H.S, H.scale)
+
+    def hessian_work(self, n_columns: int) -> float:
+        """:meth:`SmoothDualDefaults.hessian_work`, through :attr:`stump_columns` where it pays
+        (:meth:`~dualboost.problems.kernels.StumpColumns.gram_work`, as :meth:`dual_hessian` forms it).
+
+        Parameters
+        ----------
+        n_columns : int
+            The number of columns |S| of the Hessian.
+
+        Returns
+        -------
+        float
+            The multiply-adds.
+        """
+        implicit = self.stump_columns
+        if implicit is not None and implicit.pays(n_columns):
+            return implicit.gram_work(n_columns)
+        return super().hessian_work(n_columns)
 
     def dual_hessian_operator(
         self,
@@ -255,8 +296,16 @@ class Model(SmoothDualDefaults, ABC):
     ) -> NDArray[np.float64]:
         """The block ``(rows, columns)`` of the Hessian of :meth:`dual_hessian`, O(N |rows| |columns|):
         what a solver that keeps an older Hessian computes for the columns it has not seen (the
-        active-set Newton step of ``method="auglag"`` after a column was appended)."""
+        active-set Newton step of ``method="auglag"`` after a column was appended). Where
+        :attr:`stump_columns` pays, by its passes instead: O((|columns| + k) (N F + t))."""
         H, kept = self._curvature(w, d)
+        implicit = self.stump_columns
+        if implicit is not None and implicit.pays(self.n_hypotheses):
+            R = _ImplicitProducts(implicit.restricted(rows), kept, H.g)
+            C = _ImplicitProducts(implicit.restricted(columns), kept, H.g)
+            V = [H.V[:, j] for j in range(H.V.shape[1])]
+            P_rows, P_columns = (np.column_stack([X.left(v) for v in V]) for X in (R, C))
+            return low_rank_hessian(R.cross(C), P_rows, P_columns, H.S, H.scale)
         U = self.U if kept is None else self.U[kept]
         return low_rank_hessian(*cross_gram_parts(U, H.g, H.V, rows, columns), H.S, H.scale)
 
@@ -268,13 +317,11 @@ class Model(SmoothDualDefaults, ABC):
         by ``-U x``, and the regulariser measures that move (``SmoothConjugate.step_spread``; 0, no bound,
         where its steps are not measured in these units, or for other regularisers). ``single``:
         ``U x`` in single precision (:meth:`single_precision_U`; a trust radius needs no
-        more), except where :attr:`stump_columns` pays (its pass in float64 reads less)."""
+        more), except where :attr:`stump_columns` pays (its float64 pass, O(N F + t), is the cheaper)."""
         if not implements(self.regularizer, SmoothConjugate):
             return 0.0
-
         implicit = self.stump_columns
-        if implicit is not None and implicit.pays(self.n_hypotheses):
-            single = False  # the implicit operator's pass is cheaper than one over a float32 U
+        single = single and not (implicit is not None and implicit.pays(self.n_hypotheses))
 
         def move() -> NDArray[np.float64]:
             return -(
@@ -516,6 +563,20 @@ class _ImplicitProducts:
     def gram(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
         """``U_S^T (weights * (U_S v))``."""
         return self.columns.gram(v, self.weights)
+
+    def weighted_gram(self) -> NDArray[np.float64]:
+        """``U_S^T diag(weights) U_S`` (:meth:`~dualboost.problems.kernels.StumpColumns.weighted_gram`)."""
+        return self.columns.weighted_gram(self.weights)
+
+    def cross(self, other: _ImplicitProducts) -> NDArray[np.float64]:
+        """``U_S^T diag(weights) U_C`` for the columns C of ``other`` (the same rows and weights): a
+        product per column of C."""
+        unit = np.eye(other.columns.n_columns)
+        return np.column_stack([self.gram_with(other.columns.margins(e)) for e in unit])
+
+    def gram_with(self, u: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``U_S^T (weights * u)`` for a column u over every row."""
+        return self.columns.edges(self.weights * u)
 
 
 class ColumnIndependent:

@@ -188,6 +188,9 @@ class SmoothDual(Certifiable, Protocol):
     * an eta family (``eta_family`` [False]): ``parameters()["eta"]`` is its regularisation,
       ``with_eta(eta)`` the same model at another eta (eta continuation) and ``lp_limit()`` the
       linear program it tends to as eta -> infinity (None: none in memory) [ValueError, None];
+    * ``hessian_work(n_columns)``: the multiply-adds of forming the Hessian on that many columns,
+      which Newton weighs against keeping an older one [N |S|^2; ``Model`` fewer through its stump
+      operator];
     * ``conjugate_dual`` [False]: D is exactly ``-f*(-U w)`` with the model's ``regularizer``, U a
       numpy array and the max-edge members on the simplex (ERLPBoost), so that the compiled re-solve
       of ``dualboost.solvers.compiled`` may evaluate it itself.
@@ -217,6 +220,9 @@ class SmoothDual(Certifiable, Protocol):
         self, w: Vector, rows: NDArray[np.intp], columns: NDArray[np.intp], d: Vector | None = None
     ) -> Vector:
         """The block ``(rows, columns)`` of the Hessian (one pass over U)."""
+
+    def hessian_work(self, n_columns: int) -> float:
+        """The multiply-adds of forming the Hessian on ``n_columns`` columns (``dual_hessian``)."""
 
     def dual_step_spread(self, direction: Vector, d: Vector, single: bool = False) -> float:
         """How far ``w -> w + direction`` moves ``log d(w)``, to first order (docs/solvers.md#step-length):

@@ -714,7 +714,7 @@ def newton_polish(
             reuse = (
                 not fresh
                 and kept is not None
-                and model.n_samples * face.size**2 >= options.kept_min_work
+                and model.hessian_work(face.size) >= options.kept_min_work
                 and kept.usable_for(model)
             )
             if reuse:

@@ -93,20 +93,27 @@ def test_other_hypotheses_have_no_operator():
     assert StumpColumns.of(oracle, [Constant(n_features=5, sign=1), Other(n_features=5, sign=1)]) is None
 
 
+def model_pair(monkeypatch, rng, n, nu, eta):
+    """An ERLPBoost model on the explicit U of 60 random stumps and constants, the same model with
+    their operator (made for any size: ``always``), and a random w on the simplex."""
+    X, y = data(rng, n)
+    oracle = DecisionStumps().fit(X, y)
+    hypotheses = random_stumps(rng, X, 60)
+    U = explicit(X, y, hypotheses)
+    plain = ERLPBoost(U, nu=nu, eta=eta)
+    always(monkeypatch)  # (before StumpColumns.of, which returns None where it does not pay)
+    implicit = plain.with_columns(U)
+    implicit.stump_columns = StumpColumns.of(oracle, hypotheses)
+    assert implicit.stump_columns is not None
+    w = rng.random(60)
+    return plain, implicit, w / w.sum()
+
+
 def test_model_products_through_the_operator(monkeypatch):
     """The smooth dual's value, gradient, objectives and Hessian-vector products of an ERLPBoost
     model with the operator equal those on the explicit U."""
     rng = np.random.default_rng(3)
-    X, y = data(rng, 500)
-    oracle = DecisionStumps().fit(X, y)
-    hypotheses = random_stumps(rng, X, 60)
-    U = explicit(X, y, hypotheses)
-    plain = ERLPBoost(U, nu=50.0, eta=20.0)
-    implicit = plain.with_columns(U)
-    implicit.stump_columns = StumpColumns.of(oracle, hypotheses)
-    always(monkeypatch)
-    w = rng.random(60)
-    w /= w.sum()
+    plain, implicit, w = model_pair(monkeypatch, rng, 500, nu=50.0, eta=20.0)
     for a, b in zip(implicit.dual_value_and_grad(w), plain.dual_value_and_grad(w), strict=True):
         assert np.allclose(a, b, rtol=1e-12, atol=1e-14)
     d = plain.d_from_w(w)
@@ -118,7 +125,7 @@ def test_model_products_through_the_operator(monkeypatch):
     reference = plain.dual_hessian(w, columns, d) @ v
     assert np.allclose(product, reference, rtol=1e-10, atol=1e-12 * np.abs(reference).max())
     # with_columns drops the operator: it belonged to the old columns
-    assert implicit.with_columns(U[:, :10]).stump_columns is None
+    assert implicit.with_columns(plain.U[:, :10]).stump_columns is None
 
 
 @pytest.mark.parametrize("seed", [0, 1])
