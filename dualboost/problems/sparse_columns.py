@@ -77,6 +77,10 @@ class SparseStumpColumns:
     MAX_DENSITY = 0.125
     #: nor below this many entries of U (N t): the same floor as StumpColumns'
     MIN_ENTRIES = StumpColumns.MIN_ENTRIES
+    #: a multiply-add of the sparse Gram B^T diag(g) B costs about as much as this many of a dense
+    #: (BLAS) one: on the topic set of benchmarks/scale.py at |S| = 700, 1e7 of them took 0.1 s
+    #: against 0.45 s for the dense Gram's 1e10 (benchmarks/results/scale.txt)
+    SPARSE_MADD_COST = 200.0
 
     def __init__(
         self,
@@ -178,6 +182,25 @@ class SparseStumpColumns:
         entries = self.n_samples * n_columns
         density = self.nnz / max(self.n_samples * self.n_columns, 1)
         return entries >= self.MIN_ENTRIES and density <= self.MAX_DENSITY
+
+    def gram_work(self, n_columns: int) -> float:
+        """The cost of :meth:`weighted_gram` on ``n_columns`` of these columns in dense multiply-adds
+        (what the explicit Gram's cost N |S|^2 is compared with): ``sum_n nnz(B_n)^2``, estimated
+        as ``nnz(B_S)^2 / N`` with B_S's nonzeros at the mean count per column, at
+        :attr:`SPARSE_MADD_COST` each, plus the dense t x t terms.
+
+        Parameters
+        ----------
+        n_columns : int
+            The number of columns |S|.
+
+        Returns
+        -------
+        float
+            The estimated cost.
+        """
+        nonzeros = self.nnz / max(self.n_columns, 1) * n_columns
+        return self.n_samples + self.SPARSE_MADD_COST * nonzeros**2 / self.n_samples + 10.0 * n_columns**2
 
     def margins(self, w: NDArray[np.float64]) -> NDArray[np.float64]:
         """``U w``.
