@@ -1,23 +1,23 @@
 """Generalized gradient boosting ([GB]): naive vs repeated vs residual projection, and regression
 against scikit-learn's GradientBoostingRegressor, in one run.
 
-Part 1, the seed's Fig. 3 setting ([GB] Fig. 3): the multiclass hinge loss (Crammer & Singer) with
+Part 1, the setting of [GB] Fig. 3: the multiclass hinge loss (Crammer & Singer) with
 multiclass decision stumps (:class:`~dualboost.oracles.regression.MulticlassStumps`, rule (3)), on
 scikit-learn's bundled digits (1,797 x 64, 10 classes) and on letter-like synthetic data (16
 integer features in 0..15, 26 classes, as UCI letter; ``make_classification`` with
 ``class_sep=2.5``). For each projection
 scheme: the training objective after 10, 30, 100, ... weak learners, the number of distinct
 learners used (the naive method "repeatedly cycles through the same weak learners"), train/test
-accuracy and the time. Steps η_t = 1/√t for all three (the seed's setting for non-smooth losses).
+accuracy and the time. Steps η_t = 1/√t for all three ([GB]'s setting for non-smooth losses).
 
 Part 2, regression with the squared and the absolute loss on scikit-learn's diabetes data and on
 Friedman #1 (``make_friedman1``): our regressors with regression stumps (rule (4)) against
 ``GradientBoostingRegressor(max_depth=1)`` (stumps too) at the same number of learners:
 scikit-learn with learning rate 1 (shrinkage off) and 0.1 (its default); ours with the steps of
-the seed's theorems (η = 1 for the naive method on the squared loss, Thm 3; 1/t for the others
+[GB]'s theorems (η = 1 for the naive method on the squared loss, Thm 3; 1/t for the others
 on it, Thms 4, 6; std(y)/√t for the absolute loss, Thms 5, 7). Note that scikit-learn's absolute
-loss re-fits every leaf to the median of its residuals (a line search per leaf), which the
-seed's algorithms do not. The training objective is the same for all (mean ½(f - y)², mean
+loss re-fits every leaf to the median of its residuals (a line search per leaf), which
+[GB]'s algorithms do not. The training objective is the same for all (mean ½(f - y)², mean
 |f - y|), computed from scikit-learn's ``staged_predict``. Time ratios are against scikit-learn
 in this run.
 
@@ -146,7 +146,7 @@ def regression_part(name, X, y, budget, checkpoints, progress, emit: Report) -> 
                 time.perf_counter() - start,
             )
         )
-        # steps as the seed's theorems set them (step="auto"): η = 1 for the naive method on the
+        # steps as [GB]'s theorems set them (step="auto"): η = 1 for the naive method on the
         # squared loss (Thm 3), 1/t for the others on it (λ = 1, Thms 4, 6), and for the absolute
         # loss (|∇| <= 1, not strongly convex) η_t = F/√t with F = std(y), Thms 5, 7's η ∝ F/G
         rate = 1.0 if loss.smooth else float(np.std(y))

@@ -14,10 +14,10 @@ prefix (29,073 examples no tuning decision has seen). Rows:
   weight 1) and :class:`OnlineBBMClassifier`, :class:`AdaBoostOLClassifier` (importance weights)
   and AdaBoost.OL.S (``weighting="sampling"``) on N copies of it. ``--learner vw`` (default):
   ``OnlineLinear(loss="modified_huber", adaptive=True, normalized=True, invariant=True)``, the
-  same kind of learner as VW's default (the seed used "VW's default base learning algorithm as
+  same kind of learner as VW's default ([BKL] used "VW's default base learning algorithm as
   our weak learner"); ``--learner adagrad``: ``OnlineLinear()`` (logistic loss, plain AdaGrad).
 
-Tuning (the seed's protocol, Sec. 5: "We tuned the learning rate, the number of weak learners, and
+Tuning ([BKL]'s protocol, Sec. 5: "We tuned the learning rate, the number of weak learners, and
 the edge parameter gamma using progressive validation 0-1 loss on the training set"): every row,
 ours **and** VW's, picks its parameters from a grid of the same size by its progressive loss on the
 first ``--tune-prefix`` examples of the stream (default 10,000; ties go to the earlier grid point),
@@ -40,7 +40,7 @@ headroom any online method has on a9a.
 Examples/second: VW is timed in-process reading its text file (parsing included, in VW's own
 parser thread); ours is timed on the stream already in memory (``partial_fit``). Wall-clock, best
 of ``--repeats``; the machine is shared, so the ratios are noisy (the load average is printed).
-The seed's Table 3 a9a row is printed beside (their own 80/20 split: compare the ordering, not the
+[BKL]'s Table 3 a9a row is printed beside (their own 80/20 split: compare the ordering, not the
 digits). Targets: each booster improves on its own (tuned) weak learner alone; test loss
 within 0.003 of VW's corresponding run (ours BBM - VW BBM, ours OL importance - VW logistic, ours
 OL sampling - VW adaptive); throughput >= 1/5 of VW's (same N).

@@ -1,4 +1,4 @@
-"""The implicit products of decision-stump columns against the dense ones (issue 32 item 2).
+"""The implicit products of decision-stump columns against the dense ones.
 
 For N rows, F Gaussian features and t random stumps over them (plus the two constants), the time of
 ``U w``, ``U^T d`` and ``U^T (g * (U v))`` by :class:`dualboost.problems.kernels.StumpColumns` (each

@@ -1,6 +1,6 @@
-"""dualboost.datasets: readers, the named sets, the thesis's split; spec Part E item E18.
+"""dualboost.datasets: readers, the named sets, the thesis's split ([KG] Ch. 5).
 
-E18: the split sizes of [KG] Table 5.2 follow from Table 5.1 by the 60/20/20 rule, and the canonical
+The split sizes of [KG] Table 5.2 follow from Table 5.1 by the 60/20/20 rule, and the canonical
 eta (dualboost.problems.erlpboost_eta) reproduces every eta of Tables 5.10-5.12 from the train size,
 nu/N and epsilon. No test uses the network.
 """
@@ -87,7 +87,7 @@ def test_e18_canonical_eta_reproduces_tables_5_10_to_5_12(entry):
     if eta_text.endswith("*"):
         eps = 0.01
     elif printed >= 1e5:
-        eps = 1e-5  # the 1e5-1e6 entries of Table 5.12 (spec B.14.5)
+        eps = 1e-5  # the 1e5-1e6 entries of Table 5.12 (docs/math.md#erratum-kg-17)
     else:
         eps = 1e-3
     eta = erlpboost_eta(n_train, nu, eps, binary=binary)

@@ -10,7 +10,7 @@ Needs the ``dask`` extra (``dask[distributed]``); ``import dualboost`` does not 
 * :class:`PartitionedEdges`, :class:`DistributedVector`, :class:`Executor`, :func:`partition_rows`:
   the building blocks.
 
-Its scikit-learn front-end, :class:`~dualboost.estimators.dask.DaskERLPBoostClassifier`, is in
+Its scikit-learn front-end is :class:`~dualboost.estimators.ERLPBoostClassifier` on a dask X, through
 :mod:`dualboost.estimators.dask` (estimators sit above this package). See ``docs/dask.md`` for what
 travels over the network per iteration.
 """

@@ -146,8 +146,7 @@ def dask_erlpboost(
     features : {"stumps", "raw"}, default "stumps"
         The hypothesis class: :class:`~dualboost.oracles.DecisionStumps`' or
         :class:`~dualboost.oracles.RawFeatures`' (h_j(x) = ±x_j / max_n |X[n, j]|).
-    callback, keep_stages, max_time : optional
-        The run options, as for :func:`dualboost.boosting.erlpboost`.
+    options : RunOptions
 
     Returns
     -------

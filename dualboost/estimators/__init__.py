@@ -33,8 +33,8 @@ share and the conversion of the capping fraction ``nu`` to the models' count (:f
 :mod:`~dualboost.estimators.dask_input` the detection of Dask input (:func:`dask_kind`,
 :func:`reject_dask_input`); :mod:`~dualboost.estimators.model_file` ``save``/``load``.
 :mod:`~dualboost.estimators.dask` holds
-the Dask fit and :class:`~dualboost.estimators.dask.DaskERLPBoostClassifier` (imported only with the
-``dask`` extra).
+the Dask fit that :class:`ERLPBoostClassifier` runs on a dask X (imported only with the ``dask`` extra;
+its :class:`~dualboost.estimators.dask.DaskERLPBoostClassifier` is deprecated).
 """
 
 from dualboost.estimators.corrective import CorrectiveBinaryERLPBoostClassifier, CorrectiveERLPBoostClassifier

@@ -8,8 +8,9 @@
 * :func:`dask_decision_function`, :func:`dask_predict`, :func:`dask_margins`: a fitted boosting
   classifier on a row-chunked dask X, as dask arrays computed block by block (the hypotheses travel
   to the workers, X does not travel back);
-* :class:`DaskERLPBoostClassifier`: ERLPBoost that always fits on the Dask path (a numpy X is split
-  into ``n_partitions`` row blocks).
+* :class:`DaskERLPBoostClassifier` (deprecated): ERLPBoost that always fits on the Dask path (a numpy
+  X is split into ``n_partitions`` row blocks); the one way into the Dask fit is
+  :class:`~dualboost.estimators.ERLPBoostClassifier` on a dask X (docs/dask.md).
 
 The tasks run on the default ``dask.distributed`` client (``with Client(...):`` or the last one
 created), in this process when there is none.
@@ -22,6 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import _fit_context
+from sklearn.utils import deprecated
 from sklearn.utils._param_validation import StrOptions
 
 from dualboost._validation import binary_labels, check_label_vector
@@ -242,18 +244,24 @@ def _block_scores(estimator: BoostingClassifier, X: Any, labels: Any) -> ScorePa
     return scores
 
 
-def _map_decision(weights, hypotheses, X: Any, n_classes: int) -> Any:
-    """The decision values of the hypotheses with ``weights`` on a row-chunked X (one column chunk),
-    block by block: ``f_w`` (N) for two classes, the votes (N x K) for K > 2."""
+def _map_rows(block_function: Any, X: Any, n_classes: int) -> Any:
+    """``block_function`` on each row block of a row-chunked X (one column chunk): N values for two
+    classes, N x K votes for K > 2."""
     if n_classes > 2:
-        return X.map_blocks(
-            lambda block: class_votes(weights, hypotheses, block, n_classes),
-            chunks=(X.chunks[0], (n_classes,)),
-            dtype=np.float64,
-        )
-    return X.map_blocks(
-        lambda block: combined_decision(weights, hypotheses, block), drop_axis=1, dtype=np.float64
-    )
+        return X.map_blocks(block_function, chunks=(X.chunks[0], (n_classes,)), dtype=np.float64)
+    return X.map_blocks(block_function, drop_axis=1, dtype=np.float64)
+
+
+def _map_decision(weights, hypotheses, X: Any, n_classes: int) -> Any:
+    """The decision values of the hypotheses with ``weights`` on a row-chunked X, block by block:
+    ``f_w`` (N) for two classes, the votes (N x K) for K > 2."""
+
+    def decide(block: NDArray) -> NDArray[np.float64]:
+        if n_classes > 2:
+            return class_votes(weights, hypotheses, block, n_classes)
+        return combined_decision(weights, hypotheses, block)
+
+    return _map_rows(decide, X, n_classes)
 
 
 def dask_decision_function(estimator: BoostingClassifier, X: Any) -> Any:
@@ -273,11 +281,7 @@ def dask_decision_function(estimator: BoostingClassifier, X: Any) -> Any:
     dask array
         The N decision values (N x K votes for K > 2 classes).
     """
-    X = _dask_X(X, estimator.n_features_in_)
-    K = len(estimator.classes_)
-    if K > 2:
-        return X.map_blocks(estimator._block_decision, chunks=(X.chunks[0], (K,)), dtype=np.float64)
-    return X.map_blocks(estimator._block_decision, drop_axis=1, dtype=np.float64)
+    return _map_rows(estimator._block_decision, _dask_X(X, estimator.n_features_in_), len(estimator.classes_))
 
 
 def dask_predict(estimator: BoostingClassifier, f: Any) -> Any:
@@ -337,12 +341,26 @@ def _vote_margins(
     return estimator._block_margins(votes, y.ravel())
 
 
+#: the deprecation message of :class:`DaskERLPBoostClassifier` (the one way into the Dask fit)
+DEPRECATION = (
+    "it will be removed in dualboost 0.3: fit "
+    "ERLPBoostClassifier on a dask array instead, the same fit (ERLPBoostClassifier().fit("
+    "dask.array.from_array(X, chunks=(rows, X.shape[1])), y)); unlike DaskERLPBoostClassifier it can be "
+    "saved to a model file. With nu='auto' it validates on whole row blocks (docs/dask.md)."
+)
+
+
+@deprecated(DEPRECATION)
 class DaskERLPBoostClassifier(BoostingClassifier):
     """ERLPBoost ([KG] Alg. 3.2) with decision stumps, always trained by partition reductions
     (:func:`fit_partitioned`); :class:`~dualboost.estimators.ERLPBoostClassifier` does the same on dask
     input. Parameters and fitted attributes as ERLPBoostClassifier (``nu`` a fraction in (0, 1],
     ``eps``, ``eta``, ``max_iter``, ``criterion``); the oracle is always decision stumps and the solver
     ``"auglag"``; no checkpoints.
+
+    .. deprecated:: 0.2
+        Fit :class:`~dualboost.estimators.ERLPBoostClassifier` on a dask X instead: the same fit, and
+        it can be saved to a model file. This class is removed in 0.3.
 
     ``n_partitions``: the row blocks a numpy X is split into (None: one per worker, at least 2);
     a dask X keeps its row chunks.

@@ -31,8 +31,8 @@ def dask_kind(x: object) -> str | None:
 
 #: what trains on dask input, for the error messages
 DASK_FIT = (
-    "only ERLPBoostClassifier(oracle='stumps', method='auglag') without checkpoint, and "
-    "dualboost.estimators.dask.DaskERLPBoostClassifier, train on row-partitioned dask arrays X and y"
+    "only ERLPBoostClassifier(oracle='stumps', method='auglag') without checkpoint trains on "
+    "row-partitioned dask arrays X and y"
 )
 
 

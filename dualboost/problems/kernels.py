@@ -460,7 +460,18 @@ class StumpColumns:
 
     def gram_work(self, n_columns: int) -> float:
         """The multiply-adds of :meth:`weighted_gram` on ``n_columns`` of these columns: a histogram
-        entry per row and pair of feature slots, and the Gram's entries."""
+        entry per row and pair of feature slots, and the Gram's entries.
+
+        Parameters
+        ----------
+        n_columns : int
+            How many of these columns the Gram is formed on.
+
+        Returns
+        -------
+        float
+            ``N F (F + 1) / 2 + n_columns^2``, F the feature slots.
+        """
         n_features = len(self.features)
         return self.n_samples * n_features * (n_features + 1) / 2 + n_columns**2
 
@@ -509,7 +520,18 @@ class StumpColumns:
         ``A_ij = sum_n weights_n a_i a_j``: on one feature the weight above the higher threshold, on
         two the weight in a quadrant, read from the 2D histograms of the rows' buckets (between the
         sorted cuts of each feature slot) summed from the top (``_stump_products.stump_gram``).
-        Equal to the explicit Gram up to rounding relative to ``sum |weights|``."""
+        Equal to the explicit Gram up to rounding relative to ``sum |weights|``.
+
+        Parameters
+        ----------
+        weights : ndarray of shape (N,)
+            One weight per row.
+
+        Returns
+        -------
+        ndarray of shape (t, t)
+            The weighted Gram matrix.
+        """
         out = np.empty((self.n_columns, self.n_columns))
         stump_gram(self.position, self.cut, self.sign, np.asarray(weights, dtype=np.float64), out)
         return out
@@ -519,7 +541,24 @@ class StumpColumns:
     ) -> NDArray[np.float64]:
         """``-scale (U^T diag(weights) U - a a^T / total)`` (0 for the rank-one term where ``total``
         is not positive, as :func:`low_rank_term`): :func:`low_rank_hessian` for k = 1 on
-        :meth:`weighted_gram`, in the same pass over the Gram."""
+        :meth:`weighted_gram`, in the same pass over the Gram.
+
+        Parameters
+        ----------
+        weights : ndarray of shape (N,)
+            One weight per row.
+        a : ndarray of shape (t,)
+            The rank-one term's vector.
+        total : float
+            Its divisor.
+        scale : float
+            The Hessian's scale.
+
+        Returns
+        -------
+        ndarray of shape (t, t)
+            The Hessian.
+        """
         out = np.empty((self.n_columns, self.n_columns))
         inverse = 1.0 / total if total > 0 else 0.0
         weights = np.asarray(weights, dtype=np.float64)

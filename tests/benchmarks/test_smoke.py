@@ -7,7 +7,7 @@ Each script runs end to end in seconds; the checks are consistency checks that c
   error equals that of ``ERLPBoostClassifier`` fitted independently with the same parameters; the
   printed table carries the thesis's numbers (Table 5.4) beside ours.
 * ``benchmarks/tc_vs_corrective.py``: the duality gap delta~ = min_q P^q(d^{q-1}) - Theta^{t-1}
-  ([KG] B.8.3) decreases as the theory says: min P is a running minimum and Theta^t increases, for
+  ([KG] Sec 3.2.2) decreases as the theory says: min P is a running minimum and Theta^t increases, for
   the totally corrective run up to the certified gap of each inexact re-solve (the exact optimum
   Theta*_t grows with t since S^{t-1} is a face of S^t) and for the corrective run exactly (the
   clipped step increases the dual, [SS] Lemma 12); the reach table is monotone in the threshold;

@@ -1,12 +1,14 @@
-"""The corrective drivers ([KG] Algs. 4.1-4.4) and AdaBoost: internals and guarantees (spec E16, E17).
+"""The corrective drivers ([KG] Algs. 4.1-4.4) and AdaBoost: internals and guarantees.
 
-* E16: the closed-form psi of Alg. 4.1 (h)-(i) is >= 0, zero off the capped set C, and with w^t
-  reproduces the projected d^t through Eq. 3.11; the dual value Theta^^(w, psi) equals the
-  ERLPBoost model's dual objective at w (psi maximised out by the conjugate library, independently);
-  the clipped step keeps w in the simplex and never decreases Theta^ (the bound (4.2) >= 0); the
-  exact step of the corrective subproblem (M8) does at least as well as the clipped one.
-* E17: the beta root of Alg. 4.4 gives sum d = 1, s(beta) is strictly decreasing, and d and
-  Theta^_B agree with Eq. 4.11 / Eq. 3.26 written out here and with the BinaryERLPBoost model.
+* Corrective ERLPBoost ([KG] Sec 4.2): the closed-form psi of Alg. 4.1 (h)-(i) is >= 0, zero off the
+  capped set C, and with w^t reproduces the projected d^t through Eq. 3.11; the dual value
+  Theta^^(w, psi) equals the ERLPBoost model's dual objective at w (psi maximised out by the
+  conjugate library, independently); the clipped step keeps w in the simplex and never decreases
+  Theta^ (the bound (4.2) >= 0); the exact step of the corrective subproblem (M8) does at least as
+  well as the clipped one.
+* Corrective Binary ERLPBoost ([KG] Sec 4.3): the beta root of Alg. 4.4 gives sum d = 1, s(beta) is
+  strictly decreasing, and d and Theta^_B agree with Eq. 4.11 / Eq. 3.26 written out here and with
+  the BinaryERLPBoost model.
 * The stop guarantees g - P_LP^T <= eps, and the output's own soft margin is >= g - eps.
 """
 
@@ -41,7 +43,7 @@ def simplex_point(t, rng):
     return w / w.sum()
 
 
-# --- E16 ---------------------------------------------------------------------------------------------
+# --- Corrective ERLPBoost ([KG] Sec 4.2) -------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -145,7 +147,7 @@ def test_exact_step_driver(family):
     assert exact.n_iter <= clipped.n_iter
 
 
-# --- E17 ---------------------------------------------------------------------------------------------
+# --- Corrective Binary ERLPBoost ([KG] Sec 4.3) ------------------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
-"""Generalized gradient boosting (seed 001, spec §2 and §4 items 13–17): losses, projection learners,
-the three drivers and the guarantees they must satisfy on every run."""
+"""Generalized gradient boosting ([GB]; docs/math.md#gradient-boosting-in-function-space): losses,
+projection learners, the three drivers and the guarantees they must satisfy on every run."""
 
 from __future__ import annotations
 
@@ -261,7 +261,8 @@ def test_learner_validation_errors():
 
 @pytest.mark.parametrize("learner", ["stumps", "decision_stumps"])
 def test_squared_loss_naive_unit_step_contracts_by_exactly_one_minus_edge_squared(learner):
-    """Spec §4 item 13 (Thm 3 with λ = Λ = 1, exact): R_t = (1 - γ_t²) R_{t-1}, γ_t = cos(∇_t, h_t)."""
+    """[GB] Thm 3 with λ = Λ = 1 (exact for the squared loss): R_t = (1 - γ_t²) R_{t-1}, γ_t =
+    cos(∇_t, h_t)."""
     X, y = regression_data(2)
     oracle = RegressionStumps() if learner == "stumps" else ClassifierProjection(DecisionStumps())
     oracle.fit(X)
@@ -275,7 +276,7 @@ def test_squared_loss_naive_unit_step_contracts_by_exactly_one_minus_edge_square
 @pytest.mark.parametrize("loss", ["squared", "logistic", "hinge"])
 def test_recorded_edge_is_definition_1_recomputed_from_the_model(loss):
     """The history's edge equals cos(∇_t, f_{t-1} - f_t) computed from the staged model alone, and
-    the norm form sqrt(1 - ‖∇ - c h‖²/‖∇‖²) agrees (Definition 1, spec §2.3)."""
+    the norm form sqrt(1 - ‖∇ - c h‖²/‖∇‖²) agrees ([GB] Definition 1)."""
     X, y = regression_data(3)
     labels = y if loss == "squared" else np.where(y > np.median(y), 1.0, -1.0)
     oracle = RegressionStumps().fit(X)
@@ -297,8 +298,8 @@ def test_recorded_edge_is_definition_1_recomputed_from_the_model(loss):
 
 
 def test_classifier_edge_lies_between_delta_over_sqrt_n_and_delta():
-    """Thm 1's scaling (spec §4 item 17): for ±1 classifiers with AdaBoost edge δ on weights |∇| and
-    labels sgn ∇, the functional edge satisfies δ/√N <= γ <= δ."""
+    """[GB] Thm 1's scaling (docs/math.md#functional-edge): for ±1 classifiers with AdaBoost edge δ
+    on weights |∇| and labels sgn ∇, the functional edge satisfies δ/√N <= γ <= δ."""
     X, y = regression_data(4)
     labels = np.where(y > np.median(y), 1.0, -1.0)
     oracle = ClassifierProjection(DecisionStumps()).fit(X)
@@ -314,8 +315,8 @@ def test_classifier_edge_lies_between_delta_over_sqrt_n_and_delta():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_repeated_projection_inner_residual_is_the_product_of_one_minus_edges(seed):
-    """Spec §4 item 14: after k inner projections ‖∇ - h‖² = Π_k (1 - γ_k²) ‖∇‖² (<= with equality
-    for the optimal line scaling used here)."""
+    """[GB] Alg. 2 (docs/math.md#repeated-projection): after k inner projections ‖∇ - h‖² = Π_k (1 -
+    γ_k²) ‖∇‖² (<= with equality for the optimal line scaling used here)."""
     X, y = multiclass_data(seed)
     oracle = MulticlassStumps().fit(X)
     result = repeated_gradient_projection(oracle, y, "multiclass_hinge", n_learners=45, n_outputs=4)
@@ -331,8 +332,9 @@ def test_repeated_projection_inner_residual_is_the_product_of_one_minus_edges(se
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("case", ["multiclass", "hinge"])
 def test_residual_norm_bound_holds_on_every_run(seed, case):
-    """Spec §2.7 / §4 item 15: ‖Δ_t‖ <= sqrt(1-γ²)(‖Δ_{t-1}‖ + ‖∇_t‖) each round, hence
-    ‖Δ_t‖ <= sqrt(1-γ²)/(1 - sqrt(1-γ²)) G <= 2G/γ², γ the smallest realised edge, G the largest ‖∇_t‖."""
+    """[GB] Alg. 3 (docs/math.md#residual-projection): ‖Δ_t‖ <= sqrt(1-γ²)(‖Δ_{t-1}‖ + ‖∇_t‖) each
+    round, hence ‖Δ_t‖ <= sqrt(1-γ²)/(1 - sqrt(1-γ²)) G <= 2G/γ², γ the smallest realised edge, G
+    the largest ‖∇_t‖."""
     if case == "multiclass":
         X, y = multiclass_data(seed)
         result = residual_gradient_projection(
@@ -355,8 +357,9 @@ def test_residual_norm_bound_holds_on_every_run(seed, case):
 
 
 def two_point_problem():
-    """Spec §2.4: R[f] = 2|f(x_1)| + |f(x_2)| (as a mean over the two points, weights 2 and 1) and
-    ℋ = {±e_1, ±e_2}; sign(0) = +1 so that the subgradient never vanishes."""
+    """[GB]'s non-smooth example (docs/math.md#naive-projection): R[f] = 2|f(x_1)| + |f(x_2)| (as a
+    mean over the two points, weights 2 and 1) and ℋ = {±e_1, ±e_2}; sign(0) = +1 so that the
+    subgradient never vanishes."""
     loss = CallableLoss(
         lambda F, w: w * np.abs(F), lambda F, w: w * np.where(F >= 0, 1.0, -1.0), name="two-point"
     )
@@ -365,8 +368,9 @@ def two_point_problem():
 
 
 def test_two_point_example_naive_never_moves_x2_but_residual_and_repeated_converge():
-    """Spec §4 item 16: the naive method always picks an x_1 hypothesis (score 2/√2 against 1/√2), so
-    f(x_2) stays at its start and R stays >= 1/2; Algs. 2 and 3 drive both points to 0 (η_t = 1/√t)."""
+    """[GB]'s non-smooth example: the naive method always picks an x_1 hypothesis (score 2/√2
+    against 1/√2), so f(x_2) stays at its start and R stays >= 1/2; Algs. 2 and 3 drive both points
+    to 0 (η_t = 1/√t)."""
     loss, oracle, weights = two_point_problem()
     X = np.zeros((2, 1))
     naive = naive_gradient_projection(oracle, weights, loss, n_learners=400, init=1.0, step="sqrt")

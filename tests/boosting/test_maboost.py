@@ -1,4 +1,4 @@
-"""The MABoost drivers (seed 000, spec §1 and §4 items 5, 6, 10-12): closed forms of the iterates,
+"""The MABoost drivers ([NP]; docs/math.md#mirror-descent-boosting-maboost): closed forms of the iterates,
 the FTRL (lazy) form, and the training-error guarantees (8), (9), (16) and Theorems 3-5 checked at
 every round of a randomized suite. The guarantees are theorems: any violation is a bug."""
 
@@ -106,7 +106,8 @@ def stumps():
 
 
 def test_entropy_active_equals_lazy_on_the_simplex(stumps):
-    """§1.4: normalisation commutes with the multiplicative update: identical d_t every round."""
+    """[NP] Alg. 1 (docs/math.md#maboost): normalisation commutes with the multiplicative update:
+    identical d_t every round."""
     active = maboost(stumps, max_iter=60, keep_iterates=True)
     lazy = maboost(stumps, update="lazy", max_iter=60, keep_iterates=True)
     assert active.n_iter == lazy.n_iter == 60
@@ -116,7 +117,7 @@ def test_entropy_active_equals_lazy_on_the_simplex(stumps):
 
 
 def test_entropy_weights_are_adaboost_weights_with_step_gamma(stumps):
-    """§1.4: ``d_{t+1} ∝ exp(-m_t)`` (AdaBoost's weights) with ``eta_t = gamma_t`` (L = 1)."""
+    """docs/math.md#maboost: ``d_{t+1} ∝ exp(-m_t)`` (AdaBoost's weights) with ``eta_t = gamma_t`` (L = 1)."""
     result = maboost(stumps, max_iter=40, keep_iterates=True)
     trace = _trace(result)
     np.testing.assert_allclose(trace.steps, trace.edges, rtol=1e-12)
@@ -126,7 +127,7 @@ def test_entropy_weights_are_adaboost_weights_with_step_gamma(stumps):
 
 
 def test_lazy_iterates_are_the_ftrl_conjugate_gradients(stumps):
-    """§1.9 and §4 item 5: lazy MABoost is ``d_{t+1} = grad F*(-m_t)``: ``Pi_S(u - m)`` for the quadratic
+    """docs/math.md#lamaboost: lazy MABoost is ``d_{t+1} = grad F*(-m_t)``: ``Pi_S(u - m)`` for the quadratic
     (eta = gamma/N), the capped softmax ``grad (KL + I_{S_k})*(-m)`` of the library for the entropy."""
     n = stumps.n_samples_
     quad = lamaboost(stumps, regulariser="euclidean", max_iter=30, keep_iterates=True)
@@ -145,7 +146,8 @@ def test_lazy_iterates_are_the_ftrl_conjugate_gradients(stumps):
 
 
 def test_active_quadratic_is_projected_gradient(stumps):
-    """§1.4: ``d_{t+1} = Pi_{S_k}(d_t - (gamma_t/N) u_t)``; the FTRL gap is >= 0 (d_{t+1} in D)."""
+    """docs/math.md#maboost: ``d_{t+1} = Pi_{S_k}(d_t - (gamma_t/N) u_t)``; the FTRL gap is >= 0
+    (d_{t+1} in D)."""
     n = stumps.n_samples_
     result = maboost(stumps, regulariser="euclidean", nu=n / 4, max_iter=30, keep_iterates=True)
     columns = result.columns.astype(np.float64)
@@ -171,9 +173,9 @@ def test_smooth_entropy_active_is_the_capped_softmax_of_the_previous_iterate(stu
 
 
 def test_madaboost_weights_are_the_box_restricted_entropy_gradient(stumps):
-    """§4 item 6 and §1.10: ``d ∝ min(1, exp(-m))``; the same vector is the gradient of the conjugate
-    of the box-restricted entropy at -m, computed by the conjugate calculus (a numerical infimal
-    convolution, independent of the driver)."""
+    """[NP] Alg. 3 (docs/math.md#madaboost-variant): ``d ∝ min(1, exp(-m))``; the same vector is the
+    gradient of the conjugate of the box-restricted entropy at -m, computed by the conjugate
+    calculus (a numerical infimal convolution, independent of the driver)."""
     result = madaboost(stumps, max_iter=30, keep_iterates=True)
     trace = _trace(result)
     for m, d in zip(trace.margins, trace.distributions, strict=True):
@@ -189,8 +191,8 @@ def test_madaboost_weights_are_the_box_restricted_entropy_gradient(stumps):
 
 
 def test_madaboost_default_step_uses_the_previous_ensembles_error(stumps):
-    """Spec defect 4, documented choice: ``eta_t = eps(f_{t-1}) gamma_t`` with eps_0 = 1 (sign(0) is an
-    error), so the first step is gamma_1."""
+    """docs/math.md#madaboost-step, documented choice: ``eta_t = eps(f_{t-1}) gamma_t`` with eps_0 =
+    1 (sign(0) is an error), so the first step is gamma_1."""
     result = madaboost(stumps, max_iter=20, keep_iterates=True)
     trace = _trace(result)
     before = np.r_[1.0, trace.errors[:-1]]
@@ -237,8 +239,8 @@ def _s(trace: Trace, L: float, alpha: np.ndarray | float = 0.0) -> np.ndarray:
 @pytest.mark.parametrize("seed", SUITE_SEEDS)
 def test_theorem_1_bounds_8_and_9_hold_every_round(seed):
     """(9): entropy ``eps_t <= (1/N) sum e^{-m} <= exp(-(1/2) sum gamma^2)``; (8): quadratic
-    ``eps_t <= 1/(1 + (1/2) sum gamma^2)`` and the corrected ``1/(1 + sum gamma^2)`` (spec defect 2);
-    Thm 2's step ``gamma/(L sqrt t)`` with the general form of (15)."""
+    ``eps_t <= 1/(1 + (1/2) sum gamma^2)`` and the corrected ``1/(1 + sum gamma^2)``
+    (docs/math.md#erratum-np-2); Thm 2's step ``gamma/(L sqrt t)`` with the general form of (15)."""
     for _, oracle in _oracles(seed):
         n = oracle.n_samples_
         for variant in MIRROR_VARIANTS:
@@ -271,8 +273,9 @@ def test_theorem_1_bounds_8_and_9_hold_every_round(seed):
 
 @pytest.mark.parametrize("seed", SUITE_SEEDS)
 def test_theorem_3_smooth_maboost_caps_and_bounds(seed):
-    """Thm 3 / §1.6: ``max d_t <= k/N`` at every round; while ``eps >= 1/k`` the bounds (8), (9) hold,
-    so once (9) is below 1/k (``sum gamma^2 > 2 ln k``) the error is below 1/k."""
+    """Thm 3 (docs/math.md#smooth-maboost): ``max d_t <= k/N`` at every round; while ``eps >= 1/k``
+    the bounds (8), (9) hold, so once (9) is below 1/k (``sum gamma^2 > 2 ln k``) the error is below
+    1/k."""
     rng = np.random.default_rng(seed)
     for _, oracle in _oracles(seed):
         n = oracle.n_samples_
@@ -293,8 +296,9 @@ def test_theorem_3_smooth_maboost_caps_and_bounds(seed):
 
 @pytest.mark.parametrize("seed", SUITE_SEEDS)
 def test_mixed_set_caps_the_secondary_examples_and_bounds_the_primary_error(seed):
-    """§1.7: d <= k/N on B only; the comparator uniform on the primary errors always lies in S_c, so
-    ``#errors on A / N`` obeys (8)/(9); the whole error does while ``eps >= 1/k``."""
+    """[NP] Sec 3.2 (docs/math.md#mixed-projection-set): d <= k/N on B only; the comparator uniform
+    on the primary errors always lies in S_c, so ``#errors on A / N`` obeys (8)/(9); the whole error
+    does while ``eps >= 1/k``."""
     rng = np.random.default_rng(seed)
     for _, oracle in _oracles(seed)[1:]:
         n = oracle.n_samples_
@@ -320,7 +324,7 @@ def test_mixed_set_caps_the_secondary_examples_and_bounds_the_primary_error(seed
 @pytest.mark.parametrize("seed", SUITE_SEEDS)
 def test_theorem_4_sparseboost_bound_16(seed):
     """Thm 4: with ``alpha_t <= gamma_t / 2``, ``eps <= 1/(sum (1/2) gamma_t (gamma_t - 2 alpha_t) + 1)``,
-    for both thresholds of the l1 prox (spec §6.1); d stays in the simplex."""
+    for both thresholds of the l1 prox (docs/math.md#sparseboost-threshold); d stays in the simplex."""
     rng = np.random.default_rng(seed)
     for _, oracle in _oracles(seed):
         for threshold in ("literal", "half"):

@@ -1,4 +1,4 @@
-"""The geometry of the MABoost family (spec §1.2-1.10, §4 items 1-4): Bregman identities, the
+"""The geometry of the MABoost family ([NP] Lemmas 1-4, Algs. 1-3): Bregman identities, the
 projections' optimality conditions (closed-form KKT and cvxpy), the double projection of Lemma 4,
 SparseBoost's prox, and MadaBoost's conjugate pair, against independent computations."""
 
@@ -48,7 +48,7 @@ def _random_point(region: ProjectionSet, rng: np.random.Generator) -> np.ndarray
 
 
 def _cvxpy_projection(regulariser, z: np.ndarray, region: ProjectionSet) -> np.ndarray:
-    """``argmin_{d in D} B_R(d, z)`` by a conic solver (the independent check of §4 item 3)."""
+    """``argmin_{d in D} B_R(d, z)`` by a conic solver (the independent check of the projections)."""
     d = cp.Variable(z.size)
     if isinstance(regulariser, Entropy):
         objective = cp.sum(cp.kl_div(d, z))
@@ -101,7 +101,7 @@ def test_euclidean_projections_satisfy_kkt(seed):
 
 @pytest.mark.parametrize("regulariser", [Entropy(), Euclidean()], ids=["entropy", "euclidean"])
 def test_projections_match_a_conic_solver(regulariser):
-    """§4 item 3: every projection agrees with Clarabel's (~1e-6 for the quadratic cone; the
+    """Every projection agrees with Clarabel's (~1e-6 for the quadratic cone; the
     exponential cone is solved to ~1e-5 only, so there ours must also have the lower objective)."""
     rng = np.random.default_rng(7)
     n = 14
@@ -170,8 +170,9 @@ def test_double_projection_lemma_4(seed):
 
 
 def test_hypercube_projection_is_the_generalised_kl_minimiser():
-    """§4 item 3: ``argmin_{y in [0,1]^N} KL_gen(y || z) = min(1, z)``: the problem is separable, so each
-    coordinate is checked against a fine grid of [0, 1] (a conic solver only reaches ~1e-5 here)."""
+    """docs/math.md#madaboost-variant: ``argmin_{y in [0,1]^N} KL_gen(y || z) = min(1, z)``: the
+    problem is separable, so each coordinate is checked against a fine grid of [0, 1] (a conic
+    solver only reaches ~1e-5 here)."""
     z = np.array([0.2, 0.9, 1.0, 3.0, 40.0])
     y = entropic_project_hypercube(np.log(z))
     grid = np.linspace(0.0, 1.0, 100001)
@@ -198,9 +199,10 @@ def test_sparseboost_prox_minimises_its_objective(seed):
 
 
 def test_simplex_projection_after_the_prox_adds_no_nonzero_when_mass_exceeds_one():
-    """§4 item 12, corrected: when ``sum y >= 1`` the simplex projection shifts down (tau >= 0), so
-    ``nnz(Pi_S(y)) <= nnz(y)``; when ``sum y < 1`` it shifts every entry up and zeros disappear (the
-    seed's "can only make the solution sparser" needs sum y >= 1)."""
+    """SparseBoost's second projection ([NP] Alg. 2), corrected: when ``sum y >= 1`` the simplex
+    projection shifts down (tau >= 0), so ``nnz(Pi_S(y)) <= nnz(y)``; when ``sum y < 1`` it shifts
+    every entry up and zeros disappear (the paper's "can only make the solution sparser" needs sum y
+    >= 1)."""
     rng = np.random.default_rng(3)
     for _ in range(200):
         y = sparse_prox_hypercube(rng.normal(scale=0.4, size=15), 0.1)
@@ -212,9 +214,10 @@ def test_simplex_projection_after_the_prox_adds_no_nonzero_when_mass_exceeds_one
 
 
 def test_madaboost_weighting_is_the_gradient_of_the_box_restricted_entropy_conjugate():
-    """§1.3 last row, §1.10: for ``F = sum (y ln y - y + 1) + I_{[0,1]^N}`` (built by the conjugate
-    calculus, solved numerically) ``grad F* = min(1, e^theta)`` and ``F*(theta) = sum (psi(theta) - 1)``,
-    with ``sum psi(theta) = MadaBoostLoss(-theta)`` (the library's closed form)."""
+    """docs/math.md#conjugate-table (cube row), docs/math.md#madaboost-variant: for
+    ``F = sum (y ln y - y + 1) + I_{[0,1]^N}`` (built by the conjugate calculus, solved numerically)
+    ``grad F* = min(1, e^theta)`` and ``F*(theta) = sum (psi(theta) - 1)``, with
+    ``sum psi(theta) = MadaBoostLoss(-theta)`` (the library's closed form)."""
     rng = np.random.default_rng(0)
     theta = rng.normal(scale=1.5, size=12)
     box_entropy = UnnormalisedRelativeEntropy(np.ones(theta.size)) + NormBall(np.inf, 1.0)
@@ -229,9 +232,9 @@ def test_madaboost_weighting_is_the_gradient_of_the_box_restricted_entropy_conju
 
 @pytest.mark.parametrize("seed", range(3))
 def test_ftrl_value_is_the_conjugate_of_the_restricted_divergence(seed):
-    """Spec §1.9: ``min_{d in D} <d, m> + B_R(d, uniform) = -F*(-m)``: the entropy's closed forms on S
-    (log-mean-exp) and S_k (the library's capped log-sum-exp) agree with the value at the projection,
-    and the Euclidean one with a conic solve."""
+    """docs/math.md#lamaboost: ``min_{d in D} <d, m> + B_R(d, uniform) = -F*(-m)``: the entropy's
+    closed forms on S (log-mean-exp) and S_k (the library's capped log-sum-exp) agree with the value
+    at the projection, and the Euclidean one with a conic solve."""
     rng = np.random.default_rng(seed)
     n = 16
     m = rng.normal(scale=2.0, size=n)

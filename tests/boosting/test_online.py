@@ -1,4 +1,5 @@
-"""Online BBM and AdaBoost.OL (seed 002; spec Sec. 3): closed forms, recursions, reductions, bounds.
+"""Online BBM and AdaBoost.OL ([BKL]; docs/math.md#online-boosting): closed forms, recursions,
+reductions, bounds.
 
 Independent references: the potential recursion (4) run as a dynamic programme from Phi_N,
 scipy.stats.binom, plain-Python loop implementations of Alg. 1 and Alg. 2, and the guarantees of
@@ -73,7 +74,7 @@ class GreedyWeakLearners(OnlineLearners):
         return np.tile(np.asarray(X[:, :1], dtype=float), self.n_learners)
 
 
-# -- Online BBM: closed forms (spec Sec. 3.4) ------------------------------------------------------------
+# -- Online BBM: closed forms ([BKL] Sec 3.1) -------------------------------------------------------------
 
 
 def dp_potentials(N, gamma, smax):
@@ -114,7 +115,7 @@ def test_potential_recursion_holds_with_equality():
 
 def test_weight_identity_holds_with_half_and_fails_with_t():
     """Eq. (5): w = ½ C(N-i,k) p^k q^(N-i-k), k = floor((N-i-s+1)/2) = ½(Phi_i(s-1) - Phi_i(s+1));
-    the seed's printed '/t' (spec defect 5) does not give the finite difference."""
+    the printed '/t' (docs/math.md#erratum-bkl-1) does not give the finite difference."""
     N, gamma = 15, 0.2
     p = 0.5 + gamma / 2
     i, s = np.meshgrid(np.arange(1, N + 1), np.arange(-N, N + 1), indexing="ij")
@@ -140,7 +141,7 @@ def test_lemma3_key_identity(z):
 
 
 def test_initial_potential_reference_values_and_hoeffding():
-    """Spec Sec. 3.4: Phi_0(0) at gamma = 0.2, and Phi_0(0) <= exp(-N gamma²/2)."""
+    """[BKL] Sec 3.1 (docs/math.md#online-bbm): Phi_0(0) at gamma = 0.2, and Phi_0(0) <= exp(-N gamma²/2)."""
     for N, ref in [(10, 0.3669), (50, 0.09781), (100, 0.02710), (200, 0.002635)]:
         value = float(bbm_potential(0, 0, N, 0.2))
         assert value == pytest.approx(ref, rel=2e-3)
@@ -243,7 +244,7 @@ def test_sampling_passes_examples_with_probability_p_and_is_reproducible():
     assert not np.array_equal(runs[0], runs[2])
 
 
-# -- AdaBoost.OL (spec Sec. 3.6) ---------------------------------------------------------------------------
+# -- AdaBoost.OL ([BKL] Sec 4) -----------------------------------------------------------------------------
 
 
 def test_logistic_loss_difference_identity_and_gradient():

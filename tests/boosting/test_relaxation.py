@@ -1,12 +1,13 @@
-"""The boosters of dualboost.boosting.relaxation: [SS] Fig. 1 and Eq. 13 (spec A.6-A.8, E5, E6, E20).
+"""The boosters of dualboost.boosting.relaxation: [SS] Fig. 1 and Eq. 13
+(docs/math.md#ss-booster).
 
-* E5: Lemma 11's identity P(d_t) - D(w_t) = <d_t, A(e^{j_t} - w_t)> at every iterate, with P and D
+* [SS] Lemma 11's identity P(d_t) - D(w_t) = <d_t, A(e^{j_t} - w_t)> at every iterate, with P and D
   evaluated independently of the booster (closed forms of [SS] App. B, or the model's objectives).
-* E6: Thm 9 on random A with m from 50 to 500: the iteration bound, the accuracy against rho from
+* [SS] Thm 9 on random A with m from 50 to 500: the iteration bound, the accuracy against rho from
   an LP (HiGHS), ||w||_1 <= 1 and eps_t <= 16 log(m) / ((t + 1) eps) with the smoothed optimum
   from an independent cvxpy solve; the totally corrective variant respects the same bound.
-* E20: with beta = 1/eta and the cap 1/nu, the [SS] iterates equal [KG] Alg. 4.1's (corrected step
-  and projection, implemented below from the spec), same oracle order, w_1 = 0.
+* With beta = 1/eta and the cap 1/nu, the [SS] iterates equal [KG] Alg. 4.1's (corrected step
+  and projection, implemented below from the thesis), same oracle order, w_1 = 0.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def smoothed_optimum(A, k, beta):
     return np.abs(A.T @ x).max() + beta * (float(np.sum(x[x > 0] * np.log(x[x > 0]))) + math.log(m))
 
 
-# --- E5: Lemma 11 ----------------------------------------------------------------------------
+# --- [SS] Lemma 11 ---------------------------------------------------------------------------
 def test_lemma11_identity_hard_margin_against_closed_forms():
     """f = I_S (l1 ball of radius 1): F* = beta log((1/m) sum e^{theta/beta}) ([SS] App. B), F = beta h."""
     A = np.random.default_rng(3).uniform(-1, 1, (60, 25))
@@ -116,7 +117,7 @@ def test_lemma11_identity_with_the_model_objectives(f, tol):
         assert smoothed.primal_objective(d) - smoothed.dual_objective(w) == pytest.approx(identity, abs=tol)
 
 
-# --- E6: Theorem 9 -----------------------------------------------------------------------------
+# --- [SS] Theorem 9 ----------------------------------------------------------------------------
 @pytest.mark.parametrize("m, n, eps", [(50, 30, 0.2), (200, 40, 0.15), (500, 60, 0.2), (500, 40, 0.1)])
 def test_theorem9_corrective(m, n, eps):
     A = learnable(m, n, m + n)
@@ -162,13 +163,13 @@ def test_theorem9_bound_helper():
     assert theorem9_iterations(500, 0.2) == math.ceil(32 * math.log(500) / 0.04)
 
 
-# --- E20: [SS] Fig. 1 == [KG] Alg. 4.1 after the unit conversion -----------------------------
+# --- [SS] Fig. 1 == [KG] Alg. 4.1 after the unit conversion ----------------------------------
 def glocer_project(weights, nu):
-    """[KG] Alg. 4.2 with the cap-unit erratum fixed (spec Part D item 12): cap 1/nu."""
+    """[KG] Alg. 4.2 with the cap-unit erratum fixed (docs/math.md#erratum-kg-12): cap 1/nu."""
     order = np.argsort(-weights, kind="stable")
     sorted_w = weights[order]
     z = sorted_w.sum()
-    for i in range(weights.size):  # n = i + 1 in the spec's 1-based loop
+    for i in range(weights.size):  # n = i + 1 in the thesis's 1-based loop
         theta = (1.0 - i / nu) / z
         if theta * sorted_w[i] <= 1.0 / nu:
             break
@@ -177,7 +178,7 @@ def glocer_project(weights, nu):
 
 
 def glocer_alg41(U, nu, eta, rounds):
-    """[KG] Alg. 4.1 (spec B.11) with the corrected step x.d / (eta ||x||_inf^2); max-edge oracle
+    """[KG] Alg. 4.1 (Sec 4.2) with the corrected step x.d / (eta ||x||_inf^2); max-edge oracle
     (first index on ties); returns per round (d^{t-1}, chosen column, w^{t-1} over U's columns)."""
     N, t = U.shape
     d0 = np.full(N, 1.0 / N)

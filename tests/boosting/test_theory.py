@@ -1,18 +1,18 @@
-"""The theorems of [KG] Chs. 2-3 checked on the drivers' actual iterates (spec Part E, E10-E13).
+"""The theorems of [KG] Chs. 2-3 checked on the drivers' actual iterates.
 
 Every quantity is recomputed here from the iterates ``(d^t, w^t)`` the drivers keep
 (``keep_iterates=True``) and the columns they selected, through the models' own objectives
 (``primal_objective``, ``dual_objective``) and independent LPs (HiGHS via ``LPBoost``); nothing is
 read from the drivers' bookkeeping except the iterates themselves. The only hard-coded numbers are
-the spec's (the bounds, the lower-bound construction).
+the thesis's (the bounds, the lower-bound construction).
 
-* E10: Lemma 3.7 / 3.19 (progress per iteration), Lemma 3.8 / 3.20 (the recurrence of delta^t),
+* Progress: Lemma 3.7 / 3.19 (progress per iteration), Lemma 3.8 / 3.20 (the recurrence of delta^t),
   Lemma 3.9 (its envelope), and the two scalar inequalities of the proofs.
-* E11: the iteration bounds (Thms 3.2, 3.10, 3.12, 3.21, 3.23) with a max-edge oracle over a finite
+* Iteration bounds: the bounds (Thms 3.2, 3.10, 3.12, 3.21, 3.23) with a max-edge oracle over a finite
   random class, and g - P_LP^T <= eps with g the LP value of the whole class.
-* E12: the practical criterion with inexact inner solves never stops before g - P_LP^T <= eps; with
+* Stopping: the practical criterion with inexact inner solves never stops before g - P_LP^T <= eps; with
   exact solves delta~^t = delta^t; T = t - 1 and the output has T columns.
-* E13: LPBoost on the lower-bound instance of Thm 2.5 takes N/2 iterations (and N/2 + 1 oracle
+* Lower bound: LPBoost on the lower-bound instance of Thm 2.5 takes N/2 iterations (and N/2 + 1 oracle
   calls), with P_LP^t = -1 + 2 t delta, d^t = e_{M+t}, w^t = e_t; also with rows duplicated nu times.
 """
 
@@ -53,7 +53,7 @@ def exact_run(driver, oracle, **params):
     return driver(oracle, tol=1e-9, keep_iterates=True, **params)
 
 
-# --- E10 ---------------------------------------------------------------------------------------------
+# --- progress ([KG] Lemmas 3.7-3.9, 3.19-3.20) ---------------------------------------------------------
 
 
 @pytest.mark.parametrize("family", sorted(MODELS))
@@ -106,7 +106,7 @@ def test_delta_recurrence_and_envelope(family, seed, nu, eta):
             assert delta[t] - delta[t + 1] >= delta[t] ** 2 * c - 1e-8
     for t, value in enumerate(delta, start=1):
         assert value <= 1.0 / (c * (t - 1 + 1.0 / (delta[0] * c))) + 1e-8
-    # spec Part D item 22: delta^1 = u^1 . d^0 + 1 can exceed 1 (the bound's form survives)
+    # docs/math.md#erratum-kg-20: delta^1 = u^1 . d^0 + 1 can exceed 1 (the bound's form survives)
     assert delta[0] == pytest.approx(columns[:, 0].mean() + 1.0, abs=1e-12)
 
 
@@ -119,11 +119,11 @@ def test_scalar_inequalities_of_the_proofs():
     assert np.all(-np.log(1 - c * (1 - np.exp(r))) + c * r + r**2 / 8 >= -1e-12)
 
 
-# --- E11 ---------------------------------------------------------------------------------------------
+# --- iteration bounds ([KG] Thms 3.2-3.23) ------------------------------------------------------------
 
 
 def thm_bound(family, criterion, n, nu, eps):
-    """The printed bounds (Thms 3.10, 3.12, 3.21, 3.23 with Part D item 16) on T."""
+    """The printed bounds (Thms 3.10, 3.12, 3.21, 3.23 with docs/math.md#erratum-kg-16) on T."""
     log = math.log(n / nu) + (1.0 if family == "binary_erlpboost" else 0.0)
     scale = 32.0 if criterion == "simple" else 64.0
     return max(scale / eps**2 * log, scale / 4 / eps)
@@ -158,7 +158,7 @@ def test_softboost_iteration_bound_and_guarantee(n, nu, eps, seed):
         assert soft == pytest.approx(lp_value(result.columns, nu), abs=1e-7)
 
 
-# --- E12 ---------------------------------------------------------------------------------------------
+# --- stopping ([KG] Secs 3.2.1-3.2.2) -----------------------------------------------------------------
 
 
 @pytest.mark.parametrize("family", sorted(MODELS))
@@ -181,7 +181,7 @@ def test_practical_criterion_with_inexact_solves_is_safe(family, seed):
 
 @pytest.mark.parametrize("family", sorted(MODELS))
 def test_exact_solves_make_both_criteria_agree(family):
-    """delta~^t = delta^t when P^{t-1}(d^{t-1}) = Theta^{t-1}(w^{t-1}) (strong duality, B.8.3)."""
+    """delta~^t = delta^t when P^{t-1}(d^{t-1}) = Theta^{t-1}(w^{t-1}) (strong duality, [KG] Sec 3.2.2)."""
     driver, model_class, _ = MODELS[family]
     nu, eps, eta = 3.0, 0.02, 25.0
     _, oracle = instance(30, 20, 12)
@@ -210,7 +210,7 @@ def test_simple_and_practical_runs_reach_the_same_guarantee():
         assert g - lp_value(result.columns, nu) <= eps + 1e-9
 
 
-# --- E13 ---------------------------------------------------------------------------------------------
+# --- lower bound ([KG] Thm 2.5) ----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("n", [8, 20, 40])
@@ -242,7 +242,7 @@ def test_lpboost_lower_bound_with_duplicated_rows(n, nu):
 
 @pytest.mark.parametrize("n", [40, 200])
 def test_erlpboost_on_the_lower_bound_instance_stops_early(n):
-    """The contrast of E13: on the instance where LPBoost needs N/2 + 1 iterations, ERLPBoost
+    """The contrast to [KG] Thm 2.5: on the instance where LPBoost needs N/2 + 1 iterations, ERLPBoost
     reaches eps within its theorem's bound (Thm 3.12, 32 eta / eps, eta = (2/eps) ln(N/nu)) and
     without N/2 iterations, whatever N (LPBoost's count grows with N, checked in the same run)."""
     U = lpboost_lower_bound(n)

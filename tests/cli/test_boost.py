@@ -1,7 +1,7 @@
 """``dualboost boost`` on the thesis's small data sets: summary, history CSV, plot, errors.
 
-german.numer and diabetes come from ``../shared/data`` (DESIGN.md, "Data"); the tests that need
-them are skipped, saying so, when that directory is absent.
+german.numer and diabetes come from the data folder (``tests/environment.py``); the tests that need
+them are skipped, saying so, when that folder lacks them.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""Conjugate calculus and the closed forms of spec Part C / Part E item E3.
+"""Conjugate calculus and the closed forms of docs/math.md#conjugate-table.
 
-* E3: the top-k average (integer and real nu) against ``scipy.optimize.linprog``; the variational
+* The top-k average (integer and real nu) against ``scipy.optimize.linprog``; the variational
   form ``min_gamma gamma + (1/nu) sum [theta - gamma]_+``; ``AvgMin_k(theta) = max_gamma gamma -
   (1/k) sum [gamma - theta_i]_+``; the Lemma 8 identity for ``f = I{||d||_inf <= 1/k}``.
 * [SS] Appendix B pairs and rules on random inputs (scaling, shift, tilt, dilation; the
-  log-sum-exp of the entropy on the simplex, spec A.5 / Part C item 4; the smoothing sandwich of
-  Part C item 8).
+  log-sum-exp of the entropy on the simplex, [SS] Sec 5; the smoothing sandwich of [SS]
+  Lemma 19).
 * ``f + g``: the closed-form dispatch to :class:`CappedRelativeEntropy` and the numerical
   infimal convolution of :class:`Sum` against closed forms.
 * Operators and bad input (ValueError naming the argument).
@@ -83,7 +83,8 @@ def _close(a: float, b: float, rtol: float) -> bool:
 
 
 def top_k_average(theta: Vec, nu: float) -> float:
-    """Spec A.3 [DERIVED]: (1/nu) sum_{j <= K} s_j + (1 - K/nu) s_{K+1}, K = floor(nu), by a full sort."""
+    """docs/math.md#capped-simplex-support [DERIVED]: (1/nu) sum_{j <= K} s_j + (1 - K/nu) s_{K+1},
+    K = floor(nu), by a full sort."""
     s = np.sort(theta)[::-1]
     k = int(np.floor(nu))
     return float(s[:k].sum() / nu + ((1.0 - k / nu) * s[k] if k < s.size else 0.0))
@@ -123,14 +124,15 @@ def lp_avg_min(theta: Vec, k: float) -> float:
     return float(-res.fun)
 
 
-# -- E3 -----------------------------------------------------------------------------------------
+# -- top-k average --------------------------------------------------------------------------------
 
 
 @PROFILE
 @given(theta_and_nu())
 @example(instance=(np.array([0.0, 1e-7, 0.0]), 1.0))  # HiGHS at default tolerances returns 0 here
 def test_e3_top_k_average_equals_linprog(instance: tuple[Vec, float]) -> None:
-    """Spec A.3 / Part C item 2 for integer and real nu: sort formula == LP == variational LP."""
+    """[SS] Sec 4.1 (docs/math.md#capped-simplex-support) for integer and real nu: sort formula == LP
+    == variational LP."""
     theta, nu = instance
     closed = top_k_average(theta, nu)
     assert _close(capped_simplex_support(theta, nu), closed, CLOSED)
@@ -224,7 +226,7 @@ def test_appendix_b_rules_on_random_inputs(instance: tuple[Vec, Vec, Vec, float]
 @PROFILE
 @given(vectors(), st.floats(0.05, 20.0))
 def test_entropy_on_the_simplex_is_log_sum_exp(theta: Vec, beta: float) -> None:
-    """[SS] App. B / spec A.5, Part C item 4: with u uniform,
+    """[SS] App. B and Sec 5 (docs/math.md#entropy-smoothing): with u uniform,
     (I_S + beta KL(. || u))* = beta ln((1/m) sum e^{theta/beta}), gradient softmax(theta / beta);
     built as ``beta * RelativeEntropy(u) + CappedSimplex()``."""
     m = theta.size
@@ -237,7 +239,7 @@ def test_entropy_on_the_simplex_is_log_sum_exp(theta: Vec, beta: float) -> None:
 @PROFILE
 @given(theta_and_nu(), st.floats(0.1, 50.0))
 def test_smoothing_sandwich(instance: tuple[Vec, float], eta: float) -> None:
-    """Spec Part C item 8 / [SS] Lemma 19, C the capped simplex:
+    """docs/math.md#smoothing-sandwich / [SS] Lemma 19, C the capped simplex:
     conj(I_C) - (1/eta) ln(N/nu) <= conj(I_C + Delta/eta) <= conj(I_C)."""
     theta, nu = instance
     n = theta.size
@@ -274,8 +276,8 @@ def test_dispatch_to_capped_relative_entropy(nu: float, eta: float) -> None:
 def test_dispatch_with_unnormalised_priors_matches_the_generic_sum(
     instance: tuple[Vec, float], eta: float, mass: float
 ) -> None:
-    """For d0 of total mass Z != 1 the dispatch adds the constant of spec A.9 (ln Z, and Z - 1 for
-    the unnormalised entropy); checked against the numerical infimal convolution of :class:`Sum`
+    """For d0 of total mass Z != 1 the dispatch adds the constant that normalising d0 takes out (ln Z,
+    and Z - 1 for the unnormalised entropy); checked against the numerical infimal convolution of :class:`Sum`
     and against the values at a point of the capped simplex."""
     theta, nu = instance
     n = theta.size

@@ -1,4 +1,4 @@
-"""Property tests for every conjugate-library entry and calculus rule (DESIGN.md, spec Part C, E3).
+"""Property tests for every conjugate-library entry and calculus rule (docs/math.md#conjugate-table).
 
 For each case of the catalogue below, on random points drawn by hypothesis (derandomised):
 
@@ -66,7 +66,7 @@ Bounds = list[tuple[float | None, float | None]] | None
 #   1e-11 (Clarabel) / 1e-12 gradient norm (L-BFGS-B); errors in maximisers enter the value to
 #   first order through constraint violations of ~1e-9, so 1e-6 * S.
 # * Agreement with a conic solve (numerical conjugate, biconjugate, cvxpy forms): interior-point
-#   accuracy on exponential cones is ~1e-8 relative; we ask for 1e-6 * S, as spec Part E suggests.
+#   accuracy on exponential cones is ~1e-8 relative; we ask for 1e-6 * S, the usual conic tolerance.
 EXACT_RTOL = 1e-9
 NUMERIC_RTOL = 1e-6
 SOLVER_RTOL = 1e-6

@@ -1,7 +1,8 @@
 """The entropic conjugates as the dual solvers use them: conjugate_and_grad, the factored Hessian
-and the warm-started binary normaliser (spec Part C items 5, 6; B.9; Part D item 14).
+and the warm-started binary normaliser (docs/math.md#conjugate-table; [KG] Sec 3.3;
+docs/math.md#erratum-kg-14).
 
-Independent references: the regulariser f written out here from the spec (Delta and
+Independent references: the regulariser f written out here from the thesis (Delta and
 Delta_{2,nu} with uniform d0), so that Fenchel-Young ``f*(theta) = <d, theta> - f(d)`` checks the
 value; central finite differences of ``conjugate`` and ``conjugate_grad``; the normaliser's root
 by scipy's brentq on ``s(b) = (1/nu) sum expit(logit(nu d0) + eta theta - b) = 1`` written out here.
@@ -32,7 +33,7 @@ IDS = [f"{c.__name__[6:12]}-N{n}-nu{nu:g}-eta{eta:g}" for c, n, nu, eta in REGUL
 
 
 def f_value(cls, d, n, nu, eta):
-    """(1/eta) Delta(d, d0) (+ the binary term), uniform d0, written out from spec B.8.1 / B.9."""
+    """(1/eta) Delta(d, d0) (+ the binary term), uniform d0, written out from [KG] Eq. 3.6 / Sec 3.3."""
     value = rel_entr(np.clip(d, 0.0, None), 1.0 / n).sum()
     if cls is CappedBinaryRelativeEntropy:
         c = 1.0 / nu
@@ -161,7 +162,7 @@ def test_warm_normaliser_on_a_numerically_flat_root_gives_the_same_conjugate():
         value_w, d_w = warm.conjugate_and_grad(theta)
         value_c, d_c = reg.conjugate_and_grad(theta)
         assert value_w == pytest.approx(value_c, rel=1e-12, abs=1e-12)
-        # the sandwich of spec Part C item 8 with 0 <= Delta_{2,nu} <= ln(N/nu) + 1 (spec B.9)
+        # the sandwich of docs/math.md#smoothing-sandwich, 0 <= Delta_{2,nu} <= ln(N/nu) + 1 ([KG] Sec 3.3)
         assert theta.max() - (np.log(n / nu) + 1.0) / eta - 1e-12 <= value_c <= theta.max() + 1e-12
         np.testing.assert_allclose(d_w, d_c, rtol=0, atol=1e-12)
         assert d_c.sum() == pytest.approx(1.0, abs=1e-12)

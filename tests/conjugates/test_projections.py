@@ -1,10 +1,10 @@
-"""Projections onto the (capped) simplex: spec Part E item E4 ([SS] Fig. 2, Lemmas 15-16, A.9).
+"""Projections onto the (capped) simplex: [SS] Sec 5.3 (Fig. 2, Lemmas 15-16).
 
 Entropic projection ``argmin_{d in S, d <= 1/nu} KL(d || d0)``:
 * equals the argmin computed independently by SLSQP (to 1e-7) and is at least as good as Clarabel's;
 * sum 1, cap respected, positive, order preserved (Lemma 15), constant ratio d/d0 on the interior
   entries and capped entries with ratio >= that constant (Lemma 16 / KKT);
-* the Bregman value formula of A.9;
+* the Bregman value formula of [SS] Sec 5.3 (docs/math.md#capped-softmax);
 * invariant to the normalisation of d0 and to constant shifts of the log-weights;
 * log-weights ``ln d0 - eta * margins`` with eta up to 1e6: no overflow, the KKT conditions hold in
   the log domain, and the result is the greedy (hard-capped) limit when margins are separated;
@@ -104,7 +104,7 @@ def check_lemma16(d: Vec, weights_log: Vec, nu: float) -> float:
 @PROFILE
 @given(priors())
 def test_entropic_projection_structure(instance: tuple[Vec, float]) -> None:
-    """Sum 1, cap, positivity, order (Lemma 15), ratio (Lemma 16) and the A.9 value formula."""
+    """Sum 1, cap, positivity, order (Lemma 15), ratio (Lemma 16) and the [SS] Sec 5.3 value formula."""
     d0, nu = instance
     cap = 1.0 / nu
     d = entropic_project_capped_simplex(np.log(d0), nu)
@@ -115,7 +115,7 @@ def test_entropic_projection_structure(instance: tuple[Vec, float]) -> None:
     order = np.argsort(-d0, kind="stable")
     assert np.all(np.diff(d[order]) <= 1e-15)
     log_xi = check_lemma16(d, np.log(d0), nu)
-    # A.9: B_h(d || d0) = sum_{capped} cap ln(cap / d0_r) + (1 - cap * #capped) ln xi
+    # [SS] Sec 5.3: B_h(d || d0) = sum_{capped} cap ln(cap / d0_r) + (1 - cap * #capped) ln xi
     capped = d >= cap * (1.0 - 1e-12)
     formula = float(np.sum(cap * np.log(cap / d0[capped])))
     if not np.isnan(log_xi):
@@ -143,7 +143,8 @@ def test_entropic_projection_is_the_kl_argmin(instance: tuple[Vec, float]) -> No
 def test_entropic_projection_ignores_normalisation(
     instance: tuple[Vec, float], shift: float, log10_mass: float
 ) -> None:
-    """Only ratios matter (spec A.9): unnormalised d0, or any constant added to the log-weights."""
+    """Only ratios matter (docs/math.md#capped-softmax): unnormalised d0, or any constant added to the
+    log-weights."""
     d0, nu = instance
     d = entropic_project_capped_simplex(np.log(d0), nu)
     unnormalised = d0 * 10.0**log10_mass
@@ -181,7 +182,8 @@ def test_entropic_projection_with_large_eta(
 @pytest.mark.parametrize("nu", [1.0, 2.0, 2.5, 3.7, 6.0])
 def test_entropic_projection_hard_cap_limit(nu: float) -> None:
     """eta = 1e6 with margins 1e-3 apart: e^{-1000} is 0 in float64, so the projection of
-    d0 e^{-eta m} is the greedy maximiser of <d, -m> on the capped simplex (spec A.3)."""
+    d0 e^{-eta m} is the greedy maximiser of <d, -m> on the capped simplex
+    (docs/math.md#capped-simplex-support)."""
     rng = np.random.default_rng(3)
     margins = rng.permutation(np.arange(8)) * 1e-3
     d0 = softmax(rng.normal(size=8))
@@ -325,7 +327,7 @@ def test_euclidean_projection_bad_input(args: tuple, name: str) -> None:
 @PROFILE
 @given(points())
 def test_support_function_is_attained_by_the_projection_limit(instance: tuple[Vec, float]) -> None:
-    """The support function of the capped simplex (spec A.3) is attained at the greedy point and
+    """The support function of the capped simplex ([SS] Sec 4.1) is attained at the greedy point and
     bounds <d, theta> for every projected d; it is also lim (1/eta) ln of the capped log-sum-exp."""
     theta, nu = instance
     support = capped_simplex_support(theta, nu)
@@ -335,7 +337,7 @@ def test_support_function_is_attained_by_the_projection_limit(instance: tuple[Ve
     eta = 1e3
     d = entropic_project_capped_simplex(eta * theta, nu)
     assert float(d @ theta) <= support + 1e-11 * (1.0 + abs(support))
-    # entropy gap of the soft maximiser is at most ln(N/nu)/eta (spec Part C item 8)
+    # entropy gap of the soft maximiser is at most ln(N/nu)/eta (docs/math.md#smoothing-sandwich)
     assert float(d @ theta) >= support - np.log(theta.size / nu) / eta - 1e-11
 
 

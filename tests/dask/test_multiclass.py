@@ -85,6 +85,7 @@ def test_raw_features_refuse_k_classes():
         dask_erlpboost(X, y, nu=1.0, features="raw", n_partitions=2)
 
 
+@pytest.mark.filterwarnings("ignore:Class DaskERLPBoostClassifier is deprecated:FutureWarning")
 @pytest.mark.parametrize("nu", [0.2, "auto"])
 def test_classifier_on_numpy_equals_in_memory(nu):
     """DaskERLPBoostClassifier on a numpy X of 3 classes (string labels): the in-memory classifier's

@@ -25,7 +25,6 @@ from pathlib import Path
 import pytest
 
 import dualboost
-from dualboost.boosting.core.options import OPTION_NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -105,9 +104,8 @@ def test_api_reference_lists_every_public_name():
 def parameter_mismatches(obj: object) -> tuple[list[str], list[str]] | None:
     """The parameters of ``obj``'s signature that its numpydoc "Parameters" section does not name, and
     the names it lists that the signature does not have; None when there is no such section. Names
-    starting with ``_`` (dataclass internals) and a driver's ``options=`` (the run options' object,
-    whose fields the section lists, or which the section names in their place) are not required;
-    ``**kwargs`` is named ``**kwargs``."""
+    starting with ``_`` (dataclass internals) are not required; ``**kwargs`` is named ``**kwargs``; a
+    driver's run options are named one by one (``takes_run_options`` writes that entry)."""
     from numpydoc.docscrape import ClassDoc, FunctionDoc
 
     with warnings.catch_warnings():
@@ -117,8 +115,7 @@ def parameter_mismatches(obj: object) -> tuple[list[str], list[str]] | None:
         return None
     named = {part.strip().lstrip("*") for entry in doc["Parameters"] for part in entry.name.split(",")}
     actual = {name for name in inspect.signature(obj).parameters if name not in ("self", "cls")}
-    optional = {"options"} | (set(OPTION_NAMES) if "options" in named else set())
-    required = {name for name in actual - optional if not name.startswith("_")}
+    required = {name for name in actual if not name.startswith("_")}
     return sorted(required - named), sorted(named - actual)
 
 

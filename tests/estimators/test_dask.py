@@ -1,10 +1,13 @@
-"""DaskERLPBoostClassifier: scikit-learn's estimator checks and agreement with ERLPBoostClassifier.
+"""DaskERLPBoostClassifier (deprecated): scikit-learn's estimator checks, agreement with
+ERLPBoostClassifier, and its replacement (ERLPBoostClassifier on a dask X) as the same fit.
 
 No cluster here (in-process execution of the partition tasks: the same code path as on a
 cluster, see dualboost/dask/executor.py); tests/dask/test_driver.py runs the LocalCluster.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import pytest
@@ -17,10 +20,35 @@ from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 from dualboost.estimators import ERLPBoostClassifier  # noqa: E402
 from dualboost.estimators.dask import DaskERLPBoostClassifier  # noqa: E402
+from dualboost.estimators.persistence import load, save  # noqa: E402
+
+#: the deprecated class still works as before; its warning is asserted once, below
+pytestmark = pytest.mark.filterwarnings("ignore:Class DaskERLPBoostClassifier is deprecated:FutureWarning")
+
+with warnings.catch_warnings():  # built at collection, outside the mark above
+    warnings.simplefilter("ignore", FutureWarning)
+    CHECKED = DaskERLPBoostClassifier(max_iter=5)
+
+
+def test_the_class_is_deprecated_and_its_replacement_is_the_same_fit(tmp_path):
+    """Building a DaskERLPBoostClassifier warns, naming the replacement; the replacement the message
+    gives (ERLPBoostClassifier on ``da.from_array(X, chunks=(rows, F))``, y in memory) is the same fit
+    as the deprecated class on numpy X split into as many blocks, and it is saved and loaded."""
+    X, y = make_classification(n_samples=120, n_features=5, random_state=3)
+    with pytest.warns(FutureWarning, match="ERLPBoostClassifier on a dask array"):
+        old = DaskERLPBoostClassifier(nu=0.2, eps=0.1, n_partitions=3)
+    old.fit(X, y)
+    new = ERLPBoostClassifier(nu=0.2, eps=0.1).fit(da.from_array(X, chunks=(40, 5)), y)
+    assert new.hypotheses_ == old.hypotheses_ and new.n_iter_ == old.n_iter_
+    np.testing.assert_allclose(new.estimator_weights_, old.estimator_weights_, atol=1e-12)
+    save(new, tmp_path / "model.dbm")
+    np.testing.assert_array_equal(load(tmp_path / "model.dbm").predict(X), old.predict(X))
+    with pytest.raises(ValueError, match="DaskERLPBoostClassifier"):  # why users move: it cannot be saved
+        save(old, tmp_path / "old.dbm")
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # max_iter=5, for speed
-@parametrize_with_checks([DaskERLPBoostClassifier(max_iter=5)])
+@parametrize_with_checks([CHECKED])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 

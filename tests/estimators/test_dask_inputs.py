@@ -191,6 +191,7 @@ def test_other_dask_collections_are_refused(data):
         ERLPBoostClassifier().fit(dask.delayed(X), y)
 
 
+@pytest.mark.filterwarnings("ignore:Class DaskERLPBoostClassifier is deprecated:FutureWarning")
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # max_iter, for speed
 def test_dask_class_shares_the_fit(client, data):
     """DaskERLPBoostClassifier (same fit function) agrees with ERLPBoostClassifier on dask input."""

@@ -1,5 +1,5 @@
 """GradientProjectionClassifier / GradientProjectionRegressor: scikit-learn's checks, labels, shapes,
-closed forms and errors (seed 001, spec §2)."""
+closed forms and errors ([GB]; docs/math.md#gradient-boosting-in-function-space)."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def test_multiclass_decision_function_and_learners():
 
 
 def test_naive_stalls_on_multiclass_hinge_where_residual_descends():
-    """The seed's Fig. 3 observation, small: with multiclass stumps the naive method re-uses the same
+    """[GB]'s Fig. 3 observation, small: with multiclass stumps the naive method re-uses the same
     weak learners and its objective stays far above the residual method's at the same budget."""
     X, y = load_digits(return_X_y=True)
     X, y = X[:500], y[:500]

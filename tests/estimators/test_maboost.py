@@ -61,7 +61,7 @@ def test_fit_predict_with_string_labels(clf, data):
 
 
 def test_capped_projection_uses_the_fraction_nu(data):
-    """nu is a fraction (DESIGN.md): nu_ = max(1, nu N), d <= 1/nu_ (seed 000's k = N/nu_)."""
+    """nu is a fraction (docs/math.md#capping-nu): nu_ = max(1, nu N), d <= 1/nu_ ([NP]'s k = N/nu_)."""
     X, y = data
     clf = MABoostClassifier(projection="capped", nu=0.25, max_iter=60).fit(X, y)
     assert clf.nu_ == pytest.approx(30.0)
@@ -81,8 +81,9 @@ def test_mixed_projection_caps_only_the_secondary_examples(data):
 
 
 def test_entropy_maboost_distribution_is_adaboosts_form_of_its_margins(data):
-    """§1.4: with the entropy, ``d_`` is ``softmax(-m)`` for the fitted margins ``m = sum eta_t u_t`` (the
-    estimator's result, recomputed from its columns and unnormalised weights)."""
+    """docs/math.md#maboost: with the entropy, ``d_`` is ``softmax(-m)`` for the fitted margins
+    ``m = sum eta_t u_t`` (the estimator's result, recomputed from its columns and unnormalised
+    weights)."""
     X, y = data
     clf = MABoostClassifier(max_iter=25).fit(X, y)
     result = clf.result_

@@ -60,6 +60,7 @@ def test_every_estimator_takes_max_time(name):
     assert free.stop_reason_ != "time limit" and len(free.history_) > 1
 
 
+@pytest.mark.filterwarnings("ignore:Class DaskERLPBoostClassifier is deprecated:FutureWarning")
 def test_the_dask_estimator_takes_max_time():
     pytest.importorskip("dask")
     from dualboost.estimators.dask import DaskERLPBoostClassifier

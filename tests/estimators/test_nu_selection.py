@@ -323,6 +323,7 @@ def test_cli_nu_auto_is_the_classifiers_choice(tmp_path, capsys):
     assert "expected 'auto' or a fraction" in capsys.readouterr().err
 
 
+@pytest.mark.filterwarnings("ignore:Class DaskERLPBoostClassifier is deprecated:FutureWarning")
 def test_auto_on_dask_holds_out_whole_row_blocks():
     da = pytest.importorskip("dask.array")
     from dualboost.estimators.dask import DaskERLPBoostClassifier, block_split

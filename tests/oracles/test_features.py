@@ -1,4 +1,5 @@
-"""RawFeatures and LinearKernel (spec B.14.3, rescaled into [-1, 1]): explicit products as the reference."""
+"""RawFeatures and LinearKernel ([KG] Sec 5, docs/math.md#hypothesis-classes; rescaled into [-1, 1]):
+explicit products as the reference."""
 
 from __future__ import annotations
 

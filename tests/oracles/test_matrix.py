@@ -1,8 +1,8 @@
-"""MatrixOracle: a fixed finite class given by its edge matrix; spec Part E item E13.
+"""MatrixOracle: a fixed finite class given by its edge matrix.
 
-E13 (spec B.4, [KG] Thm 2.5): on the lower-bound instance with even N and delta = 0.01/N, the
-max-edge oracle driven by LPBoost's d^t picks columns 1, ..., N/2 + 1 in order, with
-P_LP^t = -1 + 2 t delta and d^t = e_{M+t} for t <= M; the final value is >= delta/2, so after
+[KG] Thm 2.5 (docs/math.md#lpboost-lower-bound): on the lower-bound instance with even N and
+delta = 0.01/N, the max-edge oracle driven by LPBoost's d^t picks columns 1, ..., N/2 + 1 in order,
+with P_LP^t = -1 + 2 t delta and d^t = e_{M+t} for t <= M; the final value is >= delta/2, so after
 N/2 iterations the gap is still >= 0.99. Row duplication (the soft-margin version) keeps the count.
 """
 

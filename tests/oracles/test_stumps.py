@@ -1,4 +1,5 @@
-"""DecisionStumps (spec B.14.3): the max-edge stump, checked against independent computations.
+"""DecisionStumps ([KG] Sec 5, docs/math.md#hypothesis-classes): the max-edge stump, checked against
+independent computations.
 
 * brute force over every feature, threshold (midpoints and the constants) and sign, on small
   random data with negative values, zeros and ties (hypothesis, derandomised);
@@ -6,7 +7,7 @@
 * scikit-learn's DecisionTreeClassifier(max_depth=1) with sample_weight: our weighted error is
   never larger (a depth-1 tree is a stump; it minimises Gini impurity, not the error);
 * deterministic ties, hashable hypotheses, predict on new data;
-* on a9a (../shared/data, when present): a per-feature sort-and-cumsum reference;
+* on a9a (from the data folder, when present): a per-feature sort-and-cumsum reference;
 * the edges of every threshold against a brute-force sum on random sparse data with many distinct
   values, ties, all-zero features, features whose largest block is not zero and negative values,
   with the segmented prefix sum cut into chunks of 2, 3 and 64 blocks (one to three levels of

@@ -1,4 +1,5 @@
-"""Corrective subproblems M8 ([KG] Eqs. 4.6-4.8) and M9 (Eqs. 4.12-4.14); spec E16 (partially).
+"""Corrective subproblems M8 ([KG] Eqs. 4.6-4.8) and M9 (Eqs. 4.12-4.14); in part, the internals
+of Corrective ERLPBoost ([KG] Sec 4.2).
 
 Independent references: the totally corrective models (ERLPBoost, BinaryERLPBoost) restricted to
 the line w(a) = ((1 - a) w_prev, a) and maximised by scipy's bounded Brent search, the primal and
@@ -100,7 +101,8 @@ def test_m8_dual_objective_matches_the_erlpboost_theta_on_the_line(seed):
 @pytest.mark.parametrize("seed", [0, 1])
 def test_m8_psi_closed_form_reproduces_the_projection(seed):
     """Alg 4.1 (h)-(i): with C the capped set of d = d_from_w(w), psi_n = -m_n - (1/eta) ln(Z/(d0_n nu))
-    on C is >= 0, and Eq. 3.11 with that psi gives d back (spec E16, Part D item 13)."""
+    on C is >= 0, and Eq. 3.11 with that psi gives d back ([KG] Sec 4.2.1 with the numerator of
+    docs/math.md#erratum-kg-13)."""
     nu, eta = 3.0, 20.0
     U, w_prev = instance(seed)
     model = CorrectiveERLPBoost(U, w_prev, nu=nu, eta=eta)

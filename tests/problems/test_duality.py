@@ -2,9 +2,10 @@
 model x solver x side.
 
 Weak duality dual_objective(w) <= primal_objective(d) must hold for *every* primal-feasible d and
-dual-feasible w (DESIGN.md, "Model objects"); the feasible points are built here from vertices of
-the capped simplex, the LP minimiser (HiGHS) and the corrective line, independently of the
-library's projections. Rounding: objectives are O(1) sums of N <= 25 terms, so 1e-9 suffices.
+dual-feasible w ([SS] Thm 3; docs/verify-erlpboost-by-hand.md#4-weak-duality-on-any-pair); the
+feasible points are built here from vertices of the capped simplex, the LP minimiser (HiGHS) and
+the corrective line, independently of the library's projections. Rounding: objectives are O(1)
+sums of N <= 25 terms, so 1e-9 suffices.
 """
 
 from __future__ import annotations
@@ -242,7 +243,7 @@ def kl(d, d0):
 @pytest.mark.parametrize("name", ["erlpboost", "binary", "softboost", "corrective"])
 def test_non_uniform_prior(name):
     """With a non-uniform d0 both sides (two solvers) agree and the primal objective at the solution
-    is the spec's formula evaluated here: max edge + KL(d || d0)/eta (Eq. 3.6), KL(d || d0)
+    is the thesis's formula evaluated here: max edge + KL(d || d0)/eta (Eq. 3.6), KL(d || d0)
     (Eq. 3.1), max edge + Delta_{2,nu}(d, d0)/eta (Eq. 3.25), u.d + KL(d || d0)/eta (Eq. 4.6)."""
     n, nu, eta = 15, 2.5, 5.0
     rng = np.random.default_rng(3)

@@ -1,9 +1,10 @@
-"""ERLPBoost (M5) and Binary ERLPBoost (M6): spec E7, E8, E15 (entropic part) and the extremes.
+"""ERLPBoost (M5) and Binary ERLPBoost (M6): [KG] Lemmas 3.6, 3.18, the bad example
+of [KG] Sec 2.5 (entropic part) and the extremes.
 
 Independent references: the primal solved by cvxpy against the dual solved by cvxpy (two
 different conic programs), the multipliers psi / beta maximised out by scipy (L-BFGS-B,
 minimize_scalar) instead of the library's closed forms, the LP value by HiGHS, and closed forms
-from the spec (Part C item 8 smoothing sandwich, Delta_{2,nu} <= ln(N/nu) + 1, [SS] Lemma 11).
+(the smoothing sandwich of docs/math.md#smoothing-sandwich, Delta_{2,nu} <= ln(N/nu) + 1, [SS] Lemma 11).
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def theta_binary_beta_maximised(U, w, nu, eta, d0):
 
 
 def delta2(d, d0, nu):
-    """Delta_{2,nu}(d, d0) of spec B.9, written out."""
+    """Delta_{2,nu}(d, d0) of [KG] Sec 3.3, written out."""
     c = 1.0 / nu
     room = np.clip(c - d, 0.0, None)  # d_n = 1/nu may round to c - d = -1e-17
     return float(rel_entr(d, d0).sum() + rel_entr(room, c - d0).sum())
@@ -78,7 +79,7 @@ def capped_point(rng, n, nu, n_vertices=4):
     return sum(a * capped_vertex(rng, n, nu) for a in weights)
 
 
-# --- E7: ERLPBoost duality -------------------------------------------------------------------------
+# --- [KG] Lemma 3.6: ERLPBoost duality -----------------------------------------------------------
 E7_CASES = [  # (seed, N, t, nu, eta): no caps active / caps active / many hypotheses
     (3, 20, 4, 4.5, 5.0),
     (1, 20, 6, 4.5, 20.0),
@@ -126,7 +127,7 @@ def test_e7_dual_objective_eliminates_psi_exactly(nu, eta):
         assert value == pytest.approx(reference, abs=1e-8)
 
 
-# --- E8: Binary ERLPBoost --------------------------------------------------------------------------
+# --- [KG] Lemma 3.18: Binary ERLPBoost -----------------------------------------------------------
 @pytest.mark.parametrize("seed, nu, eta", [(3, 3.0, 5.0), (5, 1.0, 5.0), (6, 4.5, 20.0)])
 def test_e8_binary_dual_equals_primal(seed, nu, eta):
     U = random_edge_matrix(20, 4, seed=seed)
@@ -163,7 +164,8 @@ def test_e8_binary_entropy_range(n, nu):
 
 
 def test_e8_spec_extreme_point_value():
-    """Spec B.9: N = 20, nu = 3, the extreme-point value 2.818 <= 2.897 (3 decimals given)."""
+    """[KG] Sec 3.3: N = 20, nu = 3, a vertex of the capped simplex has Delta_{2,nu} = 2.818 (to 3
+    decimals) <= ln(N/nu) + 1 = 2.897 (docs/math.md#binary-erlpboost)."""
     d = np.r_[np.full(3, 1.0 / 3.0), np.zeros(17)]
     model = BinaryERLPBoost(random_edge_matrix(20, 2), nu=3.0, eta=1.0)
     regulariser = model.primal_objective(d) - (model.U.T @ d).max()
@@ -186,7 +188,7 @@ def test_e8_dual_objective_eliminates_beta_exactly(nu, eta):
         )
 
 
-# --- E15: the bad example with the entropy-regularised dual ---------------------------------------
+# --- [KG] Sec 2.5: the bad example with the entropy-regularised dual -------------------------------
 def test_e15_erlpboost_weights_are_not_a_vertex():
     """LPBoost's unique w is e_6 (test_problems_lpboost); ERLPBoost at eta = 5 spreads the weight."""
     U = bad_example(0.01)
@@ -211,9 +213,9 @@ ETAS = [1.0, 100.0, 1e4, 1e6]
     [(ERLPBoost, 1.0, 0.0), (ERLPBoost, 3.0, 0.0), (BinaryERLPBoost, 1.0, 1.0), (BinaryERLPBoost, 3.0, 1.0)],
 )
 def test_smoothing_sandwich_at_every_eta(cls, nu, extra, eta):
-    """Spec Part C item 8 (Lemma 19): LP dual(w) <= model dual(w) <= LP dual(w) + B/eta pointwise,
-    B = ln(N/nu) (+1 for Binary); hence P_LP <= optimum <= P_LP + B/eta. Rounding: the dual value
-    is computed in the log domain, ~1e-12 absolute."""
+    """docs/math.md#smoothing-sandwich ([SS] Lemma 19): LP dual(w) <= model dual(w) <= LP dual(w) +
+    B/eta pointwise, B = ln(N/nu) (+1 for Binary); hence P_LP <= optimum <= P_LP + B/eta. Rounding:
+    the dual value is computed in the log domain, ~1e-12 absolute."""
     n, t = 30, 6
     U = random_edge_matrix(n, t, seed=2)
     model = cls(U, nu=nu, eta=eta)
@@ -287,7 +289,8 @@ def test_erlpboost_nu_equal_n_gives_uniform_d(side):
 
 @pytest.mark.parametrize("side", ["primal", "dual"])
 def test_erlpboost_nu_one_is_the_plain_simplex(side):
-    """nu = 1: no caps; the dual is the log-sum-exp of Eq. 3.10 with psi = 0 (spec Part C item 4)."""
+    """nu = 1: no caps; the dual is the log-sum-exp of Eq. 3.10 with psi = 0 ([SS] App. B;
+    docs/math.md#conjugate-table)."""
     n, eta = 15, 4.0
     U = random_edge_matrix(n, 5, seed=4)
     model = ERLPBoost(U, nu=1.0, eta=eta)

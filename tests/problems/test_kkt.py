@@ -1,9 +1,9 @@
-"""Spec E9: KKT active-set recovery of (w, psi, beta) from a primal solution d* alone.
+"""[KG] Appendix A: KKT active-set recovery of (w, psi, beta) from a primal solution d* alone.
 
 The recovered multipliers are checked against (i) the KKT conditions written out here from the
-spec (B.7, B.8.5, B.9), not the library's linear system, (ii) the dual solved independently on
-the other side by another solver, (iii) the closed-form normaliser of the spec (Eq. 3.16, the
-optimal beta of B.7, the root of Eq. 3.27).
+thesis ([KG] Secs 3.1.2, 3.2.4, 3.3.4), not the library's linear system, (ii) the dual solved
+independently on the other side by another solver, (iii) the closed-form normaliser of the thesis
+(Eq. 3.16, the optimal beta of SoftBoost's dual function in [KG] Sec 3.1, the root of Eq. 3.27).
 
 Accuracy budget: an interior-point primal d* has ~1e-6 error in its entries (its value is exact
 to ~1e-11, and P(d) - P* ~ ||d - d*||^2 eta/2), so ln(d*) carries ~1e-6 / min d relative error;
@@ -43,7 +43,7 @@ def softboost_instance(seed, n, t, nu):
 
 
 def build(kind):
-    if kind == "erlp-nocap":  # the spec's verified setting: N = 20, t = 4, eta = 5, nu = 4.5
+    if kind == "erlp-nocap":  # docs/math.md#kkt-map's verified setting: N = 20, t = 4, eta = 5, nu = 4.5
         return ERLPBoost(random_edge_matrix(20, 4, seed=3), nu=4.5, eta=5.0)
     if kind == "erlp-caps":  # 2 capped coordinates
         return ERLPBoost(random_edge_matrix(20, 6, seed=1), nu=4.5, eta=20.0)
@@ -80,10 +80,10 @@ KINDS = [
 
 
 def spec_stationarity(model, d, w, psi, beta):
-    """The stationarity residual of the spec's Lagrangian, with beta the multiplier of sum d = 1:
-    ERLPBoost (B.8.5):  (1/eta)(1 + ln(d/d0)) + U w + psi + beta = 0;
-    SoftBoost (B.7):    1 + ln(d/d0) + U w + psi + beta = 0;
-    Binary (B.9):       (1/eta)[ln(d/d0) - ln((1/nu - d)/(1/nu - d0))] + U w + beta = 0.
+    """The stationarity residual of the thesis's Lagrangian, with beta the multiplier of sum d = 1:
+    ERLPBoost (Eq. 3.13): (1/eta)(1 + ln(d/d0)) + U w + psi + beta = 0;
+    SoftBoost (Eq. 3.4):  1 + ln(d/d0) + U w + psi + beta = 0;
+    Binary (Eq. 3.28):    (1/eta)[ln(d/d0) - ln((1/nu - d)/(1/nu - d0))] + U w + beta = 0.
     Rows with d_n = 0 carry no information (ln 0); only rows with d_n > 1e-8 are returned."""
     rows = d > 1e-8
     dr, d0 = d[rows], model.d0[rows]
@@ -98,8 +98,8 @@ def spec_stationarity(model, d, w, psi, beta):
 
 
 def spec_beta(model, w, psi):
-    """The optimal multiplier of sum d = 1 in closed form: Eq. 3.16 (ERLPBoost), B.7 (SoftBoost,
-    eta = 1); for Binary the root of sum_n d_n(beta) = 1 in Eq. 3.27, by bisection here."""
+    """The optimal multiplier of sum d = 1 in closed form: Eq. 3.16 (ERLPBoost), [KG] Sec 3.1
+    (SoftBoost, eta = 1); for Binary the root of sum_n d_n(beta) = 1 in Eq. 3.27, by bisection here."""
     m = model.U @ w
     if isinstance(model, BINARY):
         nu, eta, d0 = model.nu, model.eta, model.d0
@@ -142,7 +142,7 @@ def test_e9_recovery_matches_the_dual(kind, solved):
     assert np.all(kkt.psi[~capped] == 0)
     # the recovered w is unique here (few generic columns): it is the solver's w
     np.testing.assert_allclose(kkt.w, dual.w, atol=MULT_TOL)
-    # the KKT conditions as the spec writes them, with the recovered psi (independent algebra)
+    # the KKT conditions as the thesis writes them, with the recovered psi (independent algebra)
     residual = spec_stationarity(model, d_star, kkt.w, kkt.psi, spec_beta(model, kkt.w, kkt.psi))
     assert np.abs(residual).max() <= MULT_TOL
 
@@ -158,8 +158,9 @@ def test_e9_w_from_d_is_dual_optimal(kind, solved):
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_e9_beta_is_the_multiplier_of_sum_d(kind, solved):
-    """KKTMultipliers.beta is documented as the multiplier of sum d = 1; the spec's stationarity
-    (B.7, B.8.5, B.9) must hold with it, i.e. it equals Eq. 3.16 / B.7 / the Eq. 3.27 root."""
+    """KKTMultipliers.beta is documented as the multiplier of sum d = 1; the thesis's stationarity
+    (Eqs. 3.4, 3.13, 3.28) must hold with it, i.e. it equals Eq. 3.16 / its SoftBoost form / the
+    Eq. 3.27 root."""
     model, primal, _ = solved[kind]
     kkt = model.kkt_from_d(primal.d)
     reference = spec_beta(model, kkt.w, kkt.psi)
@@ -187,7 +188,7 @@ def test_e9_lpboost_recovery():
     assert np.all(kkt.w >= -1e-12) and kkt.w.sum() == pytest.approx(1.0, abs=1e-9)
     assert np.all(kkt.psi >= -1e-9)
     assert model.dual_objective(kkt.w) == pytest.approx(primal.primal_value, abs=1e-7)
-    # slack psi_n = [rho - m_n]_+ (spec Part D item 2) with rho = -beta
+    # slack psi_n = [rho - m_n]_+ (docs/math.md#erratum-kg-2) with rho = -beta
     rho = -kkt.beta
     np.testing.assert_allclose(kkt.psi, np.maximum(0.0, rho - U @ kkt.w), atol=1e-7)
 

@@ -1,9 +1,10 @@
-"""LPBoost (models M1/M2): spec Part E tests E1, E2, E13, E14, E15 (LP part).
+"""LPBoost (models M1/M2 of docs/math.md#model-catalogue): LP duality, solver agreement and the
+degenerate cases, the N/2 lower bound ([KG] Thm 2.5), pivots and the bad example ([KG] Secs 2.3, 2.5).
 
 Every value is compared with an independent computation: scipy's HiGHS on the LPs written out
 here (Eq. 2.2 with explicit w, psi, rho; Eq. 2.3 with d, gamma), cvxpy formulations that the
 library does not use (the hinge form, sum_largest, the [SS] l1-ball form), closed forms
-(AvgMin by sorting) or values the spec states. Tolerances: the LP and conic solvers run with
+(AvgMin by sorting) or values the thesis states. Tolerances: the LP and conic solvers run with
 ~1e-10 tolerances (interior point) and HiGHS's default 1e-7 primal/dual feasibility, so values
 are compared to 1e-7 and distributions to 1e-6 unless a comment says otherwise.
 """
@@ -24,7 +25,7 @@ LP_TOL = 1e-7  # HiGHS feasibility/optimality tolerance is 1e-7; interior point 
 
 # --- independent references ---------------------------------------------------------------
 def hinge_form(U, nu):
-    """max_{w in simplex, rho} rho - (1/nu) sum [rho - (U w)_n]_+ (spec M2, [SS] Eq. 6)."""
+    """max_{w in simplex, rho} rho - (1/nu) sum [rho - (U w)_n]_+ (model M2, [SS] Eq. 6)."""
     w = cp.Variable(U.shape[1], nonneg=True)
     rho = cp.Variable()
     prob = cp.Problem(cp.Maximize(rho - cp.sum(cp.pos(rho - U @ w)) / nu), [cp.sum(w) == 1])
@@ -42,14 +43,14 @@ def avgmin_form(U, k):
 
 def avgmin_sorted(m, nu):
     """Mean of the nu smallest entries, real nu: (1/nu) sum_{j<=K} s_j + (1 - K/nu) s_{K+1}
-    with s ascending, K = floor(nu) (spec Part C item 2, applied to -m)."""
+    with s ascending, K = floor(nu) (docs/math.md#capped-simplex-support, applied to -m)."""
     s = np.sort(m)
     k = int(np.floor(nu))
     tail = (1.0 - k / nu) * s[k] if k < s.size else 0.0
     return s[:k].sum() / nu + tail
 
 
-# --- E1: LP duality ---------------------------------------------------------------------------
+# --- LP duality ([KG] Eq. 2.1) -----------------------------------------------------------------
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("nu", [1.0, 2.5, 3.0])  # N/4 = 3 for N = 12
 def test_e1_lp_duality_all_forms_agree(seed, nu):
@@ -82,7 +83,7 @@ def test_e1_dual_objective_is_avgmin_closed_form(nu):
 @pytest.mark.parametrize("k", [1, 2, 3])
 def test_e1_ss_l1_ball_variant_equals_reflexive_simplex(seed, k):
     """[SS] Eqs. 2-3: min_{d capped} max_j |(d^T A)_j| = max_{||w||_1 <= 1} AvgMin_k(A w), and both
-    equal the simplex version over [A, -A] (spec Part 0, [DERIVED] (c))."""
+    equal the simplex version over [A, -A] (docs/math.md#signed-weights)."""
     A = random_edge_matrix(10, 4, seed=seed)
     n, m = A.shape
     # primal with |edges| by linprog: min g s.t. A^T d <= g, -A^T d <= g, capped simplex
@@ -111,7 +112,7 @@ def test_e1_ss_l1_ball_variant_equals_reflexive_simplex(seed, k):
     assert solution.dual_value == pytest.approx(ss_primal, abs=LP_TOL)
 
 
-# --- E2: solver agreement and degenerate cases ---------------------------------------------------
+# --- solver agreement and degenerate cases -------------------------------------------------------
 @pytest.mark.parametrize("nu", [1.0, 2.5])
 def test_e2_solvers_agree_on_both_sides(nu):
     U = random_edge_matrix(15, 6, seed=11)
@@ -178,7 +179,7 @@ def test_d_from_w_of_optimal_w_is_primal_optimal(seed, nu):
     assert model.primal_objective(d) == pytest.approx(value, abs=LP_TOL)
 
 
-# --- E13: the LPBoost N/2 lower bound ----------------------------------------------------------------
+# --- [KG] Thm 2.5: the LPBoost N/2 lower bound -------------------------------------------------------
 def run_lpboost_with_max_edge_oracle(U, nu, n_iter):
     """Algorithm 2.1 with the max-edge oracle over the columns of U: returns the chosen columns, the
     values P_LP^t and the distributions d^t."""
@@ -188,7 +189,7 @@ def run_lpboost_with_max_edge_oracle(U, nu, n_iter):
     for _ in range(n_iter):
         edges = U.T @ d
         order = np.argsort(-edges)
-        # the spec says the hypotheses arrive without ties; 1e-5 is far above the LP accuracy
+        # the construction makes the hypotheses arrive without ties; 1e-5 is far above the LP accuracy
         assert edges[order[0]] - edges[order[1]] > 1e-5
         chosen.append(int(order[0]))
         solution = LPBoost(U[:, chosen], nu=nu).solve(method="clarabel", side="primal")
@@ -206,8 +207,8 @@ def test_e13_lpboost_needs_n_over_2_iterations(n):
     chosen, values, dists = run_lpboost_with_max_edge_oracle(U, 1.0, m + 1)
     assert chosen == list(range(m + 1))  # columns arrive in order 1..M+1
     for t in range(1, m + 1):
-        assert values[t - 1] == pytest.approx(-1.0 + 2 * t * delta, abs=LP_TOL)  # spec value
-        # d^t = e_{M+t} is unique (spec B.4); interior point returns it to ~1e-8
+        assert values[t - 1] == pytest.approx(-1.0 + 2 * t * delta, abs=LP_TOL)  # [KG] Fig. 2.8
+        # d^t = e_{M+t} is unique (docs/math.md#lpboost-lower-bound); interior point returns it to ~1e-8
         np.testing.assert_allclose(dists[t - 1], np.eye(n)[m + t - 1], atol=1e-6)
     assert values[-1] >= delta / 2 - LP_TOL
     # the final value is the optimum over all columns (independent LP)
@@ -227,7 +228,7 @@ def test_e13_row_duplication_gives_the_same_count(n, nu):
     assert values[-1] - values[m - 1] >= 0.99
 
 
-# --- E14: pivots ------------------------------------------------------------------------------------
+# --- [KG] Sec 2.3: pivots ---------------------------------------------------------------------------
 @pytest.mark.parametrize("side", ["primal", "dual"])
 def test_e14_pivot_example(side):
     U = pivot_example()
@@ -260,7 +261,7 @@ def test_e14_planted_saddle_point(seed):
         assert solution.primal_value == pytest.approx(v, abs=LP_TOL)
 
 
-# --- E15: the bad example (LP part) ----------------------------------------------------------------
+# --- [KG] Sec 2.5: the bad example (LP part) -------------------------------------------------------
 @pytest.mark.parametrize("side", ["primal", "dual"])
 def test_e15_bad_example_misclassifies_everything(side):
     delta = 0.01

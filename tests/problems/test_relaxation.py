@@ -1,8 +1,10 @@
-"""Relaxation: input validation, Thm 7's conditions, the derived f~ and the model contract (spec A.4, M3).
+"""Relaxation: input validation, Thm 7's conditions, the derived f~ and the model contract ([SS] Sec 4.2,
+model M3).
 
-The contract is that of every model (DESIGN.md): both sides solve to a certified Solution, the forms
-"abs" and "simplex" agree ([SS] Sec. 0 (c)), weak duality holds on random feasible pairs, the maps
-d_from_w / w_from_d close the gap, and the repair moves solver output into the domain.
+The contract is that of every model (docs/architecture.md#the-solver-contract): both sides solve to a
+certified Solution, the forms "abs" and "simplex" agree (docs/math.md#signed-weights), weak duality
+holds on random feasible pairs, the maps d_from_w / w_from_d close the gap, and the repair moves
+solver output into the domain.
 """
 
 from __future__ import annotations

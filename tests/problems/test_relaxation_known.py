@@ -1,4 +1,4 @@
-"""Known cases of [SS] reproduced by Relaxation (spec A.3-A.5, E1, E3, M3, M7).
+"""Known cases of [SS] reproduced by Relaxation ([SS] Secs 4.1-4.2 and 5; models M3, M7).
 
 Each case is checked against an independent cvxpy solve of the primal written here, and the dual
 side against the closed form the paper gives (Cor. 5, Examples 1-2, Thm 4, Eq. 8). Relaxations
@@ -73,7 +73,7 @@ def test_example1_linf_ball_is_the_soft_margin(k):
 
 
 def test_lemma8_identity_for_the_linf_ball():
-    """E3: (I_{||d||_inf <= 1/k} + I_S)* (Lemma 8) = the top-k average (greedy) = the LP."""
+    """[SS] Example 1: (I_{||d||_inf <= 1/k} + I_S)* (Lemma 8) = the top-k average (greedy) = the LP."""
     k = 5
     restricted = cj.SimplexRestriction(cj.NormBall(p=np.inf, radius=1.0 / k))
     rng = np.random.default_rng(0)

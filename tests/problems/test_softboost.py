@@ -1,5 +1,5 @@
-"""SoftBoost (M4; nu = 1 is TotalBoost): feasibility, the corrected dual (Lemma 3.1, spec Part D
-item 5: no normalisation of w, no eta) and the KKT map.
+"""SoftBoost (M4; nu = 1 is TotalBoost): feasibility, the corrected dual (Lemma 3.1, erratum
+docs/math.md#erratum-kg-5: no normalisation of w, no eta) and the KKT map.
 
 Independent references: the capped LP value by HiGHS (feasibility threshold), the dual of
 Lemma 3.1 maximised jointly over (w, psi) by scipy L-BFGS-B with the gradients written out here,
@@ -102,7 +102,7 @@ def test_softboost_value_matches_independent_solves(seed, nu):
 @pytest.mark.parametrize("seed", [0, 1])
 def test_totalboost_dual_w_is_unnormalised(seed):
     """nu = 1 (TotalBoost): the optimal w is not on the simplex; normalising it lowers the dual
-    value (spec B.7 [DERIVED], Part D item 5). w is compared with the L-BFGS-B maximiser: unique
+    value ([DERIVED]; docs/math.md#erratum-kg-5). w is compared with the L-BFGS-B maximiser: unique
     because the binding columns are generic; L-BFGS-B's gtol 1e-11 gives w to ~1e-5."""
     n, t = 20, 5
     U, _, g = instance(seed, n, t, 1.0)

@@ -1,6 +1,6 @@
-"""The implicit operator of decision-stump columns (``dualboost.problems.kernels.StumpColumns``,
-issue 32 item 2) against the explicit products with U it replaces, and ERLPBoost runs through it
-against the same runs on the explicit U."""
+"""The implicit operator of decision-stump columns (``dualboost.problems.kernels.StumpColumns``)
+against the explicit products with U it replaces, and ERLPBoost runs through it against the same
+runs on the explicit U."""
 
 import numpy as np
 import pytest

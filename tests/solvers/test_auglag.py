@@ -1,14 +1,17 @@
-"""method="auglag": the hand-written dual path (spec B.10, Part D items 7, 8, 14).
+"""method="auglag": the hand-written dual path ([KG] Sec 4.1; errata KG-7, KG-8
+and KG-14 of docs/math.md#errata).
 
 Independent references, none of which goes through the library's solvers or objectives:
 
-* the primal of every model written out here in cvxpy (the spec's Part C mapping hints: rel_entr,
+* the primal of every model written out here in cvxpy (the cvxpy forms of
+  docs/math.md#model-catalogue: rel_entr,
   the epigraph gamma, the caps and x . d = 0 as explicit constraints), solved by Clarabel at
   1e-12 tolerances, with ECOS as the second opinion when Clarabel does not report "optimal"
   (observed on the +-1 SoftBoost instance and the capped corrective one);
-* the primal objectives written out here from the spec (B.7, B.8.1, B.9, B.11, B.12);
+* the primal objectives written out here from the thesis ([KG] Eqs. 3.1, 3.6, 3.25, 4.6,
+  4.12);
 * the capped LP value P_LP from HiGHS (LPBoost, method="highs", itself checked in test_highs.py)
-  for the smoothing sandwich of spec Part C item 8 at eta up to 1e6, where conic solvers fail;
+  for the smoothing sandwich (docs/math.md#smoothing-sandwich) at eta up to 1e6, where conic solvers fail;
 * central finite differences of ``dual_objective`` for the gradients and Hessians.
 
 Timing is not asserted anywhere (benchmarks/subproblem.py measures it).
@@ -56,12 +59,12 @@ ECOS_OPTIONS = {"abstol": 1e-12, "reltol": 1e-12, "feastol": 1e-12, "max_iters":
 
 # --- independent references -----------------------------------------------------------------------
 def entropy(d, n):
-    """Delta(d, uniform) (spec B.8.1); d clipped at 0 (solver noise of ~1e-12 below 0)."""
+    """Delta(d, uniform) ([KG] Eq. 3.6); d clipped at 0 (solver noise of ~1e-12 below 0)."""
     return float(rel_entr(np.clip(d, 0.0, None), 1.0 / n).sum())
 
 
 def binary_entropy(d, n, nu):
-    """Delta_{2,nu}(d, uniform) (spec B.9)."""
+    """Delta_{2,nu}(d, uniform) ([KG] Sec 3.3)."""
     c = 1.0 / nu
     return entropy(d, n) + float(rel_entr(np.clip(c - d, 0.0, None), c - 1.0 / n).sum())
 
@@ -95,7 +98,7 @@ class Case:
         return entropy(d, self.n) / self.eta
 
     def primal_value(self, d):
-        """The primal objective, written out from the spec (B.7, B.8.1, B.9, Eqs. 4.6, 4.12)."""
+        """The primal objective, written out from [KG] Eqs. 3.1, 3.6, 3.25, 4.6 and 4.12."""
         if self.kind == "soft":
             return entropy(d, self.n)
         if self.kind in ("corr", "corr_binary"):
@@ -173,7 +176,7 @@ def corrective_case(kind, U, nu, eta, seed):
 
 R = random_edge_matrix
 AGREEMENT_CASES = {
-    # ERLPBoost (spec B.8): nu = 1 (no caps), real nu with caps active, nu = N, +-1, duplicates, N
+    # ERLPBoost ([KG] Sec 3.2): nu = 1 (no caps), real nu with caps active, nu = N, +-1, duplicates, N
     "erlp-N10-nu1": lambda: Case("erlp", R(10, 3, seed=0), 1.0, 2.0),
     "erlp-N20-nu4.5": lambda: Case("erlp", R(20, 5, seed=1), 4.5, 20.0),
     "erlp-nu=N": lambda: Case("erlp", R(12, 5, seed=2), 12.0, 5.0),
@@ -181,7 +184,7 @@ AGREEMENT_CASES = {
     "erlp-duplicates": lambda: Case("erlp", R(50, 6, seed=4, duplicate_columns=4), 5.0, 10.0),
     "erlp-N300-nu1": lambda: Case("erlp", R(300, 20, seed=5), 1.0, 100.0),
     "erlp-N2000-nu200.5": lambda: Case("erlp", R(2000, 30, seed=6), 200.5, 50.0),
-    # Binary ERLPBoost (spec B.9): nu < N; nu close to N squeezes the box onto the uniform d
+    # Binary ERLPBoost ([KG] Sec 3.3): nu < N; nu close to N squeezes the box onto the uniform d
     "binary-N10-nu1": lambda: Case("binary", R(10, 3, seed=7), 1.0, 2.0),
     "binary-N20-nu3": lambda: Case("binary", R(20, 5, seed=8), 3.0, 5.0),
     "binary-N20-nu19.5": lambda: Case("binary", R(20, 5, seed=9), 19.5, 5.0),
@@ -189,13 +192,13 @@ AGREEMENT_CASES = {
     "binary-stumps-nu7.3": lambda: Case("binary", R(60, 8, seed=11, binary=True), 7.3, 10.0),
     "binary-duplicates": lambda: Case("binary", R(50, 6, seed=12, duplicate_columns=4), 5.0, 10.0),
     "binary-N2000-nu200.5": lambda: Case("binary", R(2000, 30, seed=13), 200.5, 50.0),
-    # SoftBoost (spec B.7, w unnormalised)
+    # SoftBoost ([KG] Sec 3.1, w unnormalised)
     "soft-N20-nu1": lambda: softboost_case(R(20, 5, seed=14), 1.0),
     "soft-N20-nu4.5": lambda: softboost_case(R(20, 5, seed=15), 4.5),
     "soft-stumps-nu3": lambda: softboost_case(R(50, 6, seed=4, binary=True), 3.0),  # Clarabel inexact
     "soft-duplicates": lambda: softboost_case(R(40, 6, seed=16, duplicate_columns=3), 4.5),
     "soft-N500-nu50": lambda: softboost_case(R(500, 15, seed=17), 50.0),
-    # the corrective subproblems (spec B.11, B.12: M8, M9)
+    # the corrective subproblems ([KG] Secs 4.2, 4.3: M8, M9)
     "corr-N20-nu1": lambda: corrective_case("corr", R(20, 5, seed=18), 1.0, 5.0, 18),
     "corr-N20-nu4.5": lambda: corrective_case("corr", R(20, 5, seed=19), 4.5, 20.0, 19),
     "corr-stumps": lambda: corrective_case("corr", R(100, 8, seed=20, binary=True), 10.5, 10.0, 20),
@@ -248,7 +251,7 @@ def test_auglag_agrees_with_cvxpy(name):
 
 
 def test_erlpboost_nu_equal_n_gives_the_uniform_d_and_the_best_column_mean():
-    """nu = N: the capped simplex is the single point d0 (spec E2), value = the best column mean."""
+    """nu = N: the capped simplex is the single point d0 ([KG] Sec 2.2), value = the best column mean."""
     n = 12
     U = random_edge_matrix(n, 5, seed=2)
     solution = ERLPBoost(U, nu=n, eta=5.0).solve(method="auglag")
@@ -275,8 +278,8 @@ EXTREME_CASES = {
 @pytest.mark.parametrize("eta", [1e3, 1e4, 1e5, 1e6])
 @pytest.mark.parametrize("name", list(EXTREME_CASES))
 def test_auglag_is_certified_at_extreme_eta_and_lies_in_the_smoothing_sandwich(name, eta):
-    """Spec Part C item 8: 0 <= (1/eta) Delta <= B/eta on the capped simplex, B = ln(N/nu) (+1 for
-    Binary, spec B.9), so P_LP <= V_eta <= P_LP + B/eta. auglag's dual value is a lower bound
+    """docs/math.md#smoothing-sandwich: 0 <= (1/eta) Delta <= B/eta on the capped simplex, B = ln(N/nu)
+    (+1 for Binary, [KG] Sec 3.3), so P_LP <= V_eta <= P_LP + B/eta. auglag's dual value is a lower bound
     and its primal value an upper bound on V_eta, each within the certified gap.
 
     The acceptance asks for eta up to 1e6 at a certified gap of 1e-6, so status 'optimal' at the
@@ -444,9 +447,10 @@ WARM_KWARGS = [
 
 
 def test_warm_start_after_a_new_column_matches_the_cold_solve_and_saves_work():
-    """B.10: start from the previous w with the corrective step for the new column. Values agree
-    to 1e-9 relative: both solves are certified to 1e-8 and the dual value's error is second
-    order in the w error while the certified gap is first order (observed differences <= 4e-16).
+    """[KG] Sec 4.1 (docs/math.md#warm-start): start from the previous w with the corrective step for
+    the new column. Values agree to 1e-9 relative: both solves are certified to 1e-8 and the dual
+    value's error is second order in the w error while the certified gap is first order (observed
+    differences <= 4e-16).
     Work is compared in aggregate over 6 instances (observed warm/cold: 0.58 in iterations and
     0.52 in evaluations in aggregate, 0.44 .. 0.85 per instance; with eta ~ 20 single instances
     go either way, so the assertion is on the aggregate)."""
@@ -677,7 +681,7 @@ def _capped(model, w):
 
 @pytest.mark.parametrize("name", ["erlp-no-caps", "erlp-caps", "binary", "softboost"])
 def test_gradient_and_hessian_match_finite_differences(name):
-    """Spec Part D item 7: grad D = U^T d(w) (- g for SoftBoost); dual_hessian is the exact
+    """docs/math.md#erratum-kg-7: grad D = U^T d(w) (- g for SoftBoost); dual_hessian is the exact
     Hessian of the current piece. Points are kept away from kinks: the capped set must be the
     same at every finite-difference point (D is C^1, not C^2, where it changes).
 
@@ -904,7 +908,8 @@ def test_warm_solves_with_breakpoints_agree_with_the_clipped_path(eta, bound_ste
 
 
 # --- 9. cold starts from the LP limit ---------------------------------------------------------------
-# method="auglag": cold solves that start from the LP limit's solution (docs/solvers.md, item 3).
+# method="auglag": cold solves that start from the LP limit's solution
+# (docs/solvers.md#the-hand-written-dual-path-methodauglag, point 3).
 #
 # A cold start at eta > ``lp_cold_eta`` with t <= ``lp_cold_t`` and ``lp_cold_min_samples`` <= N <=
 # ``lp_max_samples`` (``AuglagOptions``) solves the LP limit by HiGHS (without presolve) and takes
@@ -987,7 +992,8 @@ def test_a_failed_lp_limit_on_a_cold_start_falls_back_to_continuation(monkeypatc
 
 
 # --- 10. cold starts by eta continuation ------------------------------------------------------------
-# method="auglag": cold solves through eta continuation with a small t (docs/solvers.md, item 3).
+# method="auglag": cold solves through eta continuation with a small t
+# (docs/solvers.md#the-hand-written-dual-path-methodauglag, point 3).
 #
 # Above ``continuation_eta`` a cold solve first solves the problem at eta/10 (recursively) to
 # ``coarse_gap`` and, with a cheap Hessian (t <= ``newton_after_stage_t``), starts Newton from that

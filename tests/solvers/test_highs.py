@@ -1,9 +1,9 @@
 """method="highs": LPBoost's LP through HiGHS, both sides, the other side read from the LP
-multipliers (spec B.2, model M2).
+multipliers ([KG] Sec 2.2, model M2).
 
 Independent references: the capped min-max-edge LP ([KG] Eq. 2.3) written out here in cvxpy and
 solved by Clarabel at 1e-12 tolerances, and the dual objective of Eq. 2.2 evaluated in closed
-form (AvgMin_nu by sorting, spec Part C item 2, real nu). The raw HiGHS output (before the
+form (AvgMin_nu by sorting, docs/math.md#capped-simplex-support, real nu). The raw HiGHS output (before the
 certification step moves anything) is checked as well as the certified Solution.
 """
 
@@ -116,7 +116,7 @@ def test_the_other_side_read_from_the_lp_marginals_is_optimal(name):
 
 
 def test_nu_equal_n_forces_the_uniform_d():
-    """nu = N (spec E2): the capped simplex is the single point d0; the value is the best column mean."""
+    """nu = N ([KG] Sec 2.2): the capped simplex is the single point d0; the value is the best column mean."""
     U = R(40, 5, seed=5)
     for side in ("primal", "dual"):
         solution = LPBoost(U, nu=40.0).solve(method="highs", side=side)

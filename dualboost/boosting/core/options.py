@@ -14,6 +14,8 @@ import functools
 import inspect
 import math
 import os
+import re
+import textwrap
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, fields
@@ -126,12 +128,48 @@ NO_CHECKPOINT = ("checkpoint", "checkpoint_every", "resume")
 ONLY_PROGRESS = (*NO_ITERATES, *NO_CHECKPOINT, "keep_stages")
 
 
+#: what each option does, for the Parameters entry :func:`takes_run_options` writes
+_OPTION_DOCS = {
+    "callback": "``callback`` is called with each history row as it is recorded",
+    "keep_iterates": "``keep_iterates`` keeps every ``(d^t, w^t)`` in ``result.iterates``",
+    "checkpoint": "``checkpoint`` is a file the run's state is written to every ``checkpoint_every`` "
+    "iterations (:mod:`dualboost.boosting.core.checkpoint`)",
+    "resume": "``resume`` continues a killed run from it",
+    "keep_stages": "``keep_stages`` keeps the output weights of every iteration in ``result.stages``",
+    "max_time": '``max_time`` is a time limit in seconds (stop reason ``"time limit"``)',
+}
+#: the entry a driver's numpydoc Parameters section writes for its run options, with an optional remark
+_OPTIONS_ENTRY = re.compile(r"^options : RunOptions\n((?:    .*\n?)*)", re.MULTILINE)
+
+
+def _document_options(doc: str | None, taken: tuple[str, ...]) -> str | None:
+    """``doc`` with its ``options : RunOptions`` entry (and the remark below it) written out as the
+    options the driver takes, so that the Parameters section names every keyword of the signature."""
+    if not doc:
+        return doc
+    doc = inspect.cleandoc(doc)
+    found = _OPTIONS_ENTRY.search(doc)
+    if found is None:
+        return doc
+    said = "; ".join(_OPTION_DOCS[key] for key in taken if key in _OPTION_DOCS)
+    remark = "".join(" " + line.strip() for line in found.group(1).splitlines())
+    text = (
+        "The run options (docs/boosting.md#run-options), as keywords or as one ``options=`` "
+        f":class:`~dualboost.boosting.core.options.RunOptions` (not both): {said}.{remark}"
+    )
+    body = textwrap.fill(text, width=104, initial_indent="    ", subsequent_indent="    ")
+    return f"{doc[: found.start()]}{', '.join(taken)}, options : optional\n{body}\n{doc[found.end() :]}"
+
+
 def takes_run_options(driver: _Driver | None = None, *, without: tuple[str, ...] = ()):
     """Decorate a driver whose last keyword is ``options: RunOptions``: the decorated function also
     takes every field of :data:`OPTION_NAMES` as a keyword (its signature shows them) and builds the
     :class:`RunOptions` from them, or takes ``options=`` itself (not both). ``without``: the options
-    this driver cannot honour (a ValueError when one is given). The checkpoint the driver opens is
-    released when it returns or raises (:func:`~dualboost.boosting.core.checkpoint.releasing_checkpoints`).
+    this driver cannot honour (a ValueError when one is given). The driver's docstring names
+    ``options : RunOptions`` in its Parameters section (with a remark below it, if any); the decorated
+    function's docstring lists there the options it takes and what each does. The checkpoint the
+    driver opens is released when it returns or raises
+    (:func:`~dualboost.boosting.core.checkpoint.releasing_checkpoints`).
 
     Parameters
     ----------
@@ -173,6 +211,7 @@ def takes_run_options(driver: _Driver | None = None, *, without: tuple[str, ...]
         ]
         options_param = inspect.Parameter("options", inspect.Parameter.KEYWORD_ONLY, default=None)
         wrapper.__signature__ = signature.replace(parameters=[*params, *keywords, options_param])
+        wrapper.__doc__ = _document_options(function.__doc__, tuple(key.name for key in keywords))
         return wrapper  # type: ignore[return-value]
 
     return decorate if driver is None else decorate(driver)

@@ -139,13 +139,7 @@ def adaboost(
         The first distribution (a positive distribution, default uniform: the sample weights of
         :class:`~dualboost.estimators.MaxEdgeAdaBoostClassifier`; ``d^t`` proportional to
         ``d0 e^{-U alpha}``).
-    callback, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
-        The run options, as keywords or as one ``options=``
-        :class:`~dualboost.boosting.core.options.RunOptions` (docs/boosting.md#run-options): ``callback``
-        is called with each history row; the checkpoint file, its period and ``resume`` save the state
-        every so many rounds and continue a killed run (:mod:`dualboost.boosting.core.checkpoint`);
-        ``keep_stages`` keeps the normalised weights after every round in ``result.stages``;
-        ``max_time`` is a time limit in seconds.
+    options : RunOptions
 
     Returns
     -------
@@ -198,13 +192,7 @@ def adaboostv(
     d0 : ndarray of shape (N,), optional
         The first distribution (a positive distribution, default uniform; ``d^t`` proportional to
         ``d0 e^{-U alpha}``).
-    callback, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
-        The run options, as keywords or as one ``options=``
-        :class:`~dualboost.boosting.core.options.RunOptions` (docs/boosting.md#run-options): ``callback``
-        is called with each history row; the checkpoint file, its period and ``resume`` save the state
-        every so many rounds and continue a killed run (:mod:`dualboost.boosting.core.checkpoint`);
-        ``keep_stages`` keeps the normalised weights after every round in ``result.stages``;
-        ``max_time`` is a time limit in seconds.
+    options : RunOptions
 
     Returns
     -------

@@ -232,14 +232,8 @@ def corrective_erlpboost(
         The prior of the relative entropy (a positive distribution; default uniform), also d^0, with
         the caps ``1/nu`` unchanged and the canonical eta of
         :func:`~dualboost.problems.erlpboost.prior_eta`.
-    callback, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
-        The run options, as keywords or as one ``options=``
-        :class:`~dualboost.boosting.core.options.RunOptions` (docs/boosting.md#run-options):
-        ``callback`` is called with each history row; the checkpoint file, its period and ``resume``
-        save the state every so many iterations and continue a killed run
-        (:mod:`dualboost.boosting.core.checkpoint`); ``keep_stages`` keeps the weights after every
-        iteration in ``result.stages`` (one ``(position, step)`` update each); ``max_time`` is a time
-        limit in seconds. The corrective drivers keep no iterates.
+    options : RunOptions
+        Each stage is one ``(position, step)`` update.
 
     Returns
     -------
@@ -292,14 +286,8 @@ def corrective_binary_erlpboost(
         As for :func:`corrective_erlpboost`.
     d0 : ndarray of shape (N,), optional
         The prior (a positive distribution below the cap, ``d0 < 1/nu``; default uniform).
-    callback, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
-        The run options, as keywords or as one ``options=``
-        :class:`~dualboost.boosting.core.options.RunOptions` (docs/boosting.md#run-options):
-        ``callback`` is called with each history row; the checkpoint file, its period and ``resume``
-        save the state every so many iterations and continue a killed run
-        (:mod:`dualboost.boosting.core.checkpoint`); ``keep_stages`` keeps the weights after every
-        iteration in ``result.stages`` (one ``(position, step)`` update each); ``max_time`` is a time
-        limit in seconds. The corrective drivers keep no iterates.
+    options : RunOptions
+        Each stage is one ``(position, step)`` update.
 
     Returns
     -------
@@ -354,14 +342,8 @@ def mlpboost(
     step : str, optional
         The Frank-Wolfe rule (default ``"clipped"``;
         :data:`~dualboost.boosting.corrective.frank_wolfe.STEPS`).
-    callback, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
-        The run options, as keywords or as one ``options=``
-        :class:`~dualboost.boosting.core.options.RunOptions` (docs/boosting.md#run-options):
-        ``callback`` is called with each history row; the checkpoint file, its period and ``resume``
-        save the state every so many iterations and continue a killed run
-        (:mod:`dualboost.boosting.core.checkpoint`); ``keep_stages`` keeps the weights after every
-        iteration in ``result.stages`` (one ``(position, step)`` update each); ``max_time`` is a time
-        limit in seconds. The corrective drivers keep no iterates.
+    options : RunOptions
+        Each stage is one ``(position, step)`` update.
 
     Returns
     -------

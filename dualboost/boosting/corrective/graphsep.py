@@ -68,7 +68,6 @@ def graphsepboost(oracle, *, max_iter: int | None = None, options: RunOptions) -
     max_iter : int or None
         A cap on the rounds (default 1,000).
     options : RunOptions
-        The run options.
 
     Returns
     -------

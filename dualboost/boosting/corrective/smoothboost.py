@@ -107,13 +107,7 @@ def smoothboost(
         A positive distribution p over the examples, the measure of [Ser03] in place of the uniform
         one (``d = p M / sum p M``, stop when ``sum p M < kappa``; then ``d_n <= p_n / kappa`` and the
         p-weight of the examples with margin <= theta is below kappa).
-    callback, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
-        The run options, as keywords or as one ``options=``
-        :class:`~dualboost.boosting.core.options.RunOptions` (docs/boosting.md#run-options): ``callback``
-        is called with each history row; the checkpoint file, its period and ``resume`` save the state
-        every so many rounds and continue a killed run (:mod:`dualboost.boosting.core.checkpoint`);
-        ``keep_stages`` keeps the normalised weights after every round in ``result.stages``;
-        ``max_time`` is a time limit in seconds.
+    options : RunOptions
 
     Returns
     -------

@@ -118,7 +118,6 @@ def t_adaboost(
     max_iter : int or None
         Rounds, default 1,000 (AdaBoost's).
     options : RunOptions
-        The run options (checkpoints, ``keep_stages``, callback).
 
     Returns
     -------

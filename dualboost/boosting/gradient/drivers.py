@@ -420,9 +420,7 @@ def gradient_projection(
     sample_weight : array_like of shape (N,), optional
         Non-negative example weights s with a positive sum: minimise the weighted risk
         ``sum_n s_n l(f(x_n), y_n) / sum_n s_n`` in L²(P̂_s) (module docstring).
-    callback, max_time : optional
-        The run options (:class:`~dualboost.boosting.core.options.RunOptions`): each history row, for
-        a progress display, and a time limit in seconds.
+    options : RunOptions
 
     Returns
     -------

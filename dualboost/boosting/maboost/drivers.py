@@ -501,9 +501,7 @@ def maboost(
         (9) holds for the d0-weighted error (its proof only uses ``Delta(e, d_1) = ln(1/eps)`` for the
         error distribution e = d0 restricted to the errors); the Euclidean bound (8) assumes a
         uniform d_1 and is recorded as NaN with a prior (the run then does ``max_iter`` rounds).
-    callback, keep_iterates, keep_stages, max_time : optional
-        The run options (docs/boosting.md#run-options); ``keep_stages`` keeps the normalised weights
-        of every round in ``result.stages``.
+    options : RunOptions
 
     Returns
     -------
@@ -590,8 +588,7 @@ def sparseboost(
     d0 : array_like of shape (N,), optional
         The first distribution (default uniform; with a prior, bound (16) is recorded as NaN: it
         assumes the uniform d_1).
-    callback, keep_iterates, keep_stages, max_time : optional
-        The run options, as for :func:`maboost`.
+    options : RunOptions
 
     Returns
     -------
@@ -643,8 +640,7 @@ def madaboost(
         the gradient of the d0-weighted MadaBoost loss, and eps counts the errors by d0 (so integer
         d0 proportions act as repeated examples); the bound is that of the weighted loss (1-smooth as
         the uniform one); the history's primal and dual values are NaN with a prior.
-    callback, keep_iterates, keep_stages, max_time : optional
-        The run options, as for :func:`maboost`.
+    options : RunOptions
 
     Returns
     -------

@@ -300,17 +300,24 @@ def _boost(
     detail = f"max_iter={max_iter}" if reason == "max_iter" else f"max_time={options.max_time:g} s"
     if not converged:
         warn_unconverged("relaxation boosting", reason, detail)
+    return _result(run, ensemble, history, "converged" if converged else reason, eps, beta)
+
+
+def _result(
+    run: Run, ensemble: _Ensemble, history: list[dict], stop_reason: str, eps: float, beta: float
+) -> RelaxationBoostResult:
+    """The result of a finished run of :func:`_boost`."""
     return RelaxationBoostResult(
         w=ensemble.model_weights(),
         history=history,
         iterations=len(history),
-        converged=converged,
+        converged=stop_reason == "converged",
         eps=eps,
         beta=beta,
         columns=ensemble.matrix(),
         weights=ensemble.weights.copy(),
         keys=list(ensemble.keys),
-        stop_reason="converged" if converged else reason,
+        stop_reason=stop_reason,
         rows=run.history,
         oracle_time=run.oracle_time,
         solver_time=run.solver_time,
@@ -344,11 +351,9 @@ def corrective_relaxation_boost(
         Corrective ERLPBoost, docs/math.md#corrective-erlpboost).
     max_iter : int, optional
         Default Thm 9's bound plus one.
-    callback, keep_iterates, max_time : optional
-        The run options (:class:`~dualboost.boosting.core.options.RunOptions`, whose checkpoint and
-        stage fields these boosters do not take): ``callback`` is called with each row of
-        ``result.rows``; ``keep_iterates`` stores d_t and w_t in the history; ``max_time`` is a time
-        limit in seconds (stop reason ``"time limit"``).
+    options : RunOptions
+        Here the callback sees the rows of ``result.rows`` and the iterates are kept in the dicts of
+        ``result.history`` (a relaxation result has no ``iterates``).
 
     Returns
     -------
@@ -447,11 +452,9 @@ def totally_corrective_relaxation_boost(
         The methods tried on each re-solve, in order.
     tol : float, default 1e-8
         The tolerance of each re-solve.
-    callback, keep_iterates, max_time : optional
-        The run options (:class:`~dualboost.boosting.core.options.RunOptions`, whose checkpoint and
-        stage fields these boosters do not take): ``callback`` is called with each row of
-        ``result.rows``; ``keep_iterates`` stores d_t and w_t in the history; ``max_time`` is a time
-        limit in seconds (stop reason ``"time limit"``).
+    options : RunOptions
+        Here the callback sees the rows of ``result.rows`` and the iterates are kept in the dicts of
+        ``result.history`` (a relaxation result has no ``iterates``).
 
     Returns
     -------

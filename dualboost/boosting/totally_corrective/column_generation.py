@@ -28,7 +28,7 @@ from dualboost.boosting.core.result import n_positive
 from dualboost.boosting.core.run import Ensemble, Run
 from dualboost.oracles import DecisionStumps
 from dualboost.problems import ColumnIndependent
-from dualboost.problems.kernels import StumpColumns
+from dualboost.problems.sparse_columns import stump_operator
 from dualboost.solvers import Solution
 
 __all__ = ["Formulation", "Stop", "Outcome", "GrowingModel", "column_generation", "solve_certified"]
@@ -79,7 +79,7 @@ class GrowingModel:
         self.ensemble, self.build = ensemble, build
         self.model: ColumnIndependent | None = None
         #: the oracle, where it is decision stumps: the model gets the implicit operator of the
-        #: ensemble's columns (:class:`~dualboost.problems.kernels.StumpColumns`); set by
+        #: ensemble's columns (:func:`~dualboost.problems.sparse_columns.stump_operator`); set by
         #: :func:`column_generation`
         self.stumps = None
         self._operator = None
@@ -88,7 +88,7 @@ class GrowingModel:
         U = self.ensemble.U
         self.model = self.build(U) if self.model is None else self.model.with_columns(U)
         if self.stumps is not None:
-            self._operator = StumpColumns.of(self.stumps, self.ensemble.hypotheses, self._operator)
+            self._operator = stump_operator(self.stumps, self.ensemble.hypotheses, self._operator)
             self.model.stump_columns = self._operator
         return self.model
 

@@ -147,11 +147,7 @@ def lpboost(
         With ``caps_n = k_n / nu`` for integer k_n it is the LP of the data with example n repeated
         k_n times (the k_n copies have one margin, so their caps add up); ``nu`` then only names the
         capping in ``params``.
-    callback, keep_iterates, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
-        The run options, the same on every driver, as keywords or as one ``options=``
-        :class:`~dualboost.boosting.core.options.RunOptions`: ``callback`` (called with each history
-        row), ``keep_iterates`` (``(d^t, w^t)`` in ``result.iterates``), the checkpoint file and its
-        period, ``resume``, ``keep_stages`` and ``max_time`` (seconds; docs/boosting.md#run-options).
+    options : RunOptions
 
     Returns
     -------
@@ -345,11 +341,7 @@ def softboost(
     d0 : ndarray of shape (N,), optional
         The prior of the relative entropy (a positive distribution; default uniform), also d^0; the
         caps stay ``1/nu``.
-    callback, keep_iterates, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
-        The run options, the same on every driver, as keywords or as one ``options=``
-        :class:`~dualboost.boosting.core.options.RunOptions`: ``callback`` (called with each history
-        row), ``keep_iterates`` (``(d^t, w^t)`` in ``result.iterates``), the checkpoint file and its
-        period, ``resume``, ``keep_stages`` and ``max_time`` (seconds; docs/boosting.md#run-options).
+    options : RunOptions
         The iterates' w are SoftBoost's unnormalised dual variables.
 
     Returns
@@ -470,11 +462,7 @@ def erlpboost(
         caps stay ``d_n <= 1/nu``. With d0 given, the canonical eta is
         :func:`~dualboost.problems.erlpboost.prior_eta` (``ln(N/nu)`` becomes ``ln(1/(nu min d0))``),
         which keeps the stop's guarantee.
-    callback, keep_iterates, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
-        The run options, the same on every driver, as keywords or as one ``options=``
-        :class:`~dualboost.boosting.core.options.RunOptions`: ``callback`` (called with each history
-        row), ``keep_iterates`` (``(d^t, w^t)`` in ``result.iterates``), the checkpoint file and its
-        period, ``resume``, ``keep_stages`` and ``max_time`` (seconds; docs/boosting.md#run-options).
+    options : RunOptions
 
     Returns
     -------
@@ -541,11 +529,7 @@ def binary_erlpboost(
         The prior of the relative entropy (a positive distribution; default uniform), also d^0; the
         caps stay ``d_n <= 1/nu``. Every ``d0_n`` must be below the cap ``1/nu``: the binary
         entropy's domain.
-    callback, keep_iterates, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
-        The run options, the same on every driver, as keywords or as one ``options=``
-        :class:`~dualboost.boosting.core.options.RunOptions`: ``callback`` (called with each history
-        row), ``keep_iterates`` (``(d^t, w^t)`` in ``result.iterates``), the checkpoint file and its
-        period, ``resume``, ``keep_stages`` and ``max_time`` (seconds; docs/boosting.md#run-options).
+    options : RunOptions
 
     Returns
     -------

@@ -415,9 +415,7 @@ def mdboost(
         that fails is repeated by cvxpy + Clarabel).
     tol : float, optional
         The tolerance of each re-solve, default eps/8, tightened until the certified gap is <= eps/2.
-    callback, keep_iterates, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
-        The run options, as keywords or as one ``options=``
-        :class:`~dualboost.boosting.core.options.RunOptions` (docs/boosting.md#run-options).
+    options : RunOptions
 
     Returns
     -------
@@ -475,9 +473,7 @@ def nmboost(
         that fails is repeated by cvxpy + Clarabel).
     tol : float, optional
         The tolerance of each re-solve, default eps/8, tightened until the certified gap is <= eps/2.
-    callback, keep_iterates, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
-        The run options, as keywords or as one ``options=``
-        :class:`~dualboost.boosting.core.options.RunOptions` (docs/boosting.md#run-options).
+    options : RunOptions
 
     Returns
     -------
@@ -534,9 +530,7 @@ def cgboost(
         that fails is repeated by cvxpy + Clarabel).
     tol : float, optional
         The tolerance of each re-solve, default eps/8, tightened until the certified gap is <= eps/2.
-    callback, keep_iterates, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
-        The run options, as keywords or as one ``options=``
-        :class:`~dualboost.boosting.core.options.RunOptions` (docs/boosting.md#run-options).
+    options : RunOptions
 
     Returns
     -------
@@ -619,9 +613,7 @@ def qrlpboost(
         that fails is repeated by cvxpy + Clarabel).
     tol : float, optional
         The tolerance of each re-solve, default eps/8, tightened until the certified gap is <= eps/2.
-    callback, keep_iterates, checkpoint, checkpoint_every, resume, keep_stages, max_time : optional
-        The run options, as keywords or as one ``options=``
-        :class:`~dualboost.boosting.core.options.RunOptions` (docs/boosting.md#run-options).
+    options : RunOptions
 
     Returns
     -------

@@ -117,7 +117,6 @@ def tempered_erlpboost(
         ``diag(d^-t)`` gives ``v^T H v >= ||v||_1^2 / sum d^t`` by Cauchy-Schwarz, and
         ``sum d^t <= N^(1-t)`` on the simplex for t < 1, ``<= 1`` for t >= 1).
     options : RunOptions
-        The run options (checkpoints, callback, ...).
 
     Returns
     -------

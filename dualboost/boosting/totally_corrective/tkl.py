@@ -82,7 +82,6 @@ def tklboost(
     max_iter, criterion, method, tol
         As for :func:`~dualboost.boosting.erlpboost`.
     options : RunOptions
-        The run options.
 
     Returns
     -------

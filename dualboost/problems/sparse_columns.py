@@ -1,0 +1,337 @@
+"""Decision-stump columns on sparse features as a sparse operator: :class:`SparseStumpColumns`, and
+:func:`stump_operator`, which picks it or :class:`~dualboost.problems.kernels.StumpColumns` for a
+boosting run's ensemble (docs/architecture.md#compiled-code).
+
+A stump ``h(x) = s if x_f > theta else -s`` takes one value on the rows where ``x_f = 0`` (every row
+outside the feature's nonzeros) and flips only on a subset of the nonzeros, so its column is a
+constant plus a sparse indicator: ``u_j = y * (c_j + a_j b_j)`` with ``b_j`` the 0/1 indicator of
+the rows where h differs from its value at ``x_f = 0`` (or of the complement, whichever is smaller),
+``c_j`` the column's value there and ``a_j = +-2``. With B the N x t indicator matrix (CSC, nnz(B) <=
+sum_j min(df_j, N - df_j), df the features' nonzero counts):
+
+* ``U w = y * ((c . w) + B (a * w))`` and ``U^T d = c (y . d) + a * (B^T (y d))``: O(N + nnz(B)) per
+  product instead of O(N t);
+* ``U^T diag(g) U = (sum g) c c^T + c q^T + q c^T + (a a^T) * (B^T diag(g) B)``, ``q = a * (B^T g)``
+  (since y^2 = 1): O(N + sum_n nnz(B_n)^2) instead of O(N t^2).
+
+On a topic set (binary bag of words, 20,000 x 1.36M) a run's ~760 stumps are on ~750 different
+words, where the sort orders of ``StumpColumns`` do not pay (one stump per feature), but B holds
+~3 % of U's entries (benchmarks/results/scale.txt).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+
+from dualboost.oracles.stumps import Constant, Stump
+from dualboost.problems.kernels import StumpColumns, low_rank_hessian
+
+__all__ = ["SparseStumpColumns", "stump_operator"]
+
+
+def _indicator(
+    X: sp.csc_matrix, n_samples: int, h: Stump | Constant
+) -> tuple[NDArray[np.int32], float, float]:
+    """``(rows, c, a)`` of one hypothesis's column ``h(x) = c + a [n in rows]`` (before the labels):
+    rows sorted, at most half of the rows (the complement is taken where it is smaller)."""
+    if type(h) is Constant:
+        return np.zeros(0, dtype=np.int32), float(h.sign), 0.0
+    start, stop = X.indptr[h.feature], X.indptr[h.feature + 1]
+    index, values = X.indices[start:stop], X.data[start:stop]
+    s = float(h.sign)
+    if h.threshold >= 0.0:  # x_f = 0 gives -s; the nonzeros above the threshold give +s
+        rows, c, a = index[values > h.threshold], -s, 2.0 * s
+    else:  # x_f = 0 gives +s; the nonzeros at or below the threshold give -s
+        rows, c, a = index[values <= h.threshold], s, -2.0 * s
+    if 2 * rows.size > n_samples:
+        keep = np.ones(n_samples, dtype=bool)
+        keep[rows] = False
+        rows, c, a = np.flatnonzero(keep), c + a, -a
+    return np.asarray(rows, dtype=np.int32), c, a
+
+
+class SparseStumpColumns:
+    """The columns ``u_j = y * (c_j + a_j b_j)`` of decision stumps and constants on sparse features
+    (module docstring) as an operator with the products of
+    :class:`~dualboost.problems.kernels.StumpColumns` (the models use either through
+    :attr:`~dualboost.problems.Model.stump_columns`). Exact up to the order of summation.
+
+    Parameters
+    ----------
+    y : ndarray of shape (N,)
+        The labels, -1 or +1.
+    B : scipy.sparse.csc_matrix of shape (N, t)
+        The 0/1 indicators ``b_j`` (data all ones, indices sorted).
+    c : ndarray of shape (t,)
+        Each column's value (before the labels) on the rows outside ``b_j``.
+    a : ndarray of shape (t,)
+        Each column's jump on the rows of ``b_j`` (0 for a constant).
+    """
+
+    #: the largest share of U's entries that B may hold for the products to pay: a sparse product
+    #: costs several times a dense pass per entry (index reads, scattered writes)
+    MAX_DENSITY = 0.125
+    #: nor below this many entries of U (N t): the same floor as StumpColumns'
+    MIN_ENTRIES = StumpColumns.MIN_ENTRIES
+    #: a multiply-add of the sparse Gram B^T diag(g) B costs about as much as this many of a dense
+    #: (BLAS) one: on the topic set of benchmarks/scale.py at |S| = 700, 1e7 of them took 0.1 s
+    #: against 0.45 s for the dense Gram's 1e10 (benchmarks/results/scale.txt)
+    SPARSE_MADD_COST = 200.0
+
+    def __init__(
+        self,
+        y: NDArray[np.float64],
+        c: NDArray[np.float64],
+        a: NDArray[np.float64],
+        *,
+        rows: list[NDArray[np.int32]] | None = None,
+        B: sp.csc_matrix | None = None,
+    ) -> None:
+        if (rows is None) == (B is None):
+            raise ValueError("give the indicators either as rows (one array per column) or as B")
+        self.y, self.c, self.a, self._rows = y, c, a, rows
+        self.n_samples, self.n_columns = y.size, c.size
+        self.nnz = B.nnz if B is not None else sum(r.size for r in rows)
+        if B is not None:
+            self.__dict__["B"] = B
+
+    @functools.cached_property
+    def B(self) -> sp.csc_matrix:
+        """The indicators b_j as an N x t CSC matrix, assembled on first use from the rows of each
+        column (an operator that does not pay is extended column by column without it)."""
+        rows = self._rows
+        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum([r.size for r in rows], out=indptr[1:])
+        indices = np.concatenate([np.zeros(0, dtype=np.int32), *rows])
+        B = sp.csc_matrix((np.ones(indices.size), indices, indptr), shape=(self.n_samples, self.n_columns))
+        B.has_sorted_indices = True
+        return B
+
+    @classmethod
+    def of(
+        cls, oracle, hypotheses: list, previous: SparseStumpColumns | None = None
+    ) -> SparseStumpColumns | None:
+        """The operator of the columns of ``hypotheses`` (:class:`~dualboost.oracles.stumps.Stump` and
+        :class:`~dualboost.oracles.stumps.Constant` of a fitted
+        :class:`~dualboost.oracles.DecisionStumps` ``oracle``; None for any other hypothesis),
+        extending ``previous`` (the operator of a prefix of the same list) by the new columns.
+
+        Parameters
+        ----------
+        oracle : DecisionStumps
+            The fitted oracle (its training features ``X_``, CSC, and labels ``y_``).
+        hypotheses : list
+            The ensemble's hypotheses, in column order.
+        previous : SparseStumpColumns or None
+            The operator of the first ``previous.n_columns`` of them, made by this method.
+
+        Returns
+        -------
+        SparseStumpColumns or None
+            The operator, or None where a hypothesis is not a stump or a constant.
+        """
+        done = 0 if previous is None or previous._rows is None else previous.n_columns
+        new = hypotheses[done:]
+        if not all(type(h) in (Stump, Constant) for h in new):
+            return None
+        parts = [_indicator(oracle.X_, oracle.n_samples_, h) for h in new]
+        rows = [] if done == 0 else previous._rows
+        c = np.zeros(0) if done == 0 else previous.c
+        a = np.zeros(0) if done == 0 else previous.a
+        return cls(
+            np.asarray(oracle.y_, dtype=np.float64),
+            np.concatenate([c, [p[1] for p in parts]]),
+            np.concatenate([a, [p[2] for p in parts]]),
+            rows=[*rows, *(p[0] for p in parts)],
+        )
+
+    def restricted(self, columns: NDArray[np.intp]) -> SparseStumpColumns:
+        """The operator of the columns ``columns``.
+
+        Parameters
+        ----------
+        columns : ndarray of int
+            Column indices.
+
+        Returns
+        -------
+        SparseStumpColumns
+            The operator of those columns.
+        """
+        columns = np.asarray(columns, dtype=np.intp)
+        return SparseStumpColumns(self.y, self.c[columns], self.a[columns], B=self.B[:, columns])
+
+    def pays(self, n_columns: int) -> bool:
+        """Whether the sparse products beat the explicit ones for ``n_columns`` of these columns: U
+        has at least :attr:`MIN_ENTRIES` entries and B at most :attr:`MAX_DENSITY` of them.
+
+        Parameters
+        ----------
+        n_columns : int
+            The number of columns the product would read.
+
+        Returns
+        -------
+        bool
+            True where the operator should be used.
+        """
+        entries = self.n_samples * n_columns
+        density = self.nnz / max(self.n_samples * self.n_columns, 1)
+        return entries >= self.MIN_ENTRIES and density <= self.MAX_DENSITY
+
+    def gram_work(self, n_columns: int) -> float:
+        """The cost of :meth:`weighted_gram` on ``n_columns`` of these columns in dense multiply-adds
+        (what the explicit Gram's cost N |S|^2 is compared with): ``sum_n nnz(B_n)^2``, estimated
+        as ``nnz(B_S)^2 / N`` with B_S's nonzeros at the mean count per column, at
+        :attr:`SPARSE_MADD_COST` each, plus the dense t x t terms.
+
+        Parameters
+        ----------
+        n_columns : int
+            The number of columns |S|.
+
+        Returns
+        -------
+        float
+            The estimated cost.
+        """
+        nonzeros = self.nnz / max(self.n_columns, 1) * n_columns
+        return self.n_samples + self.SPARSE_MADD_COST * nonzeros**2 / self.n_samples + 10.0 * n_columns**2
+
+    def margins(self, w: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``U w``.
+
+        Parameters
+        ----------
+        w : ndarray of shape (t,)
+            A vector over the columns.
+
+        Returns
+        -------
+        ndarray of shape (N,)
+            ``U w``.
+        """
+        w = np.asarray(w, dtype=np.float64)
+        out = self.B @ (self.a * w)
+        out += float(self.c @ w)
+        out *= self.y
+        return out
+
+    def edges(self, d: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``U^T d``.
+
+        Parameters
+        ----------
+        d : ndarray of shape (N,)
+            A vector over the rows.
+
+        Returns
+        -------
+        ndarray of shape (t,)
+            ``U^T d``.
+        """
+        v = self.y * np.asarray(d, dtype=np.float64)
+        out = self.B.T @ v
+        out *= self.a
+        out += self.c * float(v.sum())
+        return out
+
+    def gram(self, v: NDArray[np.float64], weights: NDArray[np.float64] | float) -> NDArray[np.float64]:
+        """``U^T (weights * (U v))``.
+
+        Parameters
+        ----------
+        v : ndarray of shape (t,)
+            A vector over the columns.
+        weights : ndarray of shape (N,) or float
+            One weight per row, or a scalar.
+
+        Returns
+        -------
+        ndarray of shape (t,)
+            The product.
+        """
+        return self.edges(weights * self.margins(v))
+
+    def weighted_gram(self, weights: NDArray[np.float64] | float) -> NDArray[np.float64]:
+        """``U^T diag(weights) U`` (module docstring), dense t x t.
+
+        Parameters
+        ----------
+        weights : ndarray of shape (N,) or float
+            One weight per row, or a scalar.
+
+        Returns
+        -------
+        ndarray of shape (t, t)
+            The weighted Gram matrix.
+        """
+        g = np.broadcast_to(np.asarray(weights, dtype=np.float64), (self.n_samples,))
+        weighted = sp.csc_matrix((g[self.B.indices], self.B.indices, self.B.indptr), shape=self.B.shape)
+        inner = (self.B.T @ weighted).toarray()
+        q = self.a * (self.B.T @ g)
+        out = inner * np.outer(self.a, self.a)
+        out += float(g.sum()) * np.outer(self.c, self.c)
+        out += np.outer(self.c, q)
+        out += np.outer(q, self.c)
+        return out
+
+    def rank_one_hessian(
+        self, weights: NDArray[np.float64], a: NDArray[np.float64], total: float, scale: float
+    ) -> NDArray[np.float64]:
+        """``-scale (U^T diag(weights) U - a a^T / total)`` (0 for the rank-one term where ``total``
+        is not positive): the capped softmax's Hessian on these columns, as
+        :meth:`~dualboost.problems.kernels.StumpColumns.rank_one_hessian` (here by
+        :func:`~dualboost.problems.kernels.low_rank_hessian` on :meth:`weighted_gram`).
+
+        Parameters
+        ----------
+        weights : ndarray of shape (N,)
+            The curvature weight of each row (0 on the rows that do not count).
+        a : ndarray of shape (t,)
+            ``U^T s`` on these columns.
+        total : float
+            ``sum s``.
+        scale : float
+            The regulariser's curvature scale (eta for the capped entropy).
+
+        Returns
+        -------
+        ndarray of shape (t, t)
+            The dual Hessian on these columns, dense.
+        """
+        a = np.asarray(a, dtype=np.float64)[:, None]
+        return low_rank_hessian(self.weighted_gram(weights), a, a, np.array([[total]]), scale)
+
+
+def stump_operator(
+    oracle, hypotheses: list, previous: StumpColumns | SparseStumpColumns | None = None
+) -> StumpColumns | SparseStumpColumns | None:
+    """The implicit operator of a run's stump columns: :class:`~dualboost.problems.kernels.StumpColumns`
+    (through the features' sort orders) where it pays, which is where the stumps are many per
+    feature, else :class:`SparseStumpColumns` (None where the hypotheses are not stumps).
+
+    Parameters
+    ----------
+    oracle : DecisionStumps
+        The fitted oracle of the run.
+    hypotheses : list
+        The ensemble's hypotheses, in column order.
+    previous : StumpColumns or SparseStumpColumns or None
+        The operator returned for a prefix of ``hypotheses`` (extended where it is of the kind chosen).
+
+    Returns
+    -------
+    StumpColumns or SparseStumpColumns or None
+        The operator.
+    """
+    by_order = StumpColumns.of(oracle, hypotheses, previous if isinstance(previous, StumpColumns) else None)
+    if by_order is not None:
+        return by_order
+    return SparseStumpColumns.of(
+        oracle, hypotheses, previous if isinstance(previous, SparseStumpColumns) else None
+    )

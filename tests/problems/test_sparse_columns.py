@@ -1,0 +1,229 @@
+"""Decision-stump columns on sparse features as a sparse operator
+(``dualboost.problems.sparse_columns.SparseStumpColumns``) against the explicit products with U, the
+choice between it and the sort-order operator, and ERLPBoost runs through it against the same runs on
+the explicit U."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from dualboost.boosting import erlpboost
+from dualboost.oracles import DecisionStumps
+from dualboost.oracles.stumps import Constant, Stump
+from dualboost.problems import ERLPBoost
+from dualboost.problems.kernels import StumpColumns
+from dualboost.problems.sparse_columns import SparseStumpColumns, stump_operator
+
+
+def sparse_data(rng, n, p=8):
+    """Sparse features with positive and negative values, ties, a positive feature present in most
+    rows (a stump at 0 on it is stored as the complement of its zeros) and one absent everywhere."""
+    density = np.r_[rng.uniform(0.02, 0.3, p - 2), 0.9, 0.0]
+    X = np.where(rng.random((n, p)) < density, np.round(rng.normal(size=(n, p)), 1), 0.0)
+    X[:, p - 2] = np.abs(X[:, p - 2])
+    y = np.where(rng.random(n) < 0.45, -1.0, 1.0)
+    return sp.csr_matrix(X), y
+
+
+def random_stumps(rng, X, count):
+    """Stumps with thresholds at data values, at 0, negative and positive between values, outside the
+    range, repeated, and constants of both signs."""
+    dense = X.toarray()
+    p = dense.shape[1]
+    hypotheses = [Constant(n_features=p, sign=1), Constant(n_features=p, sign=-1)]
+    while len(hypotheses) < count:
+        f = int(rng.integers(0, p))
+        kind = rng.integers(0, 5)
+        if kind == 0:
+            threshold = float(rng.choice(dense[:, f]))
+        elif kind == 1:
+            threshold = 0.0
+        elif kind == 2:
+            threshold = float(rng.normal())
+        elif kind == 3:
+            low, high = float(dense[:, f].min()), float(dense[:, f].max())
+            threshold = high + 1.0 if rng.random() < 0.5 else low - 1.0
+        else:
+            threshold = hypotheses[-1].threshold if isinstance(hypotheses[-1], Stump) else -0.05
+        hypotheses.append(Stump(n_features=p, feature=f, threshold=threshold, sign=int(rng.choice([-1, 1]))))
+    return hypotheses
+
+
+def explicit(X, y, hypotheses):
+    """U from the hypotheses' own predictions (the Ensemble's columns: y * h(x))."""
+    return np.column_stack([y * h.predict(X) for h in hypotheses])
+
+
+@pytest.mark.parametrize("n", [10, 10_000])
+def test_products_equal_the_explicit_ones(n):
+    rng = np.random.default_rng(n)
+    X, y = sparse_data(rng, n)
+    oracle = DecisionStumps().fit(X, y)
+    hypotheses = random_stumps(rng, X, 40)
+    U = explicit(X, y, hypotheses)
+    first = SparseStumpColumns.of(oracle, hypotheses[:15])  # grown in two steps, as a run grows it
+    operator = SparseStumpColumns.of(oracle, hypotheses, first)
+    assert operator.n_columns == U.shape[1] and operator.B.shape == U.shape
+    assert operator.nnz <= n * U.shape[1] // 2  # each indicator holds at most half of the rows
+    w, d, g = rng.normal(size=U.shape[1]), rng.normal(size=n), rng.random(n)  # signed w and d
+    assert np.allclose(operator.margins(w), U @ w, rtol=0, atol=1e-12 * np.abs(w).sum())
+    assert np.allclose(operator.edges(d), U.T @ d, rtol=0, atol=1e-12 * np.abs(d).sum())
+    reference = U.T @ (g * (U @ w))
+    assert np.allclose(operator.gram(w, g), reference, rtol=0, atol=1e-12 * np.abs(reference).max())
+    gram = U.T @ (g[:, None] * U)
+    assert np.allclose(operator.weighted_gram(g), gram, rtol=0, atol=1e-12 * g.sum())
+    assert np.allclose(operator.weighted_gram(0.5), 0.5 * U.T @ U, rtol=0, atol=1e-12 * n)
+    columns = np.array([0, 3, 4, 17, 39])
+    part = operator.restricted(columns)
+    assert np.allclose(part.margins(w[columns]), U[:, columns] @ w[columns], rtol=0, atol=1e-12 * n)
+    assert np.allclose(part.edges(d), U[:, columns].T @ d, rtol=0, atol=1e-12 * n)
+    assert np.allclose(part.weighted_gram(g), gram[np.ix_(columns, columns)], rtol=0, atol=1e-12 * n)
+
+
+def test_grown_and_whole_operators_agree():
+    """Built at once or column by column (a resumed run against the uninterrupted one): the same B
+    and bit-identical products."""
+    rng = np.random.default_rng(7)
+    X, y = sparse_data(rng, 300)
+    oracle = DecisionStumps().fit(X, y)
+    hypotheses = random_stumps(rng, X, 30)
+    grown = None
+    for k in range(1, len(hypotheses) + 1):
+        grown = SparseStumpColumns.of(oracle, hypotheses[:k], grown)
+    whole = SparseStumpColumns.of(oracle, hypotheses)
+    assert (grown.B != whole.B).nnz == 0
+    w, d = rng.normal(size=30), rng.normal(size=300)
+    assert np.array_equal(grown.margins(w), whole.margins(w))
+    assert np.array_equal(grown.edges(d), whole.edges(d))
+
+
+def test_the_choice_of_operator(monkeypatch):
+    """Other hypotheses: no operator. Many stumps per feature (sort orders pay): StumpColumns, else the
+    sparse one; the sparse one pays only on enough entries with a sparse B."""
+    rng = np.random.default_rng(5)
+    X, y = sparse_data(rng, 2_000)
+    oracle = DecisionStumps().fit(X, y)
+
+    class Other(Constant):
+        pass
+
+    assert stump_operator(oracle, [Constant(n_features=8, sign=1), Other(n_features=8, sign=1)]) is None
+    one_each = [Stump(n_features=8, feature=f, threshold=0.0, sign=1) for f in range(6)]
+    chosen = stump_operator(oracle, one_each)
+    assert type(chosen) is SparseStumpColumns
+    assert not chosen.pays(6)  # 2,000 x 6 entries < MIN_ENTRIES
+    wide = one_each * 40  # 240 columns on 6 features: the sort orders pay
+    assert type(stump_operator(oracle, wide, chosen)) is StumpColumns
+    monkeypatch.setattr(StumpColumns, "MIN_COLUMNS_PER_FEATURE", 10**9)
+    sparse = stump_operator(oracle, wide)
+    assert type(sparse) is SparseStumpColumns
+    assert sparse.pays(240) == (sparse.nnz <= SparseStumpColumns.MAX_DENSITY * 2_000 * 240)
+    present = X[:, 6].nnz  # the positive feature in ~90 % of the rows
+    below = SparseStumpColumns.of(oracle, [Stump(n_features=8, feature=6, threshold=-5.0, sign=1)])
+    assert below.nnz == 0  # every row above: a constant column, no indicator
+    at_zero = SparseStumpColumns.of(oracle, [Stump(n_features=8, feature=6, threshold=0.0, sign=1)])
+    assert at_zero.nnz == 2_000 - present  # its zeros, the complement of the nonzeros above 0
+    middle = [Stump(n_features=8, feature=6, threshold=float(np.median(X[:, 6].toarray())), sign=1)] * 240
+    assert not SparseStumpColumns.of(oracle, middle).pays(240)  # B holds ~45 % of U: no gain
+
+
+def test_model_products_through_the_operator():
+    """The smooth dual's value, gradient, objectives and Hessian-vector products of an ERLPBoost
+    model with the sparse operator equal those on the explicit U."""
+    rng = np.random.default_rng(3)
+    X, y = sparse_data(rng, 2_000)
+    oracle = DecisionStumps().fit(X, y)
+    hypotheses = random_stumps(rng, X, 300)
+    U = explicit(X, y, hypotheses)
+    plain = ERLPBoost(U, nu=200.0, eta=20.0)
+    implicit = plain.with_columns(U)
+    implicit.stump_columns = operator = SparseStumpColumns.of(oracle, hypotheses)
+    assert operator.pays(300)  # 6e5 entries, B sparse: the model goes through it
+    # its Gram costs less than the explicit one's N |S|^2, so the solver forms Hessians through it
+    assert 2_000 < operator.gram_work(300) < 2_000 * 300**2
+    assert implicit.hessian_work(300) == operator.gram_work(300) < plain.hessian_work(300)
+    w = rng.random(300)
+    w /= w.sum()
+    for a, b in zip(implicit.dual_value_and_grad(w), plain.dual_value_and_grad(w), strict=True):
+        assert np.allclose(a, b, rtol=1e-12, atol=1e-14)
+    d = plain.d_from_w(w)
+    assert implicit.primal_objective(d) == pytest.approx(plain.primal_objective(d), rel=1e-12)
+    assert implicit.dual_objective(w) == pytest.approx(plain.dual_objective(w), rel=1e-12)
+    columns = np.array([1, 5, 6, 30, 31, 299])
+    v = rng.normal(size=columns.size)
+    product = implicit.dual_hessian_operator(w, columns, d)(v)
+    reference = plain.dual_hessian(w, columns, d) @ v
+    assert np.allclose(product, reference, rtol=1e-10, atol=1e-12 * np.abs(reference).max())
+    every = np.arange(300)  # (on 6 columns the operator does not pay: U_S is formed)
+    formed, reference = implicit.dual_hessian(w, every, d), plain.dual_hessian(w, every, d)
+    assert np.allclose(formed, reference, rtol=0, atol=1e-10 * np.abs(reference).max())
+
+
+def topic_like(rng, n=1_000, vocabulary=1_000, words=30):
+    """Binary bag of words: Zipf-distributed words plus a few that carry the label."""
+    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    cdf = np.cumsum(1.0 / np.arange(1, vocabulary + 1))
+    cols = np.minimum(np.searchsorted(cdf / cdf[-1], rng.random((n, words))), vocabulary - 1)
+    topic = rng.random((n, words)) < 0.2
+    cols[topic] = np.where(y > 0, 100, 200)[topic.nonzero()[0]] + rng.integers(0, 20, topic.sum())
+    rows = np.repeat(np.arange(n), words)
+    X = sp.csr_matrix((np.ones(cols.size), (rows, cols.ravel())), shape=(n, vocabulary))
+    X.sum_duplicates()
+    X.data[:] = 1.0
+    flip = rng.random(n) < 0.05
+    y[flip] = -y[flip]
+    return X, y
+
+
+def _runs(monkeypatch, X, y, *, same_decisions):
+    """ERLPBoost on the explicit U and through the sparse operator (from its first columns on), and the
+    column counts of the operator's products. ``same_decisions``: the operator reports the explicit
+    Gram's cost N |S|^2 (``gram_work``), so that the Newton solver forms its Hessians at the same steps
+    as on the explicit U (its choice depends on that cost: docs/solvers.md)."""
+    runs, calls = {}, []
+    margins = SparseStumpColumns.margins
+
+    def counted(self, w):
+        calls.append(self.n_columns)
+        return margins(self, w)
+
+    monkeypatch.setattr(SparseStumpColumns, "margins", counted)
+    if same_decisions:
+        monkeypatch.setattr(SparseStumpColumns, "gram_work", lambda self, k: float(self.n_samples * k * k))
+    for name, density in (("explicit", -1.0), ("implicit", 1.0)):
+        monkeypatch.setattr(SparseStumpColumns, "MAX_DENSITY", density)
+        monkeypatch.setattr(SparseStumpColumns, "MIN_ENTRIES", 0)
+        runs[name] = erlpboost(DecisionStumps().fit(X, y), nu=0.1 * y.size, eps=0.02)
+        if name == "explicit":
+            assert not calls  # the reference run never went through the operator
+    assert len(calls) > runs["implicit"].n_iter  # the implicit run did, from its first columns on
+    return runs["implicit"], runs["explicit"]
+
+
+def test_erlpboost_runs_match_the_explicit_ones(monkeypatch):
+    """A whole run on sparse binary features through the sparse operator, taking the explicit path's
+    solver decisions, has the same hypotheses, iterations and certified values as the run on U."""
+    a, b = _runs(monkeypatch, *topic_like(np.random.default_rng(11)), same_decisions=True)
+    assert a.n_iter == b.n_iter and a.n_iter > 20
+    assert a.hypotheses == b.hypotheses
+    # The explicit run measures its trust radius on a float32 U from N |S| >= 2e5 on
+    # (docs/solvers.md#single-precision-products), the sparse one in float64: the re-solves stop at
+    # points that differ inside their tolerance eps/4 = 5e-3. The duals they certify agree to 1e-10,
+    # the weights to 1e-5 and the primal values at those points (so the gaps) to 1e-4, all far below it.
+    assert np.allclose(a.weights, b.weights, rtol=0, atol=1e-5)
+    assert np.allclose(a.history["dual"], b.history["dual"], rtol=0, atol=1e-10, equal_nan=True)
+    assert np.allclose(a.history["gap"], b.history["gap"], rtol=0, atol=1e-4, equal_nan=True)
+    assert a.converged and b.converged
+
+
+def test_a_run_with_its_own_solver_decisions_is_as_good(monkeypatch):
+    """With its own Gram cost the solver forms Hessians at other steps, so the run takes another
+    path; it is certified all the same, and its output's soft margin is within eps of the explicit
+    run's (each is within eps of the best soft margin, [KG] Thm 3.12)."""
+    X, y = topic_like(np.random.default_rng(11))
+    a, b = _runs(monkeypatch, X, y, same_decisions=False)
+    assert a.converged and b.converged
+    assert np.all(np.asarray(a.history["gap"])[:-1] >= -1e-9)  # every re-solve certified (P >= D)
+    nu = int(0.1 * y.size)
+    soft = [float(np.sort(r.margins)[:nu].mean()) for r in (a, b)]
+    assert abs(soft[0] - soft[1]) <= 0.02
