@@ -176,3 +176,33 @@ def bucket_gram(
                     for r in range(r0, r1):
                         for c in range(c0, c1):
                             out[c, r] = out[r, c]
+
+
+def indicator_sums(
+    const int[::1] indices, const Py_ssize_t[::1] indptr, const double[::1] v, double[::1] out
+):
+    """``out[j] = sum of v over the rows indices[indptr[j]:indptr[j + 1]]``: ``B^T v`` for a 0/1
+    matrix B in CSC form without its data array (:class:`dualboost.problems.sparse_columns.SparseStumpColumns`)."""
+    cdef Py_ssize_t j, k
+    cdef double total
+    with nogil:
+        for j in range(out.shape[0]):
+            total = 0.0
+            for k in range(indptr[j], indptr[j + 1]):
+                total += v[indices[k]]
+            out[j] = total
+
+
+def indicator_scatter(
+    const int[::1] indices, const Py_ssize_t[::1] indptr, const double[::1] coef, double[::1] out
+):
+    """``out[n] += sum of coef[j] over the columns j whose rows include n``: ``B coef`` added to out
+    for a 0/1 matrix B in CSC form without its data array."""
+    cdef Py_ssize_t j, k
+    cdef double c
+    with nogil:
+        for j in range(coef.shape[0]):
+            c = coef[j]
+            if c != 0.0:
+                for k in range(indptr[j], indptr[j + 1]):
+                    out[indices[k]] += c

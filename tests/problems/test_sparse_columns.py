@@ -227,3 +227,21 @@ def test_a_run_with_its_own_solver_decisions_is_as_good(monkeypatch):
     nu = int(0.1 * y.size)
     soft = [float(np.sort(r.margins)[:nu].mean()) for r in (a, b)]
     assert abs(soft[0] - soft[1]) <= 0.02
+
+
+def test_the_compiled_products_equal_scipys(monkeypatch):
+    """B's products by the compiled kernels (no data array) against scipy's sparse products, the
+    reference where the extension is not built."""
+    import dualboost.problems.sparse_columns as module
+
+    assert module.indicator_sums is not None  # CI builds the extension: the compiled path is tested
+    rng = np.random.default_rng(9)
+    X, y = sparse_data(rng, 5_000)
+    operator = SparseStumpColumns.of(DecisionStumps().fit(X, y), random_stumps(rng, X, 60))
+    w, d = rng.normal(size=60), rng.normal(size=5_000)
+    compiled = operator.margins(w), operator.edges(d)
+    monkeypatch.setattr(module, "indicator_sums", None)
+    monkeypatch.setattr(module, "indicator_scatter", None)
+    reference = operator.margins(w), operator.edges(d)
+    for a, b in zip(compiled, reference, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-14 * np.abs(b).max())
