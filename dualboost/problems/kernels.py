@@ -381,10 +381,11 @@ class StumpColumns:
     #: are faster (benchmarks/results/stump_products.txt, N = 4000, F = 20, one BLAS thread: the
     #: implicit U^T (g U v) 0.39x the dense speed at t = 50, 1.5x at t = 100, 3.6x at t = 200)
     MIN_COLUMNS_PER_FEATURE = 4
-    #: nor below this many entries of U (N t): a dense U of 1.6 MB and less sits in cache, and the
-    #: operator's few numpy calls per product cost more than the pass (german and diabetes, N t <=
-    #: 1.7e5, ran 0.84x as fast through it; benchmarks/results/vs_adaboost.txt)
-    MIN_ENTRIES = 4e5
+    #: nor below this many entries of U (N t), where a dense U sits in cache. With the products alone
+    #: 4e5 (german and diabetes ran 0.84x as fast through the operator); with its Gram
+    #: (:meth:`weighted_gram`, O(N F^2 + |S|^2) against N |S|^2) diabetes runs 1.6-1.7x as fast from
+    #: 5e4 on and german 1.05x (benchmarks/results/vs_adaboost.txt)
+    MIN_ENTRIES = 5e4
 
     def __init__(
         self,

@@ -80,8 +80,9 @@ class SparseStumpColumns:
     #: the largest share of U's entries that B may hold for the products to pay: a sparse product
     #: costs several times a dense pass per entry (index reads, scattered writes)
     MAX_DENSITY = 0.125
-    #: nor below this many entries of U (N t): the same floor as StumpColumns'
-    MIN_ENTRIES = StumpColumns.MIN_ENTRIES
+    #: nor below this many entries of U (N t), where a dense U sits in cache (StumpColumns' floor
+    #: before its Gram; not measured lower for this operator)
+    MIN_ENTRIES = 4e5
     #: a multiply-add of the sparse Gram B^T diag(g) B costs about as much as this many of a dense
     #: (BLAS) one: on the topic set of benchmarks/scale.py at |S| = 700, 1e7 of them took 0.1 s
     #: against 0.45 s for the dense Gram's 1e10 (benchmarks/results/scale.txt)

@@ -102,7 +102,7 @@ def test_single_precision_u_grows_with_an_append_only_u():
     np.testing.assert_array_equal(elsewhere.single_precision_U(), buffer[:, :5].astype(np.float32))
 
 
-def test_single_precision_steps_keep_every_solution_certified():
+def test_single_precision_steps_keep_every_solution_certified(monkeypatch):
     """A stump run whose conjugate-gradient Newton steps all use single-precision products
     (``single_min_work`` lowered to 0, ``kept_min_work`` to 2e6 so that the kept-Hessian path is
     taken): every iteration's solution is certified by the model in float64, single-precision
@@ -110,7 +110,10 @@ def test_single_precision_steps_keep_every_solution_certified():
     with a float64 re-solve of the same subproblem within the sum of the two certified gaps (both
     bracket the optimum)."""
     from dualboost import ERLPBoostClassifier
+    from dualboost.problems.kernels import StumpColumns
 
+    # on the explicit U: the stump operator's products are float64 (its own tests cover it)
+    monkeypatch.setattr(StumpColumns, "MIN_COLUMNS_PER_FEATURE", 10**9)
     rng = np.random.default_rng(11)
     X = rng.normal(size=(2000, 10))
     y = np.sign(X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.normal(size=2000))
@@ -208,14 +211,17 @@ def test_pcg_gives_up_when_the_preconditioner_is_far_off():
     assert newton.pcg_step(model.dual_hessian_operator(w, S), g, 1e-8, project, 1e-12, max_products=3) is None
 
 
-def test_a_boosting_run_forms_few_hessians():
+def test_a_boosting_run_forms_few_hessians(monkeypatch):
     """On a stump run at N = 2000 the kept Hessian preconditions most Newton steps: once forming a
     Hessian costs ``kept_min_work`` (lowered to 2e6 so that this small run takes that path from
     t = 32 on; t >= 60 counted here), the solves form far fewer Hessians than they take
     Newton steps (each step formed one before), and every iteration's solution is certified (the
     counts are what benchmarks/vs_adaboost.py reports; only their order is asserted)."""
     from dualboost import ERLPBoostClassifier
+    from dualboost.problems.kernels import StumpColumns
 
+    # on the explicit U: through the stump operator forming a Hessian is cheap (its own tests)
+    monkeypatch.setattr(StumpColumns, "MIN_COLUMNS_PER_FEATURE", 10**9)
     rng = np.random.default_rng(11)
     X = rng.normal(size=(2000, 10))
     y = np.sign(X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.normal(size=2000))
