@@ -14,6 +14,9 @@ The dual ([KG] Eq. 3.10 with psi eliminated, docs/math.md#capped-softmax) is
 * the Hessian on the face S of positive (and entering) weights in the low-rank form of
   ``dualboost.conjugates.traits.LowRankHessian``: ``H = -eta (B^T B - a a^T / sum s)`` with
   ``s`` = d off the capped set, ``B = diag(sqrt s) U_S`` (BLAS dsyrk), ``a = U_S^T s``;
+* the passes over U (``U w``, ``U^T d``) by BLAS dgemv, or by the caller's operator (``products``:
+  e.g. a stump operator, O(N F + t) a pass) and ``B^T B`` by the caller's Gram (``gram``) where it
+  does not decline, called back with the GIL;
 * the Newton step ``(r I - H) x = g_S - mu 1``, ``sum x = 0`` by a Cholesky factor (LAPACK dpotrf,
   dpotrs; the ridge r the smallest of 1e-12, 1e-10, ... times ``max |H_ii|`` that factors);
   entering columns a step would push below 0 leave the face and the step is recomputed; the
@@ -35,6 +38,7 @@ import numpy as np
 cimport cython
 from libc.math cimport exp, fabs, log, sqrt, INFINITY
 from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport ddot, dgemv, dsyrk
 from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
 
@@ -57,6 +61,8 @@ cdef struct Problem:
     int t
     double eta
     double nu
+    void* products       # an object with margins(w) and edges(d) (U w, U^T d), or NULL: BLAS on U
+    void* gram           # a callable (weights, face) -> U_S^T diag(weights) U_S or None, or NULL
 
 
 cdef void _select_largest(const double* lw, int* idx, int N, int K) noexcept nogil:
@@ -97,6 +103,39 @@ cdef void _select_largest(const double* lw, int* idx, int N, int K) noexcept nog
         gap //= 3
 
 
+cdef int _call_into(object method, const double* x, int n_in, double* out, int n_out) except -1:
+    """``out = method(x)``: x copied into a new array (the callee may keep it), the result checked
+    to be n_out finite-or-not float64 values."""
+    cdef double[::1] arg = np.empty(n_in)
+    if n_in:
+        memcpy(&arg[0], x, n_in * sizeof(double))
+    result = np.ascontiguousarray(method(np.asarray(arg)), dtype=np.float64)
+    if result.shape != (n_out,):
+        raise ValueError(f"an operator's product returned shape {result.shape}, expected ({n_out},)")
+    cdef double[::1] r = result
+    if n_out:
+        memcpy(out, &r[0], n_out * sizeof(double))
+    return 0
+
+
+cdef int _product(Problem* p, bint transposed, const double* x, double* out) except -1 nogil:
+    """``out = U x`` (``transposed``: ``U^T x``): by the operator's ``margins``/``edges`` where the
+    caller gave one, else BLAS dgemv on U."""
+    cdef int inc = 1
+    cdef double one = 1.0, zero = 0.0
+    cdef char trans = b'T' if transposed else b'N'
+    if p.products == NULL:
+        dgemv(&trans, &p.N, &p.t, &one, <double*>p.U, &p.N, <double*>x, &inc, &zero, out, &inc)
+        return 0
+    with gil:
+        operator = <object>p.products
+        if transposed:
+            _call_into(operator.edges, x, p.N, out, p.t)
+        else:
+            _call_into(operator.margins, x, p.t, out, p.N)
+    return 0
+
+
 cdef inline double _logaddexp(double a, double b) noexcept nogil:
     if a == -INFINITY:
         return b
@@ -108,7 +147,7 @@ cdef inline double _logaddexp(double a, double b) noexcept nogil:
 
 
 cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double* g,
-                      unsigned char* capped) noexcept nogil:
+                      unsigned char* capped) except? -1.0 nogil:
     """m = U w, d = the capped softmax at theta = -m, g = U^T d; returns D(w) (the caller's
     buffers; ``capped[n]`` 1 where d_n is at the cap).
 
@@ -116,12 +155,11 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
     Lemma 16): the plain softmax where no weight reaches the cap; else the K = floor(nu) + 1 largest
     log-weights in descending order, and the first i at which ``xi_i weight_i <= cap`` with
     ``xi_i = (1 - i/nu) / (sum of the weights below the i largest)``, in the log domain."""
-    cdef int N = p.N, t = p.t, inc = 1, n, i, K, chosen
-    cdef double one = 1.0, zero = 0.0, cap = 1.0 / p.nu, log_cap = log(cap)
+    cdef int N = p.N, n, i, K, chosen
+    cdef double cap = 1.0 / p.nu, log_cap = log(cap)
     cdef double top = -INFINITY, total = 0.0, mass, log_xi, lw = 0.0, shift = 0.0, value, ncap = 0.0, ref, rest, log_rest
     cdef double* lws = p.lw
-    cdef char trans_n = b'N', trans_t = b'T'
-    dgemv(&trans_n, &N, &t, &one, <double*>p.U, &N, <double*>w, &inc, &zero, m, &inc)
+    _product(p, False, w, m)
     for n in range(N):
         capped[n] = 0
         lws[n] = p.log_d0[n] - p.eta * m[n]
@@ -177,7 +215,7 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
         else:
             lw = log_xi + (lws[n] - shift)
             d[n] = exp(lw if lw < log_cap else log_cap)
-    dgemv(&trans_t, &N, &t, &one, <double*>p.U, &N, d, &inc, &zero, g, &inc)
+    _product(p, True, d, g)
     # f*(theta) at eta >= 1 from the log-scale (CappedRelativeEntropy.conjugate_and_grad): with
     # theta = -m, f* = -(1 - |C|/nu) log_xi / eta + cap sum_C (theta_n - (log cap - log d0_n) / eta)
     mass = 1.0 - ncap * cap
@@ -211,12 +249,51 @@ cdef int _candidates(const double* w, const double* g, double wg, int t, int* fa
     return k
 
 
-cdef void _form(Problem* p, const double* d, const unsigned char* capped, const int* face, int k,
-                double* B, double* full, int* pos, double* sq, double* a) noexcept nogil:
+cdef int _form_gram(Problem* p, const double* d, const unsigned char* capped, const int* face, int k,
+                    double s_max, double* full, double* s, double* a, double* g_all) except -1 nogil:
+    """``full = -H`` as :func:`_form` forms it, from the caller's Gram ``U_S^T diag(s) U_S``
+    (``p.gram``, e.g. a stump operator's histogram Gram, O(N F^2 + k^2) instead of O(N k^2)) and
+    ``a = U_S^T s`` (by :func:`_product`); 0 where ``p.gram`` declined (returned None), 1 where formed."""
+    cdef int N = p.N, t = p.t, i, j, n
+    cdef double s_sum = 0.0
+    cdef double[:, ::1] G
+    cdef double[::1] weights_view
+    cdef Py_ssize_t[::1] columns_view
+    for n in range(N):
+        s[n] = d[n] if (not capped[n] and d[n] > 1e-17 * s_max) else 0.0
+        s_sum += s[n]
+    with gil:
+        weights = np.empty(N)
+        columns = np.empty(k, dtype=np.intp)
+        weights_view, columns_view = weights, columns
+        memcpy(&weights_view[0], s, N * sizeof(double))
+        for i in range(k):
+            columns_view[i] = face[i]
+        result = (<object>p.gram)(weights, columns)
+        if result is None:
+            return 0
+        result = np.ascontiguousarray(result, dtype=np.float64)
+        if result.shape != (k, k):
+            raise ValueError(f"the Gram callable returned shape {result.shape}, expected ({k}, {k})")
+        G = result
+    _product(p, True, s, g_all)
+    for i in range(k):
+        a[i] = g_all[face[i]]
+    for j in range(k):
+        for i in range(j, k):
+            full[i + t * j] = p.eta * G[i, j]
+            if s_sum > 0.0:
+                full[i + t * j] -= p.eta * a[i] * a[j] / s_sum
+    return 1
+
+
+cdef int _form(Problem* p, const double* d, const unsigned char* capped, const int* face, int k,
+               double* B, double* full, int* pos, double* sq, double* a, double* g_all) except -1 nogil:
     """``full = -H`` on the columns ``face`` at d (lower triangle, k x k with ld t), and ``pos[j]``
     the row of column j in it (-1 for the others): ``eta (B^T B - a a^T / sum s)`` with
     ``B = diag(sqrt s) U_S`` over the rows with ``s_n > 1e-17 max s`` (d_n off the cap; the rows
-    that count, as Model._curvature takes them) by BLAS dsyrk, ``a = U_S^T s``."""
+    that count, as Model._curvature takes them) by BLAS dsyrk, ``a = U_S^T s``; or, where the caller
+    gave a Gram (``p.gram``) that does not decline, from it (:func:`_form_gram`)."""
     cdef int N = p.N, t = p.t, rows = 0, i, j, n
     cdef double s_sum = 0.0, s_max = 0.0, zero = 0.0, acc
     cdef char uplo = b'L', trans_t = b'T'
@@ -227,6 +304,8 @@ cdef void _form(Problem* p, const double* d, const unsigned char* capped, const 
     for n in range(N):
         if not capped[n] and d[n] > s_max:
             s_max = d[n]
+    if p.gram != NULL and _form_gram(p, d, capped, face, k, s_max, full, sq, a, g_all):
+        return 0
     for n in range(N):
         if not capped[n] and d[n] > 1e-17 * s_max:
             sq[rows] = sqrt(d[n])
@@ -249,6 +328,7 @@ cdef void _form(Problem* p, const double* d, const unsigned char* capped, const 
         for j in range(k):
             for i in range(j, k):
                 full[i + t * j] -= p.eta * a[i] * a[j] / s_sum
+    return 0
 
 
 cdef int _direction(Problem* p, const double* w, const double* g, const int* face, int k,
@@ -333,6 +413,8 @@ def solve(
     int max_steps,
     kept_H=None,
     kept_face=None,
+    products=None,
+    gram=None,
 ):
     """Newton on the simplex from ``w0`` until the gap of ``(d(w), w)`` is at most ``tol``.
 
@@ -355,6 +437,13 @@ def solve(
         first steps are chord steps with it, until one does not cut the gap fourfold.
     kept_face : (k,) int, optional
         Its columns, distinct indices below t.
+    products : object, optional
+        An operator of U's columns with ``margins(w)`` (``U w``, shape (N,)) and ``edges(d)``
+        (``U^T d``, shape (t,)), called (with the GIL) instead of BLAS on ``U`` for every pass: e.g. a
+        stump operator (``dualboost.problems.kernels.StumpColumns``), O(N F + t) a pass.
+    gram : callable, optional
+        ``gram(weights, face) -> U_face^T diag(weights) U_face`` (k x k) or None to decline (then
+        the Hessian is formed by BLAS on U's columns): where given, every Hessian is first asked of it.
 
     Returns
     -------
@@ -371,12 +460,14 @@ def solve(
     p.U = &U[0, 0]
     p.log_d0 = &log_d0[0]
     p.N, p.t, p.eta, p.nu = N, t, eta, nu
+    p.products = NULL if products is None else <void*>products
+    p.gram = NULL if gram is None else <void*>gram
     cdef double[::1] lw_scratch = np.empty(N), suffix_scratch = np.empty(N + 1)
     cdef int[::1] idx_scratch = np.empty(N, dtype=np.int32)
     p.lw, p.suffix, p.idx = &lw_scratch[0], &suffix_scratch[0], &idx_scratch[0]
     cdef double[::1] w = np.array(w0, dtype=np.float64), d = np.empty(N), g = np.empty(t)
     cdef double[::1] wt = np.empty(t), dt = np.empty(N), gt = np.empty(t), m = np.empty(N)
-    cdef double[::1] x = np.empty(t), sq = np.empty(N), a = np.empty(t)
+    cdef double[::1] x = np.empty(t), sq = np.empty(N), a = np.empty(t), g_all = np.empty(t)
     cdef double[::1] B = np.empty(N * t), full = np.empty(t * t), F = np.empty(t * t), R = np.empty(2 * t)
     cdef unsigned char[::1] capped = np.empty(N, dtype=np.uint8), capped_t = np.empty(N, dtype=np.uint8)
     cdef unsigned char[::1] out = np.empty(t, dtype=np.uint8)
@@ -405,7 +496,6 @@ def solve(
             for i in range(j, k0):
                 full[i + t * j] = -H0[i, j]
         stale = 0 if k0 else 1
-    cdef char trans_n = b'N'
     cdef double *pw = &w[0]
     cdef double *pwt = &wt[0]
     cdef double *pd = &d[0]
@@ -432,7 +522,7 @@ def solve(
                         stale = 1
                         break
             if stale:  # -H formed anew at this point
-                _form(&p, pd, pc, &face[0], k, &B[0], &full[0], &pos[0], &sq[0], &a[0])
+                _form(&p, pd, pc, &face[0], k, &B[0], &full[0], &pos[0], &sq[0], &a[0], &g_all[0])
                 hessians += 1
                 formed_k = k
                 for j in range(k):
@@ -469,7 +559,7 @@ def solve(
             alpha = 1.0 if alpha_max > 1.0 else alpha_max
             # the trust radius (docs/solvers.md#step-length): the first trial moves no log d_n by
             # more than RADIUS, i.e. eta max_n |(U x)_n| alpha <= RADIUS
-            dgemv(&trans_n, &N, &t, &one, <double*>p.U, &N, &x[0], &inc, &zero, &m[0], &inc)
+            _product(&p, False, &x[0], &m[0])
             spread = 0.0
             for n in range(N):
                 if fabs(m[n]) > spread:

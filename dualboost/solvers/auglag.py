@@ -473,14 +473,15 @@ def _warm_start(model, run: _Run, options: AuglagOptions, new: NDArray[np.intp],
 def _compiled_pays(model, evaluator: DualEvaluator, options: AuglagOptions) -> bool:
     """Whether a warm solve starts with the compiled re-solve: where it applies
     (``compiled.applies``), at eta <= lp_first_eta (above, the LP limit's stages), and while
-    forming a Hessian on every column costs at most ``NewtonOptions.kept_min_work`` multiply-adds,
-    N t^2 (above, the Python path's conjugate-gradient steps with a kept Hessian form fewer: the
-    compiled loop forms one at every step; docs/solvers.md#options-the-compiled-re-solve)."""
+    forming a Hessian on every column costs at most ``NewtonOptions.kept_min_work`` multiply-adds
+    (``SmoothDual.hessian_work``: N t^2, or a stump operator's Gram; above, the Python path's
+    conjugate-gradient steps with a kept Hessian form fewer: the compiled loop forms one at every
+    step; docs/solvers.md#options-the-compiled-re-solve)."""
     newton = evaluator.options
     return (
         compiled.applies(model, newton.compiled)
         and _eta(model) <= options.lp_first_eta
-        and model.n_samples * model.n_hypotheses**2 <= newton.kept_min_work
+        and model.hessian_work(model.n_hypotheses) <= newton.kept_min_work
     )
 
 

@@ -5,6 +5,8 @@
 capped softmax by log-sum-exp, the Hessian in the low-rank form of
 :class:`~dualboost.conjugates.traits.LowRankHessian` (BLAS dsyrk), Cholesky steps (LAPACK), a
 backtracking line search within a trust radius (docs/solvers.md#step-length) and the active set.
+Where the model has a stump operator (``Model.stump_columns``) the loop calls back into it for the
+products and the Hessians' Gram where it pays (:func:`_operator_passes`), as the Python path does.
 It applies to :class:`~dualboost.conjugates.CappedRelativeEntropy` with eta >= 1 (where the library
 evaluates f* from the projection's scale, as the compiled loop does) and a positive prior.
 
@@ -19,6 +21,7 @@ certifies with the library's own certificate (``newton.certified_point``, then
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from functools import cache
 
 import numpy as np
@@ -128,8 +131,36 @@ def resolve(
     w0 = np.ascontiguousarray(w0, dtype=np.float64)
     log_d0 = np.log(reg.d0)  # (positive: applies() checked it)
     H, face = kept if kept is not None else (None, None)
+    products, gram = _operator_passes(model)
     w, _, _, _, _, steps, hessians, evaluations, *formed = _capped_newton.solve(
-        U, log_d0, float(reg.nu), float(reg.eta), w0, float(target), MAX_STEPS, H, face
+        U, log_d0, float(reg.nu), float(reg.eta), w0, float(target), MAX_STEPS, H, face, products, gram
     )
     counts = {"steps": steps, "hessians": hessians, "evaluations": evaluations}
     return w, counts, None if formed[0] is None else tuple(formed)
+
+
+def _operator_passes(model) -> tuple[object | None, Callable | None]:
+    """What the compiled loop asks of ``model.stump_columns`` (``Model.stump_columns``, a stump
+    operator of the run's columns) instead of BLAS on U, by the rules the Python path follows
+    (``Model._margins``, ``Model.dual_hessian``): its products where it pays for every column, and
+    its Gram (``weighted_gram``) for a Hessian on a face where it pays for the face's columns.
+
+    Returns
+    -------
+    products : object or None
+        The operator (``margins``, ``edges``), or None: BLAS on U.
+    gram : callable or None
+        ``(weights, face) -> U_face^T diag(weights) U_face``, or None (declining) where the
+        operator does not pay for the face; None: no operator.
+    """
+    implicit = model.stump_columns
+    if implicit is None:
+        return None, None
+    products = implicit if implicit.pays(model.n_hypotheses) else None
+
+    def gram(weights: NDArray[np.float64], face: NDArray[np.intp]) -> NDArray[np.float64] | None:
+        if not implicit.pays(face.size):
+            return None
+        return implicit.restricted(face).weighted_gram(weights)
+
+    return products, gram

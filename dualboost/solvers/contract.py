@@ -193,7 +193,11 @@ class SmoothDual(Certifiable, Protocol):
       operator];
     * ``conjugate_dual`` [False]: D is exactly ``-f*(-U w)`` with the model's ``regularizer``, U a
       numpy array and the max-edge members on the simplex (ERLPBoost), so that the compiled re-solve
-      of ``dualboost.solvers.compiled`` may evaluate it itself.
+      of ``dualboost.solvers.compiled`` may evaluate it itself;
+    * ``stump_columns`` [None]: an operator of U's columns that a run's driver sets (a stump
+      operator: ``margins(w)``, ``edges(d)``, ``weighted_gram(weights)``, ``restricted(columns)``,
+      ``pays(n_columns)``), through which the compiled re-solve makes its passes and Gram where it
+      pays, as the model's own methods do.
     """
 
     smooth_dual: bool
@@ -201,6 +205,7 @@ class SmoothDual(Certifiable, Protocol):
     eta_family: bool
     conjugate_dual: bool
     regularizer: Any
+    stump_columns: Any
 
     def dual_value_and_grad(
         self, w: Vector, regularizer: SmoothConjugate | None = None

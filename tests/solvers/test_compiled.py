@@ -12,7 +12,11 @@ reference. Checked here, each against that reference on the same instances:
   return solutions whose library certificates pass or fail alike, with dual values within the
   certified gaps, and the compiled loop did run where it applies (eta <= lp_first_eta);
 * the option is validated, and without the built module the Python path runs (a warning once per
-  process only where ``compiled=True`` asked for it).
+  process only where ``compiled=True`` asked for it);
+* through a stump operator (``Model.stump_columns``: its products and its Gram called back instead of
+  BLAS on U) the loop reaches the optimum of the same model without the operator, the operator's
+  passes did run, a Gram that declines leaves the BLAS path's result bit for bit, and an operator's
+  bad result or error is raised, not swallowed.
 """
 
 from __future__ import annotations
@@ -142,9 +146,20 @@ def test_warm_resolves_certify_alike_with_and_without_the_compiled_loop(nu, eta,
         return w, counts, formed
 
     monkeypatch.setattr(compiled, "resolve", counted)
+    _certify_alike([ERLPBoost(U[:, :k], nu=nu, eta=eta) for k in range(1, t + 1)], tol)
+    if eta <= AuglagOptions().lp_first_eta:
+        assert len(calls) == t - 1  # every warm solve went through the compiled loop first
+        assert sum(calls) >= (t - 1) // 2  # and its result stood in at least half of them
+    else:
+        assert not calls  # above lp_first_eta the LP-limit stages run, in Python
+
+
+def _certify_alike(models: list[ERLPBoost], tol: float) -> None:
+    """Each model solved warm from the previous one's solution, with ``NewtonOptions(compiled=True)``
+    and ``False``: the library's certificates pass or fail alike, and the dual values agree within
+    the certified gaps."""
     previous = {True: None, False: None}
-    for k in range(1, t + 1):
-        model = ERLPBoost(U[:, :k], nu=nu, eta=eta)
+    for model in models:
         got = {}
         for flag in (True, False):
             options = AuglagOptions(newton=NewtonOptions(compiled=flag))
@@ -156,11 +171,6 @@ def test_warm_resolves_certify_alike_with_and_without_the_compiled_loop(nu, eta,
         # both values lie within their certified gaps of the optimum (relative to max(1, |P|))
         slack = (fast.relative_gap + ref.relative_gap) * max(1.0, abs(ref.primal_value)) + 1e-12
         assert abs(fast.dual_value - ref.dual_value) <= slack
-    if eta <= AuglagOptions().lp_first_eta:
-        assert len(calls) == t - 1  # every warm solve went through the compiled loop first
-        assert sum(calls) >= (t - 1) // 2  # and its result stood in at least half of them
-    else:
-        assert not calls  # above lp_first_eta the LP-limit stages run, in Python
 
 
 def test_option_is_validated():
@@ -259,3 +269,115 @@ def test_the_compiled_loop_applies_only_to_the_capped_entropy_dual():
     assert not compiled.applies(ERLPBoost(U, nu=2.0, eta=0.5), "auto")  # the stable form below eta = 1
     assert not compiled.applies(BinaryERLPBoost(U, nu=2.0, eta=10.0), "auto")  # another entropy
     assert not compiled.applies(LPBoost(U, nu=2.0), "auto")  # not a conjugate dual
+
+
+def _stump_model(monkeypatch, rng, N: int, t: int, nu: float, eta: float) -> ERLPBoost:
+    """ERLPBoost on a constant and t - 1 stumps at random features and data thresholds (rounded
+    Gaussian features: ties), with the stump operator of those columns set as a run's driver sets it
+    (its thresholds at 0: it pays for any size here)."""
+    from dualboost.oracles import DecisionStumps
+    from dualboost.oracles.stumps import Constant, Stump
+    from dualboost.problems.kernels import StumpColumns
+
+    monkeypatch.setattr(StumpColumns, "MIN_COLUMNS_PER_FEATURE", 0)
+    monkeypatch.setattr(StumpColumns, "MIN_ENTRIES", 0)
+    p = 4
+    X = np.round(rng.normal(size=(N, p)), 1)
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=N) > 0, 1.0, -1.0)
+    oracle = DecisionStumps().fit(X, y)
+    hypotheses = [Constant(n_features=p, sign=1)]
+    for _ in range(t - 1):
+        f = int(rng.integers(0, p))
+        sign = int(rng.choice([-1, 1]))
+        hypotheses.append(Stump(n_features=p, feature=f, threshold=float(rng.choice(X[:, f])), sign=sign))
+    U = np.asfortranarray(np.column_stack([y * h.predict(X) for h in hypotheses]))
+    model = ERLPBoost(U, nu=nu, eta=eta)
+    model.stump_columns = StumpColumns.of(oracle, hypotheses)
+    assert model.stump_columns is not None
+    return model
+
+
+@pytest.mark.parametrize(
+    "N, t, nu, eta", [(60, 12, 1.0, 20.0), (300, 25, 30.0, 200.0), (300, 25, 300.0, 1e3)]
+)
+def test_the_hessian_through_a_stump_operator_is_the_blas_one(N, t, nu, eta, monkeypatch):
+    """One step from the same points with and without the operator's passes: the Hessian formed from
+    its Gram equals the one BLAS forms on U (both sums exact up to rounding relative to sum d = 1,
+    scaled by eta). The steps themselves are not compared: on a face with near-equal stump columns
+    the ridge that makes the factor definite depends on that rounding (the solves that follow are,
+    in the next test)."""
+    rng = np.random.default_rng(N + t)
+    model = _stump_model(monkeypatch, rng, N, t, nu, eta)
+    products, gram = compiled._operator_passes(model)
+    reg = model.regularizer
+    for w in (np.full(t, 1 / t), rng.dirichlet(np.ones(t)), rng.dirichlet(np.full(t, 0.2))):
+        args = (model.U, np.log(reg.d0), nu, eta, np.ascontiguousarray(w), 0.0, 1, None, None)
+        blas = _capped_newton.solve(*args)
+        implicit = _capped_newton.solve(*args, products, gram)
+        assert blas[6] == implicit[6] == 1  # one Hessian formed, on the same face
+        np.testing.assert_array_equal(blas[9], implicit[9])
+        np.testing.assert_allclose(implicit[8], blas[8], rtol=0, atol=1e-13 * eta)
+
+
+@pytest.mark.parametrize("nu, eta", [(1.0, 50.0), (30.0, 1e3), (300.0, 50.0)])
+def test_warm_resolves_through_a_stump_operator_certify_alike(nu, eta, monkeypatch):
+    """The boosting-like sequence above on stump columns with the operator a run sets
+    (``Model.stump_columns``): the compiled loop ran through the operator's Gram, and every solution
+    certifies as the Python path's does, with dual values within the certified gaps."""
+    from dualboost.problems.kernels import StumpColumns
+
+    rng = np.random.default_rng(int(nu))
+    N, t, tol = 300, 14, 1e-3
+    full = _stump_model(monkeypatch, rng, N, t, nu, eta)
+    grams = []
+    gram = StumpColumns.weighted_gram
+    monkeypatch.setattr(StumpColumns, "weighted_gram", lambda self, g: grams.append(1) or gram(self, g))
+    models = []
+    for k in range(1, t + 1):
+        models.append(ERLPBoost(full.U[:, :k], nu=nu, eta=eta))
+        models[-1].stump_columns = full.stump_columns.restricted(np.arange(k))
+    _certify_alike(models, tol)
+    assert grams  # the Hessians went through the operator's Gram
+
+
+def test_a_gram_that_declines_leaves_the_blas_result_bit_for_bit(monkeypatch):
+    rng = np.random.default_rng(5)
+    model = _stump_model(monkeypatch, rng, 200, 20, 10.0, 100.0)
+    reg = model.regularizer
+    args = (model.U, np.log(reg.d0), float(reg.nu), float(reg.eta), np.full(20, 1 / 20), 0.0, 50, None, None)
+    asked = []
+
+    def declining(weights, face):
+        asked.append(face.size)
+        return None
+
+    blas = _capped_newton.solve(*args)
+    declined = _capped_newton.solve(*args, None, declining)
+    assert asked and len(asked) == blas[6]  # asked for every Hessian formed
+    for a, b in zip(blas[:8], declined[:8], strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_an_operators_bad_result_or_error_is_raised(monkeypatch):
+    rng = np.random.default_rng(6)
+    model = _stump_model(monkeypatch, rng, 50, 8, 5.0, 50.0)
+    reg = model.regularizer
+    args = (model.U, np.log(reg.d0), float(reg.nu), float(reg.eta), np.full(8, 1 / 8), 0.0, 50, None, None)
+
+    class Short:
+        def margins(self, w):
+            return np.zeros(3)
+
+        def edges(self, d):
+            return np.zeros(8)
+
+    class Failing(Short):
+        def margins(self, w):
+            raise FloatingPointError("from the operator")
+
+    with pytest.raises(ValueError, match=r"returned shape \(3,\), expected \(50,\)"):
+        _capped_newton.solve(*args, Short())
+    with pytest.raises(FloatingPointError, match="from the operator"):
+        _capped_newton.solve(*args, Failing())
+    with pytest.raises(ValueError, match=r"Gram callable returned shape \(2, 2\), expected \(8, 8\)"):
+        _capped_newton.solve(*args, None, lambda weights, face: np.zeros((2, 2)))
