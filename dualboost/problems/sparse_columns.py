@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 
 from dualboost.oracles.stumps import Constant, Stump
-from dualboost.problems.kernels import StumpColumns, low_rank_hessian
+from dualboost.problems.kernels import StumpColumns, StumpOperatorBase
 
 try:  # B's products without its data array (1.2-1.5x scipy's on the topic set); else scipy's
     from dualboost.problems._stump_products import indicator_scatter, indicator_sums
@@ -59,11 +59,12 @@ def _indicator(
     return np.asarray(rows, dtype=np.int32), c, a
 
 
-class SparseStumpColumns:
+class SparseStumpColumns(StumpOperatorBase):
     """The columns ``u_j = y * (c_j + a_j b_j)`` of decision stumps and constants on sparse features
     (module docstring) as an operator with the products of
     :class:`~dualboost.problems.kernels.StumpColumns` (the models use either through
-    :attr:`~dualboost.problems.Model.stump_columns`). Exact up to the order of summation.
+    :attr:`~dualboost.problems.Model.stump_columns`, a
+    :class:`~dualboost.problems.kernels.StumpOperator`). Exact up to the order of summation.
 
     Parameters
     ----------
@@ -162,71 +163,26 @@ class SparseStumpColumns:
         )
 
     def restricted(self, columns: NDArray[np.intp]) -> SparseStumpColumns:
-        """The operator of the columns ``columns``.
-
-        Parameters
-        ----------
-        columns : ndarray of int
-            Column indices.
-
-        Returns
-        -------
-        SparseStumpColumns
-            The operator of those columns.
-        """
+        """The operator of the columns ``columns`` (B's columns copied)."""
         columns = np.asarray(columns, dtype=np.intp)
         return SparseStumpColumns(self.y, self.c[columns], self.a[columns], B=self.B[:, columns])
 
     def pays(self, n_columns: int) -> bool:
-        """Whether the sparse products beat the explicit ones for ``n_columns`` of these columns: U
-        has at least :attr:`MIN_ENTRIES` entries and B at most :attr:`MAX_DENSITY` of them.
-
-        Parameters
-        ----------
-        n_columns : int
-            The number of columns the product would read.
-
-        Returns
-        -------
-        bool
-            True where the operator should be used.
-        """
+        """:meth:`~dualboost.problems.kernels.StumpOperatorBase.pays`: U has at least
+        :attr:`MIN_ENTRIES` entries and B at most :attr:`MAX_DENSITY` of them."""
         entries = self.n_samples * n_columns
         density = self.nnz / max(self.n_samples * self.n_columns, 1)
         return entries >= self.MIN_ENTRIES and density <= self.MAX_DENSITY
 
     def gram_work(self, n_columns: int) -> float:
-        """The cost of :meth:`weighted_gram` on ``n_columns`` of these columns in dense multiply-adds
-        (what the explicit Gram's cost N |S|^2 is compared with): ``sum_n nnz(B_n)^2``, estimated
-        as ``nnz(B_S)^2 / N`` with B_S's nonzeros at the mean count per column, at
-        :attr:`SPARSE_MADD_COST` each, plus the dense t x t terms.
-
-        Parameters
-        ----------
-        n_columns : int
-            The number of columns |S|.
-
-        Returns
-        -------
-        float
-            The estimated cost.
-        """
+        """:meth:`~dualboost.problems.kernels.StumpOperatorBase.gram_work`: ``sum_n nnz(B_n)^2``,
+        estimated as ``nnz(B_S)^2 / N`` with B_S's nonzeros at the mean count per column, at
+        :attr:`SPARSE_MADD_COST` each, plus the dense t x t terms."""
         nonzeros = self.nnz / max(self.n_columns, 1) * n_columns
         return self.n_samples + self.SPARSE_MADD_COST * nonzeros**2 / self.n_samples + 10.0 * n_columns**2
 
     def margins(self, w: NDArray[np.float64]) -> NDArray[np.float64]:
-        """``U w``.
-
-        Parameters
-        ----------
-        w : ndarray of shape (t,)
-            A vector over the columns.
-
-        Returns
-        -------
-        ndarray of shape (N,)
-            ``U w``.
-        """
+        """``U w = y * ((c . w) + B (a * w))``."""
         w = np.asarray(w, dtype=np.float64)
         if indicator_scatter is None:
             out = self.B @ (self.a * w)
@@ -238,18 +194,7 @@ class SparseStumpColumns:
         return out
 
     def edges(self, d: NDArray[np.float64]) -> NDArray[np.float64]:
-        """``U^T d``.
-
-        Parameters
-        ----------
-        d : ndarray of shape (N,)
-            A vector over the rows.
-
-        Returns
-        -------
-        ndarray of shape (t,)
-            ``U^T d``.
-        """
+        """``U^T d = c (y . d) + a * (B^T (y d))``."""
         v = self.y * np.asarray(d, dtype=np.float64)
         if indicator_sums is None:
             out = self.B.T @ v
@@ -260,36 +205,9 @@ class SparseStumpColumns:
         out += self.c * float(v.sum())
         return out
 
-    def gram(self, v: NDArray[np.float64], weights: NDArray[np.float64] | float) -> NDArray[np.float64]:
-        """``U^T (weights * (U v))``.
-
-        Parameters
-        ----------
-        v : ndarray of shape (t,)
-            A vector over the columns.
-        weights : ndarray of shape (N,) or float
-            One weight per row, or a scalar.
-
-        Returns
-        -------
-        ndarray of shape (t,)
-            The product.
-        """
-        return self.edges(weights * self.margins(v))
-
     def weighted_gram(self, weights: NDArray[np.float64] | float) -> NDArray[np.float64]:
-        """``U^T diag(weights) U`` (module docstring), dense t x t.
-
-        Parameters
-        ----------
-        weights : ndarray of shape (N,) or float
-            One weight per row, or a scalar.
-
-        Returns
-        -------
-        ndarray of shape (t, t)
-            The weighted Gram matrix.
-        """
+        """``U^T diag(weights) U`` (module docstring), dense t x t; ``weights`` one per row or a
+        scalar."""
         g = np.broadcast_to(np.asarray(weights, dtype=np.float64), (self.n_samples,))
         weighted = sp.csc_matrix((g[self.B.indices], self.B.indices, self.B.indptr), shape=self.B.shape)
         inner = (self.B.T @ weighted).toarray()
@@ -299,33 +217,6 @@ class SparseStumpColumns:
         out += np.outer(self.c, q)
         out += np.outer(q, self.c)
         return out
-
-    def rank_one_hessian(
-        self, weights: NDArray[np.float64], a: NDArray[np.float64], total: float, scale: float
-    ) -> NDArray[np.float64]:
-        """``-scale (U^T diag(weights) U - a a^T / total)`` (0 for the rank-one term where ``total``
-        is not positive): the capped softmax's Hessian on these columns, as
-        :meth:`~dualboost.problems.kernels.StumpColumns.rank_one_hessian` (here by
-        :func:`~dualboost.problems.kernels.low_rank_hessian` on :meth:`weighted_gram`).
-
-        Parameters
-        ----------
-        weights : ndarray of shape (N,)
-            The curvature weight of each row (0 on the rows that do not count).
-        a : ndarray of shape (t,)
-            ``U^T s`` on these columns.
-        total : float
-            ``sum s``.
-        scale : float
-            The regulariser's curvature scale (eta for the capped entropy).
-
-        Returns
-        -------
-        ndarray of shape (t, t)
-            The dual Hessian on these columns, dense.
-        """
-        a = np.asarray(a, dtype=np.float64)[:, None]
-        return low_rank_hessian(self.weighted_gram(weights), a, a, np.array([[total]]), scale)
 
 
 def stump_operator(

@@ -11,7 +11,7 @@ from dualboost.boosting import erlpboost
 from dualboost.oracles import DecisionStumps
 from dualboost.oracles.stumps import Constant, Stump
 from dualboost.problems import ERLPBoost
-from dualboost.problems.kernels import StumpColumns
+from dualboost.problems.kernels import StumpColumns, StumpOperator, StumpOperatorBase, centred_hessian
 from dualboost.problems.sparse_columns import SparseStumpColumns, stump_operator
 
 
@@ -78,6 +78,29 @@ def test_products_equal_the_explicit_ones(n):
     assert np.allclose(part.margins(w[columns]), U[:, columns] @ w[columns], rtol=0, atol=1e-12 * n)
     assert np.allclose(part.edges(d), U[:, columns].T @ d, rtol=0, atol=1e-12 * n)
     assert np.allclose(part.weighted_gram(g), gram[np.ix_(columns, columns)], rtol=0, atol=1e-12 * n)
+
+
+def test_both_operators_are_stump_operators(monkeypatch):
+    """The sort-order and the sparse operator of the same columns are StumpOperators whose shared
+    products (cross Gram, the capped softmax's Hessian) equal the explicit ones."""
+    rng = np.random.default_rng(4)
+    X, y = sparse_data(rng, 400)
+    oracle = DecisionStumps().fit(X, y)
+    hypotheses = random_stumps(rng, X, 40)
+    U = explicit(X, y, hypotheses)
+    monkeypatch.setattr(StumpColumns, "MIN_COLUMNS_PER_FEATURE", 0)
+    monkeypatch.setattr(StumpColumns, "MIN_ENTRIES", 0)
+    rows, columns = np.array([0, 5, 9, 22]), np.array([1, 2, 30, 39, 5])
+    g, s = rng.random(400), rng.random(400)
+    a = U.T @ s
+    for operator in (StumpColumns.of(oracle, hypotheses), SparseStumpColumns.of(oracle, hypotheses)):
+        assert isinstance(operator, StumpOperator) and isinstance(operator, StumpOperatorBase)
+        block = operator.restricted(rows).cross_gram(operator.restricted(columns), g)
+        reference = U[:, rows].T @ (g[:, None] * U[:, columns])
+        assert np.allclose(block, reference, rtol=0, atol=1e-12 * g.sum())
+        hessian = operator.rank_one_hessian(s, a, float(s.sum()), 3.0)
+        reference = centred_hessian(U.T @ (s[:, None] * U), a, a, float(s.sum()), 3.0)
+        assert np.allclose(hessian, reference, rtol=0, atol=1e-10 * np.abs(reference).max())
 
 
 def test_grown_and_whole_operators_agree():
