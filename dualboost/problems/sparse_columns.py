@@ -59,6 +59,58 @@ def _indicator(
     return np.asarray(rows, dtype=np.int32), c, a
 
 
+class _Indicators:
+    """The CSC arrays of a growing B (row indices, column pointers, data all ones) with room to
+    grow: a run's operator is extended by the new columns only (O(their nonzeros) at each boosting
+    iteration, not O(nnz(B))), the arrays doubled when full (as the Ensemble's columns). Each
+    operator's B is a read-only view of the first columns, which later columns leave as they are."""
+
+    def __init__(self) -> None:
+        self.indices = np.empty(0, dtype=np.int32)
+        self.indptr = np.zeros(1, dtype=np.intp)
+        self.ones = np.ones(0)
+        #: the columns written so far
+        self.n_columns = 0
+
+    def extended(self, n_columns: int, rows: list[NDArray[np.int32]]) -> _Indicators:
+        """The indicators of the first ``n_columns`` columns and then ``rows`` (one sorted array
+        of rows per new column): these, appended to in place where ``n_columns`` are all the columns
+        written so far, else a copy of those columns so extended (an older operator extended again)."""
+        grown = self
+        if n_columns != self.n_columns:
+            nnz = self.indptr[n_columns]
+            grown = _Indicators()
+            grown.indices, grown.indptr = self.indices[:nnz].copy(), self.indptr[: n_columns + 1].copy()
+            grown.ones, grown.n_columns = np.ones(nnz), n_columns
+        grown._append(rows)
+        return grown
+
+    def _append(self, rows: list[NDArray[np.int32]]) -> None:
+        t, nnz = self.n_columns, int(self.indptr[self.n_columns])
+        ends = nnz + np.cumsum([r.size for r in rows], dtype=np.intp)
+        total = int(ends[-1]) if ends.size else nnz
+        if self.indptr.size < t + len(rows) + 1:
+            self.indptr = np.resize(self.indptr, max(t + len(rows) + 1, 2 * self.indptr.size))
+        if self.indices.size < total:
+            capacity = max(total, 2 * self.indices.size)
+            self.indices, self.ones = np.resize(self.indices, capacity), np.ones(capacity)
+        self.indptr[t + 1 : t + 1 + len(rows)] = ends
+        if rows:
+            np.concatenate(rows, out=self.indices[nnz:total])
+        self.n_columns = t + len(rows)
+
+    def matrix(self, n_samples: int, n_columns: int) -> sp.csc_matrix:
+        """B of the first ``n_columns`` columns, on read-only views of the arrays (O(t), no copy of
+        the nonzeros)."""
+        nnz = self.indptr[n_columns]
+        views = self.ones[:nnz], self.indices[:nnz], self.indptr[: n_columns + 1]
+        for view in views:
+            view.flags.writeable = False
+        B = sp.csc_matrix(views, shape=(n_samples, n_columns))
+        B.has_sorted_indices = True
+        return B
+
+
 class SparseStumpColumns(StumpOperatorBase):
     """The columns ``u_j = y * (c_j + a_j b_j)`` of decision stumps and constants on sparse features
     (module docstring) as an operator with the products of
@@ -70,12 +122,12 @@ class SparseStumpColumns(StumpOperatorBase):
     ----------
     y : ndarray of shape (N,)
         The labels, -1 or +1.
-    B : scipy.sparse.csc_matrix of shape (N, t)
-        The 0/1 indicators ``b_j`` (data all ones, indices sorted).
     c : ndarray of shape (t,)
         Each column's value (before the labels) on the rows outside ``b_j``.
     a : ndarray of shape (t,)
         Each column's jump on the rows of ``b_j`` (0 for a constant).
+    B : scipy.sparse.csc_matrix of shape (N, t)
+        The 0/1 indicators ``b_j`` (data all ones, indices sorted).
     """
 
     #: the largest share of U's entries that B may hold for the products to pay: a sparse product
@@ -94,29 +146,15 @@ class SparseStumpColumns(StumpOperatorBase):
         y: NDArray[np.float64],
         c: NDArray[np.float64],
         a: NDArray[np.float64],
+        B: sp.csc_matrix,
         *,
-        rows: list[NDArray[np.int32]] | None = None,
-        B: sp.csc_matrix | None = None,
+        grown: _Indicators | None = None,
     ) -> None:
-        if (rows is None) == (B is None):
-            raise ValueError("give the indicators either as rows (one array per column) or as B")
-        self.y, self.c, self.a, self._rows = y, c, a, rows
+        self.y, self.c, self.a, self.B = y, c, a, B
         self.n_samples, self.n_columns = y.size, c.size
-        self.nnz = B.nnz if B is not None else sum(r.size for r in rows)
-        if B is not None:
-            self.__dict__["B"] = B
-
-    @functools.cached_property
-    def B(self) -> sp.csc_matrix:
-        """The indicators b_j as an N x t CSC matrix, assembled on first use from the rows of each
-        column (an operator that does not pay is extended column by column without it)."""
-        rows = self._rows
-        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum([r.size for r in rows], out=indptr[1:])
-        indices = np.concatenate([np.zeros(0, dtype=np.int32), *rows])
-        B = sp.csc_matrix((np.ones(indices.size), indices, indptr), shape=(self.n_samples, self.n_columns))
-        B.has_sorted_indices = True
-        return B
+        self.nnz = B.nnz
+        #: the growing arrays whose first columns B's are (:meth:`of` extends them), or None
+        self._grown = grown
 
     @functools.cached_property
     def _csc(self) -> tuple[NDArray[np.int32], NDArray[np.intp]]:
@@ -147,25 +185,27 @@ class SparseStumpColumns(StumpOperatorBase):
         SparseStumpColumns or None
             The operator, or None where a hypothesis is not a stump or a constant.
         """
-        done = 0 if previous is None or previous._rows is None else previous.n_columns
+        extend = previous is not None and previous._grown is not None
+        done = previous.n_columns if extend else 0
         new = hypotheses[done:]
         if not all(type(h) in (Stump, Constant) for h in new):
             return None
         parts = [_indicator(oracle.X_, oracle.n_samples_, h) for h in new]
-        rows = [] if done == 0 else previous._rows
-        c = np.zeros(0) if done == 0 else previous.c
-        a = np.zeros(0) if done == 0 else previous.a
+        grown = (previous._grown if extend else _Indicators()).extended(done, [p[0] for p in parts])
+        c = previous.c if extend else np.zeros(0)
+        a = previous.a if extend else np.zeros(0)
         return cls(
             np.asarray(oracle.y_, dtype=np.float64),
             np.concatenate([c, [p[1] for p in parts]]),
             np.concatenate([a, [p[2] for p in parts]]),
-            rows=[*rows, *(p[0] for p in parts)],
+            grown.matrix(oracle.n_samples_, len(hypotheses)),
+            grown=grown,
         )
 
     def restricted(self, columns: NDArray[np.intp]) -> SparseStumpColumns:
         """The operator of the columns ``columns`` (B's columns copied)."""
         columns = np.asarray(columns, dtype=np.intp)
-        return SparseStumpColumns(self.y, self.c[columns], self.a[columns], B=self.B[:, columns])
+        return SparseStumpColumns(self.y, self.c[columns], self.a[columns], self.B[:, columns])
 
     def pays(self, n_columns: int) -> bool:
         """:meth:`~dualboost.problems.kernels.StumpOperatorBase.pays`: U has at least

@@ -120,6 +120,30 @@ def test_grown_and_whole_operators_agree():
     assert np.array_equal(grown.edges(d), whole.edges(d))
 
 
+def test_growth_in_place_leaves_the_earlier_operators_as_they_were():
+    """Extending the latest operator appends to its arrays (no copy of B's nonzeros); the earlier
+    operators, and an older one extended again (a copy then), keep their own columns."""
+    rng = np.random.default_rng(8)
+    X, y = sparse_data(rng, 300)
+    oracle = DecisionStumps().fit(X, y)
+    hypotheses = random_stumps(rng, X, 40)
+    chain = [SparseStumpColumns.of(oracle, hypotheses[:1])]
+    for k in range(2, 41):
+        chain.append(SparseStumpColumns.of(oracle, hypotheses[:k], chain[-1]))
+    assert np.shares_memory(chain[-1].B.indices, chain[-2].B.indices)
+    branch = SparseStumpColumns.of(oracle, hypotheses[:10] + hypotheses[30:], chain[9])
+    assert not np.shares_memory(branch.B.indices, chain[-1].B.indices)
+    pairs = [(chain[k], hypotheses[: k + 1]) for k in (0, 9, 20, 39)] + [
+        (branch, hypotheses[:10] + hypotheses[30:])
+    ]
+    for operator, columns in pairs:
+        fresh = SparseStumpColumns.of(oracle, columns)
+        assert operator.n_columns == len(columns) and (operator.B != fresh.B).nnz == 0
+        assert np.array_equal(operator._csc[0], fresh._csc[0]) and np.array_equal(
+            operator._csc[1], fresh._csc[1]
+        )
+
+
 def test_the_choice_of_operator(monkeypatch):
     """Other hypotheses: no operator. Many stumps per feature (sort orders pay): StumpColumns, else the
     sparse one; the sparse one pays only on enough entries with a sparse B."""
