@@ -126,8 +126,11 @@ class SparseStumpColumns(StumpOperatorBase):
         Each column's value (before the labels) on the rows outside ``b_j``.
     a : ndarray of shape (t,)
         Each column's jump on the rows of ``b_j`` (0 for a constant).
-    B : scipy.sparse.csc_matrix of shape (N, t)
-        The 0/1 indicators ``b_j`` (data all ones, indices sorted).
+    B : scipy.sparse.csc_matrix of shape (N, t) or None
+        The 0/1 indicators ``b_j`` (data all ones, indices sorted); None where :meth:`of` dropped
+        them (the operator then only counts them, ``nnz``, and never pays).
+    nnz : int or None
+        nnz(B) where B is None.
     """
 
     #: the largest share of U's entries that B may hold for the products to pay: a sparse product
@@ -140,19 +143,24 @@ class SparseStumpColumns(StumpOperatorBase):
     #: (BLAS) one: on the topic set of benchmarks/scale.py at |S| = 700, 1e7 of them took 0.1 s
     #: against 0.45 s for the dense Gram's 1e10 (benchmarks/results/scale.txt)
     SPARSE_MADD_COST = 200.0
+    #: :meth:`of` keeps no indicators while B would hold more than this many times
+    #: :attr:`MAX_DENSITY` of U's entries (dense features: 0.26-0.48 of them in ERLPBoost runs on
+    #: benchmarks/scale.py's dense set, where the rows kept would reach ~N/4 int32 per column)
+    DROP_MARGIN = 1.5
 
     def __init__(
         self,
         y: NDArray[np.float64],
         c: NDArray[np.float64],
         a: NDArray[np.float64],
-        B: sp.csc_matrix,
+        B: sp.csc_matrix | None,
         *,
         grown: _Indicators | None = None,
+        nnz: int | None = None,
     ) -> None:
         self.y, self.c, self.a, self.B = y, c, a, B
         self.n_samples, self.n_columns = y.size, c.size
-        self.nnz = B.nnz
+        self.nnz = B.nnz if B is not None else nnz
         #: the growing arrays whose first columns B's are (:meth:`of` extends them), or None
         self._grown = grown
 
@@ -185,22 +193,30 @@ class SparseStumpColumns(StumpOperatorBase):
         SparseStumpColumns or None
             The operator, or None where a hypothesis is not a stump or a constant.
         """
-        extend = previous is not None and previous._grown is not None
+        # extended: an operator made by this method (a restricted one is not)
+        extend = previous is not None and (previous._grown is not None or previous.B is None)
         done = previous.n_columns if extend else 0
         new = hypotheses[done:]
         if not all(type(h) in (Stump, Constant) for h in new):
             return None
         parts = [_indicator(oracle.X_, oracle.n_samples_, h) for h in new]
+        y = np.asarray(oracle.y_, dtype=np.float64)
+        c = np.concatenate([previous.c if extend else np.zeros(0), [p[1] for p in parts]])
+        a = np.concatenate([previous.a if extend else np.zeros(0), [p[2] for p in parts]])
+        nnz = (previous.nnz if extend else 0) + sum(p[0].size for p in parts)
+        if nnz > cls.DROP_MARGIN * cls.MAX_DENSITY * oracle.n_samples_ * len(hypotheses):
+            # B too dense to pay (dense features, before the sort orders take over): its rows are
+            # not kept, only counted. Its density can come back under MAX_DENSITY only after
+            # nnz / (MAX_DENSITY N) > DROP_MARGIN t columns in all, i.e. more than t / 2 further
+            # columns even if none of them had an indicator; a run on dense features does not
+            # get there (each further stump there flips ~N/4 rows). Should it all the same, the
+            # rows are found again below (O(nnz(B)) once): the operator pays exactly where it
+            # did with its rows kept, and its products are the same
+            return cls(y, c, a, None, nnz=nnz)
+        if extend and previous.B is None:  # dropped, and now it may pay: the rows again
+            return cls.of(oracle, hypotheses)
         grown = (previous._grown if extend else _Indicators()).extended(done, [p[0] for p in parts])
-        c = previous.c if extend else np.zeros(0)
-        a = previous.a if extend else np.zeros(0)
-        return cls(
-            np.asarray(oracle.y_, dtype=np.float64),
-            np.concatenate([c, [p[1] for p in parts]]),
-            np.concatenate([a, [p[2] for p in parts]]),
-            grown.matrix(oracle.n_samples_, len(hypotheses)),
-            grown=grown,
-        )
+        return cls(y, c, a, grown.matrix(oracle.n_samples_, len(hypotheses)), grown=grown)
 
     def restricted(self, columns: NDArray[np.intp]) -> SparseStumpColumns:
         """The operator of the columns ``columns`` (B's columns copied)."""
@@ -209,10 +225,11 @@ class SparseStumpColumns(StumpOperatorBase):
 
     def pays(self, n_columns: int) -> bool:
         """:meth:`~dualboost.problems.kernels.StumpOperatorBase.pays`: U has at least
-        :attr:`MIN_ENTRIES` entries and B at most :attr:`MAX_DENSITY` of them."""
+        :attr:`MIN_ENTRIES` entries and B at most :attr:`MAX_DENSITY` of them (never where B's rows
+        were dropped by :meth:`of`: it has no products then)."""
         entries = self.n_samples * n_columns
         density = self.nnz / max(self.n_samples * self.n_columns, 1)
-        return entries >= self.MIN_ENTRIES and density <= self.MAX_DENSITY
+        return self.B is not None and entries >= self.MIN_ENTRIES and density <= self.MAX_DENSITY
 
     def gram_work(self, n_columns: int) -> float:
         """:meth:`~dualboost.problems.kernels.StumpOperatorBase.gram_work`: ``sum_n nnz(B_n)^2``,

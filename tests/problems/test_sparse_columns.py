@@ -174,6 +174,61 @@ def test_the_choice_of_operator(monkeypatch):
     assert not SparseStumpColumns.of(oracle, middle).pays(240)  # B holds ~45 % of U: no gain
 
 
+def test_a_dropped_operator_counts_its_rows_and_finds_them_again():
+    """Past DROP_MARGIN * MAX_DENSITY of U's entries the operator keeps no rows (only their count,
+    and it does not pay); extended by empty columns until it could pay, it is the operator made at
+    once."""
+    rng = np.random.default_rng(12)
+    X, y = sparse_data(rng, 2_000)
+    oracle = DecisionStumps().fit(X, y)
+    dense = [Stump(n_features=8, feature=6, threshold=float(np.median(X[:, 6].toarray())), sign=1)] * 20
+    dropped = SparseStumpColumns.of(oracle, dense)
+    assert dropped.B is None and not dropped.pays(20)
+    assert dropped.nnz == sum(min(m, 2_000 - m) for m in [int((X[:, 6] > dense[0].threshold).sum())] * 20)
+    empty = [Constant(n_features=8, sign=1)] * 200  # no indicator: the density falls 11-fold
+    grown = dropped
+    for k in range(1, 201):
+        grown = SparseStumpColumns.of(oracle, dense + empty[:k], grown)
+        fresh = SparseStumpColumns.of(oracle, dense + empty[:k])
+        assert grown.nnz == fresh.nnz == dropped.nnz and grown.pays(20 + k) == fresh.pays(20 + k)
+        assert (grown.B is None) == (fresh.B is None)
+    assert grown.B is not None and grown.pays(220)  # 9 % of the entries: it pays, and has its rows
+    assert (grown.B != fresh.B).nnz == 0
+    w = rng.normal(size=220)
+    assert np.array_equal(grown.margins(w), fresh.margins(w))
+
+
+def test_a_run_on_dense_features_keeps_no_rows(monkeypatch):
+    """Dense continuous features (indicators of ~N/4 rows): while the sparse operator is chosen
+    (before the sort orders take over) it holds no rows past DROP_MARGIN * MAX_DENSITY, and the run
+    is the one with its rows kept throughout."""
+    import dualboost.boosting.totally_corrective.column_generation as module
+
+    rng = np.random.default_rng(13)
+    X = rng.normal(size=(1_000, 30))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.3 * rng.normal(size=1_000) > 0.4, 1.0, -1.0)
+    runs, held = {}, {}
+    for name, margin in (("dropped", SparseStumpColumns.DROP_MARGIN), ("kept", np.inf)):
+        monkeypatch.setattr(SparseStumpColumns, "DROP_MARGIN", margin)
+        held[name] = []
+
+        def recorded(oracle, hypotheses, previous=None, stored=held[name]):
+            operator = stump_operator(oracle, hypotheses, previous)
+            if type(operator) is SparseStumpColumns:
+                stored.append((operator.n_columns, 0 if operator.B is None else operator.B.nnz))
+            return operator
+
+        monkeypatch.setattr(module, "stump_operator", recorded)
+        runs[name] = erlpboost(DecisionStumps().fit(X, y), nu=100.0, eps=0.02)
+    bound = SparseStumpColumns.DROP_MARGIN * SparseStumpColumns.MAX_DENSITY * 1_000
+    assert len(held["dropped"]) > 20 and all(nnz <= bound * t for t, nnz in held["dropped"])
+    assert max(nnz / t for t, nnz in held["kept"]) > 200  # rows kept: ~N/4 per column
+    a, b = runs["dropped"], runs["kept"]
+    assert a.n_iter == b.n_iter and a.hypotheses == b.hypotheses
+    assert np.array_equal(a.weights, b.weights)
+    assert np.array_equal(a.history["gap"], b.history["gap"], equal_nan=True)
+
+
 def test_model_products_through_the_operator():
     """The smooth dual's value, gradient, objectives and Hessian-vector products of an ERLPBoost
     model with the sparse operator equal those on the explicit U."""
