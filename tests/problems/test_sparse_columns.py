@@ -13,6 +13,12 @@ from dualboost.oracles.stumps import Constant, Stump
 from dualboost.problems import ERLPBoost
 from dualboost.problems.kernels import StumpColumns, StumpOperator, StumpOperatorBase, centred_hessian
 from dualboost.problems.sparse_columns import SparseStumpColumns, stump_operator
+from tests.problems.stump_operators import (
+    assert_model_products_agree,
+    counted_margins,
+    explicit,
+    grown_and_whole,
+)
 
 
 def sparse_data(rng, n, p=8):
@@ -47,11 +53,6 @@ def random_stumps(rng, X, count):
             threshold = hypotheses[-1].threshold if isinstance(hypotheses[-1], Stump) else -0.05
         hypotheses.append(Stump(n_features=p, feature=f, threshold=threshold, sign=int(rng.choice([-1, 1]))))
     return hypotheses
-
-
-def explicit(X, y, hypotheses):
-    """U from the hypotheses' own predictions (the Ensemble's columns: y * h(x))."""
-    return np.column_stack([y * h.predict(X) for h in hypotheses])
 
 
 @pytest.mark.parametrize("n", [10, 10_000])
@@ -110,10 +111,7 @@ def test_grown_and_whole_operators_agree():
     X, y = sparse_data(rng, 300)
     oracle = DecisionStumps().fit(X, y)
     hypotheses = random_stumps(rng, X, 30)
-    grown = None
-    for k in range(1, len(hypotheses) + 1):
-        grown = SparseStumpColumns.of(oracle, hypotheses[:k], grown)
-    whole = SparseStumpColumns.of(oracle, hypotheses)
+    grown, whole = grown_and_whole(SparseStumpColumns, oracle, hypotheses)
     assert (grown.B != whole.B).nnz == 0
     w, d = rng.normal(size=30), rng.normal(size=300)
     assert np.array_equal(grown.margins(w), whole.margins(w))
@@ -246,16 +244,7 @@ def test_model_products_through_the_operator():
     assert implicit.hessian_work(300) == operator.gram_work(300) < plain.hessian_work(300)
     w = rng.random(300)
     w /= w.sum()
-    for a, b in zip(implicit.dual_value_and_grad(w), plain.dual_value_and_grad(w), strict=True):
-        assert np.allclose(a, b, rtol=1e-12, atol=1e-14)
-    d = plain.d_from_w(w)
-    assert implicit.primal_objective(d) == pytest.approx(plain.primal_objective(d), rel=1e-12)
-    assert implicit.dual_objective(w) == pytest.approx(plain.dual_objective(w), rel=1e-12)
-    columns = np.array([1, 5, 6, 30, 31, 299])
-    v = rng.normal(size=columns.size)
-    product = implicit.dual_hessian_operator(w, columns, d)(v)
-    reference = plain.dual_hessian(w, columns, d) @ v
-    assert np.allclose(product, reference, rtol=1e-10, atol=1e-12 * np.abs(reference).max())
+    d = assert_model_products_agree(plain, implicit, w, np.array([1, 5, 6, 30, 31, 299]), rng)
     every = np.arange(300)  # (on 6 columns the operator does not pay: U_S is formed)
     formed, reference = implicit.dual_hessian(w, every, d), plain.dual_hessian(w, every, d)
     assert np.allclose(formed, reference, rtol=0, atol=1e-10 * np.abs(reference).max())
@@ -282,14 +271,7 @@ def _runs(monkeypatch, X, y, *, same_decisions):
     column counts of the operator's products. ``same_decisions``: the operator reports the explicit
     Gram's cost N |S|^2 (``gram_work``), so that the Newton solver forms its Hessians at the same steps
     as on the explicit U (its choice depends on that cost: docs/solvers.md)."""
-    runs, calls = {}, []
-    margins = SparseStumpColumns.margins
-
-    def counted(self, w):
-        calls.append(self.n_columns)
-        return margins(self, w)
-
-    monkeypatch.setattr(SparseStumpColumns, "margins", counted)
+    runs, calls = {}, counted_margins(monkeypatch, SparseStumpColumns)
     if same_decisions:
         monkeypatch.setattr(SparseStumpColumns, "gram_work", lambda self, k: float(self.n_samples * k * k))
     for name, density in (("explicit", -1.0), ("implicit", 1.0)):
