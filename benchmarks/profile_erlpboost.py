@@ -95,6 +95,7 @@ def _named_functions() -> dict[tuple[str, int, str], str]:
             traits.log_change,
         ],
         "U passes: stump operator": [
+            *vars(kernels.StumpOperatorBase).values(),
             *vars(kernels.StumpColumns).values(),
             *vars(base._ImplicitProducts).values(),
             base.Model._margins,
@@ -113,6 +114,8 @@ def _named_functions() -> dict[tuple[str, int, str], str]:
             # (through the stump operator: its histograms, and the border's per-column products)
             kernels.StumpColumns.weighted_gram,
             kernels.StumpColumns.rank_one_hessian,
+            kernels.StumpOperatorBase.rank_one_hessian,
+            kernels.StumpOperatorBase.cross_gram,
             base._ImplicitProducts.weighted_gram,
             base._ImplicitProducts.cross,
         ],

@@ -23,7 +23,7 @@ from dualboost._validation import check_edge_matrix, check_vector
 from dualboost.conjugates.traits import LowRankHessian, SmoothConjugate
 from dualboost.problems.kernels import (
     ColumnProducts,
-    StumpColumns,
+    StumpOperator,
     cross_gram_parts,
     gram_parts,
     low_rank_hessian,
@@ -147,10 +147,11 @@ class Model(SmoothDualDefaults, ABC):
     #: None: not made yet)
     _single_U: tuple[NDArray[np.float64], NDArray[np.float32], NDArray[np.float32]] | None = None
     #: U's columns as an implicit operator where they are decision stumps and constants (a boosting
-    #: run's ensemble, set by its driver; :class:`~dualboost.problems.kernels.StumpColumns`): the
-    #: products ``U w``, ``U^T d`` and the Hessian-vector products go through it where it
-    #: :meth:`~dualboost.problems.kernels.StumpColumns.pays`; None: U only
-    stump_columns: StumpColumns | None = None
+    #: run's ensemble, set by its driver; :class:`~dualboost.problems.kernels.StumpOperator`: the
+    #: sort-order or the sparse one): the products ``U w``, ``U^T d``, the Hessian-vector products and
+    #: the formed Hessians go through it where it
+    #: :meth:`~dualboost.problems.kernels.StumpOperator.pays`; None: U only
+    stump_columns: StumpOperator | None = None
 
     def __init__(self, U: ArrayLike) -> None:
         self.U = check_edge_matrix(U)
@@ -226,7 +227,7 @@ class Model(SmoothDualDefaults, ABC):
 
     def hessian_work(self, n_columns: int) -> float:
         """:meth:`SmoothDualDefaults.hessian_work`, through :attr:`stump_columns` where it pays
-        (:meth:`~dualboost.problems.kernels.StumpColumns.gram_work`, as :meth:`dual_hessian` forms it).
+        (:meth:`~dualboost.problems.kernels.StumpOperator.gram_work`, as :meth:`dual_hessian` forms it).
 
         Parameters
         ----------
@@ -541,11 +542,11 @@ class Model(SmoothDualDefaults, ABC):
 
 class _ImplicitProducts:
     """:class:`~dualboost.problems.kernels.ColumnProducts`'s ``left`` and ``gram`` by a
-    :class:`~dualboost.problems.kernels.StumpColumns` of the columns U_S: the rows that do not count
+    :class:`~dualboost.problems.kernels.StumpOperator` of the columns U_S: the rows that do not count
     (``rows`` a mask) get weight 0, in float64 (the implicit passes read no copy of U)."""
 
     def __init__(
-        self, columns: StumpColumns, rows: NDArray[np.bool_] | None, weights: NDArray[np.float64] | float
+        self, columns: StumpOperator, rows: NDArray[np.bool_] | None, weights: NDArray[np.float64] | float
     ) -> None:
         self.columns, self.rows = columns, rows
         if rows is not None:
@@ -567,18 +568,13 @@ class _ImplicitProducts:
         return self.columns.gram(v, self.weights)
 
     def weighted_gram(self) -> NDArray[np.float64]:
-        """``U_S^T diag(weights) U_S`` (:meth:`~dualboost.problems.kernels.StumpColumns.weighted_gram`)."""
+        """``U_S^T diag(weights) U_S`` (:meth:`~dualboost.problems.kernels.StumpOperator.weighted_gram`)."""
         return self.columns.weighted_gram(self.weights)
 
     def cross(self, other: _ImplicitProducts) -> NDArray[np.float64]:
         """``U_S^T diag(weights) U_C`` for the columns C of ``other`` (the same rows and weights): a
-        product per column of C."""
-        unit = np.eye(other.columns.n_columns)
-        return np.column_stack([self.gram_with(other.columns.margins(e)) for e in unit])
-
-    def gram_with(self, u: NDArray[np.float64]) -> NDArray[np.float64]:
-        """``U_S^T (weights * u)`` for a column u over every row."""
-        return self.columns.edges(self.weights * u)
+        product per column of C (:meth:`~dualboost.problems.kernels.StumpOperator.cross_gram`)."""
+        return self.columns.cross_gram(other.columns, self.weights)
 
 
 class ColumnIndependent:

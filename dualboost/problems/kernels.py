@@ -11,6 +11,9 @@ holds the model and calls these; the trust radius's measure of a step is the reg
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+from typing import Protocol, runtime_checkable
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -32,6 +35,8 @@ __all__ = [
     "single_extension",
     "single_product",
     "ColumnProducts",
+    "StumpOperator",
+    "StumpOperatorBase",
     "StumpColumns",
 ]
 
@@ -344,7 +349,206 @@ class ColumnProducts:
         return (self.C.T @ (self.weights * (self.C @ self.pad)))[self.columns]
 
 
-class StumpColumns:
+@runtime_checkable
+class StumpOperator(Protocol):
+    """What a model needs of the implicit operator of its stump columns
+    (:attr:`~dualboost.problems.Model.stump_columns`): :class:`StumpColumns` (through the features'
+    sort orders) or :class:`~dualboost.problems.sparse_columns.SparseStumpColumns` (a sparse
+    indicator matrix), both on :class:`StumpOperatorBase`."""
+
+    #: N, the rows of U
+    n_samples: int
+    #: t, the columns of U
+    n_columns: int
+
+    def restricted(self, columns: NDArray[np.intp]) -> StumpOperator:
+        """The operator of the columns ``columns``."""
+        ...
+
+    def pays(self, n_columns: int) -> bool:
+        """Whether the implicit products beat the explicit ones for ``n_columns`` of these columns."""
+        ...
+
+    def gram_work(self, n_columns: int) -> float:
+        """The cost of :meth:`weighted_gram` on ``n_columns`` columns, in dense multiply-adds."""
+        ...
+
+    def margins(self, w: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``U w``."""
+        ...
+
+    def edges(self, d: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``U^T d``."""
+        ...
+
+    def gram(
+        self, v: NDArray[np.float64], weights: NDArray[np.float64] | float, other: StumpOperator | None = None
+    ) -> NDArray[np.float64]:
+        """``U^T (weights * (V v))``, V the columns of ``other`` (default U)."""
+        ...
+
+    def cross_gram(self, other: StumpOperator, weights: NDArray[np.float64] | float) -> NDArray[np.float64]:
+        """``U^T diag(weights) V``, V the columns of ``other``."""
+        ...
+
+    def weighted_gram(self, weights: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``U^T diag(weights) U``."""
+        ...
+
+    def rank_one_hessian(
+        self, weights: NDArray[np.float64], a: NDArray[np.float64], total: float, scale: float
+    ) -> NDArray[np.float64]:
+        """``-scale (U^T diag(weights) U - a a^T / total)``."""
+        ...
+
+
+class StumpOperatorBase(ABC):
+    """The products of an implicit operator of columns U (N x t) that follow from its passes
+    :meth:`margins` (``U w``), :meth:`edges` (``U^T d``) and :meth:`weighted_gram`: the Gram-vector
+    products and the capped softmax's Hessian (the :class:`StumpOperator` a model reads). A subclass
+    sets ``n_samples`` and ``n_columns`` and writes the passes, :meth:`restricted`, :meth:`pays` and
+    :meth:`gram_work`."""
+
+    n_samples: int
+    n_columns: int
+
+    @abstractmethod
+    def restricted(self, columns: NDArray[np.intp]) -> StumpOperatorBase:
+        """The operator of the columns ``columns``.
+
+        Parameters
+        ----------
+        columns : ndarray of int
+            Column indices.
+
+        Returns
+        -------
+        StumpOperatorBase
+            The operator of those columns, of the same kind.
+        """
+
+    @abstractmethod
+    def pays(self, n_columns: int) -> bool:
+        """Whether the implicit products beat the explicit ones for ``n_columns`` of these columns.
+
+        Parameters
+        ----------
+        n_columns : int
+            The number of columns the product would read.
+
+        Returns
+        -------
+        bool
+            True where the operator should be used.
+        """
+
+    @abstractmethod
+    def gram_work(self, n_columns: int) -> float:
+        """The cost of :meth:`weighted_gram` on ``n_columns`` of these columns, in dense multiply-adds
+        (what the explicit Gram's N |S|^2 is compared with).
+
+        Parameters
+        ----------
+        n_columns : int
+            The number of columns |S|.
+
+        Returns
+        -------
+        float
+            The estimated cost.
+        """
+
+    @abstractmethod
+    def margins(self, w: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``U w`` (of shape (N,)) for a vector w over the columns (of shape (t,))."""
+
+    @abstractmethod
+    def edges(self, d: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``U^T d`` (of shape (t,)) for a vector d over the rows (of shape (N,))."""
+
+    @abstractmethod
+    def weighted_gram(self, weights: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``U^T diag(weights) U``, dense t x t.
+
+        Parameters
+        ----------
+        weights : ndarray of shape (N,)
+            One weight per row.
+
+        Returns
+        -------
+        ndarray of shape (t, t)
+            The weighted Gram matrix.
+        """
+
+    def gram(
+        self, v: NDArray[np.float64], weights: NDArray[np.float64] | float, other: StumpOperator | None = None
+    ) -> NDArray[np.float64]:
+        """``U^T (weights * (V v))``, V the columns of ``other`` (default U itself): two passes.
+
+        Parameters
+        ----------
+        v : ndarray
+            A vector over the columns of V.
+        weights : ndarray of shape (N,) or float
+            One weight per row, or a scalar.
+        other : StumpOperator or None
+            The operator of V (the same rows); None for these columns.
+
+        Returns
+        -------
+        ndarray of shape (t,)
+            The product.
+        """
+        return self.edges(weights * (self if other is None else other).margins(v))
+
+    def cross_gram(self, other: StumpOperator, weights: NDArray[np.float64] | float) -> NDArray[np.float64]:
+        """``U^T diag(weights) V`` for the columns V of ``other`` (the same rows): a :meth:`gram` per
+        column of V.
+
+        Parameters
+        ----------
+        other : StumpOperator
+            The operator of V.
+        weights : ndarray of shape (N,) or float
+            One weight per row, or a scalar.
+
+        Returns
+        -------
+        ndarray of shape (t, other.n_columns)
+            The block.
+        """
+        unit = np.eye(other.n_columns)
+        return np.column_stack([self.gram(e, weights, other) for e in unit])
+
+    def rank_one_hessian(
+        self, weights: NDArray[np.float64], a: NDArray[np.float64], total: float, scale: float
+    ) -> NDArray[np.float64]:
+        """``-scale (U^T diag(weights) U - a a^T / total)`` (0 for the rank-one term where ``total``
+        is not positive, as :func:`low_rank_term`): the capped softmax's Hessian on these columns,
+        :func:`centred_hessian` on :meth:`weighted_gram` (a subclass may form both in one pass).
+
+        Parameters
+        ----------
+        weights : ndarray of shape (N,)
+            The curvature weight of each row (0 on the rows that do not count).
+        a : ndarray of shape (t,)
+            ``U^T s`` on these columns.
+        total : float
+            ``sum s``.
+        scale : float
+            The regulariser's curvature scale (eta for the capped entropy).
+
+        Returns
+        -------
+        ndarray of shape (t, t)
+            The dual Hessian on these columns, dense.
+        """
+        a = np.asarray(a, dtype=np.float64)
+        return centred_hessian(self.weighted_gram(weights), a, a, total, scale)
+
+
+class StumpColumns(StumpOperatorBase):
     """The edge matrix of decision stumps and constants, ``u_j = y * s_j * (+1 if x_{f_j} > theta_j
     else -1)`` (constants: ``y * s_j``), as an operator (docs/architecture.md#compiled-code): each
     feature's sort order is known once (:meth:`~dualboost.oracles.DecisionStumps.sort_order`), so
@@ -509,10 +713,6 @@ class StumpColumns:
         out[self.constants] = self.sign[self.constants] * total
         return out
 
-    def gram(self, v: NDArray[np.float64], weights: NDArray[np.float64] | float) -> NDArray[np.float64]:
-        """``U^T (weights * (U v))`` (weights one per row, or a scalar)."""
-        return self.edges(weights * self.margins(v))
-
     def weighted_gram(self, weights: NDArray[np.float64]) -> NDArray[np.float64]:
         """``U^T diag(weights) U`` (weights one per row), O(N F_S^2 + t^2) for the F_S feature slots
         of these columns' stumps, instead of O(N t^2): with ``a_j = [x_{f_j} > theta_j]``,
@@ -521,18 +721,7 @@ class StumpColumns:
         ``A_ij = sum_n weights_n a_i a_j``: on one feature the weight above the higher threshold, on
         two the weight in a quadrant, read from the 2D histograms of the rows' buckets (between the
         sorted cuts of each feature slot) summed from the top (``_stump_products.stump_gram``).
-        Equal to the explicit Gram up to rounding relative to ``sum |weights|``.
-
-        Parameters
-        ----------
-        weights : ndarray of shape (N,)
-            One weight per row.
-
-        Returns
-        -------
-        ndarray of shape (t, t)
-            The weighted Gram matrix.
-        """
+        Equal to the explicit Gram up to rounding relative to ``sum |weights|``."""
         out = np.empty((self.n_columns, self.n_columns))
         stump_gram(self.position, self.cut, self.sign, np.asarray(weights, dtype=np.float64), out)
         return out
@@ -540,26 +729,8 @@ class StumpColumns:
     def rank_one_hessian(
         self, weights: NDArray[np.float64], a: NDArray[np.float64], total: float, scale: float
     ) -> NDArray[np.float64]:
-        """``-scale (U^T diag(weights) U - a a^T / total)`` (0 for the rank-one term where ``total``
-        is not positive, as :func:`low_rank_term`): :func:`low_rank_hessian` for k = 1 on
-        :meth:`weighted_gram`, in the same pass over the Gram.
-
-        Parameters
-        ----------
-        weights : ndarray of shape (N,)
-            One weight per row.
-        a : ndarray of shape (t,)
-            The rank-one term's vector.
-        total : float
-            Its divisor.
-        scale : float
-            The Hessian's scale.
-
-        Returns
-        -------
-        ndarray of shape (t, t)
-            The Hessian.
-        """
+        """:meth:`StumpOperatorBase.rank_one_hessian` in the Gram's pass: ``stump_gram`` (as
+        :meth:`weighted_gram`) adds the rank-one term and scales each entry as it writes it."""
         out = np.empty((self.n_columns, self.n_columns))
         inverse = 1.0 / total if total > 0 else 0.0
         weights = np.asarray(weights, dtype=np.float64)

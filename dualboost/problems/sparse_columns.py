@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 
 from dualboost.oracles.stumps import Constant, Stump
-from dualboost.problems.kernels import StumpColumns, low_rank_hessian
+from dualboost.problems.kernels import StumpColumns, StumpOperatorBase
 
 try:  # B's products without its data array (1.2-1.5x scipy's on the topic set); else scipy's
     from dualboost.problems._stump_products import indicator_scatter, indicator_sums
@@ -59,22 +59,78 @@ def _indicator(
     return np.asarray(rows, dtype=np.int32), c, a
 
 
-class SparseStumpColumns:
+class _Indicators:
+    """The CSC arrays of a growing B (row indices, column pointers, data all ones) with room to
+    grow: a run's operator is extended by the new columns only (O(their nonzeros) at each boosting
+    iteration, not O(nnz(B))), the arrays doubled when full (as the Ensemble's columns). Each
+    operator's B is a read-only view of the first columns, which later columns leave as they are."""
+
+    def __init__(self) -> None:
+        self.indices = np.empty(0, dtype=np.int32)
+        self.indptr = np.zeros(1, dtype=np.intp)
+        self.ones = np.ones(0)
+        #: the columns written so far
+        self.n_columns = 0
+
+    def extended(self, n_columns: int, rows: list[NDArray[np.int32]]) -> _Indicators:
+        """The indicators of the first ``n_columns`` columns and then ``rows`` (one sorted array
+        of rows per new column): these, appended to in place where ``n_columns`` are all the columns
+        written so far, else a copy of those columns so extended (an older operator extended again)."""
+        grown = self
+        if n_columns != self.n_columns:
+            nnz = self.indptr[n_columns]
+            grown = _Indicators()
+            grown.indices, grown.indptr = self.indices[:nnz].copy(), self.indptr[: n_columns + 1].copy()
+            grown.ones, grown.n_columns = np.ones(nnz), n_columns
+        grown._append(rows)
+        return grown
+
+    def _append(self, rows: list[NDArray[np.int32]]) -> None:
+        t, nnz = self.n_columns, int(self.indptr[self.n_columns])
+        ends = nnz + np.cumsum([r.size for r in rows], dtype=np.intp)
+        total = int(ends[-1]) if ends.size else nnz
+        if self.indptr.size < t + len(rows) + 1:
+            self.indptr = np.resize(self.indptr, max(t + len(rows) + 1, 2 * self.indptr.size))
+        if self.indices.size < total:
+            capacity = max(total, 2 * self.indices.size)
+            self.indices, self.ones = np.resize(self.indices, capacity), np.ones(capacity)
+        self.indptr[t + 1 : t + 1 + len(rows)] = ends
+        if rows:
+            np.concatenate(rows, out=self.indices[nnz:total])
+        self.n_columns = t + len(rows)
+
+    def matrix(self, n_samples: int, n_columns: int) -> sp.csc_matrix:
+        """B of the first ``n_columns`` columns, on read-only views of the arrays (O(t), no copy of
+        the nonzeros)."""
+        nnz = self.indptr[n_columns]
+        views = self.ones[:nnz], self.indices[:nnz], self.indptr[: n_columns + 1]
+        for view in views:
+            view.flags.writeable = False
+        B = sp.csc_matrix(views, shape=(n_samples, n_columns))
+        B.has_sorted_indices = True
+        return B
+
+
+class SparseStumpColumns(StumpOperatorBase):
     """The columns ``u_j = y * (c_j + a_j b_j)`` of decision stumps and constants on sparse features
     (module docstring) as an operator with the products of
     :class:`~dualboost.problems.kernels.StumpColumns` (the models use either through
-    :attr:`~dualboost.problems.Model.stump_columns`). Exact up to the order of summation.
+    :attr:`~dualboost.problems.Model.stump_columns`, a
+    :class:`~dualboost.problems.kernels.StumpOperator`). Exact up to the order of summation.
 
     Parameters
     ----------
     y : ndarray of shape (N,)
         The labels, -1 or +1.
-    B : scipy.sparse.csc_matrix of shape (N, t)
-        The 0/1 indicators ``b_j`` (data all ones, indices sorted).
     c : ndarray of shape (t,)
         Each column's value (before the labels) on the rows outside ``b_j``.
     a : ndarray of shape (t,)
         Each column's jump on the rows of ``b_j`` (0 for a constant).
+    B : scipy.sparse.csc_matrix of shape (N, t) or None
+        The 0/1 indicators ``b_j`` (data all ones, indices sorted); None where :meth:`of` dropped
+        them (the operator then only counts them, ``nnz``, and never pays).
+    nnz : int or None
+        nnz(B) where B is None.
     """
 
     #: the largest share of U's entries that B may hold for the products to pay: a sparse product
@@ -87,35 +143,26 @@ class SparseStumpColumns:
     #: (BLAS) one: on the topic set of benchmarks/scale.py at |S| = 700, 1e7 of them took 0.1 s
     #: against 0.45 s for the dense Gram's 1e10 (benchmarks/results/scale.txt)
     SPARSE_MADD_COST = 200.0
+    #: :meth:`of` keeps no indicators while B would hold more than this many times
+    #: :attr:`MAX_DENSITY` of U's entries (dense features: 0.26-0.48 of them in ERLPBoost runs on
+    #: benchmarks/scale.py's dense set, where the rows kept would reach ~N/4 int32 per column)
+    DROP_MARGIN = 1.5
 
     def __init__(
         self,
         y: NDArray[np.float64],
         c: NDArray[np.float64],
         a: NDArray[np.float64],
+        B: sp.csc_matrix | None,
         *,
-        rows: list[NDArray[np.int32]] | None = None,
-        B: sp.csc_matrix | None = None,
+        grown: _Indicators | None = None,
+        nnz: int | None = None,
     ) -> None:
-        if (rows is None) == (B is None):
-            raise ValueError("give the indicators either as rows (one array per column) or as B")
-        self.y, self.c, self.a, self._rows = y, c, a, rows
+        self.y, self.c, self.a, self.B = y, c, a, B
         self.n_samples, self.n_columns = y.size, c.size
-        self.nnz = B.nnz if B is not None else sum(r.size for r in rows)
-        if B is not None:
-            self.__dict__["B"] = B
-
-    @functools.cached_property
-    def B(self) -> sp.csc_matrix:
-        """The indicators b_j as an N x t CSC matrix, assembled on first use from the rows of each
-        column (an operator that does not pay is extended column by column without it)."""
-        rows = self._rows
-        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum([r.size for r in rows], out=indptr[1:])
-        indices = np.concatenate([np.zeros(0, dtype=np.int32), *rows])
-        B = sp.csc_matrix((np.ones(indices.size), indices, indptr), shape=(self.n_samples, self.n_columns))
-        B.has_sorted_indices = True
-        return B
+        self.nnz = B.nnz if B is not None else nnz
+        #: the growing arrays whose first columns B's are (:meth:`of` extends them), or None
+        self._grown = grown
 
     @functools.cached_property
     def _csc(self) -> tuple[NDArray[np.int32], NDArray[np.intp]]:
@@ -146,87 +193,53 @@ class SparseStumpColumns:
         SparseStumpColumns or None
             The operator, or None where a hypothesis is not a stump or a constant.
         """
-        done = 0 if previous is None or previous._rows is None else previous.n_columns
+        # extended: an operator made by this method (a restricted one is not)
+        extend = previous is not None and (previous._grown is not None or previous.B is None)
+        done = previous.n_columns if extend else 0
         new = hypotheses[done:]
         if not all(type(h) in (Stump, Constant) for h in new):
             return None
         parts = [_indicator(oracle.X_, oracle.n_samples_, h) for h in new]
-        rows = [] if done == 0 else previous._rows
-        c = np.zeros(0) if done == 0 else previous.c
-        a = np.zeros(0) if done == 0 else previous.a
-        return cls(
-            np.asarray(oracle.y_, dtype=np.float64),
-            np.concatenate([c, [p[1] for p in parts]]),
-            np.concatenate([a, [p[2] for p in parts]]),
-            rows=[*rows, *(p[0] for p in parts)],
-        )
+        y = np.asarray(oracle.y_, dtype=np.float64)
+        c = np.concatenate([previous.c if extend else np.zeros(0), [p[1] for p in parts]])
+        a = np.concatenate([previous.a if extend else np.zeros(0), [p[2] for p in parts]])
+        nnz = (previous.nnz if extend else 0) + sum(p[0].size for p in parts)
+        if nnz > cls.DROP_MARGIN * cls.MAX_DENSITY * oracle.n_samples_ * len(hypotheses):
+            # B too dense to pay (dense features, before the sort orders take over): its rows are
+            # not kept, only counted. Its density can come back under MAX_DENSITY only after
+            # nnz / (MAX_DENSITY N) > DROP_MARGIN t columns in all, i.e. more than t / 2 further
+            # columns even if none of them had an indicator; a run on dense features does not
+            # get there (each further stump there flips ~N/4 rows). Should it all the same, the
+            # rows are found again below (O(nnz(B)) once): the operator pays exactly where it
+            # did with its rows kept, and its products are the same
+            return cls(y, c, a, None, nnz=nnz)
+        if extend and previous.B is None:  # dropped, and now it may pay: the rows again
+            return cls.of(oracle, hypotheses)
+        grown = (previous._grown if extend else _Indicators()).extended(done, [p[0] for p in parts])
+        return cls(y, c, a, grown.matrix(oracle.n_samples_, len(hypotheses)), grown=grown)
 
     def restricted(self, columns: NDArray[np.intp]) -> SparseStumpColumns:
-        """The operator of the columns ``columns``.
-
-        Parameters
-        ----------
-        columns : ndarray of int
-            Column indices.
-
-        Returns
-        -------
-        SparseStumpColumns
-            The operator of those columns.
-        """
+        """The operator of the columns ``columns`` (B's columns copied)."""
         columns = np.asarray(columns, dtype=np.intp)
-        return SparseStumpColumns(self.y, self.c[columns], self.a[columns], B=self.B[:, columns])
+        return SparseStumpColumns(self.y, self.c[columns], self.a[columns], self.B[:, columns])
 
     def pays(self, n_columns: int) -> bool:
-        """Whether the sparse products beat the explicit ones for ``n_columns`` of these columns: U
-        has at least :attr:`MIN_ENTRIES` entries and B at most :attr:`MAX_DENSITY` of them.
-
-        Parameters
-        ----------
-        n_columns : int
-            The number of columns the product would read.
-
-        Returns
-        -------
-        bool
-            True where the operator should be used.
-        """
+        """:meth:`~dualboost.problems.kernels.StumpOperatorBase.pays`: U has at least
+        :attr:`MIN_ENTRIES` entries and B at most :attr:`MAX_DENSITY` of them (never where B's rows
+        were dropped by :meth:`of`: it has no products then)."""
         entries = self.n_samples * n_columns
         density = self.nnz / max(self.n_samples * self.n_columns, 1)
-        return entries >= self.MIN_ENTRIES and density <= self.MAX_DENSITY
+        return self.B is not None and entries >= self.MIN_ENTRIES and density <= self.MAX_DENSITY
 
     def gram_work(self, n_columns: int) -> float:
-        """The cost of :meth:`weighted_gram` on ``n_columns`` of these columns in dense multiply-adds
-        (what the explicit Gram's cost N |S|^2 is compared with): ``sum_n nnz(B_n)^2``, estimated
-        as ``nnz(B_S)^2 / N`` with B_S's nonzeros at the mean count per column, at
-        :attr:`SPARSE_MADD_COST` each, plus the dense t x t terms.
-
-        Parameters
-        ----------
-        n_columns : int
-            The number of columns |S|.
-
-        Returns
-        -------
-        float
-            The estimated cost.
-        """
+        """:meth:`~dualboost.problems.kernels.StumpOperatorBase.gram_work`: ``sum_n nnz(B_n)^2``,
+        estimated as ``nnz(B_S)^2 / N`` with B_S's nonzeros at the mean count per column, at
+        :attr:`SPARSE_MADD_COST` each, plus the dense t x t terms."""
         nonzeros = self.nnz / max(self.n_columns, 1) * n_columns
         return self.n_samples + self.SPARSE_MADD_COST * nonzeros**2 / self.n_samples + 10.0 * n_columns**2
 
     def margins(self, w: NDArray[np.float64]) -> NDArray[np.float64]:
-        """``U w``.
-
-        Parameters
-        ----------
-        w : ndarray of shape (t,)
-            A vector over the columns.
-
-        Returns
-        -------
-        ndarray of shape (N,)
-            ``U w``.
-        """
+        """``U w = y * ((c . w) + B (a * w))``."""
         w = np.asarray(w, dtype=np.float64)
         if indicator_scatter is None:
             out = self.B @ (self.a * w)
@@ -238,18 +251,7 @@ class SparseStumpColumns:
         return out
 
     def edges(self, d: NDArray[np.float64]) -> NDArray[np.float64]:
-        """``U^T d``.
-
-        Parameters
-        ----------
-        d : ndarray of shape (N,)
-            A vector over the rows.
-
-        Returns
-        -------
-        ndarray of shape (t,)
-            ``U^T d``.
-        """
+        """``U^T d = c (y . d) + a * (B^T (y d))``."""
         v = self.y * np.asarray(d, dtype=np.float64)
         if indicator_sums is None:
             out = self.B.T @ v
@@ -260,36 +262,9 @@ class SparseStumpColumns:
         out += self.c * float(v.sum())
         return out
 
-    def gram(self, v: NDArray[np.float64], weights: NDArray[np.float64] | float) -> NDArray[np.float64]:
-        """``U^T (weights * (U v))``.
-
-        Parameters
-        ----------
-        v : ndarray of shape (t,)
-            A vector over the columns.
-        weights : ndarray of shape (N,) or float
-            One weight per row, or a scalar.
-
-        Returns
-        -------
-        ndarray of shape (t,)
-            The product.
-        """
-        return self.edges(weights * self.margins(v))
-
     def weighted_gram(self, weights: NDArray[np.float64] | float) -> NDArray[np.float64]:
-        """``U^T diag(weights) U`` (module docstring), dense t x t.
-
-        Parameters
-        ----------
-        weights : ndarray of shape (N,) or float
-            One weight per row, or a scalar.
-
-        Returns
-        -------
-        ndarray of shape (t, t)
-            The weighted Gram matrix.
-        """
+        """``U^T diag(weights) U`` (module docstring), dense t x t; ``weights`` one per row or a
+        scalar."""
         g = np.broadcast_to(np.asarray(weights, dtype=np.float64), (self.n_samples,))
         weighted = sp.csc_matrix((g[self.B.indices], self.B.indices, self.B.indptr), shape=self.B.shape)
         inner = (self.B.T @ weighted).toarray()
@@ -299,33 +274,6 @@ class SparseStumpColumns:
         out += np.outer(self.c, q)
         out += np.outer(q, self.c)
         return out
-
-    def rank_one_hessian(
-        self, weights: NDArray[np.float64], a: NDArray[np.float64], total: float, scale: float
-    ) -> NDArray[np.float64]:
-        """``-scale (U^T diag(weights) U - a a^T / total)`` (0 for the rank-one term where ``total``
-        is not positive): the capped softmax's Hessian on these columns, as
-        :meth:`~dualboost.problems.kernels.StumpColumns.rank_one_hessian` (here by
-        :func:`~dualboost.problems.kernels.low_rank_hessian` on :meth:`weighted_gram`).
-
-        Parameters
-        ----------
-        weights : ndarray of shape (N,)
-            The curvature weight of each row (0 on the rows that do not count).
-        a : ndarray of shape (t,)
-            ``U^T s`` on these columns.
-        total : float
-            ``sum s``.
-        scale : float
-            The regulariser's curvature scale (eta for the capped entropy).
-
-        Returns
-        -------
-        ndarray of shape (t, t)
-            The dual Hessian on these columns, dense.
-        """
-        a = np.asarray(a, dtype=np.float64)[:, None]
-        return low_rank_hessian(self.weighted_gram(weights), a, a, np.array([[total]]), scale)
 
 
 def stump_operator(

@@ -11,8 +11,14 @@ from dualboost.boosting import erlpboost
 from dualboost.oracles import DecisionStumps
 from dualboost.oracles.stumps import Constant, Stump
 from dualboost.problems import ERLPBoost
-from dualboost.problems.kernels import StumpColumns
+from dualboost.problems.kernels import StumpColumns, StumpOperator, StumpOperatorBase, centred_hessian
 from dualboost.problems.sparse_columns import SparseStumpColumns, stump_operator
+from tests.problems.stump_operators import (
+    assert_model_products_agree,
+    counted_margins,
+    explicit,
+    grown_and_whole,
+)
 
 
 def sparse_data(rng, n, p=8):
@@ -49,11 +55,6 @@ def random_stumps(rng, X, count):
     return hypotheses
 
 
-def explicit(X, y, hypotheses):
-    """U from the hypotheses' own predictions (the Ensemble's columns: y * h(x))."""
-    return np.column_stack([y * h.predict(X) for h in hypotheses])
-
-
 @pytest.mark.parametrize("n", [10, 10_000])
 def test_products_equal_the_explicit_ones(n):
     rng = np.random.default_rng(n)
@@ -80,6 +81,29 @@ def test_products_equal_the_explicit_ones(n):
     assert np.allclose(part.weighted_gram(g), gram[np.ix_(columns, columns)], rtol=0, atol=1e-12 * n)
 
 
+def test_both_operators_are_stump_operators(monkeypatch):
+    """The sort-order and the sparse operator of the same columns are StumpOperators whose shared
+    products (cross Gram, the capped softmax's Hessian) equal the explicit ones."""
+    rng = np.random.default_rng(4)
+    X, y = sparse_data(rng, 400)
+    oracle = DecisionStumps().fit(X, y)
+    hypotheses = random_stumps(rng, X, 40)
+    U = explicit(X, y, hypotheses)
+    monkeypatch.setattr(StumpColumns, "MIN_COLUMNS_PER_FEATURE", 0)
+    monkeypatch.setattr(StumpColumns, "MIN_ENTRIES", 0)
+    rows, columns = np.array([0, 5, 9, 22]), np.array([1, 2, 30, 39, 5])
+    g, s = rng.random(400), rng.random(400)
+    a = U.T @ s
+    for operator in (StumpColumns.of(oracle, hypotheses), SparseStumpColumns.of(oracle, hypotheses)):
+        assert isinstance(operator, StumpOperator) and isinstance(operator, StumpOperatorBase)
+        block = operator.restricted(rows).cross_gram(operator.restricted(columns), g)
+        reference = U[:, rows].T @ (g[:, None] * U[:, columns])
+        assert np.allclose(block, reference, rtol=0, atol=1e-12 * g.sum())
+        hessian = operator.rank_one_hessian(s, a, float(s.sum()), 3.0)
+        reference = centred_hessian(U.T @ (s[:, None] * U), a, a, float(s.sum()), 3.0)
+        assert np.allclose(hessian, reference, rtol=0, atol=1e-10 * np.abs(reference).max())
+
+
 def test_grown_and_whole_operators_agree():
     """Built at once or column by column (a resumed run against the uninterrupted one): the same B
     and bit-identical products."""
@@ -87,14 +111,35 @@ def test_grown_and_whole_operators_agree():
     X, y = sparse_data(rng, 300)
     oracle = DecisionStumps().fit(X, y)
     hypotheses = random_stumps(rng, X, 30)
-    grown = None
-    for k in range(1, len(hypotheses) + 1):
-        grown = SparseStumpColumns.of(oracle, hypotheses[:k], grown)
-    whole = SparseStumpColumns.of(oracle, hypotheses)
+    grown, whole = grown_and_whole(SparseStumpColumns, oracle, hypotheses)
     assert (grown.B != whole.B).nnz == 0
     w, d = rng.normal(size=30), rng.normal(size=300)
     assert np.array_equal(grown.margins(w), whole.margins(w))
     assert np.array_equal(grown.edges(d), whole.edges(d))
+
+
+def test_growth_in_place_leaves_the_earlier_operators_as_they_were():
+    """Extending the latest operator appends to its arrays (no copy of B's nonzeros); the earlier
+    operators, and an older one extended again (a copy then), keep their own columns."""
+    rng = np.random.default_rng(8)
+    X, y = sparse_data(rng, 300)
+    oracle = DecisionStumps().fit(X, y)
+    hypotheses = random_stumps(rng, X, 40)
+    chain = [SparseStumpColumns.of(oracle, hypotheses[:1])]
+    for k in range(2, 41):
+        chain.append(SparseStumpColumns.of(oracle, hypotheses[:k], chain[-1]))
+    assert np.shares_memory(chain[-1].B.indices, chain[-2].B.indices)
+    branch = SparseStumpColumns.of(oracle, hypotheses[:10] + hypotheses[30:], chain[9])
+    assert not np.shares_memory(branch.B.indices, chain[-1].B.indices)
+    pairs = [(chain[k], hypotheses[: k + 1]) for k in (0, 9, 20, 39)] + [
+        (branch, hypotheses[:10] + hypotheses[30:])
+    ]
+    for operator, columns in pairs:
+        fresh = SparseStumpColumns.of(oracle, columns)
+        assert operator.n_columns == len(columns) and (operator.B != fresh.B).nnz == 0
+        assert np.array_equal(operator._csc[0], fresh._csc[0]) and np.array_equal(
+            operator._csc[1], fresh._csc[1]
+        )
 
 
 def test_the_choice_of_operator(monkeypatch):
@@ -127,6 +172,61 @@ def test_the_choice_of_operator(monkeypatch):
     assert not SparseStumpColumns.of(oracle, middle).pays(240)  # B holds ~45 % of U: no gain
 
 
+def test_a_dropped_operator_counts_its_rows_and_finds_them_again():
+    """Past DROP_MARGIN * MAX_DENSITY of U's entries the operator keeps no rows (only their count,
+    and it does not pay); extended by empty columns until it could pay, it is the operator made at
+    once."""
+    rng = np.random.default_rng(12)
+    X, y = sparse_data(rng, 2_000)
+    oracle = DecisionStumps().fit(X, y)
+    dense = [Stump(n_features=8, feature=6, threshold=float(np.median(X[:, 6].toarray())), sign=1)] * 20
+    dropped = SparseStumpColumns.of(oracle, dense)
+    assert dropped.B is None and not dropped.pays(20)
+    assert dropped.nnz == sum(min(m, 2_000 - m) for m in [int((X[:, 6] > dense[0].threshold).sum())] * 20)
+    empty = [Constant(n_features=8, sign=1)] * 200  # no indicator: the density falls 11-fold
+    grown = dropped
+    for k in range(1, 201):
+        grown = SparseStumpColumns.of(oracle, dense + empty[:k], grown)
+        fresh = SparseStumpColumns.of(oracle, dense + empty[:k])
+        assert grown.nnz == fresh.nnz == dropped.nnz and grown.pays(20 + k) == fresh.pays(20 + k)
+        assert (grown.B is None) == (fresh.B is None)
+    assert grown.B is not None and grown.pays(220)  # 9 % of the entries: it pays, and has its rows
+    assert (grown.B != fresh.B).nnz == 0
+    w = rng.normal(size=220)
+    assert np.array_equal(grown.margins(w), fresh.margins(w))
+
+
+def test_a_run_on_dense_features_keeps_no_rows(monkeypatch):
+    """Dense continuous features (indicators of ~N/4 rows): while the sparse operator is chosen
+    (before the sort orders take over) it holds no rows past DROP_MARGIN * MAX_DENSITY, and the run
+    is the one with its rows kept throughout."""
+    import dualboost.boosting.totally_corrective.column_generation as module
+
+    rng = np.random.default_rng(13)
+    X = rng.normal(size=(1_000, 30))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.3 * rng.normal(size=1_000) > 0.4, 1.0, -1.0)
+    runs, held = {}, {}
+    for name, margin in (("dropped", SparseStumpColumns.DROP_MARGIN), ("kept", np.inf)):
+        monkeypatch.setattr(SparseStumpColumns, "DROP_MARGIN", margin)
+        held[name] = []
+
+        def recorded(oracle, hypotheses, previous=None, stored=held[name]):
+            operator = stump_operator(oracle, hypotheses, previous)
+            if type(operator) is SparseStumpColumns:
+                stored.append((operator.n_columns, 0 if operator.B is None else operator.B.nnz))
+            return operator
+
+        monkeypatch.setattr(module, "stump_operator", recorded)
+        runs[name] = erlpboost(DecisionStumps().fit(X, y), nu=100.0, eps=0.02)
+    bound = SparseStumpColumns.DROP_MARGIN * SparseStumpColumns.MAX_DENSITY * 1_000
+    assert len(held["dropped"]) > 20 and all(nnz <= bound * t for t, nnz in held["dropped"])
+    assert max(nnz / t for t, nnz in held["kept"]) > 200  # rows kept: ~N/4 per column
+    a, b = runs["dropped"], runs["kept"]
+    assert a.n_iter == b.n_iter and a.hypotheses == b.hypotheses
+    assert np.array_equal(a.weights, b.weights)
+    assert np.array_equal(a.history["gap"], b.history["gap"], equal_nan=True)
+
+
 def test_model_products_through_the_operator():
     """The smooth dual's value, gradient, objectives and Hessian-vector products of an ERLPBoost
     model with the sparse operator equal those on the explicit U."""
@@ -144,16 +244,7 @@ def test_model_products_through_the_operator():
     assert implicit.hessian_work(300) == operator.gram_work(300) < plain.hessian_work(300)
     w = rng.random(300)
     w /= w.sum()
-    for a, b in zip(implicit.dual_value_and_grad(w), plain.dual_value_and_grad(w), strict=True):
-        assert np.allclose(a, b, rtol=1e-12, atol=1e-14)
-    d = plain.d_from_w(w)
-    assert implicit.primal_objective(d) == pytest.approx(plain.primal_objective(d), rel=1e-12)
-    assert implicit.dual_objective(w) == pytest.approx(plain.dual_objective(w), rel=1e-12)
-    columns = np.array([1, 5, 6, 30, 31, 299])
-    v = rng.normal(size=columns.size)
-    product = implicit.dual_hessian_operator(w, columns, d)(v)
-    reference = plain.dual_hessian(w, columns, d) @ v
-    assert np.allclose(product, reference, rtol=1e-10, atol=1e-12 * np.abs(reference).max())
+    d = assert_model_products_agree(plain, implicit, w, np.array([1, 5, 6, 30, 31, 299]), rng)
     every = np.arange(300)  # (on 6 columns the operator does not pay: U_S is formed)
     formed, reference = implicit.dual_hessian(w, every, d), plain.dual_hessian(w, every, d)
     assert np.allclose(formed, reference, rtol=0, atol=1e-10 * np.abs(reference).max())
@@ -180,14 +271,7 @@ def _runs(monkeypatch, X, y, *, same_decisions):
     column counts of the operator's products. ``same_decisions``: the operator reports the explicit
     Gram's cost N |S|^2 (``gram_work``), so that the Newton solver forms its Hessians at the same steps
     as on the explicit U (its choice depends on that cost: docs/solvers.md)."""
-    runs, calls = {}, []
-    margins = SparseStumpColumns.margins
-
-    def counted(self, w):
-        calls.append(self.n_columns)
-        return margins(self, w)
-
-    monkeypatch.setattr(SparseStumpColumns, "margins", counted)
+    runs, calls = {}, counted_margins(monkeypatch, SparseStumpColumns)
     if same_decisions:
         monkeypatch.setattr(SparseStumpColumns, "gram_work", lambda self, k: float(self.n_samples * k * k))
     for name, density in (("explicit", -1.0), ("implicit", 1.0)):

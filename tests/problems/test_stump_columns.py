@@ -10,6 +10,12 @@ from dualboost.oracles import DecisionStumps
 from dualboost.oracles.stumps import Constant, Stump
 from dualboost.problems import ERLPBoost
 from dualboost.problems.kernels import StumpColumns
+from tests.problems.stump_operators import (
+    assert_model_products_agree,
+    counted_margins,
+    explicit,
+    grown_and_whole,
+)
 
 
 def test_the_compiled_passes_are_built():
@@ -52,11 +58,6 @@ def data(rng, n):
     X[: n // 2, 3] = 0.0
     y = np.where(rng.random(n) < 0.4, -1.0, 1.0)
     return X, y
-
-
-def explicit(X, y, hypotheses):
-    """U from the hypotheses' own predictions (the Ensemble's columns: y * h(x))."""
-    return np.column_stack([y * h.predict(X) for h in hypotheses])
 
 
 @pytest.mark.parametrize("n", [10, 10_000])
@@ -114,16 +115,7 @@ def test_model_products_through_the_operator(monkeypatch):
     model with the operator equal those on the explicit U."""
     rng = np.random.default_rng(3)
     plain, implicit, w = model_pair(monkeypatch, rng, 500, nu=50.0, eta=20.0)
-    for a, b in zip(implicit.dual_value_and_grad(w), plain.dual_value_and_grad(w), strict=True):
-        assert np.allclose(a, b, rtol=1e-12, atol=1e-14)
-    d = plain.d_from_w(w)
-    assert implicit.primal_objective(d) == pytest.approx(plain.primal_objective(d), rel=1e-12)
-    assert implicit.dual_objective(w) == pytest.approx(plain.dual_objective(w), rel=1e-12)
-    columns = np.array([1, 5, 6, 30, 31, 59])
-    v = rng.normal(size=columns.size)
-    product = implicit.dual_hessian_operator(w, columns, d)(v)
-    reference = plain.dual_hessian(w, columns, d) @ v
-    assert np.allclose(product, reference, rtol=1e-10, atol=1e-12 * np.abs(reference).max())
+    assert_model_products_agree(plain, implicit, w, np.array([1, 5, 6, 30, 31, 59]), rng)
     # with_columns drops the operator: it belonged to the old columns
     assert implicit.with_columns(plain.U[:, :10]).stump_columns is None
 
@@ -135,14 +127,7 @@ def test_erlpboost_runs_match_the_explicit_ones(monkeypatch, seed, nu, eps):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(300, 6))
     y = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.3 * rng.normal(size=300) > 0.4, 1.0, -1.0)
-    runs, calls = {}, []
-    margins = StumpColumns.margins
-
-    def counted(self, w):
-        calls.append(self.n_columns)
-        return margins(self, w)
-
-    monkeypatch.setattr(StumpColumns, "margins", counted)
+    runs, calls = {}, counted_margins(monkeypatch, StumpColumns)
     for name, least in (("explicit", 10**9), ("implicit", 0)):
         monkeypatch.setattr(StumpColumns, "MIN_COLUMNS_PER_FEATURE", least)
         monkeypatch.setattr(StumpColumns, "MIN_ENTRIES", 0)
@@ -167,10 +152,7 @@ def test_products_do_not_depend_on_how_the_operator_grew(monkeypatch):
     X, y = data(rng, 200)
     oracle = DecisionStumps().fit(X, y)
     hypotheses = random_stumps(rng, X, 30)
-    grown = None
-    for k in range(1, len(hypotheses) + 1):
-        grown = StumpColumns.of(oracle, hypotheses[:k], grown)
-    whole = StumpColumns.of(oracle, hypotheses)
+    grown, whole = grown_and_whole(StumpColumns, oracle, hypotheses)
     w, d = rng.normal(size=30), rng.normal(size=200)
     assert np.array_equal(grown.margins(w), whole.margins(w))
     assert np.array_equal(grown.edges(d), whole.edges(d))

@@ -8,7 +8,8 @@ import pytest
 from dualboost.oracles import DecisionStumps
 from dualboost.oracles.stumps import Constant, Stump
 from dualboost.problems.kernels import StumpColumns
-from tests.problems.test_stump_columns import always, data, explicit, model_pair, random_stumps
+from tests.problems.stump_operators import explicit
+from tests.problems.test_stump_columns import always, data, model_pair, random_stumps
 
 
 def test_the_compiled_gram_is_built():
