@@ -95,6 +95,8 @@ class DaskERLPBoost(MaxEdgeWeights, SmoothDualDefaults):
     #: eta continuation at large eta (``with_eta``; no LP limit: ``lp_limit`` is None)
     eta_family = True
     d_is_unique = True
+    #: no stump operator: U's products run over the partitions
+    stump_columns = None
 
     def __init__(self, U: PartitionedEdges, nu: float = 1.0, eta: float = 1.0) -> None:  # noqa: D107
         if not isinstance(U, PartitionedEdges):
