@@ -489,9 +489,9 @@ def solve(
         k0 = face0.shape[0]
         if H0.shape[0] != k0 or H0.shape[1] != k0 or (k0 and (face0.min() < 0 or face0.max() >= t)):
             raise ValueError("kept_H must be k x k for kept_face's k distinct columns of U")
-        if np.unique(face0).size != k0:
-            raise ValueError("kept_face must list distinct columns")
         for j in range(k0):
+            if pos[F0[j]] >= 0:
+                raise ValueError("kept_face must list distinct columns")
             pos[F0[j]] = j
             for i in range(j, k0):
                 full[i + t * j] = -H0[i, j]
@@ -607,9 +607,14 @@ def solve(
             swapped = 1 - swapped
             value, gap = trial, trial_gap
     kept = (None, None, None, None)
+    cdef double[:, ::1] H_view
     if formed_k:  # H = -full on the columns formed, symmetric
-        lower = np.tril(np.asarray(full).reshape((t, t), order="F")[:formed_k, :formed_k])
-        H = -(lower + np.tril(lower, -1).T)
+        H = np.empty((formed_k, formed_k))
+        H_view = H
+        for j in range(formed_k):
+            for i in range(j, formed_k):
+                H_view[i, j] = -full[i + t * j]
+                H_view[j, i] = H_view[i, j]
         kept = (H, np.asarray(face_formed)[:formed_k].astype(np.intp), np.asarray(w_formed),
                 np.asarray(d_formed))
     if swapped:
