@@ -40,7 +40,7 @@ features in index order, thresholds in increasing order, sign +1 before -1.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
@@ -57,6 +57,11 @@ from dualboost.oracles.base import (
     tie_threshold,
     weight_scale,
 )
+
+try:  # the compiled row additions of _RunScan (setup.py); without them its numpy loop runs (the reference)
+    from dualboost.oracles import _stump_scan
+except ImportError:  # a source tree that was not built
+    _stump_scan = None
 
 __all__ = ["DecisionStumps", "Stump", "Constant"]
 
@@ -238,12 +243,23 @@ class _RunScan:
     sub: _RunScan | None
     sub_source: NDArray[np.intp]  # slot of ``sub`` -> long column whose total it reads (n_long: 0)
     carry_source: NDArray[np.intp]  # long column -> slot of ``sub`` holding its carry (sub.size: 0)
+    #: ``rows`` and ``counts`` as arrays, for the compiled additions
+    row_array: NDArray[np.intp] = field(init=False, repr=False, compare=False)
+    count_array: NDArray[np.intp] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "row_array", np.asarray(self.rows, dtype=np.intp))
+        object.__setattr__(self, "count_array", np.asarray(self.counts, dtype=np.intp))
 
     def __call__(self, A: NDArray[np.float64]) -> None:
         rows, counts = self.rows, self.counts
-        for k in range(1, len(counts)):
-            lo, n, prev = rows[k], counts[k], rows[k - 1]
-            np.add(A[lo : lo + n], A[prev : prev + n], out=A[lo : lo + n])
+        fast = _stump_scan is not None  # the compiled additions where built; else numpy's (the reference)
+        if fast:
+            _stump_scan.scan_rows(A, self.row_array, self.count_array)
+        else:
+            for k in range(1, len(counts)):
+                lo, n, prev = rows[k], counts[k], rows[k - 1]
+                np.add(A[lo : lo + n], A[prev : prev + n], out=A[lo : lo + n])
         if self.sub is not None:
             last, n = rows[-1], self.n_long
             totals = np.empty(n + 1)
@@ -254,8 +270,11 @@ class _RunScan:
             self.sub(sums[:-1])
             sums[-1] = 0.0
             carry = sums[self.carry_source]
-            for lo in rows:
-                A[lo : lo + n] += carry
+            if fast:
+                _stump_scan.add_carry(A, self.row_array, carry)
+            else:
+                for lo in rows:
+                    A[lo : lo + n] += carry
 
 
 def _run_scan(
