@@ -253,12 +253,12 @@ cdef void _form(Problem* p, const double* d, const unsigned char* capped, const 
 
 cdef int _direction(Problem* p, const double* w, const double* g, const int* face, int k,
                     double* x, unsigned char* out, const double* full, const int* pos,
-                    double* F, double* R, int* sub) noexcept nogil:
+                    double* F, double* R, int* sub, double ridge0) noexcept nogil:
     """The Newton direction x (length t, 0 off the face) at w with the matrix ``full`` (``-H`` at the
     point where it was formed, rows ``pos``): ``(r I + full) x = g - mu 1`` on the candidate face
     ``face`` (every column of which has a row in ``full``), ``sum x = 0``, by a Cholesky factor
-    (LAPACK dpotrf/dpotrs; the ridge r the smallest of 1e-12, 1e-10, ... times ``max full_ii`` that
-    factors). Entering columns (weight 0) whose step is negative leave the face and the step is
+    (LAPACK dpotrf/dpotrs; the ridge r the smallest of ridge0, 100 ridge0, ... times ``max full_ii``
+    that factors, up to 1e-2). Entering columns (weight 0) whose step is negative leave the face and the step is
     solved again on the sub-face. Returns the face's size (0: no direction)."""
     cdef int t = p.t, kk, i, j, info, two = 2, dropped, pi, pj
     cdef double scale = 1.0, ridge, mu, y2sum, y1sum
@@ -278,7 +278,7 @@ cdef int _direction(Problem* p, const double* w, const double* g, const int* fac
                 kk += 1
         if kk == 0:
             return 0
-        ridge = 1e-12 * scale
+        ridge = ridge0 * scale
         while True:
             for j in range(kk):
                 for i in range(j, kk):
@@ -333,6 +333,9 @@ def solve(
     int max_steps,
     kept_H=None,
     kept_face=None,
+    bint projected=False,
+    double ridge0=1e-12,
+    double rounding=1e-15,
 ):
     """Newton on the simplex from ``w0`` until the gap of ``(d(w), w)`` is at most ``tol``.
 
@@ -355,6 +358,16 @@ def solve(
         first steps are chord steps with it, until one does not cut the gap fourfold.
     kept_face : (k,) int, optional
         Its columns, distinct indices below t.
+    projected : bool, default False
+        The first trial of a step is the whole step clipped at 0 (the projected Newton path, which
+        drops every weight it takes below 0 at once, as ``newton.newton_polish`` does without
+        breakpoints), the Armijo test on the slope of the clipped path; False: the first trial
+        stops where the first weight reaches 0 (one column leaves the face per step).
+    ridge0 : float, default 1e-12
+        The first relative ridge tried (``NewtonOptions.ridges[0]`` is the Python path's).
+    rounding : float, default 1e-15
+        The relative fall of D (of max(1, |D|)) that the line search takes for rounding where the
+        gap falls (``NewtonOptions.rounding`` is the Python path's, ``newton.accepted``).
 
     Returns
     -------
@@ -383,7 +396,7 @@ def solve(
     cdef int[::1] face = np.empty(t, dtype=np.int32), pos = np.full(t, -1, dtype=np.int32)
     cdef int[::1] sub = np.empty(t, dtype=np.int32)
     cdef int steps = 0, hessians = 0, evaluations = 1, k, j, blocking, halvings, accepted, swapped = 0
-    cdef double value, gap, wg, alpha, alpha_max, slope, trial, trial_gap, total, spread
+    cdef double value, gap, wg, alpha, alpha_max, slope, trial, trial_gap, total, spread, path_slope
     cdef double one = 1.0, zero = 0.0, radius = RADIUS
     cdef int inc = 1, n, limited, stale = 1, fresh = 0, formed_k = 0, i
     cdef double[::1] w_formed = np.empty(t), d_formed = np.empty(N)
@@ -446,7 +459,7 @@ def solve(
             else:
                 fresh = 0
             k = _direction(&p, pw, pg, &face[0], k, &x[0], &out[0], &full[0], &pos[0], &F[0], &R[0],
-                           &sub[0])
+                           &sub[0], ridge0)
             if k == 0 and not fresh:  # the kept matrix gave no direction: form it here and retry
                 stale = 1
                 continue
@@ -466,7 +479,7 @@ def solve(
                 stale = 1
                 continue
             steps += 1
-            alpha = 1.0 if alpha_max > 1.0 else alpha_max
+            alpha = 1.0 if (projected or alpha_max > 1.0) else alpha_max
             # the trust radius (docs/solvers.md#step-length): the first trial moves no log d_n by
             # more than RADIUS, i.e. eta max_n |(U x)_n| alpha <= RADIUS
             dgemv(&trans_n, &N, &t, &one, <double*>p.U, &N, &x[0], &inc, &zero, &m[0], &inc)
@@ -486,13 +499,22 @@ def solve(
                     if pwt[j] < 0.0 or (j == blocking and alpha == alpha_max):
                         pwt[j] = 0.0
                     total += pwt[j]
+                if not total > 0.0:  # every weight clipped: a shorter step
+                    alpha *= 0.5
+                    continue
                 for j in range(t):
                     pwt[j] /= total
                 trial = _evaluate(&p, pwt, &m[0], pdt, pgt, pct)
                 evaluations += 1
                 trial_gap = _gap(pwt, pgt, t, trial)
-                if trial >= value + 1e-4 * alpha * slope or (
-                    trial >= value - 1e-15 * fabs(value) and trial_gap < gap
+                if projected:  # the slope along the clipped path: g . (w' - w)
+                    path_slope = 0.0
+                    for j in range(t):
+                        path_slope += pg[j] * (pwt[j] - pw[j])
+                else:
+                    path_slope = alpha * slope
+                if trial >= value + 1e-4 * path_slope or (
+                    trial >= value - rounding * (fabs(value) if fabs(value) > 1.0 else 1.0) and trial_gap < gap
                 ):
                     accepted = 1
                     break

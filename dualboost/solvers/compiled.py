@@ -99,6 +99,11 @@ def resolve(
     w0: NDArray[np.float64],
     target: float,
     kept: tuple[NDArray[np.float64], NDArray[np.intp]] | None = None,
+    *,
+    projected: bool = False,
+    ridge: float = 1e-12,
+    rounding: float = 1e-15,
+    max_steps: int = MAX_STEPS,
 ) -> tuple[NDArray[np.float64], dict[str, int], tuple | None]:
     """The compiled Newton loop from ``w0`` to the relative gap ``target`` (or :data:`MAX_STEPS`).
 
@@ -113,6 +118,16 @@ def resolve(
     kept : (H, face), optional
         A Hessian of D formed earlier on the columns ``face`` (``newton.Curvature``): the first
         steps are chord steps with it, while each cuts the gap fourfold.
+    projected : bool, default False
+        Each step's first trial is the whole step clipped at 0 (the projected Newton path: a cold
+        start from uniform w drops many columns at once); False: it stops where the first weight
+        reaches 0.
+    ridge : float, default 1e-12
+        The first relative ridge of a step's Cholesky factor (then 100 times larger, up to 1e-2).
+    rounding : float, default 1e-15
+        The relative fall of D that the line search takes for rounding where the gap falls.
+    max_steps : int, default MAX_STEPS
+        At most this many Newton steps.
 
     Returns
     -------
@@ -129,7 +144,18 @@ def resolve(
     log_d0 = np.log(reg.d0)  # (positive: applies() checked it)
     H, face = kept if kept is not None else (None, None)
     w, _, _, _, _, steps, hessians, evaluations, *formed = _capped_newton.solve(
-        U, log_d0, float(reg.nu), float(reg.eta), w0, float(target), MAX_STEPS, H, face
+        U,
+        log_d0,
+        float(reg.nu),
+        float(reg.eta),
+        w0,
+        float(target),
+        int(max_steps),
+        H,
+        face,
+        projected,
+        float(ridge),
+        float(rounding),
     )
     counts = {"steps": steps, "hessians": hessians, "evaluations": evaluations}
     return w, counts, None if formed[0] is None else tuple(formed)
