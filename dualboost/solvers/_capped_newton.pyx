@@ -258,8 +258,8 @@ cdef int _direction(Problem* p, const double* w, const double* g, const int* fac
     point where it was formed, rows ``pos``): ``(r I + full) x = g - mu 1`` on the candidate face
     ``face`` (every column of which has a row in ``full``), ``sum x = 0``, by a Cholesky factor
     (LAPACK dpotrf/dpotrs; the ridge r the smallest of ridge0, 100 ridge0, ... times ``max full_ii``
-    that factors, up to 1e-2). Entering columns (weight 0) whose step is negative leave the face and the step is
-    solved again on the sub-face. Returns the face's size (0: no direction)."""
+    that factors, up to 1e-2). Entering columns (weight 0) whose step is negative leave the face and
+    the step is solved again on the sub-face. Returns the face's size (0: no direction)."""
     cdef int t = p.t, kk, i, j, info, two = 2, dropped, pi, pj
     cdef double scale = 1.0, ridge, mu, y2sum, y1sum
     cdef char uplo = b'L'
@@ -336,6 +336,7 @@ def solve(
     bint projected=False,
     double ridge0=1e-12,
     double rounding=1e-15,
+    int patience=0,
 ):
     """Newton on the simplex from ``w0`` until the gap of ``(d(w), w)`` is at most ``tol``.
 
@@ -368,6 +369,12 @@ def solve(
     rounding : float, default 1e-15
         The relative fall of D (of max(1, |D|)) that the line search takes for rounding where the
         gap falls (``NewtonOptions.rounding`` is the Python path's, ``newton.accepted``).
+    patience : int, default 0
+        Where a step with a freshly formed Hessian gives no ascent or no accepted trial, it is
+        solved again with a larger ridge (the relative damping 1e-3, then ten times larger; a tenth
+        after each full step) and a quarter of the trust radius, up to this many times in a row
+        without a smaller gap (``NewtonOptions.patience``, as ``newton.newton_polish`` damps);
+        0: the loop stops there.
 
     Returns
     -------
@@ -398,7 +405,8 @@ def solve(
     cdef int steps = 0, hessians = 0, evaluations = 1, k, j, blocking, halvings, accepted, swapped = 0
     cdef double value, gap, wg, alpha, alpha_max, slope, trial, trial_gap, total, spread, path_slope
     cdef double one = 1.0, zero = 0.0, radius = RADIUS
-    cdef int inc = 1, n, limited, stale = 1, fresh = 0, formed_k = 0, i
+    cdef int inc = 1, n, limited, stale = 1, fresh = 0, formed_k = 0, i, stalled = 0
+    cdef double damping = 0.0
     cdef double[::1] w_formed = np.empty(t), d_formed = np.empty(N)
     cdef int[::1] face_formed = np.empty(t, dtype=np.int32)
     cdef const double[:, :] H0
@@ -459,7 +467,7 @@ def solve(
             else:
                 fresh = 0
             k = _direction(&p, pw, pg, &face[0], k, &x[0], &out[0], &full[0], &pos[0], &F[0], &R[0],
-                           &sub[0], ridge0)
+                           &sub[0], ridge0 if ridge0 > damping else damping)
             if k == 0 and not fresh:  # the kept matrix gave no direction: form it here and retry
                 stale = 1
                 continue
@@ -475,7 +483,11 @@ def solve(
                     blocking = j
             if not slope > 0.0:  # no ascent: with the kept matrix, form the Hessian here and retry
                 if fresh:
-                    break
+                    if stalled >= patience:
+                        break
+                    stalled += 1  # damped (a larger ridge) on the same face, within patience
+                    damping = 10.0 * damping if damping > 1e-3 else 1e-3
+                    continue
                 stale = 1
                 continue
             steps += 1
@@ -513,15 +525,22 @@ def solve(
                         path_slope += pg[j] * (pwt[j] - pw[j])
                 else:
                     path_slope = alpha * slope
+                # Armijo, or a fall of D within its rounding (of max(1, |D|)) where the gap falls
                 if trial >= value + 1e-4 * path_slope or (
-                    trial >= value - rounding * (fabs(value) if fabs(value) > 1.0 else 1.0) and trial_gap < gap
+                    trial >= value - rounding * (fabs(value) if fabs(value) > 1.0 else 1.0)
+                    and trial_gap < gap
                 ):
                     accepted = 1
                     break
                 alpha *= 0.5
             if not accepted:
                 if fresh:
-                    break
+                    if stalled >= patience:
+                        break
+                    stalled += 1  # the Hessian overshoots: damped, a smaller radius, within patience
+                    damping = 10.0 * damping if damping > 1e-3 else 1e-3
+                    radius = radius / 4.0 if radius / 4.0 > RADIUS_MIN else RADIUS_MIN
+                    continue
                 stale = 1  # a kept matrix's direction: form the Hessian here and try again
                 continue
             # chord steps (the kept matrix) go on while each cuts the gap fourfold at full length
@@ -537,6 +556,10 @@ def solve(
             swap = pg; pg = pgt; pgt = swap
             cswap = pc; pc = pct; pct = cswap
             swapped = 1 - swapped
+            if halvings == 0:
+                damping = damping / 10.0 if damping > 1e-3 else 0.0
+            if trial_gap < gap:
+                stalled = 0
             value, gap = trial, trial_gap
     kept = (None, None, None, None)
     if formed_k:  # H = -full on the columns formed, symmetric

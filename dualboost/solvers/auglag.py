@@ -523,7 +523,8 @@ def _compiled_cold_start(model, run: _Run, options: AuglagOptions) -> None:
     it stops at the first weight that reaches 0, with the Python path's first ridge and rounding
     (``NewtonOptions.ridges[0]``, ``rounding``; a warm re-solve keeps the loop's own, 1e-12 and
     1e-15: from uniform w they stalled at gaps of 1e-6 to 1e-1 on a9a's stumps). Its w is certified
-    here like every other stage's point (reported as the stage "compiled"). Where the certificate
+    here like every other stage's point (reported as the stage "compiled"), and the last Hessian it
+    formed at eta is the state kept for the next (warm) solve. Where the certificate
     misses the target but lies within ``newton_gap``, the caller's last Python stage finishes from
     that point; farther, the Python stages run from uniform w as without the compiled loop
     (``run.point`` stays None)."""
@@ -535,21 +536,26 @@ def _compiled_cold_start(model, run: _Run, options: AuglagOptions) -> None:
     for stage_eta in reversed(etas):
         stage_model = model if stage_eta == eta else model.with_eta(stage_eta)
         gap = run.target if stage_eta == eta else max(run.target, options.coarse_gap)
-        w, counts, _ = compiled.resolve(
+        w, counts, formed = compiled.resolve(
             stage_model,
             w,
             gap,
             projected=not _stiff(stage_model, options),
             ridge=newton.ridges[0],
             rounding=newton.rounding,
+            patience=newton.patience,
         )
         evaluator = run.evaluator
         evaluator.evaluations += counts["evaluations"]
         evaluator.hessians += counts["hessians"]
         steps += counts["steps"]
+    kept = None
+    if formed is not None:  # the last Hessian formed at eta, at its point: the state for the next solve
+        H, face, w_H, d_H = formed
+        kept = Curvature(face, H, Curvature.key_of(model), w_H, d_H, newton_scale(H))
     point = run.evaluator.point(w, run.target)
     if point.gap <= options.newton_gap:
-        run.took(point, steps, None)
+        run.took(point, steps, kept)
         run.report(options, "compiled", steps)
     else:
         run.iterations += steps

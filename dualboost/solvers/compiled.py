@@ -103,6 +103,7 @@ def resolve(
     projected: bool = False,
     ridge: float = 1e-12,
     rounding: float = 1e-15,
+    patience: int = 0,
     max_steps: int = MAX_STEPS,
 ) -> tuple[NDArray[np.float64], dict[str, int], tuple | None]:
     """The compiled Newton loop from ``w0`` to the relative gap ``target`` (or :data:`MAX_STEPS`).
@@ -126,6 +127,9 @@ def resolve(
         The first relative ridge of a step's Cholesky factor (then 100 times larger, up to 1e-2).
     rounding : float, default 1e-15
         The relative fall of D that the line search takes for rounding where the gap falls.
+    patience : int, default 0
+        Damped retries (a larger ridge, a smaller radius) where a freshly formed Hessian's step
+        fails, in a row without a smaller gap; 0: the loop stops at the first such failure.
     max_steps : int, default MAX_STEPS
         At most this many Newton steps.
 
@@ -156,6 +160,7 @@ def resolve(
         projected,
         float(ridge),
         float(rounding),
+        int(patience),
     )
     counts = {"steps": steps, "hessians": hessians, "evaluations": evaluations}
     return w, counts, None if formed[0] is None else tuple(formed)

@@ -9,6 +9,7 @@ Checked here on the same instances, from N = 10 to N = 1e5, nu = 1 to nu = N, et
   certified gaps, and d (unique: the primal is strictly convex in d) agrees within the distance
   that the gaps allow by the strong convexity of the relative entropy;
 * the compiled stage did run (the stage ``"compiled"``) wherever uniform w is not optimal already;
+* the last Hessian the compiled loop formed is the state kept for the next warm solve;
 * where the compiled w misses the target by far, the solve is the Python path's, step for step;
   where it misses narrowly, the last Python stage finishes from it;
 * the gate: the option off, N above ``COLD_COMPILED_SAMPLES`` or N t^2 above ``COLD_COMPILED_WORK``,
@@ -136,6 +137,18 @@ def test_a_near_miss_is_finished_by_the_last_python_stage(monkeypatch):
     fast, stages = _solve(model, "auto")
     assert stages[-3:] == ["compiled", "augmented_lagrangian", "solved"]
     _agree(fast, ref, 1382.0)
+
+
+def test_a_cold_compiled_solve_keeps_its_last_hessian_for_the_next_warm_solve():
+    """The state of a cold solve that the compiled loop finished: the last Hessian it formed at eta,
+    equal to ``Model.dual_hessian`` at its point (to rounding: numpy against BLAS dsyrk)."""
+    model = _model(400, 12, 20.0, 200.0)
+    sol, stages = _solve(model, "auto")
+    assert stages == ["compiled", "solved"]
+    kept = sol.solver_state.curvature
+    reference = model.dual_hessian(kept.w, kept.face, kept.d)
+    np.testing.assert_allclose(kept.H, reference, rtol=1e-10, atol=1e-10 * np.abs(kept.H).max())
+    assert kept.usable_for(model)
 
 
 def test_the_gate():
