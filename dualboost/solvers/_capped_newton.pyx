@@ -336,6 +336,7 @@ def solve(
     bint projected=False,
     double ridge0=1e-12,
     double rounding=1e-15,
+    double rounding_floor=0.0,
     int patience=0,
 ):
     """Newton on the simplex from ``w0`` until the gap of ``(d(w), w)`` is at most ``tol``.
@@ -366,9 +367,10 @@ def solve(
         stops where the first weight reaches 0 (one column leaves the face per step).
     ridge0 : float, default 1e-12
         The first relative ridge tried (``NewtonOptions.ridges[0]`` is the Python path's).
-    rounding : float, default 1e-15
-        The relative fall of D (of max(1, |D|)) that the line search takes for rounding where the
-        gap falls (``NewtonOptions.rounding`` is the Python path's, ``newton.accepted``).
+    rounding, rounding_floor : float, default 1e-15 and 0
+        The fall of D that the line search takes for rounding where the gap falls: ``rounding``
+        times ``max(rounding_floor, |D|)`` (``NewtonOptions.rounding`` and 1 are the Python path's,
+        ``newton.accepted``).
     patience : int, default 0
         Where a step with a freshly formed Hessian gives no ascent or no accepted trial, it is
         solved again with a larger ridge (the relative damping 1e-3, then ten times larger; a tenth
@@ -403,7 +405,7 @@ def solve(
     cdef int[::1] face = np.empty(t, dtype=np.int32), pos = np.full(t, -1, dtype=np.int32)
     cdef int[::1] sub = np.empty(t, dtype=np.int32)
     cdef int steps = 0, hessians = 0, evaluations = 1, k, j, blocking, halvings, accepted, swapped = 0
-    cdef double value, gap, wg, alpha, alpha_max, slope, trial, trial_gap, total, spread, path_slope
+    cdef double value, gap, wg, alpha, alpha_max, slope, trial, trial_gap, total, spread, path_slope, fall
     cdef double one = 1.0, zero = 0.0, radius = RADIUS
     cdef int inc = 1, n, limited, stale = 1, fresh = 0, formed_k = 0, i, stalled = 0
     cdef double damping = 0.0
@@ -525,11 +527,9 @@ def solve(
                         path_slope += pg[j] * (pwt[j] - pw[j])
                 else:
                     path_slope = alpha * slope
-                # Armijo, or a fall of D within its rounding (of max(1, |D|)) where the gap falls
-                if trial >= value + 1e-4 * path_slope or (
-                    trial >= value - rounding * (fabs(value) if fabs(value) > 1.0 else 1.0)
-                    and trial_gap < gap
-                ):
+                # Armijo, or a fall of D within its rounding where the gap falls
+                fall = rounding * (fabs(value) if fabs(value) > rounding_floor else rounding_floor)
+                if trial >= value + 1e-4 * path_slope or (trial >= value - fall and trial_gap < gap):
                     accepted = 1
                     break
                 alpha *= 0.5

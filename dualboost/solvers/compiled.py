@@ -102,7 +102,7 @@ def resolve(
     *,
     projected: bool = False,
     ridge: float = 1e-12,
-    rounding: float = 1e-15,
+    rounding: float | None = None,
     patience: int = 0,
     max_steps: int = MAX_STEPS,
 ) -> tuple[NDArray[np.float64], dict[str, int], tuple | None]:
@@ -125,8 +125,10 @@ def resolve(
         reaches 0.
     ridge : float, default 1e-12
         The first relative ridge of a step's Cholesky factor (then 100 times larger, up to 1e-2).
-    rounding : float, default 1e-15
-        The relative fall of D that the line search takes for rounding where the gap falls.
+    rounding : float, optional
+        The fall of D, relative to ``max(1, |D|)``, that the line search takes for rounding where
+        the gap falls (``NewtonOptions.rounding``, as ``newton.accepted``); None: the loop's own,
+        1e-15 of ``|D|``.
     patience : int, default 0
         Damped retries (a larger ridge, a smaller radius) where a freshly formed Hessian's step
         fails, in a row without a smaller gap; 0: the loop stops at the first such failure.
@@ -159,7 +161,8 @@ def resolve(
         face,
         projected,
         float(ridge),
-        float(rounding),
+        1e-15 if rounding is None else float(rounding),
+        0.0 if rounding is None else 1.0,
         int(patience),
     )
     counts = {"steps": steps, "hessians": hessians, "evaluations": evaluations}
