@@ -333,13 +333,13 @@ cdef int _form(Problem* p, const double* d, const unsigned char* capped, const i
 
 cdef int _direction(Problem* p, const double* w, const double* g, const int* face, int k,
                     double* x, unsigned char* out, const double* full, const int* pos,
-                    double* F, double* R, int* sub) noexcept nogil:
+                    double* F, double* R, int* sub, double ridge0) noexcept nogil:
     """The Newton direction x (length t, 0 off the face) at w with the matrix ``full`` (``-H`` at the
     point where it was formed, rows ``pos``): ``(r I + full) x = g - mu 1`` on the candidate face
     ``face`` (every column of which has a row in ``full``), ``sum x = 0``, by a Cholesky factor
-    (LAPACK dpotrf/dpotrs; the ridge r the smallest of 1e-12, 1e-10, ... times ``max full_ii`` that
-    factors). Entering columns (weight 0) whose step is negative leave the face and the step is
-    solved again on the sub-face. Returns the face's size (0: no direction)."""
+    (LAPACK dpotrf/dpotrs; the ridge r the smallest of ridge0, 100 ridge0, ... times ``max full_ii``
+    that factors, up to 1e-2). Entering columns (weight 0) whose step is negative leave the face and
+    the step is solved again on the sub-face. Returns the face's size (0: no direction)."""
     cdef int t = p.t, kk, i, j, info, two = 2, dropped, pi, pj
     cdef double scale = 1.0, ridge, mu, y2sum, y1sum
     cdef char uplo = b'L'
@@ -358,7 +358,7 @@ cdef int _direction(Problem* p, const double* w, const double* g, const int* fac
                 kk += 1
         if kk == 0:
             return 0
-        ridge = 1e-12 * scale
+        ridge = ridge0 * scale
         while True:
             for j in range(kk):
                 for i in range(j, kk):
@@ -413,6 +413,11 @@ def solve(
     int max_steps,
     kept_H=None,
     kept_face=None,
+    bint projected=False,
+    double ridge0=1e-12,
+    double rounding=1e-15,
+    double rounding_floor=0.0,
+    int patience=0,
     products=None,
     gram=None,
 ):
@@ -437,6 +442,23 @@ def solve(
         first steps are chord steps with it, until one does not cut the gap fourfold.
     kept_face : (k,) int, optional
         Its columns, distinct indices below t.
+    projected : bool, default False
+        The first trial of a step is the whole step clipped at 0 (the projected Newton path, which
+        drops every weight it takes below 0 at once, as ``newton.newton_polish`` does without
+        breakpoints), the Armijo test on the slope of the clipped path; False: the first trial
+        stops where the first weight reaches 0 (one column leaves the face per step).
+    ridge0 : float, default 1e-12
+        The first relative ridge tried (``NewtonOptions.ridges[0]`` is the Python path's).
+    rounding, rounding_floor : float, default 1e-15 and 0
+        The fall of D that the line search takes for rounding where the gap falls: ``rounding``
+        times ``max(rounding_floor, |D|)`` (``NewtonOptions.rounding`` and 1 are the Python path's,
+        ``newton.accepted``).
+    patience : int, default 0
+        Where a step with a freshly formed Hessian gives no ascent or no accepted trial, it is
+        solved again with a larger ridge (the relative damping 1e-3, then ten times larger; a tenth
+        after each full step) and a quarter of the trust radius, up to this many times in a row
+        without a smaller gap (``NewtonOptions.patience``, as ``newton.newton_polish`` damps);
+        0: the loop stops there.
     products : object, optional
         An operator of U's columns with ``margins(w)`` (``U w``, shape (N,)) and ``edges(d)``
         (``U^T d``, shape (t,)), called (with the GIL) instead of BLAS on ``U`` for every pass: e.g. a
@@ -474,9 +496,10 @@ def solve(
     cdef int[::1] face = np.empty(t, dtype=np.int32), pos = np.full(t, -1, dtype=np.int32)
     cdef int[::1] sub = np.empty(t, dtype=np.int32)
     cdef int steps = 0, hessians = 0, evaluations = 1, k, j, blocking, halvings, accepted, swapped = 0
-    cdef double value, gap, wg, alpha, alpha_max, slope, trial, trial_gap, total, spread
+    cdef double value, gap, wg, alpha, alpha_max, slope, trial, trial_gap, total, spread, path_slope, fall
     cdef double one = 1.0, zero = 0.0, radius = RADIUS
-    cdef int inc = 1, n, limited, stale = 1, fresh = 0, formed_k = 0, i
+    cdef int inc = 1, n, limited, stale = 1, fresh = 0, formed_k = 0, i, stalled = 0
+    cdef double damping = 0.0
     cdef double[::1] w_formed = np.empty(t), d_formed = np.empty(N)
     cdef int[::1] face_formed = np.empty(t, dtype=np.int32)
     cdef const double[:, :] H0
@@ -536,7 +559,7 @@ def solve(
             else:
                 fresh = 0
             k = _direction(&p, pw, pg, &face[0], k, &x[0], &out[0], &full[0], &pos[0], &F[0], &R[0],
-                           &sub[0])
+                           &sub[0], ridge0 if ridge0 > damping else damping)
             if k == 0 and not fresh:  # the kept matrix gave no direction: form it here and retry
                 stale = 1
                 continue
@@ -552,11 +575,15 @@ def solve(
                     blocking = j
             if not slope > 0.0:  # no ascent: with the kept matrix, form the Hessian here and retry
                 if fresh:
-                    break
+                    if stalled >= patience:
+                        break
+                    stalled += 1  # damped (a larger ridge) on the same face, within patience
+                    damping = 10.0 * damping if damping > 1e-3 else 1e-3
+                    continue
                 stale = 1
                 continue
             steps += 1
-            alpha = 1.0 if alpha_max > 1.0 else alpha_max
+            alpha = 1.0 if (projected or alpha_max > 1.0) else alpha_max
             # the trust radius (docs/solvers.md#step-length): the first trial moves no log d_n by
             # more than RADIUS, i.e. eta max_n |(U x)_n| alpha <= RADIUS
             _product(&p, False, &x[0], &m[0])
@@ -576,20 +603,34 @@ def solve(
                     if pwt[j] < 0.0 or (j == blocking and alpha == alpha_max):
                         pwt[j] = 0.0
                     total += pwt[j]
+                if not total > 0.0:  # every weight clipped: a shorter step
+                    alpha *= 0.5
+                    continue
                 for j in range(t):
                     pwt[j] /= total
                 trial = _evaluate(&p, pwt, &m[0], pdt, pgt, pct)
                 evaluations += 1
                 trial_gap = _gap(pwt, pgt, t, trial)
-                if trial >= value + 1e-4 * alpha * slope or (
-                    trial >= value - 1e-15 * fabs(value) and trial_gap < gap
-                ):
+                if projected:  # the slope along the clipped path: g . (w' - w)
+                    path_slope = 0.0
+                    for j in range(t):
+                        path_slope += pg[j] * (pwt[j] - pw[j])
+                else:
+                    path_slope = alpha * slope
+                # Armijo, or a fall of D within its rounding where the gap falls
+                fall = rounding * (fabs(value) if fabs(value) > rounding_floor else rounding_floor)
+                if trial >= value + 1e-4 * path_slope or (trial >= value - fall and trial_gap < gap):
                     accepted = 1
                     break
                 alpha *= 0.5
             if not accepted:
                 if fresh:
-                    break
+                    if stalled >= patience:
+                        break
+                    stalled += 1  # the Hessian overshoots: damped, a smaller radius, within patience
+                    damping = 10.0 * damping if damping > 1e-3 else 1e-3
+                    radius = radius / 4.0 if radius / 4.0 > RADIUS_MIN else RADIUS_MIN
+                    continue
                 stale = 1  # a kept matrix's direction: form the Hessian here and try again
                 continue
             # chord steps (the kept matrix) go on while each cuts the gap fourfold at full length
@@ -605,6 +646,10 @@ def solve(
             swap = pg; pg = pgt; pgt = swap
             cswap = pc; pc = pct; pct = cswap
             swapped = 1 - swapped
+            if halvings == 0:
+                damping = damping / 10.0 if damping > 1e-3 else 0.0
+            if trial_gap < gap:
+                stalled = 0
             value, gap = trial, trial_gap
     kept = (None, None, None, None)
     cdef double[:, ::1] H_view

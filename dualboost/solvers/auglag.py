@@ -428,6 +428,18 @@ def _solve_on_simplex(
         _compiled_start(model, run, options)
         if run.done:
             return run.result()
+    if not (warm or stage) and _compiled_cold_pays(model, evaluator):
+        if large:
+            _uniform_start(model, run, options)
+            if run.done:
+                return run.result()
+            run.point = None
+        _compiled_cold_start(model, run, options)
+        if run.done:
+            return run.result()
+        if run.point is not None:  # near: the last stage finishes from the compiled point
+            _augmented_lagrangian(model, run, options, continued=True)
+            return run.result()
     if warm:
         if limit is not None and _eta(model) > options.lp_first_eta:
             _warm_newton(model, run, options)
@@ -483,6 +495,72 @@ def _compiled_pays(model, evaluator: DualEvaluator, options: AuglagOptions) -> b
         and _eta(model) <= options.lp_first_eta
         and model.hessian_work(model.n_hypotheses) <= newton.kept_min_work
     )
+
+
+#: a cold solve starts with the compiled loop while forming a Hessian on every column costs at most
+#: this many multiply-adds, N t^2, and N is at most COLD_COMPILED_SAMPLES (beyond either, the Python
+#: path was as fast or faster: docs/solvers.md#options-the-compiled-re-solve)
+COLD_COMPILED_WORK = 5e6
+COLD_COMPILED_SAMPLES = 2000
+
+
+def _compiled_cold_pays(model, evaluator: DualEvaluator) -> bool:
+    """Whether a cold solve starts with the compiled loop (:func:`_compiled_cold_start`): where it
+    applies (``compiled.applies`` under ``NewtonOptions.compiled``), N is at most
+    :data:`COLD_COMPILED_SAMPLES` and N t^2 at most :data:`COLD_COMPILED_WORK`."""
+    return (
+        compiled.applies(model, evaluator.options.compiled)
+        and model.n_samples <= COLD_COMPILED_SAMPLES
+        and model.n_samples * model.n_hypotheses**2 <= COLD_COMPILED_WORK
+    )
+
+
+def _compiled_cold_start(model, run: _Run, options: AuglagOptions) -> None:
+    """Stage 1 of a cold solve where the compiled loop pays (:func:`_compiled_cold_pays`): from
+    uniform w, the compiled loop (:func:`dualboost.solvers.compiled.resolve`) through the eta
+    continuation of the Python path (eta/10, eta/100, ... down to ``continuation_eta``, each solved to
+    ``coarse_gap`` and starting the next), then at eta to the target; the first trial of each step is
+    the projected (clipped) Newton step where the Python path's is (eta <= ``breakpoint_eta``), else
+    it stops at the first weight that reaches 0, with the Python path's first ridge and rounding
+    (``NewtonOptions.ridges[0]``, ``rounding``; a warm re-solve keeps the loop's own, 1e-12 and
+    1e-15: from uniform w they stalled at gaps of 1e-6 to 1e-1 on a9a's stumps). Its w is certified
+    here like every other stage's point (reported as the stage "compiled"), and the last Hessian it
+    formed at eta is the state kept for the next (warm) solve. Where the certificate
+    misses the target but lies within ``newton_gap``, the caller's last Python stage finishes from
+    that point; farther, the Python stages run from uniform w as without the compiled loop
+    (``run.point`` stays None)."""
+    eta, t = _eta(model), model.n_hypotheses
+    etas = [eta]
+    while etas[-1] > options.continuation_eta:
+        etas.append(etas[-1] / 10.0)
+    w, steps, newton = np.full(t, 1.0 / t), 0, run.evaluator.options
+    for stage_eta in reversed(etas):
+        stage_model = model if stage_eta == eta else model.with_eta(stage_eta)
+        gap = run.target if stage_eta == eta else max(run.target, options.coarse_gap)
+        w, counts, formed = compiled.resolve(
+            stage_model,
+            w,
+            gap,
+            projected=not _stiff(stage_model, options),
+            ridge=newton.ridges[0],
+            rounding=newton.rounding,
+            patience=newton.patience,
+        )
+        evaluator = run.evaluator
+        evaluator.evaluations += counts["evaluations"]
+        evaluator.hessians += counts["hessians"]
+        steps += counts["steps"]
+    kept = None
+    if formed is not None:  # the last Hessian formed at eta, at its point: the state for the next solve
+        H, face, w_H, d_H = formed
+        kept = Curvature(face, H, Curvature.key_of(model), w_H, d_H, newton_scale(H))
+    point = run.evaluator.point(w, run.target)
+    if point.gap <= options.newton_gap:
+        run.took(point, steps, kept)
+        run.report(options, "compiled", steps)
+    else:
+        run.iterations += steps
+        _report(options, "compiled", model, point.gap, steps)
 
 
 def _compiled_start(model, run: _Run, options: AuglagOptions) -> None:

@@ -102,6 +102,12 @@ def resolve(
     w0: NDArray[np.float64],
     target: float,
     kept: tuple[NDArray[np.float64], NDArray[np.intp]] | None = None,
+    *,
+    projected: bool = False,
+    ridge: float = 1e-12,
+    rounding: float | None = None,
+    patience: int = 0,
+    max_steps: int = MAX_STEPS,
 ) -> tuple[NDArray[np.float64], dict[str, int], tuple | None]:
     """The compiled Newton loop from ``w0`` to the relative gap ``target`` (or :data:`MAX_STEPS`).
 
@@ -116,6 +122,21 @@ def resolve(
     kept : (H, face), optional
         A Hessian of D formed earlier on the columns ``face`` (``newton.Curvature``): the first
         steps are chord steps with it, while each cuts the gap fourfold.
+    projected : bool, default False
+        Each step's first trial is the whole step clipped at 0 (the projected Newton path: a cold
+        start from uniform w drops many columns at once); False: it stops where the first weight
+        reaches 0.
+    ridge : float, default 1e-12
+        The first relative ridge of a step's Cholesky factor (then 100 times larger, up to 1e-2).
+    rounding : float, optional
+        The fall of D, relative to ``max(1, |D|)``, that the line search takes for rounding where
+        the gap falls (``NewtonOptions.rounding``, as ``newton.accepted``); None: the loop's own,
+        1e-15 of ``|D|``.
+    patience : int, default 0
+        Damped retries (a larger ridge, a smaller radius) where a freshly formed Hessian's step
+        fails, in a row without a smaller gap; 0: the loop stops at the first such failure.
+    max_steps : int, default MAX_STEPS
+        At most this many Newton steps.
 
     Returns
     -------
@@ -133,7 +154,22 @@ def resolve(
     H, face = kept if kept is not None else (None, None)
     products, gram = _operator_passes(model)
     w, _, _, _, _, steps, hessians, evaluations, *formed = _capped_newton.solve(
-        U, log_d0, float(reg.nu), float(reg.eta), w0, float(target), MAX_STEPS, H, face, products, gram
+        U,
+        log_d0,
+        float(reg.nu),
+        float(reg.eta),
+        w0,
+        float(target),
+        int(max_steps),
+        H,
+        face,
+        projected,
+        float(ridge),
+        1e-15 if rounding is None else float(rounding),
+        0.0 if rounding is None else 1.0,
+        int(patience),
+        products,
+        gram,
     )
     counts = {"steps": steps, "hessians": hessians, "evaluations": evaluations}
     return w, counts, None if formed[0] is None else tuple(formed)

@@ -35,7 +35,8 @@ class Stage(NamedTuple):
     ``"warm_start"`` or ``"warm_newton"``, ``"uniform_start"``, ``"lp_limit"`` (Newton from the LP
     limit's solution; ``gap`` inf and ``steps`` 0 where HiGHS failed), ``"lp_limit_rounds"`` (the
     augmented Lagrangian rounds after it), ``"continuation"`` (the problem at eta/10, whose own
-    stages are reported before it), ``"augmented_lagrangian"``; on every domain ``"solved"`` (the
+    stages are reported before it), ``"augmented_lagrangian"``, ``"compiled"`` (the compiled Newton
+    loop's warm re-solve or cold start, ``NewtonOptions.compiled``); on every domain ``"solved"`` (the
     end: ``solution`` is the certified Solution, ``steps`` its iterations). ``model``: the model the
     stage solved (a continuation stage's is at eta/10); ``gap``: the certified relative gap it
     reached; ``steps``: its iterations."""
@@ -121,7 +122,8 @@ class NewtonOptions(_Options):
     #: (docs/solvers.md#options-breakpoints)
     negligible_weight: float = _field(1e-12, float, 0.0)
     #: a warm re-solve of ERLPBoost's dual by the compiled Newton loop (``dualboost.solvers.compiled``,
-    #: docs/architecture.md#compiled-code) before the Python stages, whose certificate decides: "auto"
+    #: docs/architecture.md#compiled-code) before the Python stages, and a cold solve of a small one
+    #: (docs/solvers.md#options-the-compiled-re-solve), whose certificate decides: "auto"
     #: where the compiled module is built, True the same (warning once per process where it is not),
     #: False (the default) the Python path only. Off by default: at a boosting run's tolerance it
     #: lands on other certified points than the Python path, so a run takes another (equally

@@ -12,6 +12,8 @@ Each script runs end to end in seconds; the checks are consistency checks that c
   Theta*_t grows with t since S^{t-1} is a face of S^t) and for the corrective run exactly (the
   clipped step increases the dual, [SS] Lemma 12); the reach table is monotone in the threshold;
   the PNG is written.
+* ``benchmarks/subproblem.py`` (a one-instance grid): the default and the compiled cold solve are
+  both timed and certified, and the summary names the options of each ratio to Clarabel.
 * ``benchmarks/subproblem.py --trajectory``: every re-solve along the run is certified cold and
   warm, and the two dual values agree within the tolerance.
 * ``benchmarks/cpp_erlpboost.py``: the run converges (delta~ <= eps/2) within Thm 3.12's bound, the
@@ -178,6 +180,25 @@ def test_cpp_comparison_run_converges_within_the_bound(tmp_path):
     assert r["oracle"] + r["solver"] <= r["time"] + 1e-9
     line = cpp.row("german", label, r, ref)
     assert f"{ref.seconds / r['time']:.1f}x" in line and f" {r['iterations']} " in line
+
+
+# ---------------------------------------------------------------- subproblem.py (the grid)
+
+
+def test_subproblem_grid_times_the_default_and_the_compiled_cold_solve(capsys):
+    """One tiny random instance: the rows of both cold solves, certified, and one summary line per
+    set of options, naming it."""
+    subproblem = _load("subproblem")
+    argv = ["--sizes", "300", "--columns", "6", "--nu-fractions", "1/N", "--eps", "0.01"]
+    assert subproblem.main([*argv, "--solvers", "clarabel", "--sources", "random"]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split()[6]: line.split() for line in out.splitlines() if line.startswith("random")}
+    assert {"auglag", "compiled", "warm", "clarabel"} <= set(rows)
+    for method in ("auglag", "compiled"):
+        assert rows[method][10] == "optimal" and float(rows[method][8]) <= subproblem.TOL
+    assert float(rows["compiled"][11]) > 0.0  # (auglag / compiled: the printed times are rounded)
+    assert "auglag (default options, the row 'auglag') over cvxpy + Clarabel" in out
+    assert "auglag with NewtonOptions(compiled='auto') (the row 'compiled') over cvxpy + Clarabel" in out
 
 
 # ---------------------------------------------------------------- subproblem.py --trajectory

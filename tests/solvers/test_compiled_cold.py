@@ -1,0 +1,168 @@
+"""The compiled cold start of ERLPBoost's dual against the Python path (the reference).
+
+``NewtonOptions(compiled="auto")`` makes a cold solve (no warm start) of a small enough instance start
+with the compiled Newton loop from uniform w, through the same eta continuation as the Python
+path (``auglag._compiled_cold_start``); its w stands only where the library's certificate passes.
+Checked here on the same instances, from N = 10 to N = 1e5, nu = 1 to nu = N, eta up to 1e6:
+
+* both solutions are certified at the tolerance, their dual values agree within the sum of their
+  certified gaps, and d (unique: the primal is strictly convex in d) agrees within the distance
+  that the gaps allow by the strong convexity of the relative entropy;
+* the compiled stage did run (the stage ``"compiled"``) wherever uniform w is not optimal already;
+* the last Hessian the compiled loop formed is the state kept for the next warm solve;
+* where the compiled w misses the target by far, the solve is the Python path's, step for step;
+  where it misses narrowly, the last Python stage finishes from it;
+* the gate: the option off, N above ``COLD_COMPILED_SAMPLES`` or N t^2 above ``COLD_COMPILED_WORK``,
+  no compiled stage.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dualboost.problems.erlpboost import ERLPBoost
+from dualboost.solvers import AuglagOptions, NewtonOptions, auglag, compiled
+from dualboost.solvers.newton import DualEvaluator
+
+TOL = 1e-6
+
+
+def _model(N: int, t: int, nu: float, eta: float, seed: int = 0) -> ERLPBoost:
+    rng = np.random.default_rng(seed + N + t)
+    U = np.sign(rng.normal(size=(N, t))) * rng.uniform(0.2, 1.0, size=(N, t))
+    return ERLPBoost(np.asfortranarray(U), nu=nu, eta=eta)
+
+
+def _solve(model: ERLPBoost, flag, tol: float = TOL):
+    """The cold solve with ``NewtonOptions(compiled=flag)`` and the names of its stages."""
+    stages = []
+    options = AuglagOptions(newton=NewtonOptions(compiled=flag), callback=lambda s: stages.append(s.name))
+    return model.solve(method="auglag", side="dual", tol=tol, options=options), stages
+
+
+def _agree(fast, ref, eta: float) -> None:
+    assert fast.status == ref.status == "optimal"
+    assert fast.relative_gap <= TOL and ref.relative_gap <= TOL
+    # both dual values lie within their certified gaps below the optimum (relative to max(1, |P|))
+    scale = max(1.0, abs(ref.primal_value))
+    gaps = (max(fast.relative_gap, 0.0) + max(ref.relative_gap, 0.0)) * scale
+    assert abs(fast.dual_value - ref.dual_value) <= gaps + 1e-12
+    # P is (1/eta)-strongly convex in d (l1 norm, Pinsker): a pair with absolute gap g has its d
+    # within sqrt(2 eta g) of the optimal d in l1, so the two within the sum of those distances
+    bound = np.sqrt(2.0 * eta * max(fast.relative_gap, 0.0) * scale)
+    bound += np.sqrt(2.0 * eta * max(ref.relative_gap, 0.0) * scale)
+    assert np.abs(fast.d - ref.d).sum() <= bound + 1e-9
+
+
+CASES = [  # N, t, nu, eta
+    (10, 3, 1.0, 5.0),
+    (10, 4, 1.0, 1e6),
+    (10, 4, 10.0, 1e6),
+    (10, 6, 3.5, 300.0),
+    (200, 8, 1.0, 50.0),
+    (200, 8, 200.0, 1e3),
+    (200, 8, 20.0, 1e6),
+    (1000, 10, 1.0, 1382.0),
+    (1000, 10, 1.0, 1e6),
+    (1000, 10, 100.0, 4605.0),
+    (1000, 10, 1000.0, 50.0),
+    (500, 40, 250.0, 1386.0),
+    (500, 40, 1.0, 1e4),
+]
+
+
+@pytest.mark.parametrize("N, t, nu, eta", CASES)
+def test_cold_solves_agree_with_and_without_the_compiled_loop(N, t, nu, eta):
+    model = _model(N, t, nu, eta)
+    ref, ref_stages = _solve(model, False)
+    fast, stages = _solve(model, "auto")
+    _agree(fast, ref, eta)
+    assert "compiled" not in ref_stages
+    if ref_stages[0] != "uniform_start" or ref.iterations > 0:  # uniform w not optimal
+        assert "compiled" in stages
+
+
+@pytest.mark.parametrize("nu", [1.0, 100_000.0, 5_000.0])
+@pytest.mark.parametrize("eta", [20.0, 1e4])
+def test_cold_solves_agree_at_100000_examples(nu, eta, monkeypatch):
+    # beyond the gate (N <= COLD_COMPILED_SAMPLES): lifted here to compare the paths at N = 1e5
+    monkeypatch.setattr(auglag, "COLD_COMPILED_SAMPLES", 10**6)
+    model = _model(100_000, 4, nu, eta)
+    ref, _ = _solve(model, False)
+    fast, stages = _solve(model, "auto")
+    _agree(fast, ref, eta)
+    assert "compiled" in stages or ref.iterations == 0
+
+
+def _fake_resolve(monkeypatch, w) -> list:
+    """``compiled.resolve`` replaced by one that returns ``w`` (None: its start) after one step;
+    returns the list to which each call appends its model's eta."""
+    calls = []
+
+    def fake(model, w0, target, kept=None, **cold):
+        calls.append(model.eta)
+        out = np.array(w0 if w is None else w)
+        return out, {"steps": 1, "hessians": 1, "evaluations": 1}, None
+
+    monkeypatch.setattr(compiled, "resolve", fake)
+    return calls
+
+
+def test_a_far_miss_runs_the_python_path_from_uniform_w(monkeypatch):
+    """The compiled loop returning its start (the certificate misses by far): the Python stages run
+    as without it, to the same w in the same iterations."""
+    calls = _fake_resolve(monkeypatch, None)
+    # (N, t, nu, eta) and the etas of the compiled calls: eta/10, ... down to continuation_eta, then eta
+    for (N, t, nu, eta), etas in [
+        ((1000, 10, 1.0, 1382.0), [138.2, 1382.0]),
+        ((200, 8, 20.0, 50.0), [50.0]),
+        ((500, 40, 1.0, 1e4), [1e3, 1e4]),
+    ]:
+        calls.clear()
+        model = _model(N, t, nu, eta)
+        ref, _ = _solve(model, False)
+        fast, stages = _solve(model, "auto")
+        assert "compiled" in stages and fast.relative_gap <= TOL
+        assert calls == pytest.approx(etas)
+        assert fast.iterations == ref.iterations + len(calls)  # (each call counted its one step)
+        np.testing.assert_array_equal(fast.w, ref.w)
+
+
+def test_a_near_miss_is_finished_by_the_last_python_stage(monkeypatch):
+    """A compiled w whose certified gap lies between the target and newton_gap: the augmented
+    Lagrangian stage (Newton first) finishes from it."""
+    model = _model(1000, 10, 1.0, 1382.0)
+    ref, _ = _solve(model, False, tol=1e-12)
+    w_near = 0.999 * ref.w + 0.001 / ref.w.size  # a certified gap ~1e-4 (checked below)
+    gap = DualEvaluator(model, NewtonOptions()).point(w_near, 0.5 * TOL).gap
+    assert 0.5 * TOL < gap <= AuglagOptions().newton_gap
+    _fake_resolve(monkeypatch, w_near)
+    fast, stages = _solve(model, "auto")
+    assert stages[-3:] == ["compiled", "augmented_lagrangian", "solved"]
+    _agree(fast, ref, 1382.0)
+
+
+def test_a_cold_compiled_solve_keeps_its_last_hessian_for_the_next_warm_solve():
+    """The state of a cold solve that the compiled loop finished: the last Hessian it formed at eta,
+    equal to ``Model.dual_hessian`` at its point (to rounding: numpy against BLAS dsyrk)."""
+    model = _model(400, 12, 20.0, 200.0)
+    sol, stages = _solve(model, "auto")
+    assert stages == ["compiled", "solved"]
+    kept = sol.solver_state.curvature
+    reference = model.dual_hessian(kept.w, kept.face, kept.d)
+    np.testing.assert_allclose(kept.H, reference, rtol=1e-10, atol=1e-10 * np.abs(kept.H).max())
+    assert kept.usable_for(model)
+
+
+def test_the_gate():
+    opts = NewtonOptions(compiled="auto")
+    evaluator = DualEvaluator(_model(1000, 10, 1.0, 50.0), opts)
+    assert auglag._compiled_cold_pays(evaluator.model, evaluator)
+    assert not auglag._compiled_cold_pays(evaluator.model, DualEvaluator(evaluator.model, NewtonOptions()))
+    wide = _model(1000, 71, 1.0, 50.0)  # N t^2 = 5.04e6 > COLD_COMPILED_WORK
+    assert not auglag._compiled_cold_pays(wide, DualEvaluator(wide, opts))
+    tall = _model(auglag.COLD_COMPILED_SAMPLES + 1, 2, 1.0, 50.0)
+    assert not auglag._compiled_cold_pays(tall, DualEvaluator(tall, opts))
+    _, stages = _solve(wide, "auto")
+    assert "compiled" not in stages
