@@ -82,7 +82,7 @@ def _named_functions() -> dict[tuple[str, int, str], str]:
     """The category of each dualboost function that a module path alone does not settle, keyed as
     cProfile keys functions: (file, first line, name)."""
     from dualboost.conjugates import traits
-    from dualboost.problems import base, kernels
+    from dualboost.problems import base, kernels, sparse_columns
     from dualboost.solvers import auglag, compiled, newton
 
     groups = {
@@ -97,6 +97,9 @@ def _named_functions() -> dict[tuple[str, int, str], str]:
         "U passes: stump operator": [
             *vars(kernels.StumpOperatorBase).values(),
             *vars(kernels.StumpColumns).values(),
+            *vars(sparse_columns.SparseStumpColumns).values(),
+            *vars(sparse_columns._Indicators).values(),
+            sparse_columns.stump_operator,
             *vars(base._ImplicitProducts).values(),
             base.Model._margins,
             base.Model._edges,
@@ -114,6 +117,7 @@ def _named_functions() -> dict[tuple[str, int, str], str]:
             # (through the stump operator: its histograms, and the border's per-column products)
             kernels.StumpColumns.weighted_gram,
             kernels.StumpColumns.rank_one_hessian,
+            sparse_columns.SparseStumpColumns.weighted_gram,
             kernels.StumpOperatorBase.rank_one_hessian,
             kernels.StumpOperatorBase.cross_gram,
             base._ImplicitProducts.weighted_gram,
@@ -133,7 +137,7 @@ def _named_functions() -> dict[tuple[str, int, str], str]:
             *vars(newton._Projection).values(),
             *vars(newton.Curvature).values(),
         ],
-        "compiled re-solve": [compiled.resolve],
+        "compiled re-solve": [compiled.resolve, compiled._operator_passes],
         "L-BFGS-B": [auglag._lbfgsb],
         "certificates": [newton.certified_point],
     }
