@@ -44,8 +44,13 @@ def _evaluate(model: ERLPBoost, w: np.ndarray):
     """The compiled evaluation at w (a solve with no step)."""
     reg = model.regularizer
     out = _capped_newton.solve(
-        np.asfortranarray(model.U), np.log(reg.d0), float(reg.nu), float(reg.eta),
-        np.ascontiguousarray(w), 0.0, 0,
+        np.asfortranarray(model.U),
+        np.log(reg.d0),
+        float(reg.nu),
+        float(reg.eta),
+        np.ascontiguousarray(w),
+        0.0,
+        0,
     )
     return out[3], out[1], out[2]
 
@@ -64,8 +69,10 @@ def test_the_compiled_solver_is_built():
 
 
 @pytest.mark.parametrize("eta", [1.0, 37.0, 1e3, 1e6])
-@pytest.mark.parametrize("N, nu", [(10, 1.0), (10, 2.5), (10, 10.0), (500, 1.0), (500, 7.0), (500, 50.0),
-                                   (500, 499.5), (500, 500.0)])
+@pytest.mark.parametrize(
+    "N, nu",
+    [(10, 1.0), (10, 2.5), (10, 10.0), (500, 1.0), (500, 7.0), (500, 50.0), (500, 499.5), (500, 500.0)],
+)
 def test_compiled_evaluation_equals_the_python_evaluation(N, nu, eta):
     rng = np.random.default_rng(N + int(10 * nu))
     t = 6
@@ -92,10 +99,18 @@ INSTANCES = [  # N, t, nu, eta: both paths reach a relative gap below 1e-13 on t
     (200, 15, 1.0, 50.0),
     (200, 15, 20.0, 50.0),
     (200, 15, 200.0, 50.0),
-    pytest.param(2_000, 30, 200.0, 300.0, marks=pytest.mark.xfail(
-        _OLD_SCIPY, strict=True,
-        reason="measured in CI's lowest stage (scipy 1.11.1, numpy 1.24.0): d off the Python optimum by "
-        "up to 8e-8 (65 of 2,000 entries), the value within 1e-10")),
+    pytest.param(
+        2_000,
+        30,
+        200.0,
+        300.0,
+        marks=pytest.mark.xfail(
+            _OLD_SCIPY,
+            strict=True,
+            reason="measured in CI's lowest stage (scipy 1.11.1, numpy 1.24.0): d off the Python optimum by "
+            "up to 8e-8 (65 of 2,000 entries), the value within 1e-10",
+        ),
+    ),
 ]
 
 
@@ -126,10 +141,22 @@ def _compare_optima(N, t, nu, eta, w_tol):
 
 
 @pytest.mark.parametrize("eta", [50.0, 1e3, 1e6])
-@pytest.mark.parametrize("nu", [1.0, pytest.param(30.0, marks=pytest.mark.xfail(
-    _OLD_SCIPY, strict=False,
-    reason="CI's lowest stage (scipy 1.11.1, numpy 1.24.0), eta = 1e3: the compiled result stood in 5 "
-    "times of 14, not half")), 300.0])
+@pytest.mark.parametrize(
+    "nu",
+    [
+        1.0,
+        pytest.param(
+            30.0,
+            marks=pytest.mark.xfail(
+                _OLD_SCIPY,
+                strict=False,
+                reason="CI's lowest stage (scipy 1.11.1, numpy 1.24.0), eta = 1e3: the compiled result stood in 5 "
+                "times of 14, not half",
+            ),
+        ),
+        300.0,
+    ],
+)
 def test_warm_resolves_certify_alike_with_and_without_the_compiled_loop(nu, eta, monkeypatch):
     """A boosting-like sequence: the columns enter one at a time, each solve warm-started from the
     previous one, at the practical tolerance; the library's certificate of every solution passes or
