@@ -150,8 +150,8 @@ def _compare_optima(N, t, nu, eta, w_tol):
             marks=pytest.mark.xfail(
                 _OLD_SCIPY,
                 strict=False,
-                reason="CI's lowest stage (scipy 1.11.1, numpy 1.24.0), eta = 1e3: the compiled result stood in 5 "
-                "times of 14, not half",
+                reason="CI's lowest stage (scipy 1.11.1, numpy 1.24.0), eta = 1e3: the compiled result "
+                "stood in 5 times of 14, not half",
             ),
         ),
         300.0,
