@@ -546,21 +546,9 @@ def _compiled_cold_start(model, run: _Run, options: AuglagOptions) -> None:
             rounding=newton.rounding,
             patience=newton.patience,
         )
-        evaluator = run.evaluator
-        evaluator.evaluations += counts["evaluations"]
-        evaluator.hessians += counts["hessians"]
-        steps += counts["steps"]
-    kept = None
-    if formed is not None:  # the last Hessian formed at eta, at its point: the state for the next solve
-        H, face, w_H, d_H = formed
-        kept = Curvature(face, H, Curvature.key_of(model), w_H, d_H, newton_scale(H))
-    point = run.evaluator.point(w, run.target)
-    if point.gap <= options.newton_gap:
-        run.took(point, steps, kept)
-        run.report(options, "compiled", steps)
-    else:
-        run.iterations += steps
-        _report(options, "compiled", model, point.gap, steps)
+        steps += _counted(run, counts)
+    # the last Hessian formed at eta, at its point: the state for the next solve
+    _take_compiled(model, run, options, w, steps, _formed_curvature(model, formed), options.newton_gap)
 
 
 def _compiled_start(model, run: _Run, options: AuglagOptions) -> None:
@@ -576,19 +564,48 @@ def _compiled_start(model, run: _Run, options: AuglagOptions) -> None:
         face = np.union1d(np.flatnonzero(w0 > 0), np.arange(kept.w.size, t))
         kept = kept.covering(model, face, with_inverse=False)
     w, counts, formed = compiled.resolve(model, w0, run.target, None if kept is None else (kept.H, kept.face))
-    if formed is not None:  # the last Hessian formed, at its point: the state kept for the next solve
-        H, face, w_H, d_H = formed
-        kept = Curvature(face, H, Curvature.key_of(model), w_H, d_H, newton_scale(H))
-    evaluator = run.evaluator
-    evaluator.evaluations += counts["evaluations"]
-    evaluator.hessians += counts["hessians"]
-    point = evaluator.point(w, run.target)
-    if point.gap <= run.target:
-        run.took(point, counts["steps"], kept or run.kept)
-        run.report(options, "compiled", counts["steps"])
+    formed = _formed_curvature(model, formed)  # the last Hessian formed, at its point: the state kept
+    if formed is not None:
+        kept = formed
+    _take_compiled(model, run, options, w, _counted(run, counts), kept or run.kept, run.target)
+
+
+def _counted(run: _Run, counts: dict[str, int]) -> int:
+    """Adds a compiled call's evaluations and formed Hessians to the run's counters; its steps."""
+    run.evaluator.evaluations += counts["evaluations"]
+    run.evaluator.hessians += counts["hessians"]
+    return counts["steps"]
+
+
+def _formed_curvature(model, formed: tuple | None) -> Curvature | None:
+    """The state kept for the next solve from the last Hessian a compiled call formed, ``(H, face,
+    w, d)`` at its point (``compiled.resolve``); None where it formed none."""
+    if formed is None:
+        return None
+    H, face, w_H, d_H = formed
+    return Curvature(face, H, Curvature.key_of(model), w_H, d_H, newton_scale(H))
+
+
+def _take_compiled(
+    model,
+    run: _Run,
+    options: AuglagOptions,
+    w: NDArray[np.float64],
+    steps: int,
+    kept: Curvature | None,
+    accept: float,
+) -> None:
+    """The compiled loop's w certified like every other stage's point (``DualEvaluator.point``):
+    taken, with ``kept`` as the Hessian state, and reported as the stage "compiled" where its gap is
+    at most ``accept``; else only its steps counted and the stage reported with the gap it missed
+    by (the run's point unchanged)."""
+    point = run.evaluator.point(w, run.target)
+    if point.gap <= accept:
+        run.took(point, steps, kept)
+        run.report(options, "compiled", steps)
     else:
-        run.iterations += counts["steps"]
-        _report(options, "compiled", model, point.gap, counts["steps"])
+        run.iterations += steps
+        _report(options, "compiled", model, point.gap, steps)
 
 
 def _warm_newton(model, run: _Run, options: AuglagOptions) -> None:
