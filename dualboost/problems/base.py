@@ -307,7 +307,10 @@ class Model(SmoothDualDefaults, ABC):
             R = _ImplicitProducts(implicit.restricted(rows), kept, H.g)
             C = _ImplicitProducts(implicit.restricted(columns), kept, H.g)
             V = [H.V[:, j] for j in range(H.V.shape[1])]
-            P_rows, P_columns = (np.column_stack([X.left(v) for v in V]) for X in (R, C))
+            P_rows = np.column_stack([R.left(v) for v in V])
+            k = columns.size  # columns that end rows (a kept Hessian's border): their P is P_rows'
+            tail = k <= rows.size and np.array_equal(rows[rows.size - k :], columns)
+            P_columns = P_rows[rows.size - k :] if tail else np.column_stack([C.left(v) for v in V])
             return low_rank_hessian(R.cross(C), P_rows, P_columns, H.S, H.scale)
         U = self.U if kept is None else self.U[kept]
         return low_rank_hessian(*cross_gram_parts(U, H.g, H.V, rows, columns), H.S, H.scale)

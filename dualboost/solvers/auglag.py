@@ -561,7 +561,8 @@ def _compiled_start(model, run: _Run, options: AuglagOptions) -> None:
     kept = run.kept if run.kept is not None and run.kept.usable_for(model) else None
     if kept is not None:  # extended to the new columns and those with weight (their rows at its point)
         t = model.n_hypotheses
-        face = np.union1d(np.flatnonzero(w0 > 0), np.arange(kept.w.size, t))
+        m = kept.w.size
+        face = np.concatenate((np.flatnonzero(w0[:m] > 0), np.arange(m, t)))  # (sorted, distinct)
         kept = kept.covering(model, face, with_inverse=False)
     w, counts, formed = compiled.resolve(model, w0, run.target, None if kept is None else (kept.H, kept.face))
     formed = _formed_curvature(model, formed)  # the last Hessian formed, at its point: the state kept
@@ -879,7 +880,7 @@ def _solve_auglag(model, side, tol, warm_start, max_iter, removed, options: Augl
     evaluator = DualEvaluator(model, options.newton)
     w0 = warm_start_weights(model, warm_start, removed)
     target = 0.5 * tol
-    state = None
+    state = point = None
     if model.w_domain is WDomain.LINE:
         a0 = model.line_start() if w0 is None else float(w0[-1])
         a, iterations = _solve_line(model, evaluator, a0, max_iter)
@@ -893,7 +894,9 @@ def _solve_auglag(model, side, tol, warm_start, max_iter, removed, options: Augl
         new = _NONE
         if w0 is not None:  # the columns new since the warm start (after the removed ones)
             kept = warm_start.w.size - (0 if removed is None else len(removed))
-            new = np.setdiff1d(np.arange(model.n_hypotheses), model.warm_columns(kept))
+            carried = np.zeros(model.n_hypotheses, dtype=bool)
+            carried[model.warm_columns(kept)] = True
+            new = np.flatnonzero(~carried)
             state = _carried_state(warm_start.solver_state, removed, new, model.n_hypotheses)
         point, iterations, state = _solve_on_simplex(
             model, evaluator, w0, new, target, max_iter, options, state
@@ -906,6 +909,7 @@ def _solve_auglag(model, side, tol, warm_start, max_iter, removed, options: Augl
         tol=tol,
         method="auglag",
         side=side,
+        evaluated=point,  # its objectives where they are exactly the certificate's (certify)
         iterations=iterations,
         solve_time=time.perf_counter() - start,
         solver_status="",

@@ -25,6 +25,7 @@ def certify(
     tol: float,
     method: str,
     side: str,
+    evaluated=None,
     **fields,
 ) -> Solution:
     """Build a :class:`Solution` for the pair ``(d, w)`` of ``model`` with certified values.
@@ -43,6 +44,12 @@ def certify(
         The method that produced the pair.
     side : str
         The side it solved.
+    evaluated : Point, optional
+        The library's own certificate of this very pair (``newton.certified_point``: ``d is
+        evaluated.d``, ``w is evaluated.w``), whose objectives ``(evaluated.primal,
+        evaluated.value)`` are taken where it computed them exactly as ``primal_objective(d)`` and
+        ``dual_objective(w)`` would (``evaluated.primal`` finite) and neither point needed a repair;
+        otherwise both objectives are evaluated here. None: evaluated here.
     **fields
         Further fields of the Solution (iterations, solver state, ...).
 
@@ -57,8 +64,11 @@ def certify(
     w = np.asarray(w, dtype=np.float64)
     d_feas, primal_infeas = model.repair_primal(d)
     w_feas, dual_infeas = model.repair_dual(w)
-    primal_value = model.primal_objective(d_feas)
-    dual_value = model.dual_objective(w_feas)
+    if _own_objectives(evaluated, d, w, primal_infeas, dual_infeas):
+        primal_value, dual_value = evaluated.primal, evaluated.value
+    else:
+        primal_value = model.primal_objective(d_feas)
+        dual_value = model.dual_objective(w_feas)
     gap = primal_value - dual_value
     scale = max(1.0, abs(primal_value)) if np.isfinite(primal_value) else 1.0
     ok = (
@@ -80,4 +90,17 @@ def certify(
         primal_infeasibility=float(primal_infeas),
         dual_infeasibility=float(dual_infeas),
         **fields,
+    )
+
+
+def _own_objectives(evaluated, d, w, primal_infeas: float, dual_infeas: float) -> bool:
+    """Whether ``evaluated`` (a ``newton.Point`` or None) holds the primal and dual objectives of
+    exactly ``(d, w)``: the same arrays, neither moved by its repair, the primal computed."""
+    return (
+        evaluated is not None
+        and evaluated.d is d
+        and evaluated.w is w
+        and primal_infeas == 0.0
+        and dual_infeas == 0.0
+        and bool(np.isfinite(evaluated.primal))
     )

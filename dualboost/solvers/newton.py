@@ -61,7 +61,7 @@ class DualEvaluator:
         #: the regulariser of the certified points: the warm copy where every evaluation is an inner
         #: solve to machine precision from any start (``SmoothDual.warm_points``: the exact
         #: restrictions, docs/math.md#exact-restriction, whose cold start costs several warm ones),
-        #: else the model's own. The returned Solution is certified from scratch with the model's own.
+        #: else the model's own. The returned Solution is certified with the model's own (``Point.primal``).
         self.point_regularizer = self.regularizer if model.warm_points else None
         #: dual evaluations, Hessians formed (``Model.dual_hessian``) and Hessian-vector products
         self.evaluations = self.hessians = self.products = 0
@@ -99,13 +99,17 @@ class DualEvaluator:
 
 class Point(NamedTuple):
     """A point of the w-domain with its dual value, dual gradient, ``d_from_w(w)`` and certified
-    relative gap."""
+    relative gap; ``primal``: ``primal_objective(d)`` where the certificate computed it from d itself,
+    d unmoved by the repair, with the model's own regulariser (then ``(primal, value)`` are the
+    certificate's objectives at ``(d, w)``, which :func:`~dualboost.solvers.certify.certify` takes
+    instead of evaluating them again), else NaN."""
 
     w: NDArray[np.float64]
     value: float
     grad: NDArray[np.float64]
     d: NDArray[np.float64]
     gap: float
+    primal: float = np.nan
 
 
 def certified_point(model, w: NDArray[np.float64], exact_below: float = np.inf, regularizer=None) -> Point:
@@ -121,8 +125,10 @@ def certified_point(model, w: NDArray[np.float64], exact_below: float = np.inf, 
     There the primal value comes from the gradient ``U^T d`` too; where the repair moved d (by
     rounding, ~1e-16), from an upper bound (``primal_bound_from_edges``), so the gap is an upper
     bound on the repaired pair's, still a certificate, without a pass over U. The returned
-    Solution is certified from scratch (:func:`~dualboost.solvers.certify.certify`). ``regularizer``:
-    a warm-started copy of the model's (``DualEvaluator.point_regularizer``), None for its own.
+    Solution is certified by :func:`~dualboost.solvers.certify.certify`, which takes the point's
+    objectives where they are exactly its own (``Point.primal``) and evaluates them otherwise.
+    ``regularizer``: a warm-started copy of the model's (``DualEvaluator.point_regularizer``), None
+    for its own.
 
     Parameters
     ----------
@@ -151,7 +157,8 @@ def certified_point(model, w: NDArray[np.float64], exact_below: float = np.inf, 
     else:
         d, dual = model.d_from_w(w), model.dual_objective(w)
     repaired, moved = model.repair_primal(d)
-    if max_edge and moved == 0.0:  # U^T d is the gradient just computed
+    exact = max_edge and moved == 0.0
+    if exact:  # U^T d is the gradient just computed
         primal = model.primal_from_edges(d, grad)
     elif max_edge:  # no pass over U either: a bound (MaxEdgeModel.primal_bound_from_edges)
         primal = model.primal_bound_from_edges(d, grad, repaired)
@@ -160,7 +167,8 @@ def certified_point(model, w: NDArray[np.float64], exact_below: float = np.inf, 
     gap = (primal - dual) / max(1.0, abs(primal)) if np.isfinite(primal) else np.inf
     if not max_edge:  # the certificate also bounds d(w)'s distance from the feasible set (SoftBoost's
         gap = max(gap, moved)  # edges: the repaired gap is ~1e-11 where d(w) violates one by 2e-6)
-    return Point(w, float(value), grad, d, float(gap))
+    own = exact and regularizer is None  # the certificate's objectives: certify need not repeat them
+    return Point(w, float(value), grad, d, float(gap), float(primal) if own else np.nan)
 
 
 # --- inverses ---------------------------------------------------------------------------------
@@ -366,12 +374,13 @@ class Curvature:
         inverse is extended by their border (``with_inverse=False``: not, computed again from H
         where needed; the compiled re-solve factors H itself). Columns of this face that ``face``
         lacks stay (the step holds them at 0). ``self`` when nothing is new."""
-        new = np.setdiff1d(face, self.face, assume_unique=True)
+        new = face[~_members(face, self.face, model.n_hypotheses)]
         if not new.size:
             return self
-        columns = np.r_[self.face, new]
+        columns = np.concatenate((self.face, new))
         m, k = self.face.size, columns.size
-        w = np.r_[self.w, np.zeros(model.n_hypotheses - self.w.size)]  # appended columns: weight 0
+        w = np.zeros(model.n_hypotheses)  # appended columns: weight 0
+        w[: self.w.size] = self.w
         H = np.empty((k, k))
         H[:m, :m] = self.H
         block = model.dual_hessian_block(w, columns, new, self.d)
@@ -386,6 +395,14 @@ class Curvature:
     def shifted(self, H: NDArray[np.float64]) -> NDArray[np.float64]:
         """``H - rho 1 1^T`` (a copy), so that the inverted matrix is ``ridge I - H + rho 1 1^T``."""
         return H - self.shift
+
+
+def _members(items: NDArray[np.intp], of: NDArray[np.intp], size: int) -> NDArray[np.bool_]:
+    """Whether each of ``items`` is one of ``of`` (column indices below ``size``): a mask lookup,
+    ``np.isin`` without its sort."""
+    mask = np.zeros(size, dtype=bool)
+    mask[of] = True
+    return mask[items]
 
 
 # --- steps ------------------------------------------------------------------------------------

@@ -5,12 +5,15 @@ numpy's inverse."""
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
 from dualboost.instances import random_edge_matrix
 from dualboost.problems import BinaryERLPBoost, ERLPBoost
-from dualboost.solvers import AuglagOptions, NewtonOptions, default_options, newton
+from dualboost.solvers import AuglagOptions, NewtonOptions, auglag, default_options, newton
+from dualboost.solvers.certify import certify
 
 
 def _models():
@@ -351,3 +354,91 @@ def test_factored_step_with_every_column_but_one_held_is_zero():
     H = model.dual_hessian(w, np.arange(6))
     step, _ = newton.factored_step(H, g, 0.0, True, np.arange(1, 6))
     np.testing.assert_allclose(step, 0.0, rtol=0, atol=1e-12 * np.abs(g).max())
+
+
+def _counting(monkeypatch, cls, name: str) -> dict:
+    calls = {"n": 0}
+    original = getattr(cls, name)
+
+    def counted(self, *args, **kwargs):
+        calls["n"] += 1
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(cls, name, counted)
+    return calls
+
+
+@pytest.mark.parametrize("nu, eta", [(1.0, 5.0), (12.0, 300.0), (40.0, 3e4), (200.0, 1e6), (400.0, 1e6)])
+def test_certify_takes_a_points_objectives_only_where_they_are_its_own(monkeypatch, nu, eta):
+    """certify(evaluated=point) builds the same Solution, bit for bit, as evaluating both objectives
+    again (the independent computation), and evaluates nothing where the point's objectives are
+    exactly the certificate's: its d unmoved by the repair, the model's own regulariser, the very
+    arrays. Elsewhere (a moved d, another array, a warm-started regulariser) it evaluates both."""
+    model = ERLPBoost(random_edge_matrix(400, 25, seed=3), nu=nu, eta=eta)
+    rng = np.random.default_rng(5)
+    reused = recomputed = 0
+    for _ in range(15):
+        w = rng.dirichlet(np.full(25, 0.3))
+        point = newton.certified_point(model, w)
+        scratch = certify(model, point.d, point.w, tol=1e-6, method="auglag", side="dual")
+        primal = _counting(monkeypatch, ERLPBoost, "primal_objective")
+        dual = _counting(monkeypatch, ERLPBoost, "dual_objective")
+        taken = certify(model, point.d, point.w, tol=1e-6, method="auglag", side="dual", evaluated=point)
+        copied = certify(
+            model, point.d.copy(), point.w, tol=1e-6, method="auglag", side="dual", evaluated=point
+        )
+        monkeypatch.undo()
+        for sol in (taken, copied):
+            assert (sol.primal_value, sol.dual_value, sol.gap, sol.status) == (
+                scratch.primal_value,
+                scratch.dual_value,
+                scratch.gap,
+                scratch.status,
+            )
+        own = model.repair_primal(point.d)[1] == 0.0
+        assert np.isfinite(point.primal) == own
+        assert (primal["n"], dual["n"]) == ((1, 1) if own else (2, 2))
+        reused += own
+        recomputed += not own
+    warm = newton.certified_point(model, w, regularizer=model.regularizer.with_warm_starts())
+    assert np.isnan(warm.primal)
+    assert reused > 0 if nu < 400 else recomputed > 0  # nu = N: d = 1/N, moved by its rounding
+
+
+def test_a_warm_solve_certifies_its_solution_once(monkeypatch):
+    """A boosting run's solves (method="auglag") take their final point's own objectives where its d
+    needed no repair (most of them), and those Solutions' values equal a certificate computed from
+    scratch for the same (d, w)."""
+    from dualboost import ERLPBoostClassifier
+
+    X = np.random.default_rng(0).normal(size=(300, 6))
+    y = np.where(X[:, 0] + 0.4 * X[:, 1] > 0, 1.0, -1.0)
+    solutions, taken = [], []
+    original = auglag._solve_auglag
+    certify_module = importlib.import_module("dualboost.solvers.certify")  # (the package: the function)
+    own = certify_module._own_objectives
+
+    def recorded(*args):
+        taken.append(own(*args))
+        return taken[-1]
+
+    def kept(model, *args):  # certified again at once (a run's stump operator grows afterwards)
+        sol = original(model, *args)
+        if taken.pop():  # the point's own objectives: d unmoved, so the pair is certified as it stands
+            again = certify(model, sol.d, sol.w, tol=sol.tol, method="auglag", side="dual")
+            taken.pop()
+            solutions.append(
+                (
+                    (sol.primal_value, sol.dual_value, sol.gap),
+                    (again.primal_value, again.dual_value, again.gap),
+                )
+            )
+        return sol
+
+    monkeypatch.setattr(auglag, "_solve_auglag", kept)
+    monkeypatch.setattr(certify_module, "_own_objectives", recorded)
+    clf = ERLPBoostClassifier(nu=0.1, eps=0.01).fit(X, y)
+    monkeypatch.undo()
+    assert len(solutions) > clf.n_iter_ / 2 > 10
+    for values, scratch in solutions:
+        assert values == scratch
