@@ -123,20 +123,24 @@ def stump_gram(
         hist = np.empty((K, K))
         bucket_gram(bucket, g, offset, hist)
     cdef double[:, ::1] S = hist
-    cdef double total = S[0, 0], si, low
-    cdef Py_ssize_t i
+    cdef double total = S[0, 0], si, low, value, diag_i
+    cdef double[::1] diag = np.empty(t)
+    cdef Py_ssize_t i, row
     cdef bint rank_one = p_low is not None
     if rank_one and p_low.shape[0] != t:
         raise ValueError("p_low must have one entry per column")
     with nogil:
         for i in range(t):
-            si = sign[i]
-            for j in range(t):
+            diag[i] = S[select[i], select[i]]
+        for i in range(t):  # the lower triangle, mirrored (the same expression for (i, j) and (j, i))
+            si, row, diag_i = sign[i], select[i], diag[i]
+            for j in range(i + 1):
                 low = inverse * p_low[i] * p_low[j] if rank_one else 0.0
-                out[i, j] = factor * (si * sign[j] * (
-                    4.0 * S[select[i], select[j]] - 2.0 * S[select[i], select[i]]
-                    - 2.0 * S[select[j], select[j]] + total
+                value = factor * (si * sign[j] * (
+                    4.0 * S[row, select[j]] - 2.0 * diag_i - 2.0 * diag[j] + total
                 ) - low)
+                out[i, j] = value
+                out[j, i] = value
 
 
 @cython.boundscheck(False)
