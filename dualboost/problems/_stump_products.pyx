@@ -1,67 +1,20 @@
-"""The passes of :class:`dualboost.problems.kernels.StumpColumns` (its reference is the same class's
-numpy path): ``U w`` and ``U^T d`` for decision-stump columns through each feature's sort order, O(N F)
-per product instead of O(N t) (docs/architecture.md#compiled-code)."""
+"""The passes of :class:`dualboost.problems.kernels.StumpColumns` (their reference: the explicit
+products with U, tests/problems/test_stump_columns.py): ``U w`` and ``U^T d`` for decision-stump
+columns through each feature's sort order, O(N F) per product instead of O(N t)
+(:class:`StumpPasses`, also handed to the compiled solver as ``Passes``,
+dualboost/solvers/_passes.pxd), and their Gram (:func:`stump_gram`)
+(docs/architecture.md#compiled-code)."""
 
 import numpy as np
 
 cimport cython
+from cpython.pycapsule cimport PyCapsule_New
 
+from dualboost.solvers._passes cimport Passes
 
-def step_sums(
-    const Py_ssize_t[::1] cut,
-    const double[::1] c,
-    const int[:, ::1] position,
-    double[::1] steps,
-    double[::1] out,
-):
-    """``out[n] = sum_f steps_f[position[f, n]]`` with ``steps_f`` the running sums along feature f's
-    sort order of the weights ``c`` placed at ``cut`` (flat slots ``f * (N + 1) + p``): the sum over
-    the stumps of ``c_j [x_n is above the stump's threshold]``. ``steps`` is scratch of F (N + 1)."""
-    cdef Py_ssize_t F = position.shape[0], N = position.shape[1], width = N + 1
-    cdef Py_ssize_t f, n, j, base
-    cdef double run
-    with nogil:
-        for j in range(steps.shape[0]):
-            steps[j] = 0.0
-        for j in range(cut.shape[0]):
-            steps[cut[j]] += c[j]
-        for f in range(F):
-            base = f * width
-            run = 0.0
-            for n in range(width):
-                run = run + steps[base + n]
-                steps[base + n] = run
-        for n in range(N):
-            out[n] = 0.0
-        for f in range(F):
-            base = f * width
-            for n in range(N):
-                out[n] += steps[base + position[f, n]]
-
-
-def prefix_sums(
-    const int[:, ::1] order,
-    const double[::1] v,
-    const Py_ssize_t[::1] cut,
-    double[::1] sums,
-    double[::1] out,
-):
-    """``out[j] = sum of v over the rows before slot cut[j]`` of its feature's sort order (flat slots
-    ``f * (N + 1) + p``, p rows before): ``sums`` is scratch of F (N + 1)."""
-    cdef Py_ssize_t F = order.shape[0], N = order.shape[1], width = N + 1
-    cdef Py_ssize_t f, n, j, base
-    cdef double run
-    with nogil:
-        for f in range(F):
-            base = f * width
-            run = 0.0
-            sums[base] = 0.0
-            for n in range(N):
-                run = run + v[order[f, n]]
-                sums[base + n + 1] = run
-        for j in range(cut.shape[0]):
-            out[j] = sums[cut[j]]
-
+#: the name of the capsules of :meth:`StumpPasses.capsule` (``dualboost/solvers/_passes.pxd``)
+cdef const char* _PASSES_NAME = b"dualboost.solvers._passes.Passes"
+PASSES_NAME = _PASSES_NAME
 
 
 @cython.boundscheck(False)
@@ -210,3 +163,196 @@ def indicator_scatter(
             if c != 0.0:
                 for k in range(indptr[j], indptr[j + 1]):
                     out[indices[k]] += c
+
+
+cdef struct StumpArrays:
+    const double* y
+    const double* sign
+    const int* order
+    const int* position
+    const Py_ssize_t* cut       # the stumps' flat cut slots
+    const Py_ssize_t* stumps    # the stumps' columns
+    const Py_ssize_t* constants  # the constants' columns
+    Py_ssize_t N, F, t, n_stumps, n_constants
+
+
+cdef double _pairwise_sum(const double* a, Py_ssize_t n) noexcept nogil:
+    """``sum a`` by pairwise summation (blocks of 128 with eight running sums, halves above): a
+    rounding error of O(log n) rather than O(n) units."""
+    cdef double r0, r1, r2, r3, r4, r5, r6, r7, res
+    cdef Py_ssize_t i, half
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[i]
+        return res
+    if n <= 128:
+        r0, r1, r2, r3, r4, r5, r6, r7 = a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]
+        i = 8
+        while i < n - n % 8:
+            r0 += a[i]
+            r1 += a[i + 1]
+            r2 += a[i + 2]
+            r3 += a[i + 3]
+            r4 += a[i + 4]
+            r5 += a[i + 5]
+            r6 += a[i + 6]
+            r7 += a[i + 7]
+            i += 8
+        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            res += a[i]
+            i += 1
+        return res
+    half = n // 2
+    half -= half % 8
+    return _pairwise_sum(a, half) + _pairwise_sum(a + half, n - half)
+
+
+cdef int _stump_margins(const void* data, const double* w, double* out, double* scratch) noexcept nogil:
+    """``out = U w``: ``y * (2 sum_f A_f + sum_constants s_j w_j - sum_stumps s_j w_j)``, ``A_f`` at a
+    row the sum of ``s_j w_j`` over feature slot f's stumps below the row's value (the weights
+    placed at their cuts, a running sum along the slot's sort order, a gather per row). Scratch:
+    the stumps' ``s_j w_j``, then F (N + 1) running sums."""
+    cdef const StumpArrays* a = <const StumpArrays*>data
+    cdef Py_ssize_t N = a.N, width = a.N + 1, k, f, n, base
+    cdef double* c = scratch
+    cdef double* steps = scratch + a.n_stumps
+    cdef double run, level = 0.0
+    for k in range(a.n_stumps):
+        c[k] = a.sign[a.stumps[k]] * w[a.stumps[k]]
+    for k in range(a.F * width):
+        steps[k] = 0.0
+    for k in range(a.n_stumps):
+        steps[a.cut[k]] += c[k]
+    for f in range(a.F):
+        base = f * width
+        run = 0.0
+        for n in range(width):
+            run = run + steps[base + n]
+            steps[base + n] = run
+    for k in range(a.n_constants):
+        level += a.sign[a.constants[k]] * w[a.constants[k]]
+    level -= _pairwise_sum(c, a.n_stumps)
+    for n in range(N):
+        out[n] = 0.0
+    for f in range(a.F):
+        base = f * width
+        for n in range(N):
+            out[n] += steps[base + a.position[f * N + n]]
+    for n in range(N):
+        out[n] = (2.0 * out[n] + level) * a.y[n]
+    return 0
+
+
+cdef int _stump_edges(const void* data, const double* d, double* out, double* scratch) noexcept nogil:
+    """``out = U^T d``: per stump ``s_j (sum(v) - 2 C_j)``, ``C_j`` the running sum of ``v = y d`` along
+    its slot's sort order up to its cut; per constant ``s_j sum(v)``. Scratch: v, then F (N + 1)
+    running sums."""
+    cdef const StumpArrays* a = <const StumpArrays*>data
+    cdef Py_ssize_t N = a.N, width = a.N + 1, k, f, n, base
+    cdef double* v = scratch
+    cdef double* sums = scratch + N
+    cdef double run, total
+    for n in range(N):
+        v[n] = a.y[n] * d[n]
+    total = _pairwise_sum(v, N)
+    for f in range(a.F):
+        base = f * width
+        run = 0.0
+        sums[base] = 0.0
+        for n in range(N):
+            run = run + v[a.order[f * N + n]]
+            sums[base + n + 1] = run
+    for k in range(a.n_stumps):
+        out[a.stumps[k]] = a.sign[a.stumps[k]] * (total - 2.0 * sums[a.cut[k]])
+    for k in range(a.n_constants):
+        out[a.constants[k]] = a.sign[a.constants[k]] * total
+    return 0
+
+
+cdef class StumpPasses:
+    """``U w`` and ``U^T d`` of decision-stump columns (``dualboost.problems.kernels.StumpColumns``,
+    which calls these) in one compiled call each, and the same passes for a compiled solver without
+    the GIL (:meth:`capsule`, the ``Passes`` of ``dualboost/solvers/_passes.pxd``). The arrays are
+    kept (read-only) for the object's life.
+
+    Parameters
+    ----------
+    y : ndarray of shape (N,)
+        The labels.
+    order, position : ndarray of int32, shape (F, N)
+        Each feature slot's sort order and each row's place in it.
+    cut : ndarray of intp
+        The stumps' flat cut slots ``f * (N + 1) + p``.
+    sign : ndarray of shape (t,)
+        Every column's sign.
+    stumps, constants : ndarray of intp
+        The stumps' and the constants' columns.
+    """
+
+    cdef const double[::1] _y, _sign
+    cdef const int[:, ::1] _order, _position
+    cdef const Py_ssize_t[::1] _cut, _stumps, _constants
+    cdef StumpArrays _arrays
+    cdef Passes _passes
+    cdef readonly Py_ssize_t scratch_size
+
+    def __init__(self, y, order, position, cut, sign, stumps, constants):
+        cdef Py_ssize_t F, N
+        cdef StumpArrays* a
+        self._y, self._sign = y, sign
+        self._order, self._position = order, position
+        self._cut, self._stumps, self._constants = cut, stumps, constants
+        F, N = self._order.shape[0], self._order.shape[1]
+        if self._y.shape[0] != N or self._position.shape[0] != F or self._position.shape[1] != N:
+            raise ValueError("y, order and position must describe the same N rows and F slots")
+        if self._cut.shape[0] != self._stumps.shape[0]:
+            raise ValueError("cut must give one slot per stump")
+        a = &self._arrays
+        a.y = &self._y[0] if N else NULL
+        a.sign = &self._sign[0] if self._sign.shape[0] else NULL
+        a.order = &self._order[0, 0] if F and N else NULL
+        a.position = &self._position[0, 0] if F and N else NULL
+        a.cut = &self._cut[0] if self._cut.shape[0] else NULL
+        a.stumps = &self._stumps[0] if self._stumps.shape[0] else NULL
+        a.constants = &self._constants[0] if self._constants.shape[0] else NULL
+        a.N, a.F, a.t = N, F, self._sign.shape[0]
+        a.n_stumps, a.n_constants = self._stumps.shape[0], self._constants.shape[0]
+        self.scratch_size = F * (N + 1) + (N if N > a.n_stumps else a.n_stumps)
+        self._passes.data = <const void*>a
+        self._passes.margins = _stump_margins
+        self._passes.edges = _stump_edges
+        self._passes.scratch = self.scratch_size
+        self._passes.n_rows, self._passes.n_columns = N, a.t
+
+    def margins(self, w):
+        """``U w`` (w over the t columns), shape (N,)."""
+        cdef const double[::1] x = np.ascontiguousarray(w, dtype=np.float64)
+        if x.shape[0] != self._arrays.t:
+            raise ValueError(f"w must have {self._arrays.t} entries; got {x.shape[0]}")
+        out = np.empty(self._arrays.N)
+        cdef double[::1] o = out
+        cdef double[::1] scratch = np.empty(self.scratch_size)
+        with nogil:
+            _stump_margins(&self._arrays, &x[0] if x.shape[0] else NULL, &o[0] if o.shape[0] else NULL,
+                           &scratch[0])
+        return out
+
+    def edges(self, d):
+        """``U^T d`` (d over the N rows), shape (t,)."""
+        cdef const double[::1] x = np.ascontiguousarray(d, dtype=np.float64)
+        if x.shape[0] != self._arrays.N:
+            raise ValueError(f"d must have {self._arrays.N} entries; got {x.shape[0]}")
+        out = np.empty(self._arrays.t)
+        cdef double[::1] o = out
+        cdef double[::1] scratch = np.empty(self.scratch_size)
+        with nogil:
+            _stump_edges(&self._arrays, &x[0] if x.shape[0] else NULL, &o[0] if o.shape[0] else NULL,
+                         &scratch[0])
+        return out
+
+    def capsule(self):
+        """The passes as a PyCapsule named :data:`PASSES_NAME` pointing to this object's ``Passes``
+        (valid while this object lives: a caller keeps a reference to it)."""
+        return PyCapsule_New(&self._passes, _PASSES_NAME, NULL)

@@ -21,9 +21,9 @@ from dualboost.conjugates.traits import small_inverse
 from dualboost.oracles.stumps import Constant, Stump
 
 try:
-    from dualboost.problems._stump_products import prefix_sums, step_sums, stump_gram
+    from dualboost.problems._stump_products import StumpPasses, stump_gram
 except ImportError:  # a source tree that was not built: the explicit products run (StumpColumns.of)
-    prefix_sums = step_sums = stump_gram = None
+    StumpPasses = stump_gram = None
 
 __all__ = [
     "gram_parts",
@@ -401,6 +401,10 @@ class StumpOperator(Protocol):
         """``-scale (U^T diag(weights) U - a a^T / total)``."""
         ...
 
+    def compiled_passes(self) -> object | None:
+        """:meth:`margins` and :meth:`edges` for a compiled solver, or None."""
+        ...
+
 
 class StumpOperatorBase(ABC):
     """The products of an implicit operator of columns U (N x t) that follow from its passes
@@ -457,6 +461,18 @@ class StumpOperatorBase(ABC):
         float
             The estimated cost.
         """
+
+    def compiled_passes(self) -> object | None:
+        """:meth:`margins` and :meth:`edges` as a compiled solver calls them without the GIL: a
+        PyCapsule of the ``Passes`` struct of ``dualboost/solvers/_passes.pxd`` (valid while this
+        operator lives), or None (this default: the solver calls the methods).
+
+        Returns
+        -------
+        PyCapsule or None
+            The passes, or None.
+        """
+        return None
 
     @abstractmethod
     def margins(self, w: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -616,7 +632,7 @@ class StumpColumns(StumpOperatorBase):
         too where it does not pay (:meth:`pays`: nothing is sorted or stacked then, e.g. for the
         many features of a topic set, one or two stumps each), or where the compiled passes are not
         built (docs/architecture.md#compiled-code)."""
-        if step_sums is None:
+        if StumpPasses is None:
             return None
         done = 0 if previous is None else previous.n_columns
         features = () if previous is None else previous.features
@@ -687,31 +703,36 @@ class StumpColumns(StumpOperatorBase):
             and n_samples * n_columns >= cls.MIN_ENTRIES
         )
 
-    def _scratch(self) -> NDArray[np.float64]:
-        return np.empty(len(self.features) * (self.n_samples + 1))
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state.pop("_passes", None)  # compiled, made again on first use
+        return state
+
+    def passes(self) -> StumpPasses:
+        """The compiled passes of these columns (``_stump_products.StumpPasses``), made on first use:
+        :meth:`margins` and :meth:`edges` call them, and a compiled solver calls the same functions
+        without the GIL (``StumpPasses.capsule``, dualboost/solvers/_passes.pxd)."""
+        made = self.__dict__.get("_passes")
+        if made is None:
+            made = self._passes = StumpPasses(
+                self.y, self.order, self.position, self.stump_cut, self.sign, self.stumps, self.constants
+            )
+        return made
+
+    def compiled_passes(self) -> object:
+        """:meth:`StumpOperatorBase.compiled_passes`: ``StumpPasses.capsule`` of :meth:`passes`."""
+        return self.passes().capsule()
 
     def margins(self, w: NDArray[np.float64]) -> NDArray[np.float64]:
-        """``U w`` (w a vector over the columns)."""
-        w = np.asarray(w, dtype=np.float64)
-        c = self.sign[self.stumps] * w[self.stumps]
-        steps = np.empty(self.n_samples)
-        step_sums(self.stump_cut, c, self.position, self._scratch(), steps)
-        level = float(self.sign[self.constants] @ w[self.constants]) - float(c.sum())
-        steps *= 2.0
-        steps += level
-        steps *= self.y
-        return steps
+        """``U w`` (w a vector over the columns): ``y * (2 sum_f A_f + sum_constants s_j w_j -
+        sum_stumps s_j w_j)``, ``A_f`` the running sums of the stumps' ``s_j w_j`` placed at their cuts
+        (``StumpPasses.margins``)."""
+        return self.passes().margins(w)
 
     def edges(self, d: NDArray[np.float64]) -> NDArray[np.float64]:
-        """``U^T d`` (d a vector over the rows)."""
-        v = self.y * np.asarray(d, dtype=np.float64)
-        total = float(v.sum())
-        below = np.empty(self.stumps.size)
-        prefix_sums(self.order, v, self.stump_cut, self._scratch(), below)
-        out = np.empty(self.n_columns)
-        out[self.stumps] = self.sign[self.stumps] * (total - 2.0 * below)
-        out[self.constants] = self.sign[self.constants] * total
-        return out
+        """``U^T d`` (d a vector over the rows): per stump ``s_j (sum(v) - 2 C_j)`` with ``C_j`` the
+        running sum of ``v = y d`` up to its cut, per constant ``s_j sum(v)`` (``StumpPasses.edges``)."""
+        return self.passes().edges(d)
 
     def weighted_gram(self, weights: NDArray[np.float64]) -> NDArray[np.float64]:
         """``U^T diag(weights) U`` (weights one per row), O(N F_S^2 + t^2) for the F_S feature slots

@@ -41,6 +41,13 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport ddot, dgemv, dsyrk
 from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
+from cpython.pycapsule cimport PyCapsule_GetPointer
+
+from dualboost.solvers._passes cimport Passes
+
+#: the name of a ``passes`` capsule (``dualboost/solvers/_passes.pxd``)
+cdef const char* _PASSES_NAME = b"dualboost.solvers._passes.Passes"
+PASSES_NAME = _PASSES_NAME
 
 
 #: the largest first-order change of a log-weight eta (U x)_n that a first trial may make, at first,
@@ -63,6 +70,8 @@ cdef struct Problem:
     double nu
     void* products       # an object with margins(w) and edges(d) (U w, U^T d), or NULL: BLAS on U
     void* gram           # a callable (weights, face) -> U_S^T diag(weights) U_S or None, or NULL
+    const Passes* passes  # the operator's compiled passes (called without the GIL), or NULL
+    double* pass_scratch  # their scratch (passes.scratch doubles)
 
 
 cdef void _select_largest(const double* lw, int* idx, int N, int K) noexcept nogil:
@@ -119,11 +128,17 @@ cdef int _call_into(object method, const double* x, int n_in, double* out, int n
 
 
 cdef int _product(Problem* p, bint transposed, const double* x, double* out) except -1 nogil:
-    """``out = U x`` (``transposed``: ``U^T x``): by the operator's ``margins``/``edges`` where the
-    caller gave one, else BLAS dgemv on U."""
+    """``out = U x`` (``transposed``: ``U^T x``): by the operator's compiled passes (``p.passes``,
+    without the GIL) or its ``margins``/``edges`` where the caller gave one, else BLAS dgemv on U."""
     cdef int inc = 1
     cdef double one = 1.0, zero = 0.0
     cdef char trans = b'T' if transposed else b'N'
+    if p.passes != NULL:
+        if transposed:
+            p.passes.edges(p.passes.data, x, out, p.pass_scratch)
+        else:
+            p.passes.margins(p.passes.data, x, out, p.pass_scratch)
+        return 0
     if p.products == NULL:
         dgemv(&trans, &p.N, &p.t, &one, <double*>p.U, &p.N, <double*>x, &inc, &zero, out, &inc)
         return 0
@@ -448,6 +463,7 @@ def solve(
     int patience=0,
     products=None,
     gram=None,
+    passes=None,
 ):
     """Newton on the simplex from ``w0`` until the gap of ``(d(w), w)`` is at most ``tol``.
 
@@ -494,6 +510,11 @@ def solve(
     gram : callable, optional
         ``gram(weights, face) -> U_face^T diag(weights) U_face`` (k x k) or None to decline (then
         the Hessian is formed by BLAS on U's columns): where given, every Hessian is first asked of it.
+    passes : PyCapsule, optional
+        The compiled passes of ``products`` (a capsule named ``PASSES_NAME`` pointing to a ``Passes``
+        of ``dualboost/solvers/_passes.pxd``, for U's N rows and t columns), called without the GIL
+        instead of ``products``' methods; the caller keeps the object that owns them alive (it
+        passes it as ``products``).
 
     Returns
     -------
@@ -512,6 +533,16 @@ def solve(
     p.N, p.t, p.eta, p.nu = N, t, eta, nu
     p.products = NULL if products is None else <void*>products
     p.gram = NULL if gram is None else <void*>gram
+    p.passes, p.pass_scratch = NULL, NULL
+    cdef double[::1] pass_scratch
+    if passes is not None:
+        if products is None:
+            raise ValueError("passes need the operator that owns them, as products")
+        p.passes = <const Passes*>PyCapsule_GetPointer(passes, _PASSES_NAME)
+        if p.passes.n_rows != N or p.passes.n_columns != t:
+            raise ValueError(f"passes are for {p.passes.n_rows} x {p.passes.n_columns}, not U's {N} x {t}")
+        pass_scratch = np.empty(max(p.passes.scratch, 1))
+        p.pass_scratch = &pass_scratch[0]
     cdef double[::1] lw_scratch = np.empty(N), suffix_scratch = np.empty(N + 1)
     cdef int[::1] idx_scratch = np.empty(N, dtype=np.int32)
     p.lw, p.suffix, p.idx = &lw_scratch[0], &suffix_scratch[0], &idx_scratch[0]

@@ -153,6 +153,7 @@ def resolve(
     log_d0 = np.log(reg.d0)  # (positive: applies() checked it)
     H, face = kept if kept is not None else (None, None)
     products, gram = _operator_passes(model)
+    passes = None if products is None else products.compiled_passes()
     w, _, _, _, _, steps, hessians, evaluations, *formed = _capped_newton.solve(
         U,
         log_d0,
@@ -170,6 +171,7 @@ def resolve(
         int(patience),
         products,
         gram,
+        passes,
     )
     counts = {"steps": steps, "hessians": hessians, "evaluations": evaluations}
     return w, counts, None if formed[0] is None else tuple(formed)

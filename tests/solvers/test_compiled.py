@@ -409,3 +409,51 @@ def test_an_operators_bad_result_or_error_is_raised(monkeypatch):
         _capped_newton.solve(*args, products=Failing())
     with pytest.raises(ValueError, match=r"Gram callable returned shape \(2, 2\), expected \(8, 8\)"):
         _capped_newton.solve(*args, gram=lambda weights, face: np.zeros((2, 2)))
+
+
+@pytest.mark.parametrize("nu, eta", [(1.0, 50.0), (30.0, 1e3), (300.0, 1e6)])
+def test_the_operators_compiled_passes_equal_its_methods_bit_for_bit(nu, eta, monkeypatch):
+    """The loop through the stump operator's compiled passes (``passes``, called without the GIL)
+    and through its Python methods (``products``): the same functions, so the same solve bit for
+    bit; and the passes equal the explicit products with U up to the order of summation."""
+    rng = np.random.default_rng(int(eta))
+    N, t = 300, 25
+    model = _stump_model(monkeypatch, rng, N, t, nu, eta)
+    products, gram = compiled._operator_passes(model)
+    passes = products.passes()
+    for _ in range(3):
+        w, d = rng.dirichlet(np.full(t, 0.3)), rng.dirichlet(np.ones(N))
+        np.testing.assert_allclose(passes.margins(w), model.U @ w, rtol=0, atol=1e-14)
+        np.testing.assert_allclose(passes.edges(d), model.U.T @ d, rtol=0, atol=1e-14)
+    reg = model.regularizer
+    args = (model.U, np.log(reg.d0), nu, eta, np.full(t, 1 / t), 1e-12, 50, None, None)
+    through_methods = _capped_newton.solve(*args, products=products, gram=gram)
+    capsule = products.compiled_passes()
+    through_passes = _capped_newton.solve(*args, products=products, gram=gram, passes=capsule)
+    assert through_methods[5] > 0  # steps were taken
+    for a, b in zip(through_methods[:8], through_passes[:8], strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_passes_of_another_shape_or_without_their_owner_are_refused(monkeypatch):
+    rng = np.random.default_rng(8)
+    model = _stump_model(monkeypatch, rng, 50, 8, 5.0, 50.0)
+    other = _stump_model(monkeypatch, rng, 50, 6, 5.0, 50.0)
+    reg = model.regularizer
+    args = (model.U, np.log(reg.d0), float(reg.nu), float(reg.eta), np.full(8, 1 / 8), 0.0, 50, None, None)
+    products = model.stump_columns
+    with pytest.raises(ValueError, match=r"passes are for 50 x 6, not U's 50 x 8"):
+        _capped_newton.solve(*args, products=products, passes=other.stump_columns.passes().capsule())
+    with pytest.raises(ValueError, match="passes need the operator that owns them"):
+        _capped_newton.solve(*args, passes=products.passes().capsule())
+    with pytest.raises(ValueError, match="PyCapsule_GetPointer called with incorrect name|invalid"):
+        _capped_newton.solve(*args, products=products, passes=_capped_newton_capsule_of_another_name())
+
+
+def _capped_newton_capsule_of_another_name():
+    import ctypes
+
+    make = ctypes.pythonapi.PyCapsule_New
+    make.restype = ctypes.py_object
+    make.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    return make(ctypes.c_void_p(8), b"another", None)
