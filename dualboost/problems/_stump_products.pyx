@@ -10,7 +10,7 @@ import numpy as np
 cimport cython
 from cpython.pycapsule cimport PyCapsule_New
 
-from dualboost.solvers._passes cimport Passes
+from dualboost.solvers._passes cimport Passes, pass_fn
 
 #: the name of the capsules of :meth:`StumpPasses.capsule` (``dualboost/solvers/_passes.pxd``)
 cdef const char* _PASSES_NAME = b"dualboost.solvers._passes.Passes"
@@ -328,28 +328,22 @@ cdef class StumpPasses:
 
     def margins(self, w):
         """``U w`` (w over the t columns), shape (N,)."""
-        cdef const double[::1] x = np.ascontiguousarray(w, dtype=np.float64)
-        if x.shape[0] != self._arrays.t:
-            raise ValueError(f"w must have {self._arrays.t} entries; got {x.shape[0]}")
-        out = np.empty(self._arrays.N)
-        cdef double[::1] o = out
-        cdef double[::1] scratch = np.empty(self.scratch_size)
-        with nogil:
-            _stump_margins(&self._arrays, &x[0] if x.shape[0] else NULL, &o[0] if o.shape[0] else NULL,
-                           &scratch[0])
-        return out
+        return self._apply(self._passes.margins, w, "w", self._arrays.t, self._arrays.N)
 
     def edges(self, d):
         """``U^T d`` (d over the N rows), shape (t,)."""
-        cdef const double[::1] x = np.ascontiguousarray(d, dtype=np.float64)
-        if x.shape[0] != self._arrays.N:
-            raise ValueError(f"d must have {self._arrays.N} entries; got {x.shape[0]}")
-        out = np.empty(self._arrays.t)
+        return self._apply(self._passes.edges, d, "d", self._arrays.N, self._arrays.t)
+
+    cdef object _apply(self, pass_fn apply, values, str name, Py_ssize_t n_in, Py_ssize_t n_out):
+        """``apply`` (a pass) on ``values`` (``name``: n_in entries), into a new array of n_out."""
+        cdef const double[::1] x = np.ascontiguousarray(values, dtype=np.float64)
+        if x.shape[0] != n_in:
+            raise ValueError(f"{name} must have {n_in} entries; got {x.shape[0]}")
+        out = np.empty(n_out)
         cdef double[::1] o = out
         cdef double[::1] scratch = np.empty(self.scratch_size)
         with nogil:
-            _stump_edges(&self._arrays, &x[0] if x.shape[0] else NULL, &o[0] if o.shape[0] else NULL,
-                         &scratch[0])
+            apply(&self._arrays, &x[0] if n_in else NULL, &o[0] if n_out else NULL, &scratch[0])
         return out
 
     def capsule(self):
