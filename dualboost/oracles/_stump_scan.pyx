@@ -46,6 +46,37 @@ cdef inline void _carry(double* A, const Py_ssize_t* starts, Py_ssize_t m, const
                 A[lo + i] += carry[source[i]]
 
 
+cdef enum:
+    BLOCK = 256  # slots per block of Search.choose's extremes
+
+
+cdef inline void _extremes(const double* A, Py_ssize_t n, double* low, double* high) noexcept nogil:
+    """The minimum and maximum of ``A[:n]`` (n >= 1), in four independent lanes without branches
+    (a minimum or maximum is exact: the order of the comparisons does not change it)."""
+    cdef double l0 = A[0], l1 = A[0], l2 = A[0], l3 = A[0], h0 = A[0], h1 = A[0], h2 = A[0], h3 = A[0]
+    cdef Py_ssize_t i = 0
+    while i + 4 <= n:
+        l0 = A[i] if A[i] < l0 else l0
+        h0 = A[i] if A[i] > h0 else h0
+        l1 = A[i + 1] if A[i + 1] < l1 else l1
+        h1 = A[i + 1] if A[i + 1] > h1 else h1
+        l2 = A[i + 2] if A[i + 2] < l2 else l2
+        h2 = A[i + 2] if A[i + 2] > h2 else h2
+        l3 = A[i + 3] if A[i + 3] < l3 else l3
+        h3 = A[i + 3] if A[i + 3] > h3 else h3
+        i += 4
+    while i < n:
+        l0 = A[i] if A[i] < l0 else l0
+        h0 = A[i] if A[i] > h0 else h0
+        i += 1
+    l0 = l1 if l1 < l0 else l0
+    l2 = l3 if l3 < l2 else l2
+    h0 = h1 if h1 > h0 else h0
+    h2 = h3 if h3 > h2 else h2
+    low[0] = l2 if l2 < l0 else l0
+    high[0] = h2 if h2 > h0 else h0
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def scan_rows(double[::1] A, const Py_ssize_t[::1] starts, const Py_ssize_t[::1] counts):
@@ -140,8 +171,8 @@ cdef class _Level:
 
 cdef class Search:
     """The compiled loops of ``DecisionStumps.best`` over one fitted layout: the slots' sums and
-    their scan (:meth:`sums`), the largest |edge| (:meth:`largest_edge`) and the first tied slot
-    in boundary order (:meth:`first_tie`). The layout's arrays are checked once, here.
+    their scan (:meth:`sums`), the tie threshold and the first tied slot in boundary order
+    (:meth:`choose`). The layout's arrays are checked once, here.
 
     Parameters
     ----------
@@ -211,47 +242,59 @@ cdef class Search:
         if self.size:
             self.level.run(&out[0])
 
-    def largest_edge(self, const double[::1] sums, double total):
-        """``max(|total|, total + max(sums), -(total + min(sums)))``, the first of equal values as
-        Python's ``max`` (``|total|`` for no slots): the largest |edge|, the slots' edges being
-        +-(total + sums[i]). ``total + .`` is monotone in floating point, so the extremes of the
-        sums give those of the edges."""
-        cdef Py_ssize_t i
-        cdef double low, high, top = abs(total)
+    def choose(self, const double[::1] sums, double total, double scale, rule):
+        """``(threshold, slot)``: the tie threshold ``rule(top, scale)`` of the largest |edge|
+        ``top = max(|total|, total + max(sums), -(total + min(sums)))`` (the first of equal values,
+        as Python's ``max``; the slots' edges are +-(total + sums[i])), and the first slot, in slot
+        order, of the smallest boundary among the slots whose ``x = total + sums[i]`` has
+        ``x >= threshold`` or ``x <= -threshold``; slot -1 where ``|total| >= threshold`` (a
+        constant wins). The extremes are taken per block of ``BLOCK`` slots, and ``total + .`` is
+        monotone in floating point, so they give the extremes of the edges: the ties are searched
+        only in the blocks that reach the threshold."""
+        cdef Py_ssize_t i, k, b, start, stop, n_blocks, best = -1, best_boundary = 0
+        cdef double x, low, high, top = abs(total), threshold
+        cdef double* extremes
         if sums.shape[0] != self.size:
             raise ValueError("sums must have one entry per slot")
-        if self.size == 0:
-            return top
-        low = high = sums[0]
-        with nogil:
-            for i in range(1, self.size):
-                if sums[i] > high:
-                    high = sums[i]
-                elif sums[i] < low:
-                    low = sums[i]
-        high = total + high
-        low = -(total + low)
-        if high > top:
-            top = high
-        if low > top:
-            top = low
-        return top
-
-    def first_tie(self, const double[::1] sums, double total, double threshold):
-        """The first slot (in slot order) of the smallest boundary among the slots whose
-        ``x = total + sums[i]`` has ``x >= threshold`` or ``x <= -threshold``; -1 if none."""
-        cdef Py_ssize_t i, b, best = -1, best_boundary = 0
-        cdef double x
-        if sums.shape[0] != self.size:
-            raise ValueError("sums must have one entry per slot")
-        with nogil:
-            for i in range(self.size):
-                x = total + sums[i]
-                if x >= threshold or x <= -threshold:
-                    b = self.slot_boundary[i]
-                    if best < 0 or b < best_boundary:
-                        best, best_boundary = i, b
-        return best
+        n_blocks = (self.size + BLOCK - 1) // BLOCK
+        extremes = <double*> malloc((2 * n_blocks + 1) * sizeof(double))
+        if extremes == NULL:
+            raise MemoryError()
+        try:
+            with nogil:
+                for k in range(n_blocks):
+                    start = k * BLOCK
+                    stop = min(start + BLOCK, self.size)
+                    _extremes(&sums[start], stop - start, &extremes[2 * k], &extremes[2 * k + 1])
+                if n_blocks:
+                    low, high = extremes[0], extremes[1]
+                    for k in range(1, n_blocks):
+                        low = extremes[2 * k] if extremes[2 * k] < low else low
+                        high = extremes[2 * k + 1] if extremes[2 * k + 1] > high else high
+                    high = total + high
+                    low = -(total + low)
+                    if high > top:
+                        top = high
+                    if low > top:
+                        top = low
+            threshold = rule(top, scale)
+            if abs(total) >= threshold:
+                return threshold, -1
+            with nogil:
+                for k in range(n_blocks):
+                    high, low = total + extremes[2 * k + 1], total + extremes[2 * k]
+                    if not (high >= threshold or low <= -threshold):
+                        continue
+                    start, stop = k * BLOCK, min((k + 1) * BLOCK, self.size)
+                    for i in range(start, stop):
+                        x = total + sums[i]
+                        if x >= threshold or x <= -threshold:
+                            b = self.slot_boundary[i]
+                            if best < 0 or b < best_boundary:
+                                best, best_boundary = i, b
+        finally:
+            free(extremes)
+        return threshold, best
 
 
 @cython.boundscheck(False)

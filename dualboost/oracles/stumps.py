@@ -492,28 +492,26 @@ class DecisionStumps(Oracle):
 
     def _best_in(self, d: NDArray[np.float64], buffer: NDArray[np.float64]) -> Selection:
         # first_max_signed over [sum(v), edges in boundary order], without ordering the edges: the
-        # largest |sum(v) - 2 S| from the extremes of S (sum(v) + . is monotone), then the first tied
-        # slot by boundary order. Compiled: one pass for each; numpy (the reference): the extremes
-        # per piece of the layout, the ties searched only in the pieces that reach the threshold
+        # largest |sum(v) - 2 S| from the extremes of S per piece of the layout (sum(v) + . is
+        # monotone), then the first tied slot by boundary order, searched only in the pieces that
+        # reach the threshold (compiled: Search.choose, in blocks of 256 slots)
         total, sums = self._run_sums(d, buffer)
         search = self._compiled()
         if search is not None:
-            top = search.largest_edge(sums, total)
-        elif sums.size:
-            high = total + np.maximum.reduceat(sums, self._pieces)
-            low = total + np.minimum.reduceat(sums, self._pieces)
-            top = max(abs(total), float(high.max()), -float(low.min()))
+            threshold, slot = search.choose(sums, total, weight_scale(d), tie_threshold)
         else:
-            high = low = np.zeros(0)
-            top = abs(total)
-        threshold = tie_threshold(top, weight_scale(d))
+            if sums.size:
+                high = total + np.maximum.reduceat(sums, self._pieces)
+                low = total + np.minimum.reduceat(sums, self._pieces)
+                top = max(abs(total), float(high.max()), -float(low.min()))
+            else:
+                high = low = np.zeros(0)
+                top = abs(total)
+            threshold = tie_threshold(top, weight_scale(d))
         if abs(total) >= threshold:
             sign = 1 if total >= threshold else -1
             return self._select(Constant(n_features=self.n_features_, sign=sign), d, self.X_)
-        if search is not None:
-            slot = search.first_tie(sums, total, threshold)
-            b = int(self._slot_boundary[slot])
-        else:
+        if search is None:
             ties = []
             for piece in np.flatnonzero((high >= threshold) | (low <= -threshold)):
                 start = int(self._pieces[piece])
@@ -521,8 +519,8 @@ class DecisionStumps(Oracle):
                 ties.append(start + np.flatnonzero((x >= threshold) | (x <= -threshold)))
             slots = np.concatenate(ties)
             boundaries = self._slot_boundary[slots]
-            k = int(boundaries.argmin())
-            slot, b = int(slots[k]), int(boundaries[k])
+            slot = int(slots[int(boundaries.argmin())])
+        b = int(self._slot_boundary[slot])
         edge = float(self._boundary_sign[b]) * (total + float(sums[slot]))
         stump = Stump(
             n_features=self.n_features_,

@@ -361,7 +361,7 @@ def test_the_compiled_search_equals_the_numpy_search(chunk, monkeypatch):
     monkeypatch.setattr(stumps_module, "CHUNK", chunk)
     monkeypatch.setattr(stumps_module, "PIECE", 7)
     rng = np.random.default_rng(100 + chunk)
-    X, y = mixed_sparse_data(rng, n=200)
+    X, y = mixed_sparse_data(rng, n=300)
     X = np.column_stack([X, X[:, 5], np.round(X[:, 6])])  # a duplicated feature, coarse ties
     n = X.shape[0]
     weights = [
@@ -374,6 +374,7 @@ def test_the_compiled_search_equals_the_numpy_search(chunk, monkeypatch):
     for Xs in (X, sp.csr_matrix(X), sp.csc_matrix(X)):
         oracle = DecisionStumps().fit(Xs, y)
         assert oracle._compiled() is not None
+        assert oracle._scan.size > 2 * 256  # several blocks of Search.choose's extremes
         for d in weights:
             selected.add(assert_same_paths(oracle, d, monkeypatch).hypothesis)
         for _ in range(3):
