@@ -1,16 +1,80 @@
 # cython: language_level=3
-"""The row-by-row additions of the decision-stump oracle's segmented prefix sum
-(``dualboost.oracles.stumps._RunScan``, docs/architecture.md#compiled-code).
+"""The compiled loops of the decision-stump oracle (``dualboost.oracles.stumps``,
+docs/architecture.md#compiled-code): the row-by-row additions of its segmented prefix sum
+(``_RunScan``: :func:`scan_rows`, :func:`add_carry`), and the whole search of ``best`` around them
+(:class:`Search`: the slots' sums, the scan, the largest edge and the first tie; :func:`stump_column`).
 
 The scan's transposed layout holds the k-th slot of every chunk in row k, so the chunks' prefix
 sums advance by one addition per slot of each row, row after row; a long run's chunks then get the
-totals of the chunks before them (a carry per column). These two loops make exactly the additions
-the numpy reference makes (``np.add`` over a row's slice, ``+=`` of the carries), element by
-element in the same order, so the sums are the same bit for bit; what they save is a numpy call
-per row (64 rows: ~0.08 ms of the oracle's ~0.12 ms per call on german and diabetes).
+totals of the chunks before them (a carry per column). These loops make exactly the products and
+additions the numpy reference makes (``np.take`` of ``-2 v``, scipy's CSR product, ``np.add`` over
+a row's slice, ``+=`` of the carries), element by element in the same order, so the sums are the
+same bit for bit; the comparisons that pick the stump are those of the reference too. What they
+save is the numpy calls on small arrays and the Python between them.
 """
 
 cimport cython
+from libc.stdlib cimport free, malloc
+
+ctypedef fused index_t:
+    int
+    long long
+
+
+cdef inline void _rows(
+    double* A, const Py_ssize_t* starts, const Py_ssize_t* counts, Py_ssize_t m
+) noexcept nogil:
+    """``A[starts[k] : starts[k] + counts[k]] += A[starts[k - 1] : ...]`` for k = 1, ..., m - 1 in turn."""
+    cdef Py_ssize_t k, i, lo, prev, n
+    for k in range(1, m):
+        lo, prev, n = starts[k], starts[k - 1], counts[k]
+        for i in range(n):
+            A[lo + i] += A[prev + i]
+
+
+cdef inline void _carry(double* A, const Py_ssize_t* starts, Py_ssize_t m, const double* carry,
+                        const Py_ssize_t* source, Py_ssize_t n) noexcept nogil:
+    """``A[starts[k] + i] += carry[source[i]]`` (``source`` NULL: ``carry[i]``), i < n, k < m."""
+    cdef Py_ssize_t k, i, lo
+    for k in range(m):
+        lo = starts[k]
+        if source == NULL:
+            for i in range(n):
+                A[lo + i] += carry[i]
+        else:
+            for i in range(n):
+                A[lo + i] += carry[source[i]]
+
+
+cdef enum:
+    BLOCK = 256  # slots per block of Search.choose's extremes
+
+
+cdef inline void _extremes(const double* A, Py_ssize_t n, double* low, double* high) noexcept nogil:
+    """The minimum and maximum of ``A[:n]`` (n >= 1), in four independent lanes without branches
+    (a minimum or maximum is exact: the order of the comparisons does not change it)."""
+    cdef double l0 = A[0], l1 = A[0], l2 = A[0], l3 = A[0], h0 = A[0], h1 = A[0], h2 = A[0], h3 = A[0]
+    cdef Py_ssize_t i = 0
+    while i + 4 <= n:
+        l0 = A[i] if A[i] < l0 else l0
+        h0 = A[i] if A[i] > h0 else h0
+        l1 = A[i + 1] if A[i + 1] < l1 else l1
+        h1 = A[i + 1] if A[i + 1] > h1 else h1
+        l2 = A[i + 2] if A[i + 2] < l2 else l2
+        h2 = A[i + 2] if A[i + 2] > h2 else h2
+        l3 = A[i + 3] if A[i + 3] < l3 else l3
+        h3 = A[i + 3] if A[i + 3] > h3 else h3
+        i += 4
+    while i < n:
+        l0 = A[i] if A[i] < l0 else l0
+        h0 = A[i] if A[i] > h0 else h0
+        i += 1
+    l0 = l1 if l1 < l0 else l0
+    l2 = l3 if l3 < l2 else l2
+    h0 = h1 if h1 > h0 else h0
+    h2 = h3 if h3 > h2 else h2
+    low[0] = l2 if l2 < l0 else l0
+    high[0] = h2 if h2 > h0 else h0
 
 
 @cython.boundscheck(False)
@@ -18,28 +82,249 @@ cimport cython
 def scan_rows(double[::1] A, const Py_ssize_t[::1] starts, const Py_ssize_t[::1] counts):
     """``A[starts[k] : starts[k] + counts[k]] += A[starts[k - 1] : starts[k - 1] + counts[k]]`` for
     k = 1, 2, ... in turn (``counts`` non-increasing, the rows laid out end to end in A)."""
-    cdef Py_ssize_t k, i, lo, prev, n
     if starts.shape[0] != counts.shape[0]:
         raise ValueError("starts and counts must have one entry per row")
     if counts.shape[0] and starts[counts.shape[0] - 1] + counts[counts.shape[0] - 1] > A.shape[0]:
         raise ValueError("the rows run past the end of A")
-    with nogil:
-        for k in range(1, counts.shape[0]):
-            lo, prev, n = starts[k], starts[k - 1], counts[k]
-            for i in range(n):
-                A[lo + i] += A[prev + i]
+    if counts.shape[0]:
+        with nogil:
+            _rows(&A[0], &starts[0], &counts[0], counts.shape[0])
 
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def add_carry(double[::1] A, const Py_ssize_t[::1] starts, const double[::1] carry):
     """``A[lo : lo + len(carry)] += carry`` for every row start ``lo`` in ``starts``."""
-    cdef Py_ssize_t k, i, lo, n = carry.shape[0]
+    cdef Py_ssize_t k, n = carry.shape[0]
     for k in range(starts.shape[0]):
         if starts[k] + n > A.shape[0]:
             raise ValueError("the rows run past the end of A")
+    if starts.shape[0] and n:
+        with nogil:
+            _carry(&A[0], &starts[0], starts.shape[0], &carry[0], NULL, n)
+
+
+cdef class _Level:
+    """One level of a ``_RunScan`` (its rows, and the sub-scan of its long runs' chunk totals),
+    checked once when made, so that running it converts no arrays."""
+
+    cdef Py_ssize_t[::1] rows
+    cdef Py_ssize_t[::1] counts
+    cdef Py_ssize_t[::1] sub_source
+    cdef Py_ssize_t[::1] carry_source
+    cdef Py_ssize_t size, n_long
+    cdef _Level sub
+
+    def __init__(self, scan):
+        cdef Py_ssize_t k, m
+        self.rows, self.counts = scan.row_array, scan.count_array
+        self.size, self.n_long = scan.size, scan.n_long
+        self.sub = None if scan.sub is None else _Level(scan.sub)
+        self.sub_source, self.carry_source = scan.sub_source, scan.carry_source
+        m = self.counts.shape[0]
+        if self.rows.shape[0] != m or (
+            m and (self.rows[0] < 0 or self.rows[m - 1] + self.counts[m - 1] > self.size)
+        ):
+            raise ValueError("the rows must lie within the layout")
+        for k in range(1, m):
+            if self.counts[k] > self.counts[k - 1] or self.rows[k] < self.rows[k - 1] + self.counts[k - 1]:
+                raise ValueError("the rows must follow each other with non-increasing lengths")
+        if self.sub is not None:
+            if m == 0 or self.counts[m - 1] < self.n_long or self.carry_source.shape[0] != self.n_long:
+                raise ValueError("every row must hold the long columns, with one carry each")
+            if self.sub_source.shape[0] != self.sub.size:
+                raise ValueError("sub_source must have one entry per slot of the sub-scan")
+            for k in range(self.sub.size):
+                if not 0 <= self.sub_source[k] <= self.n_long:
+                    raise ValueError("sub_source must index the long columns or be n_long (the zero)")
+            for k in range(self.n_long):
+                if not 0 <= self.carry_source[k] <= self.sub.size:
+                    raise ValueError("carry_source must index the sub-scan or be its size (the zero)")
+
+    cdef int run(self, double* A) except -1:
+        """``_RunScan.__call__`` on ``A[:size]``: its additions in its order (the totals of the long
+        columns, the sub-scan over them, the carries of ``carry_source`` added to every row)."""
+        cdef Py_ssize_t i, k, m = self.counts.shape[0], n = self.n_long, last
+        cdef double* sums
+        if m == 0:
+            return 0
+        with nogil:
+            _rows(A, &self.rows[0], &self.counts[0], m)
+        if self.sub is None:
+            return 0
+        last = self.rows[m - 1]
+        sums = <double*> malloc((self.sub.size + 1) * sizeof(double))
+        if sums == NULL:
+            raise MemoryError()
+        try:
+            for i in range(self.sub.size):
+                k = self.sub_source[i]
+                sums[i] = A[last + k] if k < n else 0.0
+            self.sub.run(sums)
+            sums[self.sub.size] = 0.0
+            with nogil:
+                _carry(A, &self.rows[0], m, sums, &self.carry_source[0], n)
+        finally:
+            free(sums)
+        return 0
+
+
+cdef class Search:
+    """The compiled loops of ``DecisionStumps.best`` over one fitted layout: the slots' sums and
+    their scan (:meth:`sums`), the tie threshold and the first tied slot in boundary order
+    (:meth:`choose`). The layout's arrays are checked once, here.
+
+    Parameters
+    ----------
+    n : int
+        N, the number of training examples.
+    scan : _RunScan
+        The segmented prefix sum of the layout.
+    single : ndarray of intp
+        Per slot, the example of its single member, N for none (``_single``).
+    multi_indptr : ndarray of intp
+        Row pointers of the slots with several members (``_multi``: CSR with data 1.0).
+    multi_indices : ndarray of int32
+        Their members, in order.
+    multi_slots : ndarray of intp
+        The slot of each of those rows.
+    slot_boundary : ndarray of intp
+        The boundary (threshold) of each slot.
+    """
+
+    cdef Py_ssize_t n, size
+    cdef _Level level
+    cdef Py_ssize_t[::1] single
+    cdef Py_ssize_t[::1] multi_indptr
+    cdef int[::1] multi_indices
+    cdef Py_ssize_t[::1] multi_slots
+    cdef Py_ssize_t[::1] slot_boundary
+
+    def __init__(self, Py_ssize_t n, scan, single, multi_indptr, multi_indices, multi_slots, slot_boundary):
+        cdef Py_ssize_t i, r
+        self.n, self.size, self.level = n, scan.size, _Level(scan)
+        self.single, self.multi_indptr, self.multi_indices = single, multi_indptr, multi_indices
+        self.multi_slots, self.slot_boundary = multi_slots, slot_boundary
+        if self.single.shape[0] != self.size or self.slot_boundary.shape[0] != self.size:
+            raise ValueError("single and slot_boundary must have one entry per slot")
+        for i in range(self.size):
+            if not 0 <= self.single[i] <= n:
+                raise ValueError("single must index the examples or be N (the zero)")
+        if self.multi_indptr.shape[0] != self.multi_slots.shape[0] + 1 or self.multi_indptr[0] != 0:
+            raise ValueError("multi_indptr must start at 0 and have one entry more than multi_slots")
+        for r in range(self.multi_slots.shape[0]):
+            if not 0 <= self.multi_slots[r] < self.size:
+                raise ValueError("multi_slots must index the slots")
+            if not self.multi_indptr[r] <= self.multi_indptr[r + 1] <= self.multi_indices.shape[0]:
+                raise ValueError("multi_indptr must be non-decreasing within multi_indices")
+        for i in range(self.multi_indices.shape[0]):
+            if not 0 <= self.multi_indices[i] < n:
+                raise ValueError("multi_indices must index the examples")
+
+    def sums(self, const double[::1] v, double[::1] out):
+        """``out``: -2 S per slot for ``v = d * y`` (``DecisionStumps._run_sums``). Before the scan,
+        a slot holds ``-2 v_n`` of its single member (0.0 for none) or, for several members, the
+        sum of ``-2 v_n`` over them added in order from 0.0 (scipy's CSR product with data 1.0):
+        the reference's products and additions in its order, so the same sums bit for bit."""
+        cdef Py_ssize_t i, r, jj, k, n = self.n
+        cdef double s
+        if v.shape[0] != n or out.shape[0] != self.size:
+            raise ValueError("v must have N entries and out one per slot")
+        with nogil:
+            for i in range(self.size):
+                k = self.single[i]
+                out[i] = -2.0 * v[k] if k < n else 0.0
+            for r in range(self.multi_slots.shape[0]):
+                s = 0.0
+                for jj in range(self.multi_indptr[r], self.multi_indptr[r + 1]):
+                    s = s + -2.0 * v[self.multi_indices[jj]]
+                out[self.multi_slots[r]] = s
+        if self.size:
+            self.level.run(&out[0])
+
+    def choose(self, const double[::1] sums, double total, double scale, rule):
+        """``(threshold, slot)``: the tie threshold ``rule(top, scale)`` of the largest |edge|
+        ``top = max(|total|, total + max(sums), -(total + min(sums)))`` (the first of equal values,
+        as Python's ``max``; the slots' edges are +-(total + sums[i])), and the first slot, in slot
+        order, of the smallest boundary among the slots whose ``x = total + sums[i]`` has
+        ``x >= threshold`` or ``x <= -threshold``; slot -1 where ``|total| >= threshold`` (a
+        constant wins). The extremes are taken per block of ``BLOCK`` slots, and ``total + .`` is
+        monotone in floating point, so they give the extremes of the edges: the ties are searched
+        only in the blocks that reach the threshold."""
+        cdef Py_ssize_t i, k, b, start, stop, n_blocks, best = -1, best_boundary = 0
+        cdef double x, low, high, top = abs(total), threshold
+        cdef double* extremes
+        if sums.shape[0] != self.size:
+            raise ValueError("sums must have one entry per slot")
+        n_blocks = (self.size + BLOCK - 1) // BLOCK
+        extremes = <double*> malloc((2 * n_blocks + 1) * sizeof(double))
+        if extremes == NULL:
+            raise MemoryError()
+        try:
+            with nogil:
+                for k in range(n_blocks):
+                    start = k * BLOCK
+                    stop = min(start + BLOCK, self.size)
+                    _extremes(&sums[start], stop - start, &extremes[2 * k], &extremes[2 * k + 1])
+                if n_blocks:
+                    low, high = extremes[0], extremes[1]
+                    for k in range(1, n_blocks):
+                        low = extremes[2 * k] if extremes[2 * k] < low else low
+                        high = extremes[2 * k + 1] if extremes[2 * k + 1] > high else high
+                    high = total + high
+                    low = -(total + low)
+                    if high > top:
+                        top = high
+                    if low > top:
+                        top = low
+            threshold = rule(top, scale)
+            if abs(total) >= threshold:
+                return threshold, -1
+            with nogil:
+                for k in range(n_blocks):
+                    high, low = total + extremes[2 * k + 1], total + extremes[2 * k]
+                    if not (high >= threshold or low <= -threshold):
+                        continue
+                    start, stop = k * BLOCK, min((k + 1) * BLOCK, self.size)
+                    for i in range(start, stop):
+                        x = total + sums[i]
+                        if x >= threshold or x <= -threshold:
+                            b = self.slot_boundary[i]
+                            if best < 0 or b < best_boundary:
+                                best, best_boundary = i, b
+        finally:
+            free(extremes)
+        return threshold, best
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def stump_column(
+    const index_t[::1] indptr,
+    const index_t[::1] indices,
+    const double[::1] data,
+    Py_ssize_t feature,
+    double threshold,
+    double sign,
+    const double[::1] y,
+    double[::1] out,
+):
+    """``out = y * h(X)`` for the stump ``h(x) = sign if x[feature] > threshold else -sign`` of a
+    canonical CSC matrix (indptr, indices, data; the rows not stored are 0): each entry one product
+    of y_n and +-sign, as ``y * np.where(x > threshold, sign, -sign)``."""
+    cdef Py_ssize_t n, jj, start, stop
+    cdef double at_zero = sign if 0.0 > threshold else -sign
+    if out.shape[0] != y.shape[0] or feature < 0 or feature + 1 >= indptr.shape[0]:
+        raise ValueError("out must match y and feature index the columns of indptr")
+    start, stop = indptr[feature], indptr[feature + 1]
+    if start < 0 or stop < start or stop > indices.shape[0] or stop > data.shape[0]:
+        raise ValueError("indptr must index indices and data")
+    for jj in range(start, stop):
+        if indices[jj] < 0 or indices[jj] >= y.shape[0]:
+            raise ValueError("indices must index y")
     with nogil:
-        for k in range(starts.shape[0]):
-            lo = starts[k]
-            for i in range(n):
-                A[lo + i] += carry[i]
+        for n in range(y.shape[0]):
+            out[n] = y[n] * at_zero
+        for jj in range(start, stop):
+            n = indices[jj]
+            out[n] = y[n] * (sign if data[jj] > threshold else -sign)

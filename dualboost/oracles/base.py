@@ -434,9 +434,17 @@ class Oracle(ABC):
     def _best(self, d: NDArray[np.float64]) -> Selection:
         """``best`` for validated weights."""
 
-    def _select(self, hypothesis: Hypothesis, d: NDArray[np.float64], X: Matrix) -> Selection:
-        """The selection of ``hypothesis``: its column u = y * h(X_train) and edge u . d."""
-        column = self.y_ * hypothesis._predict(X)
+    def _select(
+        self,
+        hypothesis: Hypothesis,
+        d: NDArray[np.float64],
+        X: Matrix,
+        column: NDArray[np.float64] | None = None,
+    ) -> Selection:
+        """The selection of ``hypothesis``: its column u = y * h(X_train) (``column``: already
+        computed, equal to ``y * h(X)``) and edge u . d."""
+        if column is None:
+            column = self.y_ * hypothesis._predict(X)
         column.setflags(write=False)
         # np.sum (pairwise) rather than a BLAS dot: waking OpenBLAS threads for one short dot
         # product costs milliseconds, more than the whole stump search on a9a

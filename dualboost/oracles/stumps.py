@@ -33,6 +33,12 @@ that reach the tie threshold; no per-call scatter into threshold order. Measured
 and 6.7 M thresholds; a9a, 0.4 M block members and 122 thresholds. Dense input is converted to the
 same block structure, so dense and sparse input of the same data give bit-identical results.
 
+Where the extension is built (setup.py), ``_stump_scan.Search`` runs all of this (the slots' sums,
+the scan, the extremes, the first tie in boundary order) and the chosen stump's column as C loops
+that make the numpy code's products, additions and comparisons in its order: the same stump and
+edge bit for bit, without a numpy call on a small array per step. The numpy code stays the
+reference and runs in a tree that was not built.
+
 Order for ties (:data:`~dualboost.oracles.base.TIE_TOL`, as
 :func:`~dualboost.oracles.base.first_max_signed`): the constant +1, the constant -1, then
 features in index order, thresholds in increasing order, sign +1 before -1.
@@ -357,6 +363,7 @@ class DecisionStumps(Oracle):
         Xc.sort_indices()
         self.X_ = Xc
         self.__dict__.pop("_buffer", None)
+        self.__dict__.pop("_search", None)
         self._orders: dict[int, tuple[NDArray[np.int32], NDArray[np.float64]]] = {}
         blocks = _blocks(Xc)
         feature, implicit = blocks.feature, blocks.implicit
@@ -412,14 +419,18 @@ class DecisionStumps(Oracle):
         ``_scan.size`` to write into (a reused one saves the page faults of a fresh one)."""
         v = d * self.y_
         total = float(v.sum())
-        w = np.empty(v.size + 1)
-        np.multiply(v, -2.0, out=w[:-1])  # -2 S exactly: scaling by 2 commutes with rounding
-        w[-1] = 0.0
         sums = np.empty(self._scan.size) if out is None else out
-        np.take(w, self._single, out=sums, mode="clip")  # "clip": unbuffered (the indices are valid)
-        if self._multi_slots.size:
-            sums[self._multi_slots] = self._multi @ w[:-1]
-        self._scan(sums)
+        search = self._compiled()
+        if search is not None:  # the same products and additions, and the scan, in one compiled call
+            search.sums(v, sums)
+        else:
+            w = np.empty(v.size + 1)
+            np.multiply(v, -2.0, out=w[:-1])  # -2 S exactly: scaling by 2 commutes with rounding
+            w[-1] = 0.0
+            np.take(w, self._single, out=sums, mode="clip")  # "clip": unbuffered (the indices are valid)
+            if self._multi_slots.size:
+                sums[self._multi_slots] = self._multi @ w[:-1]
+            self._scan(sums)
         return total, sums
 
     def _edges(self, d: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
@@ -430,6 +441,25 @@ class DecisionStumps(Oracle):
         signs = self._boundary_sign[self._slot_boundary]
         edges[self._slot_boundary] = signs * (total + sums)  # padding slots repeat their run's last
         return total, edges
+
+    def _compiled(self) -> _stump_scan.Search | None:
+        """The compiled loops of ``best`` over this layout (made on the first call; None without the
+        extension, or beyond 2**31 examples, whose members int32 cannot hold)."""
+        if _stump_scan is None:
+            return None
+        search = self.__dict__.get("_search")
+        if search is None and self.n_samples_ < 2**31:
+            multi = self._multi
+            search = self._search = _stump_scan.Search(
+                self.n_samples_,
+                self._scan,
+                self._single,
+                multi.indptr.astype(np.intp),
+                multi.indices.astype(np.int32, copy=False),  # rows < N: no copy of scipy's int32
+                self._multi_slots.astype(np.intp, copy=False),
+                self._slot_boundary,
+            )
+        return search
 
     def _best(self, d: NDArray[np.float64]) -> Selection:
         # a buffer for the sums, taken out of the instance while in use (a concurrent call makes its own)
@@ -444,6 +474,7 @@ class DecisionStumps(Oracle):
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         state.pop("_buffer", None)  # scratch space of best
+        state.pop("_search", None)  # made again on demand (holds views of the arrays above)
         state["_orders"] = {}  # made again on demand
         return state
 
@@ -461,34 +492,46 @@ class DecisionStumps(Oracle):
 
     def _best_in(self, d: NDArray[np.float64], buffer: NDArray[np.float64]) -> Selection:
         # first_max_signed over [sum(v), edges in boundary order], without ordering the edges: the
-        # largest |sum(v) - 2 S| from the extremes of S per piece of the layout (sum(v) + . is monotone),
-        # then the tied slots, searched only in the pieces that reach the threshold
+        # largest |sum(v) - 2 S| from the extremes of S per piece of the layout (sum(v) + . is
+        # monotone), then the first tied slot by boundary order, searched only in the pieces that
+        # reach the threshold (compiled: Search.choose, in blocks of 256 slots)
         total, sums = self._run_sums(d, buffer)
-        if sums.size:
-            high = total + np.maximum.reduceat(sums, self._pieces)
-            low = total + np.minimum.reduceat(sums, self._pieces)
-            top = max(abs(total), float(high.max()), -float(low.min()))
+        search = self._compiled()
+        if search is not None:
+            threshold, slot = search.choose(sums, total, weight_scale(d), tie_threshold)
         else:
-            high = low = np.zeros(0)
-            top = abs(total)
-        threshold = tie_threshold(top, weight_scale(d))
+            if sums.size:
+                high = total + np.maximum.reduceat(sums, self._pieces)
+                low = total + np.minimum.reduceat(sums, self._pieces)
+                top = max(abs(total), float(high.max()), -float(low.min()))
+            else:
+                high = low = np.zeros(0)
+                top = abs(total)
+            threshold = tie_threshold(top, weight_scale(d))
         if abs(total) >= threshold:
             sign = 1 if total >= threshold else -1
             return self._select(Constant(n_features=self.n_features_, sign=sign), d, self.X_)
-        ties = []
-        for piece in np.flatnonzero((high >= threshold) | (low <= -threshold)):
-            start = int(self._pieces[piece])
-            x = total + sums[start : start + self._piece]
-            ties.append(start + np.flatnonzero((x >= threshold) | (x <= -threshold)))
-        slots = np.concatenate(ties)
-        boundaries = self._slot_boundary[slots]
-        k = int(boundaries.argmin())
-        b = int(boundaries[k])
-        edge = float(self._boundary_sign[b]) * (total + float(sums[slots[k]]))
+        if search is None:
+            ties = []
+            for piece in np.flatnonzero((high >= threshold) | (low <= -threshold)):
+                start = int(self._pieces[piece])
+                x = total + sums[start : start + self._piece]
+                ties.append(start + np.flatnonzero((x >= threshold) | (x <= -threshold)))
+            slots = np.concatenate(ties)
+            boundaries = self._slot_boundary[slots]
+            slot = int(slots[int(boundaries.argmin())])
+        b = int(self._slot_boundary[slot])
+        edge = float(self._boundary_sign[b]) * (total + float(sums[slot]))
         stump = Stump(
             n_features=self.n_features_,
             feature=int(self._boundary_feature[b]),
             threshold=float(self._boundary_threshold[b]),
             sign=1 if edge >= threshold else -1,
         )
-        return self._select(stump, d, self.X_)
+        column = None
+        if search is not None:  # y * h(X) from the CSC columns, without forming the dense feature column
+            X, column = self.X_, np.empty(self.n_samples_)
+            _stump_scan.stump_column(
+                X.indptr, X.indices, X.data, stump.feature, stump.threshold, stump.sign, self.y_, column
+            )
+        return self._select(stump, d, self.X_, column)

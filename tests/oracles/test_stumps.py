@@ -12,7 +12,11 @@ independent computations.
   values, ties, all-zero features, features whose largest block is not zero and negative values,
   with the segmented prefix sum cut into chunks of 2, 3 and 64 blocks (one to three levels of
   carries) and the layout searched in pieces of 5 slots; the segmented prefix sum itself against
-  a per-run cumulative sum.
+  a per-run cumulative sum;
+* the compiled search (``_stump_scan.Search``, ``stump_column``) against the numpy reference, bit
+  for bit (sums, stump, edge, column), on those layouts with ties, constant features, long runs
+  (chunks of 1 to 64), d with zeros, signed d, dense and sparse input, and along an ERLPBoost run
+  on diabetes; its checks of the layout.
 """
 
 from __future__ import annotations
@@ -48,8 +52,13 @@ def all_stumps(X):
 def brute_force(X, y, d):
     """(best edge, first hypothesis within 1e-12 of it) by evaluating every stump."""
     hyps = all_stumps(X)
-    edges = np.array([(y * np.where(getattr(h, "threshold", -np.inf) < X[:, getattr(h, "feature", 0)],
-                                    h.sign, -h.sign)) @ d for h in hyps])
+    edges = np.array(
+        [
+            (y * np.where(getattr(h, "threshold", -np.inf) < X[:, getattr(h, "feature", 0)], h.sign, -h.sign))
+            @ d
+            for h in hyps
+        ]
+    )
     return edges.max(), hyps[int(np.argmax(edges >= edges.max() - 1e-12))]
 
 
@@ -104,8 +113,10 @@ def test_sparse_equals_dense_bitwise_with_continuous_values(seed):
 def test_stored_explicit_zeros_and_negative_zero_are_zeros():
     X = np.array([[0.0, 1.0], [-0.0, 2.0], [1.0, 0.0], [-1.0, 0.0]])
     y = np.array([1, -1, 1, -1])
-    Xs = sp.csc_matrix((np.array([0.0, -0.0, 1.0, -1.0, 1.0, 2.0]), np.array([0, 1, 2, 3, 0, 1]),
-                        np.array([0, 4, 6])), shape=(4, 2))
+    Xs = sp.csc_matrix(
+        (np.array([0.0, -0.0, 1.0, -1.0, 1.0, 2.0]), np.array([0, 1, 2, 3, 0, 1]), np.array([0, 4, 6])),
+        shape=(4, 2),
+    )
     rng = np.random.default_rng(0)
     for _ in range(5):
         d = rng.dirichlet(np.ones(4))
@@ -320,6 +331,156 @@ def test_the_oracle_selects_the_same_with_and_without_the_compiled_scan(monkeypa
         assert fast == reference and fast.edge == reference.edge
 
 
+def both_paths(oracle, d, monkeypatch, signed=False):
+    """(compiled, numpy) results of ``best`` and ``_run_sums`` for d: the numpy path is the one a
+    source tree without the built extension runs (``_stump_scan`` None)."""
+    fast = oracle.best(d, signed=signed), oracle._run_sums(d)
+    with monkeypatch.context() as patch:
+        patch.setattr(stumps_module, "_stump_scan", None)
+        reference = oracle.best(d, signed=signed), oracle._run_sums(d)
+    return fast, reference
+
+
+def assert_same_paths(oracle, d, monkeypatch, signed=False):
+    (fast, (total, sums)), (reference, (ref_total, ref_sums)) = both_paths(oracle, d, monkeypatch, signed)
+    assert total == ref_total
+    np.testing.assert_array_equal(sums, ref_sums)  # every slot's running sum, bit for bit
+    assert fast.hypothesis == reference.hypothesis  # feature, threshold, sign: same tie-breaking
+    assert fast.edge == reference.edge
+    np.testing.assert_array_equal(fast.column, reference.column)
+    assert not fast.column.flags.writeable
+    return fast
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 64])
+def test_the_compiled_search_equals_the_numpy_search(chunk, monkeypatch):
+    """The compiled search (``_stump_scan.Search``: slot sums, scan, largest edge, first tie, the
+    column) against the numpy reference, exactly: runs cut into chunks of 1 to 64 blocks (up to
+    four levels of carries), ties (integer features, duplicated columns, d with exact zeros and
+    equal weights), constant features, dense and sparse input, signed d."""
+    monkeypatch.setattr(stumps_module, "CHUNK", chunk)
+    monkeypatch.setattr(stumps_module, "PIECE", 7)
+    rng = np.random.default_rng(100 + chunk)
+    X, y = mixed_sparse_data(rng, n=300)
+    X = np.column_stack([X, X[:, 5], np.round(X[:, 6])])  # a duplicated feature, coarse ties
+    n = X.shape[0]
+    weights = [
+        rng.dirichlet(np.ones(n)),
+        np.where(rng.random(n) < 0.2, 1.0, 0.0),  # zeros; many exact ties in the edges
+        np.full(n, 1.0 / n),
+        np.where(np.arange(n) < 3, 1.0, 0.0),  # three examples: most stumps tie
+    ]
+    selected = set()
+    for Xs in (X, sp.csr_matrix(X), sp.csc_matrix(X)):
+        oracle = DecisionStumps().fit(Xs, y)
+        assert oracle._compiled() is not None
+        assert oracle._scan.size > 2 * 256  # several blocks of Search.choose's extremes
+        for d in weights:
+            selected.add(assert_same_paths(oracle, d, monkeypatch).hypothesis)
+        for _ in range(3):
+            signed = rng.normal(size=n) * (rng.random(n) < 0.5)
+            signed[0] = 1.0
+            selected.add(assert_same_paths(oracle, signed, monkeypatch, signed=True).hypothesis)
+    assert len(selected) >= 3  # the cases exercise different choices, not one stump
+
+
+def test_the_compiled_search_picks_constants_and_the_first_tie(monkeypatch):
+    """The constant hypotheses (no stump reaches |sum(d y)|, constant features only) and a tie
+    between two features and both signs: the compiled path gives the reference's choice."""
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0], [3.0, 3.0]])
+    y = np.array([-1, -1, 1, 1])
+    oracle = DecisionStumps().fit(X, y)
+    fast = assert_same_paths(oracle, np.full(4, 0.25), monkeypatch)
+    assert fast.hypothesis == Stump(n_features=2, feature=0, threshold=1.5, sign=1)
+    fast = assert_same_paths(oracle, np.array([0.25, 0.0, 0.0, 0.25]), monkeypatch, signed=True)
+    assert fast.hypothesis.feature == 0
+    for d in (np.array([0.5, 0.5, 0.0, 0.0]), np.array([0.0, 0.0, 0.5, 0.5])):
+        # every edge is at most |sum(d y)|: a constant, -1 then +1
+        fast = assert_same_paths(oracle, d, monkeypatch)
+        assert fast.hypothesis == Constant(n_features=2, sign=int(y @ d))
+    constant = DecisionStumps().fit(np.ones((5, 3)), np.array([1, 1, 1, -1, 1]))
+    assert constant._scan.size == 0
+    fast = assert_same_paths(constant, np.full(5, 0.2), monkeypatch)
+    assert fast.hypothesis == Constant(n_features=3, sign=1)
+
+
+@requires_data("diabetes")
+def test_the_compiled_search_along_a_run_on_diabetes(monkeypatch):
+    """The distributions of an ERLPBoost run on diabetes (the thesis split): the same stump, edge
+    and column on both paths at every iteration."""
+    from dualboost import ERLPBoostClassifier
+    from dualboost.datasets import load_libsvm, thesis_split
+
+    X, y = thesis_split(*load_libsvm(DATA_DIR / "diabetes", sparse=False), seed=0).train
+    seen = []
+
+    class Recording(DecisionStumps):
+        def _best(self, d):
+            seen.append(d.copy())
+            return super()._best(d)
+
+    ERLPBoostClassifier(nu=0.1, eps=0.05, oracle=Recording()).fit(X, y)
+    oracle = DecisionStumps().fit(X, y)
+    assert len(seen) > 10
+    for d in seen:
+        assert_same_paths(oracle, d, monkeypatch)
+
+
+def test_the_compiled_column_equals_the_prediction():
+    """``stump_column``: y * h(X) from the CSC columns (int32 and int64 indices), thresholds below,
+    between and above the values, below and above 0, both signs."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(40, 3)) * (rng.random((40, 3)) < 0.5)
+    y = np.where(rng.random(40) < 0.5, 1.0, -1.0)
+    Xc = sp.csc_matrix(X)
+    wide = sp.csc_matrix(X)
+    wide.indptr, wide.indices = wide.indptr.astype(np.int64), wide.indices.astype(np.int64)
+    for j in range(3):
+        for threshold in (-10.0, -0.3, -0.0, 0.0, 0.4, 10.0, float(X[0, j])):
+            for sign in (1, -1):
+                expected = y * Stump(n_features=3, feature=j, threshold=threshold, sign=sign)._predict(X)
+                for M in (Xc, wide):
+                    out = np.empty(40)
+                    stumps_module._stump_scan.stump_column(
+                        M.indptr, M.indices, M.data, j, threshold, sign, y, out
+                    )
+                    np.testing.assert_array_equal(out, expected)
+    with pytest.raises(ValueError, match="feature"):
+        stumps_module._stump_scan.stump_column(Xc.indptr, Xc.indices, Xc.data, 3, 0.0, 1, y, np.empty(40))
+
+
+def test_the_compiled_search_checks_its_layout():
+    """``Search`` checks the fitted arrays once (the loops then read them unchecked)."""
+    rng = np.random.default_rng(9)
+    X, y = mixed_sparse_data(rng, n=60)
+    oracle = DecisionStumps().fit(X, y)
+    multi = oracle._multi
+    parts = dict(
+        single=oracle._single,
+        multi_indptr=multi.indptr.astype(np.intp),
+        multi_indices=multi.indices.astype(np.int32),
+        multi_slots=oracle._multi_slots.astype(np.intp),
+        slot_boundary=oracle._slot_boundary,
+    )
+    Search = stumps_module._stump_scan.Search
+    Search(60, oracle._scan, *parts.values())  # the fitted layout is accepted
+    bad_single = parts["single"].copy()
+    bad_single[0] = 61
+    bad_indices = parts["multi_indices"].copy()
+    bad_indices[-1] = 60
+    for key, value, message in [
+        ("single", bad_single, "single must index"),
+        ("multi_indices", bad_indices, "multi_indices must index"),
+        ("multi_slots", parts["multi_slots"][:-1], "multi_indptr must start"),
+        ("slot_boundary", parts["slot_boundary"][:-1], "one entry per slot"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            Search(60, oracle._scan, *{**parts, key: value}.values())
+    search = oracle._compiled()
+    with pytest.raises(ValueError, match="v must have N"):
+        search.sums(np.zeros(59), np.empty(oracle._scan.size))
+
+
 def test_pickled_oracle_selects_the_same():
     rng = np.random.default_rng(7)
     X, y = mixed_sparse_data(rng, n=80)
@@ -327,7 +488,7 @@ def test_pickled_oracle_selects_the_same():
     d = rng.dirichlet(np.ones(80))
     first = oracle.best(d)
     copy = pickle.loads(pickle.dumps(oracle))
-    assert "_buffer" not in copy.__dict__
+    assert "_buffer" not in copy.__dict__ and "_search" not in copy.__dict__
     again = copy.best(d)
     assert again == first and again.edge == first.edge
     assert oracle.best(d) == first  # the reused buffer gives the same answer
