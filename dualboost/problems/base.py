@@ -28,6 +28,7 @@ from dualboost.problems.kernels import (
     gram_parts,
     low_rank_hessian,
     low_rank_product,
+    over_all_rows,
     single_extension,
     single_product,
 )
@@ -304,14 +305,12 @@ class Model(SmoothDualDefaults, ABC):
         H, kept = self._curvature(w, d)
         implicit = self.stump_columns
         if implicit is not None and implicit.pays(self.n_hypotheses):
-            R = _ImplicitProducts(implicit.restricted(rows), kept, H.g)
-            C = _ImplicitProducts(implicit.restricted(columns), kept, H.g)
-            V = [H.V[:, j] for j in range(H.V.shape[1])]
-            P_rows = np.column_stack([R.left(v) for v in V])
-            k = columns.size  # columns that end rows (a kept Hessian's border): their P is P_rows'
-            tail = k <= rows.size and np.array_equal(rows[rows.size - k :], columns)
-            P_columns = P_rows[rows.size - k :] if tail else np.column_stack([C.left(v) for v in V])
-            return low_rank_hessian(R.cross(C), P_rows, P_columns, H.S, H.scale)
+            # passes over all t columns, read at rows and columns: a column's U^T x is its own sums
+            # (the same as through an operator of fewer columns); U's columns are exact (+-1)
+            g = over_all_rows(H.g, kept)
+            P = np.column_stack([implicit.edges(over_all_rows(v, kept)) for v in H.V.T])
+            cross = np.column_stack([implicit.edges(g * self.U[:, j])[rows] for j in columns])
+            return low_rank_hessian(cross, P[rows], P[columns], H.S, H.scale)
         U = self.U if kept is None else self.U[kept]
         return low_rank_hessian(*cross_gram_parts(U, H.g, H.V, rows, columns), H.S, H.scale)
 
@@ -552,19 +551,11 @@ class _ImplicitProducts:
         self, columns: StumpOperator, rows: NDArray[np.bool_] | None, weights: NDArray[np.float64] | float
     ) -> None:
         self.columns, self.rows = columns, rows
-        if rows is not None:
-            full = np.zeros(rows.size)
-            full[rows] = weights
-            weights = full
-        self.weights = weights
+        self.weights = weights if rows is None else over_all_rows(weights, rows)
 
     def left(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         """``U_S^T x`` (x over the rows that count)."""
-        if self.rows is not None:
-            full = np.zeros(self.rows.size)
-            full[self.rows] = x
-            x = full
-        return self.columns.edges(x)
+        return self.columns.edges(over_all_rows(x, self.rows))
 
     def gram(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
         """``U_S^T (weights * (U_S v))``."""
@@ -573,11 +564,6 @@ class _ImplicitProducts:
     def weighted_gram(self) -> NDArray[np.float64]:
         """``U_S^T diag(weights) U_S`` (:meth:`~dualboost.problems.kernels.StumpOperator.weighted_gram`)."""
         return self.columns.weighted_gram(self.weights)
-
-    def cross(self, other: _ImplicitProducts) -> NDArray[np.float64]:
-        """``U_S^T diag(weights) U_C`` for the columns C of ``other`` (the same rows and weights): a
-        product per column of C (:meth:`~dualboost.problems.kernels.StumpOperator.cross_gram`)."""
-        return self.columns.cross_gram(other.columns, self.weights)
 
 
 class ColumnIndependent:

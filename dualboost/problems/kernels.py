@@ -32,6 +32,7 @@ __all__ = [
     "low_rank_term",
     "low_rank_product",
     "centred_hessian",
+    "over_all_rows",
     "single_extension",
     "single_product",
     "ColumnProducts",
@@ -174,6 +175,29 @@ def cross_gram_parts(
     products = np.column_stack([UC * g[:, None], V]).T @ U
     P_columns = np.column_stack([(UC * V[:, [j]]).sum(axis=0) for j in range(k)])
     return products[:-k, rows].T, products[-k:, rows].T, P_columns
+
+
+def over_all_rows(values: NDArray[np.float64], rows: NDArray[np.bool_] | None) -> NDArray[np.float64]:
+    """``values`` given on the rows that count (``rows``, a mask; None: on all) as a vector over every
+    row, 0 elsewhere (what an implicit operator's passes read).
+
+    Parameters
+    ----------
+    values : ndarray
+        One value per row that counts.
+    rows : ndarray of bool or None
+        The rows that count, or None: ``values`` is over every row already.
+
+    Returns
+    -------
+    ndarray of shape (N,)
+        The vector over every row.
+    """
+    if rows is None:
+        return values
+    full = np.zeros(rows.size)
+    full[rows] = values
+    return full
 
 
 def low_rank_term(P_rows: NDArray[np.float64], S: NDArray[np.float64], P_columns: NDArray[np.float64]):

@@ -23,6 +23,11 @@ def assert_model_products_agree(plain, implicit, w, columns, rng):
     product = implicit.dual_hessian_operator(w, columns, d)(v)
     reference = plain.dual_hessian(w, columns, d) @ v
     assert np.allclose(product, reference, rtol=1e-10, atol=1e-12 * np.abs(reference).max())
+    # a block (a kept Hessian's border): rows and columns that overlap in part, in any order
+    rows, cross = columns[::-1], columns[: max(1, columns.size // 2)]
+    block, dense = implicit.dual_hessian_block(w, rows, cross, d), plain.dual_hessian_block(w, rows, cross, d)
+    assert block.shape == (rows.size, cross.size)
+    assert np.allclose(block, dense, rtol=1e-10, atol=1e-12 * max(np.abs(dense).max(), 1.0))
     return d
 
 
