@@ -397,6 +397,10 @@ class StumpOperator(Protocol):
         """The cost of :meth:`weighted_gram` on ``n_columns`` columns, in dense multiply-adds."""
         ...
 
+    def gram_pays(self, n_columns: int) -> bool:
+        """Whether a compiled solver asks :meth:`weighted_gram` for ``n_columns`` of these columns."""
+        ...
+
     def margins(self, w: NDArray[np.float64]) -> NDArray[np.float64]:
         """``U w``."""
         ...
@@ -485,6 +489,23 @@ class StumpOperatorBase(ABC):
         float
             The estimated cost.
         """
+
+    def gram_pays(self, n_columns: int) -> bool:
+        """Whether a compiled solver, which forms a Hessian by BLAS on U where it does not ask this
+        operator, asks :meth:`weighted_gram` for ``n_columns`` of these columns (this default: where
+        the operator pays, :meth:`pays`).
+
+        Parameters
+        ----------
+        n_columns : int
+            The columns |S| of the Gram.
+
+        Returns
+        -------
+        bool
+            True where the solver should ask for the Gram.
+        """
+        return self.pays(n_columns)
 
     def compiled_passes(self) -> object | None:
         """:meth:`margins` and :meth:`edges` as a compiled solver calls them without the GIL: a
@@ -630,6 +651,10 @@ class StumpColumns(StumpOperatorBase):
     #: (:meth:`weighted_gram`, O(N F^2 + |S|^2) against N |S|^2) diabetes runs 1.6-1.7x as fast from
     #: 5e4 on and german 1.05x (benchmarks/results/vs_adaboost.txt)
     MIN_ENTRIES = 5e4
+    #: a compiled solver forms the Gram of |S| columns from the histograms (:meth:`weighted_gram`)
+    #: where :meth:`gram_work` is at most this share of the dense Gram's N |S|^2 multiply-adds, even
+    #: where the products do not pay (their random reads cost several dense multiply-adds each)
+    GRAM_SHARE = 1 / 16
 
     def __init__(
         self,
@@ -665,7 +690,8 @@ class StumpColumns(StumpOperatorBase):
             return None
         added = {h.feature for h in new if type(h) is Stump} - set(features)
         n = oracle.n_samples_
-        if not cls._pays(n, len(hypotheses), len(features) + len(added)):
+        slots = len(features) + len(added)
+        if not (cls._pays(n, len(hypotheses), slots) or cls._gram_pays(n, len(hypotheses), slots)):
             return None
         if previous is None or added:
             # the feature slots in increasing feature order, every cut placed again: the products'
@@ -717,8 +743,32 @@ class StumpColumns(StumpOperatorBase):
         float
             ``N F (F + 1) / 2 + n_columns^2``, F the feature slots.
         """
-        n_features = len(self.features)
-        return self.n_samples * n_features * (n_features + 1) / 2 + n_columns**2
+        return self._gram_work(self.n_samples, n_columns, len(self.features))
+
+    def gram_pays(self, n_columns: int) -> bool:
+        """:meth:`StumpOperatorBase.gram_pays`: where the products pay, and where :meth:`gram_work` is
+        at most :attr:`GRAM_SHARE` of the dense Gram's N |S|^2.
+
+        Parameters
+        ----------
+        n_columns : int
+            The columns |S| of the Gram.
+
+        Returns
+        -------
+        bool
+            True where the solver should ask for the Gram.
+        """
+        return self.pays(n_columns) or self._gram_pays(self.n_samples, n_columns, len(self.features))
+
+    @staticmethod
+    def _gram_work(n_samples: int, n_columns: int, n_features: int) -> float:
+        return n_samples * n_features * (n_features + 1) / 2 + n_columns**2
+
+    @classmethod
+    def _gram_pays(cls, n_samples: int, n_columns: int, n_features: int) -> bool:
+        work = cls._gram_work(n_samples, n_columns, n_features)
+        return work <= cls.GRAM_SHARE * n_samples * n_columns**2
 
     @classmethod
     def _pays(cls, n_samples: int, n_columns: int, n_features: int) -> bool:

@@ -281,7 +281,9 @@ def stump_operator(
 ) -> StumpColumns | SparseStumpColumns | None:
     """The implicit operator of a run's stump columns: :class:`~dualboost.problems.kernels.StumpColumns`
     (through the features' sort orders) where it pays, which is where the stumps are many per
-    feature, else :class:`SparseStumpColumns` (None where the hypotheses are not stumps).
+    feature, and below :class:`SparseStumpColumns`' floor of entries where their Gram pays
+    (``StumpColumns.gram_pays``: a compiled solver's Hessians), else :class:`SparseStumpColumns`
+    (None where the hypotheses are not stumps).
 
     Parameters
     ----------
@@ -298,8 +300,9 @@ def stump_operator(
         The operator.
     """
     by_order = StumpColumns.of(oracle, hypotheses, previous if isinstance(previous, StumpColumns) else None)
-    if by_order is not None:
-        return by_order
+    entries = oracle.n_samples_ * len(hypotheses)
+    if by_order is not None and (by_order.pays(len(hypotheses)) or entries < SparseStumpColumns.MIN_ENTRIES):
+        return by_order  # (below the sparse one's floor: the sort orders for their Gram alone)
     return SparseStumpColumns.of(
         oracle, hypotheses, previous if isinstance(previous, SparseStumpColumns) else None
     )

@@ -197,7 +197,7 @@ def _operator_passes(model) -> tuple[object | None, Callable | None]:
     products = implicit if implicit.pays(model.n_hypotheses) else None
 
     def gram(weights: NDArray[np.float64], face: NDArray[np.intp]) -> NDArray[np.float64] | None:
-        if not implicit.pays(face.size):
+        if not implicit.gram_pays(face.size):
             return None
         return implicit.restricted(face).weighted_gram(weights)
 

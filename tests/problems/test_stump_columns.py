@@ -195,10 +195,16 @@ def test_no_operator_where_it_does_not_pay(monkeypatch):
     assert StumpColumns.of(oracle, many).n_columns == 18
 
 
-def test_no_operator_for_a_small_matrix():
-    """Below MIN_ENTRIES entries of U (a dense U in cache) the explicit products run."""
+def test_no_products_for_a_small_matrix_and_the_gram_where_it_pays():
+    """Below MIN_ENTRIES entries of U (a dense U in cache) the explicit products run; the operator is
+    made for its Gram alone where that costs at most GRAM_SHARE of the dense one (a compiled solver's
+    Hessians), and not where it costs more."""
     rng = np.random.default_rng(6)
     X, y = data(rng, 100)
     oracle = DecisionStumps().fit(X, y)
-    hypotheses = random_stumps(rng, X, 40)  # 40 >= 4 * 5 columns per feature, 100 * 40 < 4e5 entries
-    assert StumpColumns.of(oracle, hypotheses) is None
+    hypotheses = random_stumps(rng, X, 40)  # 40 >= 4 * 5 columns per feature, 100 * 40 < 5e4 entries
+    operator = StumpColumns.of(oracle, hypotheses)
+    assert not operator.pays(40) and operator.gram_pays(40)
+    assert operator.gram_work(40) <= StumpColumns.GRAM_SHARE * 100 * 40**2
+    assert not operator.gram_pays(8)  # 100 * 15 + 64 > 100 * 64 / 16
+    assert StumpColumns.of(oracle, hypotheses[:8]) is None
