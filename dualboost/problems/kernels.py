@@ -747,18 +747,7 @@ class StumpColumns(StumpOperatorBase):
 
     def gram_pays(self, n_columns: int) -> bool:
         """:meth:`StumpOperatorBase.gram_pays`: where the products pay, and where :meth:`gram_work` is
-        at most :attr:`GRAM_SHARE` of the dense Gram's N |S|^2.
-
-        Parameters
-        ----------
-        n_columns : int
-            The columns |S| of the Gram.
-
-        Returns
-        -------
-        bool
-            True where the solver should ask for the Gram.
-        """
+        at most :attr:`GRAM_SHARE` of the dense Gram's N |S|^2."""
         return self.pays(n_columns) or self._gram_pays(self.n_samples, n_columns, len(self.features))
 
     @staticmethod
