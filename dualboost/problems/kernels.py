@@ -602,9 +602,10 @@ class StumpColumns(StumpOperatorBase):
     ) -> None:
         self.y, self.order, self.position, self.features = y, order, position, features
         self.cut, self.sign = cut, sign
-        self.stumps = np.flatnonzero(cut >= 0)
-        self.constants = np.flatnonzero(cut < 0)
-        self.stump_cut = np.ascontiguousarray(cut[self.stumps])
+        is_stump = cut >= 0
+        self.stumps = is_stump.nonzero()[0]
+        self.constants = (~is_stump).nonzero()[0]
+        self.stump_cut = cut[self.stumps]  # (a fresh contiguous array)
         self.n_samples, self.n_columns = y.size, cut.size
 
     @classmethod
@@ -616,15 +617,15 @@ class StumpColumns(StumpOperatorBase):
         too where it does not pay (:meth:`pays`: nothing is sorted or stacked then, e.g. for the
         many features of a topic set, one or two stumps each), or where the compiled passes are not
         built (docs/architecture.md#compiled-code)."""
-        if step_sums is None:
-            return None
+        n = oracle.n_samples_
+        if step_sums is None or not cls._pays(n, len(hypotheses), 1):
+            return None  # (at least one feature slot: too few entries or columns for any, found in O(1))
         done = 0 if previous is None else previous.n_columns
         features = () if previous is None else previous.features
         new = hypotheses[done:]
         if not all(type(h) in (Stump, Constant) for h in new):
             return None
-        added = {h.feature for h in new if type(h) is Stump} - set(features)
-        n = oracle.n_samples_
+        added = {h.feature for h in new if type(h) is Stump}.difference(features)
         if not cls._pays(n, len(hypotheses), len(features) + len(added)):
             return None
         if previous is None or added:
@@ -648,10 +649,26 @@ class StumpColumns(StumpOperatorBase):
             sign[i] = h.sign
             if type(h) is Stump:
                 values = oracle.sort_order(h.feature)[1]
-                cut[i] = slot[h.feature] * (n + 1) + np.searchsorted(values, h.threshold, side="right")
-        if previous is not None:
-            cut, sign = np.r_[previous.cut, cut], np.r_[previous.sign, sign]
-        return cls(oracle.y_, order, position, cut, sign, features)
+                cut[i] = slot[h.feature] * (n + 1) + values.searchsorted(h.threshold, side="right")
+        if previous is None:
+            return cls(oracle.y_, order, position, cut, sign, features)
+        return previous._extended(cut, sign)
+
+    def _extended(self, cut: NDArray[np.intp], sign: NDArray[np.float64]) -> StumpColumns:
+        """This operator with the columns ``cut``, ``sign`` appended (on the same feature slots): the
+        index arrays of :meth:`__init__` extended by the new columns' (O(t) copies, no pass over
+        ``cut >= 0`` of every column)."""
+        grown = object.__new__(type(self))
+        grown.y, grown.order, grown.position = self.y, self.order, self.position
+        grown.features, grown.n_samples = self.features, self.n_samples
+        is_stump = cut >= 0
+        done = self.n_columns
+        grown.cut, grown.sign = np.concatenate((self.cut, cut)), np.concatenate((self.sign, sign))
+        grown.stumps = np.concatenate((self.stumps, is_stump.nonzero()[0] + done))
+        grown.constants = np.concatenate((self.constants, (~is_stump).nonzero()[0] + done))
+        grown.stump_cut = np.concatenate((self.stump_cut, cut[is_stump]))
+        grown.n_columns = grown.cut.size
+        return grown
 
     def restricted(self, columns: NDArray[np.intp]) -> StumpColumns:
         """The operator of the columns ``columns`` (the sort orders shared)."""
