@@ -89,6 +89,14 @@ def check_choice(value: object, choices: tuple[str, ...], name: str) -> str:
 
 def check_vector(x: ArrayLike, name: str, size: int | None = None) -> NDArray[np.float64]:
     """A finite float64 1-D array, of length ``size`` when given."""
+    arr = _vector(x, name, size)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    return arr
+
+
+def _vector(x: ArrayLike, name: str, size: int | None) -> NDArray[np.float64]:
+    """:func:`check_vector` but for the finiteness of the entries."""
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -99,8 +107,6 @@ def check_vector(x: ArrayLike, name: str, size: int | None = None) -> NDArray[np
         raise ValueError(f"{name} must have length {size}; got {arr.size}")
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite (no NaN or inf)")
     return arr
 
 
@@ -127,8 +133,9 @@ def _in_edge_range(arr: NDArray[np.float64], name: str) -> NDArray[np.float64]:
 
 def check_edge_column(column: ArrayLike, n_samples: int, name: str = "column") -> NDArray[np.float64]:
     """One column ``u = y * h(X)`` of the edge matrix: finite float64 of length N in [-1, 1] (rounding
-    up to 1e-12 beyond is clipped)."""
-    return _in_edge_range(check_vector(column, name, n_samples), name)
+    up to 1e-12 beyond is clipped). The range check finds NaN and inf too (with :func:`check_vector`'s
+    message): no separate pass for them."""
+    return _in_edge_range(_vector(column, name, n_samples), name)
 
 
 def check_edge_matrix(U: ArrayLike, name: str = "U") -> NDArray[np.float64]:

@@ -253,7 +253,8 @@ def column_generation(run: Run, ensemble: Ensemble, form: Formulation, d, max_it
         run.keep(form.pricing(d), form.kept(sol))
         if stop is not None:
             break
-        run.save(t, ensemble, d=d, sol=sol, **form.state())
+        if run.checkpoint is not None:  # (the formulation's state gathered only for a checkpoint)
+            run.save(t, ensemble, d=d, sol=sol, **form.state())
         timed = run.out_of_time()
         if timed:
             stop = Stop(quantity, *timed, converged=False)
