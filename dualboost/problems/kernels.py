@@ -609,6 +609,46 @@ class StumpOperatorBase(ABC):
         return centred_hessian(self.weighted_gram(weights), a, a, total, scale)
 
 
+def _cuts(
+    oracle, hypotheses: list, features: tuple[int, ...], n: int
+) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+    """:class:`StumpColumns`' ``cut`` and ``sign`` of ``hypotheses`` (stumps and constants) on the feature
+    slots ``features``: each stump's rows at or below its threshold in its feature's sort order, found
+    for the stumps of one feature at once."""
+    cut = np.full(len(hypotheses), -1, dtype=np.intp)
+    sign = np.empty(len(hypotheses))
+    by_feature: dict[int, tuple[list[int], list[float]]] = {}
+    for i, h in enumerate(hypotheses):
+        sign[i] = h.sign
+        if type(h) is Stump:
+            columns, thresholds = by_feature.setdefault(h.feature, ([], []))
+            columns.append(i)
+            thresholds.append(h.threshold)
+    for f, (columns, thresholds) in by_feature.items():
+        below = oracle.sort_order(f)[1].searchsorted(np.array(thresholds, dtype=np.float64), side="right")
+        cut[columns] = features.index(f) * (n + 1) + below
+    return cut, sign
+
+
+def _sort_orders(
+    oracle, features: tuple[int, ...], previous: StumpColumns | None
+) -> tuple[NDArray[np.int32], NDArray[np.int32]]:
+    """:class:`StumpColumns`' ``order`` and ``position`` of the feature slots ``features``: the rows of
+    each feature by increasing value and each row's place in that order (the feature slots of
+    ``previous`` copied from it)."""
+    n = oracle.n_samples_
+    order = np.array([oracle.sort_order(f)[0] for f in features], dtype=np.int32).reshape(len(features), n)
+    position = np.empty_like(order)
+    known = {} if previous is None else {f: k for k, f in enumerate(previous.features)}
+    rows = np.arange(n, dtype=np.int32)
+    for k, f in enumerate(features):
+        if f in known:
+            position[k] = previous.position[known[f]]
+        else:
+            position[k, order[k]] = rows
+    return order, position
+
+
 class StumpColumns(StumpOperatorBase):
     """The edge matrix of decision stumps and constants, ``u_j = y * s_j * (+1 if x_{f_j} > theta_j
     else -1)`` (constants: ``y * s_j``), as an operator (docs/architecture.md#compiled-code): each
@@ -667,9 +707,10 @@ class StumpColumns(StumpOperatorBase):
     ) -> None:
         self.y, self.order, self.position, self.features = y, order, position, features
         self.cut, self.sign = cut, sign
-        self.stumps = np.flatnonzero(cut >= 0)
-        self.constants = np.flatnonzero(cut < 0)
-        self.stump_cut = np.ascontiguousarray(cut[self.stumps])
+        is_stump = cut >= 0
+        self.stumps = is_stump.nonzero()[0]
+        self.constants = (~is_stump).nonzero()[0]
+        self.stump_cut = cut[self.stumps]  # (a fresh contiguous array)
         self.n_samples, self.n_columns = y.size, cut.size
 
     @classmethod
@@ -678,46 +719,55 @@ class StumpColumns(StumpOperatorBase):
         :class:`~dualboost.oracles.stumps.Constant` of a fitted
         :class:`~dualboost.oracles.DecisionStumps` ``oracle``; None for any other hypothesis),
         extending ``previous`` (the operator of a prefix of the same list) by the new columns. None
-        too where it does not pay (:meth:`pays`: nothing is sorted or stacked then, e.g. for the
-        many features of a topic set, one or two stumps each), or where the compiled passes are not
-        built (docs/architecture.md#compiled-code)."""
-        if StumpPasses is None:
-            return None
+        too where neither its products nor its Gram pay (:meth:`pays`, :meth:`gram_pays`: nothing is
+        sorted or stacked then, e.g. for the many features of a topic set, one or two stumps each),
+        or where the compiled passes are not built (docs/architecture.md#compiled-code)."""
+        n, t = oracle.n_samples_, len(hypotheses)
+        if StumpPasses is None or not (cls._pays(n, t, 1) or cls._gram_pays(n, t, 1)):
+            return None  # (at least one feature slot: too few entries or columns for any, found in O(1))
         done = 0 if previous is None else previous.n_columns
         features = () if previous is None else previous.features
         new = hypotheses[done:]
         if not all(type(h) in (Stump, Constant) for h in new):
             return None
-        added = {h.feature for h in new if type(h) is Stump} - set(features)
-        n = oracle.n_samples_
+        added = {h.feature for h in new if type(h) is Stump}.difference(features)
         slots = len(features) + len(added)
-        if not (cls._pays(n, len(hypotheses), slots) or cls._gram_pays(n, len(hypotheses), slots)):
+        if not (cls._pays(n, t, slots) or cls._gram_pays(n, t, slots)):
             return None
-        if previous is None or added:
-            # the feature slots in increasing feature order, every cut placed again: the products'
-            # order of summation depends on the columns only, not on the order they came in (a
-            # resumed run sums as the uninterrupted one did)
-            features = tuple(sorted(set(features) | added))
-            previous, new = None, hypotheses
-            orders = [oracle.sort_order(f)[0] for f in features]
-            order = np.array(orders, dtype=np.int32).reshape(len(features), n)
-            position = np.empty_like(order)
-            rows = np.arange(n, dtype=np.int32)
-            for k in range(len(features)):
-                position[k, order[k]] = rows
-        else:
-            order, position = previous.order, previous.position
-        slot = {f: k for k, f in enumerate(features)}
-        cut = np.full(len(new), -1, dtype=np.intp)
-        sign = np.empty(len(new))
-        for i, h in enumerate(new):
-            sign[i] = h.sign
-            if type(h) is Stump:
-                values = oracle.sort_order(h.feature)[1]
-                cut[i] = slot[h.feature] * (n + 1) + np.searchsorted(values, h.threshold, side="right")
-        if previous is not None:
-            cut, sign = np.r_[previous.cut, cut], np.r_[previous.sign, sign]
+        if previous is not None and not added:
+            return previous._extended(*_cuts(oracle, new, previous.features, n))
+        # the feature slots in increasing feature order, every cut placed in them: the products'
+        # order of summation depends on the columns only, not on the order they came in (a resumed
+        # run sums as the uninterrupted one did)
+        features = tuple(sorted(added.union(features)))
+        order, position = _sort_orders(oracle, features, previous)
+        if previous is None:
+            return cls(oracle.y_, order, position, *_cuts(oracle, hypotheses, features, n), features)
+        # the previous columns' cuts moved to the new slots of their features (their rows unchanged)
+        moved = np.array([features.index(f) for f in previous.features], dtype=np.intp)
+        cut = previous.cut.copy()
+        is_stump = cut >= 0
+        slot = cut[is_stump] // (n + 1)
+        cut[is_stump] += (moved[slot] - slot) * (n + 1)
+        new_cut, new_sign = _cuts(oracle, new, features, n)
+        cut, sign = np.concatenate((cut, new_cut)), np.concatenate((previous.sign, new_sign))
         return cls(oracle.y_, order, position, cut, sign, features)
+
+    def _extended(self, cut: NDArray[np.intp], sign: NDArray[np.float64]) -> StumpColumns:
+        """This operator with the columns ``cut``, ``sign`` appended (on the same feature slots): the
+        index arrays of :meth:`__init__` extended by the new columns' (O(t) copies, no pass over
+        ``cut >= 0`` of every column)."""
+        grown = object.__new__(type(self))
+        grown.y, grown.order, grown.position = self.y, self.order, self.position
+        grown.features, grown.n_samples = self.features, self.n_samples
+        is_stump = cut >= 0
+        done = self.n_columns
+        grown.cut, grown.sign = np.concatenate((self.cut, cut)), np.concatenate((self.sign, sign))
+        grown.stumps = np.concatenate((self.stumps, is_stump.nonzero()[0] + done))
+        grown.constants = np.concatenate((self.constants, (~is_stump).nonzero()[0] + done))
+        grown.stump_cut = np.concatenate((self.stump_cut, cut[is_stump]))
+        grown.n_columns = grown.cut.size
+        return grown
 
     def restricted(self, columns: NDArray[np.intp]) -> StumpColumns:
         """The operator of the columns ``columns`` (the sort orders shared)."""

@@ -277,7 +277,9 @@ class SparseStumpColumns(StumpOperatorBase):
 
 
 def stump_operator(
-    oracle, hypotheses: list, previous: StumpColumns | SparseStumpColumns | None = None
+    oracle,
+    hypotheses: list,
+    previous: StumpOperatorBase | tuple[StumpOperatorBase, ...] | None = None,
 ) -> StumpColumns | SparseStumpColumns | None:
     """The implicit operator of a run's stump columns: :class:`~dualboost.problems.kernels.StumpColumns`
     (through the features' sort orders) where it pays, which is where the stumps are many per
@@ -291,18 +293,24 @@ def stump_operator(
         The fitted oracle of the run.
     hypotheses : list
         The ensemble's hypotheses, in column order.
-    previous : StumpColumns or SparseStumpColumns or None
-        The operator returned for a prefix of ``hypotheses`` (extended where it is of the kind chosen).
+    previous : StumpColumns or SparseStumpColumns or tuple of them, or None
+        An operator returned for a prefix of ``hypotheses``, or several (a run's last of each kind:
+        when the choice goes back to a kind, its last operator is extended instead of made again);
+        the one of the kind chosen is extended.
 
     Returns
     -------
     StumpColumns or SparseStumpColumns or None
         The operator.
     """
-    by_order = StumpColumns.of(oracle, hypotheses, previous if isinstance(previous, StumpColumns) else None)
+    earlier = previous if isinstance(previous, tuple) else (previous,)
+    by_order = StumpColumns.of(oracle, hypotheses, _last(earlier, StumpColumns))
     entries = oracle.n_samples_ * len(hypotheses)
     if by_order is not None and (by_order.pays(len(hypotheses)) or entries < SparseStumpColumns.MIN_ENTRIES):
         return by_order  # (below the sparse one's floor: the sort orders for their Gram alone)
-    return SparseStumpColumns.of(
-        oracle, hypotheses, previous if isinstance(previous, SparseStumpColumns) else None
-    )
+    return SparseStumpColumns.of(oracle, hypotheses, _last(earlier, SparseStumpColumns))
+
+
+def _last(operators: tuple, kind: type) -> StumpOperatorBase | None:
+    """The first of ``operators`` that is a ``kind`` (None if none is)."""
+    return next((operator for operator in operators if isinstance(operator, kind)), None)

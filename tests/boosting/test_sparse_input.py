@@ -65,6 +65,36 @@ def test_ensemble_int8_until_a_fractional_column():
     assert np.shares_memory(ensemble.U, ensemble.stored)  # float64 storage: U is a view
 
 
+def test_ensemble_checks_each_column_and_names_its_hypothesis():
+    """A column with NaN, inf or an entry beyond [-1, 1] is refused with the hypothesis named; rounding
+    up to 1e-12 beyond is clipped (the column stays int8 where the rest is -1, 0, +1); one entry
+    strictly between the integers makes the store float64 with the exact values."""
+    rng = np.random.default_rng(4)
+    n = 50
+    stump = Stump(n_features=3, feature=1, threshold=0.25, sign=-1)
+    refused = ((np.nan, "must be finite"), (np.inf, "must be finite"), (1.5, r"must lie in \[-1, 1\]"))
+    for bad, message in refused:
+        column = rng.choice([-1.0, 1.0], size=n)
+        column[7] = bad
+        with pytest.raises(ValueError, match=rf"the column of Stump\(.*feature=1.*\) {message}"):
+            Ensemble(n).add(Selection(stump, 0.0, column))
+    with pytest.raises(ValueError, match="the column of Stump.* must have length 50"):
+        Ensemble(n).add(Selection(stump, 0.0, np.ones(n + 1)))
+    ensemble = Ensemble(n)
+    near = rng.choice([-1.0, 0.0, 1.0], size=n)
+    near[near == 1.0] += 1e-13
+    ensemble.add(Selection(stump, 0.0, near))
+    assert ensemble.compact
+    np.testing.assert_array_equal(ensemble.U[:, 0], np.clip(near, -1.0, 1.0))
+    for fraction in (0.5, -0.999, 1e-300):
+        ensemble = Ensemble(n)
+        column = rng.choice([-1.0, 0.0, 1.0], size=n)
+        column[11] = fraction
+        ensemble.add(Selection(stump, 0.0, column))
+        assert not ensemble.compact
+        np.testing.assert_array_equal(ensemble.U[:, 0], column)
+
+
 def test_ensemble_U_is_a_read_only_float64_view_that_models_take_without_a_copy():
     """Ensemble.U keeps the float64 copy of the int8 columns and extends it by the new ones: views
     handed out earlier keep their values while columns are appended and the buffers grow, writing

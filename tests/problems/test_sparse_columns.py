@@ -172,6 +172,52 @@ def test_the_choice_of_operator(monkeypatch):
     assert not SparseStumpColumns.of(oracle, middle).pays(240)  # B holds ~45 % of U: no gain
 
 
+def test_a_run_goes_back_to_its_last_operator_of_a_kind(monkeypatch):
+    """Given the last operator of each kind (as a run's GrowingModel keeps them), the choice going from
+    the sort orders to the sparse operator (a new feature: too few columns per feature) and back
+    extends the 4-column sort-order operator, not one made again; every operator equals the one made
+    at once."""
+    monkeypatch.setattr(StumpColumns, "MIN_ENTRIES", 0)  # MIN_COLUMNS_PER_FEATURE 4 decides
+    rng = np.random.default_rng(21)
+    X, y = sparse_data(rng, 300)
+    oracle = DecisionStumps().fit(X, y)
+    hypotheses = [
+        Stump(n_features=8, feature=f, threshold=t, sign=s)
+        for f, t, s in (
+            (2, 0.0, 1),
+            (2, 0.3, -1),
+            (2, -0.4, 1),
+            (2, 1.1, 1),  # 1-3 columns: the sparse operator; 4 on 1 feature: the sort orders
+            (0, 0.2, 1),
+            (0, -0.1, -1),
+            (0, 0.5, 1),  # 5-7 columns on 2 features: the sparse operator
+            (0, 0.0, -1),  # 8 on 2: the sort orders again, feature 0 placed before feature 2
+        )
+    ]
+    given = []
+    of = StumpColumns.of.__func__
+
+    def recorded(cls, oracle, hypotheses, previous=None):
+        given.append(None if previous is None else previous.n_columns)
+        return of(cls, oracle, hypotheses, previous)
+
+    monkeypatch.setattr(StumpColumns, "of", classmethod(recorded))
+    kept, kinds = (), []
+    for k in range(1, len(hypotheses) + 1):
+        operator = stump_operator(oracle, hypotheses[:k], kept)
+        kept = (operator, *(other for other in kept if type(other) is not type(operator)))
+        kinds.append(type(operator))
+        whole = stump_operator(oracle, hypotheses[:k])
+        assert type(whole) is type(operator)
+        sort_orders = ("order", "position", "cut", "sign", "stumps", "constants", "stump_cut")
+        for name in sort_orders if kinds[-1] is StumpColumns else ("c", "a", "nnz"):
+            assert np.array_equal(getattr(operator, name), getattr(whole, name)), (k, name)
+    assert kinds == ([SparseStumpColumns] * 3 + [StumpColumns]) * 2
+    # the operator grown (even calls; the odd ones made it at once): the sort-order one of 4 columns
+    # extended by the sparse stretch's columns, not made again
+    assert given[::2] == [None] * 4 + [4] * 4
+
+
 def test_a_dropped_operator_counts_its_rows_and_finds_them_again():
     """Past DROP_MARGIN * MAX_DENSITY of U's entries the operator keeps no rows (only their count,
     and it does not pay); extended by empty columns until it could pay, it is the operator made at

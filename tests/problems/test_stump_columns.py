@@ -175,6 +175,11 @@ def test_products_do_not_depend_on_how_the_operator_grew(monkeypatch):
     oracle = DecisionStumps().fit(X, y)
     hypotheses = random_stumps(rng, X, 30)
     grown, whole = grown_and_whole(StumpColumns, oracle, hypotheses)
+    assert grown.features == whole.features
+    # extended by each new column, its feature slots moved as features came, or found at once
+    for name in ("order", "position", "cut", "sign", "stumps", "constants", "stump_cut"):
+        assert np.array_equal(getattr(grown, name), getattr(whole, name)), name
+        assert getattr(grown, name).dtype == getattr(whole, name).dtype, name
     w, d = rng.normal(size=30), rng.normal(size=200)
     assert np.array_equal(grown.margins(w), whole.margins(w))
     assert np.array_equal(grown.edges(d), whole.edges(d))

@@ -177,7 +177,7 @@ class StageRecorder:
         if w.size == 0 or total <= 0:
             return
         w = w / total if total != 1.0 else w
-        nonzero = np.flatnonzero(w)
+        nonzero = w.nonzero()[0]
         self._append(0.0, nonzero, w[nonzero])
         self._last = w
 

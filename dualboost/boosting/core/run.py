@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import time
 import warnings
-from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -226,10 +225,15 @@ class Ensemble:
             return position, False
         k = len(self.hypotheses)
         # checked once here (finite, in [-1, 1]), so that U is a CheckedEdges that models take unscanned
-        column = check_edge_column(selection.column, self._buffer.shape[0], f"the column of {hypothesis!r}")
-        if self._buffer.dtype == np.int8 and not _ternary(column):
-            self._buffer = self._buffer.astype(np.float64, order="F")
-            self._float, self._converted = np.empty((self._buffer.shape[0], 0), order="F"), 0  # unused now
+        column = _checked_column(selection.column, self._buffer.shape[0], hypothesis)
+        if self._buffer.dtype == np.int8:
+            # in [-1, 1] now, so the cast (which truncates towards 0) keeps exactly the -1, 0, +1 entries
+            compact = column.astype(np.int8)
+            if (compact == column).all():
+                column = compact
+            else:
+                self._buffer = self._buffer.astype(np.float64, order="F")
+                self._float, self._converted = np.empty((self._buffer.shape[0], 0), order="F"), 0  # unused
         if k == self._buffer.shape[1]:
             grown = np.empty((self._buffer.shape[0], 2 * k), dtype=self._buffer.dtype, order="F")
             grown[:, :k] = self._buffer
@@ -312,9 +316,31 @@ class Ensemble:
         return view
 
 
-def _ternary(column: NDArray[np.float64]) -> bool:
-    """Whether every entry is -1, 0 or +1 (exactly representable as ``int8``)."""
-    return bool(np.all(np.abs(column) <= 1.0)) and bool(np.array_equal(column, np.trunc(column)))
+class _Solving:
+    """:meth:`Run.solving`'s context manager: the block's time added to the run's solver time."""
+
+    __slots__ = ("run", "start")
+
+    def __init__(self, run: Run) -> None:
+        self.run = run
+
+    def __enter__(self) -> None:
+        self.start = time.perf_counter()
+
+    def __exit__(self, *exc: object) -> None:
+        elapsed = time.perf_counter() - self.start
+        self.run._iteration_solve += elapsed
+        self.run.solver_time += elapsed
+
+
+def _checked_column(column: object, n_samples: int, hypothesis: Hypothesis) -> NDArray[np.float64]:
+    """``check_edge_column`` of an oracle's column, whose error names the hypothesis (its repr made
+    only for the message: it cost as much as the check)."""
+    try:
+        return check_edge_column(column, n_samples, "the column")
+    except ValueError:
+        check_edge_column(column, n_samples, f"the column of {hypothesis!r}")  # the same error, named
+        raise
 
 
 class Run:
@@ -402,16 +428,10 @@ class Run:
         self.oracle_time += self._iteration_oracle
         return selection
 
-    @contextmanager
-    def solving(self):
-        """Time a block as solver work of the current iteration."""
-        start = time.perf_counter()
-        try:
-            yield
-        finally:
-            elapsed = time.perf_counter() - start
-            self._iteration_solve += elapsed
-            self.solver_time += elapsed
+    def solving(self) -> _Solving:
+        """Time a block as solver work of the current iteration (a context manager; a class, not a
+        generator: the totally corrective loop enters three per iteration)."""
+        return _Solving(self)
 
     def keep(self, d: NDArray[np.float64], w: NDArray[np.float64]) -> None:
         """Store the iterate ``(d^t, w^t)`` when the run keeps iterates."""

@@ -82,14 +82,19 @@ class GrowingModel:
         #: ensemble's columns (:func:`~dualboost.problems.sparse_columns.stump_operator`); set by
         #: :func:`column_generation`
         self.stumps = None
-        self._operator = None
+        #: the last operator of each kind made so far (the one of the kind chosen next is extended:
+        #: a run whose sort orders stop paying for a while, at a new feature, and pay again does not
+        #: make either operator again from all its columns)
+        self._operators: tuple = ()
 
     def __call__(self) -> ColumnIndependent:
         U = self.ensemble.U
         self.model = self.build(U) if self.model is None else self.model.with_columns(U)
         if self.stumps is not None:
-            self._operator = stump_operator(self.stumps, self.ensemble.hypotheses, self._operator)
-            self.model.stump_columns = self._operator
+            operator = stump_operator(self.stumps, self.ensemble.hypotheses, self._operators)
+            kept = tuple(other for other in self._operators if type(other) is not type(operator))
+            self._operators = () if operator is None else (operator, *kept)
+            self.model.stump_columns = operator
         return self.model
 
 
@@ -253,7 +258,8 @@ def column_generation(run: Run, ensemble: Ensemble, form: Formulation, d, max_it
         run.keep(form.pricing(d), form.kept(sol))
         if stop is not None:
             break
-        run.save(t, ensemble, d=d, sol=sol, **form.state())
+        if run.checkpoint is not None:  # (the formulation's state gathered only for a checkpoint)
+            run.save(t, ensemble, d=d, sol=sol, **form.state())
         timed = run.out_of_time()
         if timed:
             stop = Stop(quantity, *timed, converged=False)
