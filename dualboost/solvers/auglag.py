@@ -421,7 +421,6 @@ def _solve_on_simplex(
     keep (the last Hessian and the LP limit's latest HiGHS state).
     """
     large = model.eta_family and _eta(model) > options.continuation_eta
-    limit = model.lp_limit() if large and model.n_samples <= options.lp_max_samples else None
     run = _Run(evaluator, target, max_iter, w0, *((state.curvature, state.lp) if state else ()))
     warm = w0 is not None
     if warm and _compiled_pays(model, evaluator, options):
@@ -440,6 +439,8 @@ def _solve_on_simplex(
         if run.point is not None:  # near: the last stage finishes from the compiled point
             _augmented_lagrangian(model, run, options, continued=True)
             return run.result()
+    # the LP limit (a model over U, checked when made) only where a stage below may use it
+    limit = model.lp_limit() if large and model.n_samples <= options.lp_max_samples else None
     if warm:
         if limit is not None and _eta(model) > options.lp_first_eta:
             _warm_newton(model, run, options)

@@ -457,3 +457,41 @@ def _capped_newton_capsule_of_another_name():
     make.restype = ctypes.py_object
     make.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
     return make(ctypes.c_void_p(8), b"another", None)
+
+
+def test_the_lp_limit_is_made_only_for_a_stage_that_may_use_it(monkeypatch):
+    """Above continuation_eta a warm solve that the compiled stage finishes makes no LP limit (an
+    LPBoost over U, checked when made: 6 % of a diabetes run at nu = 1 when made for every solve);
+    a solve that goes on to the Python stages still gets it."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    from dualboost import ERLPBoostClassifier
+    from dualboost.solvers import AuglagOptions, auglag, default_options
+
+    made, stages = [], []
+    lp_limit = ERLPBoost.lp_limit
+    monkeypatch.setattr(ERLPBoost, "lp_limit", lambda self: made.append(1) or lp_limit(self))
+    solve = auglag._solve_on_simplex
+
+    def recorded(model, *args, **kwargs):
+        before = len(made)
+        result = solve(model, *args, **kwargs)
+        stages.append((len(made) - before, _eta(model)))
+        return result
+
+    monkeypatch.setattr(auglag, "_solve_on_simplex", recorded)
+    X = np.random.default_rng(2).normal(size=(300, 4))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1, -1)
+    options = AuglagOptions(newton=NewtonOptions(compiled="auto"))
+    with default_options(options):
+        clf = ERLPBoostClassifier(nu=1 / 300, eps=0.01).fit(X, y)
+    assert clf.n_iter_ > 20 and all(eta > options.continuation_eta for _, eta in stages)
+    assert sum(made) < len(stages) / 2  # most warm solves end in the compiled stage, without it
+    with default_options(AuglagOptions()), pytest.warns(ConvergenceWarning, match="max_iter=10"):
+        made.clear()  # the Python stages: made where they run above the threshold
+        ERLPBoostClassifier(nu=1 / 300, eps=0.01, max_iter=10).fit(X, y)
+    assert made
+
+
+def _eta(model) -> float:
+    return float(model.parameters()["eta"])
