@@ -121,7 +121,7 @@ def _named_functions() -> dict[tuple[str, int, str], str]:
             kernels.StumpOperatorBase.rank_one_hessian,
             kernels.StumpOperatorBase.cross_gram,
             base._ImplicitProducts.weighted_gram,
-            base._ImplicitProducts.cross,
+            kernels.over_all_rows,
         ],
         "dense t x t algebra": [
             newton._cholesky,
