@@ -13,7 +13,8 @@ The dual ([KG] Eq. 3.10 with psi eliminated, docs/math.md#capped-softmax) is
   the log-scale as ``dualboost.conjugates.CappedRelativeEntropy.conjugate_and_grad`` does at eta >= 1;
 * the Hessian on the face S of positive (and entering) weights in the low-rank form of
   ``dualboost.conjugates.traits.LowRankHessian``: ``H = -eta (B^T B - a a^T / sum s)`` with
-  ``s`` = d off the capped set, ``B = diag(sqrt s) U_S`` (BLAS dsyrk), ``a = U_S^T s``;
+  ``s`` = d off the capped set (and below the cap by more than rounding), ``B = diag(sqrt s) U_S``
+  (BLAS dsyrk), ``a = U_S^T s``;
 * the passes over U (``U w``, ``U^T d``) by BLAS dgemv, or by the caller's operator (``products``:
   e.g. a stump operator, O(N F + t) a pass) and ``B^T B`` by the caller's Gram (``gram``) where it
   does not decline, called back with the GIL;
@@ -264,6 +265,13 @@ cdef int _candidates(const double* w, const double* g, double wg, int t, int* fa
     return k
 
 
+cdef inline bint _free(const Problem* p, const double* d, const unsigned char* capped, int n) noexcept nogil:
+    """Whether row n counts in the Hessian: off the capped set and below the cap by more than its
+    rounding (``dualboost.conjugates.entropy.uncapped_weights``: d_n < (1 - 1e-12) / nu for nu > 1),
+    the Python path's rule; at nu = N, where every d_n is the cap, the Hessian is then 0 as there."""
+    return not capped[n] and (p.nu <= 1.0 or d[n] < (1.0 - 1e-12) / p.nu)
+
+
 cdef int _form_gram(Problem* p, const double* d, const unsigned char* capped, const int* face, int k,
                     double s_max, double* full, double* s, double* a, double* g_all) except -1 nogil:
     """``full = -H`` as :func:`_form` forms it, from the caller's Gram ``U_S^T diag(s) U_S``
@@ -275,7 +283,7 @@ cdef int _form_gram(Problem* p, const double* d, const unsigned char* capped, co
     cdef double[::1] weights_view
     cdef Py_ssize_t[::1] columns_view
     for n in range(N):
-        s[n] = d[n] if (not capped[n] and d[n] > 1e-17 * s_max) else 0.0
+        s[n] = d[n] if (_free(p, d, capped, n) and d[n] > 1e-17 * s_max) else 0.0
         s_sum += s[n]
     with gil:
         weights = np.empty(N)
@@ -317,12 +325,12 @@ cdef int _form(Problem* p, const double* d, const unsigned char* capped, const i
     for i in range(k):
         pos[face[i]] = i
     for n in range(N):
-        if not capped[n] and d[n] > s_max:
+        if _free(p, d, capped, n) and d[n] > s_max:
             s_max = d[n]
     if p.gram != NULL and _form_gram(p, d, capped, face, k, s_max, full, sq, a, g_all):
         return 0
     for n in range(N):
-        if not capped[n] and d[n] > 1e-17 * s_max:
+        if _free(p, d, capped, n) and d[n] > 1e-17 * s_max:
             sq[rows] = sqrt(d[n])
             s_sum += d[n]
             for i in range(k):
@@ -344,6 +352,49 @@ cdef int _form(Problem* p, const double* d, const unsigned char* capped, const i
             for i in range(j, k):
                 full[i + t * j] -= p.eta * a[i] * a[j] / s_sum
     return 0
+
+
+cdef int _cover(Problem* p, const double* wk, int mk, const double* w0, int* pos, int k0, double* full,
+                double* m, double* d, double* g, unsigned char* capped, double* s, double* a,
+                double* cross) except -1 nogil:
+    """The kept matrix ``full`` (``-H`` on the k0 columns with ``pos >= 0``, formed at the point ``wk``,
+    whose first ``mk`` columns are the earlier solve's) extended to the columns a warm start's first
+    step may need that it lacks: those with weight in ``w0`` and those appended since (``j >= mk``),
+    their rows and columns at ``wk`` by the formula of :func:`_form` (``d`` evaluated there, one pass
+    ``U^T (s u_j)`` per new column; what ``newton.Curvature.covering`` does in Python). New columns get
+    the next rows, in column order. Returns the rows now kept (k0 where nothing is new: nothing
+    evaluated)."""
+    cdef int N = p.N, t = p.t, i, j, n, k = k0, pi, pj
+    cdef double s_max = 0.0, s_sum = 0.0
+    for j in range(t):
+        if pos[j] < 0 and (j >= mk or w0[j] > 0.0):
+            pos[j] = k
+            k += 1
+    if k == k0:
+        return k0
+    _evaluate(p, wk, m, d, g, capped)
+    for n in range(N):
+        if _free(p, d, capped, n) and d[n] > s_max:
+            s_max = d[n]
+    for n in range(N):
+        s[n] = d[n] if (_free(p, d, capped, n) and d[n] > 1e-17 * s_max) else 0.0
+        s_sum += s[n]
+    _product(p, True, s, a)
+    for j in range(t):
+        pj = pos[j]
+        if pj < k0:  # a kept column (or none)
+            continue
+        for n in range(N):
+            m[n] = s[n] * p.U[n + N * j]
+        _product(p, True, m, cross)
+        for i in range(t):
+            pi = pos[i]
+            if pi < 0 or pi > pj:
+                continue
+            full[pj + t * pi] = p.eta * cross[i]
+            if s_sum > 0.0:
+                full[pj + t * pi] -= p.eta * a[i] * a[j] / s_sum
+    return k
 
 
 cdef struct Factor:
@@ -464,6 +515,7 @@ def solve(
     products=None,
     gram=None,
     passes=None,
+    kept_w=None,
 ):
     """Newton on the simplex from ``w0`` until the gap of ``(d(w), w)`` is at most ``tol``.
 
@@ -515,14 +567,19 @@ def solve(
         of ``dualboost/solvers/_passes.pxd``, for U's N rows and t columns), called without the GIL
         instead of ``products``' methods; the caller keeps the object that owns them alive (it
         passes it as ``products``).
+    kept_w : (m,) float64, optional
+        The point at which ``kept_H`` was formed (over U's first m <= t columns; the others at 0):
+        the kept matrix is first extended to the columns with weight in ``w0`` and those appended
+        after the first m that ``kept_face`` lacks, at that point (:func:`_cover`), and returned as
+        the last Hessian where the loop forms none. Without it the kept matrix is taken as it is.
 
     Returns
     -------
     tuple
         ``(w, d, g, value, gap, steps, hessians, evaluations, H, face, w_H, d_H)``: the last point,
         ``d(w)``, ``g = U^T d``, ``D(w)``, this module's gap there (not a certificate), the counts,
-        and the last Hessian formed here with its columns and its point (None, None, None, None
-        where none was formed).
+        and the last Hessian formed here with its columns and its point (or the kept one extended
+        here, where none was formed; None, None, None, None where neither).
     """
     cdef int N = U.shape[0], t = U.shape[1]
     if log_d0.shape[0] != N or w0.shape[0] != t or N < 1 or t < 1:
@@ -580,6 +637,24 @@ def solve(
             for i in range(j, k0):
                 full[i + t * j] = -H0[i, j]
         stale = 0 if k0 else 1
+    cdef double[::1] cover_w, cover_d, cover_g, cover_s, cover_a, cover_x
+    cdef unsigned char[::1] cover_c
+    cdef int covered = 0, mk = 0  # covered: the rows of the kept matrix once extended here (0: not)
+    if kept_w is not None and kept_H is not None and k0:
+        mk = len(kept_w)
+        if mk > t:
+            raise ValueError("kept_w must have at most U.shape[1] entries")
+        start = np.zeros(t)
+        start[:mk] = kept_w
+        cover_w, cover_d, cover_g = start, np.empty(N), np.empty(t)
+        cover_s, cover_a, cover_x = np.empty(N), np.empty(t), np.empty(t)
+        cover_c = np.empty(N, dtype=np.uint8)
+        with nogil:
+            k = _cover(&p, &cover_w[0], mk, &w[0], &pos[0], k0, &full[0], &m[0], &cover_d[0], &cover_g[0],
+                       &cover_c[0], &cover_s[0], &cover_a[0], &cover_x[0])
+        if k > k0:
+            covered = k
+            evaluations += 1
     cdef double *pw = &w[0]
     cdef double *pwt = &wt[0]
     cdef double *pd = &d[0]
@@ -714,6 +789,12 @@ def solve(
             value, gap = trial, trial_gap
     kept = (None, None, None, None)
     cdef double[:, ::1] H_view
+    if not formed_k and covered:  # the kept matrix extended here: returned as the last Hessian
+        formed_k = covered
+        for j in range(t):
+            if pos[j] >= 0:
+                face_formed[pos[j]] = j
+        w_formed, d_formed = cover_w, cover_d
     if formed_k:  # H = -full on the columns formed, symmetric
         H = np.empty((formed_k, formed_k))
         H_view = H

@@ -560,16 +560,12 @@ def _compiled_start(model, run: _Run, options: AuglagOptions) -> None:
     before (``run.w`` unchanged)."""
     w0 = _normalised(run.w)
     kept = run.kept if run.kept is not None and run.kept.usable_for(model) else None
-    if kept is not None:  # extended to the new columns and those with weight (their rows at its point)
-        t = model.n_hypotheses
-        m = kept.w.size
-        face = np.concatenate((np.flatnonzero(w0[:m] > 0), np.arange(m, t)))  # (sorted, distinct)
-        kept = kept.covering(model, face, with_inverse=False)
-    w, counts, formed = compiled.resolve(model, w0, run.target, None if kept is None else (kept.H, kept.face))
-    formed = _formed_curvature(model, formed)  # the last Hessian formed, at its point: the state kept
-    if formed is not None:
-        kept = formed
-    _take_compiled(model, run, options, w, _counted(run, counts), kept or run.kept, run.target)
+    # the kept Hessian, extended in the loop to the new columns and those with weight (at its point)
+    w, counts, formed = compiled.resolve(
+        model, w0, run.target, None if kept is None else (kept.H, kept.face, kept.w)
+    )
+    formed = _formed_curvature(model, formed)  # the last Hessian formed or extended: the state kept
+    _take_compiled(model, run, options, w, _counted(run, counts), formed or run.kept, run.target)
 
 
 def _counted(run: _Run, counts: dict[str, int]) -> int:

@@ -101,7 +101,7 @@ def resolve(
     model,
     w0: NDArray[np.float64],
     target: float,
-    kept: tuple[NDArray[np.float64], NDArray[np.intp]] | None = None,
+    kept: tuple[NDArray[np.float64], ...] | None = None,
     *,
     projected: bool = False,
     ridge: float = 1e-12,
@@ -119,9 +119,12 @@ def resolve(
         The start, on the simplex.
     target : float
         The relative gap at which the loop stops (its own estimate; the caller certifies).
-    kept : (H, face), optional
+    kept : (H, face) or (H, face, w), optional
         A Hessian of D formed earlier on the columns ``face`` (``newton.Curvature``): the first
-        steps are chord steps with it, while each cuts the gap fourfold.
+        steps are chord steps with it, while each cuts the gap fourfold. With its point ``w`` (over
+        the first ``w.size`` columns) the loop first extends it, at that point, to the columns with
+        weight in ``w0`` and those appended after ``w``'s (what ``Curvature.covering`` does), and
+        returns it as ``formed`` where it forms no Hessian of its own.
     projected : bool, default False
         Each step's first trial is the whole step clipped at 0 (the projected Newton path: a cold
         start from uniform w drops many columns at once); False: it stops where the first weight
@@ -145,13 +148,14 @@ def resolve(
     counts : dict
         ``steps``, ``hessians`` and ``evaluations`` made.
     formed : (H, face, w, d) or None
-        The last Hessian formed in the loop, its columns and its point; None where none was.
+        The last Hessian formed in the loop (or the kept one it extended), its columns and its
+        point; None where neither.
     """
     reg = model.regularizer
     U = model.U if model.U.flags.f_contiguous else np.asfortranarray(model.U)
     w0 = np.ascontiguousarray(w0, dtype=np.float64)
     log_d0 = np.log(reg.d0)  # (positive: applies() checked it)
-    H, face = kept if kept is not None else (None, None)
+    H, face, w_H = (*kept, None)[:3] if kept is not None else (None, None, None)
     products, gram = _operator_passes(model)
     passes = None if products is None else products.compiled_passes()
     w, _, _, _, _, steps, hessians, evaluations, *formed = _capped_newton.solve(
@@ -172,6 +176,7 @@ def resolve(
         products,
         gram,
         passes,
+        kept_w=w_H,
     )
     counts = {"steps": steps, "hessians": hessians, "evaluations": evaluations}
     return w, counts, None if formed[0] is None else tuple(formed)

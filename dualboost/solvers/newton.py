@@ -367,13 +367,12 @@ class Curvature:
         model,
         face: NDArray[np.intp],
         ridges: tuple[float, ...] = NewtonOptions.ridges,
-        with_inverse: bool = True,
     ) -> Curvature:
         """This Hessian extended to every column of ``face``: the new columns' rows and columns at
         this Hessian's point (``Model.dual_hessian_block``, one pass over U) are appended, and the
-        inverse is extended by their border (``with_inverse=False``: not, computed again from H
-        where needed; the compiled re-solve factors H itself). Columns of this face that ``face``
-        lacks stay (the step holds them at 0). ``self`` when nothing is new."""
+        inverse is extended by their border (the compiled re-solve extends H in its loop instead,
+        ``dualboost.solvers.compiled.resolve``). Columns of this face that ``face`` lacks stay (the
+        step holds them at 0). ``self`` when nothing is new."""
         new = face[~_members(face, self.face, model.n_hypotheses)]
         if not new.size:
             return self
@@ -386,7 +385,7 @@ class Curvature:
         block = model.dual_hessian_block(w, columns, new, self.d)
         H[:, m:] = block
         H[m:, :m] = block[:m].T
-        inverse = self.inverse(ridges) if with_inverse else None
+        inverse = self.inverse(ridges)
         if inverse is not None:  # (None when the border overflowed: computed anew from H if needed)
             bordered = _bordered_inverse(inverse[0], inverse[1], self.shifted(H), m)
             inverse = None if bordered is None else (bordered, inverse[1])

