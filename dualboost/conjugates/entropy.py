@@ -80,8 +80,15 @@ class CappedRelativeEntropy(RankOneCurvature, OnCappedSimplex, ConvexFunction):
         self.eta = check_eta(eta)
         with np.errstate(divide="ignore"):
             self._log_d0 = np.log(self.d0)
+        self._log_d0.flags.writeable = False
         #: the capped simplex meets d0's support only if ceil(nu) entries of d0 are positive
         self._feasible = np.count_nonzero(self.d0 > 0) >= np.ceil(self.nu - 1e-12)
+
+    @property
+    def log_d0(self) -> NDArray[np.float64]:
+        """``ln d0`` (-inf where d0 is 0), computed once, read-only (the compiled re-solve takes it,
+        ``dualboost.solvers.compiled``)."""
+        return self._log_d0
 
     def value(self, x: ArrayLike) -> float:
         x = check_vector(x, "d", self.n)

@@ -62,7 +62,10 @@ def certify(
         return Solution.without_point("failed", method, side, tol, **fields)
     d = np.asarray(d, dtype=np.float64)
     w = np.asarray(w, dtype=np.float64)
-    d_feas, primal_infeas = model.repair_primal(d)
+    if _unmoved(evaluated, d):  # its certificate repaired this very d, which did not move
+        d_feas, primal_infeas = d, 0.0
+    else:
+        d_feas, primal_infeas = model.repair_primal(d)
     w_feas, dual_infeas = model.repair_dual(w)
     if _own_objectives(evaluated, d, w, primal_infeas, dual_infeas):
         primal_value, dual_value = evaluated.primal, evaluated.value
@@ -91,6 +94,13 @@ def certify(
         dual_infeasibility=float(dual_infeas),
         **fields,
     )
+
+
+def _unmoved(evaluated, d) -> bool:
+    """Whether ``evaluated`` (a ``newton.Point`` or None) certified exactly this ``d`` with its primal
+    objective computed from it: ``certified_point`` does so only where ``repair_primal`` left d where
+    it was (moved by 0), so its repair here would be d itself, by 0."""
+    return evaluated is not None and evaluated.d is d and bool(np.isfinite(evaluated.primal))
 
 
 def _own_objectives(evaluated, d, w, primal_infeas: float, dual_infeas: float) -> bool:

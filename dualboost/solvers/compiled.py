@@ -154,7 +154,7 @@ def resolve(
     reg = model.regularizer
     U = model.U if model.U.flags.f_contiguous else np.asfortranarray(model.U)
     w0 = np.ascontiguousarray(w0, dtype=np.float64)
-    log_d0 = np.log(reg.d0)  # (positive: applies() checked it)
+    log_d0 = reg.log_d0  # (finite: applies() checked that d0 is positive)
     H, face, w_H = (*kept, None)[:3] if kept is not None else (None, None, None)
     products, gram = _operator_passes(model)
     passes = None if products is None else products.compiled_passes()
