@@ -137,7 +137,11 @@ def _named_functions() -> dict[tuple[str, int, str], str]:
             *vars(newton._Projection).values(),
             *vars(newton.Curvature).values(),
         ],
-        "compiled re-solve": [compiled.resolve, compiled._operator_passes],
+        "compiled re-solve": [
+            compiled.resolve,
+            compiled._operator_passes,
+            kernels.StumpColumns.compiled_gram,
+        ],
         "L-BFGS-B": [auglag._lbfgsb],
         "certificates": [newton.certified_point],
     }

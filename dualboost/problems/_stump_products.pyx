@@ -9,12 +9,16 @@ import numpy as np
 
 cimport cython
 from cpython.pycapsule cimport PyCapsule_New
+from libc.stdlib cimport calloc, free, malloc
 
-from dualboost.solvers._passes cimport Passes, pass_fn
+from dualboost.solvers._passes cimport Gram, Passes, pass_fn
 
 #: the name of the capsules of :meth:`StumpPasses.capsule` (``dualboost/solvers/_passes.pxd``)
 cdef const char* _PASSES_NAME = b"dualboost.solvers._passes.Passes"
 PASSES_NAME = _PASSES_NAME
+#: the name of the capsules of :meth:`StumpPasses.gram_capsule` (``dualboost/solvers/_passes.pxd``)
+cdef const char* _GRAM_NAME = b"dualboost.solvers._passes.Gram"
+GRAM_NAME = _GRAM_NAME
 
 
 @cython.boundscheck(False)
@@ -37,63 +41,100 @@ def stump_gram(
     slot's distinct cuts split its rows into buckets; per pair of used slots the g-weighted 2D
     histogram of the rows' buckets, summed from the top along both axes, holds every ``A_ij``
     (:func:`bucket_gram`). O(N F_S^2 / 2 + K^2 + t^2), K the distinct cuts plus F_S."""
-    cdef Py_ssize_t F = position.shape[0], N = position.shape[1], width = N + 1, t = cut.shape[0]
-    cdef Py_ssize_t f, j, k, n, used = 0, K
-    cdef int[::1] local = np.full(F, -1, dtype=np.int32)
-    cdef int[::1] marks = np.zeros(F * width, dtype=np.int32)
-    for j in range(t):
-        if cut[j] >= 0:
-            f = cut[j] // width
-            marks[cut[j]] = 1
-            if local[f] < 0:
-                local[f] = 0
-    slots = np.flatnonzero(np.asarray(local) >= 0)
-    cdef Py_ssize_t[::1] slot = slots.astype(np.intp)
-    used = slot.shape[0]
-    for k in range(used):
-        local[slot[k]] = k
-    cdef int[:, ::1] bucket = np.empty((used, N), dtype=np.int32)
-    cdef Py_ssize_t[::1] offset = np.zeros(used + 1, dtype=np.intp)
-    cdef Py_ssize_t[::1] select = np.zeros(t, dtype=np.intp)
-    cdef Py_ssize_t base
+    cdef Py_ssize_t F = position.shape[0], N = position.shape[1], t = cut.shape[0]
+    cdef bint rank_one = p_low is not None
+    if rank_one and p_low.shape[0] != t:
+        raise ValueError("p_low must have one entry per column")
+    if sign.shape[0] != t or g.shape[0] != N or out.shape[0] != t or out.shape[1] != t:
+        raise ValueError("sign, g and out must match cut's columns and position's rows")
+    if t == 0:
+        return
+    cdef int status
     with nogil:
+        status = _stump_gram(&position[0, 0] if F and N else NULL, F, N, &cut[0], &sign[0],
+                             t, &g[0] if N else NULL, &out[0, 0], t, True,
+                             &p_low[0] if rank_one else NULL, inverse, factor)
+    if status != 0:
+        raise MemoryError("stump_gram: out of memory")
+
+
+cdef int _stump_gram(const int* position, Py_ssize_t F, Py_ssize_t N, const Py_ssize_t* cut,
+                     const double* sign, Py_ssize_t t, const double* g, double* out, Py_ssize_t ld,
+                     bint mirror, const double* p_low, double inverse, double factor) noexcept nogil:
+    """:func:`stump_gram` on raw arrays: the value of entry (i, j), i >= j, at ``out[i + ld j]`` (and
+    at ``out[j + ld i]`` where ``mirror``: both triangles); ``p_low`` NULL for no rank-one term.
+    Its buffers from malloc; -1 where that failed, else 0."""
+    cdef Py_ssize_t width = N + 1, f, j, k, n, used = 0, K, i, row, base
+    cdef double total, si, low, value, diag_i
+    cdef int* local = <int*>malloc(F * sizeof(int)) if F else NULL
+    cdef int* marks = <int*>calloc(F * width, sizeof(int)) if F else NULL
+    cdef Py_ssize_t* slot = <Py_ssize_t*>malloc(F * sizeof(Py_ssize_t)) if F else NULL
+    cdef Py_ssize_t* select = <Py_ssize_t*>calloc(t, sizeof(Py_ssize_t))
+    cdef double* diag = <double*>malloc(t * sizeof(double))
+    cdef Py_ssize_t* offset = NULL
+    cdef int* bucket = NULL
+    cdef double* hist = NULL
+    cdef int status = -1
+    cdef bint failed = (F and (local == NULL or marks == NULL or slot == NULL)) or select == NULL or diag == NULL
+    if not failed:
+        for f in range(F):
+            local[f] = -1
+        for j in range(t):
+            if cut[j] >= 0:
+                f = cut[j] // width
+                marks[cut[j]] = 1
+                local[f] = 0
+        for f in range(F):
+            if local[f] >= 0:
+                local[f] = used
+                slot[used] = f
+                used += 1
+        offset = <Py_ssize_t*>calloc(used + 1, sizeof(Py_ssize_t))
+        bucket = <int*>malloc(used * N * sizeof(int)) if used and N else NULL
+        failed = offset == NULL or (used and N and bucket == NULL)
+    if not failed:
         for k in range(used):  # running counts of the distinct cuts at or below each slot
             base = slot[k] * width
             for n in range(1, width):
                 marks[base + n] += marks[base + n - 1]
             offset[k + 1] = offset[k] + marks[base + N] + 1
             for n in range(N):
-                bucket[k, n] = marks[base + position[slot[k], n]]
+                bucket[k * N + n] = marks[base + position[slot[k] * N + n]]
         for j in range(t):  # a constant: bucket 0 of the first slot (every row)
             if cut[j] >= 0:
                 k = local[cut[j] // width]
                 select[j] = offset[k] + marks[cut[j]]
-    if used == 0:
-        K = 1
-        hist = np.full((1, 1), np.sum(g))
-    else:
-        K = offset[used]
-        hist = np.empty((K, K))
-        bucket_gram(bucket, g, offset, hist)
-    cdef double[:, ::1] S = hist
-    cdef double total = S[0, 0], si, low, value, diag_i
-    cdef double[::1] diag = np.empty(t)
-    cdef Py_ssize_t i, row
-    cdef bint rank_one = p_low is not None
-    if rank_one and p_low.shape[0] != t:
-        raise ValueError("p_low must have one entry per column")
-    with nogil:
+        K = offset[used] if used else 1
+        hist = <double*>malloc(K * K * sizeof(double))
+        failed = hist == NULL
+    if not failed:
+        if used == 0:  # (constants only) sum g, summed as numpy sums
+            hist[0] = _pairwise_sum(g, N) if N else 0.0
+        else:
+            _bucket_gram(bucket, used, N, g, offset, hist, K)
+        total = hist[0]
         for i in range(t):
-            diag[i] = S[select[i], select[i]]
-        for i in range(t):  # the lower triangle, mirrored (the same expression for (i, j) and (j, i))
-            si, row, diag_i = sign[i], select[i], diag[i]
+            diag[i] = hist[select[i] * K + select[i]]
+        for i in range(t):  # the lower triangle (and its mirror: the same expression for (j, i))
+            si, row, diag_i = sign[i], select[i] * K, diag[i]
             for j in range(i + 1):
-                low = inverse * p_low[i] * p_low[j] if rank_one else 0.0
+                low = inverse * p_low[i] * p_low[j] if p_low != NULL else 0.0
                 value = factor * (si * sign[j] * (
-                    4.0 * S[row, select[j]] - 2.0 * diag_i - 2.0 * diag[j] + total
+                    4.0 * hist[row + select[j]] - 2.0 * diag_i - 2.0 * diag[j] + total
                 ) - low)
-                out[i, j] = value
-                out[j, i] = value
+                out[i + ld * j] = value
+                if mirror:
+                    out[j + ld * i] = value
+        status = 0
+    free(local)
+    free(marks)
+    free(slot)
+    free(select)
+    free(diag)
+    free(offset)
+    free(bucket)
+    free(hist)
+    return status
 
 
 @cython.boundscheck(False)
@@ -110,29 +151,39 @@ def bucket_gram(
     both axes; every block (f, h), both triangles, O(N F^2 / 2 + K^2) for ``K = offset[F]``. ``out``
     is K x K and overwritten."""
     cdef Py_ssize_t F = bucket.shape[0], N = bucket.shape[1], K = out.shape[0]
-    cdef Py_ssize_t f, h, n, r, c, r0, r1, c0, c1
+    if g.shape[0] != N or offset.shape[0] != F + 1 or out.shape[1] != K or (F and offset[F] != K):
+        raise ValueError("bucket, g, offset and out must describe the same rows, slots and K")
+    if K == 0:
+        return
     with nogil:
-        for r in range(K):
-            for c in range(K):
-                out[r, c] = 0.0
-        for f in range(F):  # pair by pair: each block's histogram stays in cache
-            for h in range(f, F):
-                for n in range(N):
-                    out[offset[f] + bucket[f, n], offset[h] + bucket[h, n]] += g[n]
-        for f in range(F):
-            r0, r1 = offset[f], offset[f + 1]
-            for h in range(f, F):
-                c0, c1 = offset[h], offset[h + 1]
-                for r in range(r1 - 2, r0 - 1, -1):
-                    for c in range(c0, c1):
-                        out[r, c] += out[r + 1, c]
+        _bucket_gram(&bucket[0, 0] if F and N else NULL, F, N, &g[0] if N else NULL, &offset[0],
+                     &out[0, 0], K)
+
+
+cdef void _bucket_gram(const int* bucket, Py_ssize_t F, Py_ssize_t N, const double* g,
+                       const Py_ssize_t* offset, double* out, Py_ssize_t K) noexcept nogil:
+    """:func:`bucket_gram` on raw arrays (``bucket`` F x N, ``out`` K x K, C order)."""
+    cdef Py_ssize_t f, h, n, r, c, r0, r1, c0, c1
+    for r in range(K * K):
+        out[r] = 0.0
+    for f in range(F):  # pair by pair: each block's histogram stays in cache
+        for h in range(f, F):
+            for n in range(N):
+                out[(offset[f] + bucket[f * N + n]) * K + offset[h] + bucket[h * N + n]] += g[n]
+    for f in range(F):
+        r0, r1 = offset[f], offset[f + 1]
+        for h in range(f, F):
+            c0, c1 = offset[h], offset[h + 1]
+            for r in range(r1 - 2, r0 - 1, -1):
+                for c in range(c0, c1):
+                    out[r * K + c] += out[(r + 1) * K + c]
+            for r in range(r0, r1):
+                for c in range(c1 - 2, c0 - 1, -1):
+                    out[r * K + c] += out[r * K + c + 1]
+            if h > f:
                 for r in range(r0, r1):
-                    for c in range(c1 - 2, c0 - 1, -1):
-                        out[r, c] += out[r, c + 1]
-                if h > f:
-                    for r in range(r0, r1):
-                        for c in range(c0, c1):
-                            out[c, r] = out[r, c]
+                    for c in range(c0, c1):
+                        out[c * K + r] = out[r * K + c]
 
 
 def indicator_sums(
@@ -173,6 +224,7 @@ cdef struct StumpArrays:
     const Py_ssize_t* cut       # the stumps' flat cut slots
     const Py_ssize_t* stumps    # the stumps' columns
     const Py_ssize_t* constants  # the constants' columns
+    const Py_ssize_t* column_cut  # every column's flat cut slot (-1: a constant)
     Py_ssize_t N, F, t, n_stumps, n_constants
 
 
@@ -293,9 +345,10 @@ cdef class StumpPasses:
 
     cdef const double[::1] _y, _sign
     cdef const int[:, ::1] _order, _position
-    cdef const Py_ssize_t[::1] _cut, _stumps, _constants
+    cdef const Py_ssize_t[::1] _cut, _stumps, _constants, _column_cut
     cdef StumpArrays _arrays
     cdef Passes _passes
+    cdef Gram _gram
     cdef readonly Py_ssize_t scratch_size
 
     def __init__(self, y, order, position, cut, sign, stumps, constants):
@@ -317,6 +370,10 @@ cdef class StumpPasses:
         a.cut = &self._cut[0] if self._cut.shape[0] else NULL
         a.stumps = &self._stumps[0] if self._stumps.shape[0] else NULL
         a.constants = &self._constants[0] if self._constants.shape[0] else NULL
+        column_cut = np.full(self._sign.shape[0], -1, dtype=np.intp)
+        column_cut[np.asarray(stumps)] = np.asarray(cut)
+        self._column_cut = column_cut
+        a.column_cut = &self._column_cut[0] if self._sign.shape[0] else NULL
         a.N, a.F, a.t = N, F, self._sign.shape[0]
         a.n_stumps, a.n_constants = self._stumps.shape[0], self._constants.shape[0]
         self.scratch_size = F * (N + 1) + (N if N > a.n_stumps else a.n_stumps)
@@ -325,6 +382,9 @@ cdef class StumpPasses:
         self._passes.edges = _stump_edges
         self._passes.scratch = self.scratch_size
         self._passes.n_rows, self._passes.n_columns = N, a.t
+        self._gram.data = <const void*>a
+        self._gram.gram = _stump_face_gram
+        self._gram.n_rows, self._gram.n_columns = N, a.t
 
     def margins(self, w):
         """``U w`` (w over the t columns), shape (N,)."""
@@ -350,3 +410,50 @@ cdef class StumpPasses:
         """The passes as a PyCapsule named :data:`PASSES_NAME` pointing to this object's ``Passes``
         (valid while this object lives: a caller keeps a reference to it)."""
         return PyCapsule_New(&self._passes, _PASSES_NAME, NULL)
+
+    def gram_capsule(self, Py_ssize_t min_face):
+        """The Gram of any face of these columns (:func:`stump_gram` on the face's columns, its
+        lower triangle) as a PyCapsule named :data:`GRAM_NAME` pointing to this object's ``Gram``,
+        for faces of at least ``min_face`` columns (valid while this object lives)."""
+        self._gram.min_face = min_face
+        return PyCapsule_New(&self._gram, _GRAM_NAME, NULL)
+
+    def face_gram(self, weights, face):
+        """``U_face^T diag(weights) U_face`` through the function :meth:`gram_capsule` hands out (its
+        lower triangle, mirrored here), shape (k, k); for tests and callers without a capsule."""
+        cdef const double[::1] g = np.ascontiguousarray(weights, dtype=np.float64)
+        cdef const int[::1] columns = np.ascontiguousarray(face, dtype=np.int32)
+        cdef Py_ssize_t k = columns.shape[0], i, j
+        if g.shape[0] != self._arrays.N:
+            raise ValueError(f"weights must have {self._arrays.N} entries; got {g.shape[0]}")
+        if k and (np.min(face) < 0 or np.max(face) >= self._arrays.t):
+            raise ValueError(f"face must list columns below {self._arrays.t}")
+        out = np.zeros((k, k))
+        cdef double[::1, :] o = np.asfortranarray(out)
+        cdef int status = 0
+        if k:
+            with nogil:
+                status = _stump_face_gram(&self._arrays, &g[0] if g.shape[0] else NULL, &columns[0], k,
+                                          &o[0, 0], k)
+        if status != 0:
+            raise MemoryError("face_gram: out of memory")
+        lower = np.asarray(o)
+        return np.tril(lower) + np.tril(lower, -1).T
+
+
+cdef int _stump_face_gram(const void* data, const double* weights, const int* face, int k, double* out,
+                          int ld) noexcept nogil:
+    """The ``gram_fn`` of ``Gram`` (dualboost/solvers/_passes.pxd) for stump columns: :func:`_stump_gram`
+    on the face's cuts and signs, the lower triangle only."""
+    cdef const StumpArrays* a = <const StumpArrays*>data
+    cdef Py_ssize_t* cut = <Py_ssize_t*>malloc(k * sizeof(Py_ssize_t))
+    cdef double* sign = <double*>malloc(k * sizeof(double))
+    cdef int i, status = -1
+    if cut != NULL and sign != NULL:
+        for i in range(k):
+            cut[i] = a.column_cut[face[i]]
+            sign[i] = a.sign[face[i]]
+        status = _stump_gram(a.position, a.F, a.N, cut, sign, k, weights, out, ld, False, NULL, 0.0, 1.0)
+    free(cut)
+    free(sign)
+    return status

@@ -433,6 +433,10 @@ class StumpOperator(Protocol):
         """:meth:`margins` and :meth:`edges` for a compiled solver, or None."""
         ...
 
+    def compiled_gram(self) -> object | None:
+        """:meth:`weighted_gram` of any face for a compiled solver, where :meth:`gram_pays`, or None."""
+        ...
+
 
 class StumpOperatorBase(ABC):
     """The products of an implicit operator of columns U (N x t) that follow from its passes
@@ -516,6 +520,19 @@ class StumpOperatorBase(ABC):
         -------
         PyCapsule or None
             The passes, or None.
+        """
+        return None
+
+    def compiled_gram(self) -> object | None:
+        """:meth:`weighted_gram` of the columns of any face as a compiled solver calls it without the
+        GIL: a PyCapsule of the ``Gram`` struct of ``dualboost/solvers/_passes.pxd`` (valid while this
+        operator lives), asked only for faces where :meth:`gram_pays`, or None (this default: the
+        solver calls :meth:`restricted` and :meth:`weighted_gram`).
+
+        Returns
+        -------
+        PyCapsule or None
+            The Gram, or None.
         """
         return None
 
@@ -835,6 +852,19 @@ class StumpColumns(StumpOperatorBase):
     def compiled_passes(self) -> object:
         """:meth:`StumpOperatorBase.compiled_passes`: ``StumpPasses.capsule`` of :meth:`passes`."""
         return self.passes().capsule()
+
+    def compiled_gram(self) -> object:
+        """:meth:`StumpOperatorBase.compiled_gram`: ``StumpPasses.gram_capsule`` of :meth:`passes`
+        (``stump_gram`` on the face's columns, as ``restricted(face).weighted_gram``), for faces of at
+        least the fewest columns on which :meth:`gram_pays` (it grows with the columns)."""
+        low, high = 1, self.n_columns + 1  # the fewest columns that pay lie in [low, high]
+        while low < high:
+            middle = (low + high) // 2
+            if self.gram_pays(middle):
+                high = middle
+            else:
+                low = middle + 1
+        return self.passes().gram_capsule(low)
 
     def margins(self, w: NDArray[np.float64]) -> NDArray[np.float64]:
         """``U w`` (w a vector over the columns): ``y * (2 sum_f A_f + sum_constants s_j w_j -

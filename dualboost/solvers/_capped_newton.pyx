@@ -44,11 +44,14 @@ from scipy.linalg.cython_blas cimport ddot, dgemv, dsyrk
 from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
 from cpython.pycapsule cimport PyCapsule_GetPointer
 
-from dualboost.solvers._passes cimport Passes
+from dualboost.solvers._passes cimport Gram, Passes
 
 #: the name of a ``passes`` capsule (``dualboost/solvers/_passes.pxd``)
 cdef const char* _PASSES_NAME = b"dualboost.solvers._passes.Passes"
 PASSES_NAME = _PASSES_NAME
+#: the name of a ``grams`` capsule (``dualboost/solvers/_passes.pxd``)
+cdef const char* _GRAM_NAME = b"dualboost.solvers._passes.Gram"
+GRAM_NAME = _GRAM_NAME
 
 
 #: the largest first-order change of a log-weight eta (U x)_n that a first trial may make, at first,
@@ -72,6 +75,7 @@ cdef struct Problem:
     void* products       # an object with margins(w) and edges(d) (U w, U^T d), or NULL: BLAS on U
     void* gram           # a callable (weights, face) -> U_S^T diag(weights) U_S or None, or NULL
     const Passes* passes  # the operator's compiled passes (called without the GIL), or NULL
+    const Gram* grams     # the operator's compiled Gram (called without the GIL), or NULL
     double* pass_scratch  # their scratch (passes.scratch doubles)
 
 
@@ -310,6 +314,29 @@ cdef int _form_gram(Problem* p, const double* d, const unsigned char* capped, co
     return 1
 
 
+cdef int _form_compiled_gram(Problem* p, const double* d, const unsigned char* capped, const int* face, int k,
+                             double s_max, double* full, double* s, double* a, double* g_all) noexcept nogil:
+    """``full = -H`` as :func:`_form_gram` forms it, from the operator's compiled Gram (``p.grams``,
+    written into ``full``'s lower triangle, then scaled in place: the same operations); 0 where it
+    could not (then the caller's other paths form it), 1 where formed."""
+    cdef int N = p.N, t = p.t, i, j, n
+    cdef double s_sum = 0.0
+    for n in range(N):
+        s[n] = d[n] if (_free(p, d, capped, n) and d[n] > 1e-17 * s_max) else 0.0
+        s_sum += s[n]
+    if p.grams.gram(p.grams.data, s, face, k, full, t) != 0:
+        return 0
+    _product(p, True, s, g_all)
+    for i in range(k):
+        a[i] = g_all[face[i]]
+    for j in range(k):
+        for i in range(j, k):
+            full[i + t * j] = p.eta * full[i + t * j]
+            if s_sum > 0.0:
+                full[i + t * j] -= p.eta * a[i] * a[j] / s_sum
+    return 1
+
+
 cdef int _form(Problem* p, const double* d, const unsigned char* capped, const int* face, int k,
                double* B, double* full, int* pos, double* sq, double* a, double* g_all) except -1 nogil:
     """``full = -H`` on the columns ``face`` at d (lower triangle, k x k with ld t), and ``pos[j]``
@@ -327,6 +354,9 @@ cdef int _form(Problem* p, const double* d, const unsigned char* capped, const i
     for n in range(N):
         if _free(p, d, capped, n) and d[n] > s_max:
             s_max = d[n]
+    if p.grams != NULL and k >= p.grams.min_face and _form_compiled_gram(p, d, capped, face, k, s_max, full,
+                                                                          sq, a, g_all):
+        return 0
     if p.gram != NULL and _form_gram(p, d, capped, face, k, s_max, full, sq, a, g_all):
         return 0
     for n in range(N):
@@ -516,6 +546,7 @@ def solve(
     gram=None,
     passes=None,
     kept_w=None,
+    grams=None,
 ):
     """Newton on the simplex from ``w0`` until the gap of ``(d(w), w)`` is at most ``tol``.
 
@@ -567,6 +598,10 @@ def solve(
         of ``dualboost/solvers/_passes.pxd``, for U's N rows and t columns), called without the GIL
         instead of ``products``' methods; the caller keeps the object that owns them alive (it
         passes it as ``products``).
+    grams : PyCapsule, optional
+        The compiled Gram of ``products`` (a capsule named ``GRAM_NAME`` pointing to a ``Gram`` of
+        ``dualboost/solvers/_passes.pxd``), called without the GIL for every Hessian on a face of at
+        least its ``min_face`` columns, before ``gram``; the caller keeps its owner alive.
     kept_w : (m,) float64, optional
         The point at which ``kept_H`` was formed (over U's first m <= t columns; the others at 0):
         the kept matrix is first extended to the columns with weight in ``w0`` and those appended
@@ -600,6 +635,11 @@ def solve(
             raise ValueError(f"passes are for {p.passes.n_rows} x {p.passes.n_columns}, not U's {N} x {t}")
         pass_scratch = np.empty(max(p.passes.scratch, 1))
         p.pass_scratch = &pass_scratch[0]
+    p.grams = NULL
+    if grams is not None:
+        p.grams = <const Gram*>PyCapsule_GetPointer(grams, _GRAM_NAME)
+        if p.grams.n_rows != N or p.grams.n_columns != t:
+            raise ValueError(f"grams are for {p.grams.n_rows} x {p.grams.n_columns}, not U's {N} x {t}")
     cdef double[::1] lw_scratch = np.empty(N), suffix_scratch = np.empty(N + 1)
     cdef int[::1] idx_scratch = np.empty(N, dtype=np.int32)
     p.lw, p.suffix, p.idx = &lw_scratch[0], &suffix_scratch[0], &idx_scratch[0]

@@ -15,3 +15,19 @@ cdef struct Passes:
     Py_ssize_t scratch
     Py_ssize_t n_rows
     Py_ssize_t n_columns
+
+# out = U_face^T diag(weights) U_face for the k columns face[:k] of U: entry (i, j), i >= j, at
+# out[i + ld * j] (the lower triangle, column-major; the upper one is not written); weights over the
+# N rows; 0 on success, -1 where it could not (then the caller forms the product itself)
+ctypedef int (*gram_fn)(const void* data, const double* weights, const int* face, int k, double* out,
+                        int ld) noexcept nogil
+
+# an operator's Gram for a compiled solver, as a PyCapsule named GRAM_NAME
+# ("dualboost.solvers._passes.Gram"): asked only for faces of at least min_face columns (where it
+# pays, by the operator's own rule)
+cdef struct Gram:
+    const void* data
+    gram_fn gram
+    Py_ssize_t n_rows
+    Py_ssize_t n_columns
+    Py_ssize_t min_face

@@ -156,7 +156,7 @@ def resolve(
     w0 = np.ascontiguousarray(w0, dtype=np.float64)
     log_d0 = reg.log_d0  # (finite: applies() checked that d0 is positive)
     H, face, w_H = (*kept, None)[:3] if kept is not None else (None, None, None)
-    products, gram = _operator_passes(model)
+    products, gram, grams = _operator_passes(model)
     passes = None if products is None else products.compiled_passes()
     w, _, _, _, _, steps, hessians, evaluations, *formed = _capped_newton.solve(
         U,
@@ -177,16 +177,18 @@ def resolve(
         gram,
         passes,
         kept_w=w_H,
+        grams=grams,
     )
     counts = {"steps": steps, "hessians": hessians, "evaluations": evaluations}
     return w, counts, None if formed[0] is None else tuple(formed)
 
 
-def _operator_passes(model) -> tuple[object | None, Callable | None]:
+def _operator_passes(model) -> tuple[object | None, Callable | None, object | None]:
     """What the compiled loop asks of ``model.stump_columns`` (``Model.stump_columns``, a stump
     operator of the run's columns) instead of BLAS on U, by the rules the Python path follows
     (``Model._margins``, ``Model.dual_hessian``): its products where it pays for every column, and
-    its Gram (``weighted_gram``) for a Hessian on a face where it pays for the face's columns.
+    its Gram (``weighted_gram``) for a Hessian on a face where it pays for the face's columns,
+    compiled where the operator has it (``compiled_gram``), else called back.
 
     Returns
     -------
@@ -194,16 +196,21 @@ def _operator_passes(model) -> tuple[object | None, Callable | None]:
         The operator (``margins``, ``edges``), or None: BLAS on U.
     gram : callable or None
         ``(weights, face) -> U_face^T diag(weights) U_face``, or None (declining) where the
-        operator does not pay for the face; None: no operator.
+        operator does not pay for the face; None: no operator, or its compiled Gram instead.
+    grams : PyCapsule or None
+        The operator's compiled Gram (``StumpOperator.compiled_gram``), or None.
     """
     implicit = model.stump_columns
     if implicit is None:
-        return None, None
+        return None, None, None
     products = implicit if implicit.pays(model.n_hypotheses) else None
+    grams = implicit.compiled_gram()
+    if grams is not None:  # (the model keeps the operator, which owns it, alive)
+        return products, None, grams
 
     def gram(weights: NDArray[np.float64], face: NDArray[np.intp]) -> NDArray[np.float64] | None:
         if not implicit.gram_pays(face.size):
             return None
         return implicit.restricted(face).weighted_gram(weights)
 
-    return products, gram
+    return products, gram, None

@@ -342,12 +342,13 @@ def test_the_hessian_through_a_stump_operator_is_the_blas_one(N, t, nu, eta, mon
     in the next test)."""
     rng = np.random.default_rng(N + t)
     model = _stump_model(monkeypatch, rng, N, t, nu, eta)
-    products, gram = compiled._operator_passes(model)
+    products, gram, grams = compiled._operator_passes(model)
+    assert gram is None and grams is not None  # (the stump operator's Gram is compiled)
     reg = model.regularizer
     for w in (np.full(t, 1 / t), rng.dirichlet(np.ones(t)), rng.dirichlet(np.full(t, 0.2))):
         args = (model.U, np.log(reg.d0), nu, eta, np.ascontiguousarray(w), 0.0, 1, None, None)
         blas = _capped_newton.solve(*args)
-        implicit = _capped_newton.solve(*args, products=products, gram=gram)
+        implicit = _capped_newton.solve(*args, products=products, grams=grams)
         assert blas[6] == implicit[6] == 1  # one Hessian formed, on the same face
         np.testing.assert_array_equal(blas[9], implicit[9])
         np.testing.assert_allclose(implicit[8], blas[8], rtol=0, atol=1e-13 * eta)
@@ -364,21 +365,20 @@ def test_warm_resolves_through_a_stump_operator_certify_alike(nu, eta, monkeypat
     N, t, tol = 300, 14, 1e-3
     full = _stump_model(monkeypatch, rng, N, t, nu, eta)
     grams = []
-    gram = StumpColumns.weighted_gram
-    monkeypatch.setattr(StumpColumns, "weighted_gram", lambda self, g: grams.append(1) or gram(self, g))
+    gram = StumpColumns.compiled_gram
+    monkeypatch.setattr(StumpColumns, "compiled_gram", lambda self: grams.append(1) or gram(self))
     models = []
     for k in range(1, t + 1):
         models.append(ERLPBoost(full.U[:, :k], nu=nu, eta=eta))
         models[-1].stump_columns = full.stump_columns.restricted(np.arange(k))
     _certify_alike(models, tol)
-    assert grams  # the Hessians went through the operator's Gram
+    assert grams  # the loop was given the operator's Gram
 
 
 def test_a_gram_that_declines_leaves_the_blas_result_bit_for_bit(monkeypatch):
     rng = np.random.default_rng(5)
     model = _stump_model(monkeypatch, rng, 200, 20, 10.0, 100.0)
-    reg = model.regularizer
-    args = (model.U, np.log(reg.d0), float(reg.nu), float(reg.eta), np.full(20, 1 / 20), 0.0, 50, None, None)
+    args = _solve_args(model)
     asked = []
 
     def declining(weights, face):
@@ -395,8 +395,7 @@ def test_a_gram_that_declines_leaves_the_blas_result_bit_for_bit(monkeypatch):
 def test_an_operators_bad_result_or_error_is_raised(monkeypatch):
     rng = np.random.default_rng(6)
     model = _stump_model(monkeypatch, rng, 50, 8, 5.0, 50.0)
-    reg = model.regularizer
-    args = (model.U, np.log(reg.d0), float(reg.nu), float(reg.eta), np.full(8, 1 / 8), 0.0, 50, None, None)
+    args = _solve_args(model)
 
     class Short:
         def margins(self, w):
@@ -425,7 +424,7 @@ def test_the_operators_compiled_passes_equal_its_methods_bit_for_bit(nu, eta, mo
     rng = np.random.default_rng(int(eta))
     N, t = 300, 25
     model = _stump_model(monkeypatch, rng, N, t, nu, eta)
-    products, gram = compiled._operator_passes(model)
+    products, gram, grams = compiled._operator_passes(model)
     passes = products.passes()
     for _ in range(3):
         w, d = rng.dirichlet(np.full(t, 0.3)), rng.dirichlet(np.ones(N))
@@ -433,9 +432,9 @@ def test_the_operators_compiled_passes_equal_its_methods_bit_for_bit(nu, eta, mo
         np.testing.assert_allclose(passes.edges(d), model.U.T @ d, rtol=0, atol=1e-14)
     reg = model.regularizer
     args = (model.U, np.log(reg.d0), nu, eta, np.full(t, 1 / t), 1e-12, 50, None, None)
-    through_methods = _capped_newton.solve(*args, products=products, gram=gram)
+    through_methods = _capped_newton.solve(*args, products=products, grams=grams)
     capsule = products.compiled_passes()
-    through_passes = _capped_newton.solve(*args, products=products, gram=gram, passes=capsule)
+    through_passes = _capped_newton.solve(*args, products=products, grams=grams, passes=capsule)
     assert through_methods[5] > 0  # steps were taken
     for a, b in zip(through_methods[:8], through_passes[:8], strict=True):
         np.testing.assert_array_equal(a, b)
@@ -445,8 +444,7 @@ def test_passes_of_another_shape_or_without_their_owner_are_refused(monkeypatch)
     rng = np.random.default_rng(8)
     model = _stump_model(monkeypatch, rng, 50, 8, 5.0, 50.0)
     other = _stump_model(monkeypatch, rng, 50, 6, 5.0, 50.0)
-    reg = model.regularizer
-    args = (model.U, np.log(reg.d0), float(reg.nu), float(reg.eta), np.full(8, 1 / 8), 0.0, 50, None, None)
+    args = _solve_args(model)
     products = model.stump_columns
     with pytest.raises(ValueError, match=r"passes are for 50 x 6, not U's 50 x 8"):
         _capped_newton.solve(*args, products=products, passes=other.stump_columns.passes().capsule())
@@ -454,6 +452,13 @@ def test_passes_of_another_shape_or_without_their_owner_are_refused(monkeypatch)
         _capped_newton.solve(*args, passes=products.passes().capsule())
     with pytest.raises(ValueError, match="PyCapsule_GetPointer called with incorrect name|invalid"):
         _capped_newton.solve(*args, products=products, passes=_capped_newton_capsule_of_another_name())
+
+
+def _solve_args(model: ERLPBoost) -> tuple:
+    """The positional arguments of ``_capped_newton.solve`` from uniform w, up to 50 steps, no kept
+    Hessian (tol 0: until no step makes progress)."""
+    reg, t = model.regularizer, model.n_hypotheses
+    return (model.U, np.log(reg.d0), float(reg.nu), float(reg.eta), np.full(t, 1 / t), 0.0, 50, None, None)
 
 
 def _capped_newton_capsule_of_another_name():
@@ -542,3 +547,88 @@ def test_the_loop_extends_a_kept_hessian_as_curvature_covering_does(nu, eta, thr
     # nothing new: the kept matrix as it is, nothing evaluated at its point, none returned
     _, counts, formed = compiled.resolve(model, w0, 0.0, (expected.H, expected.face, w0), max_steps=0)
     assert counts["evaluations"] == 1 and formed is None
+
+
+def _called_back_gram(implicit):
+    """The Gram as the compiled loop calls it back without a compiled one (``gram``)."""
+
+    def gram(weights, face):
+        return implicit.restricted(face).weighted_gram(weights) if implicit.gram_pays(face.size) else None
+
+    return gram
+
+
+@pytest.mark.parametrize("nu, eta", [(1.0, 50.0), (30.0, 1e3), (300.0, 1e6)])
+def test_the_operators_compiled_gram_equals_the_called_back_one_bit_for_bit(nu, eta, monkeypatch):
+    """The stump operator's compiled Gram (``compiled_gram``, called without the GIL) computes
+    ``restricted(face).weighted_gram`` (the same function on the same cuts and signs): on faces with
+    constants and stumps the same matrix bit for bit, which equals the explicit ``U_S^T diag(g) U_S``
+    to rounding (sums of N products of +-1 and g, relative to sum g), and the loop through it takes
+    the same steps bit for bit as through the called-back Gram."""
+    rng = np.random.default_rng(int(nu) + 7)
+    N, t = 300, 25
+    model = _stump_model(monkeypatch, rng, N, t, nu, eta)
+    implicit = model.stump_columns
+    passes = implicit.passes()
+    for size in (1, 2, 9, t):
+        face = np.sort(rng.choice(t, size=size, replace=False))
+        g = rng.random(N)
+        G = passes.face_gram(g, face)
+        np.testing.assert_array_equal(G, implicit.restricted(face).weighted_gram(g))
+        U_S = model.U[:, face]
+        np.testing.assert_allclose(G, U_S.T @ (g[:, None] * U_S), rtol=0, atol=1e-13 * g.sum())
+    products, gram, grams = compiled._operator_passes(model)
+    reg = model.regularizer
+    args = (model.U, np.log(reg.d0), nu, eta, np.full(t, 1 / t), 1e-12, 50, None, None)
+    called_back = _capped_newton.solve(*args, products=products, gram=_called_back_gram(implicit))
+    through = _capped_newton.solve(*args, products=products, grams=grams)
+    assert through[6] >= 1  # Hessians were formed
+    for a, b in zip(called_back, through, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_the_compiled_gram_is_asked_from_the_fewest_columns_on_which_it_pays(monkeypatch):
+    """``compiled_gram`` hands the loop the smallest face size at which ``gram_pays`` (a bisection on
+    a rule that grows with the columns), checked against every size; below it the loop forms the
+    Hessian by BLAS, as the Python path's rule says."""
+    from dualboost.problems.kernels import StumpColumns
+
+    rng = np.random.default_rng(9)
+    model = _stump_model(monkeypatch, rng, 400, 30, 10.0, 100.0)
+    implicit = model.stump_columns
+    for share in (1 / 16, 1 / 64, 1e-6, 1.0):
+        monkeypatch.setattr(StumpColumns, "GRAM_SHARE", share)
+        monkeypatch.setattr(StumpColumns, "MIN_ENTRIES", 1e9)  # (the products never pay: the Gram's rule)
+        paying = [k for k in range(1, implicit.n_columns + 1) if implicit.gram_pays(k)]
+        fewest = paying[0] if paying else implicit.n_columns + 1
+        assert all(implicit.gram_pays(k) for k in range(fewest, implicit.n_columns + 1))
+        passes_min = _gram_min_face(implicit.compiled_gram())
+        assert passes_min == fewest
+
+
+def _gram_min_face(capsule) -> int:
+    """The ``min_face`` field of a ``Gram`` capsule (dualboost/solvers/_passes.pxd: data, gram,
+    n_rows, n_columns, min_face: two pointers, then three Py_ssize_t)."""
+    import ctypes
+
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype = ctypes.c_void_p
+    get.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    address = get(capsule, _capped_newton.GRAM_NAME)
+    fields = (ctypes.c_ssize_t * 5).from_address(address)
+    return int(fields[4])
+
+
+def test_a_gram_of_another_shape_or_name_is_refused(monkeypatch):
+    rng = np.random.default_rng(10)
+    model = _stump_model(monkeypatch, rng, 50, 8, 5.0, 50.0)
+    other = _stump_model(monkeypatch, rng, 50, 6, 5.0, 50.0)
+    args = _solve_args(model)
+    with pytest.raises(ValueError, match=r"grams are for 50 x 6, not U's 50 x 8"):
+        _capped_newton.solve(*args, grams=other.stump_columns.compiled_gram())
+    with pytest.raises(ValueError, match="PyCapsule_GetPointer called with incorrect name|invalid"):
+        _capped_newton.solve(*args, grams=model.stump_columns.compiled_passes())
+    with pytest.raises(ValueError, match="face must list columns below 8"):
+        model.stump_columns.passes().face_gram(np.ones(50), np.array([0, 8]))
+    with pytest.raises(ValueError, match="weights must have 50 entries"):
+        model.stump_columns.passes().face_gram(np.ones(49), np.array([0, 1]))
