@@ -21,8 +21,9 @@ Run: ``OPENBLAS_NUM_THREADS=1 python benchmarks/sparse_columns.py [--sets a9a ge
 from __future__ import annotations
 
 import argparse
-import time
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -33,23 +34,14 @@ from dualboost.datasets import DatasetNotFoundError, load_dataset
 from dualboost.oracles import DecisionStumps
 from dualboost.problems.sparse_columns import SparseStumpColumns
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from stump_products import best_ms  # noqa: E402
+
 
 class _Kept(SparseStumpColumns):
     """The operator with B's rows kept at any density (the dense-feature sets' B is dropped)."""
 
     DROP_MARGIN = float("inf")
-
-
-def best_ms(call, calls: int) -> float:
-    """The least mean time of ``call()`` over 5 rounds of ``calls`` calls, in milliseconds."""
-    call()
-    rounds = []
-    for _ in range(5):
-        start = time.perf_counter()
-        for _ in range(calls):
-            call()
-        rounds.append((time.perf_counter() - start) / calls)
-    return 1e3 * min(rounds)
 
 
 def features(name: str) -> tuple[sp.csr_matrix | np.ndarray, np.ndarray]:
