@@ -180,6 +180,9 @@ class SparseStumpColumns(StumpOperatorBase):
             self.nnz = int((indptr[columns + 1] - indptr[columns]).sum())
         #: the growing arrays whose first columns B's are (:meth:`of` extends them), or None
         self._grown = grown
+        #: whether B's rows are known to lie in [0, N) (made by :meth:`of` from the oracle's features,
+        #: or restricted from such an operator): the compiled passes skip their O(nnz) check
+        self._rows_known = grown is not None
 
     @functools.cached_property
     def B(self) -> sp.csc_matrix:  # (a restricted operator's; the others set it in __init__)
@@ -220,9 +223,8 @@ class SparseStumpColumns(StumpOperatorBase):
                 np.ascontiguousarray(self.c, dtype=np.float64),
                 np.ascontiguousarray(self.a, dtype=np.float64),
             )
-            made = self._passes = IndicatorPasses(
-                np.ascontiguousarray(self.y, dtype=np.float64), c, a, *self._csc
-            )
+            y = np.ascontiguousarray(self.y, dtype=np.float64)
+            made = self._passes = IndicatorPasses(y, c, a, *self._csc, check_rows=not self._rows_known)
         return made
 
     def compiled_passes(self) -> object | None:
@@ -286,9 +288,11 @@ class SparseStumpColumns(StumpOperatorBase):
         if not self._has_rows:
             return SparseStumpColumns(self.y, self.c[columns], self.a[columns], None, nnz=0)
         indices, indptr, mine = self._csc
-        return SparseStumpColumns(
+        part = SparseStumpColumns(
             self.y, self.c[columns], self.a[columns], None, source=(indices, indptr, mine[columns])
         )
+        part._rows_known = self._rows_known
+        return part
 
     def pays(self, n_columns: int) -> bool:
         """:meth:`~dualboost.problems.kernels.StumpOperatorBase.pays`: U has at least

@@ -104,6 +104,13 @@ def test_wrong_shapes_are_refused(case):
         IndicatorPasses(y[:-1], c, a, indices, indptr, columns)
     with pytest.raises(ValueError, match="indptr must index indices"):
         IndicatorPasses(y, c, a, indices[:-1], indptr, columns)
+    # an operator made from a B of its own (not by ``of``) has its rows checked too
+    assert operator._rows_known and operator.restricted(columns[:3])._rows_known
+    longer = sp.csc_matrix((np.ones(2), ([0, n], [0, 1])), shape=(n + 1, 2))
+    made = SparseStumpColumns(y, c[:2], a[:2], longer)
+    assert not made._rows_known
+    with pytest.raises(ValueError, match="rows must lie in"):
+        made.margins(np.ones(2))
 
 
 def test_the_capsule_runs_the_compiled_loop_as_the_methods_do(case, monkeypatch):
