@@ -68,7 +68,6 @@ class _Indicators:
     def __init__(self) -> None:
         self.indices = np.empty(0, dtype=np.int32)
         self.indptr = np.zeros(1, dtype=np.intp)
-        self.ones = np.ones(0)
         #: the columns written so far
         self.n_columns = 0
 
@@ -81,7 +80,7 @@ class _Indicators:
             nnz = self.indptr[n_columns]
             grown = _Indicators()
             grown.indices, grown.indptr = self.indices[:nnz].copy(), self.indptr[: n_columns + 1].copy()
-            grown.ones, grown.n_columns = np.ones(nnz), n_columns
+            grown.n_columns = n_columns
         grown._append(rows)
         return grown
 
@@ -92,23 +91,19 @@ class _Indicators:
         if self.indptr.size < t + len(rows) + 1:
             self.indptr = np.resize(self.indptr, max(t + len(rows) + 1, 2 * self.indptr.size))
         if self.indices.size < total:
-            capacity = max(total, 2 * self.indices.size)
-            self.indices, self.ones = np.resize(self.indices, capacity), np.ones(capacity)
+            self.indices = np.resize(self.indices, max(total, 2 * self.indices.size))
         self.indptr[t + 1 : t + 1 + len(rows)] = ends
         if rows:
             np.concatenate(rows, out=self.indices[nnz:total])
         self.n_columns = t + len(rows)
 
-    def matrix(self, n_samples: int, n_columns: int) -> sp.csc_matrix:
-        """B of the first ``n_columns`` columns, on read-only views of the arrays (O(t), no copy of
-        the nonzeros)."""
-        nnz = self.indptr[n_columns]
-        views = self.ones[:nnz], self.indices[:nnz], self.indptr[: n_columns + 1]
+    def arrays(self, n_columns: int) -> tuple[NDArray[np.int32], NDArray[np.intp], None]:
+        """``(indices, indptr, None)`` of the first ``n_columns`` columns (an operator's ``source``):
+        read-only views of the arrays (O(1), no copy of the nonzeros)."""
+        views = self.indices[: self.indptr[n_columns]], self.indptr[: n_columns + 1]
         for view in views:
             view.flags.writeable = False
-        B = sp.csc_matrix(views, shape=(n_samples, n_columns))
-        B.has_sorted_indices = True
-        return B
+        return views[0], views[1], None
 
 
 class SparseStumpColumns(StumpOperatorBase):
@@ -164,17 +159,20 @@ class SparseStumpColumns(StumpOperatorBase):
         *,
         grown: _Indicators | None = None,
         nnz: int | None = None,
-        source: tuple[NDArray[np.int32], NDArray[np.intp], NDArray[np.intp]] | None = None,
+        source: tuple[NDArray[np.int32], NDArray[np.intp], NDArray[np.intp] | None] | None = None,
     ) -> None:
         self.y, self.c, self.a = y, c, a
         self.n_samples, self.n_columns = y.size, c.size
         #: ``(indices, indptr, columns)``: B's column l is column ``columns[l]`` of the CSC arrays
-        #: ``indices``, ``indptr`` (a :meth:`restricted` operator's, which reads its parent's rows;
-        #: B is then made on first use), or None: B's own
+        #: ``indices``, ``indptr`` (None: column l), B then made on first use only (the compiled
+        #: products read these arrays): the growing arrays of :meth:`of`, or a :meth:`restricted`
+        #: operator's parent's; None: B as given
         self._source = source
         if source is None:
             self.B = B
             self.nnz = B.nnz if B is not None else nnz
+        elif source[2] is None:
+            self.nnz = int(source[1][-1] - source[1][0])
         else:
             indptr, columns = source[1], source[2]
             self.nnz = int((indptr[columns + 1] - indptr[columns]).sum())
@@ -185,13 +183,15 @@ class SparseStumpColumns(StumpOperatorBase):
         self._rows_known = grown is not None
 
     @functools.cached_property
-    def B(self) -> sp.csc_matrix:  # (a restricted operator's; the others set it in __init__)
-        """The 0/1 indicators, N x t CSC."""
+    def B(self) -> sp.csc_matrix:  # (made from ``_source``; an operator given B sets it in __init__)
+        """The 0/1 indicators, N x t CSC (on the source arrays where they are all of its columns)."""
         indices, indptr, columns = self._source
         whole = sp.csc_matrix(
             (np.ones(indices.size), indices, indptr), shape=(self.n_samples, indptr.size - 1)
         )
-        return whole[:, columns]
+        if self._rows_known:  # (made by ``of``: each column's rows increasing, as _indicator gives them)
+            whole.has_sorted_indices = True
+        return whole if columns is None else whole[:, columns]
 
     @property
     def _has_rows(self) -> bool:
@@ -203,7 +203,8 @@ class SparseStumpColumns(StumpOperatorBase):
         """``(indices, indptr, columns)`` of the compiled products (``_source``, or B's own with
         ``columns = 0 .. t - 1``)."""
         if self._source is not None:
-            return self._source
+            indices, indptr, columns = self._source
+            return indices, indptr, np.arange(self.n_columns, dtype=np.intp) if columns is None else columns
         B = self.B
         columns = np.arange(self.n_columns, dtype=np.intp)
         return np.asarray(B.indices, dtype=np.int32), np.asarray(B.indptr, dtype=np.intp), columns
@@ -280,7 +281,7 @@ class SparseStumpColumns(StumpOperatorBase):
         if extend and not previous._has_rows:  # dropped, and now it may pay: the rows again
             return cls.of(oracle, hypotheses)
         grown = (previous._grown if extend else _Indicators()).extended(done, [p[0] for p in parts])
-        return cls(y, c, a, grown.matrix(oracle.n_samples_, len(hypotheses)), grown=grown)
+        return cls(y, c, a, None, grown=grown, source=grown.arrays(len(hypotheses)))
 
     def restricted(self, columns: NDArray[np.intp]) -> SparseStumpColumns:
         """The operator of the columns ``columns``, on this one's rows of B (no copy: O(|columns|))."""
