@@ -2,8 +2,11 @@
 products with U, tests/problems/test_stump_columns.py): ``U w`` and ``U^T d`` for decision-stump
 columns through each feature's sort order, O(N F) per product instead of O(N t)
 (:class:`StumpPasses`, also handed to the compiled solver as ``Passes``,
-dualboost/solvers/_passes.pxd), and their Gram (:func:`stump_gram`)
-(docs/architecture.md#compiled-code)."""
+dualboost/solvers/_passes.pxd), and their Gram (:func:`stump_gram`); and those of
+:class:`dualboost.problems.sparse_columns.SparseStumpColumns` (reference: the explicit products and
+scipy's, tests/problems/test_indicator_passes.py), through the 0/1 indicators B of its columns,
+O(N + nnz(B)) per pass and O(N + sum_n nnz(B_n)^2) per Gram (:class:`IndicatorPasses`, also a
+``Passes``) (docs/architecture.md#compiled-code)."""
 
 import numpy as np
 
