@@ -123,9 +123,14 @@ class SparseStumpColumns(StumpOperatorBase):
         Each column's jump on the rows of ``b_j`` (0 for a constant).
     B : scipy.sparse.csc_matrix of shape (N, t) or None
         The 0/1 indicators ``b_j`` (data all ones, indices sorted); None where :meth:`of` dropped
-        them (the operator then only counts them, ``nnz``, and never pays).
+        them (the operator then only counts them, ``nnz``, and never pays), or where ``source``
+        gives them.
     nnz : int or None
         nnz(B) where B is None.
+    source : tuple or None
+        ``(indices, indptr, columns)``: B's rows as CSC arrays, column l being column
+        ``columns[l]`` of them (None: column l), read without a copy (:meth:`of`,
+        :meth:`restricted`); B is then made from them on first use.
     """
 
     #: the largest share of U's entries that B may hold for the products to pay. The compiled passes
