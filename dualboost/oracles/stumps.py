@@ -215,9 +215,13 @@ def _blocks(Xc: sp.csc_matrix) -> _Blocks:
     take = e_block >= 0
     take[take] = ~implicit[e_block[take]]
     rows, blocks = [e_row[take]], [e_block[take]]
+    outside = np.ones(n, dtype=bool)  # the complement of a feature's stored rows, O(N) by a mask
     for b in np.flatnonzero((stored < 0) & ~implicit):
         j = feature[b]
-        rows.append(np.setdiff1d(np.arange(n), Xc.indices[Xc.indptr[j] : Xc.indptr[j + 1]]))
+        stored_rows = Xc.indices[Xc.indptr[j] : Xc.indptr[j + 1]]
+        outside[stored_rows] = False
+        rows.append(np.flatnonzero(outside))  # increasing, as setdiff1d's
+        outside[stored_rows] = True
         blocks.append(np.full(rows[-1].size, b))
     blocks_all = np.concatenate(blocks)
     order = np.argsort(blocks_all, kind="stable")  # block order; rows stay increasing within blocks

@@ -2,8 +2,11 @@
 products with U, tests/problems/test_stump_columns.py): ``U w`` and ``U^T d`` for decision-stump
 columns through each feature's sort order, O(N F) per product instead of O(N t)
 (:class:`StumpPasses`, also handed to the compiled solver as ``Passes``,
-dualboost/solvers/_passes.pxd), and their Gram (:func:`stump_gram`)
-(docs/architecture.md#compiled-code)."""
+dualboost/solvers/_passes.pxd), and their Gram (:func:`stump_gram`); and those of
+:class:`dualboost.problems.sparse_columns.SparseStumpColumns` (reference: the explicit products and
+scipy's, tests/problems/test_indicator_passes.py), through the 0/1 indicators B of its columns,
+O(N + nnz(B)) per pass and O(N + sum_n nnz(B_n)^2) per Gram (:class:`IndicatorPasses`, also a
+``Passes``) (docs/architecture.md#compiled-code)."""
 
 import numpy as np
 
@@ -184,36 +187,6 @@ cdef void _bucket_gram(const int* bucket, Py_ssize_t F, Py_ssize_t N, const doub
                 for r in range(r0, r1):
                     for c in range(c0, c1):
                         out[c * K + r] = out[r * K + c]
-
-
-def indicator_sums(
-    const int[::1] indices, const Py_ssize_t[::1] indptr, const double[::1] v, double[::1] out
-):
-    """``out[j] = sum of v over the rows indices[indptr[j]:indptr[j + 1]]``: ``B^T v`` for a 0/1
-    matrix B in CSC form without its data array (:class:`dualboost.problems.sparse_columns.SparseStumpColumns`)."""
-    cdef Py_ssize_t j, k
-    cdef double total
-    with nogil:
-        for j in range(out.shape[0]):
-            total = 0.0
-            for k in range(indptr[j], indptr[j + 1]):
-                total += v[indices[k]]
-            out[j] = total
-
-
-def indicator_scatter(
-    const int[::1] indices, const Py_ssize_t[::1] indptr, const double[::1] coef, double[::1] out
-):
-    """``out[n] += sum of coef[j] over the columns j whose rows include n``: ``B coef`` added to out
-    for a 0/1 matrix B in CSC form without its data array."""
-    cdef Py_ssize_t j, k
-    cdef double c
-    with nogil:
-        for j in range(coef.shape[0]):
-            c = coef[j]
-            if c != 0.0:
-                for k in range(indptr[j], indptr[j + 1]):
-                    out[indices[k]] += c
 
 
 cdef struct StumpArrays:
@@ -457,3 +430,222 @@ cdef int _stump_face_gram(const void* data, const double* weights, const int* fa
     free(cut)
     free(sign)
     return status
+
+cdef struct IndicatorArrays:
+    const double* y
+    const double* c
+    const double* a
+    const int* indices         # B's row indices, CSC (each column's rows increasing)
+    const Py_ssize_t* indptr
+    const Py_ssize_t* columns  # column l of these columns is column columns[l] of indices/indptr
+    Py_ssize_t N, t
+
+
+cdef int _indicator_margins(const void* data, const double* w, double* out, double* scratch) noexcept nogil:
+    """``out = U w = y * ((c . w) + B (a * w))``: each column's ``a_j w_j`` added at its rows."""
+    cdef const IndicatorArrays* p = <const IndicatorArrays*>data
+    cdef Py_ssize_t n, j, k, stop
+    cdef double step, level = 0.0
+    for n in range(p.N):
+        out[n] = 0.0
+    for j in range(p.t):
+        level += p.c[j] * w[j]
+        step = p.a[j] * w[j]
+        if step != 0.0:
+            stop = p.indptr[p.columns[j] + 1]
+            for k in range(p.indptr[p.columns[j]], stop):
+                out[p.indices[k]] += step
+    for n in range(p.N):
+        out[n] = (out[n] + level) * p.y[n]
+    return 0
+
+
+cdef int _indicator_edges(const void* data, const double* d, double* out, double* scratch) noexcept nogil:
+    """``out = U^T d = c (y . d) + a * (B^T (y d))``. Scratch: ``v = y d``."""
+    cdef const IndicatorArrays* p = <const IndicatorArrays*>data
+    cdef Py_ssize_t n, j, k, stop
+    cdef double* v = scratch
+    cdef double total, acc
+    for n in range(p.N):
+        v[n] = p.y[n] * d[n]
+    total = _pairwise_sum(v, p.N)
+    for j in range(p.t):
+        acc = 0.0
+        stop = p.indptr[p.columns[j] + 1]
+        for k in range(p.indptr[p.columns[j]], stop):
+            acc += v[p.indices[k]]
+        out[j] = p.a[j] * acc + p.c[j] * total
+    return 0
+
+
+cdef void _indicator_gram(const IndicatorArrays* p, const double* g, double* out, Py_ssize_t* count,
+                          Py_ssize_t* start, int* members, double* inner) noexcept nogil:
+    """``out = U^T diag(g) U`` (t x t, both triangles) for ``u_j = y (c_j + a_j b_j)``:
+    ``(sum g) c c^T + c q^T + q c^T + (a a^T) * A`` with ``A = B^T diag(g) B`` and ``q = a * diag(A)``
+    (``y^2 = 1``, ``b^2 = b``). A is summed row by row: each row with ``g_n != 0`` adds g_n at every
+    pair of its columns (B's rows found by one counting pass over its columns: ``count`` and
+    ``start`` N + 1 ints, ``members`` nnz(B) ints; ``inner`` t x t doubles)."""
+    cdef Py_ssize_t N = p.N, t = p.t, n, j, k, i, lo, hi, stop, row
+    cdef double gn, total = 0.0, qi
+    cdef double* r
+    for n in range(N + 1):
+        count[n] = 0
+    for j in range(t):
+        stop = p.indptr[p.columns[j] + 1]
+        for k in range(p.indptr[p.columns[j]], stop):
+            count[p.indices[k] + 1] += 1
+    start[0] = 0
+    for n in range(N):
+        start[n + 1] = start[n] + count[n + 1]
+        count[n + 1] = start[n]  # (the next free slot of row n)
+    for j in range(t):  # each row's columns in increasing order
+        stop = p.indptr[p.columns[j] + 1]
+        for k in range(p.indptr[p.columns[j]], stop):
+            row = p.indices[k]
+            members[count[row + 1]] = <int>j
+            count[row + 1] += 1
+    for k in range(t * t):
+        inner[k] = 0.0
+    for n in range(N):
+        gn = g[n]
+        total += gn
+        if gn == 0.0:
+            continue
+        lo, hi = start[n], start[n + 1]
+        for k in range(lo, hi):  # the lower triangle: (members[k], members[i]), i <= k
+            r = inner + members[k] * t
+            for i in range(lo, k + 1):
+                r[members[i]] += gn
+    for i in range(t):
+        qi = p.a[i] * inner[i * t + i]
+        for j in range(i + 1):
+            out[i * t + j] = p.a[i] * p.a[j] * inner[i * t + j] + total * p.c[i] * p.c[j] + p.c[i] * (
+                p.a[j] * inner[j * t + j]
+            ) + qi * p.c[j]
+            out[j * t + i] = out[i * t + j]
+
+
+cdef class IndicatorPasses:
+    """``U w``, ``U^T d`` and ``U^T diag(g) U`` of the columns ``u_j = y (c_j + a_j b_j)``, ``b_j`` a 0/1
+    indicator of rows (``dualboost.problems.sparse_columns.SparseStumpColumns``, which calls these),
+    each in one compiled call, and the passes for a compiled solver without the GIL (:meth:`capsule`,
+    the ``Passes`` of ``dualboost/solvers/_passes.pxd``): they read B's int32 row indices, not a
+    dense U. The arrays are kept (read-only) for the object's life.
+
+    Parameters
+    ----------
+    y : ndarray of shape (N,)
+        The labels.
+    c, a : ndarray of shape (t,)
+        Each column's value off its indicator and its jump on it.
+    indices : ndarray of int32
+        The indicators' rows, CSC (each column's rows in ``[0, N)``).
+    indptr : ndarray of intp
+        The CSC column pointers (of at least the columns ``columns`` refers to).
+    columns : ndarray of intp of shape (t,)
+        Column l here is column ``columns[l]`` of ``indices``/``indptr`` (a restricted operator's
+        columns without a copy of its rows).
+    check_rows : bool, default True
+        Check that every row index lies in ``[0, N)`` (O(nnz)); False where the caller made them so
+        (``SparseStumpColumns.of``: rows of the oracle's features). The columns and pointers are
+        always checked (O(t)).
+    """
+
+    cdef const double[::1] _y, _c, _a
+    cdef const int[::1] _indices
+    cdef const Py_ssize_t[::1] _indptr, _columns
+    cdef IndicatorArrays _arrays
+    cdef Passes _passes
+    cdef readonly Py_ssize_t scratch_size
+    #: nnz of these columns' indicators
+    cdef readonly Py_ssize_t nnz
+
+    def __init__(self, y, c, a, indices, indptr, columns, bint check_rows=True):
+        cdef Py_ssize_t N, t, n_ptr, j, k, lo, hi, nnz = 0
+        cdef bint bad = False
+        cdef IndicatorArrays* p
+        self._y, self._c, self._a = y, c, a
+        self._indices, self._indptr, self._columns = indices, indptr, columns
+        N, t, n_ptr = self._y.shape[0], self._c.shape[0], self._indptr.shape[0]
+        if self._a.shape[0] != t or self._columns.shape[0] != t:
+            raise ValueError("c, a and columns must have one entry per column")
+        if n_ptr < 1 or self._indptr[0] < 0 or self._indptr[n_ptr - 1] > self._indices.shape[0]:
+            raise ValueError("indptr must index indices")
+        with nogil:
+            for j in range(t):
+                if self._columns[j] < 0 or self._columns[j] >= n_ptr - 1:
+                    bad = True
+                    break
+                lo, hi = self._indptr[self._columns[j]], self._indptr[self._columns[j] + 1]
+                if lo > hi or lo < 0 or hi > self._indices.shape[0]:
+                    bad = True
+                    break
+                if check_rows:
+                    for k in range(lo, hi):
+                        if self._indices[k] < 0 or self._indices[k] >= N:
+                            bad = True
+                nnz += hi - lo
+        if bad:
+            raise ValueError("columns must index indptr, and the columns' rows must lie in [0, N)")
+        self.nnz = nnz
+        p = &self._arrays
+        p.y = &self._y[0] if N else NULL
+        p.c = &self._c[0] if t else NULL
+        p.a = &self._a[0] if t else NULL
+        p.indices = &self._indices[0] if self._indices.shape[0] else NULL
+        p.indptr = &self._indptr[0]
+        p.columns = &self._columns[0] if t else NULL
+        p.N, p.t = N, t
+        self.scratch_size = N
+        self._passes.data = <const void*>p
+        self._passes.margins = _indicator_margins
+        self._passes.edges = _indicator_edges
+        self._passes.scratch = N
+        self._passes.n_rows, self._passes.n_columns = N, t
+
+    def margins(self, w):
+        """``U w`` (w over the t columns), shape (N,)."""
+        return self._apply(self._passes.margins, w, "w", self._arrays.t, self._arrays.N)
+
+    def edges(self, d):
+        """``U^T d`` (d over the N rows), shape (t,)."""
+        return self._apply(self._passes.edges, d, "d", self._arrays.N, self._arrays.t)
+
+    cdef object _apply(self, pass_fn apply, values, str name, Py_ssize_t n_in, Py_ssize_t n_out):
+        """``apply`` (a pass) on ``values`` (``name``: n_in entries), into a new array of n_out."""
+        array = np.ascontiguousarray(values, dtype=np.float64)
+        if array.ndim != 1 or array.shape[0] != n_in:
+            raise ValueError(f"{name} must have {n_in} entries; got shape {array.shape}")
+        cdef const double[::1] x = array
+        out = np.empty(n_out)
+        cdef double[::1] o = out
+        cdef double[::1] scratch = np.empty(max(self.scratch_size, 1))
+        with nogil:
+            apply(&self._arrays, &x[0] if n_in else NULL, &o[0] if n_out else NULL, &scratch[0])
+        return out
+
+    def weighted_gram(self, weights):
+        """``U^T diag(weights) U``, shape (t, t): per row the pairs of its columns, O(N + nnz(B) +
+        sum_n nnz(B_n)^2 / 2 + t^2) (the rows of weight 0 skipped)."""
+        cdef Py_ssize_t N = self._arrays.N, t = self._arrays.t
+        array = np.ascontiguousarray(weights, dtype=np.float64)
+        if array.ndim != 1 or array.shape[0] != N:
+            raise ValueError(f"weights must have {N} entries; got shape {array.shape}")
+        cdef const double[::1] g = array
+        out = np.empty((t, t))
+        cdef double[:, ::1] o = out
+        cdef Py_ssize_t[::1] count = np.empty(N + 1, dtype=np.intp)
+        cdef Py_ssize_t[::1] start = np.empty(N + 1, dtype=np.intp)
+        cdef int[::1] members = np.empty(max(self.nnz, 1), dtype=np.int32)
+        cdef double[::1] inner = np.empty(max(t * t, 1))
+        if t == 0:
+            return out
+        with nogil:
+            _indicator_gram(&self._arrays, &g[0] if N else NULL, &o[0, 0], &count[0], &start[0],
+                            &members[0], &inner[0])
+        return out
+
+    def capsule(self):
+        """The passes as a PyCapsule named :data:`PASSES_NAME` pointing to this object's ``Passes``
+        (valid while this object lives: a caller keeps a reference to it)."""
+        return PyCapsule_New(&self._passes, _PASSES_NAME, NULL)

@@ -30,10 +30,10 @@ from numpy.typing import NDArray
 from dualboost.oracles.stumps import Constant, Stump
 from dualboost.problems.kernels import StumpColumns, StumpOperatorBase
 
-try:  # B's products without its data array (1.2-1.5x scipy's on the topic set); else scipy's
-    from dualboost.problems._stump_products import indicator_scatter, indicator_sums
+try:  # B's products and Gram in compiled code, on its int32 rows (IndicatorPasses); else scipy's
+    from dualboost.problems._stump_products import IndicatorPasses
 except ImportError:  # a source tree that was not built
-    indicator_scatter = indicator_sums = None
+    IndicatorPasses = None
 
 __all__ = ["SparseStumpColumns", "stump_operator"]
 
@@ -68,7 +68,6 @@ class _Indicators:
     def __init__(self) -> None:
         self.indices = np.empty(0, dtype=np.int32)
         self.indptr = np.zeros(1, dtype=np.intp)
-        self.ones = np.ones(0)
         #: the columns written so far
         self.n_columns = 0
 
@@ -81,7 +80,7 @@ class _Indicators:
             nnz = self.indptr[n_columns]
             grown = _Indicators()
             grown.indices, grown.indptr = self.indices[:nnz].copy(), self.indptr[: n_columns + 1].copy()
-            grown.ones, grown.n_columns = np.ones(nnz), n_columns
+            grown.n_columns = n_columns
         grown._append(rows)
         return grown
 
@@ -92,23 +91,19 @@ class _Indicators:
         if self.indptr.size < t + len(rows) + 1:
             self.indptr = np.resize(self.indptr, max(t + len(rows) + 1, 2 * self.indptr.size))
         if self.indices.size < total:
-            capacity = max(total, 2 * self.indices.size)
-            self.indices, self.ones = np.resize(self.indices, capacity), np.ones(capacity)
+            self.indices = np.resize(self.indices, max(total, 2 * self.indices.size))
         self.indptr[t + 1 : t + 1 + len(rows)] = ends
         if rows:
             np.concatenate(rows, out=self.indices[nnz:total])
         self.n_columns = t + len(rows)
 
-    def matrix(self, n_samples: int, n_columns: int) -> sp.csc_matrix:
-        """B of the first ``n_columns`` columns, on read-only views of the arrays (O(t), no copy of
-        the nonzeros)."""
-        nnz = self.indptr[n_columns]
-        views = self.ones[:nnz], self.indices[:nnz], self.indptr[: n_columns + 1]
+    def arrays(self, n_columns: int) -> tuple[NDArray[np.int32], NDArray[np.intp], None]:
+        """``(indices, indptr, None)`` of the first ``n_columns`` columns (an operator's ``source``):
+        read-only views of the arrays (O(1), no copy of the nonzeros)."""
+        views = self.indices[: self.indptr[n_columns]], self.indptr[: n_columns + 1]
         for view in views:
             view.flags.writeable = False
-        B = sp.csc_matrix(views, shape=(n_samples, n_columns))
-        B.has_sorted_indices = True
-        return B
+        return views[0], views[1], None
 
 
 class SparseStumpColumns(StumpOperatorBase):
@@ -128,23 +123,35 @@ class SparseStumpColumns(StumpOperatorBase):
         Each column's jump on the rows of ``b_j`` (0 for a constant).
     B : scipy.sparse.csc_matrix of shape (N, t) or None
         The 0/1 indicators ``b_j`` (data all ones, indices sorted); None where :meth:`of` dropped
-        them (the operator then only counts them, ``nnz``, and never pays).
+        them (the operator then only counts them, ``nnz``, and never pays), or where ``source``
+        gives them.
     nnz : int or None
         nnz(B) where B is None.
+    source : tuple or None
+        ``(indices, indptr, columns)``: B's rows as CSC arrays, column l being column
+        ``columns[l]`` of them (None: column l), read without a copy (:meth:`of`,
+        :meth:`restricted`); B is then made from them on first use.
     """
 
-    #: the largest share of U's entries that B may hold for the products to pay: a sparse product
-    #: costs several times a dense pass per entry (index reads, scattered writes)
-    MAX_DENSITY = 0.125
-    #: nor below this many entries of U (N t), where a dense U sits in cache (StumpColumns' floor
-    #: before its Gram; not measured lower for this operator)
+    #: the largest share of U's entries that B may hold for the products to pay. The compiled passes
+    #: (``IndicatorPasses``) cost 1.7-3.3 dense (BLAS dgemv) multiply-adds per nonzero of B where U
+    #: is out of cache (a9a, N = 29,305; a Gaussian set, N = 30,000) and 5-7 where it is in cache
+    #: (german, diabetes), benchmarks/results/sparse_columns.txt: at a quarter of U's entries they
+    #: are as fast as BLAS or faster out of cache (a9a, B at 0.14-0.19 of U: 1.5-3.8x as fast; the
+    #: Gaussian set, B at 0.27-0.28: 1.3-2.2x, left out to stay on the safe side)
+    MAX_DENSITY = 0.25
+    #: nor below this many entries of U (N t), where a dense U sits in cache (german, diabetes: the
+    #: passes 0.4-1.1x BLAS's speed below it, benchmarks/results/sparse_columns.txt)
     MIN_ENTRIES = 4e5
-    #: a multiply-add of the sparse Gram B^T diag(g) B costs about as much as this many of a dense
-    #: (BLAS) one: on the topic set of benchmarks/scale.py at |S| = 700, 1e7 of them took 0.1 s
-    #: against 0.45 s for the dense Gram's 1e10 (benchmarks/results/scale.txt)
-    SPARSE_MADD_COST = 200.0
+    #: a pair of a row's nonzeros in the Gram ``B^T diag(g) B`` (``IndicatorPasses.weighted_gram``,
+    #: one scattered add into a t x t block) costs about as much as this many multiply-adds of the
+    #: dense Gram ``N t^2`` (the compiled re-solve's row scaling and dsyrk): 17-30 on a9a, 13-32 on
+    #: german, diabetes and the Gaussian set (benchmarks/results/sparse_columns.txt); the upper end,
+    #: so that the Gram is asked for only where it is the faster (a9a: 1.1-2.9x the dense one's speed)
+    SPARSE_MADD_COST = 30.0
     #: :meth:`of` keeps no indicators while B would hold more than this many times
-    #: :attr:`MAX_DENSITY` of U's entries (dense features: 0.26-0.48 of them in ERLPBoost runs on
+    #: :attr:`MAX_DENSITY` of U's entries (dense features: 0.21-0.28 of them on german, diabetes and
+    #: the Gaussian set of benchmarks/sparse_columns.py, 0.26-0.48 in ERLPBoost runs on
     #: benchmarks/scale.py's dense set, where the rows kept would reach ~N/4 int32 per column)
     DROP_MARGIN = 1.5
 
@@ -157,18 +164,81 @@ class SparseStumpColumns(StumpOperatorBase):
         *,
         grown: _Indicators | None = None,
         nnz: int | None = None,
+        source: tuple[NDArray[np.int32], NDArray[np.intp], NDArray[np.intp] | None] | None = None,
     ) -> None:
-        self.y, self.c, self.a, self.B = y, c, a, B
+        self.y, self.c, self.a = y, c, a
         self.n_samples, self.n_columns = y.size, c.size
-        self.nnz = B.nnz if B is not None else nnz
+        #: ``(indices, indptr, columns)``: B's column l is column ``columns[l]`` of the CSC arrays
+        #: ``indices``, ``indptr`` (None: column l), B then made on first use only (the compiled
+        #: products read these arrays): the growing arrays of :meth:`of`, or a :meth:`restricted`
+        #: operator's parent's; None: B as given
+        self._source = source
+        if source is None:
+            self.B = B
+            self.nnz = B.nnz if B is not None else nnz
+        elif source[2] is None:
+            self.nnz = int(source[1][-1] - source[1][0])
+        else:
+            indptr, columns = source[1], source[2]
+            self.nnz = int((indptr[columns + 1] - indptr[columns]).sum())
         #: the growing arrays whose first columns B's are (:meth:`of` extends them), or None
         self._grown = grown
+        #: whether B's rows are known to lie in [0, N) (made by :meth:`of` from the oracle's features,
+        #: or restricted from such an operator): the compiled passes skip their O(nnz) check
+        self._rows_known = grown is not None
 
     @functools.cached_property
-    def _csc(self) -> tuple[NDArray[np.int32], NDArray[np.intp]]:
-        """B's row indices and column pointers in the compiled products' types."""
+    def B(self) -> sp.csc_matrix:  # (made from ``_source``; an operator given B sets it in __init__)
+        """The 0/1 indicators, N x t CSC (on the source arrays where they are all of its columns)."""
+        indices, indptr, columns = self._source
+        whole = sp.csc_matrix(
+            (np.ones(indices.size), indices, indptr), shape=(self.n_samples, indptr.size - 1)
+        )
+        if self._rows_known:  # (made by ``of``: each column's rows increasing, as _indicator gives them)
+            whole.has_sorted_indices = True
+        return whole if columns is None else whole[:, columns]
+
+    @property
+    def _has_rows(self) -> bool:
+        """Whether B's rows are kept (not dropped by :meth:`of`)."""
+        return self._source is not None or self.__dict__.get("B") is not None
+
+    @property
+    def _csc(self) -> tuple[NDArray[np.int32], NDArray[np.intp], NDArray[np.intp]]:
+        """``(indices, indptr, columns)`` of the compiled products (``_source``, or B's own with
+        ``columns = 0 .. t - 1``)."""
+        if self._source is not None:
+            indices, indptr, columns = self._source
+            return indices, indptr, np.arange(self.n_columns, dtype=np.intp) if columns is None else columns
         B = self.B
-        return np.asarray(B.indices, dtype=np.int32), np.asarray(B.indptr, dtype=np.intp)
+        columns = np.arange(self.n_columns, dtype=np.intp)
+        return np.asarray(B.indices, dtype=np.int32), np.asarray(B.indptr, dtype=np.intp), columns
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state.pop("_passes", None)  # compiled, made again on first use
+        return state
+
+    def passes(self) -> IndicatorPasses:
+        """The compiled passes and Gram of these columns (``_stump_products.IndicatorPasses``), made
+        on first use: :meth:`margins`, :meth:`edges` and :meth:`weighted_gram` call them, and a
+        compiled solver calls the same passes without the GIL (:meth:`compiled_passes`)."""
+        made = self.__dict__.get("_passes")
+        if made is None:
+            c, a = (
+                np.ascontiguousarray(self.c, dtype=np.float64),
+                np.ascontiguousarray(self.a, dtype=np.float64),
+            )
+            y = np.ascontiguousarray(self.y, dtype=np.float64)
+            made = self._passes = IndicatorPasses(y, c, a, *self._csc, check_rows=not self._rows_known)
+        return made
+
+    def compiled_passes(self) -> object | None:
+        """:meth:`StumpOperatorBase.compiled_passes`: ``IndicatorPasses.capsule`` of :meth:`passes`
+        (None where the module is not built, or B's rows were dropped)."""
+        if IndicatorPasses is None or not self._has_rows:
+            return None
+        return self.passes().capsule()
 
     @classmethod
     def of(
@@ -194,7 +264,7 @@ class SparseStumpColumns(StumpOperatorBase):
             The operator, or None where a hypothesis is not a stump or a constant.
         """
         # extended: an operator made by this method (a restricted one is not)
-        extend = previous is not None and (previous._grown is not None or previous.B is None)
+        extend = previous is not None and (previous._grown is not None or not previous._has_rows)
         done = previous.n_columns if extend else 0
         new = hypotheses[done:]
         if not all(type(h) in (Stump, Constant) for h in new):
@@ -213,15 +283,22 @@ class SparseStumpColumns(StumpOperatorBase):
             # rows are found again below (O(nnz(B)) once): the operator pays exactly where it
             # did with its rows kept, and its products are the same
             return cls(y, c, a, None, nnz=nnz)
-        if extend and previous.B is None:  # dropped, and now it may pay: the rows again
+        if extend and not previous._has_rows:  # dropped, and now it may pay: the rows again
             return cls.of(oracle, hypotheses)
         grown = (previous._grown if extend else _Indicators()).extended(done, [p[0] for p in parts])
-        return cls(y, c, a, grown.matrix(oracle.n_samples_, len(hypotheses)), grown=grown)
+        return cls(y, c, a, None, grown=grown, source=grown.arrays(len(hypotheses)))
 
     def restricted(self, columns: NDArray[np.intp]) -> SparseStumpColumns:
-        """The operator of the columns ``columns`` (B's columns copied)."""
+        """The operator of the columns ``columns``, on this one's rows of B (no copy: O(|columns|))."""
         columns = np.asarray(columns, dtype=np.intp)
-        return SparseStumpColumns(self.y, self.c[columns], self.a[columns], self.B[:, columns])
+        if not self._has_rows:
+            return SparseStumpColumns(self.y, self.c[columns], self.a[columns], None, nnz=0)
+        indices, indptr, mine = self._csc
+        part = SparseStumpColumns(
+            self.y, self.c[columns], self.a[columns], None, source=(indices, indptr, mine[columns])
+        )
+        part._rows_known = self._rows_known
+        return part
 
     def pays(self, n_columns: int) -> bool:
         """:meth:`~dualboost.problems.kernels.StumpOperatorBase.pays`: U has at least
@@ -229,43 +306,51 @@ class SparseStumpColumns(StumpOperatorBase):
         were dropped by :meth:`of`: it has no products then)."""
         entries = self.n_samples * n_columns
         density = self.nnz / max(self.n_samples * self.n_columns, 1)
-        return self.B is not None and entries >= self.MIN_ENTRIES and density <= self.MAX_DENSITY
+        return self._has_rows and entries >= self.MIN_ENTRIES and density <= self.MAX_DENSITY
 
     def gram_work(self, n_columns: int) -> float:
-        """:meth:`~dualboost.problems.kernels.StumpOperatorBase.gram_work`: ``sum_n nnz(B_n)^2``,
-        estimated as ``nnz(B_S)^2 / N`` with B_S's nonzeros at the mean count per column, at
-        :attr:`SPARSE_MADD_COST` each, plus the dense t x t terms."""
+        """:meth:`~dualboost.problems.kernels.StumpOperatorBase.gram_work`: the pairs
+        ``sum_n k_n (k_n + 1) / 2`` of the rows' k_n nonzeros in B_S, estimated as
+        ``nnz(B_S)^2 / (2 N) + nnz(B_S) / 2`` (B_S's nonzeros at the mean count per column, spread
+        evenly over the rows: 0.94 of the pairs of a9a's run), at :attr:`SPARSE_MADD_COST` each, plus
+        a pass over the rows and the dense t x t terms."""
         nonzeros = self.nnz / max(self.n_columns, 1) * n_columns
-        return self.n_samples + self.SPARSE_MADD_COST * nonzeros**2 / self.n_samples + 10.0 * n_columns**2
+        pairs = nonzeros**2 / (2.0 * self.n_samples) + nonzeros / 2.0
+        return self.n_samples + self.SPARSE_MADD_COST * pairs + 10.0 * n_columns**2
+
+    def gram_pays(self, n_columns: int) -> bool:
+        """:meth:`~dualboost.problems.kernels.StumpOperatorBase.gram_pays`: where B's rows are kept and
+        :meth:`gram_work` is below the dense Gram's ``N n_columns^2``, even below the products' floor
+        :attr:`MIN_ENTRIES` (a compiled re-solve's faces on a9a, 10-20 columns: the estimate 0.6-0.9
+        of the dense work; on german, diabetes and the Gaussian set, B at 0.25-0.28 of U, above 1)."""
+        return self._has_rows and self.gram_work(n_columns) < self.n_samples * n_columns**2
 
     def margins(self, w: NDArray[np.float64]) -> NDArray[np.float64]:
-        """``U w = y * ((c . w) + B (a * w))``."""
-        w = np.asarray(w, dtype=np.float64)
-        if indicator_scatter is None:
-            out = self.B @ (self.a * w)
-        else:
-            out = np.zeros(self.n_samples)
-            indicator_scatter(*self._csc, np.ascontiguousarray(self.a * w), out)
+        """``U w = y * ((c . w) + B (a * w))`` (``IndicatorPasses.margins``)."""
+        if IndicatorPasses is not None:
+            return self.passes().margins(w)
+        out = self.B @ (self.a * np.asarray(w, dtype=np.float64))
         out += float(self.c @ w)
         out *= self.y
         return out
 
     def edges(self, d: NDArray[np.float64]) -> NDArray[np.float64]:
-        """``U^T d = c (y . d) + a * (B^T (y d))``."""
+        """``U^T d = c (y . d) + a * (B^T (y d))`` (``IndicatorPasses.edges``)."""
+        if IndicatorPasses is not None:
+            return self.passes().edges(d)
         v = self.y * np.asarray(d, dtype=np.float64)
-        if indicator_sums is None:
-            out = self.B.T @ v
-        else:
-            out = np.empty(self.n_columns)
-            indicator_sums(*self._csc, v, out)
+        out = self.B.T @ v
         out *= self.a
         out += self.c * float(v.sum())
         return out
 
     def weighted_gram(self, weights: NDArray[np.float64] | float) -> NDArray[np.float64]:
         """``U^T diag(weights) U`` (module docstring), dense t x t; ``weights`` one per row or a
-        scalar."""
+        scalar: ``IndicatorPasses.weighted_gram``, ``B^T diag(g) B`` row by row (each row's pairs of
+        columns, the rows of weight 0 skipped), then the rank-one terms."""
         g = np.broadcast_to(np.asarray(weights, dtype=np.float64), (self.n_samples,))
+        if IndicatorPasses is not None:
+            return self.passes().weighted_gram(g)
         weighted = sp.csc_matrix((g[self.B.indices], self.B.indices, self.B.indptr), shape=self.B.shape)
         inner = (self.B.T @ weighted).toarray()
         q = self.a * (self.B.T @ g)
