@@ -124,8 +124,8 @@ def test_the_capsule_runs_the_compiled_loop_as_the_methods_do(case, monkeypatch)
     model = ERLPBoost(np.asfortranarray(U), nu=0.1 * n, eta=200.0)
     model.stump_columns = operator
     monkeypatch.setattr(SparseStumpColumns, "MIN_ENTRIES", 0)
-    products, gram = compiled._operator_passes(model)
-    assert products is operator and operator.gram_pays(t)
+    products, gram, grams = compiled._operator_passes(model)
+    assert products is operator and operator.gram_pays(t) and grams is None  # (its Gram called back)
     reg = model.regularizer
     args = (model.U, np.log(reg.d0), float(reg.nu), float(reg.eta), np.full(t, 1 / t), 1e-10, 50, None, None)
     through_methods = _capped_newton.solve(*args, products=products, gram=gram)
