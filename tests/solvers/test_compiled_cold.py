@@ -12,9 +12,8 @@ Checked here on the same instances, from N = 10 to N = 1e5, nu = 1 to nu = N, et
 * the last Hessian the compiled loop formed is the state kept for the next warm solve;
 * where the compiled w misses the target by far, the solve is the Python path's, step for step;
   where it misses narrowly, the last Python stage finishes from it;
-* the gate: the option off, N t^2 above ``COLD_COMPILED_WORK`` (N up to ``COLD_COMPILED_SAMPLES``),
-  or beyond that N, t below ``COLD_COMPILED_MIN_T`` or N t^2 above ``COLD_COMPILED_LARGE_WORK``: no
-  compiled stage;
+* the gate: the option off, t above ``COLD_COMPILED_MAX_T``, or beyond ``COLD_COMPILED_SAMPLES``,
+  t below ``COLD_COMPILED_MIN_T`` or N t^2 above ``COLD_COMPILED_LARGE_WORK``: no compiled stage;
 * over a grid (N from 10 to 1e4, few and many columns, nu in {1, N/10, N}, eta up to 1e6) both
   cold solves are certified and agree, and with Clarabel where its pair is certified too.
 """
@@ -72,7 +71,7 @@ CASES = [  # N, t, nu, eta
     (1000, 10, 1000.0, 50.0),
     (500, 40, 250.0, 1386.0),
     (500, 40, 1.0, 1e4),
-    # inside the gate since COLD_COMPILED_WORK = 2e7 (N t^2 = 1e7) and for N > COLD_COMPILED_SAMPLES
+    # inside the gate since t <= COLD_COMPILED_MAX_T (was N t^2 <= 5e6) and for N > COLD_COMPILED_SAMPLES
     (1000, 100, 1.0, 1382.0),
     (1000, 100, 100.0, 4605.0),
     (3000, 40, 300.0, 461.0),
@@ -172,15 +171,16 @@ def test_the_gate():
 
     assert pays(1000, 10)
     assert not pays(1000, 10, NewtonOptions())  # the option off
-    # N <= COLD_COMPILED_SAMPLES: N t^2 up to COLD_COMPILED_WORK (2e7)
-    assert pays(1000, 141) and not pays(1000, 142)  # 1.988e7, 2.016e7
-    assert pays(auglag.COLD_COMPILED_SAMPLES, 2)
+    # N <= COLD_COMPILED_SAMPLES: t up to COLD_COMPILED_MAX_T (100)
+    assert pays(1000, 100) and not pays(1000, 101)
+    assert pays(auglag.COLD_COMPILED_SAMPLES, 2) and pays(auglag.COLD_COMPILED_SAMPLES, 100)
     # above it: t >= COLD_COMPILED_MIN_T and N t^2 up to COLD_COMPILED_LARGE_WORK (1e8)
     tall = auglag.COLD_COMPILED_SAMPLES + 1
     assert not pays(tall, 2) and not pays(tall, auglag.COLD_COMPILED_MIN_T - 1)
     assert pays(tall, auglag.COLD_COMPILED_MIN_T)
     assert pays(10_000, 100) and not pays(10_000, 101)
-    wide = _model(1000, 142, 1.0, 50.0)
+    assert pays(20_000, 70) and not pays(20_000, 71)  # 9.8e7, 1.008e8
+    wide = _model(1000, 101, 1.0, 50.0)
     _, stages = _solve(wide, "auto")
     assert "compiled" not in stages
 
