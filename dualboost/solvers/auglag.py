@@ -498,22 +498,26 @@ def _compiled_pays(model, evaluator: DualEvaluator, options: AuglagOptions) -> b
     )
 
 
-#: a cold solve starts with the compiled loop while forming a Hessian on every column costs at most
-#: this many multiply-adds, N t^2, and N is at most COLD_COMPILED_SAMPLES (beyond either, the Python
+#: a cold solve starts with the compiled loop where t is at most COLD_COMPILED_MAX_T and N at most
+#: COLD_COMPILED_SAMPLES; above that N, where t is also at least COLD_COMPILED_MIN_T and N t^2 (the
+#: multiply-adds of a Hessian on every column) at most COLD_COMPILED_LARGE_WORK (elsewhere the Python
 #: path was as fast or faster: docs/solvers.md#options-the-compiled-re-solve)
-COLD_COMPILED_WORK = 5e6
+COLD_COMPILED_MAX_T = 100
 COLD_COMPILED_SAMPLES = 2000
+COLD_COMPILED_MIN_T = 30
+COLD_COMPILED_LARGE_WORK = 1e8
 
 
 def _compiled_cold_pays(model, evaluator: DualEvaluator) -> bool:
     """Whether a cold solve starts with the compiled loop (:func:`_compiled_cold_start`): where it
-    applies (``compiled.applies`` under ``NewtonOptions.compiled``), N is at most
-    :data:`COLD_COMPILED_SAMPLES` and N t^2 at most :data:`COLD_COMPILED_WORK`."""
-    return (
-        compiled.applies(model, evaluator.options.compiled)
-        and model.n_samples <= COLD_COMPILED_SAMPLES
-        and model.n_samples * model.n_hypotheses**2 <= COLD_COMPILED_WORK
-    )
+    applies (``compiled.applies`` under ``NewtonOptions.compiled``) and t is at most
+    :data:`COLD_COMPILED_MAX_T`, for N up to :data:`COLD_COMPILED_SAMPLES`; for a larger N, where t
+    is also at least :data:`COLD_COMPILED_MIN_T` and N t^2 at most :data:`COLD_COMPILED_LARGE_WORK`."""
+    n, t = model.n_samples, model.n_hypotheses
+    size = t <= COLD_COMPILED_MAX_T
+    if n > COLD_COMPILED_SAMPLES:
+        size = size and t >= COLD_COMPILED_MIN_T and n * t**2 <= COLD_COMPILED_LARGE_WORK
+    return size and compiled.applies(model, evaluator.options.compiled)
 
 
 def _compiled_cold_start(model, run: _Run, options: AuglagOptions) -> None:

@@ -12,8 +12,10 @@ Checked here on the same instances, from N = 10 to N = 1e5, nu = 1 to nu = N, et
 * the last Hessian the compiled loop formed is the state kept for the next warm solve;
 * where the compiled w misses the target by far, the solve is the Python path's, step for step;
   where it misses narrowly, the last Python stage finishes from it;
-* the gate: the option off, N above ``COLD_COMPILED_SAMPLES`` or N t^2 above ``COLD_COMPILED_WORK``,
-  no compiled stage.
+* the gate: the option off, t above ``COLD_COMPILED_MAX_T``, or beyond ``COLD_COMPILED_SAMPLES``,
+  t below ``COLD_COMPILED_MIN_T`` or N t^2 above ``COLD_COMPILED_LARGE_WORK``: no compiled stage;
+* over a grid (N from 10 to 1e4, few and many columns, nu in {1, N/10, N}, eta up to 1e6) both
+  cold solves are certified and agree, and with Clarabel where its pair is certified too.
 """
 
 from __future__ import annotations
@@ -69,6 +71,11 @@ CASES = [  # N, t, nu, eta
     (1000, 10, 1000.0, 50.0),
     (500, 40, 250.0, 1386.0),
     (500, 40, 1.0, 1e4),
+    # inside the gate since t <= COLD_COMPILED_MAX_T (was N t^2 <= 5e6) and for N > COLD_COMPILED_SAMPLES
+    (1000, 100, 1.0, 1382.0),
+    (1000, 100, 100.0, 4605.0),
+    (3000, 40, 300.0, 461.0),
+    (3000, 40, 1.0, 2e4),
 ]
 
 
@@ -157,12 +164,61 @@ def test_a_cold_compiled_solve_keeps_its_last_hessian_for_the_next_warm_solve():
 
 def test_the_gate():
     opts = NewtonOptions(compiled="auto")
-    evaluator = DualEvaluator(_model(1000, 10, 1.0, 50.0), opts)
-    assert auglag._compiled_cold_pays(evaluator.model, evaluator)
-    assert not auglag._compiled_cold_pays(evaluator.model, DualEvaluator(evaluator.model, NewtonOptions()))
-    wide = _model(1000, 71, 1.0, 50.0)  # N t^2 = 5.04e6 > COLD_COMPILED_WORK
-    assert not auglag._compiled_cold_pays(wide, DualEvaluator(wide, opts))
-    tall = _model(auglag.COLD_COMPILED_SAMPLES + 1, 2, 1.0, 50.0)
-    assert not auglag._compiled_cold_pays(tall, DualEvaluator(tall, opts))
+
+    def pays(N: int, t: int, options=opts) -> bool:
+        model = _model(N, t, 1.0, 50.0)
+        return auglag._compiled_cold_pays(model, DualEvaluator(model, options))
+
+    assert pays(1000, 10)
+    assert not pays(1000, 10, NewtonOptions())  # the option off
+    # N <= COLD_COMPILED_SAMPLES: t up to COLD_COMPILED_MAX_T (100)
+    assert pays(1000, 100) and not pays(1000, 101)
+    assert pays(auglag.COLD_COMPILED_SAMPLES, 2) and pays(auglag.COLD_COMPILED_SAMPLES, 100)
+    # above it: t >= COLD_COMPILED_MIN_T and N t^2 up to COLD_COMPILED_LARGE_WORK (1e8)
+    tall = auglag.COLD_COMPILED_SAMPLES + 1
+    assert not pays(tall, 2) and not pays(tall, auglag.COLD_COMPILED_MIN_T - 1)
+    assert pays(tall, auglag.COLD_COMPILED_MIN_T)
+    assert pays(10_000, 100) and not pays(10_000, 101)
+    assert pays(20_000, 70) and not pays(20_000, 71)  # 9.8e7, 1.008e8
+    wide = _model(1000, 101, 1.0, 50.0)
     _, stages = _solve(wide, "auto")
     assert "compiled" not in stages
+
+
+def _clarabel_agrees(model: ERLPBoost, sol) -> bool:
+    """Whether Clarabel's pair, where the library certifies it at TOL, has the dual value of ``sol``
+    within the sum of both certified gaps; True where Clarabel's pair is not certified (no
+    reference there: the other path is)."""
+    ref = model.solve(method="clarabel", tol=TOL)
+    if ref.status != "optimal":
+        return True
+    scale = max(1.0, abs(ref.primal_value))
+    gaps = (max(sol.relative_gap, 0.0) + max(ref.relative_gap, 0.0)) * scale
+    return abs(sol.dual_value - ref.dual_value) <= gaps + 1e-12
+
+
+GRID = [  # N, t: few and many columns
+    (10, 3),
+    (10, 8),
+    (200, 20),
+    (1000, 10),
+    (1000, 100),
+    (10_000, 10),
+    (10_000, 40),
+]
+
+
+@pytest.mark.parametrize("N, t", GRID)
+@pytest.mark.parametrize("nu_frac", [None, 0.1, 1.0])  # nu = 1, N/10, N
+@pytest.mark.parametrize("eta", [50.0, 4605.0, 1e6])
+def test_cold_solves_over_the_grid(N, t, nu_frac, eta):
+    nu = 1.0 if nu_frac is None else max(1.0, nu_frac * N)
+    model = _model(N, t, nu, eta, seed=7)
+    ref, _ = _solve(model, False)
+    fast, stages = _solve(model, "auto")
+    _agree(fast, ref, eta)
+    evaluator = DualEvaluator(model, NewtonOptions(compiled="auto"))
+    if auglag._compiled_cold_pays(model, evaluator) and ref.iterations > 0:
+        assert "compiled" in stages
+    if N <= 200:  # Clarabel on the small ones: an independent solve (certified in 25 of these 27)
+        assert _clarabel_agrees(model, ref) and _clarabel_agrees(model, fast)
