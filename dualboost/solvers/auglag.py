@@ -517,7 +517,7 @@ def _compiled_cold_pays(model, evaluator: DualEvaluator) -> bool:
     size = t <= COLD_COMPILED_MAX_T
     if n > COLD_COMPILED_SAMPLES:
         size = size and t >= COLD_COMPILED_MIN_T and n * t**2 <= COLD_COMPILED_LARGE_WORK
-    return size and compiled.applies(model, evaluator.options.compiled)
+    return size and compiled.applies(model, evaluator.options.compiled, cold=True)
 
 
 def _compiled_cold_start(model, run: _Run, options: AuglagOptions) -> None:

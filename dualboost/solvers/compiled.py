@@ -61,16 +61,18 @@ def _warn_missing() -> None:
     )
 
 
-def applies(model, compiled: bool | str) -> bool:
-    """Whether a re-solve of ``model`` goes through the compiled loop under the option ``compiled``
+def applies(model, compiled: bool | str, cold: bool = False) -> bool:
+    """Whether a solve of ``model`` goes through the compiled loop under the option ``compiled``
     (``NewtonOptions.compiled``).
 
     Parameters
     ----------
     model : Model
         The subproblem (a :class:`~dualboost.solvers.contract.SmoothDual`).
-    compiled : bool or "auto"
-        ``NewtonOptions.compiled``.
+    compiled : bool, "auto" or "cold"
+        ``NewtonOptions.compiled`` ("cold": for cold solves only).
+    cold : bool, default False
+        The solve is a cold one (no warm start).
 
     Returns
     -------
@@ -79,7 +81,7 @@ def applies(model, compiled: bool | str) -> bool:
         with the capped relative entropy at eta >= 1, a positive prior and a float64 U, with the
         option on and the module built.
     """
-    if compiled is False:
+    if compiled is False or (compiled == "cold" and not cold):
         return False
     if not available():
         if compiled is True:

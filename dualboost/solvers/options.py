@@ -121,21 +121,25 @@ class NewtonOptions(_Options):
     #: weights below this fraction of their sum do not stop a first trial at a breakpoint
     #: (docs/solvers.md#options-breakpoints)
     negligible_weight: float = _field(1e-12, float, 0.0)
-    #: a warm re-solve of ERLPBoost's dual by the compiled Newton loop (``dualboost.solvers.compiled``,
-    #: docs/architecture.md#compiled-code) before the Python stages, and a cold solve of a small one
-    #: (docs/solvers.md#options-the-compiled-re-solve), whose certificate decides: "auto"
-    #: where the compiled module is built, True the same (warning once per process where it is not),
-    #: False (the default) the Python path only. Off by default: at a boosting run's tolerance it
-    #: lands on other certified points than the Python path, so a run takes another (equally
-    #: certified) trajectory than the Python path and the Dask fit that users compare it with, for
-    #: 1.0-1.4x measured (docs/architecture.md#compiled-code)
-    compiled: bool | str = False
+    #: the compiled Newton loop (``dualboost.solvers.compiled``, docs/architecture.md#compiled-code) on
+    #: ERLPBoost's dual before the Python stages, its certificate deciding: "cold" (the default) for
+    #: a cold solve (no warm start) where it pays (docs/solvers.md#options-the-compiled-re-solve),
+    #: "auto" for those and for every warm re-solve too, where the compiled module is built; True as
+    #: "auto" (warning once per process where it is not built); False the Python path only (the
+    #: reference). Warm re-solves stay opt-in: at a boosting run's tolerance the loop lands on other
+    #: certified points than the Python path, so a run takes another (equally certified) trajectory
+    #: than the Python path and the Dask fit that users compare it with, for 1.3-1.7x measured
+    #: (docs/architecture.md#compiled-code); a run's only cold solve is its first, at t = 1 (uniform
+    #: w, optimal on either path), so "cold" leaves its trajectory as the Python path's
+    compiled: bool | str = "cold"
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        auto = isinstance(self.compiled, str) and self.compiled == "auto"
-        if not (isinstance(self.compiled, bool) or auto):
-            raise ValueError(f"NewtonOptions.compiled must be True, False or 'auto'; got {self.compiled!r}")
+        named = isinstance(self.compiled, str) and self.compiled in ("auto", "cold")
+        if not (isinstance(self.compiled, bool) or named):
+            raise ValueError(
+                f"NewtonOptions.compiled must be True, False, 'auto' or 'cold'; got {self.compiled!r}"
+            )
         ridges = self.ridges
         if not isinstance(ridges, tuple) or not ridges:
             raise ValueError(f"NewtonOptions.ridges must be a non-empty tuple of numbers > 0; got {ridges!r}")

@@ -939,14 +939,16 @@ COLD_LP_INSTANCES = {
 
 def recorded_lp_starts() -> tuple[list[tuple[float, int]], AuglagOptions]:
     """The (gap, Newton steps) of each start from the LP limit (gap inf where HiGHS failed), recorded
-    as the solver runs with the options returned."""
+    as the solver runs with the options returned: the Python stages (``NewtonOptions(compiled=False)``;
+    the default's compiled cold start would finish these solves first,
+    tests/solvers/test_compiled_cold.py)."""
     calls = []
 
     def recorded(stage):
         if stage.name == "lp_limit":
             calls.append((stage.gap, stage.steps))
 
-    return calls, AuglagOptions(callback=recorded)
+    return calls, AuglagOptions(callback=recorded, newton=NewtonOptions(compiled=False))
 
 
 @pytest.mark.parametrize("eta", [5e3, 1e5])

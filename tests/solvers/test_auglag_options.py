@@ -12,16 +12,20 @@ from dualboost.instances import random_edge_matrix
 from dualboost.problems import ERLPBoost, LPBoost
 from dualboost.solvers import AuglagOptions, NewtonOptions, Stage, default_options
 
+#: the Python stages: the options' paths below are those of the Python path (by default a cold solve
+#: this small starts with the compiled loop, which finishes it: tests/solvers/test_compiled_cold.py)
+PYTHON = NewtonOptions(compiled=False)
+
 
 def _model() -> ERLPBoost:
     """N = 600 (within [lp_cold_min_samples, lp_max_samples]), t = 12, eta above lp_cold_eta: the
-    default cold start takes Newton from the LP limit."""
+    Python path's cold start takes Newton from the LP limit."""
     return ERLPBoost(random_edge_matrix(600, 12, seed=42), nu=60.0, eta=5e3)
 
 
 def _stages(**fields) -> tuple[list[Stage], AuglagOptions]:
     stages: list[Stage] = []
-    return stages, AuglagOptions(callback=stages.append, **fields)
+    return stages, AuglagOptions(callback=stages.append, newton=PYTHON, **fields)
 
 
 def _iterations(stages: list[Stage], model) -> int:
@@ -52,25 +56,28 @@ def test_options_choose_the_path_and_both_paths_agree():
 def test_default_options_apply_within_the_block_and_explicit_options_win():
     model = _model()
     outer, inner, explicit = [], [], []
-    with default_options(AuglagOptions(callback=outer.append)):
+    before = model.solve(method="auglag")  # the library's defaults
+    with default_options(AuglagOptions(callback=outer.append, newton=PYTHON)):
         model.solve(method="auglag")
-        with default_options(AuglagOptions(callback=inner.append, lp_cold_eta=np.inf)):
+        with default_options(AuglagOptions(callback=inner.append, lp_cold_eta=np.inf, newton=PYTHON)):
             model.solve(method="auglag")
-            model.solve(method="auglag", options=AuglagOptions(callback=explicit.append))
+            model.solve(method="auglag", options=AuglagOptions(callback=explicit.append, newton=PYTHON))
         model.solve(method="auglag")
     after = model.solve(method="auglag")  # the defaults again: no callback
     assert [s.name for s in outer] == ["uniform_start", "lp_limit", "solved"] * 2
     assert "lp_limit" not in [s.name for s in inner]  # the inner block's lp_cold_eta
     assert [s.name for s in explicit] == ["uniform_start", "lp_limit", "solved"]
-    assert after.optimal and after.extra["evaluations"] == outer[-1].solution.extra["evaluations"]
+    assert len(outer) == 6 and len(inner) > 0  # nothing reported after the blocks
+    assert after.optimal and after.extra["evaluations"] == before.extra["evaluations"]
+    assert after.extra["evaluations"] != outer[-1].solution.extra["evaluations"]  # not the blocks' path
 
 
 def test_newton_options_reach_the_newton_steps():
     """kept_min_work = 0: the conjugate-gradient steps on a kept Hessian (products H v) where the
     default forms the Hessian at every point (no products); both certified and in agreement."""
     model = ERLPBoost(random_edge_matrix(400, 30, seed=3), nu=40.0, eta=100.0)
-    exact = model.solve(method="auglag", tol=1e-9)
-    options = AuglagOptions(newton=NewtonOptions(kept_min_work=0.0))
+    exact = model.solve(method="auglag", tol=1e-9, options=AuglagOptions(newton=PYTHON))
+    options = AuglagOptions(newton=NewtonOptions(kept_min_work=0.0, compiled=False))
     kept = model.solve(method="auglag", tol=1e-9, options=options)
     assert exact.extra["hessian_products"] == 0 < kept.extra["hessian_products"]
     assert exact.optimal and kept.optimal

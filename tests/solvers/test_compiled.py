@@ -64,8 +64,11 @@ def test_the_compiled_solver_is_built():
     from dualboost.solvers import _capped_newton as module
 
     assert callable(module.solve) and compiled.available()
-    assert NewtonOptions().compiled is False  # opt-in (NewtonOptions' comment says why)
-    assert compiled.applies(ERLPBoost(np.ones((3, 2)), nu=1.0, eta=10.0), "auto")
+    model = ERLPBoost(np.ones((3, 2)), nu=1.0, eta=10.0)
+    assert NewtonOptions().compiled == "cold"  # warm re-solves opt-in (NewtonOptions' comment says why)
+    assert compiled.applies(model, "auto") and compiled.applies(model, "auto", cold=True)
+    assert compiled.applies(model, "cold", cold=True) and not compiled.applies(model, "cold")
+    assert not compiled.applies(model, False, cold=True)
 
 
 @pytest.mark.parametrize("eta", [1.0, 37.0, 1e3, 1e6])
@@ -208,7 +211,7 @@ def _certify_alike(models: list[ERLPBoost], tol: float) -> None:
 
 
 def test_option_is_validated():
-    with pytest.raises(ValueError, match="NewtonOptions.compiled must be True, False or 'auto'"):
+    with pytest.raises(ValueError, match="NewtonOptions.compiled must be True, False, 'auto' or 'cold'"):
         NewtonOptions(compiled="yes")
     with pytest.raises(ValueError, match="NewtonOptions.compiled"):
         NewtonOptions(compiled=1)

@@ -170,7 +170,8 @@ def test_the_gate():
         return auglag._compiled_cold_pays(model, DualEvaluator(model, options))
 
     assert pays(1000, 10)
-    assert not pays(1000, 10, NewtonOptions())  # the option off
+    assert pays(1000, 10, NewtonOptions())  # the default, "cold"
+    assert not pays(1000, 10, NewtonOptions(compiled=False))  # the option off
     # N <= COLD_COMPILED_SAMPLES: t up to COLD_COMPILED_MAX_T (100)
     assert pays(1000, 100) and not pays(1000, 101)
     assert pays(auglag.COLD_COMPILED_SAMPLES, 2) and pays(auglag.COLD_COMPILED_SAMPLES, 100)
