@@ -60,12 +60,17 @@ cdef double RADIUS = 4.0, RADIUS_MIN = 0.25, RADIUS_MAX = 1e3
 #: a step with an older Hessian (a chord step) is followed by another while it cut the gap by this
 #: factor at full length; else the Hessian is formed anew at the next point
 cdef double CHORD_RATE = 0.25
+#: the capped softmax's weights are its kept exponentials ew scaled by exp(log_xi - shift) while the
+#: scale's log-weight lies above -SCALED (the scale then at most e^SCALED, and a weight it rescales
+#: from below the smallest normal double, e^-708, is below e^-308 of the cap), else one exp each
+cdef double SCALED = 400.0
 
 
 cdef struct Problem:
     const double* U      # N x t, column-major (U[n + N j])
     const double* log_d0
-    double* lw           # scratch: the log-weights (N), their order (N), their suffix sums (N + 1)
+    double* lw           # scratch: the log-weights (N), their order (N), their suffix sums (N + 1),
+    double* ew           # the weights relative to the largest, exp(lw - max lw) (N)
     int* idx
     double* suffix
     int N
@@ -178,7 +183,9 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
     cdef int N = p.N, n, i, K, chosen
     cdef double cap = 1.0 / p.nu, log_cap = log(cap)
     cdef double top = -INFINITY, total = 0.0, mass, log_xi, lw = 0.0, shift = 0.0, value, ncap = 0.0, ref, rest, log_rest
+    cdef double scale
     cdef double* lws = p.lw
+    cdef double* ew = p.ew
     _product(p, False, w, m)
     for n in range(N):
         capped[n] = 0
@@ -187,9 +194,15 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
             top = lws[n]
     for n in range(N):
         lws[n] -= top  # relative to the largest (<= 0), as capped_softmax scales the weights
-        total += exp(lws[n])
+        ew[n] = exp(lws[n])  # (kept: the weights below are these, scaled, where that cannot overflow)
+        total += ew[n]
     log_xi = -log(total)  # relative to top too: d_n = min(cap, exp(log_xi + lws[n]))
-    if p.nu != 1.0 and total * cap < 1.0:  # the largest weight exceeds the cap
+    if p.nu >= N:  # the capped simplex is the one point d = 1/N: every row at the cap, exactly
+        for n in range(N):
+            capped[n] = 1
+        ncap = N
+        log_xi = -INFINITY
+    elif p.nu != 1.0 and total * cap < 1.0:  # the largest weight exceeds the cap
         K = <int>p.nu
         if K > N - 1:
             K = N - 1
@@ -199,8 +212,13 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
         _select_largest(lws, p.idx, N, K)
         ref = lws[p.idx[K - 1]]
         rest = 0.0
-        for n in range(K, N):
-            rest += exp(lws[p.idx[n]] - ref)
+        if ref > -SCALED:  # exp(lw - ref) = ew exp(-ref), exp(-ref) finite
+            for n in range(K, N):
+                rest += ew[p.idx[n]]
+            rest *= exp(-ref)
+        else:
+            for n in range(K, N):
+                rest += exp(lws[p.idx[n]] - ref)
         log_rest = log(rest) + ref if rest > 0.0 else -INFINITY
         # suffix[i] = log of the sum of every weight below the i largest, kept in p.suffix
         p.suffix[K] = log_rest
@@ -227,11 +245,16 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
             log_xi = log(mass) - log(total)
         else:
             log_xi = -INFINITY
+    scale = exp(log_xi - shift) if shift > -SCALED else 0.0  # (log_xi <= 0: at most e^SCALED)
     for n in range(N):
         if capped[n]:
             d[n] = cap
         elif log_xi == -INFINITY:
             d[n] = 0.0
+        elif shift > -SCALED:  # exp(log_xi + lw - shift) as ew exp(log_xi - shift): one exp per pass
+            d[n] = ew[n] * scale
+            if d[n] > cap:
+                d[n] = cap
         else:
             lw = log_xi + (lws[n] - shift)
             d[n] = exp(lw if lw < log_cap else log_cap)
@@ -239,7 +262,7 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
     # f*(theta) at eta >= 1 from the log-scale (CappedRelativeEntropy.conjugate_and_grad): with
     # theta = -m, f* = -(1 - |C|/nu) log_xi / eta + cap sum_C (theta_n - (log cap - log d0_n) / eta)
     mass = 1.0 - ncap * cap
-    value = -mass * ((log_xi - shift) - top) / p.eta if mass > 0.0 else 0.0
+    value = -mass * ((log_xi - shift) - top) / p.eta if (mass > 0.0 and log_xi != -INFINITY) else 0.0
     if ncap > 0.0:
         for n in range(N):
             if capped[n]:
@@ -640,9 +663,9 @@ def solve(
         p.grams = <const Gram*>PyCapsule_GetPointer(grams, _GRAM_NAME)
         if p.grams.n_rows != N or p.grams.n_columns != t:
             raise ValueError(f"grams are for {p.grams.n_rows} x {p.grams.n_columns}, not U's {N} x {t}")
-    cdef double[::1] lw_scratch = np.empty(N), suffix_scratch = np.empty(N + 1)
+    cdef double[::1] lw_scratch = np.empty(N), suffix_scratch = np.empty(N + 1), ew_scratch = np.empty(N)
     cdef int[::1] idx_scratch = np.empty(N, dtype=np.int32)
-    p.lw, p.suffix, p.idx = &lw_scratch[0], &suffix_scratch[0], &idx_scratch[0]
+    p.lw, p.suffix, p.idx, p.ew = &lw_scratch[0], &suffix_scratch[0], &idx_scratch[0], &ew_scratch[0]
     cdef double[::1] w = np.array(w0, dtype=np.float64), d = np.empty(N), g = np.empty(t)
     cdef double[::1] wt = np.empty(t), dt = np.empty(N), gt = np.empty(t), m = np.empty(N)
     cdef double[::1] x = np.empty(t), sq = np.empty(N), a = np.empty(t), g_all = np.empty(t)
