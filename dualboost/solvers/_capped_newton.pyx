@@ -409,13 +409,15 @@ cdef int _form(Problem* p, const double* d, const unsigned char* capped, const i
 
 cdef int _cover(Problem* p, const double* wk, int mk, const double* w0, int* pos, int k0, double* full,
                 double* m, double* d, double* g, unsigned char* capped, double* s, double* a,
-                double* cross) except -1 nogil:
+                double* cross, bint given) except -1 nogil:
     """The kept matrix ``full`` (``-H`` on the k0 columns with ``pos >= 0``, formed at the point ``wk``,
     whose first ``mk`` columns are the earlier solve's) extended to the columns a warm start's first
     step may need that it lacks: those with weight in ``w0`` and those appended since (``j >= mk``),
     their rows and columns at ``wk`` by the formula of :func:`_form` (``d`` evaluated there, one pass
     ``U^T (s u_j)`` per new column; what ``newton.Curvature.covering`` does in Python). New columns get
-    the next rows, in column order. Returns the rows now kept (k0 where nothing is new: nothing
+    the next rows, in column order. ``given``: ``d`` holds d(wk) already (the kept Hessian's own, with
+    ``capped`` all 0: the rows at the cap are told by :func:`_free`'s rule, as the Python path tells
+    them), else it is evaluated. Returns the rows now kept (k0 where nothing is new: nothing
     evaluated)."""
     cdef int N = p.N, t = p.t, i, j, n, k = k0, pi, pj
     cdef double s_max = 0.0, s_sum = 0.0
@@ -425,7 +427,8 @@ cdef int _cover(Problem* p, const double* wk, int mk, const double* w0, int* pos
             k += 1
     if k == k0:
         return k0
-    _evaluate(p, wk, m, d, g, capped)
+    if not given:
+        _evaluate(p, wk, m, d, g, capped)
     for n in range(N):
         if _free(p, d, capped, n) and d[n] > s_max:
             s_max = d[n]
@@ -570,6 +573,7 @@ def solve(
     passes=None,
     kept_w=None,
     grams=None,
+    kept_d=None,
 ):
     """Newton on the simplex from ``w0`` until the gap of ``(d(w), w)`` is at most ``tol``.
 
@@ -630,6 +634,9 @@ def solve(
         the kept matrix is first extended to the columns with weight in ``w0`` and those appended
         after the first m that ``kept_face`` lacks, at that point (:func:`_cover`), and returned as
         the last Hessian where the loop forms none. Without it the kept matrix is taken as it is.
+    kept_d : (N,) float64, optional
+        d at ``kept_w`` (the kept Hessian's own), which the extension then reads instead of evaluating
+        it again.
 
     Returns
     -------
@@ -703,21 +710,26 @@ def solve(
     cdef double[::1] cover_w, cover_d, cover_g, cover_s, cover_a, cover_x
     cdef unsigned char[::1] cover_c
     cdef int covered = 0, mk = 0  # covered: the rows of the kept matrix once extended here (0: not)
+    cdef bint given = False
     if kept_w is not None and kept_H is not None and k0:
         mk = len(kept_w)
         if mk > t:
             raise ValueError("kept_w must have at most U.shape[1] entries")
         start = np.zeros(t)
         start[:mk] = kept_w
-        cover_w, cover_d, cover_g = start, np.empty(N), np.empty(t)
+        given = kept_d is not None
+        if given and len(kept_d) != N:
+            raise ValueError("kept_d must have U.shape[0] entries")
+        cover_d = np.array(kept_d, dtype=np.float64) if given else np.empty(N)
+        cover_w, cover_g = start, np.empty(t)
         cover_s, cover_a, cover_x = np.empty(N), np.empty(t), np.empty(t)
-        cover_c = np.empty(N, dtype=np.uint8)
+        cover_c = np.zeros(N, dtype=np.uint8)
         with nogil:
             k = _cover(&p, &cover_w[0], mk, &w[0], &pos[0], k0, &full[0], &m[0], &cover_d[0], &cover_g[0],
-                       &cover_c[0], &cover_s[0], &cover_a[0], &cover_x[0])
+                       &cover_c[0], &cover_s[0], &cover_a[0], &cover_x[0], given)
         if k > k0:
             covered = k
-            evaluations += 1
+            evaluations += 0 if given else 1
     cdef double *pw = &w[0]
     cdef double *pwt = &wt[0]
     cdef double *pd = &d[0]

@@ -566,10 +566,18 @@ def _compiled_start(model, run: _Run, options: AuglagOptions) -> None:
     kept = run.kept if run.kept is not None and run.kept.usable_for(model) else None
     # the kept Hessian, extended in the loop to the new columns and those with weight (at its point)
     w, counts, formed = compiled.resolve(
-        model, w0, run.target, None if kept is None else (kept.H, kept.face, kept.w)
+        model, w0, run.target, None if kept is None else (kept.H, kept.face, kept.w, _own_d(kept, model))
     )
     formed = _formed_curvature(model, formed)  # the last Hessian formed or extended: the state kept
     _take_compiled(model, run, options, w, _counted(run, counts), formed or run.kept, run.target)
+
+
+def _own_d(kept: Curvature, model) -> NDArray[np.float64] | None:
+    """The kept Hessian's d (``d(kept.w)``) where it is an N-vector of float64 (a Curvature read back
+    from a checkpoint may have none), else None: the compiled loop evaluates it."""
+    d = kept.d
+    ok = isinstance(d, np.ndarray) and d.dtype == np.float64 and d.shape == (model.n_samples,)
+    return d if ok else None
 
 
 def _counted(run: _Run, counts: dict[str, int]) -> int:

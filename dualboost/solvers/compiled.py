@@ -121,12 +121,13 @@ def resolve(
         The start, on the simplex.
     target : float
         The relative gap at which the loop stops (its own estimate; the caller certifies).
-    kept : (H, face) or (H, face, w), optional
+    kept : (H, face), (H, face, w) or (H, face, w, d), optional
         A Hessian of D formed earlier on the columns ``face`` (``newton.Curvature``): the first
         steps are chord steps with it, while each cuts the gap fourfold. With its point ``w`` (over
         the first ``w.size`` columns) the loop first extends it, at that point, to the columns with
         weight in ``w0`` and those appended after ``w``'s (what ``Curvature.covering`` does), and
-        returns it as ``formed`` where it forms no Hessian of its own.
+        returns it as ``formed`` where it forms no Hessian of its own; with ``d`` (``d(w)``, or None)
+        it reads that d instead of evaluating it there.
     projected : bool, default False
         Each step's first trial is the whole step clipped at 0 (the projected Newton path: a cold
         start from uniform w drops many columns at once); False: it stops where the first weight
@@ -157,7 +158,7 @@ def resolve(
     U = model.U if model.U.flags.f_contiguous else np.asfortranarray(model.U)
     w0 = np.ascontiguousarray(w0, dtype=np.float64)
     log_d0 = reg.log_d0  # (finite: applies() checked that d0 is positive)
-    H, face, w_H = (*kept, None)[:3] if kept is not None else (None, None, None)
+    H, face, w_H, d_H = (*kept, None, None)[:4] if kept is not None else (None, None, None, None)
     products, gram, grams = _operator_passes(model)
     passes = None if products is None else products.compiled_passes()
     w, _, _, _, _, steps, hessians, evaluations, *formed = _capped_newton.solve(
@@ -180,6 +181,7 @@ def resolve(
         passes,
         kept_w=w_H,
         grams=grams,
+        kept_d=d_H,
     )
     counts = {"steps": steps, "hessians": hessians, "evaluations": evaluations}
     return w, counts, None if formed[0] is None else tuple(formed)

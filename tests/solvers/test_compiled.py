@@ -519,7 +519,8 @@ def test_the_loop_extends_a_kept_hessian_as_curvature_covering_does(nu, eta, thr
     ``Curvature.covering`` does in Python (``Model.dual_hessian_block``): the same columns in the same
     order and the same entries to rounding (sums of N products of entries up to eta, ~eta N 1e-16
     each), by BLAS or through a stump operator's passes; with no step allowed it is returned as the
-    last Hessian, at the kept point, with one evaluation there (none where nothing is new)."""
+    last Hessian, at the kept point, with one evaluation there (none where its d is given, or where
+    nothing is new)."""
     from dualboost.solvers.newton import Curvature
 
     rng = np.random.default_rng(int(nu) + int(np.log10(eta)))
@@ -547,6 +548,13 @@ def test_the_loop_extends_a_kept_hessian_as_curvature_covering_does(nu, eta, thr
     np.testing.assert_array_equal(w_H, w0)
     np.testing.assert_allclose(d_H, d_old, rtol=1e-10, atol=1e-15)
     assert counts == {"steps": 0, "hessians": 0, "evaluations": 2}
+    # with its d (the Curvature's own): read instead of evaluated, the same matrix to rounding
+    _, counts, (H_d, face_d, _, _) = compiled.resolve(
+        model, w0, 0.0, (kept.H, kept.face, kept.w, kept.d), max_steps=0
+    )
+    np.testing.assert_array_equal(face_d, face)
+    np.testing.assert_allclose(H_d, expected.H, rtol=1e-10, atol=scale)
+    assert counts == {"steps": 0, "hessians": 0, "evaluations": 1}
     # nothing new: the kept matrix as it is, nothing evaluated at its point, none returned
     _, counts, formed = compiled.resolve(model, w0, 0.0, (expected.H, expected.face, w0), max_steps=0)
     assert counts["evaluations"] == 1 and formed is None
