@@ -69,10 +69,10 @@ cdef double SCALED = 400.0
 cdef struct Problem:
     const double* U      # N x t, column-major (U[n + N j])
     const double* log_d0
-    double* lw           # scratch: the log-weights (N), their order (N), their suffix sums (N + 1),
-    double* ew           # the weights relative to the largest, exp(lw - max lw) (N)
+    double* lw           # scratch: the log-weights (N), their order (N), their suffix sums (N + 1)
     int* idx
     double* suffix
+    double* ew           # scratch: the weights relative to the largest, exp(lw - max lw) (N)
     int N
     int t
     double eta
