@@ -127,7 +127,9 @@ def test_the_capsule_runs_the_compiled_loop_as_the_methods_do(case, monkeypatch)
     products, gram, grams = compiled._operator_passes(model)
     assert products is operator and operator.gram_pays(t) and grams is None  # (its Gram called back)
     reg = model.regularizer
-    args = (model.U, np.log(reg.d0), float(reg.nu), float(reg.eta), np.full(t, 1 / t), 1e-10, 50, None, None)
+    # (the target: 1e-8; the loop's line search stops at rounding between 1e-10 and 5e-9 of relative gap
+    # on these 3,000 rows, by the BLAS and the evaluation's rounding, on every path)
+    args = (model.U, np.log(reg.d0), float(reg.nu), float(reg.eta), np.full(t, 1 / t), 1e-8, 50, None, None)
     through_methods = _capped_newton.solve(*args, products=products, gram=gram)
     through_passes = _capped_newton.solve(
         *args, products=products, gram=gram, passes=products.compiled_passes()
@@ -136,7 +138,7 @@ def test_the_capsule_runs_the_compiled_loop_as_the_methods_do(case, monkeypatch)
     assert through_methods[5] > 0 and through_methods[6] > 0  # steps, and Hessians from the Gram
     for a, b in zip(through_methods[:8], through_passes[:8], strict=True):
         np.testing.assert_array_equal(a, b)
-    assert through_passes[4] <= 1e-10  # the loop's own relative gap: at its target
+    assert through_passes[4] <= 1e-8  # the loop's own relative gap: at its target
     # the dual values of the two loops' points differ by at most the sum of their gaps
     values = [model.dual_objective(result[0]) for result in (through_passes, dense)]
     assert abs(values[0] - values[1]) <= (through_passes[4] + dense[4]) * max(1.0, abs(values[1]))
