@@ -299,19 +299,53 @@ cdef inline bint _free(const Problem* p, const double* d, const unsigned char* c
     return not capped[n] and (p.nu <= 1.0 or d[n] < (1.0 - 1e-12) / p.nu)
 
 
-cdef int _form_gram(Problem* p, const double* d, const unsigned char* capped, const int* face, int k,
-                    double s_max, double* full, double* s, double* a, double* g_all) except -1 nogil:
+cdef double _weights(const Problem* p, const double* d, const unsigned char* capped, double* s) noexcept nogil:
+    """The Hessian's row weights at d into ``s`` (``s_n = d_n`` on the rows that count: :func:`_free` and
+    ``d_n > 1e-17 max`` of those, as Model._curvature takes them; 0 elsewhere); returns their sum."""
+    cdef int n
+    cdef double s_max = 0.0, s_sum = 0.0
+    for n in range(p.N):
+        if _free(p, d, capped, n) and d[n] > s_max:
+            s_max = d[n]
+    for n in range(p.N):
+        s[n] = d[n] if (_free(p, d, capped, n) and d[n] > 1e-17 * s_max) else 0.0
+        s_sum += s[n]
+    return s_sum
+
+
+cdef void _centre(const Problem* p, double* full, const double* a, int k, double s_sum) noexcept nogil:
+    """``full -= eta a a^T / sum s`` on the lower triangle (k x k, ld t; nothing where the sum is 0)."""
+    cdef int i, j
+    if s_sum > 0.0:
+        for j in range(k):
+            for i in range(j, k):
+                full[i + p.t * j] -= p.eta * a[i] * a[j] / s_sum
+
+
+cdef int _from_gram(Problem* p, const int* face, int k, const double* s, double s_sum, double* full, double* a,
+                    double* g_all) except -1 nogil:
+    """``full = eta G - eta a a^T / sum s`` from the Gram ``G = U_S^T diag(s) U_S`` in ``full``'s lower
+    triangle, with ``a = U_S^T s`` (by :func:`_product`)."""
+    cdef int i, j
+    _product(p, True, s, g_all)
+    for i in range(k):
+        a[i] = g_all[face[i]]
+    for j in range(k):
+        for i in range(j, k):
+            full[i + p.t * j] = p.eta * full[i + p.t * j]
+    _centre(p, full, a, k, s_sum)
+    return 0
+
+
+cdef int _form_gram(Problem* p, const int* face, int k, const double* s, double s_sum, double* full, double* a,
+                    double* g_all) except -1 nogil:
     """``full = -H`` as :func:`_form` forms it, from the caller's Gram ``U_S^T diag(s) U_S``
-    (``p.gram``, e.g. a stump operator's histogram Gram, O(N F^2 + k^2) instead of O(N k^2)) and
-    ``a = U_S^T s`` (by :func:`_product`); 0 where ``p.gram`` declined (returned None), 1 where formed."""
-    cdef int N = p.N, t = p.t, i, j, n
-    cdef double s_sum = 0.0
+    (``p.gram``, e.g. a stump operator's histogram Gram, O(N F^2 + k^2) instead of O(N k^2)) at the
+    weights ``s`` (:func:`_weights`); 0 where ``p.gram`` declined (returned None), 1 where formed."""
+    cdef int N = p.N, t = p.t, i, j
     cdef double[:, ::1] G
     cdef double[::1] weights_view
     cdef Py_ssize_t[::1] columns_view
-    for n in range(N):
-        s[n] = d[n] if (_free(p, d, capped, n) and d[n] > 1e-17 * s_max) else 0.0
-        s_sum += s[n]
     with gil:
         weights = np.empty(N)
         columns = np.empty(k, dtype=np.intp)
@@ -326,37 +360,21 @@ cdef int _form_gram(Problem* p, const double* d, const unsigned char* capped, co
         if result.shape != (k, k):
             raise ValueError(f"the Gram callable returned shape {result.shape}, expected ({k}, {k})")
         G = result
-    _product(p, True, s, g_all)
-    for i in range(k):
-        a[i] = g_all[face[i]]
     for j in range(k):
         for i in range(j, k):
-            full[i + t * j] = p.eta * G[i, j]
-            if s_sum > 0.0:
-                full[i + t * j] -= p.eta * a[i] * a[j] / s_sum
+            full[i + t * j] = G[i, j]
+    _from_gram(p, face, k, s, s_sum, full, a, g_all)
     return 1
 
 
-cdef int _form_compiled_gram(Problem* p, const double* d, const unsigned char* capped, const int* face, int k,
-                             double s_max, double* full, double* s, double* a, double* g_all) noexcept nogil:
+cdef int _form_compiled_gram(Problem* p, const int* face, int k, const double* s, double s_sum, double* full,
+                             double* a, double* g_all) except -1 nogil:
     """``full = -H`` as :func:`_form_gram` forms it, from the operator's compiled Gram (``p.grams``,
-    written into ``full``'s lower triangle, then scaled in place: the same operations); 0 where it
-    could not (then the caller's other paths form it), 1 where formed."""
-    cdef int N = p.N, t = p.t, i, j, n
-    cdef double s_sum = 0.0
-    for n in range(N):
-        s[n] = d[n] if (_free(p, d, capped, n) and d[n] > 1e-17 * s_max) else 0.0
-        s_sum += s[n]
-    if p.grams.gram(p.grams.data, s, face, k, full, t) != 0:
+    written into ``full``'s lower triangle); 0 where it could not (then the caller's other paths form
+    it), 1 where formed."""
+    if p.grams.gram(p.grams.data, s, face, k, full, p.t) != 0:
         return 0
-    _product(p, True, s, g_all)
-    for i in range(k):
-        a[i] = g_all[face[i]]
-    for j in range(k):
-        for i in range(j, k):
-            full[i + t * j] = p.eta * full[i + t * j]
-            if s_sum > 0.0:
-                full[i + t * j] -= p.eta * a[i] * a[j] / s_sum
+    _from_gram(p, face, k, s, s_sum, full, a, g_all)
     return 1
 
 
@@ -364,28 +382,24 @@ cdef int _form(Problem* p, const double* d, const unsigned char* capped, const i
                double* B, double* full, int* pos, double* sq, double* a, double* g_all) except -1 nogil:
     """``full = -H`` on the columns ``face`` at d (lower triangle, k x k with ld t), and ``pos[j]``
     the row of column j in it (-1 for the others): ``eta (B^T B - a a^T / sum s)`` with
-    ``B = diag(sqrt s) U_S`` over the rows with ``s_n > 1e-17 max s`` (d_n off the cap; the rows
-    that count, as Model._curvature takes them) by BLAS dsyrk, ``a = U_S^T s``; or, where the caller
-    gave a Gram (``p.gram``) that does not decline, from it (:func:`_form_gram`)."""
+    ``B = diag(sqrt s) U_S`` over the rows with ``s_n > 0`` (:func:`_weights`) by BLAS dsyrk,
+    ``a = U_S^T s``; or, from the operator's compiled Gram or the caller's (``p.grams``, ``p.gram``)
+    where they do not decline. ``sq`` holds s, then the square roots of its nonzeros."""
     cdef int N = p.N, t = p.t, rows = 0, i, j, n
-    cdef double s_sum = 0.0, s_max = 0.0, zero = 0.0, acc
+    cdef double s_sum, zero = 0.0, acc
     cdef char uplo = b'L', trans_t = b'T'
     for j in range(t):
         pos[j] = -1
     for i in range(k):
         pos[face[i]] = i
-    for n in range(N):
-        if _free(p, d, capped, n) and d[n] > s_max:
-            s_max = d[n]
-    if p.grams != NULL and k >= p.grams.min_face and _form_compiled_gram(p, d, capped, face, k, s_max, full,
-                                                                          sq, a, g_all):
+    s_sum = _weights(p, d, capped, sq)
+    if p.grams != NULL and k >= p.grams.min_face and _form_compiled_gram(p, face, k, sq, s_sum, full, a, g_all):
         return 0
-    if p.gram != NULL and _form_gram(p, d, capped, face, k, s_max, full, sq, a, g_all):
+    if p.gram != NULL and _form_gram(p, face, k, sq, s_sum, full, a, g_all):
         return 0
     for n in range(N):
-        if _free(p, d, capped, n) and d[n] > 1e-17 * s_max:
-            sq[rows] = sqrt(d[n])
-            s_sum += d[n]
+        if sq[n] > 0.0:
+            sq[rows] = sqrt(sq[n])
             for i in range(k):
                 B[rows + N * i] = sq[rows] * p.U[n + N * face[i]]
             rows += 1
@@ -400,10 +414,7 @@ cdef int _form(Problem* p, const double* d, const unsigned char* capped, const i
         for j in range(k):
             for i in range(j, k):
                 full[i + t * j] = 0.0
-    if s_sum > 0.0:
-        for j in range(k):
-            for i in range(j, k):
-                full[i + t * j] -= p.eta * a[i] * a[j] / s_sum
+    _centre(p, full, a, k, s_sum)
     return 0
 
 
@@ -420,7 +431,7 @@ cdef int _cover(Problem* p, const double* wk, int mk, const double* w0, int* pos
     them), else it is evaluated. Returns the rows now kept (k0 where nothing is new: nothing
     evaluated)."""
     cdef int N = p.N, t = p.t, i, j, n, k = k0, pi, pj
-    cdef double s_max = 0.0, s_sum = 0.0
+    cdef double s_sum
     for j in range(t):
         if pos[j] < 0 and (j >= mk or w0[j] > 0.0):
             pos[j] = k
@@ -429,12 +440,7 @@ cdef int _cover(Problem* p, const double* wk, int mk, const double* w0, int* pos
         return k0
     if not given:
         _evaluate(p, wk, m, d, g, capped)
-    for n in range(N):
-        if _free(p, d, capped, n) and d[n] > s_max:
-            s_max = d[n]
-    for n in range(N):
-        s[n] = d[n] if (_free(p, d, capped, n) and d[n] > 1e-17 * s_max) else 0.0
-        s_sum += s[n]
+    s_sum = _weights(p, d, capped, s)
     _product(p, True, s, a)
     for j in range(t):
         pj = pos[j]
