@@ -45,11 +45,12 @@ def certify(
     side : str
         The side it solved.
     evaluated : Point, optional
-        The library's own certificate of this very pair (``newton.certified_point``: ``d is
-        evaluated.d``, ``w is evaluated.w``), whose objectives ``(evaluated.primal,
-        evaluated.value)`` are taken where it computed them exactly as ``primal_objective(d)`` and
-        ``dual_objective(w)`` would (``evaluated.primal`` finite) and neither point needed a repair;
-        otherwise both objectives are evaluated here. None: evaluated here.
+        The library's own certificate of this pair (``newton.certified_point``), whose parts are
+        taken where they are exactly what this function computes: its ``repair_primal(d)`` where
+        ``d is evaluated.d`` (then the exact primal objective of the repaired d, where it computed
+        one: ``evaluated.primal`` finite), and ``dual_objective(w)`` where ``w is evaluated.w``,
+        unmoved by the repair (``evaluated.dual`` finite); everything else is evaluated here. None:
+        everything evaluated here.
     **fields
         Further fields of the Solution (iterations, solver state, ...).
 
@@ -62,15 +63,16 @@ def certify(
         return Solution.without_point("failed", method, side, tol, **fields)
     d = np.asarray(d, dtype=np.float64)
     w = np.asarray(w, dtype=np.float64)
-    if _unmoved(evaluated, d):  # its certificate repaired this very d, which did not move
-        d_feas, primal_infeas = d, 0.0
-    else:
-        d_feas, primal_infeas = model.repair_primal(d)
+    repaired = _repaired(evaluated, d)
+    d_feas, primal_infeas = repaired if repaired is not None else model.repair_primal(d)
     w_feas, dual_infeas = model.repair_dual(w)
-    if _own_objectives(evaluated, d, w, primal_infeas, dual_infeas):
-        primal_value, dual_value = evaluated.primal, evaluated.value
+    if repaired is not None and np.isfinite(evaluated.primal):
+        primal_value = evaluated.primal
     else:
         primal_value = model.primal_objective(d_feas)
+    if _own_dual(evaluated, w, dual_infeas):
+        dual_value = evaluated.dual
+    else:
         dual_value = model.dual_objective(w_feas)
     gap = primal_value - dual_value
     scale = max(1.0, abs(primal_value)) if np.isfinite(primal_value) else 1.0
@@ -96,21 +98,18 @@ def certify(
     )
 
 
-def _unmoved(evaluated, d) -> bool:
-    """Whether ``evaluated`` (a ``newton.Point`` or None) certified exactly this ``d`` with its primal
-    objective computed from it: ``certified_point`` does so only where ``repair_primal`` left d where
-    it was (moved by 0), so its repair here would be d itself, by 0."""
-    return evaluated is not None and evaluated.d is d and bool(np.isfinite(evaluated.primal))
+def _repaired(evaluated, d) -> tuple | None:
+    """``repair_primal(d)`` as ``evaluated`` (a ``newton.Point`` or None) computed it for this very
+    ``d`` (the same array), else None."""
+    return evaluated.repair if evaluated is not None and evaluated.d is d else None
 
 
-def _own_objectives(evaluated, d, w, primal_infeas: float, dual_infeas: float) -> bool:
-    """Whether ``evaluated`` (a ``newton.Point`` or None) holds the primal and dual objectives of
-    exactly ``(d, w)``: the same arrays, neither moved by its repair, the primal computed."""
+def _own_dual(evaluated, w, dual_infeas: float) -> bool:
+    """Whether ``evaluated`` (a ``newton.Point`` or None) holds ``dual_objective(w)`` of exactly this
+    ``w`` (the same array, not moved by its repair)."""
     return (
         evaluated is not None
-        and evaluated.d is d
         and evaluated.w is w
-        and primal_infeas == 0.0
         and dual_infeas == 0.0
-        and bool(np.isfinite(evaluated.primal))
+        and bool(np.isfinite(evaluated.dual))
     )

@@ -99,10 +99,11 @@ class DualEvaluator:
 
 class Point(NamedTuple):
     """A point of the w-domain with its dual value, dual gradient, ``d_from_w(w)`` and certified
-    relative gap; ``primal``: ``primal_objective(d)`` where the certificate computed it from d itself,
-    d unmoved by the repair, with the model's own regulariser (then ``(primal, value)`` are the
-    certificate's objectives at ``(d, w)``, which :func:`~dualboost.solvers.certify.certify` takes
-    instead of evaluating them again), else NaN."""
+    relative gap, and what its certificate computed that :func:`~dualboost.solvers.certify.certify`
+    takes instead of computing it again: ``repair``, ``model.repair_primal(d)`` (None where not
+    computed); ``primal``, ``primal_objective`` of the repaired d computed exactly with the model's
+    own regulariser (else NaN: a bound, or another regulariser); ``dual``, ``dual_objective(w)``
+    (the model's own regulariser; else NaN)."""
 
     w: NDArray[np.float64]
     value: float
@@ -110,6 +111,8 @@ class Point(NamedTuple):
     d: NDArray[np.float64]
     gap: float
     primal: float = np.nan
+    dual: float = np.nan
+    repair: tuple[NDArray[np.float64], float] | None = None
 
 
 def certified_point(model, w: NDArray[np.float64], exact_below: float = np.inf, regularizer=None) -> Point:
@@ -126,7 +129,8 @@ def certified_point(model, w: NDArray[np.float64], exact_below: float = np.inf, 
     rounding, ~1e-16), from an upper bound (``primal_bound_from_edges``), so the gap is an upper
     bound on the repaired pair's, still a certificate, without a pass over U. The returned
     Solution is certified by :func:`~dualboost.solvers.certify.certify`, which takes the point's
-    objectives where they are exactly its own (``Point.primal``) and evaluates them otherwise.
+    repair and objectives where they are exactly its own (``Point.repair``, ``primal``, ``dual``) and
+    evaluates them otherwise.
     ``regularizer``: a warm-started copy of the model's (``DualEvaluator.point_regularizer``), None
     for its own.
 
@@ -150,13 +154,16 @@ def certified_point(model, w: NDArray[np.float64], exact_below: float = np.inf, 
     max_edge = model.w_domain is WDomain.SIMPLEX  # with SmoothDual's max-edge members (auglag.accepts)
     if max_edge:
         dual = value
+        own_dual = float(value) if regularizer is None else np.nan
         estimate = model.gap_from_gradient(w, grad)
         gap = estimate / max(1.0, abs(value + estimate))
         if gap > exact_below:
-            return Point(w, float(value), grad, d, float(gap))
+            return Point(w, float(value), grad, d, float(gap), dual=own_dual)
     else:
         d, dual = model.d_from_w(w), model.dual_objective(w)
-    repaired, moved = model.repair_primal(d)
+        own_dual = float(dual)
+    repair = model.repair_primal(d)
+    repaired, moved = repair
     exact = max_edge and moved == 0.0
     if exact:  # U^T d is the gradient just computed
         primal = model.primal_from_edges(d, grad)
@@ -167,8 +174,10 @@ def certified_point(model, w: NDArray[np.float64], exact_below: float = np.inf, 
     gap = (primal - dual) / max(1.0, abs(primal)) if np.isfinite(primal) else np.inf
     if not max_edge:  # the certificate also bounds d(w)'s distance from the feasible set (SoftBoost's
         gap = max(gap, moved)  # edges: the repaired gap is ~1e-11 where d(w) violates one by 2e-6)
-    own = exact and regularizer is None  # the certificate's objectives: certify need not repeat them
-    return Point(w, float(value), grad, d, float(gap), float(primal) if own else np.nan)
+    # the certificate's exact primal objective of the repaired d (certify need not repeat it): not the
+    # bound, and with the model's own regulariser (the non-max-edge primal is always its own's)
+    own = (exact and regularizer is None) or not max_edge
+    return Point(w, float(value), grad, d, float(gap), float(primal) if own else np.nan, own_dual, repair)
 
 
 # --- inverses ---------------------------------------------------------------------------------

@@ -369,11 +369,12 @@ def _counting(monkeypatch, cls, name: str) -> dict:
 
 
 @pytest.mark.parametrize("nu, eta", [(1.0, 5.0), (12.0, 300.0), (40.0, 3e4), (200.0, 1e6), (400.0, 1e6)])
-def test_certify_takes_a_points_objectives_only_where_they_are_its_own(monkeypatch, nu, eta):
-    """certify(evaluated=point) builds the same Solution, bit for bit, as evaluating both objectives
-    again (the independent computation), and evaluates nothing where the point's objectives are
-    exactly the certificate's: its d unmoved by the repair, the model's own regulariser, the very
-    arrays. Elsewhere (a moved d, another array, a warm-started regulariser) it evaluates both."""
+def test_certify_takes_a_points_parts_only_where_they_are_its_own(monkeypatch, nu, eta):
+    """certify(evaluated=point) builds the same Solution, bit for bit, as evaluating everything again
+    (the independent computation), and evaluates only what the point lacks: the primal objective
+    where its d moved in the repair (the point holds a bound there) or is another array, the dual
+    objective where its w is another array; with the model's own regulariser only (a warm-started
+    one's point holds neither)."""
     model = ERLPBoost(random_edge_matrix(400, 25, seed=3), nu=nu, eta=eta)
     rng = np.random.default_rng(5)
     reused = recomputed = 0
@@ -383,12 +384,17 @@ def test_certify_takes_a_points_objectives_only_where_they_are_its_own(monkeypat
         scratch = certify(model, point.d, point.w, tol=1e-6, method="auglag", side="dual")
         primal = _counting(monkeypatch, ERLPBoost, "primal_objective")
         dual = _counting(monkeypatch, ERLPBoost, "dual_objective")
+        repair = _counting(monkeypatch, ERLPBoost, "repair_primal")
         taken = certify(model, point.d, point.w, tol=1e-6, method="auglag", side="dual", evaluated=point)
-        copied = certify(
+        counts = (primal["n"], dual["n"], repair["n"])
+        other_d = certify(
             model, point.d.copy(), point.w, tol=1e-6, method="auglag", side="dual", evaluated=point
         )
+        other_w = certify(
+            model, point.d, point.w.copy(), tol=1e-6, method="auglag", side="dual", evaluated=point
+        )
         monkeypatch.undo()
-        for sol in (taken, copied):
+        for sol in (taken, other_d, other_w):
             assert (sol.primal_value, sol.dual_value, sol.gap, sol.status) == (
                 scratch.primal_value,
                 scratch.dual_value,
@@ -396,19 +402,21 @@ def test_certify_takes_a_points_objectives_only_where_they_are_its_own(monkeypat
                 scratch.status,
             )
         own = model.repair_primal(point.d)[1] == 0.0
-        assert np.isfinite(point.primal) == own
-        assert (primal["n"], dual["n"]) == ((1, 1) if own else (2, 2))
+        assert np.isfinite(point.primal) == own and point.dual == point.value
+        assert counts == ((0 if own else 1), 0, 0)  # the repair and the dual taken; the primal where exact
+        assert (primal["n"], dual["n"], repair["n"]) == ((1 if own else 3), 1, 1)
         reused += own
         recomputed += not own
     warm = newton.certified_point(model, w, regularizer=model.regularizer.with_warm_starts())
-    assert np.isnan(warm.primal)
+    assert np.isnan(warm.primal) and np.isnan(warm.dual)
     assert reused > 0 if nu < 400 else recomputed > 0  # nu = N: d = 1/N, moved by its rounding
 
 
 def test_a_warm_solve_certifies_its_solution_once(monkeypatch):
-    """A boosting run's solves (method="auglag") take their final point's own objectives where its d
-    needed no repair (most of them), and those Solutions' values equal a certificate computed from
-    scratch for the same (d, w)."""
+    """A boosting run's solves (method="auglag") take their final point's dual objective (and the
+    primal where its d needed no repair: most of them), and every Solution's values equal a
+    certificate computed from scratch for the same (d, w) (the primal to its rounding where that
+    certificate's repair moves the repaired d again)."""
     from dualboost import ERLPBoostClassifier
 
     X = np.random.default_rng(0).normal(size=(300, 6))
@@ -416,7 +424,7 @@ def test_a_warm_solve_certifies_its_solution_once(monkeypatch):
     solutions, taken = [], []
     original = auglag._solve_auglag
     certify_module = importlib.import_module("dualboost.solvers.certify")  # (the package: the function)
-    own = certify_module._own_objectives
+    own = certify_module._own_dual
 
     def recorded(*args):
         taken.append(own(*args))
@@ -424,21 +432,19 @@ def test_a_warm_solve_certifies_its_solution_once(monkeypatch):
 
     def kept(model, *args):  # certified again at once (a run's stump operator grows afterwards)
         sol = original(model, *args)
-        if taken.pop():  # the point's own objectives: d unmoved, so the pair is certified as it stands
-            again = certify(model, sol.d, sol.w, tol=sol.tol, method="auglag", side="dual")
-            taken.pop()
-            solutions.append(
-                (
-                    (sol.primal_value, sol.dual_value, sol.gap),
-                    (again.primal_value, again.dual_value, again.gap),
-                )
-            )
+        again = certify(model, sol.d, sol.w, tol=sol.tol, method="auglag", side="dual")
+        solutions.append((sol, again))
         return sol
 
     monkeypatch.setattr(auglag, "_solve_auglag", kept)
-    monkeypatch.setattr(certify_module, "_own_objectives", recorded)
+    monkeypatch.setattr(certify_module, "_own_dual", recorded)
     clf = ERLPBoostClassifier(nu=0.1, eps=0.01).fit(X, y)
     monkeypatch.undo()
-    assert len(solutions) > clf.n_iter_ / 2 > 10
-    for values, scratch in solutions:
-        assert values == scratch
+    assert len(solutions) == clf.n_iter_ - 1 or len(solutions) == clf.n_iter_
+    assert sum(taken) > len(solutions) / 2 > 10
+    for sol, scratch in solutions:
+        assert sol.dual_value == scratch.dual_value
+        if scratch.primal_infeasibility == 0.0:  # sol.d as it stands
+            assert (sol.primal_value, sol.gap) == (scratch.primal_value, scratch.gap)
+        else:  # the repair of an already repaired d moves it again by its rounding
+            assert sol.primal_value == pytest.approx(scratch.primal_value, rel=1e-15, abs=1e-15)
