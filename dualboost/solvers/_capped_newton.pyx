@@ -44,6 +44,7 @@ from scipy.linalg.cython_blas cimport ddot, dgemv, dsyrk
 from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
 from cpython.pycapsule cimport PyCapsule_GetPointer
 
+from dualboost.solvers._sums cimport pairwise_sum
 from dualboost.solvers._passes cimport Gram, Passes
 
 #: the name of a ``passes`` capsule (``dualboost/solvers/_passes.pxd``)
@@ -183,7 +184,8 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
     cdef int N = p.N, n, i, K, chosen
     cdef double cap = 1.0 / p.nu, log_cap = log(cap)
     cdef double top = -INFINITY, total = 0.0, mass, log_xi, lw = 0.0, shift = 0.0, value, ncap = 0.0, ref, rest, log_rest
-    cdef double scale
+    cdef double scale, xi = 0.0
+    cdef bint plain = False
     cdef double* lws = p.lw
     cdef double* ew = p.ew
     _product(p, False, w, m)
@@ -195,7 +197,7 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
     for n in range(N):
         lws[n] -= top  # relative to the largest (<= 0), as capped_softmax scales the weights
         ew[n] = exp(lws[n])  # (kept: the weights below are these, scaled, where that cannot overflow)
-        total += ew[n]
+    total = pairwise_sum(ew, N)  # capped_softmax's e.sum(), the same additions
     log_xi = -log(total)  # relative to top too: d_n = min(cap, exp(log_xi + lws[n]))
     if p.nu >= N:  # the capped simplex is the one point d = 1/N: every row at the cap, exactly
         for n in range(N):
@@ -236,8 +238,11 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
         for i in range(chosen):
             capped[p.idx[i]] = 1
         ncap = chosen
-        mass = 1.0 - ncap * cap
-        if mass > 0.0:  # the scale relative to the chosen weight (exact near it, as capped_softmax's
+        mass = 1.0 - ncap / p.nu
+        xi = _linear_scale(p, K, chosen, mass) if mass > 0.0 else 0.0
+        if xi > 0.0:  # capped_softmax's linear branch: d_n = min(cap, xi e_n)
+            log_xi = log(xi)
+        elif mass > 0.0:  # the scale relative to the chosen weight (exact near it, as capped_softmax's
             shift = lws[p.idx[chosen]]  # log domain; the suffix above only chose i)
             total = rest * exp(ref - shift)
             for i in range(chosen, K):
@@ -245,10 +250,18 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
             log_xi = log(mass) - log(total)
         else:
             log_xi = -INFINITY
+    else:  # no weight reaches the cap: the softmax, d = e / sum e as capped_softmax divides
+        plain = True
     scale = exp(log_xi - shift) if shift > -SCALED else 0.0  # (log_xi <= 0: at most e^SCALED)
     for n in range(N):
         if capped[n]:
             d[n] = cap
+        elif plain:
+            d[n] = ew[n] / total
+        elif xi > 0.0:
+            d[n] = ew[n] * xi
+            if d[n] > cap:
+                d[n] = cap
         elif log_xi == -INFINITY:
             d[n] = 0.0
         elif shift > -SCALED:  # exp(log_xi + lw - shift) as ew exp(log_xi - shift): one exp per pass
@@ -261,13 +274,31 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
     _product(p, True, d, g)
     # f*(theta) at eta >= 1 from the log-scale (CappedRelativeEntropy.conjugate_and_grad): with
     # theta = -m, f* = -(1 - |C|/nu) log_xi / eta + cap sum_C (theta_n - (log cap - log d0_n) / eta)
-    mass = 1.0 - ncap * cap
+    mass = 1.0 - ncap / p.nu  # (CappedRelativeEntropy's free mass)
     value = -mass * ((log_xi - shift) - top) / p.eta if (mass > 0.0 and log_xi != -INFINITY) else 0.0
     if ncap > 0.0:
         for n in range(N):
             if capped[n]:
                 value += cap * (-m[n] - (log_cap - p.log_d0[n]) / p.eta)
     return -value
+
+
+cdef double _linear_scale(Problem* p, int K, int chosen, double mass) noexcept nogil:
+    """capped_softmax's scale of the weights ``ew`` (relative to the largest) below the ``chosen``
+    largest: ``xi = (1 - i/nu) / (sum of the weights below the i largest)``, that sum as it adds them
+    (the K largest, ``p.idx[:K]`` descending, from the smallest up, then every other weight in row
+    order as numpy sums); 0 where the sum is below 1e-280 (it underflowed: the log domain decides).
+    ``p.suffix`` (N + 1) is its scratch."""
+    cdef int i, n
+    cdef double rest, top_sum = 0.0, below
+    memcpy(p.suffix, p.ew, p.N * sizeof(double))
+    for i in range(K):
+        p.suffix[p.idx[i]] = 0.0
+    rest = pairwise_sum(p.suffix, p.N)
+    for i in range(K - 1, chosen - 1, -1):
+        top_sum += p.ew[p.idx[i]]
+    below = top_sum + rest
+    return mass / below if below >= 1e-280 else 0.0
 
 
 cdef double _gap(const double* w, const double* g, int t, double value) noexcept nogil:
