@@ -239,7 +239,7 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
             capped[p.idx[i]] = 1
         ncap = chosen
         mass = 1.0 - ncap / p.nu
-        xi = _linear_scale(p, K, chosen, mass) if mass > 0.0 else 0.0
+        xi = _linear_scale(p, capped, mass) if mass > 0.0 else 0.0
         if xi > 0.0:  # capped_softmax's linear branch: d_n = min(cap, xi e_n)
             log_xi = log(xi)
         elif mass > 0.0:  # the scale relative to the chosen weight (exact near it, as capped_softmax's
@@ -283,21 +283,17 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
     return -value
 
 
-cdef double _linear_scale(Problem* p, int K, int chosen, double mass) noexcept nogil:
-    """capped_softmax's scale of the weights ``ew`` (relative to the largest) below the ``chosen``
-    largest: ``xi = (1 - i/nu) / (sum of the weights below the i largest)``, that sum as it adds them
-    (the K largest, ``p.idx[:K]`` descending, from the smallest up, then every other weight in row
-    order as numpy sums); 0 where the sum is below 1e-280 (it underflowed: the log domain decides).
+cdef double _linear_scale(Problem* p, const unsigned char* capped, double mass) noexcept nogil:
+    """The scale ``xi = (1 - |C|/nu) / (sum of the free weights)`` of the weights ``ew`` (relative to
+    the largest) off the capped set C, their sum in row order as numpy sums (the capped rows as 0),
+    as capped_softmax's linear branch scales them: d then sums to 1 as numpy sums it about as often
+    as the Python path's d; 0 where the sum is below 1e-280 (it underflowed: the log domain decides).
     ``p.suffix`` (N + 1) is its scratch."""
-    cdef int i, n
-    cdef double rest, top_sum = 0.0, below
-    memcpy(p.suffix, p.ew, p.N * sizeof(double))
-    for i in range(K):
-        p.suffix[p.idx[i]] = 0.0
-    rest = pairwise_sum(p.suffix, p.N)
-    for i in range(K - 1, chosen - 1, -1):
-        top_sum += p.ew[p.idx[i]]
-    below = top_sum + rest
+    cdef int n
+    cdef double below
+    for n in range(p.N):
+        p.suffix[n] = 0.0 if capped[n] else p.ew[n]
+    below = pairwise_sum(p.suffix, p.N)
     return mass / below if below >= 1e-280 else 0.0
 
 
