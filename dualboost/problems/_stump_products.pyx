@@ -15,6 +15,7 @@ from cpython.pycapsule cimport PyCapsule_New
 from libc.stdlib cimport calloc, free, malloc
 
 from dualboost.solvers._passes cimport Gram, Passes, pass_fn
+from dualboost.solvers._sums cimport pairwise_sum as _pairwise_sum
 
 #: the name of the capsules of :meth:`StumpPasses.capsule` (``dualboost/solvers/_passes.pxd``)
 cdef const char* _PASSES_NAME = b"dualboost.solvers._passes.Passes"
@@ -200,39 +201,6 @@ cdef struct StumpArrays:
     const Py_ssize_t* column_cut  # every column's flat cut slot (-1: a constant)
     const Py_ssize_t* marks     # the distinct flat cut slots, ascending (so grouped by feature slot)
     Py_ssize_t N, F, t, n_stumps, n_constants, n_marks
-
-
-cdef double _pairwise_sum(const double* a, Py_ssize_t n) noexcept nogil:
-    """``sum a`` by pairwise summation (blocks of 128 with eight running sums, halves above): a
-    rounding error of O(log n) rather than O(n) units."""
-    cdef double r0, r1, r2, r3, r4, r5, r6, r7, res
-    cdef Py_ssize_t i, half
-    if n < 8:
-        res = 0.0
-        for i in range(n):
-            res += a[i]
-        return res
-    if n <= 128:
-        r0, r1, r2, r3, r4, r5, r6, r7 = a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]
-        i = 8
-        while i < n - n % 8:
-            r0 += a[i]
-            r1 += a[i + 1]
-            r2 += a[i + 2]
-            r3 += a[i + 3]
-            r4 += a[i + 4]
-            r5 += a[i + 5]
-            r6 += a[i + 6]
-            r7 += a[i + 7]
-            i += 8
-        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-        while i < n:
-            res += a[i]
-            i += 1
-        return res
-    half = n // 2
-    half -= half % 8
-    return _pairwise_sum(a, half) + _pairwise_sum(a + half, n - half)
 
 
 cdef int _stump_margins(const void* data, const double* w, double* out, double* scratch) noexcept nogil:

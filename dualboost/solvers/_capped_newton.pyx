@@ -44,6 +44,7 @@ from scipy.linalg.cython_blas cimport ddot, dgemv, dsyrk
 from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
 from cpython.pycapsule cimport PyCapsule_GetPointer
 
+from dualboost.solvers._sums cimport pairwise_sum
 from dualboost.solvers._passes cimport Gram, Passes
 
 #: the name of a ``passes`` capsule (``dualboost/solvers/_passes.pxd``)
@@ -183,7 +184,8 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
     cdef int N = p.N, n, i, K, chosen
     cdef double cap = 1.0 / p.nu, log_cap = log(cap)
     cdef double top = -INFINITY, total = 0.0, mass, log_xi, lw = 0.0, shift = 0.0, value, ncap = 0.0, ref, rest, log_rest
-    cdef double scale
+    cdef double scale, xi = 0.0
+    cdef bint plain = False
     cdef double* lws = p.lw
     cdef double* ew = p.ew
     _product(p, False, w, m)
@@ -195,7 +197,7 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
     for n in range(N):
         lws[n] -= top  # relative to the largest (<= 0), as capped_softmax scales the weights
         ew[n] = exp(lws[n])  # (kept: the weights below are these, scaled, where that cannot overflow)
-        total += ew[n]
+    total = pairwise_sum(ew, N)  # capped_softmax's e.sum(), the same additions
     log_xi = -log(total)  # relative to top too: d_n = min(cap, exp(log_xi + lws[n]))
     if p.nu >= N:  # the capped simplex is the one point d = 1/N: every row at the cap, exactly
         for n in range(N):
@@ -236,8 +238,11 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
         for i in range(chosen):
             capped[p.idx[i]] = 1
         ncap = chosen
-        mass = 1.0 - ncap * cap
-        if mass > 0.0:  # the scale relative to the chosen weight (exact near it, as capped_softmax's
+        mass = 1.0 - ncap / p.nu
+        xi = _linear_scale(p, capped, mass) if mass > 0.0 else 0.0
+        if xi > 0.0:  # capped_softmax's linear branch: d_n = min(cap, xi e_n)
+            log_xi = log(xi)
+        elif mass > 0.0:  # the scale relative to the chosen weight (exact near it, as capped_softmax's
             shift = lws[p.idx[chosen]]  # log domain; the suffix above only chose i)
             total = rest * exp(ref - shift)
             for i in range(chosen, K):
@@ -245,10 +250,18 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
             log_xi = log(mass) - log(total)
         else:
             log_xi = -INFINITY
+    else:  # no weight reaches the cap: the softmax, d = e / sum e as capped_softmax divides
+        plain = True
     scale = exp(log_xi - shift) if shift > -SCALED else 0.0  # (log_xi <= 0: at most e^SCALED)
     for n in range(N):
         if capped[n]:
             d[n] = cap
+        elif plain:
+            d[n] = ew[n] / total
+        elif xi > 0.0:
+            d[n] = ew[n] * xi
+            if d[n] > cap:
+                d[n] = cap
         elif log_xi == -INFINITY:
             d[n] = 0.0
         elif shift > -SCALED:  # exp(log_xi + lw - shift) as ew exp(log_xi - shift): one exp per pass
@@ -261,13 +274,27 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
     _product(p, True, d, g)
     # f*(theta) at eta >= 1 from the log-scale (CappedRelativeEntropy.conjugate_and_grad): with
     # theta = -m, f* = -(1 - |C|/nu) log_xi / eta + cap sum_C (theta_n - (log cap - log d0_n) / eta)
-    mass = 1.0 - ncap * cap
+    mass = 1.0 - ncap / p.nu  # (CappedRelativeEntropy's free mass)
     value = -mass * ((log_xi - shift) - top) / p.eta if (mass > 0.0 and log_xi != -INFINITY) else 0.0
     if ncap > 0.0:
         for n in range(N):
             if capped[n]:
                 value += cap * (-m[n] - (log_cap - p.log_d0[n]) / p.eta)
     return -value
+
+
+cdef double _linear_scale(Problem* p, const unsigned char* capped, double mass) noexcept nogil:
+    """The scale ``xi = (1 - |C|/nu) / (sum of the free weights)`` of the weights ``ew`` (relative to
+    the largest) off the capped set C, their sum in row order as numpy sums (the capped rows as 0),
+    as capped_softmax's linear branch scales them: d then sums to 1 as numpy sums it about as often
+    as the Python path's d; 0 where the sum is below 1e-280 (it underflowed: the log domain decides).
+    ``p.suffix`` (N + 1) is its scratch."""
+    cdef int n
+    cdef double below
+    for n in range(p.N):
+        p.suffix[n] = 0.0 if capped[n] else p.ew[n]
+    below = pairwise_sum(p.suffix, p.N)
+    return mass / below if below >= 1e-280 else 0.0
 
 
 cdef double _gap(const double* w, const double* g, int t, double value) noexcept nogil:

@@ -542,7 +542,7 @@ def _compiled_cold_start(model, run: _Run, options: AuglagOptions) -> None:
     for stage_eta in reversed(etas):
         stage_model = model if stage_eta == eta else model.with_eta(stage_eta)
         gap = run.target if stage_eta == eta else max(run.target, options.coarse_gap)
-        w, counts, formed = compiled.resolve(
+        w, counts, formed, _ = compiled.resolve(
             stage_model,
             w,
             gap,
@@ -559,17 +559,18 @@ def _compiled_cold_start(model, run: _Run, options: AuglagOptions) -> None:
 def _compiled_start(model, run: _Run, options: AuglagOptions) -> None:
     """Stage 0 of a warm solve where the compiled loop applies (``compiled.applies``): a whole Newton
     re-solve in compiled code (:func:`dualboost.solvers.compiled.resolve`), its w certified here
-    like every other stage's point (``DualEvaluator.point``), and reported as the stage "compiled".
-    Where the certificate misses the target the next stages start from the previous solution as
-    before (``run.w`` unchanged)."""
+    like every other stage's point (``DualEvaluator.point``, from the loop's last evaluation at w:
+    the library's compiled evaluation, not the loop's own gap), and reported as the stage
+    "compiled". Where the certificate misses the target the next stages start from the previous
+    solution as before (``run.w`` unchanged)."""
     w0 = _normalised(run.w)
     kept = run.kept if run.kept is not None and run.kept.usable_for(model) else None
     # the kept Hessian, extended in the loop to the new columns and those with weight (at its point)
-    w, counts, formed = compiled.resolve(
+    w, counts, formed, evaluated = compiled.resolve(
         model, w0, run.target, None if kept is None else (kept.H, kept.face, kept.w, _own_d(kept, model))
     )
     formed = _formed_curvature(model, formed)  # the last Hessian formed or extended: the state kept
-    _take_compiled(model, run, options, w, _counted(run, counts), formed or run.kept, run.target)
+    _take_compiled(model, run, options, w, _counted(run, counts), formed or run.kept, run.target, evaluated)
 
 
 def _own_d(kept: Curvature, model) -> NDArray[np.float64] | None:
@@ -604,12 +605,13 @@ def _take_compiled(
     steps: int,
     kept: Curvature | None,
     accept: float,
+    evaluated: tuple | None = None,
 ) -> None:
-    """The compiled loop's w certified like every other stage's point (``DualEvaluator.point``):
-    taken, with ``kept`` as the Hessian state, and reported as the stage "compiled" where its gap is
-    at most ``accept``; else only its steps counted and the stage reported with the gap it missed
-    by (the run's point unchanged)."""
-    point = run.evaluator.point(w, run.target)
+    """The compiled loop's w certified like every other stage's point (``DualEvaluator.point``, from
+    ``evaluated``, the loop's last evaluation at w, where given): taken, with ``kept`` as the Hessian
+    state, and reported as the stage "compiled" where its gap is at most ``accept``; else only its
+    steps counted and the stage reported with the gap it missed by (the run's point unchanged)."""
+    point = run.evaluator.point(w, run.target, evaluated)
     if point.gap <= accept:
         run.took(point, steps, kept)
         run.report(options, "compiled", steps)

@@ -10,9 +10,12 @@ products and the Hessians' Gram where it pays (:func:`_operator_passes`), as the
 It applies to :class:`~dualboost.conjugates.CappedRelativeEntropy` with eta >= 1 (where the library
 evaluates f* from the projection's scale, as the compiled loop does) and a positive prior.
 
-Nothing it reports is trusted: :func:`resolve` returns only its w, which ``method="auglag"``
-certifies with the library's own certificate (``newton.certified_point``, then
-``certify.certify``), and falls back to the Python stages (the reference path,
+Nothing it claims is trusted: its own gap and stopping decision stay inside it. :func:`resolve`
+returns its w with the loop's last evaluation there (``D(w)``, ``U^T d``, ``d(w)``: values of the
+library's compiled evaluation, the same formulas as the Python path's ``Model.dual_value_and_grad``,
+which the tests compare it with), from which ``method="auglag"`` computes the library's certificate
+(``newton.certified_point``: d repaired onto the capped simplex, the primal value from d, the gap;
+then ``certify.certify``) and falls back to the Python stages (the reference path,
 :mod:`dualboost.solvers.newton`) where that certificate misses the target. Without the built module
 (a source tree never compiled) :func:`available` is False and the Python path runs;
 ``NewtonOptions(compiled=True)`` then warns once per process.
@@ -110,7 +113,7 @@ def resolve(
     rounding: float | None = None,
     patience: int = 0,
     max_steps: int = MAX_STEPS,
-) -> tuple[NDArray[np.float64], dict[str, int], tuple | None]:
+) -> tuple[NDArray[np.float64], dict[str, int], tuple | None, tuple]:
     """The compiled Newton loop from ``w0`` to the relative gap ``target`` (or :data:`MAX_STEPS`).
 
     Parameters
@@ -153,6 +156,10 @@ def resolve(
     formed : (H, face, w, d) or None
         The last Hessian formed in the loop (or the kept one it extended), its columns and its
         point; None where neither.
+    evaluation : (value, grad, d)
+        ``model.dual_value_and_grad(w)`` as the loop evaluated it at the returned w: ``D(w)``,
+        ``U^T d(w)`` and ``d(w)`` ([KG] Eq. 3.10-3.11, docs/math.md#capped-softmax), for the caller's
+        certificate (``newton.certified_point(..., evaluated=...)``).
     """
     reg = model.regularizer
     U = model.U if model.U.flags.f_contiguous else np.asfortranarray(model.U)
@@ -161,7 +168,7 @@ def resolve(
     H, face, w_H, d_H = (*kept, None, None)[:4] if kept is not None else (None, None, None, None)
     products, gram, grams = _operator_passes(model)
     passes = None if products is None else products.compiled_passes()
-    w, _, _, _, _, steps, hessians, evaluations, *formed = _capped_newton.solve(
+    w, d, grad, value, _, steps, hessians, evaluations, *formed = _capped_newton.solve(
         U,
         log_d0,
         float(reg.nu),
@@ -184,7 +191,7 @@ def resolve(
         kept_d=d_H,
     )
     counts = {"steps": steps, "hessians": hessians, "evaluations": evaluations}
-    return w, counts, None if formed[0] is None else tuple(formed)
+    return w, counts, None if formed[0] is None else tuple(formed), (float(value), grad, d)
 
 
 def _operator_passes(model) -> tuple[object | None, Callable | None, object | None]:

@@ -73,10 +73,15 @@ class DualEvaluator:
         self.evaluations += 1
         return self.model.dual_value_and_grad(w, self.regularizer)
 
-    def point(self, w: NDArray[np.float64], exact_below: float = np.inf) -> Point:
-        """:func:`certified_point` at w, counted."""
-        self.evaluations += 1
-        return certified_point(self.model, w, exact_below, self.point_regularizer)
+    def point(
+        self, w: NDArray[np.float64], exact_below: float = np.inf, evaluated: tuple | None = None
+    ) -> Point:
+        """:func:`certified_point` at w, counted (``evaluated``: the model's own evaluation at w, made
+        elsewhere by the library, which it takes instead of evaluating: not counted here)."""
+        if evaluated is None or self.point_regularizer is not None:
+            self.evaluations += 1
+            evaluated = None
+        return certified_point(self.model, w, exact_below, self.point_regularizer, evaluated)
 
     def curvature(self, w: NDArray[np.float64], face: NDArray[np.intp], d, sum_to_one: bool) -> Curvature:
         """:meth:`Curvature.at`, counted."""
@@ -115,7 +120,13 @@ class Point(NamedTuple):
     repair: tuple[NDArray[np.float64], float] | None = None
 
 
-def certified_point(model, w: NDArray[np.float64], exact_below: float = np.inf, regularizer=None) -> Point:
+def certified_point(
+    model,
+    w: NDArray[np.float64],
+    exact_below: float = np.inf,
+    regularizer=None,
+    evaluated: tuple | None = None,
+) -> Point:
     """``D(w)``, ``grad D(w)`` and the relative certified gap of ``(d(w), w)`` for ``w`` on the
     w-domain, from one dual evaluation: d is moved onto the feasible set and the primal value is
     recomputed from it, the dual value is ``D(w)`` itself (``dual_objective`` for the orthant,
@@ -144,13 +155,23 @@ def certified_point(model, w: NDArray[np.float64], exact_below: float = np.inf, 
         The gap below which the certified gap is computed from d itself.
     regularizer : object or None
         A warm-started copy of the model's regulariser, None for its own.
+    evaluated : (value, grad, d), optional
+        ``model.dual_value_and_grad(w)`` with the model's own regulariser as the library evaluated it
+        elsewhere (the compiled re-solve's last evaluation, ``dualboost.solvers.compiled.resolve``),
+        taken instead of evaluating it here; the certificate is computed from it as from its own
+        (only with ``regularizer`` None: a ValueError otherwise).
 
     Returns
     -------
     Point
         ``w`` with its dual value, gradient, d and certified relative gap.
     """
-    value, grad, d = model.dual_value_and_grad(w, regularizer)
+    if evaluated is None:
+        value, grad, d = model.dual_value_and_grad(w, regularizer)
+    elif regularizer is None:
+        value, grad, d = evaluated
+    else:
+        raise ValueError("evaluated is the model's own evaluation: it takes no other regularizer")
     max_edge = model.w_domain is WDomain.SIMPLEX  # with SmoothDual's max-edge members (auglag.accepts)
     if max_edge:
         dual = value
