@@ -360,3 +360,32 @@ def test_one_solve_at_n_2000():
     assert p_lp - 1e-6 <= solution.dual_value <= p_lp + np.log(n / nu) / eta + 1e-6
     # the certified pair satisfies the KKT map
     np.testing.assert_allclose(model.d_from_w(solution.w), solution.d, atol=1e-9)
+
+
+@pytest.mark.parametrize("cls", [ERLPBoost, BinaryERLPBoost])
+def test_erlpboost_with_eta_is_the_model_built_at_that_eta(cls):
+    """``with_eta`` (a copy that checks only eta) against the model built anew at that eta: the same
+    dual value, gradient and d bit for bit, the same objectives; U shared, the original unchanged,
+    no stump operator, and an eta <= 0 refused as the constructor refuses it."""
+    rng = np.random.default_rng(5)
+    U = random_edge_matrix(200, 7, seed=5)
+    d0 = rng.uniform(0.5, 1.5, size=200)
+    d0 /= d0.sum()
+    model = cls(U, nu=20.0, eta=4605.0, d0=d0)
+    model.solve(method="auglag")  # (a model that has been used)
+    for eta in (0.5, 46.05, 460.5, 1e6):
+        copy, fresh = model.with_eta(eta), cls(U, nu=20.0, eta=eta, d0=d0)
+        assert copy.eta == copy.regularizer.eta == fresh.eta and copy.U is model.U
+        assert copy.stump_columns is None and copy.parameters() == fresh.parameters()
+        for w in (np.full(7, 1 / 7), rng.dirichlet(np.full(7, 0.3))):
+            value, grad, d = copy.dual_value_and_grad(w)
+            ref_value, ref_grad, ref_d = fresh.dual_value_and_grad(w)
+            assert value == ref_value
+            np.testing.assert_array_equal(grad, ref_grad)
+            np.testing.assert_array_equal(d, ref_d)
+            assert copy.dual_objective(w) == fresh.dual_objective(w)
+            assert copy.primal_objective(d) == fresh.primal_objective(d)
+    assert model.eta == model.regularizer.eta == 4605.0
+    for bad in (0.0, -1.0, np.nan):
+        with pytest.raises(ValueError, match="eta"):
+            model.with_eta(bad)

@@ -223,3 +223,52 @@ def test_cold_solves_over_the_grid(N, t, nu_frac, eta):
         assert "compiled" in stages
     if N <= 200:  # Clarabel on the small ones: an independent solve (certified in 25 of these 27)
         assert _clarabel_agrees(model, ref) and _clarabel_agrees(model, fast)
+
+
+def test_the_stages_share_one_fortran_copy_of_a_c_ordered_u(monkeypatch):
+    """A C-ordered U (as ``np.column_stack`` gives): every compiled stage reads one Fortran-ordered
+    copy of it (``compiled.resolve`` would copy any other layout on every call), the model's own U is
+    left as it was, the stages run at eta/10 then eta, and the solve is the one over the
+    Fortran-ordered U bit for bit (the loop reads the same numbers)."""
+    fortran_model = _model(1000, 10, 1.0, 1382.0)
+    U = np.ascontiguousarray(fortran_model.U)
+    model = ERLPBoost(U, nu=1.0, eta=1382.0)
+    assert model.U.flags.c_contiguous and not model.U.flags.f_contiguous
+    seen, original = [], compiled.resolve
+
+    def recording(stage_model, w0, target, kept=None, **cold):
+        seen.append((stage_model.eta, stage_model.U, stage_model.stump_columns))
+        return original(stage_model, w0, target, kept, **cold)
+
+    monkeypatch.setattr(compiled, "resolve", recording)
+    sol, stages = _solve(model, "auto")
+    assert "compiled" in stages and sol.relative_gap <= TOL
+    assert [eta for eta, _, _ in seen] == pytest.approx([138.2, 1382.0])
+    assert all(u.flags.f_contiguous and u is seen[0][1] for _, u, _ in seen)
+    np.testing.assert_array_equal(seen[0][1], U)
+    assert model.U.flags.c_contiguous and all(u is not model.U for _, u, _ in seen)
+    seen.clear()
+    ref, _ = _solve(fortran_model, "auto")
+    assert [u is fortran_model.U for _, u, _ in seen] == [True, True]  # (no copy of a Fortran U)
+    np.testing.assert_array_equal(sol.w, ref.w)
+    assert sol.dual_value == ref.dual_value and sol.iterations == ref.iterations
+
+
+def test_the_last_compiled_stage_keeps_the_models_stump_operator(monkeypatch):
+    """A run's model with its stump operator (``Model.stump_columns``): the last compiled stage, at
+    eta, is that model over the shared copy of U, its operator included; the continuation stages
+    (``with_eta``) have none, as a model built anew over U."""
+    from tests.solvers.test_compiled import _stump_model
+
+    model = _stump_model(monkeypatch, np.random.default_rng(3), 300, 12, 30.0, 4605.0)
+    seen, original = [], compiled.resolve
+
+    def recording(stage_model, w0, target, kept=None, **cold):
+        seen.append((stage_model.eta, stage_model.stump_columns))
+        return original(stage_model, w0, target, kept, **cold)
+
+    monkeypatch.setattr(compiled, "resolve", recording)
+    sol, stages = _solve(model, "auto")
+    assert "compiled" in stages and sol.relative_gap <= TOL
+    assert [eta for eta, _ in seen] == pytest.approx([460.5, 4605.0])
+    assert seen[0][1] is None and seen[-1][1] is model.stump_columns

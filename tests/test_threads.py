@@ -1,0 +1,41 @@
+"""``dualboost._threads.single_blas_thread``: BLAS on one thread inside, as it was outside.
+
+The thread counts are read by threadpoolctl's own scan (``threadpool_info``), independently of the
+controllers the context keeps.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_info, threadpool_limits
+
+from dualboost._threads import single_blas_thread
+
+
+def _blas_threads() -> list[int]:
+    return [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
+
+
+@pytest.mark.parametrize("outside", [1, 2])
+def test_one_thread_inside_and_the_count_restored_on_exit(outside):
+    with threadpool_limits(limits=outside, user_api="blas"):
+        before = _blas_threads()
+        assert before  # numpy's BLAS at least
+        with single_blas_thread():
+            assert _blas_threads() == [1] * len(before)
+            with single_blas_thread():  # nested: still one, and the outer one's count kept
+                assert _blas_threads() == [1] * len(before)
+            assert _blas_threads() == [1] * len(before)
+            A = np.random.default_rng(0).normal(size=(300, 300))
+            np.testing.assert_allclose(A @ np.eye(300), A)
+        assert _blas_threads() == before
+
+
+def test_the_count_is_restored_after_an_error():
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = _blas_threads()
+        with pytest.raises(RuntimeError, match="inside"):
+            with single_blas_thread():
+                raise RuntimeError("inside")
+        assert _blas_threads() == before
