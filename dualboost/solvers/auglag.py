@@ -530,7 +530,8 @@ def _compiled_cold_start(model, run: _Run, options: AuglagOptions) -> None:
     it stops at the first weight that reaches 0, with the Python path's first ridge and rounding
     (``NewtonOptions.ridges[0]``, ``rounding``; a warm re-solve keeps the loop's own, 1e-12 and
     1e-15: from uniform w they stalled at gaps of 1e-6 to 1e-1 on a9a's stumps). Its w is certified
-    here like every other stage's point (reported as the stage "compiled"), and the last Hessian it
+    here like every other stage's point (from the loop's last evaluation, as :func:`_compiled_start`
+    does, but for t = 1; reported as the stage "compiled"), and the last Hessian it
     formed at eta is the state kept for the next (warm) solve. Where the certificate
     misses the target but lies within ``newton_gap``, the caller's last Python stage finishes from
     that point; farther, the Python stages run from uniform w as without the compiled loop
@@ -548,7 +549,7 @@ def _compiled_cold_start(model, run: _Run, options: AuglagOptions) -> None:
         stage_model = copy.copy(model) if stage_eta == eta else model.with_eta(stage_eta)
         stage_model.U = fortran
         gap = run.target if stage_eta == eta else max(run.target, options.coarse_gap)
-        w, counts, formed, _ = compiled.resolve(
+        w, counts, formed, evaluated = compiled.resolve(
             stage_model,
             w,
             gap,
@@ -558,8 +559,11 @@ def _compiled_cold_start(model, run: _Run, options: AuglagOptions) -> None:
             patience=newton.patience,
         )
         steps += _counted(run, counts)
-    # the last Hessian formed at eta, at its point: the state for the next solve
-    _take_compiled(model, run, options, w, steps, _formed_curvature(model, formed), options.newton_gap)
+    # the last Hessian formed at eta, at its point: the state for the next solve; the certificate from
+    # the last stage's (at eta) evaluation, but at t = 1 (w = (1), a boosting run's first solve) from
+    # the Python one: that run's first d then is the Python path's bit for bit, as a Dask fit's is
+    formed = _formed_curvature(model, formed)
+    _take_compiled(model, run, options, w, steps, formed, options.newton_gap, evaluated if t > 1 else None)
 
 
 def _compiled_start(model, run: _Run, options: AuglagOptions) -> None:

@@ -814,14 +814,20 @@ def test_active_set_recovery_from_an_exact_d_is_exact():
         assert model.dual_objective(w) == pytest.approx(solution.dual_value, abs=1e-8)
 
 
-def test_solution_object_contract():
-    """The auglag Solution carries its counters and certified values like every method's."""
+@pytest.mark.parametrize("compiled", [False, "cold"])
+def test_solution_object_contract(compiled):
+    """The auglag Solution carries its counters and certified values like every method's: on the
+    Python path the model's own objectives at (d, w) exactly; where the compiled loop ran (the default
+    cold start), its certificate's from the loop's compiled evaluation, the same formulas in another
+    order of sums (tests/solvers/test_compiled.py): equal to them to a few ulps."""
     model = ERLPBoost(random_edge_matrix(40, 6, seed=0), nu=4.5, eta=10.0)
-    solution = model.solve(method="auglag")
+    options = AuglagOptions(newton=NewtonOptions(compiled=compiled))
+    solution = model.solve(method="auglag", options=options)
     assert isinstance(solution, Solution)
     assert solution.iterations >= 0 and solution.extra["evaluations"] >= 1
-    assert solution.primal_value == pytest.approx(model.primal_objective(solution.d), abs=0)
-    assert solution.dual_value == pytest.approx(model.dual_objective(solution.w), abs=0)
+    ulps = 0.0 if compiled is False else 1e-15
+    assert solution.primal_value == pytest.approx(model.primal_objective(solution.d), rel=ulps, abs=0)
+    assert solution.dual_value == pytest.approx(model.dual_objective(solution.w), rel=ulps, abs=0)
     assert solution.gap == solution.primal_value - solution.dual_value
 
 

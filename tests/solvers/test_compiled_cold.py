@@ -272,3 +272,30 @@ def test_the_last_compiled_stage_keeps_the_models_stump_operator(monkeypatch):
     assert "compiled" in stages and sol.relative_gap <= TOL
     assert [eta for eta, _ in seen] == pytest.approx([460.5, 4605.0])
     assert seen[0][1] is None and seen[-1][1] is model.stump_columns
+
+
+def test_the_cold_certificate_takes_the_loops_evaluation_but_at_one_column(monkeypatch):
+    """The compiled cold start certifies its w from the loop's last evaluation (at eta), as the warm
+    stage does, so no Python evaluation at that w; at t = 1 (w = (1), a boosting run's first solve)
+    from the Python evaluation, so that a run's first d is the Python path's bit for bit (as a Dask
+    fit computes it). Either way the Solution is certified and equals the Python path's within the
+    two certified gaps."""
+    from dualboost.solvers import newton
+
+    taken = []
+    original = newton.certified_point
+
+    def recording(model, w, exact_below=np.inf, regularizer=None, evaluated=None):
+        taken.append((model.n_hypotheses, evaluated is not None))
+        return original(model, w, exact_below, regularizer, evaluated)
+
+    monkeypatch.setattr(newton, "certified_point", recording)
+    for t in (1, 12):
+        taken.clear()
+        model = _model(600, t, 6.0, 200.0, seed=t)
+        sol, stages = _solve(model, "auto")
+        assert "compiled" in stages and sol.relative_gap <= TOL
+        assert taken[0] == (t, t > 1)  # the compiled stage's point: the first certified
+        ref, _ = _solve(model, False)
+        slack = (sol.relative_gap + ref.relative_gap) * max(1.0, abs(ref.primal_value)) + 1e-12
+        assert abs(sol.dual_value - ref.dual_value) <= slack
