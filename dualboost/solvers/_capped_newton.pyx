@@ -416,18 +416,17 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
         else:
             log_xi = -INFINITY
     scale = exp(log_xi - shift) if shift > -SCALED else 0.0  # (log_xi <= 0: at most e^SCALED)
-    for n in range(N):
-        if capped[n]:
-            d[n] = cap
-        elif log_xi == -INFINITY:
-            d[n] = 0.0
-        elif shift > -SCALED:  # exp(log_xi + lw - shift) as ew exp(log_xi - shift): one exp per pass
-            d[n] = ew[n] * scale
-            if d[n] > cap:
-                d[n] = cap
-        else:
+    if log_xi == -INFINITY:
+        for n in range(N):
+            d[n] = cap if capped[n] else 0.0
+    elif shift > -SCALED:  # exp(log_xi + lw - shift) as ew exp(log_xi - shift): one exp per pass
+        for n in range(N):  # (one branch-free loop)
+            lw = ew[n] * scale
+            d[n] = cap if (capped[n] or lw > cap) else lw
+    else:
+        for n in range(N):
             lw = log_xi + (lws[n] - shift)
-            d[n] = exp(lw if lw < log_cap else log_cap)
+            d[n] = cap if capped[n] else exp(lw if lw < log_cap else log_cap)
     _product(p, True, d, g)
     # f*(theta) at eta >= 1 from the log-scale (CappedRelativeEntropy.conjugate_and_grad): with
     # theta = -m, f* = -(1 - |C|/nu) log_xi / eta + cap sum_C (theta_n - (log cap - log d0_n) / eta)
@@ -462,23 +461,21 @@ cdef int _candidates(const double* w, const double* g, double wg, int t, int* fa
     return k
 
 
-cdef inline bint _free(const Problem* p, const double* d, const unsigned char* capped, int n) noexcept nogil:
-    """Whether row n counts in the Hessian: off the capped set and below the cap by more than its
-    rounding (``dualboost.conjugates.entropy.uncapped_weights``: d_n < (1 - 1e-12) / nu for nu > 1),
-    the Python path's rule; at nu = N, where every d_n is the cap, the Hessian is then 0 as there."""
-    return not capped[n] and (p.nu <= 1.0 or d[n] < (1.0 - 1e-12) / p.nu)
-
-
 cdef double _weights(const Problem* p, const double* d, const unsigned char* capped, double* s) noexcept nogil:
-    """The Hessian's row weights at d into ``s`` (``s_n = d_n`` on the rows that count: :func:`_free` and
-    ``d_n > 1e-17 max`` of those, as Model._curvature takes them; 0 elsewhere); returns their sum."""
-    cdef int n
-    cdef double s_max = 0.0, s_sum = 0.0
-    for n in range(p.N):
-        if _free(p, d, capped, n) and d[n] > s_max:
+    """The Hessian's row weights at d into ``s`` (``s_n = d_n`` on the rows that count, 0 elsewhere);
+    returns their sum. A row counts off the capped set and below the cap by more than its rounding
+    (``dualboost.conjugates.entropy.uncapped_weights``: d_n < (1 - 1e-12) / nu for nu > 1), the
+    Python path's rule (at nu = N, where every d_n is the cap, the Hessian is then 0 as there), with
+    ``d_n > 1e-17 max`` of those, as Model._curvature takes them."""
+    cdef int n, N = p.N
+    cdef double s_max = 0.0, s_sum = 0.0, below = (1.0 - 1e-12) / p.nu if p.nu > 1.0 else INFINITY, floor
+    for n in range(N):
+        if not capped[n] and d[n] < below and d[n] > s_max:
             s_max = d[n]
-    for n in range(p.N):
-        s[n] = d[n] if (_free(p, d, capped, n) and d[n] > 1e-17 * s_max) else 0.0
+    floor = 1e-17 * s_max
+    for n in range(N):
+        s[n] = d[n] if (not capped[n] and d[n] < below and d[n] > floor) else 0.0
+    for n in range(N):
         s_sum += s[n]
     return s_sum
 
@@ -597,7 +594,7 @@ cdef int _cover(Problem* p, const double* wk, int mk, const double* w0, int* pos
     their rows and columns at ``wk`` by the formula of :func:`_form` (``d`` evaluated there, one pass
     ``U^T (s u_j)`` per new column; what ``newton.Curvature.covering`` does in Python). New columns get
     the next rows, in column order. ``given``: ``d`` holds d(wk) already (the kept Hessian's own, with
-    ``capped`` all 0: the rows at the cap are told by :func:`_free`'s rule, as the Python path tells
+    ``capped`` all 0: the rows at the cap are told by :func:`_weights`' rule, as the Python path tells
     them), else it is evaluated. Returns the rows now kept (k0 where nothing is new: nothing
     evaluated)."""
     cdef int N = p.N, t = p.t, i, j, n, k = k0, pi, pj
