@@ -360,7 +360,7 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
     # ew: the weights relative to the largest (kept: the weights below are these, scaled, where that
     # cannot overflow)
     if N >= VECTOR_EXP:  # (and their sum numpy's, pairwise)
-        with gil:
+        with gil, np.errstate(under="ignore"):  # (as libm's: no error where the caller has seterr)
             total = np.add.reduce(np.exp(<object>p.lw_array, out=<object>p.ew_array))
     else:
         for n in range(N):

@@ -129,6 +129,20 @@ def test_compiled_evaluation_with_tied_weights_equals_the_python_evaluation(N, c
         assert capped > 256  # more than the search's first selection (FIRST): it selected again
 
 
+def test_numpys_exponentials_underflow_without_error_under_a_callers_seterr():
+    """From VECTOR_EXP rows the weights' exponentials are numpy's: weights that underflow (eta = 1e4)
+    give the same evaluation where the caller made numpy raise on underflow."""
+    rng = np.random.default_rng(5)
+    N, t = 5000, 4
+    model = ERLPBoost(np.asfortranarray(np.sign(rng.normal(size=(N, t)))), nu=500.0, eta=1e4)
+    w = rng.dirichlet(np.ones(t))
+    value, d, g = _evaluate(model, w)
+    assert np.sum(d == 0.0) > 0  # (underflowed)
+    with np.errstate(all="raise"):
+        again = _evaluate(model, w)
+    assert again[0] == value and np.array_equal(again[1], d) and np.array_equal(again[2], g)
+
+
 def _tight_reference(model: ERLPBoost):
     return model.solve(method="auglag", side="dual", tol=1e-13, options=_python())
 
