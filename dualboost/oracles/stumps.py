@@ -165,19 +165,30 @@ def _blocks(Xc: sp.csc_matrix) -> _Blocks:
     # (feature, rank of the value) sorted stably keeps the rows increasing within ties (CSC order)
     e_feat = np.repeat(np.arange(p), np.diff(Xc.indptr))
     data = Xc.data + 0.0
-    by_value = np.argsort(data)
-    sorted_values = data[by_value]
-    distinct = np.ones(data.size, dtype=bool)
-    distinct[1:] = sorted_values[1:] != sorted_values[:-1]
-    rank = np.empty(data.size, dtype=np.int64)
-    rank[by_value] = np.cumsum(distinct) - 1
-    width = 2 * int(distinct.sum()) + 1  # value ranks at odd offsets, 0.0 at an even one
+    uniform = data.size > 0 and bool((data == data[0]).all())
+    if uniform:  # one stored value (e.g. binary features): every entry's rank 0
+        values, rank = data[:1], np.zeros(data.size, dtype=np.int64)
+    else:
+        by_value = np.argsort(data)
+        sorted_values = data[by_value]
+        distinct = np.ones(data.size, dtype=bool)
+        distinct[1:] = sorted_values[1:] != sorted_values[:-1]
+        values = sorted_values[distinct]
+        rank = np.empty(data.size, dtype=np.int64)
+        rank[by_value] = np.cumsum(distinct) - 1
+    width = 2 * values.size + 1  # value ranks at odd offsets, 0.0 at an even one
+    order = None  # (uniform: the entries are in (feature, row) order already, which the sort keeps)
     if p * width < 2**62:
         key = e_feat * width + 2 * rank + 1
-        order = np.argsort(key, kind="stable")
+        if not uniform:
+            order = np.argsort(key, kind="stable")
+            key = key[order]
     else:  # pragma: no cover - beyond int64 keys
         order = np.lexsort((data, e_feat))
-    e_feat, e_val, e_row = e_feat[order], data[order], Xc.indices[order].astype(np.intp)
+    e_row = Xc.indices
+    if order is not None:
+        e_feat, data, e_row = e_feat[order], data[order], e_row[order]
+    e_val, e_row = data, e_row.astype(np.intp)
     is_start = np.ones(e_feat.size, dtype=bool)
     is_start[1:] = (e_feat[1:] != e_feat[:-1]) | (e_val[1:] != e_val[:-1])
     starts = np.flatnonzero(is_start)
@@ -191,8 +202,8 @@ def _blocks(Xc: sp.csc_matrix) -> _Blocks:
     count = np.r_[np.diff(np.r_[starts, e_feat.size]), zero_count[zero_feat]]
     stored = np.r_[np.arange(starts.size), np.full(zero_feat.size, -1)]  # index among stored blocks
     if p * width < 2**62:
-        zero_rank = 2 * np.searchsorted(sorted_values[distinct], 0.0)
-        order = np.argsort(np.r_[key[order][starts], zero_feat * width + zero_rank], kind="stable")
+        zero_rank = 2 * np.searchsorted(values, 0.0)
+        order = np.argsort(np.r_[key[starts], zero_feat * width + zero_rank], kind="stable")
     else:  # pragma: no cover
         order = np.lexsort((value, feature))
     n_distinct = np.bincount(feature, minlength=p)

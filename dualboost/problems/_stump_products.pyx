@@ -470,16 +470,25 @@ cdef int _indicator_edges(const void* data, const double* d, double* out, double
     cdef const IndicatorArrays* p = <const IndicatorArrays*>data
     cdef Py_ssize_t n, j, k, stop
     cdef double* v = scratch
-    cdef double total, acc
+    cdef double total, acc, acc1, acc2, acc3
     for n in range(p.N):
         v[n] = p.y[n] * d[n]
     total = _pairwise_sum(v, p.N)
     for j in range(p.t):
-        acc = 0.0
+        # four running sums (each a chain of dependent additions), added at the end
+        acc, acc1, acc2, acc3 = 0.0, 0.0, 0.0, 0.0
+        k = p.indptr[p.columns[j]]
         stop = p.indptr[p.columns[j] + 1]
-        for k in range(p.indptr[p.columns[j]], stop):
+        while k + 4 <= stop:
             acc += v[p.indices[k]]
-        out[j] = p.a[j] * acc + p.c[j] * total
+            acc1 += v[p.indices[k + 1]]
+            acc2 += v[p.indices[k + 2]]
+            acc3 += v[p.indices[k + 3]]
+            k += 4
+        while k < stop:
+            acc += v[p.indices[k]]
+            k += 1
+        out[j] = p.a[j] * ((acc + acc1) + (acc2 + acc3)) + p.c[j] * total
     return 0
 
 

@@ -6,9 +6,9 @@ The dual ([KG] Eq. 3.10 with psi eliminated, docs/math.md#capped-softmax) is
 ``{d : sum d = 1, d <= 1/nu}``, maximised over the simplex. At each point:
 
 * the capped softmax ``d = argmax`` ([SS] Lemma 16): ``d_n = min(1/nu, xi d0_n e^{-eta (U w)_n})``,
-  its capped set found by a fixpoint (every coordinate over the cap at the current xi is capped, xi
-  recomputed; capping raises xi, so the set only grows and stops at Lemma 16's), in the log domain
-  relative to the largest free log-weight (no underflow at eta = 1e6);
+  its capped set Lemma 16's along the weights in descending order: from the weights relative to the
+  largest, sorting only about the capped set (:func:`_capped_set`), or in the log domain relative to
+  the largest free log-weight where those underflow (eta up to 1e6);
 * ``D(w) = w^T g + f(d)`` with ``g = U^T d`` (the gradient, docs/math.md#erratum-kg-7), ``f(d)`` from
   the log-scale as ``dualboost.conjugates.CappedRelativeEntropy.conjugate_and_grad`` does at eta >= 1;
 * the Hessian on the face S of positive (and entering) weights in the low-rank form of
@@ -39,7 +39,7 @@ import numpy as np
 cimport cython
 from libc.math cimport exp, fabs, log, sqrt, INFINITY
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 from scipy.linalg.cython_blas cimport ddot, dgemv, dsyrk
 from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
 from cpython.pycapsule cimport PyCapsule_GetPointer
@@ -65,6 +65,10 @@ cdef double CHORD_RATE = 0.25
 #: scale's log-weight lies above -SCALED (the scale then at most e^SCALED, and a weight it rescales
 #: from below the smallest normal double, e^-708, is below e^-308 of the cap), else one exp each
 cdef double SCALED = 400.0
+#: from this many rows the weights' exponentials and their sum are numpy's (SIMD where the CPU has it,
+#: pairwise): one call with the GIL, about a sixth of the time of libm's exp one at a time and a running
+#: sum on a9a's 29,305 rows; below, libm's and the running sum (smaller sets' fits as they were)
+cdef int VECTOR_EXP = 4096
 
 
 cdef struct Problem:
@@ -74,6 +78,11 @@ cdef struct Problem:
     int* idx
     double* suffix
     double* ew           # scratch: the weights relative to the largest, exp(lw - max lw) (N)
+    void* lw_array       # lw and ew as numpy arrays (for numpy's exp: VECTOR_EXP)
+    void* ew_array
+    double* vals         # scratch: a copy of lw that the selection reorders (N), the sort's keys (N)
+    double* keys
+    int* ties            # scratch: the rows at a selection's threshold, in row order (N)
     int N
     int t
     double eta
@@ -85,43 +94,167 @@ cdef struct Problem:
     double* pass_scratch  # their scratch (passes.scratch doubles)
 
 
-cdef void _select_largest(const double* lw, int* idx, int N, int K) noexcept nogil:
-    """Reorders ``idx`` (0..N-1) so that its first K entries index the K largest ``lw`` (quickselect,
-    O(N) expected), then sorts those K in descending order of lw (insertion into a heap-free merge:
-    a shell sort, O(K^1.3))."""
-    cdef int lo = 0, hi = N - 1, i, j, tmp, gap
-    cdef double pivot
+#: the fewest largest log-weights that the capped set's search (:func:`_capped_set`) selects and sorts
+#: first (then four times as many, up to K, while the capped set reaches past them)
+cdef int FIRST = 256
+#: the stride of the sample from which :func:`_kth_largest_filtered` bounds a selection
+cdef int SAMPLE = 8
+
+
+cdef double _kth_largest(double* v, int n, int k) noexcept nogil:
+    """The k-th largest of ``v[:n]`` (1 <= k <= n; quickselect, O(n) expected), ``v`` reordered so
+    that ``v[:k - 1] >= v[k - 1] >= v[k:]``."""
+    cdef int lo = 0, hi = n - 1, i, j
+    cdef double pivot, tmp
     while lo < hi:
-        pivot = lw[idx[(lo + hi) // 2]]
+        pivot = v[(lo + hi) // 2]
         i, j = lo, hi
         while i <= j:
-            while lw[idx[i]] > pivot:
+            while v[i] > pivot:
                 i += 1
-            while lw[idx[j]] < pivot:
+            while v[j] < pivot:
                 j -= 1
             if i <= j:
-                tmp = idx[i]; idx[i] = idx[j]; idx[j] = tmp
+                tmp = v[i]; v[i] = v[j]; v[j] = tmp
                 i += 1
                 j -= 1
-        if K - 1 <= j:
+        if k - 1 <= j:
             hi = j
-        elif K - 1 >= i:
+        elif k - 1 >= i:
             lo = i
         else:
             break
-    gap = 1
-    while gap < K // 3:
+    return v[k - 1]
+
+
+cdef double _kth_largest_filtered(const double* lw, double* v, int n, int k) noexcept nogil:
+    """The k-th largest of ``lw[:n]`` (1 <= k <= n) as :func:`_kth_largest` finds it, ``v`` (n) its
+    scratch: first a bound from every SAMPLE-th entry (its ``ceil(1.5 k / SAMPLE)``-th largest, about
+    the 1.5 k-th largest of all), then the k-th largest of the entries at least that bound where they
+    are at least k (every entry that large is among them), else of all (O(n) either way, the first
+    with one pass over ``lw`` and selections on about n / SAMPLE and 1.5 k entries)."""
+    cdef int s = 0, r, c = 0, i
+    cdef double bound
+    if n >= 4 * SAMPLE * k // 3:
+        for i in range((n + SAMPLE - 1) // SAMPLE):
+            v[i] = lw[SAMPLE * i]
+        s = (n + SAMPLE - 1) // SAMPLE
+        r = (3 * k + 2 * SAMPLE - 1) // (2 * SAMPLE)
+        bound = _kth_largest(v, s, r if r <= s else s)
+        for i in range(n):
+            if lw[i] >= bound:
+                v[c] = lw[i]
+                c += 1
+        if c >= k:
+            return _kth_largest(v, c, k)
+    memcpy(v, lw, n * sizeof(double))
+    return _kth_largest(v, n, k)
+
+cdef void _sort_descending(double* v, int* idx, int n) noexcept nogil:
+    """Sorts the pairs ``(v[i], idx[i])``, i < n, by v descending, then idx ascending (a shell sort on
+    contiguous pairs, O(n^1.3)): one order for any input order, ties included."""
+    cdef int gap = 1, i, j, ti
+    cdef double tv
+    while gap < n // 3:
         gap = 3 * gap + 1
     while gap >= 1:
-        for i in range(gap, K):
-            tmp = idx[i]
+        for i in range(gap, n):
+            tv, ti = v[i], idx[i]
             j = i
-            while j >= gap and lw[idx[j - gap]] < lw[tmp]:
+            while j >= gap and (v[j - gap] < tv or (v[j - gap] == tv and idx[j - gap] > ti)):
+                v[j] = v[j - gap]
                 idx[j] = idx[j - gap]
                 j -= gap
-            idx[j] = tmp
+            v[j] = tv
+            idx[j] = ti
         gap //= 3
 
+
+cdef double _split(Problem* p, double tau, int* c, int* nties, double* tied) noexcept nogil:
+    """The rows above ``tau`` into ``p.idx`` (``c`` of them, sorted: descending log-weight, ties by row)
+    and those at ``tau`` into ``p.ties`` (``nties``, in row order; ``tied`` the sum of their weights
+    ``ew``); returns the sum of the weights ``ew`` below ``tau``, in row order."""
+    cdef int n, i, above = 0, at = 0
+    cdef double rest = 0.0, level = 0.0
+    cdef const double* lws = p.lw
+    cdef const double* ew = p.ew
+    for n in range(p.N):
+        if lws[n] > tau:
+            p.idx[above] = n
+            above += 1
+        elif lws[n] == tau:
+            p.ties[at] = n
+            at += 1
+            level += ew[n]
+        else:
+            rest += ew[n]
+    for i in range(above):
+        p.keys[i] = lws[p.idx[i]]
+    _sort_descending(p.keys, p.idx, above)
+    c[0], nties[0], tied[0] = above, at, level
+    return rest
+
+
+cdef int _first_capped(Problem* p, int L, int K, double cap) noexcept nogil:
+    """The first i < min(L, K) at which ``(1 - i/nu) weight_i <= cap (sum of the weights below the i
+    largest)``, to the log domain's 1e-12, with the L largest weights' rows in ``p.idx`` (descending)
+    and the sum below them in ``p.suffix[L]``; fills ``p.suffix[:L]`` (the sums below each); -1
+    where there is none."""
+    cdef int i, stop = L if L < K else K
+    cdef double mass, cap_tol = cap * exp(1e-12)
+    cdef const double* ew = p.ew
+    for i in range(L - 1, -1, -1):
+        p.suffix[i] = p.suffix[i + 1] + ew[p.idx[i]]
+    for i in range(stop):
+        mass = 1.0 - i * cap
+        if mass <= 0.0 or mass * ew[p.idx[i]] <= cap_tol * p.suffix[i]:
+            return i
+    return -1
+
+
+cdef bint _capped_set(Problem* p, int K, double cap, unsigned char* capped, double* ncap,
+                      double* log_xi) noexcept nogil:
+    """The capped set of Lemma 16 from the weights ``ew`` (relative to the largest), in the linear
+    domain: the largest log-weights, those above the k-th largest (k = FIRST, then four times as many
+    while the set reaches past them, up to K), sorted (descending, ties by row), and the first i at
+    which ``(1 - i/nu) weight_i <= cap (sum of the weights below the i largest)`` (to the log domain's
+    1e-12; :func:`_first_capped`), every other weight summed in row order; where the set reaches past
+    them, the rows at the k-th largest too (after them, in row order; their weights are equal).
+    Sets ``capped`` on the set, ``ncap`` its size and ``log_xi`` the log of the scale of the weights
+    ``ew`` (-inf where the set takes all the mass); False (nothing set) where the k-th largest
+    log-weight is at most -SCALED below the largest (its weight then no longer accurate: the log
+    domain decides)."""
+    cdef int N = p.N, k = FIRST if FIRST < K else K, c, nties, L, i, n, chosen
+    cdef double tau, rest, tied, mass
+    cdef const double* lws = p.lw
+    cdef const double* ew = p.ew
+    tau = _kth_largest_filtered(lws, p.vals, N, k)
+    while True:
+        if not tau > -SCALED:
+            return False
+        rest = _split(p, tau, &c, &nties, &tied)
+        L = c  # (c < k <= K)
+        p.suffix[L] = rest + tied
+        chosen = _first_capped(p, L, K, cap)
+        if chosen < 0:  # the set reaches the rows at tau
+            for i in range(nties):
+                p.idx[c + i] = p.ties[i]
+            L = c + nties
+            p.suffix[L] = rest
+            chosen = _first_capped(p, L, K, cap)
+        if chosen >= 0 or L >= K:
+            break
+        k = 4 * k if 4 * k < K else K
+        memcpy(p.vals, lws, N * sizeof(double))
+        tau = _kth_largest(p.vals, N, k)
+    if chosen < 0:
+        chosen = K - 1
+    for i in range(chosen):
+        capped[p.idx[i]] = 1
+    ncap[0] = chosen
+    mass = 1.0 - chosen * cap
+    log_xi[0] = log(mass) - log(p.suffix[chosen]) if mass > 0.0 else -INFINITY
+    return True
 
 cdef int _call_into(object method, const double* x, int n_in, double* out, int n_out) except -1:
     """``out = method(x)``: x copied into a new array (the callee may keep it), the result checked
@@ -172,32 +305,68 @@ cdef inline double _logaddexp(double a, double b) noexcept nogil:
     return b + log(1.0 + exp(a - b))
 
 
+cdef double _largest(const double* v, int n) noexcept nogil:
+    """``max v[:n]`` (-inf for n = 0; NaN entries skipped): four running maxima, which the compiler
+    keeps in registers, instead of one chain through memory."""
+    cdef double m0 = -INFINITY, m1 = -INFINITY, m2 = -INFINITY, m3 = -INFINITY
+    cdef int i = 0
+    while i + 4 <= n:
+        if v[i] > m0:
+            m0 = v[i]
+        if v[i + 1] > m1:
+            m1 = v[i + 1]
+        if v[i + 2] > m2:
+            m2 = v[i + 2]
+        if v[i + 3] > m3:
+            m3 = v[i + 3]
+        i += 4
+    while i < n:
+        if v[i] > m0:
+            m0 = v[i]
+        i += 1
+    if m1 > m0:
+        m0 = m1
+    if m3 > m2:
+        m2 = m3
+    return m2 if m2 > m0 else m0
+
 cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double* g,
                       unsigned char* capped) except? -1.0 nogil:
     """m = U w, d = the capped softmax at theta = -m, g = U^T d; returns D(w) (the caller's
     buffers; ``capped[n]`` 1 where d_n is at the cap).
 
     The capped softmax as ``dualboost.conjugates.projections.capped_softmax`` computes it ([SS]
-    Lemma 16): the plain softmax where no weight reaches the cap; else the K = floor(nu) + 1 largest
-    log-weights in descending order, and the first i at which ``xi_i weight_i <= cap`` with
-    ``xi_i = (1 - i/nu) / (sum of the weights below the i largest)``, in the log domain."""
-    cdef int N = p.N, n, i, K, chosen
+    Lemma 16): the plain softmax where no weight reaches the cap; else the largest log-weights in
+    descending order, and the first i at which ``xi_i weight_i <= cap`` with
+    ``xi_i = (1 - i/nu) / (sum of the weights below the i largest)``: by :func:`_capped_set` on the
+    weights relative to the largest, the fewest largest that contain that i (O(N) and a sort of about
+    the capped set), or, where those weights underflow (below e^-SCALED of the largest), on the
+    K = floor(nu) + 1 largest in the log domain."""
+    cdef int N = p.N, n, i, K = N, chosen, c, nties
     cdef double cap = 1.0 / p.nu, log_cap = log(cap)
     cdef double top = -INFINITY, total = 0.0, mass, log_xi, lw = 0.0, shift = 0.0, value, ncap = 0.0, ref, rest, log_rest
-    cdef double scale, xi = 0.0
-    cdef bint plain = False
+    cdef double scale, tied, xi = 0.0
+    cdef bint plain
     cdef double* lws = p.lw
     cdef double* ew = p.ew
+    cdef const double* log_d0 = p.log_d0
+    cdef double eta = p.eta
     _product(p, False, w, m)
+    memset(capped, 0, N)
     for n in range(N):
-        capped[n] = 0
-        lws[n] = p.log_d0[n] - p.eta * m[n]
-        if lws[n] > top:
-            top = lws[n]
+        lws[n] = log_d0[n] - eta * m[n]
+    top = _largest(lws, N)
     for n in range(N):
         lws[n] -= top  # relative to the largest (<= 0), as capped_softmax scales the weights
-        ew[n] = exp(lws[n])  # (kept: the weights below are these, scaled, where that cannot overflow)
-    total = pairwise_sum(ew, N)  # capped_softmax's e.sum(), the same additions
+    # ew: the weights relative to the largest (kept: the weights below are these, scaled, where that
+    # cannot overflow), and their sum as capped_softmax's e.sum() (numpy's pairwise additions)
+    if N >= VECTOR_EXP:
+        with gil, np.errstate(under="ignore"):  # (as libm's: no error where the caller has seterr)
+            total = np.add.reduce(np.exp(<object>p.lw_array, out=<object>p.ew_array))
+    else:
+        for n in range(N):
+            ew[n] = exp(lws[n])
+        total = pairwise_sum(ew, N)
     log_xi = -log(total)  # relative to top too: d_n = min(cap, exp(log_xi + lws[n]))
     if p.nu >= N:  # the capped simplex is the one point d = 1/N: every row at the cap, exactly
         for n in range(N):
@@ -209,18 +378,25 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
         if K > N - 1:
             K = N - 1
         K += 1
+    plain = p.nu < N and (p.nu == 1.0 or total * cap >= 1.0)  # the softmax: d = e / sum e
+    if p.nu < N and not plain and _capped_set(p, K, cap, capped, &ncap, &log_xi):
+        # the scale as capped_softmax's linear branch takes it (from the free weights' sum in numpy's
+        # order: d sums to 1 as numpy sums it as often as the Python path's; else _capped_set's)
+        xi = _linear_scale(p, capped, 1.0 - ncap / p.nu)
+        if xi > 0.0:
+            log_xi = log(xi)
+    elif p.nu < N and not plain:
+        # the log domain, where the weights relative to the largest underflow (eta up to 1e6): the K
+        # largest (the K-th at most -SCALED, as _capped_set's k-th was), every other weight relative
+        # to the K-th's
+        ref = _kth_largest_filtered(lws, p.vals, N, K)
+        _split(p, ref, &c, &nties, &tied)
+        for i in range(nties):
+            p.idx[c + i] = p.ties[i]
+        rest = c + nties - K  # (the rows at ref past the K largest: weight 1 relative to ref)
         for n in range(N):
-            p.idx[n] = n
-        _select_largest(lws, p.idx, N, K)
-        ref = lws[p.idx[K - 1]]
-        rest = 0.0
-        if ref > -SCALED:  # exp(lw - ref) = ew exp(-ref), exp(-ref) finite
-            for n in range(K, N):
-                rest += ew[p.idx[n]]
-            rest *= exp(-ref)
-        else:
-            for n in range(K, N):
-                rest += exp(lws[p.idx[n]] - ref)
+            if lws[n] < ref:
+                rest += exp(lws[n] - ref)
         log_rest = log(rest) + ref if rest > 0.0 else -INFINITY
         # suffix[i] = log of the sum of every weight below the i largest, kept in p.suffix
         p.suffix[K] = log_rest
@@ -239,10 +415,7 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
             capped[p.idx[i]] = 1
         ncap = chosen
         mass = 1.0 - ncap / p.nu
-        xi = _linear_scale(p, capped, mass) if mass > 0.0 else 0.0
-        if xi > 0.0:  # capped_softmax's linear branch: d_n = min(cap, xi e_n)
-            log_xi = log(xi)
-        elif mass > 0.0:  # the scale relative to the chosen weight (exact near it, as capped_softmax's
+        if mass > 0.0:  # the scale relative to the chosen weight (exact near it, as capped_softmax's
             shift = lws[p.idx[chosen]]  # log domain; the suffix above only chose i)
             total = rest * exp(ref - shift)
             for i in range(chosen, K):
@@ -250,27 +423,25 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
             log_xi = log(mass) - log(total)
         else:
             log_xi = -INFINITY
-    else:  # no weight reaches the cap: the softmax, d = e / sum e as capped_softmax divides
-        plain = True
     scale = exp(log_xi - shift) if shift > -SCALED else 0.0  # (log_xi <= 0: at most e^SCALED)
-    for n in range(N):
-        if capped[n]:
-            d[n] = cap
-        elif plain:
+    if plain:  # (as capped_softmax divides)
+        for n in range(N):
             d[n] = ew[n] / total
-        elif xi > 0.0:
-            d[n] = ew[n] * xi
-            if d[n] > cap:
-                d[n] = cap
-        elif log_xi == -INFINITY:
-            d[n] = 0.0
-        elif shift > -SCALED:  # exp(log_xi + lw - shift) as ew exp(log_xi - shift): one exp per pass
-            d[n] = ew[n] * scale
-            if d[n] > cap:
-                d[n] = cap
-        else:
+    elif xi > 0.0:  # (as capped_softmax scales: min(cap, xi e_n); one branch-free loop)
+        for n in range(N):
+            lw = ew[n] * xi
+            d[n] = cap if (capped[n] or lw > cap) else lw
+    elif log_xi == -INFINITY:
+        for n in range(N):
+            d[n] = cap if capped[n] else 0.0
+    elif shift > -SCALED:  # exp(log_xi + lw - shift) as ew exp(log_xi - shift): one exp per pass
+        for n in range(N):  # (one branch-free loop)
+            lw = ew[n] * scale
+            d[n] = cap if (capped[n] or lw > cap) else lw
+    else:
+        for n in range(N):
             lw = log_xi + (lws[n] - shift)
-            d[n] = exp(lw if lw < log_cap else log_cap)
+            d[n] = cap if capped[n] else exp(lw if lw < log_cap else log_cap)
     _product(p, True, d, g)
     # f*(theta) at eta >= 1 from the log-scale (CappedRelativeEntropy.conjugate_and_grad): with
     # theta = -m, f* = -(1 - |C|/nu) log_xi / eta + cap sum_C (theta_n - (log cap - log d0_n) / eta)
@@ -319,23 +490,21 @@ cdef int _candidates(const double* w, const double* g, double wg, int t, int* fa
     return k
 
 
-cdef inline bint _free(const Problem* p, const double* d, const unsigned char* capped, int n) noexcept nogil:
-    """Whether row n counts in the Hessian: off the capped set and below the cap by more than its
-    rounding (``dualboost.conjugates.entropy.uncapped_weights``: d_n < (1 - 1e-12) / nu for nu > 1),
-    the Python path's rule; at nu = N, where every d_n is the cap, the Hessian is then 0 as there."""
-    return not capped[n] and (p.nu <= 1.0 or d[n] < (1.0 - 1e-12) / p.nu)
-
-
 cdef double _weights(const Problem* p, const double* d, const unsigned char* capped, double* s) noexcept nogil:
-    """The Hessian's row weights at d into ``s`` (``s_n = d_n`` on the rows that count: :func:`_free` and
-    ``d_n > 1e-17 max`` of those, as Model._curvature takes them; 0 elsewhere); returns their sum."""
-    cdef int n
-    cdef double s_max = 0.0, s_sum = 0.0
-    for n in range(p.N):
-        if _free(p, d, capped, n) and d[n] > s_max:
+    """The Hessian's row weights at d into ``s`` (``s_n = d_n`` on the rows that count, 0 elsewhere);
+    returns their sum. A row counts off the capped set and below the cap by more than its rounding
+    (``dualboost.conjugates.entropy.uncapped_weights``: d_n < (1 - 1e-12) / nu for nu > 1), the
+    Python path's rule (at nu = N, where every d_n is the cap, the Hessian is then 0 as there), with
+    ``d_n > 1e-17 max`` of those, as Model._curvature takes them."""
+    cdef int n, N = p.N
+    cdef double s_max = 0.0, s_sum = 0.0, below = (1.0 - 1e-12) / p.nu if p.nu > 1.0 else INFINITY, floor
+    for n in range(N):
+        if not capped[n] and d[n] < below and d[n] > s_max:
             s_max = d[n]
-    for n in range(p.N):
-        s[n] = d[n] if (_free(p, d, capped, n) and d[n] > 1e-17 * s_max) else 0.0
+    floor = 1e-17 * s_max
+    for n in range(N):
+        s[n] = d[n] if (not capped[n] and d[n] < below and d[n] > floor) else 0.0
+    for n in range(N):
         s_sum += s[n]
     return s_sum
 
@@ -454,7 +623,7 @@ cdef int _cover(Problem* p, const double* wk, int mk, const double* w0, int* pos
     their rows and columns at ``wk`` by the formula of :func:`_form` (``d`` evaluated there, one pass
     ``U^T (s u_j)`` per new column; what ``newton.Curvature.covering`` does in Python). New columns get
     the next rows, in column order. ``given``: ``d`` holds d(wk) already (the kept Hessian's own, with
-    ``capped`` all 0: the rows at the cap are told by :func:`_free`'s rule, as the Python path tells
+    ``capped`` all 0: the rows at the cap are told by :func:`_weights`' rule, as the Python path tells
     them), else it is evaluated. Returns the rows now kept (k0 where nothing is new: nothing
     evaluated)."""
     cdef int N = p.N, t = p.t, i, j, n, k = k0, pi, pj
@@ -703,9 +872,13 @@ def solve(
         p.grams = <const Gram*>PyCapsule_GetPointer(grams, _GRAM_NAME)
         if p.grams.n_rows != N or p.grams.n_columns != t:
             raise ValueError(f"grams are for {p.grams.n_rows} x {p.grams.n_columns}, not U's {N} x {t}")
-    cdef double[::1] lw_scratch = np.empty(N), suffix_scratch = np.empty(N + 1), ew_scratch = np.empty(N)
-    cdef int[::1] idx_scratch = np.empty(N, dtype=np.int32)
+    lw_array, ew_array = np.empty(N), np.empty(N)
+    cdef double[::1] lw_scratch = lw_array, suffix_scratch = np.empty(N + 1), ew_scratch = ew_array
+    p.lw_array, p.ew_array = <void*>lw_array, <void*>ew_array
+    cdef double[::1] vals_scratch = np.empty(N), keys_scratch = np.empty(N)
+    cdef int[::1] idx_scratch = np.empty(N, dtype=np.int32), ties_scratch = np.empty(N, dtype=np.int32)
     p.lw, p.suffix, p.idx, p.ew = &lw_scratch[0], &suffix_scratch[0], &idx_scratch[0], &ew_scratch[0]
+    p.vals, p.keys, p.ties = &vals_scratch[0], &keys_scratch[0], &ties_scratch[0]
     cdef double[::1] w = np.array(w0, dtype=np.float64), d = np.empty(N), g = np.empty(t)
     cdef double[::1] wt = np.empty(t), dt = np.empty(N), gt = np.empty(t), m = np.empty(N)
     cdef double[::1] x = np.empty(t), sq = np.empty(N), a = np.empty(t), g_all = np.empty(t)

@@ -124,6 +124,43 @@ def test_stored_explicit_zeros_and_negative_zero_are_zeros():
         assert a == b and a.edge == b.edge == pytest.approx(brute_force(X, y, d)[0], abs=1e-12)
 
 
+@pytest.mark.parametrize("value", [1.0, 3.0, -2.0])
+def test_blocks_of_one_stored_value_against_a_per_feature_reference(value):
+    """Features whose only nonzero is ``value`` (binary bag-of-words, a9a): ``_blocks`` takes the
+    entries in their CSC order there; its blocks against a per-feature count, and the oracle's edges
+    against brute force."""
+    rng = np.random.default_rng(int(value * 10) + 30)
+    n = 60
+    X = value * (rng.random((n, 7)) < np.array([0.1, 0.5, 0.9, 0.0, 1.0, 0.3, 0.7]))
+    Xc = sp.csc_matrix(X)
+    blocks = stumps_module._blocks(Xc)
+    expected = []  # (feature, value, count, members) in (feature, value) order
+    for j in range(X.shape[1]):
+        rows = np.flatnonzero(X[:, j] != 0.0)
+        parts = [(0.0, np.flatnonzero(X[:, j] == 0.0)), (value, rows)]
+        parts = [(v, r) for v, r in sorted(parts, key=lambda part: part[0]) if r.size]
+        if len(parts) == 2:
+            expected += [(j, v, r) for v, r in parts]
+    assert blocks.feature.tolist() == [e[0] for e in expected]
+    assert blocks.value.tolist() == [e[1] for e in expected]
+    explicit = []
+    for j in sorted({e[0] for e in expected}):
+        mine = [e for e in expected if e[0] == j]
+        largest = max(e[2].size for e in mine)
+        first = next(e for e in mine if e[2].size == largest)  # ties: the lowest value
+        assert [e is first for e in mine] == blocks.implicit[blocks.feature == j].tolist()
+        explicit += [e[2] for e in mine if e is not first]
+    members = blocks.members.tocsr()
+    assert members.shape[0] == len(explicit)
+    for row, rows in enumerate(explicit):
+        assert members.indices[members.indptr[row] : members.indptr[row + 1]].tolist() == rows.tolist()
+    y = np.where(rng.random(n) < 0.5, 1, -1)
+    oracle = DecisionStumps().fit(Xc, y)
+    for _ in range(3):
+        d = rng.dirichlet(np.ones(n))
+        assert oracle.best(d).edge == pytest.approx(brute_force(X, y, d)[0], abs=1e-12)
+
+
 def test_never_worse_than_sklearn_depth_one_tree():
     rng = np.random.default_rng(1)
     equal = 0
