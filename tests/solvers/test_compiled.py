@@ -146,11 +146,13 @@ def test_numpys_exponentials_underflow_without_error_under_a_callers_seterr():
 @pytest.mark.parametrize("nu", [1.0, 20.0])
 def test_compiled_d_is_on_the_capped_simplex_as_often_as_the_python_one(nu):
     """The compiled evaluation normalises d as capped_softmax does (the weights' sum in numpy's order,
-    then divided by it, or scaled by capped_softmax's xi): its d needs no repair (sum exactly 1 as
-    numpy sums it, every entry at most the cap) about as often as the Python path's, so that the
-    certificate from it is exact as often (``certified_point``: no bound, ``certify`` no second
-    pass). Scaled by exp(-log(sum)) and summed in row order it was exact in 8-10 % of a boosting
-    run's solves, against 60-75 % for the Python path."""
+    then divided by it, or scaled by capped_softmax's xi) and then moves the rounding residual of its
+    sum onto its largest entry off the cap (``_sum_to_one``): its d needs no repair (sum exactly 1 as
+    numpy sums it, every entry at most the cap) at least as often as the Python path's and in nearly
+    every evaluation (measured 192/200 and 200/200 against 82 and 175 for the Python path), so that
+    the certificate from it is exact (``certified_point``: no bound, ``certify`` no second pass).
+    Scaled by exp(-log(sum)) and summed in row order it was exact in 8-10 % of a boosting run's
+    solves; divided as capped_softmax does, without the residual moved, 70/200 and 156/200."""
     rng = np.random.default_rng(11)
     N, t, eta = 700, 20, 40.0
     model = ERLPBoost(_U(rng, N, t) * rng.uniform(0.2, 1.0, size=(N, t)), nu=nu, eta=eta)
@@ -160,7 +162,7 @@ def test_compiled_d_is_on_the_capped_simplex_as_often_as_the_python_one(nu):
         exact["compiled"] += model.repair_primal(_evaluate(model, w)[1])[1] == 0.0
         exact["python"] += model.repair_primal(model.dual_value_and_grad(w)[2])[1] == 0.0
     assert exact["python"] >= 60  # (the share this test measures against)
-    assert exact["compiled"] >= 0.75 * exact["python"], exact
+    assert exact["compiled"] >= max(exact["python"], 180), exact
 
 
 def _tight_reference(model: ERLPBoost):
