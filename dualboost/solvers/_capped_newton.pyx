@@ -44,7 +44,7 @@ from scipy.linalg.cython_blas cimport ddot, dgemv, dsyrk
 from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
 from cpython.pycapsule cimport PyCapsule_GetPointer
 
-from dualboost.solvers._sums cimport pairwise_sum
+from dualboost._sums cimport pairwise_sum
 from dualboost.solvers._passes cimport Gram, Passes
 
 #: the name of a ``passes`` capsule (``dualboost/solvers/_passes.pxd``)
