@@ -597,13 +597,12 @@ def _compiled_start(model, run: _Run, options: AuglagOptions) -> None:
     the library's compiled evaluation, not the loop's own gap), and reported as the stage
     "compiled". Where the certificate misses the target the next stages start from the previous
     solution as before (``run.w`` unchanged)."""
-    w0 = _normalised(run.w)
     kept = run.kept if run.kept is not None and run.kept.usable_for(model) else None
-    start = _start(run.start, w0, model) if kept is not None else None
+    start = _start(run.start, run.w, model) if kept is not None else None
     # the kept Hessian, extended in the loop to the new columns and those with weight (at its point)
     w, counts, formed, evaluated = compiled.resolve(
         model,
-        w0 if start is None else _padded(start.w, model.n_hypotheses),
+        _normalised(run.w) if start is None else _padded(start.w, model.n_hypotheses),
         run.target,
         None if kept is None else (kept.H, kept.face, kept.w, _own_d(kept, model)),
         start=start,
@@ -623,9 +622,9 @@ START_MATCH = 1e-13
 def _start(start: compiled.Evaluation | None, w0: NDArray[np.float64], model) -> compiled.Evaluation | None:
     """The previous solve's compiled evaluation (``AuglagState.start``) where it is the evaluation at
     this warm start ``w0``: its point is w0's first columns (to :data:`START_MATCH`: w0 is the
-    solution's w normalised again), the columns appended since are at 0, and its d is an N-vector;
-    else None. (The caller takes it only with a kept Hessian usable for the model: the same N and
-    parameters.)"""
+    solution's w, normalised again where columns were appended), the columns appended since are at
+    0, and its d is an N-vector; else None. (The caller takes it only with a kept Hessian usable for
+    the model: the same N and parameters.)"""
     if start is None or start.d.shape != (model.n_samples,) or start.w.size > w0.size:
         return None
     m = start.w.size
