@@ -604,7 +604,7 @@ def _compiled_start(model, run: _Run, options: AuglagOptions) -> None:
         model,
         _normalised(run.w) if start is None else _padded(start.w, model.n_hypotheses),
         run.target,
-        None if kept is None else (kept.H, kept.face, kept.w, _own_d(kept, model)),
+        None if kept is None else (kept.H, kept.face, kept.w, _own_d(kept, model), kept.factor),
         start=start,
     )
     formed = _formed_curvature(model, formed)  # the last Hessian formed or extended: the state kept
@@ -657,11 +657,12 @@ def _counted(run: _Run, counts: dict[str, int]) -> int:
 
 def _formed_curvature(model, formed: tuple | None) -> Curvature | None:
     """The state kept for the next solve from the last Hessian a compiled call formed, ``(H, face,
-    w, d)`` at its point (``compiled.resolve``); None where it formed none."""
+    w, d, factor)`` at its point with the loop's Cholesky factor of it (``compiled.resolve``); None
+    where it formed none."""
     if formed is None:
         return None
-    H, face, w_H, d_H = formed
-    return Curvature(face, H, Curvature.key_of(model), w_H, d_H, newton_scale(H))
+    H, face, w_H, d_H, factor = formed
+    return Curvature(face, H, Curvature.key_of(model), w_H, d_H, newton_scale(H), factor=factor)
 
 
 def _take_compiled(
