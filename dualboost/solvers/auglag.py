@@ -678,12 +678,13 @@ def _take_compiled(
 ) -> None:
     """The compiled loop's w certified like every other stage's point (``DualEvaluator.point``, from
     ``evaluated``, the loop's last evaluation at w, where ``from_loop``; else evaluated here): taken,
-    with ``kept`` as the Hessian state and ``evaluated`` as the next re-solve's start, and reported as
-    the stage "compiled" where its gap is at most ``accept``; else only its steps counted and the
-    stage reported with the gap it missed by (the run's point unchanged)."""
+    with ``kept`` as the Hessian state and ``evaluated`` as the next re-solve's start (where
+    ``from_loop``: an evaluation not certified from is not kept either), and reported as the stage
+    "compiled" where its gap is at most ``accept``; else only its steps counted and the stage reported
+    with the gap it missed by (the run's point unchanged)."""
     point = run.evaluator.point(w, run.target, evaluated if from_loop else None)
     if point.gap <= accept:
-        run.took(point, steps, kept, evaluated)
+        run.took(point, steps, kept, evaluated if from_loop else None)
         run.report(options, "compiled", steps)
     else:
         run.iterations += steps

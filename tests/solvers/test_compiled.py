@@ -859,6 +859,7 @@ def test_a_start_from_another_model_is_not_certified_from():
         mp.setattr(compiled, "resolve", recording)
         sol = model.solve(method="auglag", tol=1e-6, warm_start=previous, options=options)
     assert steps[0] == (True, 0)  # the stale start taken, no step: its evaluation is not the certificate's
+    assert sol.solver_state is None or sol.solver_state.start is None  # nor kept for the next solve
     assert sol.primal_value == pytest.approx(model.primal_objective(sol.d), rel=1e-14, abs=1e-15)
     assert sol.dual_value == pytest.approx(model.dual_objective(sol.w), rel=1e-14, abs=1e-15)
     reference = model.solve(method="auglag", tol=1e-6, options=_python())
