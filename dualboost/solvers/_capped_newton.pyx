@@ -839,13 +839,16 @@ cdef int _kept_factor(kept_factor, int k0, int t, Factor* factor, double[::1] F)
     (version 0: the kept matrix); a ValueError where it is not a k x k factor of k distinct rows."""
     matrix, rows, ridge = kept_factor
     cdef const double[::1, :] L = np.asfortranarray(matrix, dtype=np.float64)
-    rows = np.ascontiguousarray(rows, dtype=np.int32)
-    cdef const int[::1] R = rows
+    cdef const int[::1] R = np.ascontiguousarray(rows, dtype=np.int32)
     cdef int k = R.shape[0], i, j
-    bad = L.shape[0] != k or L.shape[1] != k or k > k0
-    if bad or (k and (rows.min() < 0 or rows.max() >= k0 or np.unique(rows).size != k)):
+    if L.shape[0] != k or L.shape[1] != k or k > k0:
         raise ValueError("kept_factor must be a k x k factor on k distinct rows of kept_H")
+    seen = np.zeros(k0, dtype=np.uint8)
+    cdef unsigned char[::1] mark = seen
     for j in range(k):
+        if R[j] < 0 or R[j] >= k0 or mark[R[j]]:
+            raise ValueError("kept_factor must be a k x k factor on k distinct rows of kept_H")
+        mark[R[j]] = 1
         factor.rows[j] = R[j]
         for i in range(j, k):
             F[i + t * j] = L[i, j]
@@ -1219,6 +1222,7 @@ def solve(
             value, gap = trial, trial_gap
     kept = (None, None, None, None, None)
     cdef double[:, ::1] H_view
+    cdef double[::1, :] L_view
     if not formed_k and covered:  # the kept matrix extended here: returned as the last Hessian
         formed_k = covered
         for j in range(t):
@@ -1232,10 +1236,14 @@ def solve(
             for i in range(j, formed_k):
                 H_view[i, j] = -full[i + t * j]
                 H_view[j, i] = H_view[i, j]
-        made = None  # the last factor, where it is of this matrix
+        made = None  # the last factor, where it is of this matrix (lower triangular, column-major)
         if factor.k and factor.version == hessians:
-            made = (np.tril(np.asarray(F).reshape((t, t), order="F")[:factor.k, :factor.k]),
-                    np.asarray(factor_rows)[:factor.k].copy(), factor.ridge)
+            L = np.zeros((factor.k, factor.k), order="F")
+            L_view = L
+            for j in range(factor.k):
+                for i in range(j, factor.k):
+                    L_view[i, j] = F[i + t * j]
+            made = (L, np.asarray(factor_rows)[:factor.k].copy(), factor.ridge)
         kept = (H, np.asarray(face_formed)[:formed_k].astype(np.intp), np.asarray(w_formed),
                 np.asarray(d_formed), made)
     if swapped:

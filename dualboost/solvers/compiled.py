@@ -112,7 +112,7 @@ def applies(model, compiled: bool | str, cold: bool = False) -> bool:
     return (
         type(reg) is CappedRelativeEntropy
         and reg.eta >= 1.0
-        and bool(np.all(reg.d0 > 0.0))
+        and reg.positive_prior
         and isinstance(model.U, np.ndarray)
         and model.U.dtype == np.float64
     )
