@@ -762,8 +762,9 @@ cdef int _direction(Problem* p, const double* w, const double* g, const int* fac
     ``face`` (every column of which has a row in ``full``), ``sum x = 0``, by a Cholesky factor
     (LAPACK dpotrf/dpotrs; the ridge r the smallest of ridge0, 100 ridge0, ... times ``max full_ii``
     that factors, up to 1e-2; a factor kept from an earlier step or solve serves with its own ridge
-    within RIDGE_SLACK below that, and is extended to appended rows by :func:`_extended`). Entering columns (weight 0) whose step is negative leave the face and
-    the step is solved again on the sub-face. ``kept`` records the factor F holds (``version``: the
+    within RIDGE_SLACK below that, and is extended to appended rows by :func:`_extended`). Entering
+    columns (weight 0) whose step is negative leave the face and the step is solved again on the
+    sub-face. ``kept`` records the factor F holds (``version``: the
     Hessians formed so far, which ``full`` changes with): a chord step on the same rows with the same
     ridge takes it as it is, the same factor without its O(k^3 / 3). Returns the face's size (0: no
     direction)."""
@@ -786,7 +787,8 @@ cdef int _direction(Problem* p, const double* w, const double* g, const int* fac
         if kk == 0:
             return 0
         ridge = ridge0 * scale
-        while not (_factored(kept, sub, kk, ridge, version) or _extended(kept, sub, kk, ridge, version, full, t, F)):
+        while not (_factored(kept, sub, kk, ridge, version)
+                   or _extended(kept, sub, kk, ridge, version, full, t, F)):
             for j in range(kk):
                 for i in range(j, kk):
                     pi, pj = sub[i], sub[j]
