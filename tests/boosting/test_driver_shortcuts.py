@@ -1,0 +1,107 @@
+"""The shortcuts of a totally corrective iteration outside the solve compute what the long way does, bit
+for bit: the regulariser's value of the certificate taken again for the stopping rule's P^t(d^{t-1})
+(``LastValue``).
+
+Independent computation: the same fit with the shortcut disabled (the long way, monkeypatched in),
+compared entry for entry (weights, d, decision function, every history value but the times), and
+the regulariser's own ``value`` at a fresh copy of d.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer
+
+from dualboost.boosting import binary_erlpboost, erlpboost
+from dualboost.oracles import DecisionStumps
+from dualboost.problems import ERLPBoost
+from dualboost.problems.max_edge import LastValue
+from dualboost.solvers import AuglagOptions, NewtonOptions, default_options
+
+HISTORY = ("edge", "primal", "dual", "gap", "stopping", "n_hypotheses")
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = load_breast_cancer(return_X_y=True)
+    rows = np.random.default_rng(1).permutation(X.shape[0])[:240]
+    return X[rows], np.where(y[rows] == 1, 1.0, -1.0)
+
+
+def _fit(driver, X, y, nu, compiled):
+    oracle = DecisionStumps().fit(X, y)
+    with default_options(AuglagOptions(newton=NewtonOptions(compiled=compiled))), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return driver(oracle, nu=nu, eps=0.02)
+
+
+def _same_bits(a, b, X) -> None:
+    assert a.n_iter == b.n_iter and a.stop_reason == b.stop_reason
+    assert a.weights.tobytes() == b.weights.tobytes()
+    assert a.d.tobytes() == b.d.tobytes()
+    assert a.decision_function(X).tobytes() == b.decision_function(X).tobytes()
+    for name in HISTORY:
+        assert a.history[name].tobytes() == b.history[name].tobytes(), name
+
+
+def _long_way(self, regularizer, d):
+    return regularizer.value(d)
+
+
+@pytest.mark.parametrize("driver", [erlpboost, binary_erlpboost])
+@pytest.mark.parametrize("nu", [1.0, 24.0, 120.0])
+@pytest.mark.parametrize("compiled", ["auto", False])
+def test_kept_regularizer_value_gives_the_same_fit(data, monkeypatch, driver, nu, compiled):
+    X, y = data
+    if driver is binary_erlpboost and nu == 1.0:
+        nu = 2.0
+    short = _fit(driver, X, y, nu, compiled)
+    calls = []
+    original = LastValue.value
+
+    def counted(self, regularizer, d):
+        entry = self.entry
+        calls.append(entry is not None and entry[0] is regularizer and entry[1].tobytes() == d.tobytes())
+        return original(self, regularizer, d)
+
+    monkeypatch.setattr(LastValue, "value", counted)
+    _fit(driver, X, y, nu, compiled)
+    assert sum(calls) >= short.n_iter - 1  # every stopping rule after the first took the certificate's
+    monkeypatch.setattr(LastValue, "value", _long_way)
+    _same_bits(short, _fit(driver, X, y, nu, compiled), X)
+
+
+def test_last_value_is_the_regularizers_value_at_that_d():
+    rng = np.random.default_rng(3)
+    U = rng.choice([-1.0, 1.0], size=(50, 4))
+    model = ERLPBoost(U, nu=5.0, eta=30.0)
+    d = rng.dirichlet(np.ones(50)) * 0.5 + 0.01
+    d /= d.sum()
+    first = model.regularizer_value(d)
+    assert first == model.regularizer.value(d.copy())
+    assert model.regularizer_values.entry[1] is not d  # a copy: d may change in place
+    d_copy = d.copy()
+    assert model.regularizer_value(d_copy) == first
+    # changed in place: evaluated again
+    d[0], d[1] = d[1], d[0]
+    assert model.regularizer_value(d) == model.regularizer.value(d.copy())
+    # the copies of the model share the values; another eta is another regulariser
+    other = model.with_eta(60.0)
+    assert other.regularizer_values is model.regularizer_values
+    assert other.regularizer_value(d) == pytest.approx(model.regularizer_value(d) / 2.0, rel=1e-12)
+    assert model.with_columns(U[:, :2]).regularizer_value(d) == model.regularizer.value(d.copy())
+    # outside the domain: inf, as the regulariser says
+    bad = np.full(50, 0.5)
+    assert model.regularizer_value(bad) == np.inf == model.regularizer.value(bad)
+
+
+def test_last_value_never_returns_a_value_for_nan():
+    model = ERLPBoost(np.ones((3, 1)), nu=1.0, eta=2.0)
+    d = np.full(3, 1 / 3)
+    model.regularizer_value(d)
+    d[0] = np.nan
+    with pytest.raises(ValueError):
+        model.regularizer_value(d)
