@@ -349,7 +349,12 @@ cdef class StumpPasses:
         column_cut[np.asarray(stumps)] = np.asarray(cut)
         self._column_cut = column_cut
         a.column_cut = &self._column_cut[0] if self._sign.shape[0] else NULL
-        self._marks = np.unique(np.asarray(cut, dtype=np.intp))
+        # the distinct cuts, increasing: np.unique's result by a sort (np.unique, hashing first, took
+        # 17 us for 300 cuts, 64 us for 1,000, at every boosting iteration's new operator)
+        marks = np.sort(np.asarray(cut, dtype=np.intp))
+        if marks.shape[0] > 1:
+            marks = marks[np.concatenate(([True], marks[1:] != marks[:-1]))]
+        self._marks = marks
         a.marks = &self._marks[0] if self._marks.shape[0] else NULL
         a.n_marks = self._marks.shape[0]
         a.N, a.F, a.t = N, F, self._sign.shape[0]
