@@ -1,6 +1,6 @@
 """The shortcuts of a totally corrective iteration outside the solve compute what the long way does, bit
 for bit: the regulariser's value of the certificate taken again for the stopping rule's P^t(d^{t-1})
-(``LastValue``).
+(``LastValue``); the +-1 columns checked and compacted in one pass (``Ensemble.add``).
 
 Independent computation: the same fit with the shortcut disabled (the long way, monkeypatched in),
 compared entry for entry (weights, d, decision function, every history value but the times), and
@@ -15,8 +15,10 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer
 
+import dualboost.boosting.core.run as run_module
 from dualboost.boosting import binary_erlpboost, erlpboost
-from dualboost.oracles import DecisionStumps
+from dualboost.boosting.core.run import Ensemble
+from dualboost.oracles import Constant, DecisionStumps, RawFeature, Selection, Stump
 from dualboost.problems import ERLPBoost
 from dualboost.problems.max_edge import LastValue
 from dualboost.solvers import AuglagOptions, NewtonOptions, default_options
@@ -105,3 +107,41 @@ def test_last_value_never_returns_a_value_for_nan():
     d[0] = np.nan
     with pytest.raises(ValueError):
         model.regularizer_value(d)
+
+
+def test_unit_columns_are_stored_as_the_checks_store_them(monkeypatch):
+    """+-1 columns (float64, N entries; contiguous or strided) take the one-pass check; every other
+    column (a 0, a fraction, NaN, float32, another length, a list) the checks; both store the same int8
+    (or float64) entries, and the bad ones are refused as before."""
+    rng = np.random.default_rng(5)
+    n = 64
+    unit = rng.choice([-1.0, 1.0], size=n)
+    columns = [
+        unit,
+        rng.choice([-1.0, 1.0], size=2 * n)[::2],  # strided
+        np.where(unit > 0, 1.0, 0.0),  # a 0: int8 by the checks
+        unit.astype(np.float32),
+        list(unit),
+        np.where(unit > 0, 1.0, -0.5),  # fractional: float64 store
+    ]
+
+    def stored(shortcut: bool) -> list:
+        if not shortcut:
+            monkeypatch.setattr(run_module, "_unit_column", lambda column, n_samples: None)
+        ensemble = Ensemble(n)
+        for j, column in enumerate(columns):
+            ensemble.add(Selection(Stump(n_features=9, feature=j, threshold=0.5, sign=1), 0.0, column))
+        monkeypatch.undo()
+        return [ensemble.stored.dtype, ensemble.stored.tobytes(), np.asarray(ensemble.U).tobytes()]
+
+    assert stored(True) == stored(False)
+    assert run_module._unit_column(unit, n).dtype == np.int8
+    assert run_module._unit_column(columns[1], n) is not None
+    for other in columns[2:] + [unit[:-1]]:
+        assert run_module._unit_column(other, n) is None
+    bad = unit.copy()
+    bad[3] = np.nan
+    with pytest.raises(ValueError, match="finite"):
+        Ensemble(n).add(Selection(Constant(n_features=9, sign=1), 0.0, bad))
+    with pytest.raises(ValueError, match=r"\[-1, 1\]"):
+        Ensemble(n).add(Selection(RawFeature(n_features=9, feature=1, scale=1.0, sign=1), 0.0, 2 * unit))
