@@ -1,6 +1,7 @@
 """The shortcuts of a totally corrective iteration outside the solve compute what the long way does, bit
 for bit: the regulariser's value of the certificate taken again for the stopping rule's P^t(d^{t-1})
-(``LastValue``); the +-1 columns checked and compacted in one pass (``Ensemble.add``).
+(``LastValue``); the +-1 columns checked and compacted in one pass (``Ensemble.add``); the certified d
+given to the decision-stump oracle without its checks (``Oracle.best(d, checked=True)``).
 
 Independent computation: the same fit with the shortcut disabled (the long way, monkeypatched in),
 compared entry for entry (weights, d, decision function, every history value but the times), and
@@ -16,8 +17,9 @@ import pytest
 from sklearn.datasets import load_breast_cancer
 
 import dualboost.boosting.core.run as run_module
+import dualboost.oracles.base as oracle_base
 from dualboost.boosting import binary_erlpboost, erlpboost
-from dualboost.boosting.core.run import Ensemble
+from dualboost.boosting.core.run import Ensemble, Run
 from dualboost.oracles import Constant, DecisionStumps, RawFeature, Selection, Stump
 from dualboost.problems import ERLPBoost
 from dualboost.problems.max_edge import LastValue
@@ -145,3 +147,35 @@ def test_unit_columns_are_stored_as_the_checks_store_them(monkeypatch):
         Ensemble(n).add(Selection(Constant(n_features=9, sign=1), 0.0, bad))
     with pytest.raises(ValueError, match=r"\[-1, 1\]"):
         Ensemble(n).add(Selection(RawFeature(n_features=9, feature=1, scale=1.0, sign=1), 0.0, 2 * unit))
+
+
+@pytest.mark.parametrize("driver", [erlpboost, binary_erlpboost])
+def test_the_oracle_checks_only_the_first_d_of_an_entropy_run(data, monkeypatch, driver):
+    """The entropy family's pricing after the first iteration is the certified re-solve's d: the
+    decision-stump oracle takes it unchecked, and the fit is the one whose every d was checked."""
+    X, y = data
+    checks = []
+    check = oracle_base.check_weights
+    monkeypatch.setattr(oracle_base, "check_weights", lambda *a, **k: checks.append(1) or check(*a, **k))
+    short = _fit(driver, X, y, 24.0, "auto")
+    assert len(checks) == 1 and short.n_iter > 5  # d^0 only
+    ask = Run.ask
+    monkeypatch.setattr(Run, "ask", lambda self, d, signed=False, checked=False: ask(self, d, signed))
+    checks.clear()
+    long = _fit(driver, X, y, 24.0, "auto")
+    assert len(checks) == long.n_iter
+    _same_bits(short, long, X)
+
+
+def test_a_users_d_is_always_checked(data):
+    """``best(d)`` refuses bad weights as before; ``checked=True`` gives the same answer for good ones."""
+    X, y = data
+    oracle = DecisionStumps().fit(X, y)
+    n = X.shape[0]
+    for bad in (np.full(n, np.nan), -np.ones(n) / n, np.zeros(n), np.ones(n + 1) / n):
+        with pytest.raises(ValueError):
+            oracle.best(bad)
+    d = np.random.default_rng(6).dirichlet(np.ones(n))
+    mine, checked = oracle.best(d), oracle.best(d, checked=True)
+    assert mine.hypothesis == checked.hypothesis and mine.edge == checked.edge
+    assert mine.column.tobytes() == checked.column.tobytes()

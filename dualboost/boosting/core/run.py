@@ -433,11 +433,16 @@ class Run:
             return None
         return "time limit", f"max_time={self.options.max_time:g} s"
 
-    def ask(self, d: NDArray[np.float64], signed: bool = False) -> Selection:
+    def ask(self, d: NDArray[np.float64], signed: bool = False, checked: bool = False) -> Selection:
         """The oracle's maximum-edge hypothesis for d, timed; ``signed``: d is a signed pricing vector
-        (MDBoost's, ``Oracle.best(d, signed=True)``)."""
+        (MDBoost's, ``Oracle.best(d, signed=True)``); ``checked``: d is a certified distribution the
+        oracle (an :class:`~dualboost.oracles.Oracle` whose ``best`` is that class's) need not check
+        again (``Oracle.best(d, checked=True)``, the drivers' internal entry)."""
         start = time.perf_counter()
-        selection = self.oracle.best(d, signed=True) if signed else self.oracle.best(d)
+        if checked:
+            selection = self.oracle.best(d, checked=True)
+        else:
+            selection = self.oracle.best(d, signed=True) if signed else self.oracle.best(d)
         self._iteration_oracle = time.perf_counter() - start
         self.oracle_time += self._iteration_oracle
         return selection
