@@ -2,6 +2,8 @@
 against the explicit products with U it replaces, and ERLPBoost runs through it against the same
 runs on the explicit U."""
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -213,3 +215,38 @@ def test_no_products_for_a_small_matrix_and_the_gram_where_it_pays():
     assert operator.gram_work(40) <= StumpColumns.GRAM_SHARE * 100 * 40**2
     assert not operator.gram_pays(8)  # 100 * 15 + 64 > 100 * 64 / 16
     assert StumpColumns.of(oracle, hypotheses[:8]) is None
+
+
+def test_operators_extended_in_place_keep_their_columns(monkeypatch):
+    """A run's operators share index arrays with room to grow (``_GrowingColumns``): each one, the
+    older ones after later columns were appended, an older one extended again (a branch, which copies
+    its entries first) and a pickled one, equals the operator of its columns made at once (one or
+    several columns added at a time)."""
+    always(monkeypatch)
+    rng = np.random.default_rng(9)
+    X, y = data(rng, 150)
+    oracle = DecisionStumps().fit(X, y)
+    hypotheses = random_stumps(rng, X, 60)
+    features = {h.feature for h in hypotheses[:20] if type(h) is Stump}
+    same_features = [h for h in hypotheses[20:] if type(h) is Constant or h.feature in features]
+    columns = hypotheses[:20] + same_features  # after the first 20, no new feature: extended
+    chain = [StumpColumns.of(oracle, columns[:20])]
+    sizes = list(range(21, len(columns) - 2)) + [len(columns)]  # one column at a time, then three
+    for k in sizes:
+        chain.append(StumpColumns.of(oracle, columns[:k], chain[-1]))
+    assert chain[-1]._store is chain[-2]._store  # appended in place
+    branch = StumpColumns.of(oracle, columns[:25] + columns[:3], chain[5])
+    assert branch._store is not chain[-1]._store
+    later = StumpColumns.of(oracle, columns[: sizes[-2]] + columns[:1], chain[-2])  # the store moved on
+    pickled = pickle.loads(pickle.dumps(chain[-1]))
+    assert "_store" not in pickled.__dict__
+    made = [(chain[0], columns[:20])] + [(op, columns[:k]) for op, k in zip(chain[1:], sizes, strict=True)]
+    made += [(branch, columns[:25] + columns[:3]), (later, columns[: sizes[-2]] + columns[:1])]
+    made += [(pickled, columns)]
+    for operator, its_columns in made:
+        whole = StumpColumns.of(oracle, its_columns)
+        for name in ("cut", "sign", "stumps", "constants", "stump_cut"):
+            assert np.array_equal(getattr(operator, name), getattr(whole, name)), name
+            assert getattr(operator, name).dtype == getattr(whole, name).dtype, name
+        w = rng.normal(size=len(its_columns))
+        assert np.array_equal(operator.margins(w), whole.margins(w))
