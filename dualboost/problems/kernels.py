@@ -12,6 +12,7 @@ holds the model and calls these; the trust radius's measure of a step is the reg
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -654,6 +655,24 @@ def _cuts(
     return cut, sign
 
 
+def _added_features(new: list, features: tuple[int, ...], pays: Callable[[int], bool]) -> set[int] | None:
+    """The features of the stumps of ``new`` that are not in ``features``; None where a hypothesis is
+    neither a stump nor a constant, or where ``pays(len(features) + the features so far)`` fails:
+    at the first feature too many, since a feature slot more never makes the operator pay (before
+    the sort orders pay, a run's columns are read up to there only, not all of them every iteration)."""
+    known, added = set(features), set()
+    for h in new:
+        kind = type(h)
+        if kind is Stump:
+            if h.feature not in known and h.feature not in added:
+                added.add(h.feature)
+                if not pays(len(known) + len(added)):
+                    return None
+        elif kind is not Constant:
+            return None
+    return added if pays(len(known) + len(added)) else None
+
+
 def _sort_orders(
     oracle, features: tuple[int, ...], previous: StumpColumns | None
 ) -> tuple[NDArray[np.int32], NDArray[np.int32]]:
@@ -837,11 +856,10 @@ class StumpColumns(StumpOperatorBase):
         done = 0 if previous is None else previous.n_columns
         features = () if previous is None else previous.features
         new = hypotheses[done:]
-        if not all(type(h) in (Stump, Constant) for h in new):
-            return None
-        added = {h.feature for h in new if type(h) is Stump}.difference(features)
-        slots = len(features) + len(added)
-        if not (cls._pays(n, t, slots) or cls._gram_pays(n, t, slots)):
+        added = _added_features(
+            new, features, lambda slots: cls._pays(n, t, slots) or cls._gram_pays(n, t, slots)
+        )
+        if added is None:
             return None
         if previous is not None and not added:
             return previous._extended(*_cuts(oracle, new, previous.features, n))

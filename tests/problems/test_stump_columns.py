@@ -11,7 +11,7 @@ from dualboost.boosting import erlpboost
 from dualboost.oracles import DecisionStumps
 from dualboost.oracles.stumps import Constant, Stump
 from dualboost.problems import ERLPBoost
-from dualboost.problems.kernels import StumpColumns
+from dualboost.problems.kernels import StumpColumns, _added_features
 from tests.problems.stump_operators import (
     assert_model_products_agree,
     counted_margins,
@@ -250,3 +250,38 @@ def test_operators_extended_in_place_keep_their_columns(monkeypatch):
             assert getattr(operator, name).dtype == getattr(whole, name).dtype, name
         w = rng.normal(size=len(its_columns))
         assert np.array_equal(operator.margins(w), whole.margins(w))
+
+
+def test_the_features_added_are_read_up_to_the_first_one_too_many():
+    """``_added_features`` (StumpColumns.of's feature slots) gives what the sets of all the columns'
+    features give: the new features where the slots pay, None where they do not or where a
+    hypothesis is not a stump or a constant (the slots' rule only pays less with more slots)."""
+    rng = np.random.default_rng(10)
+
+    class Other(Constant):
+        pass
+
+    for _ in range(300):
+        new = []
+        for _ in range(int(rng.integers(0, 12))):
+            kind = rng.random()
+            if kind < 0.8:
+                new.append(Stump(n_features=9, feature=int(rng.integers(0, 9)), threshold=0.5, sign=1))
+            else:
+                new.append(Constant(n_features=9, sign=1) if kind < 0.97 else Other(n_features=9, sign=1))
+        features = tuple(sorted(set(rng.choice(9, size=int(rng.integers(0, 4)), replace=False).tolist())))
+        limit = int(rng.integers(0, 10))
+        asked = []
+
+        def pays(slots, limit=limit, asked=asked):
+            asked.append(slots)
+            return slots <= limit
+
+        found = _added_features(new, features, pays)
+        if not all(type(h) in (Stump, Constant) for h in new):
+            expected = None
+        else:
+            added = {h.feature for h in new if type(h) is Stump}.difference(features)
+            expected = added if len(features) + len(added) <= limit else None
+        assert found == expected
+        assert asked == sorted(asked)  # slots only grow: the first failure is final
