@@ -1,7 +1,8 @@
 """The shortcuts of a totally corrective iteration outside the solve compute what the long way does, bit
 for bit: the regulariser's value of the certificate taken again for the stopping rule's P^t(d^{t-1})
 (``LastValue``); the +-1 columns checked and compacted in one pass (``Ensemble.add``); the certified d
-given to the decision-stump oracle without its checks (``Oracle.best(d, checked=True)``).
+given to the decision-stump oracle without its checks (``Oracle.best(d, checked=True)``); the entropy
+models' shallow copy made directly (``EntropyRegularised.__copy__``).
 
 Independent computation: the same fit with the shortcut disabled (the long way, monkeypatched in),
 compared entry for entry (weights, d, decision function, every history value but the times), and
@@ -10,6 +11,7 @@ the regulariser's own ``value`` at a fresh copy of d.
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import numpy as np
@@ -21,7 +23,7 @@ import dualboost.oracles.base as oracle_base
 from dualboost.boosting import binary_erlpboost, erlpboost
 from dualboost.boosting.core.run import Ensemble, Run
 from dualboost.oracles import Constant, DecisionStumps, RawFeature, Selection, Stump
-from dualboost.problems import ERLPBoost
+from dualboost.problems import BinaryERLPBoost, ERLPBoost, TemperedERLPBoost
 from dualboost.problems.max_edge import LastValue
 from dualboost.solvers import AuglagOptions, NewtonOptions, default_options
 
@@ -179,3 +181,21 @@ def test_a_users_d_is_always_checked(data):
     mine, checked = oracle.best(d), oracle.best(d, checked=True)
     assert mine.hypothesis == checked.hypothesis and mine.edge == checked.edge
     assert mine.column.tobytes() == checked.column.tobytes()
+
+
+@pytest.mark.parametrize(
+    "make", [ERLPBoost, BinaryERLPBoost, lambda U, **k: TemperedERLPBoost(U, t=0.5, **k)]
+)
+def test_the_models_shallow_copy_is_the_one_copy_makes_by_reduce(make):
+    """``copy.copy`` of an entropy model (``__copy__``) equals the copy through ``__reduce_ex__`` (what
+    copy.copy made before): the same type and the same attributes, shared, in a new instance."""
+    U = np.random.default_rng(7).choice([-1.0, 1.0], size=(20, 3))
+    model = make(U, nu=2.0, eta=4.0).with_columns(U[:, :2])
+    model.regularizer_value(np.full(20, 0.05))
+    mine = copy.copy(model)
+    reference = copy._reconstruct(model, None, *model.__reduce_ex__(4))
+    assert type(mine) is type(reference) is type(model) and mine is not model
+    assert list(mine.__dict__) == list(reference.__dict__) == list(model.__dict__)
+    assert all(mine.__dict__[k] is reference.__dict__[k] is v for k, v in model.__dict__.items())
+    mine.eta = 9.0
+    assert model.eta == 4.0
