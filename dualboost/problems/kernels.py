@@ -692,6 +692,13 @@ def _sort_orders(
     return order, position
 
 
+#: :meth:`StumpColumns._fewest_gram_columns` by (class, N, feature slots, the class's thresholds)
+_FEWEST_GRAM_COLUMNS: dict[tuple, int] = {}
+#: the most columns of a face that the compiled Gram is formed on (2^26: far beyond any run's t, and
+#: small enough that the work estimates' k^2 are exact, so that ``gram_pays`` only grows with k)
+FACE_LIMIT = 2**26
+
+
 class _GrowingColumns:
     """The index arrays of a run's :class:`StumpColumns` (``cut``, ``sign`` per column; ``stumps``,
     ``stump_cut`` per stump; ``constants``) with room to grow, doubled when full (as the Ensemble's
@@ -967,15 +974,38 @@ class StumpColumns(StumpOperatorBase):
     def compiled_gram(self) -> object:
         """:meth:`StumpOperatorBase.compiled_gram`: ``StumpPasses.gram_capsule`` of :meth:`passes`
         (``stump_gram`` on the face's columns, as ``restricted(face).weighted_gram``), for faces of at
-        least the fewest columns on which :meth:`gram_pays` (it grows with the columns)."""
-        low, high = 1, self.n_columns + 1  # the fewest columns that pay lie in [low, high]
-        while low < high:
-            middle = (low + high) // 2
-            if self.gram_pays(middle):
-                high = middle
-            else:
-                low = middle + 1
-        return self.passes().gram_capsule(low)
+        least the fewest columns on which :meth:`gram_pays` (it grows with the columns), at most
+        ``n_columns + 1`` (none of these columns' faces) and :data:`FACE_LIMIT` + 1."""
+        return self.passes().gram_capsule(min(self._fewest_gram_columns(), self.n_columns + 1))
+
+    def _fewest_gram_columns(self) -> int:
+        """The fewest columns k on which :meth:`gram_pays`: it depends on N, the feature slots and the
+        class's thresholds only (not on the operator's columns), and holds from k on (more columns
+        only pay more), so it is found once per run (a doubling, then a bisection; every boosting
+        iteration's operator searched [1, t + 1] again, ~13 us at t ~ 300) and kept."""
+        cls = type(self)
+        key = (
+            cls,
+            self.n_samples,
+            len(self.features),
+            cls.MIN_COLUMNS_PER_FEATURE,
+            cls.MIN_ENTRIES,
+            cls.GRAM_SHARE,
+        )
+        found = _FEWEST_GRAM_COLUMNS.get(key)
+        if found is None:
+            high = 1  # (searched up to FACE_LIMIT columns, where k^2 is exact in float64)
+            while high < FACE_LIMIT and not self.gram_pays(high):
+                high *= 2
+            low = high // 2 + 1 if high > 1 else 1  # the fewest lie in [low, high] (or none do)
+            while low < high:
+                middle = (low + high) // 2
+                if self.gram_pays(middle):
+                    high = middle
+                else:
+                    low = middle + 1
+            found = _FEWEST_GRAM_COLUMNS[key] = low if self.gram_pays(low) else FACE_LIMIT + 1
+        return found
 
     def margins(self, w: NDArray[np.float64]) -> NDArray[np.float64]:
         """``U w`` (w a vector over the columns): ``y * (2 sum_f A_f + sum_constants s_j w_j -

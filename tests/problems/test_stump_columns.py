@@ -11,7 +11,7 @@ from dualboost.boosting import erlpboost
 from dualboost.oracles import DecisionStumps
 from dualboost.oracles.stumps import Constant, Stump
 from dualboost.problems import ERLPBoost
-from dualboost.problems.kernels import StumpColumns, _added_features
+from dualboost.problems.kernels import FACE_LIMIT, StumpColumns, _added_features
 from tests.problems.stump_operators import (
     assert_model_products_agree,
     counted_margins,
@@ -285,3 +285,26 @@ def test_the_features_added_are_read_up_to_the_first_one_too_many():
             expected = added if len(features) + len(added) <= limit else None
         assert found == expected
         assert asked == sorted(asked)  # slots only grow: the first failure is final
+
+
+@pytest.mark.parametrize("thresholds", [None, (0, 0), (10**9, 4e5)])
+def test_the_fewest_gram_columns_are_those_a_search_of_every_face_finds(monkeypatch, thresholds):
+    """``compiled_gram``'s fewest columns (found once per N and feature slots, then kept) are the
+    smallest face size k <= t with ``gram_pays(k)`` (t + 1 where none pays), as the search over
+    [1, t + 1] of every operator found them, for every N, slot count and t."""
+    if thresholds is not None:
+        monkeypatch.setattr(StumpColumns, "MIN_COLUMNS_PER_FEATURE", thresholds[0])
+        monkeypatch.setattr(StumpColumns, "MIN_ENTRIES", thresholds[1])
+    for n in (1, 3, 16, 17, 100, 1000, 30_000):
+        for slots in (1, 2, 7, 24, 123):
+            operator = object.__new__(StumpColumns)
+            operator.n_samples, operator.features = n, tuple(range(slots))
+            fewest = operator._fewest_gram_columns()
+            if fewest <= FACE_LIMIT:
+                assert fewest >= 1 and all(operator.gram_pays(k) for k in range(fewest, fewest + 50))
+                assert fewest == 1 or not operator.gram_pays(fewest - 1)
+            else:  # none up to the limit
+                assert fewest == FACE_LIMIT + 1 and not operator.gram_pays(FACE_LIMIT)
+            for t in (1, 5, 60, 400):
+                expected = next((k for k in range(1, t + 1) if operator.gram_pays(k)), t + 1)
+                assert min(fewest, t + 1) == expected
