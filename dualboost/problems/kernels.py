@@ -962,8 +962,15 @@ class StumpColumns(StumpOperatorBase):
         without the GIL (``StumpPasses.capsule``, dualboost/solvers/_passes.pxd)."""
         made = self.__dict__.get("_passes")
         if made is None:
-            made = self._passes = StumpPasses(
-                self.y, self.order, self.position, self.stump_cut, self.sign, self.stumps, self.constants
+            made = self._passes = StumpPasses(  # (column_cut: ``cut`` itself, -1 for the constants)
+                self.y,
+                self.order,
+                self.position,
+                self.stump_cut,
+                self.sign,
+                self.stumps,
+                self.constants,
+                np.ascontiguousarray(self.cut, dtype=np.intp),
             )
         return made
 

@@ -11,7 +11,7 @@ from dualboost.boosting import erlpboost
 from dualboost.oracles import DecisionStumps
 from dualboost.oracles.stumps import Constant, Stump
 from dualboost.problems import ERLPBoost
-from dualboost.problems.kernels import FACE_LIMIT, StumpColumns, _added_features
+from dualboost.problems.kernels import FACE_LIMIT, StumpColumns, StumpPasses, _added_features
 from tests.problems.stump_operators import (
     assert_model_products_agree,
     counted_margins,
@@ -308,3 +308,24 @@ def test_the_fewest_gram_columns_are_those_a_search_of_every_face_finds(monkeypa
             for t in (1, 5, 60, 400):
                 expected = next((k for k in range(1, t + 1) if operator.gram_pays(k)), t + 1)
                 assert min(fewest, t + 1) == expected
+
+
+def test_the_passes_take_the_operators_cuts_as_their_column_cuts(monkeypatch):
+    """``StumpColumns.passes`` gives the compiled passes its ``cut`` (-1 for the constants) as the
+    columns' cuts, which the passes made from the stumps' cuts before: the same products (the compiled
+    Gram's faces read them: tests/solvers/test_compiled.py compares it with the called-back one bit
+    for bit); a column_cut of another length is refused."""
+    always(monkeypatch)
+    rng = np.random.default_rng(11)
+    X, y = data(rng, 120)
+    oracle = DecisionStumps().fit(X, y)
+    operator = StumpColumns.of(oracle, random_stumps(rng, X, 40))
+    arrays = (operator.y, operator.order, operator.position, operator.stump_cut, operator.sign)
+    made = StumpPasses(*arrays, operator.stumps, operator.constants)
+    w, d = rng.normal(size=40), rng.normal(size=120)
+    assert np.array_equal(operator.passes().margins(w), made.margins(w))
+    assert np.array_equal(operator.passes().edges(d), made.edges(d))
+    assert np.array_equal(operator.cut[operator.stumps], operator.stump_cut)
+    assert np.all(operator.cut[operator.constants] == -1)
+    with pytest.raises(ValueError, match="one slot per column"):
+        StumpPasses(*arrays, operator.stumps, operator.constants, operator.cut[:-1].copy())
