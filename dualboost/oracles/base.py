@@ -413,10 +413,18 @@ class Oracle(ABC):
     def _fit(self, X: Matrix) -> None:
         """Precompute what ``best`` needs from the validated X (labels are in ``self.y_``)."""
 
-    def best(self, d: ArrayLike, signed: bool = False) -> Selection:
+    def best(self, d: ArrayLike, signed: bool = False, *, checked: bool = False) -> Selection:
         """The maximum-edge hypothesis for the weights d over the N training examples: non-negative
         with a positive sum, or, with ``signed=True``, of either sign (oracles whose
-        :attr:`signed_weights` is True; module docstring)."""
+        :attr:`signed_weights` is True; module docstring).
+
+        ``checked=True`` is a driver's internal entry (docs/architecture.md#layers): d is a float64
+        array of N non-negative finite weights with a positive sum that the library made and
+        certified itself (a totally corrective re-solve's d, on the capped simplex: ``certify``
+        moved it there), so it is not checked again (N passes saved per iteration). Weights from
+        anywhere else, a user's above all, are always checked (the default)."""
+        if checked:
+            return self._best(d)
         if not hasattr(self, "n_samples_"):
             raise ValueError(f"{type(self).__name__} is not fitted: call fit(X, y) before best(d)")
         if signed:

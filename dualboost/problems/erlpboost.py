@@ -19,7 +19,7 @@ from dualboost._validation import check_distribution, check_eta, check_nu, check
 from dualboost.conjugates import CappedRelativeEntropy, ConvexFunction
 from dualboost.problems.base import ColumnIndependent
 from dualboost.problems.lpboost import LPBoost
-from dualboost.problems.max_edge import MaxEdgeModel
+from dualboost.problems.max_edge import LastValue, MaxEdgeModel
 
 __all__ = ["ERLPBoost", "EntropyRegularised", "erlpboost_eta", "canonical_eta", "prior_eta"]
 
@@ -137,9 +137,20 @@ class EntropyRegularised(ColumnIndependent, MaxEdgeModel):
         super().__init__(U)
         self.regularizer = self.regularizer_class(check_distribution(d0, self.n_samples), nu, eta)
         self.nu, self.eta, self.d0 = self.regularizer.nu, self.regularizer.eta, self.regularizer.d0
+        #: f(d^{t-1}) of the certificate, for the stopping rule's P^t(d^{t-1}) (shared by the copies)
+        self.regularizer_values = LastValue()
 
     def parameters(self) -> dict[str, float]:
         return {"nu": self.nu, "eta": self.eta}
+
+    def __copy__(self) -> EntropyRegularised:
+        """The shallow copy ``copy.copy`` makes (a new instance sharing this one's attributes), made
+        directly instead of through ``__reduce_ex__``: the copy of a boosting iteration's
+        ``with_columns`` (and of ``with_eta``), 8 us of a diabetes iteration in the run, 1.8 -> 0.4 us
+        alone."""
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        return twin
 
     def lp_limit(self) -> LPBoost:
         """LPBoost on the same U and nu: the limit eta -> infinity (docs/math.md#erlpboost-primal);

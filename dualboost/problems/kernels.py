@@ -12,6 +12,7 @@ holds the model and calls these; the trust radius's measure of a step is the reg
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -632,6 +633,13 @@ def _cuts(
     """:class:`StumpColumns`' ``cut`` and ``sign`` of ``hypotheses`` (stumps and constants) on the feature
     slots ``features``: each stump's rows at or below its threshold in its feature's sort order, found
     for the stumps of one feature at once."""
+    if len(hypotheses) == 1:  # (a boosting iteration's one new column, without the grouping)
+        h = hypotheses[0]
+        cut = -1
+        if type(h) is Stump:
+            below = int(oracle.sort_order(h.feature)[1].searchsorted(h.threshold, side="right"))
+            cut = features.index(h.feature) * (n + 1) + below
+        return np.array([cut], dtype=np.intp), np.array([h.sign], dtype=np.float64)
     cut = np.full(len(hypotheses), -1, dtype=np.intp)
     sign = np.empty(len(hypotheses))
     by_feature: dict[int, tuple[list[int], list[float]]] = {}
@@ -645,6 +653,24 @@ def _cuts(
         below = oracle.sort_order(f)[1].searchsorted(np.array(thresholds, dtype=np.float64), side="right")
         cut[columns] = features.index(f) * (n + 1) + below
     return cut, sign
+
+
+def _added_features(new: list, features: tuple[int, ...], pays: Callable[[int], bool]) -> set[int] | None:
+    """The features of the stumps of ``new`` that are not in ``features``; None where a hypothesis is
+    neither a stump nor a constant, or where ``pays(len(features) + the features so far)`` fails:
+    at the first feature too many, since a feature slot more never makes the operator pay (before
+    the sort orders pay, a run's columns are read up to there only, not all of them every iteration)."""
+    known, added = set(features), set()
+    for h in new:
+        kind = type(h)
+        if kind is Stump:
+            if h.feature not in known and h.feature not in added:
+                added.add(h.feature)
+                if not pays(len(known) + len(added)):
+                    return None
+        elif kind is not Constant:
+            return None
+    return added if pays(len(known) + len(added)) else None
 
 
 def _sort_orders(
@@ -664,6 +690,95 @@ def _sort_orders(
         else:
             position[k, order[k]] = rows
     return order, position
+
+
+#: :meth:`StumpColumns._fewest_gram_columns` by (class, N, feature slots, the class's thresholds)
+_FEWEST_GRAM_COLUMNS: dict[tuple, int] = {}
+#: the most columns of a face that the compiled Gram is formed on (2^26: far beyond any run's t, and
+#: small enough that the work estimates' k^2 are exact, so that ``gram_pays`` only grows with k)
+FACE_LIMIT = 2**26
+
+
+class _GrowingColumns:
+    """The index arrays of a run's :class:`StumpColumns` (``cut``, ``sign`` per column; ``stumps``,
+    ``stump_cut`` per stump; ``constants``) with room to grow, doubled when full (as the Ensemble's
+    columns): a boosting iteration appends its new column in place, O(1), where the operator
+    extended is the latest made, and copies the operator's entries first otherwise (an older one
+    extended again). Each operator holds views of the first entries, which later ones leave as they
+    are (entries are only appended)."""
+
+    def __init__(self, operator: StumpColumns) -> None:
+        self.sizes = (operator.n_columns, operator.stumps.size, operator.constants.size)
+        self.cut, self.sign = _room(operator.cut), _room(operator.sign)
+        self.stumps, self.stump_cut = _room(operator.stumps), _room(operator.stump_cut)
+        self.constants = _room(operator.constants)
+
+    def extended(
+        self,
+        n_columns: int,
+        n_stumps: int,
+        n_constants: int,
+        cut: NDArray[np.intp],
+        sign: NDArray[np.float64],
+    ) -> _GrowingColumns:
+        """The arrays of the operator of ``n_columns`` columns (``n_stumps`` stumps, ``n_constants``
+        constants) with the columns ``cut``, ``sign`` appended: these arrays where that operator's
+        entries are all those written so far, else a copy of its entries, so extended."""
+        grown = self
+        if (n_columns, n_stumps, n_constants) != self.sizes:
+            grown = object.__new__(_GrowingColumns)
+            grown.sizes = (n_columns, n_stumps, n_constants)
+            grown.cut, grown.sign = _room(self.cut[:n_columns]), _room(self.sign[:n_columns])
+            grown.stumps, grown.stump_cut = _room(self.stumps[:n_stumps]), _room(self.stump_cut[:n_stumps])
+            grown.constants = _room(self.constants[:n_constants])
+        grown._append(cut, sign)
+        return grown
+
+    def _append(self, cut: NDArray[np.intp], sign: NDArray[np.float64]) -> None:
+        t, s, c = self.sizes
+        if cut.size == 1:  # (a boosting iteration's one new column, by scalars)
+            self.cut, self.sign = _fit(self.cut, t + 1), _fit(self.sign, t + 1)
+            self.cut[t], self.sign[t] = cut[0], sign[0]
+            if cut[0] >= 0:
+                self.stumps, self.stump_cut = _fit(self.stumps, s + 1), _fit(self.stump_cut, s + 1)
+                self.stumps[s], self.stump_cut[s] = t, cut[0]
+                self.sizes = (t + 1, s + 1, c)
+            else:
+                self.constants = _fit(self.constants, c + 1)
+                self.constants[c] = t
+                self.sizes = (t + 1, s, c + 1)
+            return
+        is_stump = cut >= 0
+        new_stumps = int(np.count_nonzero(is_stump))
+        self.cut, self.sign = _fit(self.cut, t + cut.size), _fit(self.sign, t + cut.size)
+        self.stumps, self.stump_cut = _fit(self.stumps, s + new_stumps), _fit(self.stump_cut, s + new_stumps)
+        self.constants = _fit(self.constants, c + cut.size - new_stumps)
+        self.cut[t : t + cut.size], self.sign[t : t + cut.size] = cut, sign
+        self.stumps[s : s + new_stumps] = is_stump.nonzero()[0] + t
+        self.stump_cut[s : s + new_stumps] = cut[is_stump]
+        self.constants[c : c + cut.size - new_stumps] = (~is_stump).nonzero()[0] + t
+        self.sizes = (t + cut.size, s + new_stumps, c + cut.size - new_stumps)
+
+    def views(self) -> tuple[NDArray, ...]:
+        """``(cut, sign, stumps, constants, stump_cut)`` of the entries written so far (views)."""
+        t, s, c = self.sizes
+        return self.cut[:t], self.sign[:t], self.stumps[:s], self.constants[:c], self.stump_cut[:s]
+
+
+def _room(entries: NDArray) -> NDArray:
+    """A copy of ``entries`` in an array of twice their size (at least 16)."""
+    out = np.empty(max(2 * entries.size, 16), dtype=entries.dtype)
+    out[: entries.size] = entries
+    return out
+
+
+def _fit(array: NDArray, size: int) -> NDArray:
+    """``array``, or a copy of it twice as large where it is smaller than ``size``."""
+    if array.size >= size:
+        return array
+    out = np.empty(max(size, 2 * array.size), dtype=array.dtype)
+    out[: array.size] = array
+    return out
 
 
 class StumpColumns(StumpOperatorBase):
@@ -708,6 +823,9 @@ class StumpColumns(StumpOperatorBase):
     #: (:meth:`weighted_gram`, O(N F^2 + |S|^2) against N |S|^2) diabetes runs 1.6-1.7x as fast from
     #: 5e4 on and german 1.05x (benchmarks/results/vs_adaboost.txt)
     MIN_ENTRIES = 5e4
+    #: the arrays with room to grow whose first entries are this operator's (:meth:`_extended`), or
+    #: None (made by :meth:`__init__`: its own arrays)
+    _store: _GrowingColumns | None = None
     #: a compiled solver forms the Gram of |S| columns from the histograms (:meth:`weighted_gram`)
     #: where :meth:`gram_work` is at most this share of the dense Gram's N |S|^2 multiply-adds, even
     #: where the products do not pay (their random reads cost several dense multiply-adds each)
@@ -745,11 +863,10 @@ class StumpColumns(StumpOperatorBase):
         done = 0 if previous is None else previous.n_columns
         features = () if previous is None else previous.features
         new = hypotheses[done:]
-        if not all(type(h) in (Stump, Constant) for h in new):
-            return None
-        added = {h.feature for h in new if type(h) is Stump}.difference(features)
-        slots = len(features) + len(added)
-        if not (cls._pays(n, t, slots) or cls._gram_pays(n, t, slots)):
+        added = _added_features(
+            new, features, lambda slots: cls._pays(n, t, slots) or cls._gram_pays(n, t, slots)
+        )
+        if added is None:
             return None
         if previous is not None and not added:
             return previous._extended(*_cuts(oracle, new, previous.features, n))
@@ -772,17 +889,17 @@ class StumpColumns(StumpOperatorBase):
 
     def _extended(self, cut: NDArray[np.intp], sign: NDArray[np.float64]) -> StumpColumns:
         """This operator with the columns ``cut``, ``sign`` appended (on the same feature slots): the
-        index arrays of :meth:`__init__` extended by the new columns' (O(t) copies, no pass over
-        ``cut >= 0`` of every column)."""
+        index arrays of :meth:`__init__` extended by the new columns' in the arrays with room to grow
+        that the operators of a run share (:class:`_GrowingColumns`; no pass over ``cut >= 0`` of every
+        column, no copy of the t columns' entries)."""
         grown = object.__new__(type(self))
         grown.y, grown.order, grown.position = self.y, self.order, self.position
         grown.features, grown.n_samples = self.features, self.n_samples
-        is_stump = cut >= 0
-        done = self.n_columns
-        grown.cut, grown.sign = np.concatenate((self.cut, cut)), np.concatenate((self.sign, sign))
-        grown.stumps = np.concatenate((self.stumps, is_stump.nonzero()[0] + done))
-        grown.constants = np.concatenate((self.constants, (~is_stump).nonzero()[0] + done))
-        grown.stump_cut = np.concatenate((self.stump_cut, cut[is_stump]))
+        store = self._store if self._store is not None else _GrowingColumns(self)
+        grown._store = store = store.extended(
+            self.n_columns, self.stumps.size, self.constants.size, cut, sign
+        )
+        grown.cut, grown.sign, grown.stumps, grown.constants, grown.stump_cut = store.views()
         grown.n_columns = grown.cut.size
         return grown
 
@@ -836,6 +953,7 @@ class StumpColumns(StumpOperatorBase):
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         state.pop("_passes", None)  # compiled, made again on first use
+        state.pop("_store", None)  # the run's arrays with room to grow: its own views are pickled
         return state
 
     def passes(self) -> StumpPasses:
@@ -844,8 +962,15 @@ class StumpColumns(StumpOperatorBase):
         without the GIL (``StumpPasses.capsule``, dualboost/solvers/_passes.pxd)."""
         made = self.__dict__.get("_passes")
         if made is None:
-            made = self._passes = StumpPasses(
-                self.y, self.order, self.position, self.stump_cut, self.sign, self.stumps, self.constants
+            made = self._passes = StumpPasses(  # (column_cut: ``cut`` itself, -1 for the constants)
+                self.y,
+                self.order,
+                self.position,
+                self.stump_cut,
+                self.sign,
+                self.stumps,
+                self.constants,
+                np.ascontiguousarray(self.cut, dtype=np.intp),
             )
         return made
 
@@ -856,15 +981,38 @@ class StumpColumns(StumpOperatorBase):
     def compiled_gram(self) -> object:
         """:meth:`StumpOperatorBase.compiled_gram`: ``StumpPasses.gram_capsule`` of :meth:`passes`
         (``stump_gram`` on the face's columns, as ``restricted(face).weighted_gram``), for faces of at
-        least the fewest columns on which :meth:`gram_pays` (it grows with the columns)."""
-        low, high = 1, self.n_columns + 1  # the fewest columns that pay lie in [low, high]
-        while low < high:
-            middle = (low + high) // 2
-            if self.gram_pays(middle):
-                high = middle
-            else:
-                low = middle + 1
-        return self.passes().gram_capsule(low)
+        least the fewest columns on which :meth:`gram_pays` (it grows with the columns), at most
+        ``n_columns + 1`` (none of these columns' faces) and :data:`FACE_LIMIT` + 1."""
+        return self.passes().gram_capsule(min(self._fewest_gram_columns(), self.n_columns + 1))
+
+    def _fewest_gram_columns(self) -> int:
+        """The fewest columns k on which :meth:`gram_pays`: it depends on N, the feature slots and the
+        class's thresholds only (not on the operator's columns), and holds from k on (more columns
+        only pay more), so it is found once per run (a doubling, then a bisection; every boosting
+        iteration's operator searched [1, t + 1] again, ~13 us at t ~ 300) and kept."""
+        cls = type(self)
+        key = (
+            cls,
+            self.n_samples,
+            len(self.features),
+            cls.MIN_COLUMNS_PER_FEATURE,
+            cls.MIN_ENTRIES,
+            cls.GRAM_SHARE,
+        )
+        found = _FEWEST_GRAM_COLUMNS.get(key)
+        if found is None:
+            high = 1  # (searched up to FACE_LIMIT columns, where k^2 is exact in float64)
+            while high < FACE_LIMIT and not self.gram_pays(high):
+                high *= 2
+            low = high // 2 + 1 if high > 1 else 1  # the fewest lie in [low, high] (or none do)
+            while low < high:
+                middle = (low + high) // 2
+                if self.gram_pays(middle):
+                    high = middle
+                else:
+                    low = middle + 1
+            found = _FEWEST_GRAM_COLUMNS[key] = low if self.gram_pays(low) else FACE_LIMIT + 1
+        return found
 
     def margins(self, w: NDArray[np.float64]) -> NDArray[np.float64]:
         """``U w`` (w a vector over the columns): ``y * (2 sum_f A_f + sum_constants s_j w_j -

@@ -22,7 +22,7 @@ from dualboost.conjugates import ConvexFunction, project_capped_simplex, project
 from dualboost.problems.base import CvxpyModel, KKTMultipliers, Model
 from dualboost.solvers.contract import WDomain
 
-__all__ = ["MaxEdgeModel", "MaxEdgeWeights"]
+__all__ = ["MaxEdgeModel", "MaxEdgeWeights", "LastValue"]
 
 #: feasibility tolerance of the objectives: a point farther than this is outside the domain
 DOMAIN_TOL = 1e-9
@@ -73,6 +73,52 @@ class MaxEdgeWeights:
         return fixed, float(np.abs(fixed - w).max())
 
 
+class LastValue:
+    """The value of a regulariser at the last d it was asked for, kept with a copy of that d: a
+    boosting run evaluates ``f(d^{t-1})`` twice, in the certificate of the re-solve of iteration
+    t - 1 (``primal_from_edges(d, grad)``, docs/math.md#erlpboost-stopping) and in the stopping rule
+    of iteration t (``P^t(d^{t-1}) = max_q u^q . d^{t-1} + f(d^{t-1})``, the model with the new
+    column), at the same d: the second is the first's value, the same bits, without a pass over the
+    N examples (``value`` is a function of the regulariser and d only; a d equal entry for entry
+    gives the same value: ``-0.0`` and ``0.0`` are clipped to 0 alike). A d changed in place since
+    is not equal to the copy, and is evaluated again.
+    """
+
+    __slots__ = ("entry",)
+
+    def __init__(self) -> None:
+        #: ``(regulariser, copy of d, f(d))`` of the last evaluation, or None
+        self.entry: tuple | None = None
+
+    def value(self, regularizer: ConvexFunction, d: NDArray[np.float64]) -> float:
+        """``regularizer.value(d)``, kept for the next call (one tuple, replaced whole).
+
+        Parameters
+        ----------
+        regularizer : ConvexFunction
+            The regulariser (compared by identity: a model made by ``with_eta`` has its own).
+        d : ndarray of shape (N,)
+            The point.
+
+        Returns
+        -------
+        float
+            ``f(d)``.
+        """
+        entry = self.entry
+        if entry is not None and entry[0] is regularizer and _equal(entry[1], d):
+            return entry[2]
+        value = regularizer.value(d)
+        if isinstance(d, np.ndarray):
+            self.entry = (regularizer, np.array(d, dtype=np.float64), value)
+        return value
+
+
+def _equal(kept: NDArray[np.float64], d: object) -> bool:
+    """Whether ``d`` is an array of ``kept``'s shape with equal entries (NaN equals nothing)."""
+    return isinstance(d, np.ndarray) and d.shape == kept.shape and bool((d == kept).all())
+
+
 class MaxEdgeModel(MaxEdgeWeights, Model):
     """``min_d max_q (U^T d)_q + f(d)`` and its dual ``max_{w in simplex} -f*(-U w)``.
 
@@ -87,6 +133,17 @@ class MaxEdgeModel(MaxEdgeWeights, Model):
 
     regularizer: ConvexFunction
     nu: float = 1.0
+    #: the regulariser's last value (:class:`LastValue`), shared by the copies a boosting run makes of
+    #: the model (``with_columns``, ``with_eta``); None: none kept (this default)
+    regularizer_values: LastValue | None = None
+
+    def regularizer_value(self, d: NDArray[np.float64]) -> float:
+        """``f(d)``: ``regularizer.value(d)``, or the value kept in :attr:`regularizer_values` where it
+        is that of this regulariser at a d equal to this one, entry for entry (the same bits)."""
+        values = self.regularizer_values
+        if values is None:
+            return self.regularizer.value(d)
+        return values.value(self.regularizer, d)
 
     # --- objectives and maps -------------------------------------------------------------
     def primal_objective(self, d: ArrayLike) -> float:
@@ -95,8 +152,9 @@ class MaxEdgeModel(MaxEdgeWeights, Model):
 
     def primal_from_edges(self, d: NDArray[np.float64], edges: NDArray[np.float64]) -> float:
         """``max_q edges_q + f(d)`` with ``edges = U^T d`` computed by the caller (a dual solver has
-        it: it is the gradient of D at the w that gave d, docs/math.md#augmented-lagrangian)."""
-        reg = self.regularizer.value(d)
+        it: it is the gradient of D at the w that gave d, docs/math.md#augmented-lagrangian). ``f(d)``
+        is taken from :attr:`regularizer_values` where it holds this very d (:class:`LastValue`)."""
+        reg = self.regularizer_value(d)
         if not np.isfinite(reg):
             return np.inf
         return float(self.edge_objective(edges) + reg)

@@ -22,6 +22,7 @@ words, where the sort orders of ``StumpColumns`` do not pay (one stump per featu
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -38,6 +39,26 @@ except ImportError:  # a source tree that was not built
 __all__ = ["SparseStumpColumns", "stump_operator"]
 
 
+def _flipped(X: sp.csc_matrix, h: Stump) -> tuple[NDArray[np.bool_], float, float]:
+    """``(mask, c, a)`` of a stump's column ``h(x) = c + a [x_f's nonzero at mask]`` (before the
+    labels), the mask over the feature's stored entries (CSC order)."""
+    start, stop = X.indptr[h.feature], X.indptr[h.feature + 1]
+    values, s = X.data[start:stop], float(h.sign)
+    if h.threshold >= 0.0:  # x_f = 0 gives -s; the nonzeros above the threshold give +s
+        return values > h.threshold, -s, 2.0 * s
+    return values <= h.threshold, s, -2.0 * s  # x_f = 0 gives +s; those at or below it give -s
+
+
+def _column_parts(X: sp.csc_matrix, n_samples: int, h: Stump | Constant) -> tuple[int, float, float]:
+    """``(size, c, a)`` of :func:`_indicator` without its rows: how many rows it has (at most half of
+    them) and the column's constant and jump."""
+    if type(h) is Constant:
+        return 0, float(h.sign), 0.0
+    mask, c, a = _flipped(X, h)
+    size = int(np.count_nonzero(mask))
+    return (n_samples - size, c + a, -a) if 2 * size > n_samples else (size, c, a)
+
+
 def _indicator(
     X: sp.csc_matrix, n_samples: int, h: Stump | Constant
 ) -> tuple[NDArray[np.int32], float, float]:
@@ -45,13 +66,8 @@ def _indicator(
     rows sorted, at most half of the rows (the complement is taken where it is smaller)."""
     if type(h) is Constant:
         return np.zeros(0, dtype=np.int32), float(h.sign), 0.0
-    start, stop = X.indptr[h.feature], X.indptr[h.feature + 1]
-    index, values = X.indices[start:stop], X.data[start:stop]
-    s = float(h.sign)
-    if h.threshold >= 0.0:  # x_f = 0 gives -s; the nonzeros above the threshold give +s
-        rows, c, a = index[values > h.threshold], -s, 2.0 * s
-    else:  # x_f = 0 gives +s; the nonzeros at or below the threshold give -s
-        rows, c, a = index[values <= h.threshold], s, -2.0 * s
+    mask, c, a = _flipped(X, h)
+    rows = X.indices[X.indptr[h.feature] : X.indptr[h.feature + 1]][mask]
     if 2 * rows.size > n_samples:
         keep = np.ones(n_samples, dtype=bool)
         keep[rows] = False
@@ -70,18 +86,27 @@ class _Indicators:
         self.indptr = np.zeros(1, dtype=np.intp)
         #: the columns written so far
         self.n_columns = 0
+        #: the hypothesis of each column written
+        self.hypotheses: list = []
 
-    def extended(self, n_columns: int, rows: list[NDArray[np.int32]]) -> _Indicators:
-        """The indicators of the first ``n_columns`` columns and then ``rows`` (one sorted array
-        of rows per new column): these, appended to in place where ``n_columns`` are all the columns
-        written so far, else a copy of those columns so extended (an older operator extended again)."""
+    def extended(self, n_columns: int, hypotheses: list, find: Callable) -> _Indicators:
+        """The indicators of the first ``n_columns`` columns and then those of ``hypotheses``
+        (``find(h)``: the sorted rows of h's column): these, as they are where their next columns
+        are those hypotheses already (written for a later operator, found first), appended to in
+        place where ``n_columns`` are all the columns written so far, else a copy of those columns
+        so extended (an older operator extended again)."""
+        total = n_columns + len(hypotheses)
+        written = self.hypotheses[n_columns:total]
+        if len(written) == len(hypotheses) and all(a is b for a, b in zip(written, hypotheses, strict=True)):
+            return self
         grown = self
         if n_columns != self.n_columns:
             nnz = self.indptr[n_columns]
             grown = _Indicators()
             grown.indices, grown.indptr = self.indices[:nnz].copy(), self.indptr[: n_columns + 1].copy()
-            grown.n_columns = n_columns
-        grown._append(rows)
+            grown.n_columns, grown.hypotheses = n_columns, self.hypotheses[:n_columns]
+        grown._append([find(h) for h in hypotheses])
+        grown.hypotheses.extend(hypotheses)
         return grown
 
     def _append(self, rows: list[NDArray[np.int32]]) -> None:
@@ -131,6 +156,12 @@ class SparseStumpColumns(StumpOperatorBase):
         ``(indices, indptr, columns)``: B's rows as CSC arrays, column l being column
         ``columns[l]`` of them (None: column l), read without a copy (:meth:`of`,
         :meth:`restricted`); B is then made from them on first use.
+    pending : tuple or None
+        ``(oracle, hypotheses, written)`` (:meth:`of`): B's rows are those of the first ``written``
+        columns of ``grown`` and then those of ``hypotheses`` (stumps and constants of ``oracle``),
+        found on first use (``source`` is then made): an operator that neither :meth:`pays` nor
+        :meth:`gram_pays`, as at every iteration of german's and diabetes' runs before the sort
+        orders pay, never finds them (:meth:`pays` and :meth:`gram_pays` read ``nnz`` only).
     """
 
     #: the largest share of U's entries that B may hold for the products to pay. The compiled passes
@@ -165,15 +196,21 @@ class SparseStumpColumns(StumpOperatorBase):
         grown: _Indicators | None = None,
         nnz: int | None = None,
         source: tuple[NDArray[np.int32], NDArray[np.intp], NDArray[np.intp] | None] | None = None,
+        pending: tuple | None = None,
     ) -> None:
         self.y, self.c, self.a = y, c, a
         self.n_samples, self.n_columns = y.size, c.size
+        #: ``(oracle, hypotheses, written)`` whose rows :meth:`_found` appends to ``grown``'s first
+        #: ``written`` columns (then None); None: the rows are known (or dropped)
+        self._pending = pending
         #: ``(indices, indptr, columns)``: B's column l is column ``columns[l]`` of the CSC arrays
         #: ``indices``, ``indptr`` (None: column l), B then made on first use only (the compiled
         #: products read these arrays): the growing arrays of :meth:`of`, or a :meth:`restricted`
         #: operator's parent's; None: B as given
         self._source = source
-        if source is None:
+        if pending is not None:
+            self.nnz = nnz
+        elif source is None:
             self.B = B
             self.nnz = B.nnz if B is not None else nnz
         elif source[2] is None:
@@ -190,7 +227,7 @@ class SparseStumpColumns(StumpOperatorBase):
     @functools.cached_property
     def B(self) -> sp.csc_matrix:  # (made from ``_source``; an operator given B sets it in __init__)
         """The 0/1 indicators, N x t CSC (on the source arrays where they are all of its columns)."""
-        indices, indptr, columns = self._source
+        indices, indptr, columns = self._found()
         whole = sp.csc_matrix(
             (np.ones(indices.size), indices, indptr), shape=(self.n_samples, indptr.size - 1)
         )
@@ -198,16 +235,28 @@ class SparseStumpColumns(StumpOperatorBase):
             whole.has_sorted_indices = True
         return whole if columns is None else whole[:, columns]
 
+    def _found(self) -> tuple[NDArray[np.int32], NDArray[np.intp], NDArray[np.intp] | None] | None:
+        """``_source``, the pending rows found first (``pending`` in the class docstring): those of
+        the hypotheses not written yet appended to the growing arrays (:meth:`_Indicators.extended`)."""
+        pending = self._pending
+        if pending is not None:
+            oracle, hypotheses, written = pending
+            X, n = oracle.X_, oracle.n_samples_
+            self._grown = self._grown.extended(written, hypotheses, lambda h: _indicator(X, n, h)[0])
+            self._source = self._grown.arrays(self.n_columns)
+            self._pending = None
+        return self._source
+
     @property
     def _has_rows(self) -> bool:
-        """Whether B's rows are kept (not dropped by :meth:`of`)."""
-        return self._source is not None or self.__dict__.get("B") is not None
+        """Whether B's rows are kept (not dropped by :meth:`of`), found or pending."""
+        return self._source is not None or self._pending is not None or self.__dict__.get("B") is not None
 
     @property
     def _csc(self) -> tuple[NDArray[np.int32], NDArray[np.intp], NDArray[np.intp]]:
         """``(indices, indptr, columns)`` of the compiled products (``_source``, or B's own with
         ``columns = 0 .. t - 1``)."""
-        if self._source is not None:
+        if self._found() is not None:
             indices, indptr, columns = self._source
             return indices, indptr, np.arange(self.n_columns, dtype=np.intp) if columns is None else columns
         B = self.B
@@ -215,6 +264,7 @@ class SparseStumpColumns(StumpOperatorBase):
         return np.asarray(B.indices, dtype=np.int32), np.asarray(B.indptr, dtype=np.intp), columns
 
     def __getstate__(self) -> dict:
+        self._found()  # (the rows, not the oracle)
         state = self.__dict__.copy()
         state.pop("_passes", None)  # compiled, made again on first use
         return state
@@ -269,11 +319,11 @@ class SparseStumpColumns(StumpOperatorBase):
         new = hypotheses[done:]
         if not all(type(h) in (Stump, Constant) for h in new):
             return None
-        parts = [_indicator(oracle.X_, oracle.n_samples_, h) for h in new]
+        parts = [_column_parts(oracle.X_, oracle.n_samples_, h) for h in new]
         y = np.asarray(oracle.y_, dtype=np.float64)
         c = np.concatenate([previous.c if extend else np.zeros(0), [p[1] for p in parts]])
         a = np.concatenate([previous.a if extend else np.zeros(0), [p[2] for p in parts]])
-        nnz = (previous.nnz if extend else 0) + sum(p[0].size for p in parts)
+        nnz = (previous.nnz if extend else 0) + sum(p[0] for p in parts)
         if nnz > cls.DROP_MARGIN * cls.MAX_DENSITY * oracle.n_samples_ * len(hypotheses):
             # B too dense to pay (dense features, before the sort orders take over): its rows are
             # not kept, only counted. Its density can come back under MAX_DENSITY only after
@@ -285,8 +335,15 @@ class SparseStumpColumns(StumpOperatorBase):
             return cls(y, c, a, None, nnz=nnz)
         if extend and not previous._has_rows:  # dropped, and now it may pay: the rows again
             return cls.of(oracle, hypotheses)
-        grown = (previous._grown if extend else _Indicators()).extended(done, [p[0] for p in parts])
-        return cls(y, c, a, None, grown=grown, source=grown.arrays(len(hypotheses)))
+        # the rows found on first use (``pending``): those of previous's pending hypotheses too
+        if not extend:
+            grown, written, waiting = _Indicators(), 0, new
+        elif previous._pending is not None:
+            grown, (_, earlier, written) = previous._grown, previous._pending
+            waiting = earlier + new
+        else:
+            grown, written, waiting = previous._grown, done, new
+        return cls(y, c, a, None, grown=grown, nnz=nnz, pending=(oracle, waiting, written))
 
     def restricted(self, columns: NDArray[np.intp]) -> SparseStumpColumns:
         """The operator of the columns ``columns``, on this one's rows of B (no copy: O(|columns|))."""

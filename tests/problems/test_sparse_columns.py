@@ -3,6 +3,8 @@
 choice between it and the sort-order operator, and ERLPBoost runs through it against the same runs on
 the explicit U."""
 
+import pickle
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -118,16 +120,23 @@ def test_grown_and_whole_operators_agree():
     assert np.array_equal(grown.edges(d), whole.edges(d))
 
 
+def _chain(rng, n, count):
+    """A fitted oracle on sparse data, ``count`` random stumps and the operators of their prefixes,
+    each extending the one before (as a run makes them)."""
+    X, y = sparse_data(rng, n)
+    oracle = DecisionStumps().fit(X, y)
+    hypotheses = random_stumps(rng, X, count)
+    chain = [SparseStumpColumns.of(oracle, hypotheses[:1])]
+    for k in range(2, count + 1):
+        chain.append(SparseStumpColumns.of(oracle, hypotheses[:k], chain[-1]))
+    return oracle, hypotheses, chain
+
+
 def test_growth_in_place_leaves_the_earlier_operators_as_they_were():
     """Extending the latest operator appends to its arrays (no copy of B's nonzeros); the earlier
     operators, and an older one extended again (a copy then), keep their own columns."""
     rng = np.random.default_rng(8)
-    X, y = sparse_data(rng, 300)
-    oracle = DecisionStumps().fit(X, y)
-    hypotheses = random_stumps(rng, X, 40)
-    chain = [SparseStumpColumns.of(oracle, hypotheses[:1])]
-    for k in range(2, 41):
-        chain.append(SparseStumpColumns.of(oracle, hypotheses[:k], chain[-1]))
+    oracle, hypotheses, chain = _chain(rng, 300, 40)
     assert np.shares_memory(chain[-1].B.indices, chain[-2].B.indices)
     branch = SparseStumpColumns.of(oracle, hypotheses[:10] + hypotheses[30:], chain[9])
     assert not np.shares_memory(branch.B.indices, chain[-1].B.indices)
@@ -380,3 +389,76 @@ def test_the_compiled_products_equal_scipys(monkeypatch):
     reference += [part.margins(w[columns]), part.edges(d), part.weighted_gram(g)]
     for a, b in zip(compiled, reference, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-13 * np.abs(b).max())
+
+
+def test_rows_are_found_on_first_use_only():
+    """:meth:`SparseStumpColumns.of` counts the rows of the new columns (``nnz``, which ``pays`` and
+    ``gram_pays`` read) and finds them on first use: an operator whose products were never asked for
+    holds no rows, its ``pays`` and ``gram_pays`` are those of the operator with its rows found, and the
+    rows found late (several operators' pending columns at once, in any order) are those of the
+    operator made at once, sharing the arrays of the latest operator where they can."""
+    rng = np.random.default_rng(31)
+    oracle, hypotheses, chain = _chain(rng, 400, 24)
+    assert all(operator._source is None and operator._pending is not None for operator in chain)
+    for k in (23, 5, 11, 0, 22):  # the latest first, then older ones (views of its arrays), then others
+        operator, fresh = chain[k], SparseStumpColumns.of(oracle, hypotheses[: k + 1])
+        fresh._found()
+        assert operator.nnz == fresh.nnz == fresh.B.nnz == operator.B.nnz
+        assert (operator.B != fresh.B).nnz == 0
+        assert operator._pending is None and operator._source is not None
+        for columns in (1, k + 1, 10_000):
+            assert operator.pays(columns) == fresh.pays(columns)
+            assert operator.gram_pays(columns) == fresh.gram_pays(columns)
+        if k in (5, 11, 0, 22):  # the first columns of the latest operator's arrays: no copy
+            assert np.shares_memory(operator._source[0], chain[23]._source[0]) or operator.nnz == 0
+    # a pending operator extended: its pending columns and the new ones found together
+    extended = SparseStumpColumns.of(oracle, hypotheses[:20] + hypotheses[:3], chain[19])
+    assert (extended.B != SparseStumpColumns.of(oracle, hypotheses[:20] + hypotheses[:3]).B).nnz == 0
+    w = rng.normal(size=24)
+    pending = SparseStumpColumns.of(oracle, hypotheses)
+    assert np.array_equal(pending.margins(w), chain[23].margins(w))
+
+
+def test_a_pickled_operator_holds_its_rows_not_the_oracle():
+    rng = np.random.default_rng(32)
+    X, y = sparse_data(rng, 200)
+    oracle = DecisionStumps().fit(X, y)
+    hypotheses = random_stumps(rng, X, 12)
+    operator = SparseStumpColumns.of(oracle, hypotheses)
+    loaded = pickle.loads(pickle.dumps(operator))
+    assert loaded._pending is None and loaded.nnz == operator.nnz
+    assert (loaded.B != SparseStumpColumns.of(oracle, hypotheses).B).nnz == 0
+
+
+def test_german_like_runs_never_find_the_rows(monkeypatch):
+    """On dense features below the products' floor (german, diabetes) the sparse operator is chosen on
+    the first iterations but neither pays nor gram-pays: the run never finds its rows, and its fit is
+    the one whose operators found them at once, bit for bit."""
+    rng = np.random.default_rng(33)
+    X = np.round(rng.normal(size=(300, 6)), 1)
+    y = np.where(X[:, 0] + rng.normal(size=300) > 0, 1.0, -1.0)
+    found = []
+    original = SparseStumpColumns._found
+
+    def counted(self):
+        found.append(self._pending is not None)
+        return original(self)
+
+    monkeypatch.setattr(SparseStumpColumns, "_found", counted)
+    short = erlpboost(DecisionStumps().fit(X, y), nu=1.0, eps=0.05)
+    assert not any(found)
+    of = SparseStumpColumns.of.__func__
+
+    def at_once(cls, *args):
+        made = of(cls, *args)
+        if made is not None:
+            made._found()
+        return made
+
+    monkeypatch.setattr(SparseStumpColumns, "of", classmethod(at_once))
+    found.clear()
+    eager = erlpboost(DecisionStumps().fit(X, y), nu=1.0, eps=0.05)
+    assert any(found)  # the sparse operator was made (and its rows found) on some iterations
+    assert eager.n_iter == short.n_iter and eager.weights.tobytes() == short.weights.tobytes()
+    assert eager.d.tobytes() == short.d.tobytes()
+    assert eager.history["stopping"].tobytes() == short.history["stopping"].tobytes()

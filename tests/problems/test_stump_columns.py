@@ -2,6 +2,8 @@
 against the explicit products with U it replaces, and ERLPBoost runs through it against the same
 runs on the explicit U."""
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -9,7 +11,7 @@ from dualboost.boosting import erlpboost
 from dualboost.oracles import DecisionStumps
 from dualboost.oracles.stumps import Constant, Stump
 from dualboost.problems import ERLPBoost
-from dualboost.problems.kernels import StumpColumns
+from dualboost.problems.kernels import FACE_LIMIT, StumpColumns, StumpPasses, _added_features
 from tests.problems.stump_operators import (
     assert_model_products_agree,
     counted_margins,
@@ -213,3 +215,117 @@ def test_no_products_for_a_small_matrix_and_the_gram_where_it_pays():
     assert operator.gram_work(40) <= StumpColumns.GRAM_SHARE * 100 * 40**2
     assert not operator.gram_pays(8)  # 100 * 15 + 64 > 100 * 64 / 16
     assert StumpColumns.of(oracle, hypotheses[:8]) is None
+
+
+def test_operators_extended_in_place_keep_their_columns(monkeypatch):
+    """A run's operators share index arrays with room to grow (``_GrowingColumns``): each one, the
+    older ones after later columns were appended, an older one extended again (a branch, which copies
+    its entries first) and a pickled one, equals the operator of its columns made at once (one or
+    several columns added at a time)."""
+    always(monkeypatch)
+    rng = np.random.default_rng(9)
+    X, y = data(rng, 150)
+    oracle = DecisionStumps().fit(X, y)
+    hypotheses = random_stumps(rng, X, 60)
+    features = {h.feature for h in hypotheses[:20] if type(h) is Stump}
+    same_features = [h for h in hypotheses[20:] if type(h) is Constant or h.feature in features]
+    columns = hypotheses[:20] + same_features  # after the first 20, no new feature: extended
+    chain = [StumpColumns.of(oracle, columns[:20])]
+    sizes = list(range(21, len(columns) - 2)) + [len(columns)]  # one column at a time, then three
+    for k in sizes:
+        chain.append(StumpColumns.of(oracle, columns[:k], chain[-1]))
+    assert chain[-1]._store is chain[-2]._store  # appended in place
+    branch = StumpColumns.of(oracle, columns[:25] + columns[:3], chain[5])
+    assert branch._store is not chain[-1]._store
+    later = StumpColumns.of(oracle, columns[: sizes[-2]] + columns[:1], chain[-2])  # the store moved on
+    pickled = pickle.loads(pickle.dumps(chain[-1]))
+    assert "_store" not in pickled.__dict__
+    made = [(chain[0], columns[:20])] + [(op, columns[:k]) for op, k in zip(chain[1:], sizes, strict=True)]
+    made += [(branch, columns[:25] + columns[:3]), (later, columns[: sizes[-2]] + columns[:1])]
+    made += [(pickled, columns)]
+    for operator, its_columns in made:
+        whole = StumpColumns.of(oracle, its_columns)
+        for name in ("cut", "sign", "stumps", "constants", "stump_cut"):
+            assert np.array_equal(getattr(operator, name), getattr(whole, name)), name
+            assert getattr(operator, name).dtype == getattr(whole, name).dtype, name
+        w = rng.normal(size=len(its_columns))
+        assert np.array_equal(operator.margins(w), whole.margins(w))
+
+
+def test_the_features_added_are_read_up_to_the_first_one_too_many():
+    """``_added_features`` (StumpColumns.of's feature slots) gives what the sets of all the columns'
+    features give: the new features where the slots pay, None where they do not or where a
+    hypothesis is not a stump or a constant (the slots' rule only pays less with more slots)."""
+    rng = np.random.default_rng(10)
+
+    class Other(Constant):
+        pass
+
+    for _ in range(300):
+        new = []
+        for _ in range(int(rng.integers(0, 12))):
+            kind = rng.random()
+            if kind < 0.8:
+                new.append(Stump(n_features=9, feature=int(rng.integers(0, 9)), threshold=0.5, sign=1))
+            else:
+                new.append(Constant(n_features=9, sign=1) if kind < 0.97 else Other(n_features=9, sign=1))
+        features = tuple(sorted(set(rng.choice(9, size=int(rng.integers(0, 4)), replace=False).tolist())))
+        limit = int(rng.integers(0, 10))
+        asked = []
+
+        def pays(slots, limit=limit, asked=asked):
+            asked.append(slots)
+            return slots <= limit
+
+        found = _added_features(new, features, pays)
+        if not all(type(h) in (Stump, Constant) for h in new):
+            expected = None
+        else:
+            added = {h.feature for h in new if type(h) is Stump}.difference(features)
+            expected = added if len(features) + len(added) <= limit else None
+        assert found == expected
+        assert asked == sorted(asked)  # slots only grow: the first failure is final
+
+
+@pytest.mark.parametrize("thresholds", [None, (0, 0), (10**9, 4e5)])
+def test_the_fewest_gram_columns_are_those_a_search_of_every_face_finds(monkeypatch, thresholds):
+    """``compiled_gram``'s fewest columns (found once per N and feature slots, then kept) are the
+    smallest face size k <= t with ``gram_pays(k)`` (t + 1 where none pays), as the search over
+    [1, t + 1] of every operator found them, for every N, slot count and t."""
+    if thresholds is not None:
+        monkeypatch.setattr(StumpColumns, "MIN_COLUMNS_PER_FEATURE", thresholds[0])
+        monkeypatch.setattr(StumpColumns, "MIN_ENTRIES", thresholds[1])
+    for n in (1, 3, 16, 17, 100, 1000, 30_000):
+        for slots in (1, 2, 7, 24, 123):
+            operator = object.__new__(StumpColumns)
+            operator.n_samples, operator.features = n, tuple(range(slots))
+            fewest = operator._fewest_gram_columns()
+            if fewest <= FACE_LIMIT:
+                assert fewest >= 1 and all(operator.gram_pays(k) for k in range(fewest, fewest + 50))
+                assert fewest == 1 or not operator.gram_pays(fewest - 1)
+            else:  # none up to the limit
+                assert fewest == FACE_LIMIT + 1 and not operator.gram_pays(FACE_LIMIT)
+            for t in (1, 5, 60, 400):
+                expected = next((k for k in range(1, t + 1) if operator.gram_pays(k)), t + 1)
+                assert min(fewest, t + 1) == expected
+
+
+def test_the_passes_take_the_operators_cuts_as_their_column_cuts(monkeypatch):
+    """``StumpColumns.passes`` gives the compiled passes its ``cut`` (-1 for the constants) as the
+    columns' cuts, which the passes made from the stumps' cuts before: the same products (the compiled
+    Gram's faces read them: tests/solvers/test_compiled.py compares it with the called-back one bit
+    for bit); a column_cut of another length is refused."""
+    always(monkeypatch)
+    rng = np.random.default_rng(11)
+    X, y = data(rng, 120)
+    oracle = DecisionStumps().fit(X, y)
+    operator = StumpColumns.of(oracle, random_stumps(rng, X, 40))
+    arrays = (operator.y, operator.order, operator.position, operator.stump_cut, operator.sign)
+    made = StumpPasses(*arrays, operator.stumps, operator.constants)
+    w, d = rng.normal(size=40), rng.normal(size=120)
+    assert np.array_equal(operator.passes().margins(w), made.margins(w))
+    assert np.array_equal(operator.passes().edges(d), made.edges(d))
+    assert np.array_equal(operator.cut[operator.stumps], operator.stump_cut)
+    assert np.all(operator.cut[operator.constants] == -1)
+    with pytest.raises(ValueError, match="one slot per column"):
+        StumpPasses(*arrays, operator.stumps, operator.constants, operator.cut[:-1].copy())

@@ -223,17 +223,19 @@ class Ensemble:
         position = self._position.get(hypothesis)
         if position is not None:
             return position, False
-        k = len(self.hypotheses)
-        # checked once here (finite, in [-1, 1]), so that U is a CheckedEdges that models take unscanned
-        column = _checked_column(selection.column, self._buffer.shape[0], hypothesis)
-        if self._buffer.dtype == np.int8:
-            # in [-1, 1] now, so the cast (which truncates towards 0) keeps exactly the -1, 0, +1 entries
-            compact = column.astype(np.int8)
-            if (compact == column).all():
-                column = compact
-            else:
-                self._buffer = self._buffer.astype(np.float64, order="F")
-                self._float, self._converted = np.empty((self._buffer.shape[0], 0), order="F"), 0  # unused
+        k, n = len(self.hypotheses), self._buffer.shape[0]
+        column = _unit_column(selection.column, n) if self.compact else None  # (checked and compacted)
+        if column is None:
+            # checked once here (finite, in [-1, 1]), so that U is a CheckedEdges that models take unscanned
+            column = _checked_column(selection.column, n, hypothesis)
+            if self.compact:
+                # in [-1, 1] now, so the cast (which truncates towards 0) keeps exactly the -1, 0, +1 entries
+                compact = column.astype(np.int8)
+                if (compact == column).all():
+                    column = compact
+                else:
+                    self._buffer = self._buffer.astype(np.float64, order="F")
+                    self._float, self._converted = np.empty((n, 0), order="F"), 0  # unused
         if k == self._buffer.shape[1]:
             grown = np.empty((self._buffer.shape[0], 2 * k), dtype=self._buffer.dtype, order="F")
             grown[:, :k] = self._buffer
@@ -333,6 +335,18 @@ class _Solving:
         self.run.solver_time += elapsed
 
 
+def _unit_column(column: object, n_samples: int) -> NDArray[np.int8] | None:
+    """A float64 column of N entries that are all -1 or +1 (a decision stump's, a constant's) as
+    int8, or None for any other column: what :func:`_checked_column` and the int8 compaction of
+    :meth:`Ensemble.add` make of it (such a column is finite and in [-1, 1], and its int8 cast is
+    exact), in one pass instead of four (7 to 2.5 us at N = 1,000)."""
+    if type(column) is not np.ndarray or column.dtype != np.float64 or column.shape != (n_samples,):
+        return None
+    if not (np.abs(column) == 1.0).all():
+        return None
+    return column.astype(np.int8)
+
+
 def _checked_column(column: object, n_samples: int, hypothesis: Hypothesis) -> NDArray[np.float64]:
     """``check_edge_column`` of an oracle's column, whose error names the hypothesis (its repr made
     only for the message: it cost as much as the check)."""
@@ -419,11 +433,16 @@ class Run:
             return None
         return "time limit", f"max_time={self.options.max_time:g} s"
 
-    def ask(self, d: NDArray[np.float64], signed: bool = False) -> Selection:
+    def ask(self, d: NDArray[np.float64], signed: bool = False, checked: bool = False) -> Selection:
         """The oracle's maximum-edge hypothesis for d, timed; ``signed``: d is a signed pricing vector
-        (MDBoost's, ``Oracle.best(d, signed=True)``)."""
+        (MDBoost's, ``Oracle.best(d, signed=True)``); ``checked``: d is a certified distribution the
+        oracle (an :class:`~dualboost.oracles.Oracle` whose ``best`` is that class's) need not check
+        again (``Oracle.best(d, checked=True)``, the drivers' internal entry)."""
         start = time.perf_counter()
-        selection = self.oracle.best(d, signed=True) if signed else self.oracle.best(d)
+        if checked:
+            selection = self.oracle.best(d, checked=True)
+        else:
+            selection = self.oracle.best(d, signed=True) if signed else self.oracle.best(d)
         self._iteration_oracle = time.perf_counter() - start
         self.oracle_time += self._iteration_oracle
         return selection

@@ -122,6 +122,11 @@ class Formulation(ABC):
     signed: bool = False
     #: whether d may vanish (then every edge is 0 and the last certified gap ends the run)
     can_vanish: bool = False
+    #: whether :meth:`pricing` is, after the run's first iteration, a certified solution's d as it is
+    #: (finite, non-negative, summing to 1: ``certify`` moved it onto the capped simplex), which the
+    #: decision-stump oracle takes without checking it again (``Oracle.best(d, checked=True)``); the
+    #: first d (d^0, or a resumed checkpoint's) is always checked
+    certified_pricing: bool = False
 
     def __init__(self, ensemble: Ensemble, eps: float, method: str, tol: float) -> None:
         self.eps, self.method, self.tol = eps, method, tol
@@ -216,7 +221,8 @@ def column_generation(run: Run, ensemble: Ensemble, form: Formulation, d, max_it
     sol = None
     run.keep(form.pricing(d), np.zeros(0))
     first, (d, sol, *rest) = run.resume(ensemble, d=d, sol=sol, **form.state())
-    if type(run.oracle) is DecisionStumps:  # a subclass may make other columns of its stumps
+    stumps = type(run.oracle) is DecisionStumps  # a subclass may make other columns of its stumps
+    if stumps:
         for growing in form.growing_models():
             growing.stumps = run.oracle
     form.restore(dict(zip(form.state(), rest, strict=True)))
@@ -225,7 +231,8 @@ def column_generation(run: Run, ensemble: Ensemble, form: Formulation, d, max_it
         if form.can_vanish and not np.any(d != 0):
             stop = _vanished(run, t, form, sol)
             break
-        selection = run.ask(form.pricing(d), signed=form.signed)
+        checked = stumps and form.certified_pricing and t > first  # (Oracle.best's internal entry)
+        selection = run.ask(form.pricing(d), signed=form.signed, checked=checked)
         position, is_new = ensemble.add(selection)
         form.seen(selection, is_new)
         with run.solving():

@@ -748,6 +748,7 @@ class EntropyRegularized(Formulation):
     ) -> None:
         super().__init__(ensemble, setup.eps, setup.method, setup.tol)
         self.setup, self.name, self.make_model, self.follow = setup, algorithm, make_model, next_d
+        self.certified_pricing = next_d is None  # the oracle sees the certified solution's d itself
         self.rule = setup.history().criterion
         self.p_min = math.inf  # min_{q<=t} P^q(d^{q-1})
         self.p_prev = self.theta_prev = -1.0  # P^0(d^0) = Theta^^0 = -1 (docs/math.md#erlpboost-primal)
