@@ -6,9 +6,9 @@ The dual ([KG] Eq. 3.10 with psi eliminated, docs/math.md#capped-softmax) is
 ``{d : sum d = 1, d <= 1/nu}``, maximised over the simplex. At each point:
 
 * the capped softmax ``d = argmax`` ([SS] Lemma 16): ``d_n = min(1/nu, xi d0_n e^{-eta (U w)_n})``,
-  its capped set Lemma 16's along the weights in descending order: from the weights relative to the
-  largest, sorting only about the capped set (:func:`_capped_set`), or in the log domain relative to
-  the largest free log-weight where those underflow (eta up to 1e6);
+  its capped set Lemma 16's along the weights in descending order, found without a sort as a
+  selection finds a rank (:func:`_capped_search`): on the weights relative to the largest, or in the
+  log domain where the free ones underflow (eta up to 1e6);
 * ``D(w) = w^T g + f(d)`` with ``g = U^T d`` (the gradient, docs/math.md#erratum-kg-7), ``f(d)`` from
   the log-scale as ``dualboost.conjugates.CappedRelativeEntropy.conjugate_and_grad`` does at eta >= 1;
 * the Hessian on the face S of positive (and entering) weights in the low-rank form of
@@ -74,15 +74,12 @@ cdef int VECTOR_EXP = 4096
 cdef struct Problem:
     const double* U      # N x t, column-major (U[n + N j])
     const double* log_d0
-    double* lw           # scratch: the log-weights (N), their order (N), their suffix sums (N + 1)
-    int* idx
+    double* lw           # scratch: the log-weights (N), the rows' order the capped set's search splits
+    int* idx             # (N), the free weights (N + 1)
     double* suffix
     double* ew           # scratch: the weights relative to the largest, exp(lw - max lw) (N)
     void* lw_array       # lw and ew as numpy arrays (for numpy's exp: VECTOR_EXP)
     void* ew_array
-    double* vals         # scratch: a copy of lw that the selection reorders (N), the sort's keys (N)
-    double* keys
-    int* ties            # scratch: the rows at a selection's threshold, in row order (N)
     int N
     int t
     double eta
@@ -94,169 +91,138 @@ cdef struct Problem:
     double* pass_scratch  # their scratch (passes.scratch doubles)
 
 
-#: the fewest largest log-weights that the capped set's search (:func:`_capped_set`) selects and sorts
-#: first (then four times as many, up to K, while the capped set reaches past them), where K is above
-#: four times as many; up to there all K at once (the capped set near nu/2 and beyond: two rounds on
-#: a9a's 1000 x 10 subproblem at nu = N/2 took 3.3-3.4 ms against 2.6-2.8 ms for one)
-cdef int FIRST = 256
-#: the stride of the sample from which :func:`_kth_largest_filtered` bounds a selection
-cdef int SAMPLE = 8
-
-
-cdef double _kth_largest(double* v, int n, int k) noexcept nogil:
-    """The k-th largest of ``v[:n]`` (1 <= k <= n; quickselect, O(n) expected), ``v`` reordered so
-    that ``v[:k - 1] >= v[k - 1] >= v[k:]``."""
-    cdef int lo = 0, hi = n - 1, i, j
-    cdef double pivot, tmp
-    while lo < hi:
-        pivot = v[(lo + hi) // 2]
-        i, j = lo, hi
-        while i <= j:
-            while v[i] > pivot:
-                i += 1
-            while v[j] < pivot:
-                j -= 1
-            if i <= j:
-                tmp = v[i]; v[i] = v[j]; v[j] = tmp
-                i += 1
-                j -= 1
-        if k - 1 <= j:
-            hi = j
-        elif k - 1 >= i:
-            lo = i
-        else:
-            break
-    return v[k - 1]
-
-
-cdef double _kth_largest_filtered(const double* lw, double* v, int n, int k) noexcept nogil:
-    """The k-th largest of ``lw[:n]`` (1 <= k <= n) as :func:`_kth_largest` finds it, ``v`` (n) its
-    scratch: first a bound from every SAMPLE-th entry (its ``ceil(1.5 k / SAMPLE)``-th largest, about
-    the 1.5 k-th largest of all), then the k-th largest of the entries at least that bound where they
-    are at least k (every entry that large is among them), else of all (O(n) either way, the first
-    with one pass over ``lw`` and selections on about n / SAMPLE and 1.5 k entries)."""
-    cdef int s = 0, r, c = 0, i
-    cdef double bound
-    if n >= 4 * SAMPLE * k // 3:
-        for i in range((n + SAMPLE - 1) // SAMPLE):
-            v[i] = lw[SAMPLE * i]
-        s = (n + SAMPLE - 1) // SAMPLE
-        r = (3 * k + 2 * SAMPLE - 1) // (2 * SAMPLE)
-        bound = _kth_largest(v, s, r if r <= s else s)
-        for i in range(n):
-            if lw[i] >= bound:
-                v[c] = lw[i]
-                c += 1
-        if c >= k:
-            return _kth_largest(v, c, k)
-    memcpy(v, lw, n * sizeof(double))
-    return _kth_largest(v, n, k)
-
-cdef void _sort_descending(double* v, int* idx, int n) noexcept nogil:
-    """Sorts the pairs ``(v[i], idx[i])``, i < n, by v descending, then idx ascending (a shell sort on
-    contiguous pairs, O(n^1.3)): one order for any input order, ties included."""
-    cdef int gap = 1, i, j, ti
-    cdef double tv
+cdef void _sort_rows(int* rows, int n) noexcept nogil:
+    """Sorts ``rows[:n]`` ascending (a shell sort)."""
+    cdef int gap = 1, i, j, r
     while gap < n // 3:
         gap = 3 * gap + 1
     while gap >= 1:
         for i in range(gap, n):
-            tv, ti = v[i], idx[i]
+            r = rows[i]
             j = i
-            while j >= gap and (v[j - gap] < tv or (v[j - gap] == tv and idx[j - gap] > ti)):
-                v[j] = v[j - gap]
-                idx[j] = idx[j - gap]
+            while j >= gap and rows[j - gap] > r:
+                rows[j] = rows[j - gap]
                 j -= gap
-            v[j] = tv
-            idx[j] = ti
+            rows[j] = r
         gap //= 3
 
+cdef inline bint _capped_at(int i, int K, double cap, double cap_tol, double weight, double below) noexcept nogil:
+    """Lemma 16's test at the i-th largest weight (``weight``; ``below`` the sum of the weights below
+    the i largest, that one included): ``(1 - i/nu) weight <= cap below`` to the log domain's 1e-12,
+    or ``1 - i/nu <= 0``, or i >= K - 1 (the last of the K largest, capped_softmax's fallback)."""
+    cdef double mass = 1.0 - i * cap
+    return i >= K - 1 or mass <= 0.0 or mass * weight <= cap_tol * below
 
-cdef double _split(Problem* p, double tau, int* c, int* nties, double* tied) noexcept nogil:
-    """The rows above ``tau`` into ``p.idx`` (``c`` of them, sorted: descending log-weight, ties by row)
-    and those at ``tau`` into ``p.ties`` (``nties``, in row order; ``tied`` the sum of their weights
-    ``ew``); returns the sum of the weights ``ew`` below ``tau``, in row order."""
-    cdef int n, i, above = 0, at = 0
-    cdef double rest = 0.0, level = 0.0
+
+cdef inline double _median3(double a, double b, double c) noexcept nogil:
+    if a > b:
+        a, b = b, a
+    if b > c:
+        b = c
+    return a if a > b else b
+
+
+cdef inline double _exp_below(double x) noexcept nogil:
+    """``exp(x)`` for x <= 0, 0 below -746 without libm's underflow path (its result there is 0)."""
+    return exp(x) if x > -746.0 else 0.0
+
+
+cdef int _capped_search(Problem* p, int K, double cap, unsigned char* capped, bint log_domain,
+                        double* below_out, double* level) noexcept nogil:
+    """The capped set of Lemma 16 without a sort: the first i, along the log-weights in descending
+    order (ties by row), at which ``(1 - i/nu) weight_i <= cap (sum of the weights below the i
+    largest, the i-th included)`` (:func:`_capped_at`; capped_softmax's test), found as a selection
+    finds a rank (O(N) expected, as the projections onto the capped simplex search their threshold;
+    docs/math.md#capped-softmax): the rows' order ``p.idx`` split three ways about a pivot
+    log-weight (above, tied, below; the sums of the weights tied and below), the test at the first
+    tied row's rank, which is monotone in the rank (its left side less the right falls by
+    ``(1 - (i + 1)/nu) (weight_i - weight_{i+1}) >= 0`` a rank), then the rows above where it holds,
+    else along the tied rows (in row order) and then the rows below, every row above and tied then
+    capped. Sets ``capped`` on the set and returns its size i.
+
+    In the linear domain the weights are ``ew`` (relative to the largest; exp is monotone, so the
+    log-weights' order is theirs, and breaks their ties where they underflowed, as capped_softmax's
+    order does) and ``below_out`` the sum at i; in the log domain (``log_domain``: where those
+    underflow, eta up to 1e6) each split's weights are relative to its pivot's, ``exp(lw - pivot)``
+    (at most 1: no overflow), and ``below_out`` the sum at i relative to the i-th largest weight.
+    ``level`` is the i-th largest log-weight."""
+    cdef int N = p.N, lo = 0, hi = N, above = 0, a, b, i, j, row, chosen = -1, rank, tied
+    cdef double below = 0.0, pivot, x, sum_tied, sum_below, weight, cap_tol = cap * exp(1e-12), rest
+    cdef double top = 0.0  # (the log-weight to which below is relative, in the log domain)
+    cdef int* rows = p.idx
     cdef const double* lws = p.lw
     cdef const double* ew = p.ew
-    for n in range(p.N):
-        if lws[n] > tau:
-            p.idx[above] = n
-            above += 1
-        elif lws[n] == tau:
-            p.ties[at] = n
-            at += 1
-            level += ew[n]
+    for i in range(N):
+        rows[i] = i
+    while lo < hi:
+        pivot = _median3(lws[rows[lo]], lws[rows[lo + (hi - lo) // 2]], lws[rows[hi - 1]])
+        # rows[lo:a] above the pivot, rows[a:b] at it, rows[b:hi] below
+        a, i, b = lo, lo, hi
+        sum_tied, sum_below = 0.0, 0.0
+        while i < b:
+            row = rows[i]
+            x = lws[row]
+            if x > pivot:
+                rows[i] = rows[a]
+                rows[a] = row
+                a += 1
+                i += 1
+            elif x < pivot:
+                b -= 1
+                rows[i] = rows[b]
+                rows[b] = row
+                sum_below += _exp_below(x - pivot) if log_domain else ew[row]
+            else:
+                i += 1
+                sum_tied += 1.0 if log_domain else ew[row]
+        if log_domain:  # the weights below the range (below, relative to top's), relative to the pivot's
+            weight = 1.0
+            rest = (below * _exp_below(top - pivot) if below > 0.0 else 0.0) + sum_below
         else:
-            rest += ew[n]
-    for i in range(above):
-        p.keys[i] = lws[p.idx[i]]
-    _sort_descending(p.keys, p.idx, above)
-    c[0], nties[0], tied[0] = above, at, level
-    return rest
-
-
-cdef int _first_capped(Problem* p, int L, int K, double cap) noexcept nogil:
-    """The first i < min(L, K) at which ``(1 - i/nu) weight_i <= cap (sum of the weights below the i
-    largest)``, to the log domain's 1e-12, with the L largest weights' rows in ``p.idx`` (descending)
-    and the sum below them in ``p.suffix[L]``; fills ``p.suffix[:L]`` (the sums below each); -1
-    where there is none."""
-    cdef int i, stop = L if L < K else K
-    cdef double mass, cap_tol = cap * exp(1e-12)
-    cdef const double* ew = p.ew
-    for i in range(L - 1, -1, -1):
-        p.suffix[i] = p.suffix[i + 1] + ew[p.idx[i]]
-    for i in range(stop):
-        mass = 1.0 - i * cap
-        if mass <= 0.0 or mass * ew[p.idx[i]] <= cap_tol * p.suffix[i]:
-            return i
-    return -1
+            weight = ew[rows[a]]
+            rest = below + sum_below
+        rank = above + (a - lo)
+        if _capped_at(rank, K, cap, cap_tol, weight, rest + sum_tied):  # the set ends at or above rank
+            below = rest + sum_tied
+            top = pivot
+            hi = a
+            continue
+        tied = b - a
+        for j in range(1, tied):  # past the first tied row (reached there only by rounding or 1 - i/nu)
+            if _capped_at(rank + j, K, cap, cap_tol, weight, rest + (tied - j) * weight):
+                chosen = rank + j
+                below, top = rest + (tied - j) * weight, pivot
+                _sort_rows(rows + a, tied)  # the first j tied rows in row order
+                b = a + j
+                break
+        for i in range(lo, b):
+            capped[rows[i]] = 1
+        if chosen >= 0:
+            break
+        above += b - lo
+        lo = b
+    below_out[0] = below
+    level[0] = top
+    return above if chosen < 0 else chosen
 
 
 cdef bint _capped_set(Problem* p, int K, double cap, unsigned char* capped, double* ncap,
                       double* log_xi) noexcept nogil:
     """The capped set of Lemma 16 from the weights ``ew`` (relative to the largest), in the linear
-    domain: the largest log-weights, those above the k-th largest (k = FIRST where K is above 4 FIRST,
-    then four times as many while the set reaches past them, up to K; else K), sorted (descending, ties by row), and the first i at
-    which ``(1 - i/nu) weight_i <= cap (sum of the weights below the i largest)`` (to the log domain's
-    1e-12; :func:`_first_capped`), every other weight summed in row order; where the set reaches past
-    them, the rows at the k-th largest too (after them, in row order; their weights are equal).
-    Sets ``capped`` on the set, ``ncap`` its size and ``log_xi`` the log of the scale of the weights
-    ``ew`` (-inf where the set takes all the mass); False (nothing set) where the k-th largest
-    log-weight is at most -SCALED below the largest (its weight then no longer accurate: the log
-    domain decides)."""
-    cdef int N = p.N, k = FIRST if 4 * FIRST < K else K, c, nties, L, i, n, chosen
-    cdef double tau, rest, tied, mass
-    cdef const double* lws = p.lw
-    cdef const double* ew = p.ew
-    tau = _kth_largest_filtered(lws, p.vals, N, k)
-    while True:
-        if not tau > -SCALED:
-            return False
-        rest = _split(p, tau, &c, &nties, &tied)
-        L = c  # (c < k <= K)
-        p.suffix[L] = rest + tied
-        chosen = _first_capped(p, L, K, cap)
-        if chosen < 0:  # the set reaches the rows at tau
-            for i in range(nties):
-                p.idx[c + i] = p.ties[i]
-            L = c + nties
-            p.suffix[L] = rest
-            chosen = _first_capped(p, L, K, cap)
-        if chosen >= 0 or L >= K:
-            break
-        k = 4 * k if 4 * k < K else K
-        memcpy(p.vals, lws, N * sizeof(double))
-        tau = _kth_largest(p.vals, N, k)
-    if chosen < 0:
-        chosen = K - 1
-    for i in range(chosen):
-        capped[p.idx[i]] = 1
-    ncap[0] = chosen
+    domain (:func:`_capped_search`). Sets ``capped`` on the set, ``ncap`` its size and ``log_xi``
+    the log of the scale of the weights ``ew`` (-inf where the set takes all the mass); False
+    (``capped`` cleared) where the sum below the set is under 1e-280 (the weights that share its mass
+    underflowed: the log domain decides, as in capped_softmax)."""
+    cdef double below, level, mass
+    cdef int chosen = _capped_search(p, K, cap, capped, False, &below, &level)
     mass = 1.0 - chosen * cap
-    log_xi[0] = log(mass) - log(p.suffix[chosen]) if mass > 0.0 else -INFINITY
+    if mass > 0.0 and below < 1e-280:
+        memset(capped, 0, p.N)
+        return False
+    ncap[0] = chosen
+    log_xi[0] = log(mass) - log(below) if mass > 0.0 else -INFINITY
     return True
+
 
 cdef int _call_into(object method, const double* x, int n_in, double* out, int n_out) except -1:
     """``out = method(x)``: x copied into a new array (the callee may keep it), the result checked
@@ -297,16 +263,6 @@ cdef int _product(Problem* p, bint transposed, const double* x, double* out) exc
     return 0
 
 
-cdef inline double _logaddexp(double a, double b) noexcept nogil:
-    if a == -INFINITY:
-        return b
-    if b == -INFINITY:
-        return a
-    if a > b:
-        return a + log(1.0 + exp(b - a))
-    return b + log(1.0 + exp(a - b))
-
-
 cdef double _largest(const double* v, int n) noexcept nogil:
     """``max v[:n]`` (-inf for n = 0; NaN entries skipped): four running maxima, which the compiler
     keeps in registers, instead of one chain through memory."""
@@ -340,14 +296,14 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
     The capped softmax as ``dualboost.conjugates.projections.capped_softmax`` computes it ([SS]
     Lemma 16): the plain softmax where no weight reaches the cap; else the largest log-weights in
     descending order, and the first i at which ``xi_i weight_i <= cap`` with
-    ``xi_i = (1 - i/nu) / (sum of the weights below the i largest)``: by :func:`_capped_set` on the
-    weights relative to the largest, the fewest largest that contain that i (O(N) and a sort of about
-    the capped set), or, where those weights underflow (below e^-SCALED of the largest), on the
-    K = floor(nu) + 1 largest in the log domain."""
-    cdef int N = p.N, n, i, K = N, chosen, c, nties
+    ``xi_i = (1 - i/nu) / (sum of the weights below the i largest)``, i < K = floor(nu) + 1: by
+    :func:`_capped_set` on the weights relative to the largest (O(N) expected, no sort), or, where
+    the sum below that i underflows there (below 1e-280, as capped_softmax decides), by the same
+    search in the log domain."""
+    cdef int N = p.N, n, i, K = N, chosen
     cdef double cap = 1.0 / p.nu, log_cap = log(cap)
-    cdef double top = -INFINITY, total = 0.0, mass, log_xi, lw = 0.0, shift = 0.0, value, ncap = 0.0, ref, rest, log_rest
-    cdef double scale, tied, xi = 0.0
+    cdef double top = -INFINITY, total = 0.0, mass, log_xi, lw = 0.0, shift = 0.0, value, ncap = 0.0
+    cdef double scale, xi = 0.0
     cdef bint plain
     cdef double* lws = p.lw
     cdef double* ew = p.ew
@@ -367,7 +323,7 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
             total = np.add.reduce(np.exp(<object>p.lw_array, out=<object>p.ew_array))
     else:
         for n in range(N):
-            ew[n] = exp(lws[n])
+            ew[n] = _exp_below(lws[n])
         total = pairwise_sum(ew, N)
     log_xi = -log(total)  # relative to top too: d_n = min(cap, exp(log_xi + lws[n]))
     if p.nu >= N:  # the capped simplex is the one point d = 1/N: every row at the cap, exactly
@@ -388,43 +344,13 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
         if xi > 0.0:
             log_xi = log(xi)
     elif p.nu < N and not plain:
-        # the log domain, where the weights relative to the largest underflow (eta up to 1e6): the K
-        # largest (the K-th at most -SCALED, as _capped_set's k-th was), every other weight relative
-        # to the K-th's
-        ref = _kth_largest_filtered(lws, p.vals, N, K)
-        _split(p, ref, &c, &nties, &tied)
-        for i in range(nties):
-            p.idx[c + i] = p.ties[i]
-        rest = c + nties - K  # (the rows at ref past the K largest: weight 1 relative to ref)
-        for n in range(N):
-            if lws[n] < ref:
-                rest += exp(lws[n] - ref)
-        log_rest = log(rest) + ref if rest > 0.0 else -INFINITY
-        # suffix[i] = log of the sum of every weight below the i largest, kept in p.suffix
-        p.suffix[K] = log_rest
-        for i in range(K - 1, -1, -1):
-            p.suffix[i] = _logaddexp(lws[p.idx[i]], p.suffix[i + 1])
-        chosen = K - 1
-        for i in range(K):
-            mass = 1.0 - i * cap
-            if mass <= 0.0:
-                chosen = i
-                break
-            if log(mass) - p.suffix[i] + lws[p.idx[i]] <= log_cap + 1e-12:
-                chosen = i
-                break
-        for i in range(chosen):
-            capped[p.idx[i]] = 1
+        # the log domain, where the weights relative to the largest underflow (eta up to 1e6): the
+        # same search, each split's weights relative to its pivot's
+        chosen = _capped_search(p, K, cap, capped, True, &total, &shift)
         ncap = chosen
         mass = 1.0 - ncap / p.nu
-        if mass > 0.0:  # the scale relative to the chosen weight (exact near it, as capped_softmax's
-            shift = lws[p.idx[chosen]]  # log domain; the suffix above only chose i)
-            total = rest * exp(ref - shift)
-            for i in range(chosen, K):
-                total += exp(lws[p.idx[i]] - shift)
-            log_xi = log(mass) - log(total)
-        else:
-            log_xi = -INFINITY
+        # the scale relative to the chosen weight (exact near it, as capped_softmax's log domain)
+        log_xi = log(mass) - log(total) if mass > 0.0 else -INFINITY
     scale = exp(log_xi - shift) if shift > -SCALED else 0.0  # (log_xi <= 0: at most e^SCALED)
     if plain:  # (as capped_softmax divides)
         for n in range(N):
@@ -877,10 +803,8 @@ def solve(
     lw_array, ew_array = np.empty(N), np.empty(N)
     cdef double[::1] lw_scratch = lw_array, suffix_scratch = np.empty(N + 1), ew_scratch = ew_array
     p.lw_array, p.ew_array = <void*>lw_array, <void*>ew_array
-    cdef double[::1] vals_scratch = np.empty(N), keys_scratch = np.empty(N)
-    cdef int[::1] idx_scratch = np.empty(N, dtype=np.int32), ties_scratch = np.empty(N, dtype=np.int32)
+    cdef int[::1] idx_scratch = np.empty(N, dtype=np.int32)
     p.lw, p.suffix, p.idx, p.ew = &lw_scratch[0], &suffix_scratch[0], &idx_scratch[0], &ew_scratch[0]
-    p.vals, p.keys, p.ties = &vals_scratch[0], &keys_scratch[0], &ties_scratch[0]
     cdef double[::1] w = np.array(w0, dtype=np.float64), d = np.empty(N), g = np.empty(t)
     cdef double[::1] wt = np.empty(t), dt = np.empty(N), gt = np.empty(t), m = np.empty(N)
     cdef double[::1] x = np.empty(t), sq = np.empty(N), a = np.empty(t), g_all = np.empty(t)
