@@ -369,7 +369,7 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
     else:
         for n in range(N):
             lw = log_xi + (lws[n] - shift)
-            d[n] = cap if capped[n] else exp(lw if lw < log_cap else log_cap)
+            d[n] = cap if capped[n] else _exp_below(lw if lw < log_cap else log_cap)
     _product(p, True, d, g)
     # f*(theta) at eta >= 1 from the log-scale (CappedRelativeEntropy.conjugate_and_grad): with
     # theta = -m, f* = -(1 - |C|/nu) log_xi / eta + cap sum_C (theta_n - (log cap - log d0_n) / eta)
