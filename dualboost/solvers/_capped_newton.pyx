@@ -69,6 +69,11 @@ cdef double SCALED = 400.0
 #: pairwise): one call with the GIL, about a sixth of the time of libm's exp one at a time and a running
 #: sum on a9a's 29,305 rows; below, libm's and the running sum (smaller sets' fits as they were)
 cdef int VECTOR_EXP = 4096
+#: the capped set's search sums the weights relative to the largest (ew) about a pivot whose
+#: log-weight lies above -LINEAR (the weights that underflowed there below e^-145 of its), else
+#: relative to the pivot's; capped_softmax's log domain where the sum below the set is under 1e-280
+cdef double LINEAR = 600.0
+cdef double LOG_TINY = log(1e-280)
 
 
 cdef struct Problem:
@@ -78,6 +83,8 @@ cdef struct Problem:
     int* idx             # (N), the free weights (N + 1)
     double* suffix
     double* ew           # scratch: the weights relative to the largest, exp(lw - max lw) (N)
+    int free_row         # the last capped set's search: a row at its threshold, and its last capped
+    int capped_row       # row (-1: none), the next search's first pivots (:func:`_capped_search`)
     void* lw_array       # lw and ew as numpy arrays (for numpy's exp: VECTOR_EXP)
     void* ew_array
     int N
@@ -114,12 +121,13 @@ cdef inline bint _capped_at(int i, int K, double cap, double cap_tol, double wei
     return i >= K - 1 or mass <= 0.0 or mass * weight <= cap_tol * below
 
 
-cdef inline double _median3(double a, double b, double c) noexcept nogil:
-    if a > b:
+cdef inline int _median3(const double* lws, int a, int b, int c) noexcept nogil:
+    """The row of the median log-weight of rows a, b and c."""
+    if lws[a] > lws[b]:
         a, b = b, a
-    if b > c:
+    if lws[b] > lws[c]:
         b = c
-    return a if a > b else b
+    return a if lws[a] > lws[b] else b
 
 
 cdef inline double _exp_below(double x) noexcept nogil:
@@ -127,8 +135,8 @@ cdef inline double _exp_below(double x) noexcept nogil:
     return exp(x) if x > -746.0 else 0.0
 
 
-cdef int _capped_search(Problem* p, int K, double cap, unsigned char* capped, bint log_domain,
-                        double* below_out, double* level) noexcept nogil:
+cdef int _capped_search(Problem* p, int K, double cap, unsigned char* capped, double* below_out,
+                        double* ref_out, double* level) noexcept nogil:
     """The capped set of Lemma 16 without a sort: the first i, along the log-weights in descending
     order (ties by row), at which ``(1 - i/nu) weight_i <= cap (sum of the weights below the i
     largest, the i-th included)`` (:func:`_capped_at`; capped_softmax's test), found as a selection
@@ -138,24 +146,38 @@ cdef int _capped_search(Problem* p, int K, double cap, unsigned char* capped, bi
     tied row's rank, which is monotone in the rank (its left side less the right falls by
     ``(1 - (i + 1)/nu) (weight_i - weight_{i+1}) >= 0`` a rank), then the rows above where it holds,
     else along the tied rows (in row order) and then the rows below, every row above and tied then
-    capped. Sets ``capped`` on the set and returns its size i.
+    capped. The first pivots are the previous search's rows at its threshold (``p.free_row``,
+    ``p.capped_row``: they bracket this set where it changed little), then medians of three.
 
-    In the linear domain the weights are ``ew`` (relative to the largest; exp is monotone, so the
-    log-weights' order is theirs, and breaks their ties where they underflowed, as capped_softmax's
-    order does) and ``below_out`` the sum at i; in the log domain (``log_domain``: where those
-    underflow, eta up to 1e6) each split's weights are relative to its pivot's, ``exp(lw - pivot)``
-    (at most 1: no overflow), and ``below_out`` the sum at i relative to the i-th largest weight.
-    ``level`` is the i-th largest log-weight."""
-    cdef int N = p.N, lo = 0, hi = N, above = 0, a, b, i, j, row, chosen = -1, rank, tied
+    A split's weights are ``ew`` (relative to the largest; exp is monotone, so the log-weights'
+    order is theirs, and breaks their ties where they underflowed, as capped_softmax's order does)
+    where its pivot's log-weight is above -LINEAR (every weight that underflowed there is below
+    e^-(745 - LINEAR) of the pivot's), else ``exp(lw - pivot)`` (at most 1: no overflow; eta up to
+    1e6). Sets ``capped`` on the set and returns its size i, ``below_out`` the sum at i relative to
+    ``exp(ref_out)`` (``ref_out`` 0, the largest weight, or the i-th largest log-weight) and
+    ``level`` the i-th largest log-weight."""
+    cdef int N = p.N, lo = 0, hi = N, above = 0, a, b, i, j, row, chosen = -1, rank, tied, pivot_row
+    cdef int splits = 0, free_row = -1, capped_row = -1
     cdef double below = 0.0, pivot, x, sum_tied, sum_below, weight, cap_tol = cap * exp(1e-12), rest
-    cdef double top = 0.0  # (the log-weight to which below is relative, in the log domain)
+    cdef double top = 0.0, ref = 0.0, split_ref  # (below relative to exp(ref): 0 or a pivot's log-weight)
+    cdef bint linear
     cdef int* rows = p.idx
     cdef const double* lws = p.lw
     cdef const double* ew = p.ew
     for i in range(N):
         rows[i] = i
     while lo < hi:
-        pivot = _median3(lws[rows[lo]], lws[rows[lo + (hi - lo) // 2]], lws[rows[hi - 1]])
+        # the pivots: first the previous search's first free row, then (where the set ends above it)
+        # its last capped row, which bracket this set where it changed little; else the median of three
+        if splits == 0 and p.free_row >= 0:
+            pivot_row = p.free_row
+        elif splits == 1 and hi < N and p.capped_row >= 0 and lws[p.capped_row] > top:
+            pivot_row = p.capped_row
+        else:
+            pivot_row = _median3(lws, rows[lo], rows[lo + (hi - lo) // 2], rows[hi - 1])
+        pivot = lws[pivot_row]
+        splits += 1
+        linear = pivot > -LINEAR
         # rows[lo:a] above the pivot, rows[a:b] at it, rows[b:hi] below
         a, i, b = lo, lo, hi
         sum_tied, sum_below = 0.0, 0.0
@@ -171,57 +193,40 @@ cdef int _capped_search(Problem* p, int K, double cap, unsigned char* capped, bi
                 b -= 1
                 rows[i] = rows[b]
                 rows[b] = row
-                sum_below += _exp_below(x - pivot) if log_domain else ew[row]
+                sum_below += ew[row] if linear else _exp_below(x - pivot)
             else:
                 i += 1
-                sum_tied += 1.0 if log_domain else ew[row]
-        if log_domain:  # the weights below the range (below, relative to top's), relative to the pivot's
-            weight = 1.0
-            rest = (below * _exp_below(top - pivot) if below > 0.0 else 0.0) + sum_below
+                sum_tied += ew[row] if linear else 1.0
+        # the weights below the range (below, relative to exp(ref); ref at most the pivot)
+        if linear:
+            weight, split_ref = ew[pivot_row], 0.0
+            rest = (below if ref == 0.0 else below * exp(ref)) + sum_below
         else:
-            weight = ew[rows[a]]
-            rest = below + sum_below
+            weight, split_ref = 1.0, pivot
+            rest = (below * _exp_below(ref - pivot) if below > 0.0 else 0.0) + sum_below
         rank = above + (a - lo)
         if _capped_at(rank, K, cap, cap_tol, weight, rest + sum_tied):  # the set ends at or above rank
-            below = rest + sum_tied
-            top = pivot
+            below, ref, top, free_row = rest + sum_tied, split_ref, pivot, pivot_row
             hi = a
             continue
         tied = b - a
         for j in range(1, tied):  # past the first tied row (reached there only by rounding or 1 - i/nu)
             if _capped_at(rank + j, K, cap, cap_tol, weight, rest + (tied - j) * weight):
                 chosen = rank + j
-                below, top = rest + (tied - j) * weight, pivot
+                below, ref, top, free_row = rest + (tied - j) * weight, split_ref, pivot, pivot_row
                 _sort_rows(rows + a, tied)  # the first j tied rows in row order
                 b = a + j
                 break
         for i in range(lo, b):
             capped[rows[i]] = 1
+        capped_row = pivot_row
         if chosen >= 0:
             break
         above += b - lo
         lo = b
-    below_out[0] = below
-    level[0] = top
+    below_out[0], ref_out[0], level[0] = below, ref, top
+    p.free_row, p.capped_row = free_row, capped_row
     return above if chosen < 0 else chosen
-
-
-cdef bint _capped_set(Problem* p, int K, double cap, unsigned char* capped, double* ncap,
-                      double* log_xi) noexcept nogil:
-    """The capped set of Lemma 16 from the weights ``ew`` (relative to the largest), in the linear
-    domain (:func:`_capped_search`). Sets ``capped`` on the set, ``ncap`` its size and ``log_xi``
-    the log of the scale of the weights ``ew`` (-inf where the set takes all the mass); False
-    (``capped`` cleared) where the sum below the set is under 1e-280 (the weights that share its mass
-    underflowed: the log domain decides, as in capped_softmax)."""
-    cdef double below, level, mass
-    cdef int chosen = _capped_search(p, K, cap, capped, False, &below, &level)
-    mass = 1.0 - chosen * cap
-    if mass > 0.0 and below < 1e-280:
-        memset(capped, 0, p.N)
-        return False
-    ncap[0] = chosen
-    log_xi[0] = log(mass) - log(below) if mass > 0.0 else -INFINITY
-    return True
 
 
 cdef int _call_into(object method, const double* x, int n_in, double* out, int n_out) except -1:
@@ -296,14 +301,14 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
     The capped softmax as ``dualboost.conjugates.projections.capped_softmax`` computes it ([SS]
     Lemma 16): the plain softmax where no weight reaches the cap; else the largest log-weights in
     descending order, and the first i at which ``xi_i weight_i <= cap`` with
-    ``xi_i = (1 - i/nu) / (sum of the weights below the i largest)``, i < K = floor(nu) + 1: by
-    :func:`_capped_set` on the weights relative to the largest (O(N) expected, no sort), or, where
-    the sum below that i underflows there (below 1e-280, as capped_softmax decides), by the same
-    search in the log domain."""
-    cdef int N = p.N, n, i, K = N, chosen
+    ``xi_i = (1 - i/nu) / (sum of the weights below the i largest)``, i < K = floor(nu) + 1, by
+    :func:`_capped_search` (O(N) expected, no sort); d from the weights relative to the largest, or,
+    where the sum below that i underflows there (below 1e-280, as capped_softmax decides), relative
+    to the i-th largest (the log domain)."""
+    cdef int N = p.N, n, i, K = N
     cdef double cap = 1.0 / p.nu, log_cap = log(cap)
     cdef double top = -INFINITY, total = 0.0, mass, log_xi, lw = 0.0, shift = 0.0, value, ncap = 0.0
-    cdef double scale, xi = 0.0
+    cdef double scale, xi = 0.0, below, ref, level
     cdef bint plain
     cdef double* lws = p.lw
     cdef double* ew = p.ew
@@ -337,20 +342,21 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
             K = N - 1
         K += 1
     plain = p.nu < N and (p.nu == 1.0 or total * cap >= 1.0)  # the softmax: d = e / sum e
-    if p.nu < N and not plain and _capped_set(p, K, cap, capped, &ncap, &log_xi):
-        # the scale as capped_softmax's linear branch takes it (from the free weights' sum in numpy's
-        # order: d sums to 1 as numpy sums it as often as the Python path's; else _capped_set's)
-        xi = _linear_scale(p, capped, 1.0 - ncap / p.nu)
-        if xi > 0.0:
-            log_xi = log(xi)
-    elif p.nu < N and not plain:
-        # the log domain, where the weights relative to the largest underflow (eta up to 1e6): the
-        # same search, each split's weights relative to its pivot's
-        chosen = _capped_search(p, K, cap, capped, True, &total, &shift)
-        ncap = chosen
+    if p.nu < N and not plain:
+        ncap = _capped_search(p, K, cap, capped, &below, &ref, &level)
         mass = 1.0 - ncap / p.nu
-        # the scale relative to the chosen weight (exact near it, as capped_softmax's log domain)
-        log_xi = log(mass) - log(total) if mass > 0.0 else -INFINITY
+        if not mass > 0.0:  # the set takes all the mass: the rest get nothing
+            log_xi = -INFINITY
+        elif (below >= 1e-280) if ref == 0.0 else (log(below) + ref >= LOG_TINY):
+            # the scale as capped_softmax's linear branch takes it (from the free weights' sum in
+            # numpy's order: d sums to 1 as numpy sums it as often as the Python path's), else from
+            # the search's sum (relative to the largest weight)
+            xi = _linear_scale(p, capped, mass)
+            log_xi = log(xi) if xi > 0.0 else log(mass) - log(below) - ref
+        else:  # the sum below the set underflowed (below 1e-280: capped_softmax's log domain): the
+            # scale relative to the i-th largest weight (exact near it), to which the sum is relative
+            shift = level
+            log_xi = log(mass) - log(below)
     scale = exp(log_xi - shift) if shift > -SCALED else 0.0  # (log_xi <= 0: at most e^SCALED)
     if plain:  # (as capped_softmax divides)
         for n in range(N):
@@ -783,6 +789,7 @@ def solve(
     p.U = &U[0, 0]
     p.log_d0 = &log_d0[0]
     p.N, p.t, p.eta, p.nu = N, t, eta, nu
+    p.free_row, p.capped_row = -1, -1
     p.products = NULL if products is None else <void*>products
     p.gram = NULL if gram is None else <void*>gram
     p.passes, p.pass_scratch = NULL, NULL
