@@ -438,7 +438,6 @@ cdef double _weights(const Problem* p, const double* d, const unsigned char* cap
     floor = 1e-17 * s_max
     for n in range(N):
         s[n] = d[n] if (not capped[n] and d[n] < below and d[n] > floor) else 0.0
-    for n in range(N):
         s_sum += s[n]
     return s_sum
 
@@ -518,6 +517,8 @@ cdef int _form(Problem* p, const double* d, const unsigned char* capped, const i
     cdef int N = p.N, t = p.t, rows = 0, i, j, n
     cdef double s_sum, zero = 0.0, acc
     cdef char uplo = b'L', trans_t = b'T'
+    cdef int* kept = p.idx
+    cdef const double* column
     for j in range(t):
         pos[j] = -1
     for i in range(k):
@@ -527,15 +528,16 @@ cdef int _form(Problem* p, const double* d, const unsigned char* capped, const i
         return 0
     if p.gram != NULL and _form_gram(p, face, k, sq, s_sum, full, a, g_all):
         return 0
-    for n in range(N):
+    for n in range(N):  # the rows that count (their order into p.idx, free here), compacted
         if sq[n] > 0.0:
             sq[rows] = sqrt(sq[n])
-            for i in range(k):
-                B[rows + N * i] = sq[rows] * p.U[n + N * face[i]]
+            kept[rows] = n
             rows += 1
-    for i in range(k):
+    for i in range(k):  # B a column at a time (contiguous), a with it
+        column = p.U + N * face[i]
         acc = 0.0
         for n in range(rows):
+            B[n + N * i] = sq[n] * column[kept[n]]
             acc += sq[n] * B[n + N * i]
         a[i] = acc
     if rows > 0:
