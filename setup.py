@@ -3,7 +3,7 @@
 Each extension sits next to the Python module that stays its reference: ``dualboost/oracles/_online``
 (the OnlineLinear bank's per-example update), ``dualboost/boosting/online/_loop`` (the per-example
 loop of Online BBM and AdaBoost.OL, which calls the bank through ``dualboost/oracles/_online.pxd``),
-and the three listed with their reference below.
+and the four listed with their reference below.
 """
 
 from Cython.Build import cythonize
@@ -24,6 +24,8 @@ EXTENSIONS = [
     Extension("dualboost.solvers._capped_newton", ["dualboost/solvers/_capped_newton.pyx"]),
     # the implicit products of decision-stump columns (dualboost/problems/kernels.py StumpColumns)
     Extension("dualboost.problems._stump_products", ["dualboost/problems/_stump_products.pyx"]),
+    # the capped simplex's membership test and the capped entropy's value (dualboost/conjugates/entropy.py)
+    Extension("dualboost.conjugates._capped_sums", ["dualboost/conjugates/_capped_sums.pyx"]),
     # the row additions of the stump oracle's segmented prefix sum (dualboost/oracles/stumps.py _RunScan)
     Extension("dualboost.oracles._stump_scan", ["dualboost/oracles/_stump_scan.pyx"]),
 ]

@@ -27,6 +27,11 @@ from dualboost.conjugates.projections import capped_softmax
 from dualboost.conjugates.stable import entropy_excess, log_mean_exp, log_mixture
 from dualboost.conjugates.traits import RankOneCurvature
 
+try:  # the value in one pass (setup.py builds it; a source tree without it runs numpy's)
+    from dualboost.conjugates import _capped_sums
+except ImportError:  # pragma: no cover - depends on the build
+    _capped_sums = None
+
 __all__ = ["CappedRelativeEntropy", "CappedBinaryRelativeEntropy", "uncapped_weights"]
 
 #: eta below which the capped log-sum-exp and the relative entropy take their stable O(N) forms
@@ -92,6 +97,9 @@ class CappedRelativeEntropy(RankOneCurvature, OnCappedSimplex, ConvexFunction):
 
     def value(self, x: ArrayLike) -> float:
         x = check_vector(x, "d", self.n)
+        if _capped_sums is not None and self.eta >= STABLE_BELOW:  # the same in one pass
+            inside, total = _capped_sums.capped_kl(np.ascontiguousarray(x), self.d0, 1.0 / self.nu, 1e-9)
+            return float(total / self.eta) if inside else np.inf
         if not self.in_domain(x):
             return np.inf
         x = np.clip(x, 0.0, None)

@@ -44,7 +44,7 @@ from scipy.linalg.cython_blas cimport ddot, dgemv, dsyrk
 from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
 from cpython.pycapsule cimport PyCapsule_GetPointer
 
-from dualboost.solvers._sums cimport pairwise_sum
+from dualboost._sums cimport pairwise_sum
 from dualboost.solvers._passes cimport Gram, Passes
 
 #: the name of a ``passes`` capsule (``dualboost/solvers/_passes.pxd``)
@@ -376,6 +376,7 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
         for n in range(N):
             lw = log_xi + (lws[n] - shift)
             d[n] = cap if capped[n] else _exp_below(lw if lw < log_cap else log_cap)
+    _sum_to_one(p, d, capped, cap)
     _product(p, True, d, g)
     # f*(theta) at eta >= 1 from the log-scale (CappedRelativeEntropy.conjugate_and_grad): with
     # theta = -m, f* = -(1 - |C|/nu) log_xi / eta + cap sum_C (theta_n - (log cap - log d0_n) / eta)
@@ -386,6 +387,35 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
             if capped[n]:
                 value += cap * (-m[n] - (log_cap - p.log_d0[n]) / p.eta)
     return -value
+
+
+#: the times :func:`_sum_to_one` moves the residual before it leaves d as it is
+cdef int SUM_TRIES = 3
+
+
+cdef void _sum_to_one(const Problem* p, double* d, const unsigned char* capped, double cap) noexcept nogil:
+    """d's rounding residual ``1 - sum d`` (numpy's pairwise order, :func:`pairwise_sum`) added to its
+    largest entry off the cap, while that leaves it in ``[0, cap]`` (up to :data:`SUM_TRIES` times, until
+    the sum is 1): a d on the capped simplex exactly as the certificate checks it
+    (``Model.repair_primal`` with tolerance 0), which the library then certifies without a repair and a
+    second pass over U (a capped softmax divided by its sum misses by an ulp in a third of a boosting
+    run's solves). It moves one entry by ~1e-16: d(w) to rounding, as any evaluation is."""
+    cdef int n, k = -1, tries
+    cdef double residual, largest = -1.0
+    for tries in range(SUM_TRIES):
+        residual = 1.0 - pairwise_sum(d, p.N)
+        if residual == 0.0:
+            return
+        if k < 0:
+            for n in range(p.N):
+                if not capped[n] and d[n] < cap and d[n] > largest:
+                    largest = d[n]
+                    k = n
+            if k < 0:
+                return
+        if not (0.0 <= d[k] + residual <= cap):
+            return
+        d[k] += residual
 
 
 cdef double _linear_scale(Problem* p, const unsigned char* capped, double mass) noexcept nogil:
@@ -691,6 +721,26 @@ cdef int _direction(Problem* p, const double* w, const double* g, const int* fac
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
+cdef int _started(start_value, start_d, start_g, start_capped, int N, int t, double[::1] d, double[::1] g,
+                  unsigned char[::1] capped) except -1:
+    """1 where :func:`solve` was given an evaluation at its start (all four ``start_*``), copied into
+    ``d``, ``capped`` and g's first entries; 0 where none; a ValueError for a partial or misshapen one."""
+    given = [x is not None for x in (start_value, start_d, start_g, start_capped)]
+    if not any(given):
+        return 0
+    if not all(given):
+        raise ValueError("start_value, start_d, start_g and start_capped go together")
+    cdef const double[::1] sd = np.ascontiguousarray(start_d, dtype=np.float64)
+    cdef const double[::1] sg = np.ascontiguousarray(start_g, dtype=np.float64)
+    cdef const unsigned char[::1] sc = np.ascontiguousarray(start_capped, dtype=np.uint8)
+    if sd.shape[0] != N or sc.shape[0] != N or sg.shape[0] > t:
+        raise ValueError("start_d and start_capped must have U.shape[0] entries, start_g at most U.shape[1]")
+    d[:] = sd
+    capped[:] = sc
+    g[:sg.shape[0]] = sg
+    return 1
+
+
 def solve(
     const double[::1, :] U,
     const double[::1] log_d0,
@@ -712,6 +762,10 @@ def solve(
     kept_w=None,
     grams=None,
     kept_d=None,
+    start_value=None,
+    start_d=None,
+    start_g=None,
+    start_capped=None,
 ):
     """Newton on the simplex from ``w0`` until the gap of ``(d(w), w)`` is at most ``tol``.
 
@@ -775,14 +829,22 @@ def solve(
     kept_d : (N,) float64, optional
         d at ``kept_w`` (the kept Hessian's own), which the extension then reads instead of evaluating
         it again.
+    start_value, start_d, start_g, start_capped : optional
+        An evaluation at ``w0`` made earlier (the previous solve's last, before columns were appended
+        with weight 0 in ``w0``): ``D(w0)``, ``d(w0)`` (N), ``U^T d`` over U's first m <= t columns
+        (m) and the capped rows (N, uint8: 1 where d_n is at the cap by the capped set), all four or
+        none. The loop takes them instead of evaluating ``w0`` (the margins ``U w0`` are the earlier
+        ones: the appended columns' weights are 0) and computes only the appended columns' entries of
+        ``U^T d`` (BLAS ddot); where it then takes no step, the returned evaluation is the one given.
 
     Returns
     -------
     tuple
-        ``(w, d, g, value, gap, steps, hessians, evaluations, H, face, w_H, d_H)``: the last point,
-        ``d(w)``, ``g = U^T d``, ``D(w)``, this module's gap there (not a certificate), the counts,
-        and the last Hessian formed here with its columns and its point (or the kept one extended
-        here, where none was formed; None, None, None, None where neither).
+        ``(w, d, g, value, gap, steps, hessians, evaluations, H, face, w_H, d_H, capped)``: the last
+        point, ``d(w)``, ``g = U^T d``, ``D(w)``, this module's gap there (not a certificate), the
+        counts, the last Hessian formed here with its columns and its point (or the kept one extended
+        here, where none was formed; None, None, None, None where neither), and the capped rows at w
+        (uint8, N: a next solve's ``start_capped``).
     """
     cdef int N = U.shape[0], t = U.shape[1]
     if log_d0.shape[0] != N or w0.shape[0] != t or N < 1 or t < 1:
@@ -881,8 +943,18 @@ def solve(
     cdef unsigned char *pc = &capped[0]
     cdef unsigned char *pct = &capped_t[0]
     cdef unsigned char *cswap
+    cdef int given_start = _started(start_value, start_d, start_g, start_capped, N, t, d, g, capped)
+    cdef int mg = len(start_g) if given_start else t
+    cdef double given_value = float(start_value) if given_start else 0.0
+    if given_start:
+        evaluations -= 1  # (the first, at w0, was given)
     with nogil:
-        value = _evaluate(&p, pw, &m[0], pd, pg, pc)
+        if given_start:  # the appended columns' edges at the given d
+            for j in range(mg, t):
+                pg[j] = ddot(&N, <double*>&p.U[N * j], &inc, pd, &inc)
+            value = given_value
+        else:
+            value = _evaluate(&p, pw, &m[0], pd, pg, pc)
         gap = _gap(pw, pg, t, value)
         while gap > tol and steps < max_steps:
             wg = 0.0
@@ -1022,5 +1094,6 @@ def solve(
                 np.asarray(d_formed))
     if swapped:
         return (np.asarray(wt), np.asarray(dt), np.asarray(gt), value, gap, steps, hessians, evaluations,
-                *kept)
-    return np.asarray(w), np.asarray(d), np.asarray(g), value, gap, steps, hessians, evaluations, *kept
+                *kept, np.asarray(capped_t))
+    return (np.asarray(w), np.asarray(d), np.asarray(g), value, gap, steps, hessians, evaluations, *kept,
+            np.asarray(capped))

@@ -77,31 +77,51 @@ class AuglagState(SolverState):
     (:class:`~dualboost.solvers.newton.Curvature`), which preconditions the next solve's first
     Newton steps; ``lp``: the LP limit's HiGHS model and basis from a solve at large eta
     (:class:`~dualboost.solvers.highs.HighsState`), from which the next start from the LP limit
-    re-solves after the new columns instead of from scratch. Either may be None. Checkpoints write
-    it by :meth:`to_dict`: the curvature's entries and the LP's basis as ``lp_*``."""
+    re-solves after the new columns instead of from scratch; ``start``: the compiled loop's last
+    evaluation where the solve ended on it (:class:`~dualboost.solvers.compiled.Evaluation`, at the
+    solution's w before certification), which the next compiled re-solve takes instead of evaluating
+    its start again. Any may be None. Checkpoints write it by :meth:`to_dict`: the curvature's
+    entries, the LP's basis as ``lp_*`` and the evaluation as ``start_*``."""
 
     kind: ClassVar[str] = "auglag"
     curvature: Curvature | None = None
     lp: HighsState | None = None
+    start: compiled.Evaluation | None = None
 
     def to_dict(self) -> StateDict:
-        """The curvature's entries (:meth:`Curvature.to_dict`, none without one) and the LP's basis."""
+        """The curvature's entries (:meth:`Curvature.to_dict`, none without one), the LP's basis and
+        the compiled evaluation (``start_*``, where there is one)."""
         entries = {} if self.curvature is None else self.curvature.to_dict()
-        return entries | {f"lp_{k}": v for k, v in (self.lp.to_dict() if self.lp else _NO_LP).items()}
+        entries |= {f"lp_{k}": v for k, v in (self.lp.to_dict() if self.lp else _NO_LP).items()}
+        if self.start is not None:
+            entries |= {f"start_{k}": np.asarray(v) for k, v in self.start._asdict().items()}
+        return entries
 
     @classmethod
     def from_dict(cls, data: StateDict) -> AuglagState:
         """The state written by :meth:`to_dict` (the LP's live model is rebuilt from its basis)."""
         curvature = Curvature.from_dict(data) if "hessian" in data else None
         lp = {k: data.get(f"lp_{k}", v) for k, v in _NO_LP.items()}
-        return cls(curvature, HighsState.from_dict(lp) if np.asarray(lp["basis_rows"]).size else None)
+        start = None
+        if "start_value" in data:
+            value, grad, d, capped, w = (np.asarray(data[f"start_{k}"]) for k in compiled.Evaluation._fields)
+            start = compiled.Evaluation(
+                float(value),
+                grad.astype(np.float64),
+                d.astype(np.float64),
+                capped.astype(np.uint8),
+                w.astype(np.float64),
+            )
+        return cls(curvature, HighsState.from_dict(lp) if np.asarray(lp["basis_rows"]).size else None, start)
 
 
-def _state(curvature: Curvature | None, lp: HighsState | None) -> AuglagState | None:
+def _state(
+    curvature: Curvature | None, lp: HighsState | None, start: compiled.Evaluation | None = None
+) -> AuglagState | None:
     """The state to keep: none without a curvature. (The LP's state alone would serve the next LP
     start, but keeping it changes which vertex a degenerate LP's re-solve returns, and with it the
     iterations; the solver keeps the choice it made when the LP state rode on the curvature.)"""
-    return None if curvature is None else AuglagState(curvature, lp)
+    return None if curvature is None else AuglagState(curvature, lp, start)
 
 
 #: no new columns (a cold start, a re-solve, a stage after the warm start)
@@ -367,6 +387,7 @@ class _Run:
     w: NDArray[np.float64] | None
     kept: Curvature | None = None
     lp: HighsState | None = None
+    start: compiled.Evaluation | None = None
     point: Point | None = None
     iterations: int = 0
 
@@ -375,9 +396,12 @@ class _Run:
         """Whether the last stage reached the target."""
         return self.point is not None and self.point.gap <= self.target
 
-    def took(self, point: Point, steps: int, kept: Curvature | None) -> None:
-        """A stage's end: its point (the next stage's start), its steps and its last Hessian."""
-        self.point, self.kept, self.w = point, kept, point.w
+    def took(
+        self, point: Point, steps: int, kept: Curvature | None, start: compiled.Evaluation | None = None
+    ) -> None:
+        """A stage's end: its point (the next stage's start), its steps, its last Hessian and the
+        compiled loop's evaluation at the point (None: the stage was not the compiled loop)."""
+        self.point, self.kept, self.w, self.start = point, kept, point.w, start
         self.iterations += steps
 
     def report(self, options: AuglagOptions, name: str, steps: int) -> None:
@@ -385,7 +409,7 @@ class _Run:
         _report(options, name, self.evaluator.model, self.point.gap, steps)
 
     def result(self) -> tuple[Point, int, AuglagState | None]:
-        return self.point, self.iterations, _state(self.kept, self.lp)
+        return self.point, self.iterations, _state(self.kept, self.lp, self.start)
 
 
 def _solve_on_simplex(
@@ -422,7 +446,7 @@ def _solve_on_simplex(
     keep (the last Hessian and the LP limit's latest HiGHS state).
     """
     large = model.eta_family and _eta(model) > options.continuation_eta
-    run = _Run(evaluator, target, max_iter, w0, *((state.curvature, state.lp) if state else ()))
+    run = _Run(evaluator, target, max_iter, w0, *((state.curvature, state.lp, state.start) if state else ()))
     warm = w0 is not None
     if warm and _compiled_pays(model, evaluator, options):
         _compiled_start(model, run, options)
@@ -563,7 +587,7 @@ def _compiled_cold_start(model, run: _Run, options: AuglagOptions) -> None:
     # the last stage's (at eta) evaluation, but at t = 1 (w = (1), a boosting run's first solve) from
     # the Python one: that run's first d then is the Python path's bit for bit, as a Dask fit's is
     formed = _formed_curvature(model, formed)
-    _take_compiled(model, run, options, w, steps, formed, options.newton_gap, evaluated if t > 1 else None)
+    _take_compiled(model, run, options, w, steps, formed, options.newton_gap, evaluated, from_loop=t > 1)
 
 
 def _compiled_start(model, run: _Run, options: AuglagOptions) -> None:
@@ -573,14 +597,47 @@ def _compiled_start(model, run: _Run, options: AuglagOptions) -> None:
     the library's compiled evaluation, not the loop's own gap), and reported as the stage
     "compiled". Where the certificate misses the target the next stages start from the previous
     solution as before (``run.w`` unchanged)."""
-    w0 = _normalised(run.w)
     kept = run.kept if run.kept is not None and run.kept.usable_for(model) else None
+    start = _start(run.start, run.w, model) if kept is not None else None
     # the kept Hessian, extended in the loop to the new columns and those with weight (at its point)
     w, counts, formed, evaluated = compiled.resolve(
-        model, w0, run.target, None if kept is None else (kept.H, kept.face, kept.w, _own_d(kept, model))
+        model,
+        _normalised(run.w) if start is None else _padded(start.w, model.n_hypotheses),
+        run.target,
+        None if kept is None else (kept.H, kept.face, kept.w, _own_d(kept, model)),
+        start=start,
     )
     formed = _formed_curvature(model, formed)  # the last Hessian formed or extended: the state kept
-    _take_compiled(model, run, options, w, _counted(run, counts), formed or run.kept, run.target, evaluated)
+    # (where the loop took no step from a given start, its evaluation is the earlier one: not certified from)
+    from_loop = start is None or counts["steps"] > 0
+    steps = _counted(run, counts)
+    _take_compiled(model, run, options, w, steps, formed or run.kept, run.target, evaluated, from_loop)
+
+
+#: the largest difference between a warm start's w and the compiled evaluation's point kept with it
+#: for which the evaluation is taken as the start's (the warm start normalises w again: ~1e-16)
+START_MATCH = 1e-13
+
+
+def _start(start: compiled.Evaluation | None, w0: NDArray[np.float64], model) -> compiled.Evaluation | None:
+    """The previous solve's compiled evaluation (``AuglagState.start``) where it is the evaluation at
+    this warm start ``w0``: its point is w0's first columns (to :data:`START_MATCH`: w0 is the
+    solution's w, normalised again where columns were appended), the columns appended since are at
+    0, and its d is an N-vector; else None. (The caller takes it only with a kept Hessian usable for
+    the model: the same N and parameters.)"""
+    if start is None or start.d.shape != (model.n_samples,) or start.w.size > w0.size:
+        return None
+    m = start.w.size
+    if np.any(w0[m:] != 0.0) or not np.max(np.abs(w0[:m] - start.w), initial=0.0) <= START_MATCH:
+        return None
+    return start
+
+
+def _padded(w: NDArray[np.float64], t: int) -> NDArray[np.float64]:
+    """``w`` followed by zeros up to t entries (the columns appended since)."""
+    placed = np.zeros(t)
+    placed[: w.size] = w
+    return placed
 
 
 def _own_d(kept: Curvature, model) -> NDArray[np.float64] | None:
@@ -615,15 +672,17 @@ def _take_compiled(
     steps: int,
     kept: Curvature | None,
     accept: float,
-    evaluated: tuple | None = None,
+    evaluated: compiled.Evaluation,
+    from_loop: bool = True,
 ) -> None:
     """The compiled loop's w certified like every other stage's point (``DualEvaluator.point``, from
-    ``evaluated``, the loop's last evaluation at w, where given): taken, with ``kept`` as the Hessian
-    state, and reported as the stage "compiled" where its gap is at most ``accept``; else only its
-    steps counted and the stage reported with the gap it missed by (the run's point unchanged)."""
-    point = run.evaluator.point(w, run.target, evaluated)
+    ``evaluated``, the loop's last evaluation at w, where ``from_loop``; else evaluated here): taken,
+    with ``kept`` as the Hessian state and ``evaluated`` as the next re-solve's start, and reported as
+    the stage "compiled" where its gap is at most ``accept``; else only its steps counted and the
+    stage reported with the gap it missed by (the run's point unchanged)."""
+    point = run.evaluator.point(w, run.target, evaluated if from_loop else None)
     if point.gap <= accept:
-        run.took(point, steps, kept)
+        run.took(point, steps, kept, evaluated)
         run.report(options, "compiled", steps)
     else:
         run.iterations += steps

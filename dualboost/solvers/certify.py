@@ -59,7 +59,7 @@ def certify(
     Solution
         The pair with its certified values, gap and status.
     """
-    if d is None or w is None or not (np.all(np.isfinite(d)) and np.all(np.isfinite(w))):
+    if d is None or w is None or not (np.isfinite(d).all() and np.isfinite(w).all()):
         return Solution.without_point("failed", method, side, tol, **fields)
     d = np.asarray(d, dtype=np.float64)
     w = np.asarray(w, dtype=np.float64)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -38,7 +39,22 @@ try:  # the extension module is built by setup.py; a source tree without it runs
 except ImportError:  # pragma: no cover - depends on the build
     _capped_newton = None
 
-__all__ = ["available", "applies", "resolve"]
+__all__ = ["available", "applies", "resolve", "Evaluation"]
+
+
+class Evaluation(NamedTuple):
+    """The compiled loop's evaluation at the point ``w`` it returned: ``D(w)``, ``U^T d(w)`` and
+    ``d(w)`` ([KG] Eq. 3.10-3.11, docs/math.md#capped-softmax; the first three fields are what
+    ``newton.certified_point(..., evaluated=...)`` takes), the capped rows (uint8, 1 where d_n is at the
+    cap by the capped set) and ``w`` itself: a warm re-solve after appended columns starts from it
+    without evaluating its start again (:func:`resolve`'s ``start``)."""
+
+    value: float
+    grad: NDArray[np.float64]
+    d: NDArray[np.float64]
+    capped: NDArray[np.uint8]
+    w: NDArray[np.float64]
+
 
 #: Newton steps one compiled re-solve may take before the Python stages take over
 MAX_STEPS = 50
@@ -113,7 +129,8 @@ def resolve(
     rounding: float | None = None,
     patience: int = 0,
     max_steps: int = MAX_STEPS,
-) -> tuple[NDArray[np.float64], dict[str, int], tuple | None, tuple]:
+    start: Evaluation | None = None,
+) -> tuple[NDArray[np.float64], dict[str, int], tuple | None, Evaluation]:
     """The compiled Newton loop from ``w0`` to the relative gap ``target`` (or :data:`MAX_STEPS`).
 
     Parameters
@@ -146,6 +163,12 @@ def resolve(
         fails, in a row without a smaller gap; 0: the loop stops at the first such failure.
     max_steps : int, default MAX_STEPS
         At most this many Newton steps.
+    start : Evaluation, optional
+        The evaluation at ``w0`` made earlier over U's first ``start.w.size`` columns (``w0`` is
+        ``start.w`` followed by zeros for the columns appended since: the caller checks it): the loop
+        takes it instead of evaluating ``w0`` again and computes only the appended columns' edges. Where
+        the loop then takes no step, the returned evaluation is the one given (``counts["steps"]`` 0):
+        a certificate must then evaluate w itself.
 
     Returns
     -------
@@ -156,10 +179,11 @@ def resolve(
     formed : (H, face, w, d) or None
         The last Hessian formed in the loop (or the kept one it extended), its columns and its
         point; None where neither.
-    evaluation : (value, grad, d)
+    evaluation : Evaluation
         ``model.dual_value_and_grad(w)`` as the loop evaluated it at the returned w: ``D(w)``,
         ``U^T d(w)`` and ``d(w)`` ([KG] Eq. 3.10-3.11, docs/math.md#capped-softmax), for the caller's
-        certificate (``newton.certified_point(..., evaluated=...)``).
+        certificate (``newton.certified_point(..., evaluated=evaluation[:3])``), with the capped rows
+        and w (the next warm re-solve's ``start``).
     """
     reg = model.regularizer
     U = model.U if model.U.flags.f_contiguous else np.asfortranarray(model.U)
@@ -168,7 +192,15 @@ def resolve(
     H, face, w_H, d_H = (*kept, None, None)[:4] if kept is not None else (None, None, None, None)
     products, gram, grams = _operator_passes(model)
     passes = None if products is None else products.compiled_passes()
-    w, d, grad, value, _, steps, hessians, evaluations, *formed = _capped_newton.solve(
+    given = {}
+    if start is not None:
+        given = {
+            "start_value": start.value,
+            "start_d": start.d,
+            "start_g": start.grad,
+            "start_capped": start.capped,
+        }
+    w, d, grad, value, _, steps, hessians, evaluations, *formed, capped = _capped_newton.solve(
         U,
         log_d0,
         float(reg.nu),
@@ -189,9 +221,15 @@ def resolve(
         kept_w=w_H,
         grams=grams,
         kept_d=d_H,
+        **given,
     )
     counts = {"steps": steps, "hessians": hessians, "evaluations": evaluations}
-    return w, counts, None if formed[0] is None else tuple(formed), (float(value), grad, d)
+    return (
+        w,
+        counts,
+        None if formed[0] is None else tuple(formed),
+        Evaluation(float(value), grad, d, capped, w),
+    )
 
 
 def _operator_passes(model) -> tuple[object | None, Callable | None, object | None]:

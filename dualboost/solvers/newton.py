@@ -155,9 +155,10 @@ def certified_point(
         The gap below which the certified gap is computed from d itself.
     regularizer : object or None
         A warm-started copy of the model's regulariser, None for its own.
-    evaluated : (value, grad, d), optional
+    evaluated : (value, grad, d, ...), optional
         ``model.dual_value_and_grad(w)`` with the model's own regulariser as the library evaluated it
-        elsewhere (the compiled re-solve's last evaluation, ``dualboost.solvers.compiled.resolve``),
+        elsewhere (the compiled re-solve's last evaluation, ``dualboost.solvers.compiled.Evaluation``;
+        fields after the third are not read),
         taken instead of evaluating it here; the certificate is computed from it as from its own
         (only with ``regularizer`` None: a ValueError otherwise).
 
@@ -169,7 +170,7 @@ def certified_point(
     if evaluated is None:
         value, grad, d = model.dual_value_and_grad(w, regularizer)
     elif regularizer is None:
-        value, grad, d = evaluated
+        value, grad, d = evaluated[:3]
     else:
         raise ValueError("evaluated is the model's own evaluation: it takes no other regularizer")
     max_edge = model.w_domain is WDomain.SIMPLEX  # with SmoothDual's max-edge members (auglag.accepts)

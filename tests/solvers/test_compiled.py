@@ -203,11 +203,13 @@ def test_numpys_exponentials_underflow_without_error_under_a_callers_seterr():
 @pytest.mark.parametrize("nu", [1.0, 20.0])
 def test_compiled_d_is_on_the_capped_simplex_as_often_as_the_python_one(nu):
     """The compiled evaluation normalises d as capped_softmax does (the weights' sum in numpy's order,
-    then divided by it, or scaled by capped_softmax's xi): its d needs no repair (sum exactly 1 as
-    numpy sums it, every entry at most the cap) about as often as the Python path's, so that the
-    certificate from it is exact as often (``certified_point``: no bound, ``certify`` no second
-    pass). Scaled by exp(-log(sum)) and summed in row order it was exact in 8-10 % of a boosting
-    run's solves, against 60-75 % for the Python path."""
+    then divided by it, or scaled by capped_softmax's xi) and then moves the rounding residual of its
+    sum onto its largest entry off the cap (``_sum_to_one``): its d needs no repair (sum exactly 1 as
+    numpy sums it, every entry at most the cap) at least as often as the Python path's and in nearly
+    every evaluation (measured 192/200 and 200/200 against 82 and 175 for the Python path), so that
+    the certificate from it is exact (``certified_point``: no bound, ``certify`` no second pass).
+    Scaled by exp(-log(sum)) and summed in row order it was exact in 8-10 % of a boosting run's
+    solves; divided as capped_softmax does, without the residual moved, 70/200 and 156/200."""
     rng = np.random.default_rng(11)
     N, t, eta = 700, 20, 40.0
     model = ERLPBoost(_U(rng, N, t) * rng.uniform(0.2, 1.0, size=(N, t)), nu=nu, eta=eta)
@@ -217,7 +219,7 @@ def test_compiled_d_is_on_the_capped_simplex_as_often_as_the_python_one(nu):
         exact["compiled"] += model.repair_primal(_evaluate(model, w)[1])[1] == 0.0
         exact["python"] += model.repair_primal(model.dual_value_and_grad(w)[2])[1] == 0.0
     assert exact["python"] >= 60  # (the share this test measures against)
-    assert exact["compiled"] >= 0.75 * exact["python"], exact
+    assert exact["compiled"] >= max(exact["python"], 180), exact
 
 
 def _tight_reference(model: ERLPBoost):
@@ -296,7 +298,7 @@ def test_warm_resolves_certify_alike_with_and_without_the_compiled_loop(nu, eta,
 
     def counted(model, w0, target, kept=None, **cold):
         w, counts, formed, evaluated = resolve(model, w0, target, kept, **cold)
-        if not cold:  # (the first, cold solve's stages pass the cold start's keywords)
+        if "start" in cold:  # (a warm solve's call; the first, cold solve's stages pass the cold start's)
             calls.append(certified_point(model, w).gap <= target)
         return w, counts, formed, evaluated
 
@@ -333,7 +335,7 @@ def test_the_certificate_from_the_loops_evaluation_is_the_python_one(nu, eta):
         w0 = np.full(k, 1 / k) if w0.sum() == 0 else w0 / w0.sum()
         w, _, formed, evaluated = compiled.resolve(model, w0, 1e-9, kept)
         kept = formed if formed is not None else kept
-        value, g, d = evaluated
+        value, g, d = evaluated[:3]
         ref_value, ref_g, ref_d = model.dual_value_and_grad(w)
         assert value == pytest.approx(ref_value, rel=1e-12, abs=1e-12)
         np.testing.assert_allclose(d, ref_d, rtol=1e-11, atol=1e-15)
@@ -797,3 +799,123 @@ def test_a_gram_of_another_shape_or_name_is_refused(monkeypatch):
         model.stump_columns.passes().face_gram(np.ones(50), np.array([0, 8]))
     with pytest.raises(ValueError, match="weights must have 50 entries"):
         model.stump_columns.passes().face_gram(np.ones(49), np.array([0, 1]))
+
+
+@pytest.mark.parametrize("nu, eta", [(1.0, 50.0), (30.0, 1e3), (300.0, 1e6)])
+def test_a_given_start_is_the_evaluation_at_w0_and_saves_it(nu, eta):
+    """``start`` (the previous solve's last compiled evaluation, ``compiled.Evaluation``) after one
+    appended column: the loop takes it instead of evaluating w0 again, one evaluation fewer; what it
+    returns with no step allowed is the given evaluation with the new column's edge computed at its d
+    (BLAS ddot against the model's own ``U^T d``: to rounding), and the solve from it reaches the same
+    optimum as the solve without it (to the certified gaps: the same steps on margins that may differ
+    in the last bits)."""
+    rng = np.random.default_rng(int(nu) + int(np.log10(eta)))
+    N, t = 300, 12
+    U = _U(rng, N, t)
+    old = ERLPBoost(U[:, : t - 1], nu=nu, eta=eta)
+    w_old, _, _, start = compiled.resolve(old, np.full(t - 1, 1 / (t - 1)), 1e-10)
+    assert isinstance(start, compiled.Evaluation) and start.w is w_old
+    assert start.capped.dtype == np.uint8 and start.capped.shape == (N,)
+    model = ERLPBoost(U, nu=nu, eta=eta)
+    w0 = np.append(w_old, 0.0)
+    _, counts, _, given = compiled.resolve(model, w0, 0.0, start=start, max_steps=0)
+    assert counts["evaluations"] == 0
+    assert given.value == start.value and given.d is not start.d
+    np.testing.assert_array_equal(given.d, start.d)
+    np.testing.assert_array_equal(given.grad[:-1], start.grad)
+    value, grad, d = model.dual_value_and_grad(w0)
+    assert given.value == pytest.approx(value, rel=1e-12, abs=1e-12)
+    np.testing.assert_allclose(given.grad, grad, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(given.d, d, rtol=1e-10, atol=1e-15)
+    np.testing.assert_array_equal(given.capped, _evaluate_capped(model, w0))
+    w_a, counts_a, _, ev_a = compiled.resolve(model, w0, 1e-10, start=start)
+    w_b, counts_b, _, ev_b = compiled.resolve(model, w0, 1e-10)
+    assert counts_a["evaluations"] == counts_b["evaluations"] - 1 or counts_a["steps"] != counts_b["steps"]
+    a, b = certified_point(model, w_a), certified_point(model, w_b)
+    assert abs(a.value - b.value) <= (a.gap + b.gap) * max(1.0, abs(b.value)) + 1e-12
+
+
+def _evaluate_capped(model: ERLPBoost, w: np.ndarray) -> np.ndarray:
+    """The capped rows of the compiled evaluation at w (a solve with no step)."""
+    return compiled.resolve(model, w, 0.0, max_steps=0)[3].capped
+
+
+def test_a_start_that_is_partial_or_misshapen_is_refused():
+    U = np.asfortranarray(np.sign(np.random.default_rng(0).normal(size=(20, 4))))
+    model = ERLPBoost(U, nu=2.0, eta=10.0)
+    args = _solve_args(model)
+    d, capped = np.full(20, 0.05), np.zeros(20, dtype=np.uint8)
+    with pytest.raises(ValueError, match="go together"):
+        _capped_newton.solve(*args, start_value=0.0, start_d=d)
+    with pytest.raises(ValueError, match="start_d and start_capped must have"):
+        _capped_newton.solve(*args, start_value=0.0, start_d=d[:5], start_g=np.zeros(4), start_capped=capped)
+    with pytest.raises(ValueError, match="start_d and start_capped must have"):
+        _capped_newton.solve(*args, start_value=0.0, start_d=d, start_g=np.zeros(5), start_capped=capped)
+
+
+def test_warm_resolves_take_the_previous_evaluation_and_certify_every_solution():
+    """Along a boosting-like sequence with ``compiled="auto"``: every warm solve that ends in the
+    compiled stage leaves its evaluation in the state (``AuglagState.start``, at the w it returned),
+    the next compiled re-solve takes it (one evaluation fewer than the same sequence would make
+    without it: counted on the solver's ``evaluations``), and every Solution's values are the model's
+    own objectives at its (d, w) to a few ulps, as the certificate computed them."""
+    from dualboost.solvers.auglag import AuglagState
+
+    rng = np.random.default_rng(11)
+    N, t = 300, 20
+    U = _U(rng, N, t)
+    options = AuglagOptions(newton=NewtonOptions(compiled="auto"))
+    taken = []
+    resolve = compiled.resolve
+
+    def recording(model, w0, target, kept=None, **kw):
+        out = resolve(model, w0, target, kept, **kw)
+        taken.append(kw.get("start") is not None)
+        return out
+
+    previous = None
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(compiled, "resolve", recording)
+        for k in range(2, t + 1):
+            model = ERLPBoost(U[:, :k], nu=10.0, eta=100.0)
+            sol = model.solve(method="auglag", tol=1e-4, warm_start=previous, options=options)
+            assert sol.optimal
+            assert sol.primal_value == pytest.approx(model.primal_objective(sol.d), rel=1e-14, abs=1e-15)
+            assert sol.dual_value == pytest.approx(model.dual_objective(sol.w), rel=1e-14, abs=1e-15)
+            state = sol.solver_state
+            if isinstance(state, AuglagState) and state.start is not None:
+                assert state.start.d.shape == (N,) and state.start.w.size == k
+            previous = sol
+    assert sum(taken) >= len(taken) // 2  # most warm solves started from the previous evaluation
+
+
+def test_a_start_from_another_model_is_not_certified_from():
+    """A warm start whose state holds the evaluation of another model of the same shape and
+    parameters (a misuse: the warm start must be a solution of this model before columns were
+    appended; here other columns, which the state's key does not tell): where the loop then takes no
+    step (the appended column is the other model's first, so the stale gap is already below the
+    target), the certificate is evaluated anew, never taken from the stale evaluation (which would
+    certify the other model's values), so the Solution's values are this model's objectives."""
+    rng = np.random.default_rng(5)
+    N, t = 200, 8
+    options = AuglagOptions(newton=NewtonOptions(compiled="auto"))
+    A = _U(rng, N, t - 1)
+    previous = ERLPBoost(A, nu=5.0, eta=50.0).solve(method="auglag", tol=1e-10, options=options)
+    assert previous.solver_state.start is not None
+    model = ERLPBoost(np.asfortranarray(np.column_stack((_U(rng, N, t - 1), A[:, 0]))), nu=5.0, eta=50.0)
+    steps = []
+    resolve = compiled.resolve
+
+    def recording(model, w0, target, kept=None, **kw):
+        out = resolve(model, w0, target, kept, **kw)
+        steps.append((kw.get("start") is not None, out[1]["steps"]))
+        return out
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(compiled, "resolve", recording)
+        sol = model.solve(method="auglag", tol=1e-6, warm_start=previous, options=options)
+    assert steps[0] == (True, 0)  # the stale start taken, no step: its evaluation is not the certificate's
+    assert sol.primal_value == pytest.approx(model.primal_objective(sol.d), rel=1e-14, abs=1e-15)
+    assert sol.dual_value == pytest.approx(model.dual_objective(sol.w), rel=1e-14, abs=1e-15)
+    reference = model.solve(method="auglag", tol=1e-6, options=_python())
+    assert abs(sol.dual_value - reference.dual_value) <= sol.gap + reference.gap + 1e-12

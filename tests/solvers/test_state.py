@@ -1,6 +1,7 @@
-"""``method="auglag"``'s warm-start state, ``AuglagState(curvature, lp)`` (docs/solvers.md#warm-start-state):
-the Newton curvature and the LP limit's HiGHS state side by side, so that the Newton module knows
-nothing of HiGHS; each part round-trips through ``to_dict`` / ``state_from_dict`` (what a checkpoint
+"""``method="auglag"``'s warm-start state, ``AuglagState(curvature, lp, start)``
+(docs/solvers.md#warm-start-state): the Newton curvature, the LP limit's HiGHS state and the compiled
+loop's last evaluation side by side, so that the Newton module knows nothing of HiGHS; each part
+round-trips through ``to_dict`` / ``state_from_dict`` (what a checkpoint
 writes and reads) on its own and together."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pytest
 import dualboost.solvers.newton as newton
 from dualboost.instances import random_edge_matrix
 from dualboost.problems import ERLPBoost
-from dualboost.solvers import AuglagOptions
+from dualboost.solvers import AuglagOptions, NewtonOptions, compiled
 from dualboost.solvers.auglag import AuglagState
 from dualboost.solvers.highs import HighsState
 from dualboost.solvers.state import state_from_dict
@@ -64,3 +65,23 @@ def test_each_part_of_the_state_round_trips(parts):
 def test_the_state_is_frozen():
     with pytest.raises(AttributeError):
         AuglagState().lp = None  # type: ignore[misc]
+
+
+def test_the_compiled_evaluation_round_trips():
+    """A warm solve that ended in the compiled stage keeps its evaluation (``start``): written and
+    read back entry for entry, with its dtypes, beside the curvature."""
+    U = random_edge_matrix(120, 12, seed=7, binary=True)
+    options = AuglagOptions(newton=NewtonOptions(compiled="auto"))
+    previous = ERLPBoost(U[:, :-1], nu=6.0, eta=50.0).solve(method="auglag", options=options)
+    state = (
+        ERLPBoost(U, nu=6.0, eta=50.0)
+        .solve(method="auglag", warm_start=previous, options=options)
+        .solver_state
+    )
+    assert isinstance(state, AuglagState) and isinstance(state.start, compiled.Evaluation)
+    back = state_from_dict("auglag", state.to_dict())
+    assert isinstance(back.start, compiled.Evaluation)
+    for got, want in zip(back.start, state.start, strict=True):
+        np.testing.assert_array_equal(got, want)
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+    assert type(back.start.value) is float

@@ -1,5 +1,5 @@
 # Sums as numpy sums them, for the compiled modules (dualboost/solvers/_capped_newton.pyx,
-# dualboost/problems/_stump_products.pyx): the same additions in the same order as numpy's ``sum`` of
+# dualboost/conjugates/_capped_sums.pyx): the same additions in the same order as numpy's ``sum`` of
 # a contiguous float64 array, so that a compiled result equals the Python path's where it sums the
 # same terms (and a distribution normalised by it sums to 1 as numpy checks it as often as numpy's).
 
