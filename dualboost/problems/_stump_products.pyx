@@ -15,7 +15,7 @@ from cpython.pycapsule cimport PyCapsule_New
 from libc.stdlib cimport calloc, free, malloc
 
 from dualboost.solvers._passes cimport Gram, Passes, pass_fn
-from dualboost.solvers._sums cimport pairwise_sum as _pairwise_sum
+from dualboost._sums cimport pairwise_sum as _pairwise_sum
 
 #: the name of the capsules of :meth:`StumpPasses.capsule` (``dualboost/solvers/_passes.pxd``)
 cdef const char* _PASSES_NAME = b"dualboost.solvers._passes.Passes"
