@@ -186,6 +186,28 @@ def test_the_capped_set_search_on_random_tied_log_weights():
     assert min(sizes) == 0 and max(sizes) > 20  # (softmaxes and large capped sets both met)
 
 
+@pytest.mark.parametrize("eta", [50.0, 1e3, 3e4])
+@pytest.mark.parametrize("nu_of_N", [0.1, 0.5])
+def test_the_capped_set_after_a_solves_searches_is_capped_softmaxs(nu_of_N, eta):
+    """Each search starts from the previous search's rows at its threshold (its first pivots): after
+    a solve's evaluations at other points (sign columns, few distinct margins: tied log-weights; at
+    eta = 3e4 most of them below e^-600 of the largest), the returned d at the returned w is
+    capped_softmax's there: the same rows at the cap, d to 1e-10."""
+    rng = np.random.default_rng(int(eta) + int(10 * nu_of_N))
+    N, t = 2000, 8
+    model = ERLPBoost(_U(rng, N, t), nu=nu_of_N * N, eta=eta)
+    reg = model.regularizer
+    out = _capped_newton.solve(
+        np.asfortranarray(model.U), np.log(reg.d0), float(reg.nu), float(reg.eta), np.full(t, 1 / t), 0.0, 40
+    )
+    w, d, steps, evaluations = out[0], out[1], out[5], out[7]
+    assert steps >= 1 and evaluations >= 2  # (the last evaluation after another one)
+    ref_d = model.dual_value_and_grad(w)[2]
+    np.testing.assert_allclose(d, ref_d, rtol=1e-10, atol=1e-15)
+    at_cap = (1.0 - 1e-12) / reg.nu
+    assert np.array_equal(d >= at_cap, ref_d >= at_cap) and np.sum(d >= at_cap) > 0
+
+
 def test_numpys_exponentials_underflow_without_error_under_a_callers_seterr():
     """From VECTOR_EXP rows the weights' exponentials are numpy's: weights that underflow (eta = 1e4)
     give the same evaluation where the caller made numpy raise on underflow."""
