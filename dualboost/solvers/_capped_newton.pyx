@@ -79,9 +79,9 @@ cdef double LOG_TINY = log(1e-280)
 cdef struct Problem:
     const double* U      # N x t, column-major (U[n + N j])
     const double* log_d0
-    double* lw           # scratch: the log-weights (N), the rows' order the capped set's search splits
-    int* idx             # (N), the free weights (N + 1)
-    double* suffix
+    double* lw           # scratch: the log-weights (N)
+    int* idx             # scratch: the rows' order that the capped set's search splits (N)
+    double* suffix       # scratch: the free weights (N + 1)
     double* ew           # scratch: the weights relative to the largest, exp(lw - max lw) (N)
     int free_row         # the last capped set's search: a row at its threshold, and its last capped
     int capped_row       # row (-1: none), the next search's first pivots (:func:`_capped_search`)
