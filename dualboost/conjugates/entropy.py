@@ -88,6 +88,8 @@ class CappedRelativeEntropy(RankOneCurvature, OnCappedSimplex, ConvexFunction):
         self._log_d0.flags.writeable = False
         #: the capped simplex meets d0's support only if ceil(nu) entries of d0 are positive
         self._feasible = np.count_nonzero(self.d0 > 0) >= np.ceil(self.nu - 1e-12)
+        #: every entry of d0 is positive (ln d0 finite), as ``log_d0`` was computed
+        self.positive_prior = bool(np.all(self.d0 > 0.0))
 
     @property
     def log_d0(self) -> NDArray[np.float64]:

@@ -19,7 +19,9 @@ The dual ([KG] Eq. 3.10 with psi eliminated, docs/math.md#capped-softmax) is
   e.g. a stump operator, O(N F + t) a pass) and ``B^T B`` by the caller's Gram (``gram``) where it
   does not decline, called back with the GIL;
 * the Newton step ``(r I - H) x = g_S - mu 1``, ``sum x = 0`` by a Cholesky factor (LAPACK dpotrf,
-  dpotrs; the ridge r the smallest of 1e-12, 1e-10, ... times ``max |H_ii|`` that factors);
+  dpotrs; the ridge r the smallest of 1e-12, 1e-10, ... times ``max |H_ii|`` that factors); the
+  previous solve's factor of the kept Hessian is extended by the appended columns' rows (BLAS dtrsv,
+  O(k^2) a row) instead of factored anew;
   entering columns a step would push below 0 leave the face and the step is recomputed; the
   Hessian (the caller's kept one, from an earlier solve, at first) is kept for the next step (a
   chord step) while each step cuts the gap fourfold at full length (CHORD_RATE), and formed anew
@@ -40,7 +42,7 @@ cimport cython
 from libc.math cimport exp, fabs, log, sqrt, INFINITY
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
-from scipy.linalg.cython_blas cimport ddot, dgemv, dsyrk
+from scipy.linalg.cython_blas cimport ddot, dgemv, dsyrk, dtrsv
 from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
 from cpython.pycapsule cimport PyCapsule_GetPointer
 
@@ -630,14 +632,58 @@ cdef struct Factor:
     int* rows
 
 
+#: a factor made with a ridge down to this fraction of the one the rule gives (``_direction``: the scale
+#: of the face's diagonal grows with a column appended) is taken as made with it
+cdef double RIDGE_SLACK = 0.25
+
+
+cdef inline bint _ridge_ok(const Factor* f, double ridge) noexcept nogil:
+    """Whether the factor's ridge serves for ``ridge``: at most it, and at least RIDGE_SLACK of it."""
+    return RIDGE_SLACK * ridge <= f.ridge <= ridge
+
+
 cdef bint _factored(const Factor* f, const int* sub, int kk, double ridge, int version) noexcept nogil:
-    """Whether F already holds the factor of ``ridge I + full`` on the rows ``sub[:kk]``."""
+    """Whether F already holds the factor of ``ridge' I + full`` on the rows ``sub[:kk]`` (``ridge'`` the
+    factor's own, within RIDGE_SLACK of ``ridge``)."""
     cdef int i
-    if f.k != kk or f.version != version or f.ridge != ridge:
+    if f.k != kk or f.version != version or not _ridge_ok(f, ridge):
         return False
     for i in range(kk):
         if f.rows[i] != sub[i]:
             return False
+    return True
+
+
+cdef bint _extended(Factor* f, const int* sub, int kk, double ridge, int version, const double* full,
+                    int t, double* F) noexcept nogil:
+    """F's factor extended by bordering to the rows ``sub[:kk]`` where F holds the factor of
+    ``ridge' I + full`` on the first ``f.k < kk`` of them (the same ``version``; its ridge ``ridge'``
+    within RIDGE_SLACK of ``ridge``, and kept): the factor of a kept matrix after the rows of columns
+    appended since (:func:`_cover`), each new row of L by a triangular solve (BLAS dtrsv, O(k^2))
+    instead of the O(k^3 / 3) of a new factor. False (F then holds no factor) where nothing is kept
+    to extend or a new pivot is not positive."""
+    cdef int m = f.k, i, j, r, pi, pj
+    cdef double acc
+    cdef char uplo = b'L', trans = b'N', diag = b'N'
+    if m == 0 or m >= kk or f.version != version or not _ridge_ok(f, ridge):
+        return False
+    ridge = f.ridge
+    for i in range(m):
+        if f.rows[i] != sub[i]:
+            return False
+    for r in range(m, kk):  # row r of L: L[:r, :r] l = the matrix's row r left of the diagonal
+        for j in range(r):
+            pi, pj = sub[r], sub[j]
+            F[r + t * j] = full[pi + t * pj] if pi >= pj else full[pj + t * pi]
+        dtrsv(&uplo, &trans, &diag, &r, F, &t, &F[r], &t)
+        acc = full[sub[r] + t * sub[r]] + ridge - ddot(&r, &F[r], &t, &F[r], &t)
+        if not acc > 0.0:
+            f.k = 0
+            return False
+        F[r + t * r] = sqrt(acc)
+    f.k = kk
+    for i in range(kk):
+        f.rows[i] = sub[i]
     return True
 
 
@@ -649,8 +695,10 @@ cdef int _direction(Problem* p, const double* w, const double* g, const int* fac
     point where it was formed, rows ``pos``): ``(r I + full) x = g - mu 1`` on the candidate face
     ``face`` (every column of which has a row in ``full``), ``sum x = 0``, by a Cholesky factor
     (LAPACK dpotrf/dpotrs; the ridge r the smallest of ridge0, 100 ridge0, ... times ``max full_ii``
-    that factors, up to 1e-2). Entering columns (weight 0) whose step is negative leave the face and
-    the step is solved again on the sub-face. ``kept`` records the factor F holds (``version``: the
+    that factors, up to 1e-2; a factor kept from an earlier step or solve serves with its own ridge
+    within RIDGE_SLACK below that, and is extended to appended rows by :func:`_extended`). Entering
+    columns (weight 0) whose step is negative leave the face and the step is solved again on the
+    sub-face. ``kept`` records the factor F holds (``version``: the
     Hessians formed so far, which ``full`` changes with): a chord step on the same rows with the same
     ridge takes it as it is, the same factor without its O(k^3 / 3). Returns the face's size (0: no
     direction)."""
@@ -673,13 +721,14 @@ cdef int _direction(Problem* p, const double* w, const double* g, const int* fac
         if kk == 0:
             return 0
         ridge = ridge0 * scale
-        while not _factored(kept, sub, kk, ridge, version):
+        while not (_factored(kept, sub, kk, ridge, version)
+                   or _extended(kept, sub, kk, ridge, version, full, t, F)):
             for j in range(kk):
                 for i in range(j, kk):
                     pi, pj = sub[i], sub[j]
-                    F[i + kk * j] = full[pi + t * pj] if pi >= pj else full[pj + t * pi]
-                F[j + kk * j] += ridge
-            dpotrf(&uplo, &kk, F, &kk, &info)
+                    F[i + t * j] = full[pi + t * pj] if pi >= pj else full[pj + t * pi]
+                F[j + t * j] += ridge
+            dpotrf(&uplo, &kk, F, &t, &info)
             if info == 0:
                 kept.k, kept.version, kept.ridge = kk, version, ridge
                 for i in range(kk):
@@ -697,7 +746,7 @@ cdef int _direction(Problem* p, const double* w, const double* g, const int* fac
                 kk += 1
         for i in range(kk):
             R[i + kk] = 1.0
-        dpotrs(&uplo, &kk, &two, F, &kk, R, &kk, &info)
+        dpotrs(&uplo, &kk, &two, F, &t, R, &kk, &info)
         if info != 0:
             return 0
         y1sum = 0.0
@@ -721,6 +770,28 @@ cdef int _direction(Problem* p, const double* w, const double* g, const int* fac
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
+cdef int _kept_factor(kept_factor, int k0, int t, Factor* factor, double[::1] F) except -1:
+    """The caller's factor ``(F, rows, ridge)`` of the kept matrix (k0 rows) into ``factor`` and ``F``
+    (version 0: the kept matrix); a ValueError where it is not a k x k factor of k distinct rows."""
+    matrix, rows, ridge = kept_factor
+    cdef const double[::1, :] L = np.asfortranarray(matrix, dtype=np.float64)
+    cdef const int[::1] R = np.ascontiguousarray(rows, dtype=np.int32)
+    cdef int k = R.shape[0], i, j
+    if L.shape[0] != k or L.shape[1] != k or k > k0:
+        raise ValueError("kept_factor must be a k x k factor on k distinct rows of kept_H")
+    seen = np.zeros(k0, dtype=np.uint8)
+    cdef unsigned char[::1] mark = seen
+    for j in range(k):
+        if R[j] < 0 or R[j] >= k0 or mark[R[j]]:
+            raise ValueError("kept_factor must be a k x k factor on k distinct rows of kept_H")
+        mark[R[j]] = 1
+        factor.rows[j] = R[j]
+        for i in range(j, k):
+            F[i + t * j] = L[i, j]
+    factor.k, factor.version, factor.ridge = k, 0, float(ridge)
+    return 0
+
+
 cdef int _started(start_value, start_d, start_g, start_capped, int N, int t, double[::1] d, double[::1] g,
                   unsigned char[::1] capped) except -1:
     """1 where :func:`solve` was given an evaluation at its start (all four ``start_*``), copied into
@@ -766,6 +837,7 @@ def solve(
     start_d=None,
     start_g=None,
     start_capped=None,
+    kept_factor=None,
 ):
     """Newton on the simplex from ``w0`` until the gap of ``(d(w), w)`` is at most ``tol``.
 
@@ -829,6 +901,11 @@ def solve(
     kept_d : (N,) float64, optional
         d at ``kept_w`` (the kept Hessian's own), which the extension then reads instead of evaluating
         it again.
+    kept_factor : (F, rows, ridge), optional
+        The Cholesky factor the loop last made of ``ridge I - kept_H`` on the kept matrix's rows
+        ``rows`` (F lower, k x k, column-major; as this function returns it with the Hessian): a step
+        on those rows and the appended ones extends it by their rows (O(k^2) each) instead of
+        factoring anew, where the ridge is the same.
     start_value, start_d, start_g, start_capped : optional
         An evaluation at ``w0`` made earlier (the previous solve's last, before columns were appended
         with weight 0 in ``w0``): ``D(w0)``, ``d(w0)`` (N), ``U^T d`` over U's first m <= t columns
@@ -840,11 +917,12 @@ def solve(
     Returns
     -------
     tuple
-        ``(w, d, g, value, gap, steps, hessians, evaluations, H, face, w_H, d_H, capped)``: the last
-        point, ``d(w)``, ``g = U^T d``, ``D(w)``, this module's gap there (not a certificate), the
+        ``(w, d, g, value, gap, steps, hessians, evaluations, H, face, w_H, d_H, factor, capped)``: the
+        last point, ``d(w)``, ``g = U^T d``, ``D(w)``, this module's gap there (not a certificate), the
         counts, the last Hessian formed here with its columns and its point (or the kept one extended
-        here, where none was formed; None, None, None, None where neither), and the capped rows at w
-        (uint8, N: a next solve's ``start_capped``).
+        here, where none was formed; None, None, None, None where neither) and the last Cholesky
+        factor made of it (``(F, rows, ridge)``, the next call's ``kept_factor``; None where none is
+        of that matrix), and the capped rows at w (uint8, N: a next solve's ``start_capped``).
     """
     cdef int N = U.shape[0], t = U.shape[1]
     if log_d0.shape[0] != N or w0.shape[0] != t or N < 1 or t < 1:
@@ -910,6 +988,8 @@ def solve(
             for i in range(j, k0):
                 full[i + t * j] = -H0[i, j]
         stale = 0 if k0 else 1
+        if kept_factor is not None and k0:
+            _kept_factor(kept_factor, k0, t, &factor, F)
     cdef double[::1] cover_w, cover_d, cover_g, cover_s, cover_a, cover_x
     cdef unsigned char[::1] cover_c
     cdef int covered = 0, mk = 0  # covered: the rows of the kept matrix once extended here (0: not)
@@ -1075,8 +1155,9 @@ def solve(
             if trial_gap < gap:
                 stalled = 0
             value, gap = trial, trial_gap
-    kept = (None, None, None, None)
+    kept = (None, None, None, None, None)
     cdef double[:, ::1] H_view
+    cdef double[::1, :] L_view
     if not formed_k and covered:  # the kept matrix extended here: returned as the last Hessian
         formed_k = covered
         for j in range(t):
@@ -1090,8 +1171,16 @@ def solve(
             for i in range(j, formed_k):
                 H_view[i, j] = -full[i + t * j]
                 H_view[j, i] = H_view[i, j]
+        made = None  # the last factor, where it is of this matrix (lower triangular, column-major)
+        if factor.k and factor.version == hessians:
+            L = np.zeros((factor.k, factor.k), order="F")
+            L_view = L
+            for j in range(factor.k):
+                for i in range(j, factor.k):
+                    L_view[i, j] = F[i + t * j]
+            made = (L, np.asarray(factor_rows)[:factor.k].copy(), factor.ridge)
         kept = (H, np.asarray(face_formed)[:formed_k].astype(np.intp), np.asarray(w_formed),
-                np.asarray(d_formed))
+                np.asarray(d_formed), made)
     if swapped:
         return (np.asarray(wt), np.asarray(dt), np.asarray(gt), value, gap, steps, hessians, evaluations,
                 *kept, np.asarray(capped_t))

@@ -604,7 +604,7 @@ def _compiled_start(model, run: _Run, options: AuglagOptions) -> None:
         model,
         _normalised(run.w) if start is None else _padded(start.w, model.n_hypotheses),
         run.target,
-        None if kept is None else (kept.H, kept.face, kept.w, _own_d(kept, model)),
+        None if kept is None else (kept.H, kept.face, kept.w, _own_d(kept, model), kept.factor),
         start=start,
     )
     formed = _formed_curvature(model, formed)  # the last Hessian formed or extended: the state kept
@@ -657,11 +657,12 @@ def _counted(run: _Run, counts: dict[str, int]) -> int:
 
 def _formed_curvature(model, formed: tuple | None) -> Curvature | None:
     """The state kept for the next solve from the last Hessian a compiled call formed, ``(H, face,
-    w, d)`` at its point (``compiled.resolve``); None where it formed none."""
+    w, d, factor)`` at its point with the loop's Cholesky factor of it (``compiled.resolve``); None
+    where it formed none."""
     if formed is None:
         return None
-    H, face, w_H, d_H = formed
-    return Curvature(face, H, Curvature.key_of(model), w_H, d_H, newton_scale(H))
+    H, face, w_H, d_H, factor = formed
+    return Curvature(face, H, Curvature.key_of(model), w_H, d_H, newton_scale(H), factor=factor)
 
 
 def _take_compiled(
@@ -677,12 +678,13 @@ def _take_compiled(
 ) -> None:
     """The compiled loop's w certified like every other stage's point (``DualEvaluator.point``, from
     ``evaluated``, the loop's last evaluation at w, where ``from_loop``; else evaluated here): taken,
-    with ``kept`` as the Hessian state and ``evaluated`` as the next re-solve's start, and reported as
-    the stage "compiled" where its gap is at most ``accept``; else only its steps counted and the
-    stage reported with the gap it missed by (the run's point unchanged)."""
+    with ``kept`` as the Hessian state and ``evaluated`` as the next re-solve's start (where
+    ``from_loop``: an evaluation not certified from is not kept either), and reported as the stage
+    "compiled" where its gap is at most ``accept``; else only its steps counted and the stage reported
+    with the gap it missed by (the run's point unchanged)."""
     point = run.evaluator.point(w, run.target, evaluated if from_loop else None)
     if point.gap <= accept:
-        run.took(point, steps, kept, evaluated)
+        run.took(point, steps, kept, evaluated if from_loop else None)
         run.report(options, "compiled", steps)
     else:
         run.iterations += steps

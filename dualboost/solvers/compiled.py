@@ -112,7 +112,7 @@ def applies(model, compiled: bool | str, cold: bool = False) -> bool:
     return (
         type(reg) is CappedRelativeEntropy
         and reg.eta >= 1.0
-        and bool(np.all(reg.d0 > 0.0))
+        and reg.positive_prior
         and isinstance(model.U, np.ndarray)
         and model.U.dtype == np.float64
     )
@@ -141,13 +141,15 @@ def resolve(
         The start, on the simplex.
     target : float
         The relative gap at which the loop stops (its own estimate; the caller certifies).
-    kept : (H, face), (H, face, w) or (H, face, w, d), optional
+    kept : (H, face), (H, face, w), (H, face, w, d) or (H, face, w, d, factor), optional
         A Hessian of D formed earlier on the columns ``face`` (``newton.Curvature``): the first
         steps are chord steps with it, while each cuts the gap fourfold. With its point ``w`` (over
         the first ``w.size`` columns) the loop first extends it, at that point, to the columns with
         weight in ``w0`` and those appended after ``w``'s (what ``Curvature.covering`` does), and
         returns it as ``formed`` where it forms no Hessian of its own; with ``d`` (``d(w)``, or None)
-        it reads that d instead of evaluating it there.
+        it reads that d instead of evaluating it there; with ``factor`` (the loop's Cholesky factor of
+        it, ``Curvature.factor``, or None) the first step extends that factor to the appended rows
+        instead of factoring anew.
     projected : bool, default False
         Each step's first trial is the whole step clipped at 0 (the projected Newton path: a cold
         start from uniform w drops many columns at once); False: it stops where the first weight
@@ -176,9 +178,9 @@ def resolve(
         The last point, on the simplex.
     counts : dict
         ``steps``, ``hessians`` and ``evaluations`` made.
-    formed : (H, face, w, d) or None
-        The last Hessian formed in the loop (or the kept one it extended), its columns and its
-        point; None where neither.
+    formed : (H, face, w, d, factor) or None
+        The last Hessian formed in the loop (or the kept one it extended), its columns, its point and
+        the loop's last Cholesky factor of it (``(F, rows, ridge)``, or None); None where neither.
     evaluation : Evaluation
         ``model.dual_value_and_grad(w)`` as the loop evaluated it at the returned w: ``D(w)``,
         ``U^T d(w)`` and ``d(w)`` ([KG] Eq. 3.10-3.11, docs/math.md#capped-softmax), for the caller's
@@ -189,7 +191,7 @@ def resolve(
     U = model.U if model.U.flags.f_contiguous else np.asfortranarray(model.U)
     w0 = np.ascontiguousarray(w0, dtype=np.float64)
     log_d0 = reg.log_d0  # (finite: applies() checked that d0 is positive)
-    H, face, w_H, d_H = (*kept, None, None)[:4] if kept is not None else (None, None, None, None)
+    H, face, w_H, d_H, factor = (*kept, None, None, None)[:5] if kept is not None else (None,) * 5
     products, gram, grams = _operator_passes(model)
     passes = None if products is None else products.compiled_passes()
     given = {}
@@ -221,6 +223,7 @@ def resolve(
         kept_w=w_H,
         grams=grams,
         kept_d=d_H,
+        kept_factor=factor,
         **given,
     )
     counts = {"steps": steps, "hessians": hessians, "evaluations": evaluations}

@@ -316,6 +316,10 @@ class Curvature:
         rho of the inverted matrix ``ridge I - H + rho 1 1^T`` (0 off the simplex).
     inverse : tuple or None
         A computed ``(M^-1, ridge)``, None to compute it when first needed.
+    factor : tuple or None
+        The compiled loop's last Cholesky factor of ``ridge I - H`` on some of H's rows, ``(F, rows,
+        ridge)`` (``dualboost.solvers.compiled.resolve``), which its next re-solve extends to the rows
+        appended since instead of factoring anew; None (the Python path's curvatures) where none.
     """
 
     def __init__(
@@ -327,12 +331,15 @@ class Curvature:
         d,
         shift: float = 0.0,
         inverse=None,
+        factor: tuple | None = None,
     ) -> None:
         self.face, self.H, self.key = np.asarray(face, dtype=np.intp), H, key
         self.w, self.d = w, d
         #: rho of the inverted matrix ``ridge I - H + rho 1 1^T`` (see :meth:`at`)
         self.shift = shift
         self._inverse = inverse  # (M^-1, ridge), (None, nan) where none exists; None: not computed yet
+        #: the compiled loop's Cholesky factor ``(F, rows, ridge)`` of ``ridge I - H`` (or None)
+        self.factor = factor
 
     @classmethod
     def at(cls, model, w: NDArray[np.float64], face: NDArray[np.intp], d, sum_to_one: bool) -> Curvature:
@@ -364,7 +371,7 @@ class Curvature:
             "w": np.asarray(self.w, dtype=np.float64),
             "d": self.d if isinstance(self.d, np.ndarray) else np.zeros(0),
             "shift": float(self.shift),
-        }
+        } | _factor_entries(self.factor)
 
     @classmethod
     def from_dict(cls, data: dict) -> Curvature:
@@ -377,7 +384,11 @@ class Curvature:
         d = np.asarray(data["d"], dtype=np.float64)
         w = np.asarray(data["w"], dtype=np.float64)
         d = d if d.size else None
-        return cls(face, H, json.loads(data["key"]), w, d, float(data["shift"]), inverse)
+        factor = None
+        if "factor" in data:
+            rows = np.asarray(data["factor_rows"], dtype=np.intp)
+            factor = (np.asarray(data["factor"], dtype=np.float64), rows, float(data["factor_ridge"]))
+        return cls(face, H, json.loads(data["key"]), w, d, float(data["shift"]), inverse, factor)
 
     def usable_for(self, model) -> bool:
         """Whether its point lies in ``model``'s w-space (the same columns, or columns appended
@@ -425,6 +436,19 @@ class Curvature:
     def shifted(self, H: NDArray[np.float64]) -> NDArray[np.float64]:
         """``H - rho 1 1^T`` (a copy), so that the inverted matrix is ``ridge I - H + rho 1 1^T``."""
         return H - self.shift
+
+
+def _factor_entries(factor: tuple | None) -> dict:
+    """A compiled Cholesky factor ``(F, rows, ridge)`` as :meth:`Curvature.to_dict` writes it (none
+    without one)."""
+    if factor is None:
+        return {}
+    F, rows, ridge = factor
+    return {
+        "factor": np.asarray(F, dtype=np.float64),
+        "factor_rows": np.asarray(rows),
+        "factor_ridge": float(ridge),
+    }
 
 
 def _members(items: NDArray[np.intp], of: NDArray[np.intp], size: int) -> NDArray[np.bool_]:

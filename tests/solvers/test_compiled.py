@@ -450,7 +450,7 @@ def test_the_kept_hessian_is_the_exact_one_at_its_point_and_serves_the_next_solv
     U = _U(rng, N, t)
     model = ERLPBoost(U, nu=20.0, eta=200.0)
     _, _, formed, _ = compiled.resolve(model, np.full(t, 1 / t), 1e-12)
-    H, face, w_H, d_H = formed
+    H, face, w_H, d_H, _ = formed
     reference = model.dual_hessian(w_H, face, d_H)
     np.testing.assert_allclose(H, reference, rtol=1e-10, atol=1e-10 * np.abs(H).max())
     np.testing.assert_allclose(d_H, model.dual_value_and_grad(w_H)[2], atol=1e-15)
@@ -717,7 +717,7 @@ def test_the_loop_extends_a_kept_hessian_as_curvature_covering_does(nu, eta, thr
     w0 = np.concatenate((w_old, np.zeros(t - m)))
     expected = kept.covering(model, np.concatenate((support, np.arange(m, t))))
     _, counts, formed, _ = compiled.resolve(model, w0, 0.0, (kept.H, kept.face, kept.w), max_steps=0)
-    H, face, w_H, d_H = formed
+    H, face, w_H, d_H, _ = formed
     np.testing.assert_array_equal(face, expected.face)
     assert face.size == kept.face.size + lacks + t - m
     scale = eta * N * 1e-15 * max(1.0, np.abs(expected.H).max())
@@ -727,7 +727,7 @@ def test_the_loop_extends_a_kept_hessian_as_curvature_covering_does(nu, eta, thr
     np.testing.assert_allclose(d_H, d_old, rtol=1e-10, atol=1e-15)
     assert counts == {"steps": 0, "hessians": 0, "evaluations": 2}
     # with its d (the Curvature's own): read instead of evaluated, the same matrix to rounding
-    _, counts, (H_d, face_d, _, _), _ = compiled.resolve(
+    _, counts, (H_d, face_d, _, _, _), _ = compiled.resolve(
         model, w0, 0.0, (kept.H, kept.face, kept.w, kept.d), max_steps=0
     )
     np.testing.assert_array_equal(face_d, face)
@@ -773,7 +773,8 @@ def test_the_operators_compiled_gram_equals_the_called_back_one_bit_for_bit(nu, 
     through = _capped_newton.solve(*args, products=products, grams=grams)
     assert through[6] >= 1  # Hessians were formed
     for a, b in zip(called_back, through, strict=True):
-        np.testing.assert_array_equal(a, b)
+        for x, y in zip(*((a, b) if isinstance(a, tuple) else ((a,), (b,))), strict=True):  # (the factor)
+            np.testing.assert_array_equal(x, y)
 
 
 def test_the_compiled_gram_is_asked_from_the_fewest_columns_on_which_it_pays(monkeypatch):
@@ -937,7 +938,86 @@ def test_a_start_from_another_model_is_not_certified_from():
         mp.setattr(compiled, "resolve", recording)
         sol = model.solve(method="auglag", tol=1e-6, warm_start=previous, options=options)
     assert steps[0] == (True, 0)  # the stale start taken, no step: its evaluation is not the certificate's
+    assert sol.solver_state is None or sol.solver_state.start is None  # nor kept for the next solve
     assert sol.primal_value == pytest.approx(model.primal_objective(sol.d), rel=1e-14, abs=1e-15)
     assert sol.dual_value == pytest.approx(model.dual_objective(sol.w), rel=1e-14, abs=1e-15)
     reference = model.solve(method="auglag", tol=1e-6, options=_python())
     assert abs(sol.dual_value - reference.dual_value) <= sol.gap + reference.gap + 1e-12
+
+
+@pytest.mark.parametrize("nu, eta", [(1.0, 50.0), (20.0, 200.0)])
+def test_the_kept_factor_is_extended_to_the_appended_rows_as_a_cholesky_factor(nu, eta):
+    """Along warm re-solves with ``compiled="auto"``, the kept Hessian carries the loop's last Cholesky
+    factor (``Curvature.factor``); the next re-solve extends it by the appended column's row (BLAS
+    dtrsv) instead of factoring anew. Every factor returned is a Cholesky factor of ``ridge I - H``
+    on its rows (``L L^T`` equal to it to rounding: entries up to eta N, ~1e-13 relative), lower
+    triangular with a positive diagonal, and a re-solve with the factor reaches the optimum of one
+    without it (within the certified gaps: their steps differ by the factors' rounding)."""
+    rng = np.random.default_rng(int(nu) + 7)
+    N, t = 300, 16
+    U = _U(rng, N, t)
+    options = AuglagOptions(newton=NewtonOptions(compiled="auto"))
+    previous, extended = None, 0
+    for k in range(2, t + 1):
+        model = ERLPBoost(U[:, :k], nu=nu, eta=eta)
+        kept = None if previous is None or previous.solver_state is None else previous.solver_state.curvature
+        sol = model.solve(method="auglag", tol=1e-4, warm_start=previous, options=options)
+        assert sol.optimal
+        curvature = None if sol.solver_state is None else sol.solver_state.curvature
+        if curvature is not None and curvature.factor is not None:
+            F, rows, ridge = curvature.factor
+            M = ridge * np.eye(rows.size) - curvature.H[np.ix_(rows, rows)]
+            np.testing.assert_array_equal(F, np.tril(F))
+            assert np.all(np.diag(F) > 0)
+            np.testing.assert_allclose(F @ F.T, M, rtol=0, atol=1e-13 * np.abs(M).max())
+            grew = kept is not None and kept.factor is not None and rows.size > kept.factor[1].size
+            extended += grew
+        if kept is not None and kept.factor is not None and kept.usable_for(model):
+            w0 = np.append(previous.w, 0.0)
+            args = (kept.H, kept.face, kept.w, kept.d)
+            a = certified_point(model, compiled.resolve(model, w0, 1e-9, (*args, kept.factor))[0])
+            b = certified_point(model, compiled.resolve(model, w0, 1e-9, args)[0])
+            assert abs(a.value - b.value) <= (a.gap + b.gap) * max(1.0, abs(b.value)) + 1e-12
+        previous = sol
+    assert extended >= 3  # the factor grew with the appended columns in several solves
+
+
+def test_a_kept_factor_of_the_wrong_shape_is_refused():
+    U = np.asfortranarray(np.sign(np.random.default_rng(0).normal(size=(20, 4))))
+    model = ERLPBoost(U, nu=2.0, eta=10.0)
+    H, face = -np.eye(3), np.array([0, 1, 2])
+    for factor in (
+        (np.eye(2), np.array([0, 1, 2]), 0.0),
+        (np.eye(2), np.array([0, 0]), 0.0),
+        (np.eye(2), np.array([0, 5]), 0.0),
+    ):
+        with pytest.raises(ValueError, match="kept_factor must be a k x k factor"):
+            compiled.resolve(model, np.full(4, 0.25), 1e-9, (H, face, None, None, factor))
+
+
+@pytest.mark.parametrize("nu, eta", [(1.0, 50.0), (20.0, 200.0), (20.0, 1e4)])
+def test_one_chord_step_after_an_appended_column_extends_the_kept_factor(nu, eta):
+    """The kept Hessian of a solve over t - 1 columns with its factor, then one step over t columns:
+    the loop extends the matrix by the new column's row and the factor by its row (no Hessian formed,
+    no new factor); the factor it returns is the Cholesky factor of ``ridge I - H`` on the extended
+    matrix's rows, its old rows' block the kept one unchanged."""
+    rng = np.random.default_rng(int(nu) + int(np.log10(eta)))
+    N, t = 300, 12
+    U = _U(rng, N, t)
+    old = ERLPBoost(U[:, : t - 1], nu=nu, eta=eta)
+    w_old, _, formed, start = compiled.resolve(old, np.full(t - 1, 1 / (t - 1)), 1e-8)
+    H, face, w_H, d_H, factor = formed
+    assert factor is not None
+    model = ERLPBoost(U, nu=nu, eta=eta)
+    w0 = np.append(w_old, 0.0)
+    _, counts, grown, _ = compiled.resolve(
+        model, w0, 0.0, (H, face, w_H, d_H, factor), max_steps=1, start=start
+    )
+    assert counts["steps"] == 1 and counts["hessians"] == 0
+    H2, face2, _, _, (F, rows, ridge) = grown
+    assert face2.size == face.size + 1 and rows.size == factor[1].size + 1 and ridge == factor[2]
+    M = ridge * np.eye(rows.size) - H2[np.ix_(rows, rows)]
+    np.testing.assert_allclose(F @ F.T, M, rtol=0, atol=1e-13 * np.abs(M).max())
+    k = factor[1].size
+    np.testing.assert_array_equal(F[:k, :k], factor[0])  # the kept block as it was
+    np.testing.assert_array_equal(F, np.tril(F))

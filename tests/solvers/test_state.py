@@ -68,8 +68,9 @@ def test_the_state_is_frozen():
 
 
 def test_the_compiled_evaluation_round_trips():
-    """A warm solve that ended in the compiled stage keeps its evaluation (``start``): written and
-    read back entry for entry, with its dtypes, beside the curvature."""
+    """A warm solve that ended in the compiled stage keeps its evaluation (``start``) and the loop's
+    Cholesky factor of its Hessian (``Curvature.factor``): written and read back entry for entry,
+    with their dtypes."""
     U = random_edge_matrix(120, 12, seed=7, binary=True)
     options = AuglagOptions(newton=NewtonOptions(compiled="auto"))
     previous = ERLPBoost(U[:, :-1], nu=6.0, eta=50.0).solve(method="auglag", options=options)
@@ -85,3 +86,6 @@ def test_the_compiled_evaluation_round_trips():
         np.testing.assert_array_equal(got, want)
         assert np.asarray(got).dtype == np.asarray(want).dtype
     assert type(back.start.value) is float
+    assert state.curvature.factor is not None  # the loop's Cholesky factor rides on the Hessian
+    for got, want in zip(back.curvature.factor, state.curvature.factor, strict=True):
+        np.testing.assert_array_equal(got, want)
