@@ -6,9 +6,9 @@ The dual ([KG] Eq. 3.10 with psi eliminated, docs/math.md#capped-softmax) is
 ``{d : sum d = 1, d <= 1/nu}``, maximised over the simplex. At each point:
 
 * the capped softmax ``d = argmax`` ([SS] Lemma 16): ``d_n = min(1/nu, xi d0_n e^{-eta (U w)_n})``,
-  its capped set Lemma 16's along the weights in descending order: from the weights relative to the
-  largest, sorting only about the capped set (:func:`_capped_set`), or in the log domain relative to
-  the largest free log-weight where those underflow (eta up to 1e6);
+  its capped set Lemma 16's along the weights in descending order, found without a sort as a
+  selection finds a rank (:func:`_capped_search`): on the weights relative to the largest, or in the
+  log domain where the free ones underflow (eta up to 1e6);
 * ``D(w) = w^T g + f(d)`` with ``g = U^T d`` (the gradient, docs/math.md#erratum-kg-7), ``f(d)`` from
   the log-scale as ``dualboost.conjugates.CappedRelativeEntropy.conjugate_and_grad`` does at eta >= 1;
 * the Hessian on the face S of positive (and entering) weights in the low-rank form of
@@ -71,20 +71,24 @@ cdef double SCALED = 400.0
 #: pairwise): one call with the GIL, about a sixth of the time of libm's exp one at a time and a running
 #: sum on a9a's 29,305 rows; below, libm's and the running sum (smaller sets' fits as they were)
 cdef int VECTOR_EXP = 4096
+#: the capped set's search sums the weights relative to the largest (ew) about a pivot whose
+#: log-weight lies above -LINEAR (the weights that underflowed there below e^-145 of its), else
+#: relative to the pivot's; capped_softmax's log domain where the sum below the set is under 1e-280
+cdef double LINEAR = 600.0
+cdef double LOG_TINY = log(1e-280)
 
 
 cdef struct Problem:
     const double* U      # N x t, column-major (U[n + N j])
     const double* log_d0
-    double* lw           # scratch: the log-weights (N), their order (N), their suffix sums (N + 1)
-    int* idx
-    double* suffix
+    double* lw           # scratch: the log-weights (N)
+    int* idx             # scratch: the rows' order that the capped set's search splits (N)
+    double* suffix       # scratch: the free weights (N + 1)
     double* ew           # scratch: the weights relative to the largest, exp(lw - max lw) (N)
+    int free_row         # the last capped set's search: a row at its threshold, and its last capped
+    int capped_row       # row (-1: none), the next search's first pivots (:func:`_capped_search`)
     void* lw_array       # lw and ew as numpy arrays (for numpy's exp: VECTOR_EXP)
     void* ew_array
-    double* vals         # scratch: a copy of lw that the selection reorders (N), the sort's keys (N)
-    double* keys
-    int* ties            # scratch: the rows at a selection's threshold, in row order (N)
     int N
     int t
     double eta
@@ -96,169 +100,136 @@ cdef struct Problem:
     double* pass_scratch  # their scratch (passes.scratch doubles)
 
 
-#: the fewest largest log-weights that the capped set's search (:func:`_capped_set`) selects and sorts
-#: first (then four times as many, up to K, while the capped set reaches past them), where K is above
-#: four times as many; up to there all K at once (the capped set near nu/2 and beyond: two rounds on
-#: a9a's 1000 x 10 subproblem at nu = N/2 took 3.3-3.4 ms against 2.6-2.8 ms for one)
-cdef int FIRST = 256
-#: the stride of the sample from which :func:`_kth_largest_filtered` bounds a selection
-cdef int SAMPLE = 8
-
-
-cdef double _kth_largest(double* v, int n, int k) noexcept nogil:
-    """The k-th largest of ``v[:n]`` (1 <= k <= n; quickselect, O(n) expected), ``v`` reordered so
-    that ``v[:k - 1] >= v[k - 1] >= v[k:]``."""
-    cdef int lo = 0, hi = n - 1, i, j
-    cdef double pivot, tmp
-    while lo < hi:
-        pivot = v[(lo + hi) // 2]
-        i, j = lo, hi
-        while i <= j:
-            while v[i] > pivot:
-                i += 1
-            while v[j] < pivot:
-                j -= 1
-            if i <= j:
-                tmp = v[i]; v[i] = v[j]; v[j] = tmp
-                i += 1
-                j -= 1
-        if k - 1 <= j:
-            hi = j
-        elif k - 1 >= i:
-            lo = i
-        else:
-            break
-    return v[k - 1]
-
-
-cdef double _kth_largest_filtered(const double* lw, double* v, int n, int k) noexcept nogil:
-    """The k-th largest of ``lw[:n]`` (1 <= k <= n) as :func:`_kth_largest` finds it, ``v`` (n) its
-    scratch: first a bound from every SAMPLE-th entry (its ``ceil(1.5 k / SAMPLE)``-th largest, about
-    the 1.5 k-th largest of all), then the k-th largest of the entries at least that bound where they
-    are at least k (every entry that large is among them), else of all (O(n) either way, the first
-    with one pass over ``lw`` and selections on about n / SAMPLE and 1.5 k entries)."""
-    cdef int s = 0, r, c = 0, i
-    cdef double bound
-    if n >= 4 * SAMPLE * k // 3:
-        for i in range((n + SAMPLE - 1) // SAMPLE):
-            v[i] = lw[SAMPLE * i]
-        s = (n + SAMPLE - 1) // SAMPLE
-        r = (3 * k + 2 * SAMPLE - 1) // (2 * SAMPLE)
-        bound = _kth_largest(v, s, r if r <= s else s)
-        for i in range(n):
-            if lw[i] >= bound:
-                v[c] = lw[i]
-                c += 1
-        if c >= k:
-            return _kth_largest(v, c, k)
-    memcpy(v, lw, n * sizeof(double))
-    return _kth_largest(v, n, k)
-
-cdef void _sort_descending(double* v, int* idx, int n) noexcept nogil:
-    """Sorts the pairs ``(v[i], idx[i])``, i < n, by v descending, then idx ascending (a shell sort on
-    contiguous pairs, O(n^1.3)): one order for any input order, ties included."""
-    cdef int gap = 1, i, j, ti
-    cdef double tv
+cdef void _sort_rows(int* rows, int n) noexcept nogil:
+    """Sorts ``rows[:n]`` ascending (a shell sort)."""
+    cdef int gap = 1, i, j, r
     while gap < n // 3:
         gap = 3 * gap + 1
     while gap >= 1:
         for i in range(gap, n):
-            tv, ti = v[i], idx[i]
+            r = rows[i]
             j = i
-            while j >= gap and (v[j - gap] < tv or (v[j - gap] == tv and idx[j - gap] > ti)):
-                v[j] = v[j - gap]
-                idx[j] = idx[j - gap]
+            while j >= gap and rows[j - gap] > r:
+                rows[j] = rows[j - gap]
                 j -= gap
-            v[j] = tv
-            idx[j] = ti
+            rows[j] = r
         gap //= 3
 
+cdef inline bint _capped_at(int i, int K, double cap, double cap_tol, double weight, double below) noexcept nogil:
+    """Lemma 16's test at the i-th largest weight (``weight``; ``below`` the sum of the weights below
+    the i largest, that one included): ``(1 - i/nu) weight <= cap below`` to the log domain's 1e-12,
+    or ``1 - i/nu <= 0``, or i >= K - 1 (the last of the K largest, capped_softmax's fallback)."""
+    cdef double mass = 1.0 - i * cap
+    return i >= K - 1 or mass <= 0.0 or mass * weight <= cap_tol * below
 
-cdef double _split(Problem* p, double tau, int* c, int* nties, double* tied) noexcept nogil:
-    """The rows above ``tau`` into ``p.idx`` (``c`` of them, sorted: descending log-weight, ties by row)
-    and those at ``tau`` into ``p.ties`` (``nties``, in row order; ``tied`` the sum of their weights
-    ``ew``); returns the sum of the weights ``ew`` below ``tau``, in row order."""
-    cdef int n, i, above = 0, at = 0
-    cdef double rest = 0.0, level = 0.0
+
+cdef inline int _median3(const double* lws, int a, int b, int c) noexcept nogil:
+    """The row of the median log-weight of rows a, b and c."""
+    if lws[a] > lws[b]:
+        a, b = b, a
+    if lws[b] > lws[c]:
+        b = c
+    return a if lws[a] > lws[b] else b
+
+
+cdef inline double _exp_below(double x) noexcept nogil:
+    """``exp(x)`` for x <= 0, 0 below -746 without libm's underflow path (its result there is 0)."""
+    return exp(x) if x > -746.0 else 0.0
+
+
+cdef int _capped_search(Problem* p, int K, double cap, unsigned char* capped, double* below_out,
+                        double* ref_out, double* level) noexcept nogil:
+    """The capped set of Lemma 16 without a sort: the first i, along the log-weights in descending
+    order (ties by row), at which ``(1 - i/nu) weight_i <= cap (sum of the weights below the i
+    largest, the i-th included)`` (:func:`_capped_at`; capped_softmax's test), found as a selection
+    finds a rank (O(N) expected, as the projections onto the capped simplex search their threshold;
+    docs/math.md#capped-softmax): the rows' order ``p.idx`` split three ways about a pivot
+    log-weight (above, tied, below; the sums of the weights tied and below), the test at the first
+    tied row's rank, which is monotone in the rank (its left side less the right falls by
+    ``(1 - (i + 1)/nu) (weight_i - weight_{i+1}) >= 0`` a rank), then the rows above where it holds,
+    else along the tied rows (in row order) and then the rows below, every row above and tied then
+    capped. The first pivots are the previous search's rows at its threshold (``p.free_row``,
+    ``p.capped_row``: they bracket this set where it changed little), then medians of three.
+
+    A split's weights are ``ew`` (relative to the largest; exp is monotone, so the log-weights'
+    order is theirs, and breaks their ties where they underflowed, as capped_softmax's order does)
+    where its pivot's log-weight is above -LINEAR (every weight that underflowed there is below
+    e^-(745 - LINEAR) of the pivot's), else ``exp(lw - pivot)`` (at most 1: no overflow; eta up to
+    1e6). Sets ``capped`` on the set and returns its size i, ``below_out`` the sum at i relative to
+    ``exp(ref_out)`` (``ref_out`` 0, the largest weight, or the i-th largest log-weight) and
+    ``level`` the i-th largest log-weight."""
+    cdef int N = p.N, lo = 0, hi = N, above = 0, a, b, i, j, row, chosen = -1, rank, tied, pivot_row
+    cdef int splits = 0, free_row = -1, capped_row = -1
+    cdef double below = 0.0, pivot, x, sum_tied, sum_below, weight, cap_tol = cap * exp(1e-12), rest
+    cdef double top = 0.0, ref = 0.0, split_ref  # (below relative to exp(ref): 0 or a pivot's log-weight)
+    cdef bint linear
+    cdef int* rows = p.idx
     cdef const double* lws = p.lw
     cdef const double* ew = p.ew
-    for n in range(p.N):
-        if lws[n] > tau:
-            p.idx[above] = n
-            above += 1
-        elif lws[n] == tau:
-            p.ties[at] = n
-            at += 1
-            level += ew[n]
+    for i in range(N):
+        rows[i] = i
+    while lo < hi:
+        # the pivots: first the previous search's first free row, then (where the set ends above it)
+        # its last capped row, which bracket this set where it changed little; else the median of three
+        if splits == 0 and p.free_row >= 0:
+            pivot_row = p.free_row
+        elif splits == 1 and hi < N and p.capped_row >= 0 and lws[p.capped_row] > top:
+            pivot_row = p.capped_row
         else:
-            rest += ew[n]
-    for i in range(above):
-        p.keys[i] = lws[p.idx[i]]
-    _sort_descending(p.keys, p.idx, above)
-    c[0], nties[0], tied[0] = above, at, level
-    return rest
-
-
-cdef int _first_capped(Problem* p, int L, int K, double cap) noexcept nogil:
-    """The first i < min(L, K) at which ``(1 - i/nu) weight_i <= cap (sum of the weights below the i
-    largest)``, to the log domain's 1e-12, with the L largest weights' rows in ``p.idx`` (descending)
-    and the sum below them in ``p.suffix[L]``; fills ``p.suffix[:L]`` (the sums below each); -1
-    where there is none."""
-    cdef int i, stop = L if L < K else K
-    cdef double mass, cap_tol = cap * exp(1e-12)
-    cdef const double* ew = p.ew
-    for i in range(L - 1, -1, -1):
-        p.suffix[i] = p.suffix[i + 1] + ew[p.idx[i]]
-    for i in range(stop):
-        mass = 1.0 - i * cap
-        if mass <= 0.0 or mass * ew[p.idx[i]] <= cap_tol * p.suffix[i]:
-            return i
-    return -1
-
-
-cdef bint _capped_set(Problem* p, int K, double cap, unsigned char* capped, double* ncap,
-                      double* log_xi) noexcept nogil:
-    """The capped set of Lemma 16 from the weights ``ew`` (relative to the largest), in the linear
-    domain: the largest log-weights, those above the k-th largest (k = FIRST where K is above 4 FIRST,
-    then four times as many while the set reaches past them, up to K; else K), sorted (descending, ties by row), and the first i at
-    which ``(1 - i/nu) weight_i <= cap (sum of the weights below the i largest)`` (to the log domain's
-    1e-12; :func:`_first_capped`), every other weight summed in row order; where the set reaches past
-    them, the rows at the k-th largest too (after them, in row order; their weights are equal).
-    Sets ``capped`` on the set, ``ncap`` its size and ``log_xi`` the log of the scale of the weights
-    ``ew`` (-inf where the set takes all the mass); False (nothing set) where the k-th largest
-    log-weight is at most -SCALED below the largest (its weight then no longer accurate: the log
-    domain decides)."""
-    cdef int N = p.N, k = FIRST if 4 * FIRST < K else K, c, nties, L, i, n, chosen
-    cdef double tau, rest, tied, mass
-    cdef const double* lws = p.lw
-    cdef const double* ew = p.ew
-    tau = _kth_largest_filtered(lws, p.vals, N, k)
-    while True:
-        if not tau > -SCALED:
-            return False
-        rest = _split(p, tau, &c, &nties, &tied)
-        L = c  # (c < k <= K)
-        p.suffix[L] = rest + tied
-        chosen = _first_capped(p, L, K, cap)
-        if chosen < 0:  # the set reaches the rows at tau
-            for i in range(nties):
-                p.idx[c + i] = p.ties[i]
-            L = c + nties
-            p.suffix[L] = rest
-            chosen = _first_capped(p, L, K, cap)
-        if chosen >= 0 or L >= K:
+            pivot_row = _median3(lws, rows[lo], rows[lo + (hi - lo) // 2], rows[hi - 1])
+        pivot = lws[pivot_row]
+        splits += 1
+        linear = pivot > -LINEAR
+        # rows[lo:a] above the pivot, rows[a:b] at it, rows[b:hi] below
+        a, i, b = lo, lo, hi
+        sum_tied, sum_below = 0.0, 0.0
+        while i < b:
+            row = rows[i]
+            x = lws[row]
+            if x > pivot:
+                rows[i] = rows[a]
+                rows[a] = row
+                a += 1
+                i += 1
+            elif x < pivot:
+                b -= 1
+                rows[i] = rows[b]
+                rows[b] = row
+                sum_below += ew[row] if linear else _exp_below(x - pivot)
+            else:
+                i += 1
+                sum_tied += ew[row] if linear else 1.0
+        # the weights below the range (below, relative to exp(ref); ref at most the pivot)
+        if linear:
+            weight, split_ref = ew[pivot_row], 0.0
+            rest = (below if ref == 0.0 else below * exp(ref)) + sum_below
+        else:
+            weight, split_ref = 1.0, pivot
+            rest = (below * _exp_below(ref - pivot) if below > 0.0 else 0.0) + sum_below
+        rank = above + (a - lo)
+        if _capped_at(rank, K, cap, cap_tol, weight, rest + sum_tied):  # the set ends at or above rank
+            below, ref, top, free_row = rest + sum_tied, split_ref, pivot, pivot_row
+            hi = a
+            continue
+        tied = b - a
+        for j in range(1, tied):  # past the first tied row (reached there only by rounding or 1 - i/nu)
+            if _capped_at(rank + j, K, cap, cap_tol, weight, rest + (tied - j) * weight):
+                chosen = rank + j
+                below, ref, top, free_row = rest + (tied - j) * weight, split_ref, pivot, pivot_row
+                _sort_rows(rows + a, tied)  # the first j tied rows in row order
+                b = a + j
+                break
+        for i in range(lo, b):
+            capped[rows[i]] = 1
+        capped_row = pivot_row
+        if chosen >= 0:
             break
-        k = 4 * k if 4 * k < K else K
-        memcpy(p.vals, lws, N * sizeof(double))
-        tau = _kth_largest(p.vals, N, k)
-    if chosen < 0:
-        chosen = K - 1
-    for i in range(chosen):
-        capped[p.idx[i]] = 1
-    ncap[0] = chosen
-    mass = 1.0 - chosen * cap
-    log_xi[0] = log(mass) - log(p.suffix[chosen]) if mass > 0.0 else -INFINITY
-    return True
+        above += b - lo
+        lo = b
+    below_out[0], ref_out[0], level[0] = below, ref, top
+    p.free_row, p.capped_row = free_row, capped_row
+    return above if chosen < 0 else chosen
+
 
 cdef int _call_into(object method, const double* x, int n_in, double* out, int n_out) except -1:
     """``out = method(x)``: x copied into a new array (the callee may keep it), the result checked
@@ -299,16 +270,6 @@ cdef int _product(Problem* p, bint transposed, const double* x, double* out) exc
     return 0
 
 
-cdef inline double _logaddexp(double a, double b) noexcept nogil:
-    if a == -INFINITY:
-        return b
-    if b == -INFINITY:
-        return a
-    if a > b:
-        return a + log(1.0 + exp(b - a))
-    return b + log(1.0 + exp(a - b))
-
-
 cdef double _largest(const double* v, int n) noexcept nogil:
     """``max v[:n]`` (-inf for n = 0; NaN entries skipped): four running maxima, which the compiler
     keeps in registers, instead of one chain through memory."""
@@ -342,14 +303,14 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
     The capped softmax as ``dualboost.conjugates.projections.capped_softmax`` computes it ([SS]
     Lemma 16): the plain softmax where no weight reaches the cap; else the largest log-weights in
     descending order, and the first i at which ``xi_i weight_i <= cap`` with
-    ``xi_i = (1 - i/nu) / (sum of the weights below the i largest)``: by :func:`_capped_set` on the
-    weights relative to the largest, the fewest largest that contain that i (O(N) and a sort of about
-    the capped set), or, where those weights underflow (below e^-SCALED of the largest), on the
-    K = floor(nu) + 1 largest in the log domain."""
-    cdef int N = p.N, n, i, K = N, chosen, c, nties
+    ``xi_i = (1 - i/nu) / (sum of the weights below the i largest)``, i < K = floor(nu) + 1, by
+    :func:`_capped_search` (O(N) expected, no sort); d from the weights relative to the largest, or,
+    where the sum below that i underflows there (below 1e-280, as capped_softmax decides), relative
+    to the i-th largest (the log domain)."""
+    cdef int N = p.N, n, i, K = N
     cdef double cap = 1.0 / p.nu, log_cap = log(cap)
-    cdef double top = -INFINITY, total = 0.0, mass, log_xi, lw = 0.0, shift = 0.0, value, ncap = 0.0, ref, rest, log_rest
-    cdef double scale, tied, xi = 0.0
+    cdef double top = -INFINITY, total = 0.0, mass, log_xi, lw = 0.0, shift = 0.0, value, ncap = 0.0
+    cdef double scale, xi = 0.0, below, ref, level
     cdef bint plain
     cdef double* lws = p.lw
     cdef double* ew = p.ew
@@ -369,7 +330,7 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
             total = np.add.reduce(np.exp(<object>p.lw_array, out=<object>p.ew_array))
     else:
         for n in range(N):
-            ew[n] = exp(lws[n])
+            ew[n] = _exp_below(lws[n])
         total = pairwise_sum(ew, N)
     log_xi = -log(total)  # relative to top too: d_n = min(cap, exp(log_xi + lws[n]))
     if p.nu >= N:  # the capped simplex is the one point d = 1/N: every row at the cap, exactly
@@ -383,50 +344,21 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
             K = N - 1
         K += 1
     plain = p.nu < N and (p.nu == 1.0 or total * cap >= 1.0)  # the softmax: d = e / sum e
-    if p.nu < N and not plain and _capped_set(p, K, cap, capped, &ncap, &log_xi):
-        # the scale as capped_softmax's linear branch takes it (from the free weights' sum in numpy's
-        # order: d sums to 1 as numpy sums it as often as the Python path's; else _capped_set's)
-        xi = _linear_scale(p, capped, 1.0 - ncap / p.nu)
-        if xi > 0.0:
-            log_xi = log(xi)
-    elif p.nu < N and not plain:
-        # the log domain, where the weights relative to the largest underflow (eta up to 1e6): the K
-        # largest (the K-th at most -SCALED, as _capped_set's k-th was), every other weight relative
-        # to the K-th's
-        ref = _kth_largest_filtered(lws, p.vals, N, K)
-        _split(p, ref, &c, &nties, &tied)
-        for i in range(nties):
-            p.idx[c + i] = p.ties[i]
-        rest = c + nties - K  # (the rows at ref past the K largest: weight 1 relative to ref)
-        for n in range(N):
-            if lws[n] < ref:
-                rest += exp(lws[n] - ref)
-        log_rest = log(rest) + ref if rest > 0.0 else -INFINITY
-        # suffix[i] = log of the sum of every weight below the i largest, kept in p.suffix
-        p.suffix[K] = log_rest
-        for i in range(K - 1, -1, -1):
-            p.suffix[i] = _logaddexp(lws[p.idx[i]], p.suffix[i + 1])
-        chosen = K - 1
-        for i in range(K):
-            mass = 1.0 - i * cap
-            if mass <= 0.0:
-                chosen = i
-                break
-            if log(mass) - p.suffix[i] + lws[p.idx[i]] <= log_cap + 1e-12:
-                chosen = i
-                break
-        for i in range(chosen):
-            capped[p.idx[i]] = 1
-        ncap = chosen
+    if p.nu < N and not plain:
+        ncap = _capped_search(p, K, cap, capped, &below, &ref, &level)
         mass = 1.0 - ncap / p.nu
-        if mass > 0.0:  # the scale relative to the chosen weight (exact near it, as capped_softmax's
-            shift = lws[p.idx[chosen]]  # log domain; the suffix above only chose i)
-            total = rest * exp(ref - shift)
-            for i in range(chosen, K):
-                total += exp(lws[p.idx[i]] - shift)
-            log_xi = log(mass) - log(total)
-        else:
+        if not mass > 0.0:  # the set takes all the mass: the rest get nothing
             log_xi = -INFINITY
+        elif (below >= 1e-280) if ref == 0.0 else (log(below) + ref >= LOG_TINY):
+            # the scale as capped_softmax's linear branch takes it (from the free weights' sum in
+            # numpy's order: d sums to 1 as numpy sums it as often as the Python path's), else from
+            # the search's sum (relative to the largest weight)
+            xi = _linear_scale(p, capped, mass)
+            log_xi = log(xi) if xi > 0.0 else log(mass) - log(below) - ref
+        else:  # the sum below the set underflowed (below 1e-280: capped_softmax's log domain): the
+            # scale relative to the i-th largest weight (exact near it), to which the sum is relative
+            shift = level
+            log_xi = log(mass) - log(below)
     scale = exp(log_xi - shift) if shift > -SCALED else 0.0  # (log_xi <= 0: at most e^SCALED)
     if plain:  # (as capped_softmax divides)
         for n in range(N):
@@ -445,7 +377,7 @@ cdef double _evaluate(Problem* p, const double* w, double* m, double* d, double*
     else:
         for n in range(N):
             lw = log_xi + (lws[n] - shift)
-            d[n] = cap if capped[n] else exp(lw if lw < log_cap else log_cap)
+            d[n] = cap if capped[n] else _exp_below(lw if lw < log_cap else log_cap)
     _sum_to_one(p, d, capped, cap)
     _product(p, True, d, g)
     # f*(theta) at eta >= 1 from the log-scale (CappedRelativeEntropy.conjugate_and_grad): with
@@ -538,7 +470,6 @@ cdef double _weights(const Problem* p, const double* d, const unsigned char* cap
     floor = 1e-17 * s_max
     for n in range(N):
         s[n] = d[n] if (not capped[n] and d[n] < below and d[n] > floor) else 0.0
-    for n in range(N):
         s_sum += s[n]
     return s_sum
 
@@ -618,6 +549,8 @@ cdef int _form(Problem* p, const double* d, const unsigned char* capped, const i
     cdef int N = p.N, t = p.t, rows = 0, i, j, n
     cdef double s_sum, zero = 0.0, acc
     cdef char uplo = b'L', trans_t = b'T'
+    cdef int* kept = p.idx
+    cdef const double* column
     for j in range(t):
         pos[j] = -1
     for i in range(k):
@@ -627,15 +560,16 @@ cdef int _form(Problem* p, const double* d, const unsigned char* capped, const i
         return 0
     if p.gram != NULL and _form_gram(p, face, k, sq, s_sum, full, a, g_all):
         return 0
-    for n in range(N):
+    for n in range(N):  # the rows that count (their order into p.idx, free here), compacted
         if sq[n] > 0.0:
             sq[rows] = sqrt(sq[n])
-            for i in range(k):
-                B[rows + N * i] = sq[rows] * p.U[n + N * face[i]]
+            kept[rows] = n
             rows += 1
-    for i in range(k):
+    for i in range(k):  # B a column at a time (contiguous), a with it
+        column = p.U + N * face[i]
         acc = 0.0
         for n in range(rows):
+            B[n + N * i] = sq[n] * column[kept[n]]
             acc += sq[n] * B[n + N * i]
         a[i] = acc
     if rows > 0:
@@ -997,6 +931,7 @@ def solve(
     p.U = &U[0, 0]
     p.log_d0 = &log_d0[0]
     p.N, p.t, p.eta, p.nu = N, t, eta, nu
+    p.free_row, p.capped_row = -1, -1
     p.products = NULL if products is None else <void*>products
     p.gram = NULL if gram is None else <void*>gram
     p.passes, p.pass_scratch = NULL, NULL
@@ -1017,10 +952,8 @@ def solve(
     lw_array, ew_array = np.empty(N), np.empty(N)
     cdef double[::1] lw_scratch = lw_array, suffix_scratch = np.empty(N + 1), ew_scratch = ew_array
     p.lw_array, p.ew_array = <void*>lw_array, <void*>ew_array
-    cdef double[::1] vals_scratch = np.empty(N), keys_scratch = np.empty(N)
-    cdef int[::1] idx_scratch = np.empty(N, dtype=np.int32), ties_scratch = np.empty(N, dtype=np.int32)
+    cdef int[::1] idx_scratch = np.empty(N, dtype=np.int32)
     p.lw, p.suffix, p.idx, p.ew = &lw_scratch[0], &suffix_scratch[0], &idx_scratch[0], &ew_scratch[0]
-    p.vals, p.keys, p.ties = &vals_scratch[0], &keys_scratch[0], &ties_scratch[0]
     cdef double[::1] w = np.array(w0, dtype=np.float64), d = np.empty(N), g = np.empty(t)
     cdef double[::1] wt = np.empty(t), dt = np.empty(N), gt = np.empty(t), m = np.empty(N)
     cdef double[::1] x = np.empty(t), sq = np.empty(N), a = np.empty(t), g_all = np.empty(t)

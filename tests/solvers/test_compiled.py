@@ -6,7 +6,8 @@ reference. Checked here, each against that reference on the same instances:
 
 * one evaluation ``(D(w), d(w), U^T d)`` equals ``Model.dual_value_and_grad`` to rounding for eta up
   to 1e6, nu from 1 to N, non-uniform priors and points on the simplex's faces, and on 3,000 rows
-  of tied log-weights (the capped set's search: its threshold, the tied rows, its second selections);
+  of tied log-weights and on few tied levels from N = 10 to 1e5 (the capped set's search: its pivots,
+  the tied rows, nu at and beside integers);
 * a solve to a tight gap reaches the Python path's optimum: value, d and w to 1e-10 (where both
   converge to the same face), N from 10 to 1e5;
 * along a boosting-like sequence of warm re-solves, ``NewtonOptions(compiled=True)`` and ``False``
@@ -106,14 +107,13 @@ def _check_evaluation(model: ERLPBoost, w: np.ndarray, rtol: float) -> np.ndarra
 @pytest.mark.parametrize("N", [3000, 5000])
 def test_compiled_evaluation_with_tied_weights_equals_the_python_evaluation(N, columns, nu_of_N, eta):
     """Sign columns on 3,000 and 5,000 rows (few distinct margins: many tied log-weights; one
-    repeated column: two values), uniform prior: the capped set's search selects the largest weights
-    from a sample's bound, sorts only those above the selection's threshold and adds the rows tied at
-    it only where the set reaches them, and selects four times as many while the set is larger (capped
-    sets of up to 2,962 of 3,000 rows, 1,445 of 1,500 ties at eta = 1e6), the log domain at eta = 1e6
-    where weights underflow, libm's exponentials on 3,000 rows and numpy's on 5,000 (VECTOR_EXP); each
-    against ``Model.dual_value_and_grad``, d to 1e-10 (the tied rows' d differ by up to 5.5e-11 of
-    theirs here, as they did before this search: at eta = 1e6, nu = 300, 1,200 tied rows get exactly
-    1/1200 here and 1/1200 + 3.5e-14 in the reference)."""
+    repeated column: two values), uniform prior: the capped set's search splits the rows about tied
+    pivots and ends at a tied group (capped sets of up to 2,962 of 3,000 rows, 1,445 of 1,500 ties at
+    eta = 1e6), in the log domain at eta = 1e6 where weights underflow, libm's exponentials on 3,000
+    rows and numpy's on 5,000 (VECTOR_EXP); each against ``Model.dual_value_and_grad``, d to 1e-10
+    (the tied rows' d differ by up to 5.5e-11 of theirs here, as they did before this search: at
+    eta = 1e6, nu = 300, 1,200 tied rows get exactly 1/1200 here and 1/1200 + 3.5e-14 in the
+    reference)."""
     nu = {"1": 1.0, "0.1 N": 0.1 * N, "0.5 N": 0.5 * N, "N - 1": N - 1.0, "N": float(N)}[nu_of_N]
     rng = np.random.default_rng(int(nu) + int(eta))
     t = 6
@@ -126,7 +126,86 @@ def test_compiled_evaluation_with_tied_weights_equals_the_python_evaluation(N, c
         ref_d = _check_evaluation(model, w, rtol=1e-10)
         capped = max(capped, int(np.sum(ref_d >= (1 - 1e-12) / nu)))
     if nu_of_N == "N - 1":
-        assert capped > 256  # more than the search's first selection (FIRST): it selected again
+        assert capped > 256  # (a capped set of most rows)
+
+
+def _levels_model(levels: np.ndarray, nu: float, eta: float) -> ERLPBoost:
+    """One column, w = 1, uniform prior: the log-weights are ``eta levels / max levels`` (+ log 1/N)."""
+    return ERLPBoost(np.asfortranarray(-(levels / levels.max())[:, None]), nu=nu, eta=eta)
+
+
+def _check_capped_set(model: ERLPBoost) -> int:
+    """The compiled evaluation at w = 1 against the Python one: the same rows at the cap (to 1e-12 of
+    it: a free row's ``xi e_n`` may round onto the cap, and at nu = N capped_softmax scales the last
+    rows rather than setting them), d and g to 1e-10, the value to 1e-11 (at N = 1e5 and eta = 1e6
+    its sums over 5e4 capped rows differ by 1.4e-12 between the paths, as before this search);
+    their number."""
+    value, d, g = _evaluate(model, np.ones(1))
+    ref_value, ref_g, ref_d = model.dual_value_and_grad(np.ones(1))
+    assert value == pytest.approx(ref_value, rel=1e-11, abs=1e-12)
+    np.testing.assert_allclose(d, ref_d, rtol=1e-10, atol=1e-15)
+    np.testing.assert_allclose(g, ref_g, rtol=1e-10, atol=1e-14)
+    at_cap = (1.0 - 1e-12) / model.regularizer.nu
+    assert np.array_equal(d >= at_cap, ref_d >= at_cap) and d.sum() == pytest.approx(1.0, abs=1e-12)
+    return int(np.sum(d >= at_cap))
+
+
+@pytest.mark.parametrize("eta", [1.0, 1e3, 1e6])
+@pytest.mark.parametrize("N", [10, 100, 1_000, 10_000, 100_000])
+def test_the_capped_set_is_capped_softmaxs_on_tied_levels_and_at_the_caps_boundaries(N, eta):
+    """The capped set's search (a selection of the rank at which Lemma 16's test first holds, no sort;
+    in the log domain at eta = 1e6) against capped_softmax on log-weights of five levels (large tied
+    groups, so that pivots, splits and the set's end fall on ties), nu from 1.5 to N - 0.5 (integers,
+    where 1 - i/nu reaches 0, and halves beside them), and with a top level of exactly floor(nu) rows
+    (at eta >= 1e3 the set then takes all the mass, 1 - |C|/nu = 0, or all but a sliver of it): the
+    same rows at the cap, d to 1e-10."""
+    rng = np.random.default_rng(N)
+    for nu in (1.5, 2.0, max(1.5, N / 5), N / 2, N / 2 + 0.5, N - 1.0, N - 0.5):
+        levels = rng.integers(1, 6, size=N).astype(float)
+        _check_capped_set(_levels_model(levels, nu, eta))
+        levels = rng.integers(1, 5, size=N).astype(float)
+        levels[rng.choice(N, size=int(nu), replace=False)] = 6.0  # floor(nu) rows on top
+        capped = _check_capped_set(_levels_model(levels, nu, eta))
+        if eta >= 1e3:  # the top rows at the cap, the next level's e^-(eta / 6) of them below
+            assert capped == int(nu)
+
+
+def test_the_capped_set_search_on_random_tied_log_weights():
+    """400 small random instances (N from 2 to 80, one to six levels plus noise-free ties, nu uniform in
+    [1, N], eta from 1 to 1e6): the compiled capped set and d are capped_softmax's, whatever the
+    pivots the search meets (the median of three of every range, ties among them)."""
+    rng = np.random.default_rng(32)
+    sizes = []
+    for _ in range(400):
+        N = int(rng.integers(2, 81))
+        levels = rng.integers(1, int(rng.integers(2, 8)), size=N).astype(float)
+        if rng.random() < 0.5:  # distinct values as well as tied ones
+            levels += rng.integers(0, 2, size=N) * rng.random(N)
+        nu = float(rng.choice([rng.uniform(1.0, N), float(rng.integers(1, N + 1))]))
+        sizes.append(_check_capped_set(_levels_model(levels, nu, 10 ** rng.uniform(0, 6))))
+    assert min(sizes) == 0 and max(sizes) > 20  # (softmaxes and large capped sets both met)
+
+
+@pytest.mark.parametrize("eta", [50.0, 1e3, 3e4])
+@pytest.mark.parametrize("nu_of_N", [0.1, 0.5])
+def test_the_capped_set_after_a_solves_searches_is_capped_softmaxs(nu_of_N, eta):
+    """Each search starts from the previous search's rows at its threshold (its first pivots): after
+    a solve's evaluations at other points (sign columns, few distinct margins: tied log-weights; at
+    eta = 3e4 most of them below e^-600 of the largest), the returned d at the returned w is
+    capped_softmax's there: the same rows at the cap, d to 1e-10."""
+    rng = np.random.default_rng(int(eta) + int(10 * nu_of_N))
+    N, t = 2000, 8
+    model = ERLPBoost(_U(rng, N, t), nu=nu_of_N * N, eta=eta)
+    reg = model.regularizer
+    out = _capped_newton.solve(
+        np.asfortranarray(model.U), np.log(reg.d0), float(reg.nu), float(reg.eta), np.full(t, 1 / t), 0.0, 40
+    )
+    w, d, steps, evaluations = out[0], out[1], out[5], out[7]
+    assert steps >= 1 and evaluations >= 2  # (the last evaluation after another one)
+    ref_d = model.dual_value_and_grad(w)[2]
+    np.testing.assert_allclose(d, ref_d, rtol=1e-10, atol=1e-15)
+    at_cap = (1.0 - 1e-12) / reg.nu
+    assert np.array_equal(d >= at_cap, ref_d >= at_cap) and np.sum(d >= at_cap) > 0
 
 
 def test_numpys_exponentials_underflow_without_error_under_a_callers_seterr():
