@@ -12,6 +12,12 @@ try:  # the one-pass membership test (setup.py builds it; a source tree without 
 except ImportError:  # pragma: no cover - depends on the build
     _capped_sums = None
 
+#: the longest vector whose sum the compiled sums (``_capped_sums``, ``dualboost/_sums.pxd``) add in
+#: numpy's order on every supported numpy: longer ones numpy may add in chunks of its buffer (8,192
+#: entries), in an order that differs between its versions (the lowest CI stage's numpy summed a
+#: 100,000-vector an ulp apart), so their membership at tolerance 0 is numpy's own
+EXACT_SUM_MAX = 8192
+
 __all__ = [
     "INDICATOR_TOL",
     "CONJUGATE_TOL",
@@ -85,7 +91,9 @@ def on_capped_simplex(x: ArrayLike, cap: float, tol: float) -> bool:
         Whether x is in the capped simplex.
     """
     x = np.asarray(x, dtype=np.float64)
-    if _capped_sums is not None and x.ndim == 1 and x.size:  # (the same three tests in one pass)
+    if (
+        _capped_sums is not None and x.ndim == 1 and 0 < x.size <= EXACT_SUM_MAX
+    ):  # (the same tests in one pass)
         return _capped_sums.on_capped_simplex(np.ascontiguousarray(x), cap, tol)
     return bool(x.min() >= -tol and x.max() <= cap + tol and abs(x.sum() - 1.0) <= tol * max(1, x.size))
 

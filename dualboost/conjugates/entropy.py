@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit, kl_div, log1p
 
 from dualboost._validation import check_distribution, check_eta, check_nu, check_vector
-from dualboost.conjugates._membership import OnCappedSimplex, on_capped_simplex
+from dualboost.conjugates._membership import EXACT_SUM_MAX, OnCappedSimplex, on_capped_simplex
 from dualboost.conjugates.base import ConvexFunction, CvxpyForm
 from dualboost.conjugates.projections import capped_softmax
 from dualboost.conjugates.stable import entropy_excess, log_mean_exp, log_mixture
@@ -99,7 +99,7 @@ class CappedRelativeEntropy(RankOneCurvature, OnCappedSimplex, ConvexFunction):
 
     def value(self, x: ArrayLike) -> float:
         x = check_vector(x, "d", self.n)
-        if _capped_sums is not None and self.eta >= STABLE_BELOW:  # the same in one pass
+        if _capped_sums is not None and self.eta >= STABLE_BELOW and self.n <= EXACT_SUM_MAX:  # (one pass)
             inside, total = _capped_sums.capped_kl(np.ascontiguousarray(x), self.d0, 1.0 / self.nu, 1e-9)
             return float(total / self.eta) if inside else np.inf
         if not self.in_domain(x):
