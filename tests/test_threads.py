@@ -64,3 +64,25 @@ def test_an_inner_context_does_not_read_the_libraries(monkeypatch):
         with single_blas_thread():
             pass
         monkeypatch.undo()
+
+
+def test_a_boosting_run_holds_one_thread_and_sets_the_count_back():
+    """A totally corrective run holds BLAS at one thread around its whole loop, its oracle calls
+    included (its solves' own contexts are then inner ones), and sets the count back on return."""
+    from dualboost.boosting import erlpboost
+    from dualboost.oracles import DecisionStumps
+
+    seen = []
+
+    class Recording(DecisionStumps):
+        def best(self, d, *args, **kwargs):
+            seen.append(_blas_threads())
+            return super().best(d, *args, **kwargs)
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(60, 3)), np.where(rng.normal(size=60) > 0, 1, -1)
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = _blas_threads()
+        erlpboost(Recording().fit(X, y), nu=2.0, eps=0.1)
+        assert _blas_threads() == before
+    assert seen and all(counts == [1] * len(before) for counts in seen)
