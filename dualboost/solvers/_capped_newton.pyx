@@ -983,9 +983,12 @@ def solve(
     for j in range(t):
         pos[j] = -1
     p.lw, p.suffix, p.idx, p.ew = &lw_scratch[0], suffix, idx_scratch, &ew_scratch[0]
-    cdef double[::1] w = np.array(w0, dtype=np.float64), d = np.empty(N), g = np.empty(t)
-    cdef double[::1] wt = np.empty(t), dt = np.empty(N), gt = np.empty(t)
-    cdef unsigned char[::1] capped = np.empty(N, dtype=np.uint8), capped_t = np.empty(N, dtype=np.uint8)
+    # the arrays returned, kept as the arrays themselves (np.asarray of a memoryview costs ~1 us)
+    w_out, d_out, g_out = np.array(w0, dtype=np.float64), np.empty(N), np.empty(t)
+    wt_out, dt_out, gt_out = np.empty(t), np.empty(N), np.empty(t)
+    capped_out, capped_t_out = np.empty(N, dtype=np.uint8), np.empty(N, dtype=np.uint8)
+    cdef double[::1] w = w_out, d = d_out, g = g_out, wt = wt_out, dt = dt_out, gt = gt_out
+    cdef unsigned char[::1] capped = capped_out, capped_t = capped_t_out
     cdef Factor factor
     factor.k, factor.version, factor.ridge, factor.rows = 0, 0, 0.0, factor_rows
     cdef int steps = 0, hessians = 0, evaluations = 1, k, blocking, halvings, accepted, swapped = 0
@@ -993,7 +996,8 @@ def solve(
     cdef double one = 1.0, zero = 0.0, radius = RADIUS
     cdef int inc = 1, n, limited, stale = 1, fresh = 0, formed_k = 0, i, stalled = 0
     cdef double damping = 0.0
-    cdef double[::1] w_formed = np.empty(t), d_formed = np.empty(N)
+    w_formed_out, d_formed_out = np.empty(t), np.empty(N)
+    cdef double[::1] w_formed = w_formed_out, d_formed = d_formed_out
     cdef const double[:, :] H0
     cdef const int[::1] F0
     cdef int k0
@@ -1027,7 +1031,8 @@ def solve(
         given = kept_d is not None
         if given and len(kept_d) != N:
             raise ValueError("kept_d must have U.shape[0] entries")
-        cover_d = np.array(kept_d, dtype=np.float64) if given else np.empty(N)
+        cover_d_out = np.array(kept_d, dtype=np.float64) if given else np.empty(N)
+        cover_d = cover_d_out
         cover_w = start
         with nogil:
             k = _cover(&p, &cover_w[0], mk, &w[0], &pos[0], k0, &full[0], &m[0], &cover_d[0], &cover_g[0],
@@ -1185,7 +1190,7 @@ def solve(
         for j in range(t):
             if pos[j] >= 0:
                 face_formed[pos[j]] = j
-        w_formed, d_formed = cover_w, cover_d
+        w_formed_out, d_formed_out = start, cover_d_out
     if formed_k:  # H = -full on the columns formed, symmetric
         H = np.empty((formed_k, formed_k))
         H_view = H
@@ -1201,10 +1206,7 @@ def solve(
                 for i in range(j, factor.k):
                     L_view[i, j] = F[i + t * j]
             made = (L, np.asarray(<int[:factor.k]> factor_rows).copy(), factor.ridge)
-        kept = (H, np.asarray(<int[:formed_k]> face_formed).astype(np.intp), np.asarray(w_formed),
-                np.asarray(d_formed), made)
+        kept = (H, np.asarray(<int[:formed_k]> face_formed).astype(np.intp), w_formed_out, d_formed_out, made)
     if swapped:
-        return (np.asarray(wt), np.asarray(dt), np.asarray(gt), value, gap, steps, hessians, evaluations,
-                *kept, np.asarray(capped_t))
-    return (np.asarray(w), np.asarray(d), np.asarray(g), value, gap, steps, hessians, evaluations, *kept,
-            np.asarray(capped))
+        return wt_out, dt_out, gt_out, value, gap, steps, hessians, evaluations, *kept, capped_t_out
+    return w_out, d_out, g_out, value, gap, steps, hessians, evaluations, *kept, capped_out
