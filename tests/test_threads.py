@@ -39,3 +39,50 @@ def test_the_count_is_restored_after_an_error():
             with single_blas_thread():
                 raise RuntimeError("inside")
         assert _blas_threads() == before
+
+
+def test_the_last_context_to_close_restores_the_count():
+    """Contexts closed out of order (two threads' solves): the count is set back only when the
+    last open one closes, not while another still runs on one thread."""
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = _blas_threads()
+        first, second = single_blas_thread(), single_blas_thread()
+        first.__enter__()
+        second.__enter__()
+        first.__exit__(None, None, None)
+        assert _blas_threads() == [1] * len(before)
+        second.__exit__(None, None, None)
+        assert _blas_threads() == before
+
+
+def test_an_inner_context_does_not_read_the_libraries(monkeypatch):
+    """Inside an open context another one only counts itself (a boosting run's solves)."""
+    import dualboost._threads as threads
+
+    with single_blas_thread():
+        monkeypatch.setattr(threads, "_blas_libraries", lambda: pytest.fail("an inner context read BLAS"))
+        with single_blas_thread():
+            pass
+        monkeypatch.undo()
+
+
+def test_a_boosting_run_holds_one_thread_and_sets_the_count_back():
+    """A totally corrective run holds BLAS at one thread around its whole loop, its oracle calls
+    included (its solves' own contexts are then inner ones), and sets the count back on return."""
+    from dualboost.boosting import erlpboost
+    from dualboost.oracles import DecisionStumps
+
+    seen = []
+
+    class Recording(DecisionStumps):
+        def best(self, d, *args, **kwargs):
+            seen.append(_blas_threads())
+            return super().best(d, *args, **kwargs)
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(60, 3)), np.where(rng.normal(size=60) > 0, 1, -1)
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = _blas_threads()
+        erlpboost(Recording().fit(X, y), nu=2.0, eps=0.1)
+        assert _blas_threads() == before
+    assert seen and all(counts == [1] * len(before) for counts in seen)

@@ -55,7 +55,7 @@ class MaxEdgeWeights:
 
     def edge_objective(self, edges: NDArray[np.float64]) -> float:
         """The primal's hard part as a function of the edges ``U^T d``: ``max_q edges_q``."""
-        return float(edges.max())
+        return float(np.maximum.reduce(edges))  # (ndarray.max's Python-level wrapper: 0.7 us more)
 
     def gap_from_gradient(self, w: NDArray[np.float64], grad: NDArray[np.float64]) -> float:
         """``edge_objective(grad) - w . grad``: the duality gap at ``(d(w), w)`` when ``d(w)`` maximises
@@ -67,7 +67,8 @@ class MaxEdgeWeights:
 
     def repair_dual(self, w: ArrayLike) -> tuple[NDArray[np.float64], float]:
         w = check_vector(w, "w", self.n_hypotheses)
-        if w.min() >= 0.0 and abs(w.sum() - 1.0) <= 1e-15 * w.size:
+        # (the ufuncs' reduce: w.min() and w.sum() without ndarray's Python-level wrappers)
+        if np.minimum.reduce(w) >= 0.0 and abs(np.add.reduce(w) - 1.0) <= 1e-15 * w.size:
             return w, 0.0
         fixed = project_simplex(w)
         return fixed, float(np.abs(fixed - w).max())
@@ -116,7 +117,7 @@ class LastValue:
 
 def _equal(kept: NDArray[np.float64], d: object) -> bool:
     """Whether ``d`` is an array of ``kept``'s shape with equal entries (NaN equals nothing)."""
-    return isinstance(d, np.ndarray) and d.shape == kept.shape and bool((d == kept).all())
+    return isinstance(d, np.ndarray) and d.shape == kept.shape and bool(np.logical_and.reduce(d == kept))
 
 
 class MaxEdgeModel(MaxEdgeWeights, Model):

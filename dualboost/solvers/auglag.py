@@ -150,8 +150,9 @@ def _stiff(model, options: AuglagOptions) -> bool:
 
 
 def _normalised(w: NDArray[np.float64]) -> NDArray[np.float64]:
-    w = np.clip(w, 0.0, None)
-    total = w.sum()
+    # (np.clip(w, 0.0, None)'s entries, 0.0 for -0.0 too, and w.sum(), without numpy's wrappers)
+    w = np.maximum(w, 0.0)
+    total = np.add.reduce(w)
     return w / total if total > 0 else np.full(w.size, 1.0 / w.size)
 
 
@@ -628,7 +629,9 @@ def _start(start: compiled.Evaluation | None, w0: NDArray[np.float64], model) ->
     if start is None or start.d.shape != (model.n_samples,) or start.w.size > w0.size:
         return None
     m = start.w.size
-    if np.any(w0[m:] != 0.0) or not np.max(np.abs(w0[:m] - start.w), initial=0.0) <= START_MATCH:
+    # (the ufuncs' reduce: np.any's and np.max's dispatch cost more than the passes over t entries)
+    moved = np.maximum.reduce(np.abs(w0[:m] - start.w), initial=0.0)
+    if np.logical_or.reduce(w0[m:]) or not moved <= START_MATCH:
         return None
     return start
 

@@ -59,7 +59,8 @@ def certify(
     Solution
         The pair with its certified values, gap and status.
     """
-    if d is None or w is None or not (np.isfinite(d).all() and np.isfinite(w).all()):
+    finite = np.logical_and.reduce  # (the ufunc's reduce: no ndarray.all wrapper)
+    if d is None or w is None or not (finite(np.isfinite(d)) and finite(np.isfinite(w))):
         return Solution.without_point("failed", method, side, tol, **fields)
     d = np.asarray(d, dtype=np.float64)
     w = np.asarray(w, dtype=np.float64)

@@ -205,7 +205,7 @@ def certified_point(
 # --- inverses ---------------------------------------------------------------------------------
 def _scale(H: NDArray[np.float64]) -> float:
     """The size of H that its ridge is relative to (at least 1: H = 0 where everything is capped)."""
-    return max(1.0, float(np.abs(np.diag(H)).max(initial=0.0)))
+    return max(1.0, float(np.maximum.reduce(np.abs(H.diagonal()), initial=0.0)))  # (no ndarray.max wrapper)
 
 
 def _well_conditioned(pivots: NDArray[np.float64]) -> bool:

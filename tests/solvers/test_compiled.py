@@ -471,6 +471,9 @@ def test_a_kept_hessian_of_the_wrong_shape_is_refused():
         compiled.resolve(model, np.full(4, 0.25), 1e-9, (np.eye(3), np.array([0, 1])))
     with pytest.raises(ValueError, match="kept_face must list distinct columns"):
         compiled.resolve(model, np.full(4, 0.25), 1e-9, (np.eye(2), np.array([1, 1])))
+    for outside in ([0, 4], [-1, 0]):  # columns that U does not have
+        with pytest.raises(ValueError, match="kept_H must be k x k"):
+            compiled.resolve(model, np.full(4, 0.25), 1e-9, (np.eye(2), np.array(outside)))
 
 
 def test_the_compiled_loop_applies_only_to_the_capped_entropy_dual():

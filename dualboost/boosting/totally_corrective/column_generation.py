@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from dualboost._threads import single_blas_thread
 from dualboost.boosting.core.result import n_positive
 from dualboost.boosting.core.run import Ensemble, Run
 from dualboost.oracles import DecisionStumps
@@ -218,6 +219,14 @@ def column_generation(run: Run, ensemble: Ensemble, form: Formulation, d, max_it
     Outcome
         The last solution, distribution and stop.
     """
+    # BLAS on one thread for the whole run (each solve's own context then costs a counter, instead of
+    # reading and setting the libraries' thread counts twice per iteration: dualboost._threads)
+    with single_blas_thread():
+        return _loop(run, ensemble, form, d, max_iter)
+
+
+def _loop(run: Run, ensemble: Ensemble, form: Formulation, d, max_iter: int) -> Outcome:
+    """:func:`column_generation`'s loop."""
     sol = None
     run.keep(form.pricing(d), np.zeros(0))
     first, (d, sol, *rest) = run.resume(ensemble, d=d, sol=sol, **form.state())
