@@ -40,6 +40,7 @@ __all__ = [
     "StumpOperator",
     "StumpOperatorBase",
     "StumpColumns",
+    "StumpFeatures",
 ]
 
 
@@ -673,6 +674,58 @@ def _added_features(new: list, features: tuple[int, ...], pays: Callable[[int], 
     return added if pays(len(known) + len(added)) else None
 
 
+class StumpFeatures:
+    """The features of the stumps among a boosting run's hypotheses, gathered as the list grows, for
+    :func:`~dualboost.problems.sparse_columns.stump_operator`: whether :meth:`StumpColumns.of` gives
+    no operator of the list (:meth:`rules_out`) is then known from the hypotheses added since it was
+    last asked (german's run makes none for its first ~65 iterations, and :meth:`StumpColumns.of`,
+    extending no operator, read all the hypotheses so far at each of them).
+
+    Parameters
+    ----------
+    hypotheses : list
+        The run's hypotheses (an ``Ensemble``'s list), which are only ever appended to: the census
+        counts this list (its identity) and reads each entry once.
+    """
+
+    def __init__(self, hypotheses: list) -> None:
+        self.hypotheses = hypotheses
+        #: how many of the hypotheses were read
+        self.read = 0
+        #: the features of the stumps read
+        self.features: set[int] = set()
+        #: whether a hypothesis read is neither a stump nor a constant
+        self.other = False
+
+    def rules_out(self, n_samples: int) -> bool:
+        """Whether :meth:`StumpColumns.of` of the hypotheses so far (extending any operator of their
+        first columns that it made) is None for their stumps' features: a hypothesis that is neither a
+        stump nor a constant, or feature slots that do not pay (``StumpColumns._slots_pay``, which
+        fails for a slot more once it fails: :func:`_added_features` stops at that slot, this census
+        asks of all the slots).
+
+        Parameters
+        ----------
+        n_samples : int
+            The rows N of the columns.
+
+        Returns
+        -------
+        bool
+            True where no :class:`StumpColumns` is made (False: it may be, :meth:`StumpColumns.of` tells).
+        """
+        hypotheses, features = self.hypotheses, self.features
+        for h in hypotheses[self.read :]:
+            kind = type(h)
+            if kind is Stump:
+                features.add(h.feature)
+            elif kind is not Constant:
+                self.other = True
+        t = self.read = len(hypotheses)
+        pays = StumpColumns._slots_pay
+        return self.other or not (pays(n_samples, t, 1) and pays(n_samples, t, len(features)))
+
+
 def _sort_orders(
     oracle, features: tuple[int, ...], previous: StumpColumns | None
 ) -> tuple[NDArray[np.int32], NDArray[np.int32]]:
@@ -858,14 +911,12 @@ class StumpColumns(StumpOperatorBase):
         sorted or stacked then, e.g. for the many features of a topic set, one or two stumps each),
         or where the compiled passes are not built (docs/architecture.md#compiled-code)."""
         n, t = oracle.n_samples_, len(hypotheses)
-        if StumpPasses is None or not (cls._pays(n, t, 1) or cls._gram_pays(n, t, 1)):
+        if StumpPasses is None or not cls._slots_pay(n, t, 1):
             return None  # (at least one feature slot: too few entries or columns for any, found in O(1))
         done = 0 if previous is None else previous.n_columns
         features = () if previous is None else previous.features
         new = hypotheses[done:]
-        added = _added_features(
-            new, features, lambda slots: cls._pays(n, t, slots) or cls._gram_pays(n, t, slots)
-        )
+        added = _added_features(new, features, lambda slots: cls._slots_pay(n, t, slots))
         if added is None:
             return None
         if previous is not None and not added:
@@ -949,6 +1000,12 @@ class StumpColumns(StumpOperatorBase):
             n_columns >= cls.MIN_COLUMNS_PER_FEATURE * max(n_features, 1)
             and n_samples * n_columns >= cls.MIN_ENTRIES
         )
+
+    @classmethod
+    def _slots_pay(cls, n_samples: int, n_columns: int, n_features: int) -> bool:
+        """Whether the products or the Gram of ``n_columns`` columns on ``n_features`` feature slots
+        pay (what :meth:`of` asks of the slots it would make; never again with a slot more)."""
+        return cls._pays(n_samples, n_columns, n_features) or cls._gram_pays(n_samples, n_columns, n_features)
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()

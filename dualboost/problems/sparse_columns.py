@@ -29,7 +29,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 
 from dualboost.oracles.stumps import Constant, Stump
-from dualboost.problems.kernels import StumpColumns, StumpOperatorBase
+from dualboost.problems.kernels import StumpColumns, StumpFeatures, StumpOperatorBase
 
 try:  # B's products and Gram in compiled code, on its int32 rows (IndicatorPasses); else scipy's
     from dualboost.problems._stump_products import IndicatorPasses
@@ -422,6 +422,8 @@ def stump_operator(
     oracle,
     hypotheses: list,
     previous: StumpOperatorBase | tuple[StumpOperatorBase, ...] | None = None,
+    *,
+    features: StumpFeatures | None = None,
 ) -> StumpColumns | SparseStumpColumns | None:
     """The implicit operator of a run's stump columns: :class:`~dualboost.problems.kernels.StumpColumns`
     (through the features' sort orders) where it pays, which is where the stumps are many per
@@ -439,6 +441,11 @@ def stump_operator(
         An operator returned for a prefix of ``hypotheses``, or several (a run's last of each kind:
         when the choice goes back to a kind, its last operator is extended instead of made again);
         the one of the kind chosen is extended.
+    features : StumpFeatures or None
+        The census of the features of ``hypotheses`` (this very list, grown since the census was made;
+        another list's is not read): where it rules the sort orders out, :meth:`StumpColumns.of` is
+        not asked (it would read the hypotheses added since its last operator, all of them before
+        the first).
 
     Returns
     -------
@@ -446,7 +453,10 @@ def stump_operator(
         The operator.
     """
     earlier = previous if isinstance(previous, tuple) else (previous,)
-    by_order = StumpColumns.of(oracle, hypotheses, _last(earlier, StumpColumns))
+    if features is not None and features.hypotheses is hypotheses and features.rules_out(oracle.n_samples_):
+        by_order = None  # (what StumpColumns.of gives, known from the hypotheses added since last asked)
+    else:
+        by_order = StumpColumns.of(oracle, hypotheses, _last(earlier, StumpColumns))
     entries = oracle.n_samples_ * len(hypotheses)
     if by_order is not None and (by_order.pays(len(hypotheses)) or entries < SparseStumpColumns.MIN_ENTRIES):
         return by_order  # (below the sparse one's floor: the sort orders for their Gram alone)

@@ -13,7 +13,13 @@ from dualboost.boosting import erlpboost
 from dualboost.oracles import DecisionStumps
 from dualboost.oracles.stumps import Constant, Stump
 from dualboost.problems import ERLPBoost
-from dualboost.problems.kernels import StumpColumns, StumpOperator, StumpOperatorBase, centred_hessian
+from dualboost.problems.kernels import (
+    StumpColumns,
+    StumpFeatures,
+    StumpOperator,
+    StumpOperatorBase,
+    centred_hessian,
+)
 from dualboost.problems.sparse_columns import SparseStumpColumns, stump_operator
 from tests.problems.stump_operators import (
     assert_model_products_agree,
@@ -181,6 +187,57 @@ def test_the_choice_of_operator(monkeypatch):
     assert not SparseStumpColumns.of(oracle, middle).pays(240)  # B holds ~45 % of U: no gain
 
 
+def test_the_census_of_a_runs_features_rules_out_what_the_sort_orders_do_not_make(monkeypatch):
+    """``StumpFeatures`` of a growing list (read once per entry) rules the sort orders out exactly where
+    ``StumpColumns.of`` gives None (no feature yet, too many features, a hypothesis of another kind);
+    ``stump_operator`` given it chooses the operators made without it, asks ``StumpColumns.of`` only
+    where the census does not rule it out, and reads no census of another list."""
+    monkeypatch.setattr(StumpColumns, "MIN_ENTRIES", 0)  # MIN_COLUMNS_PER_FEATURE and the Gram decide
+    rng = np.random.default_rng(22)
+    X, y = sparse_data(rng, 300)
+    oracle = DecisionStumps().fit(X, y)
+
+    class Other(Constant):
+        pass
+
+    hypotheses = [Constant(n_features=8, sign=1)] * 6 + random_stumps(rng, X, 90)
+    hypotheses += [Other(n_features=8, sign=1), Constant(n_features=8, sign=-1)]
+    asked = []
+    of = StumpColumns.of.__func__
+
+    def recorded(cls, oracle, hypotheses, previous=None):
+        asked.append(len(hypotheses))
+        return of(cls, oracle, hypotheses, previous)
+
+    grown, census, kept, made = [], None, (), []
+    seldom = StumpFeatures(grown)  # asked every fifth hypothesis: it reads the ones added since
+    for k, h in enumerate(hypotheses, start=1):
+        grown.append(h)
+        census = census or StumpFeatures(grown)
+        expected = StumpColumns.of(oracle, hypotheses[:k])
+        if k % 5 == 0:
+            assert seldom.rules_out(oracle.n_samples_) == (expected is None), k
+        with monkeypatch.context() as patch:
+            patch.setattr(StumpColumns, "of", classmethod(recorded))
+            operator = stump_operator(oracle, grown, kept, features=census)
+            ruled_out = census.rules_out(oracle.n_samples_)
+            assert ruled_out == (expected is None), k
+            assert (asked[-1:] == [k]) is not ruled_out, k
+            # another list's census is not read: the sort orders are asked as without one
+            stump_operator(oracle, hypotheses[:k], features=census)
+            assert asked[-1] == k
+        kept = (operator, *(other for other in kept if type(other) is not type(operator)))
+        whole = stump_operator(oracle, hypotheses[:k])
+        assert type(operator) is type(whole), k
+        if operator is not None:
+            made.append(type(operator))
+            names = ("cut", "sign", "stumps", "constants") if type(operator) is StumpColumns else ("c", "a")
+            for name in names + ("n_columns",):
+                assert np.array_equal(getattr(operator, name), getattr(whole, name)), (k, name)
+    assert census.read == len(hypotheses) and census.other
+    assert operator is None and set(made) == {StumpColumns, SparseStumpColumns}
+
+
 def test_a_run_goes_back_to_its_last_operator_of_a_kind(monkeypatch):
     """Given the last operator of each kind (as a run's GrowingModel keeps them), the choice going from
     the sort orders to the sparse operator (a new feature: too few columns per feature) and back
@@ -265,8 +322,8 @@ def test_a_run_on_dense_features_keeps_no_rows(monkeypatch):
         monkeypatch.setattr(SparseStumpColumns, "DROP_MARGIN", margin)
         held[name] = []
 
-        def recorded(oracle, hypotheses, previous=None, stored=held[name]):
-            operator = stump_operator(oracle, hypotheses, previous)
+        def recorded(oracle, hypotheses, previous=None, stored=held[name], **options):
+            operator = stump_operator(oracle, hypotheses, previous, **options)
             if type(operator) is SparseStumpColumns:
                 stored.append((operator.n_columns, 0 if operator.B is None else operator.B.nnz))
             return operator

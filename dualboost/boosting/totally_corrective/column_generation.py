@@ -28,6 +28,7 @@ from dualboost.boosting.core.result import n_positive
 from dualboost.boosting.core.run import Ensemble, Run
 from dualboost.oracles import DecisionStumps
 from dualboost.problems import ColumnIndependent
+from dualboost.problems.kernels import StumpFeatures
 from dualboost.problems.sparse_columns import stump_operator
 from dualboost.solvers import Solution
 
@@ -86,12 +87,17 @@ class GrowingModel:
         #: a run whose sort orders stop paying for a while, at a new feature, and pay again does not
         #: make either operator again from all its columns)
         self._operators: tuple = ()
+        #: the census of the features of the ensemble's stumps (grown with its list of hypotheses)
+        self._features: StumpFeatures | None = None
 
     def __call__(self) -> ColumnIndependent:
         U = self.ensemble.U
         self.model = self.build(U) if self.model is None else self.model.with_columns(U)
         if self.stumps is not None:
-            operator = stump_operator(self.stumps, self.ensemble.hypotheses, self._operators)
+            hypotheses, features = self.ensemble.hypotheses, self._features
+            if features is None or features.hypotheses is not hypotheses:
+                features = self._features = StumpFeatures(hypotheses)
+            operator = stump_operator(self.stumps, hypotheses, self._operators, features=features)
             kept = tuple(other for other in self._operators if type(other) is not type(operator))
             self._operators = () if operator is None else (operator, *kept)
             self.model.stump_columns = operator
