@@ -11,8 +11,9 @@ holds the model and calls these; the trust radius's measure of a step is the reg
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -629,18 +630,11 @@ class StumpOperatorBase(ABC):
 
 
 def _cuts(
-    oracle, hypotheses: list, features: tuple[int, ...], n: int
+    oracle, hypotheses: list, slots: dict[int, int], n: int
 ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
     """:class:`StumpColumns`' ``cut`` and ``sign`` of ``hypotheses`` (stumps and constants) on the feature
-    slots ``features``: each stump's rows at or below its threshold in its feature's sort order, found
-    for the stumps of one feature at once."""
-    if len(hypotheses) == 1:  # (a boosting iteration's one new column, without the grouping)
-        h = hypotheses[0]
-        cut = -1
-        if type(h) is Stump:
-            below = int(oracle.sort_order(h.feature)[1].searchsorted(h.threshold, side="right"))
-            cut = features.index(h.feature) * (n + 1) + below
-        return np.array([cut], dtype=np.intp), np.array([h.sign], dtype=np.float64)
+    slots ``slots`` (each feature's slot): each stump's rows at or below its threshold in its feature's
+    sort order, found for the stumps of one feature at once."""
     cut = np.full(len(hypotheses), -1, dtype=np.intp)
     sign = np.empty(len(hypotheses))
     by_feature: dict[int, tuple[list[int], list[float]]] = {}
@@ -652,16 +646,25 @@ def _cuts(
             thresholds.append(h.threshold)
     for f, (columns, thresholds) in by_feature.items():
         below = oracle.sort_order(f)[1].searchsorted(np.array(thresholds, dtype=np.float64), side="right")
-        cut[columns] = features.index(f) * (n + 1) + below
+        cut[columns] = slots[f] * (n + 1) + below
     return cut, sign
 
 
-def _added_features(new: list, features: tuple[int, ...], pays: Callable[[int], bool]) -> set[int] | None:
-    """The features of the stumps of ``new`` that are not in ``features``; None where a hypothesis is
-    neither a stump nor a constant, or where ``pays(len(features) + the features so far)`` fails:
-    at the first feature too many, since a feature slot more never makes the operator pay (before
-    the sort orders pay, a run's columns are read up to there only, not all of them every iteration)."""
-    known, added = set(features), set()
+def _cut(oracle, h: Stump | Constant, slots: dict[int, int], n: int) -> int:
+    """:func:`_cuts` of one hypothesis, as an int (a boosting iteration's one new column)."""
+    if type(h) is not Stump:
+        return -1
+    below = oracle.sort_order(h.feature)[1].searchsorted(h.threshold, side="right")
+    return int(slots[h.feature] * (n + 1) + below)
+
+
+def _added_features(new: list, known: Collection[int], pays: Callable[[int], bool]) -> set[int] | None:
+    """The features of the stumps of ``new`` that are not in ``known`` (distinct features: a set, or
+    the slots of an operator's); None where a hypothesis is neither a stump nor a constant, or where
+    ``pays(len(known) + the features so far)`` fails: at the first feature too many, since a feature
+    slot more never makes the operator pay (before the sort orders pay, a run's columns are read up
+    to there only, not all of them every iteration)."""
+    added = set()
     for h in new:
         kind = type(h)
         if kind is Stump:
@@ -702,7 +705,8 @@ class StumpFeatures:
         first columns that it made) is None for their stumps' features: a hypothesis that is neither a
         stump nor a constant, or feature slots that do not pay (``StumpColumns._slots_pay``, which
         fails for a slot more once it fails: :func:`_added_features` stops at that slot, this census
-        asks of all the slots).
+        asks of all the slots; of one where there is no feature, as :meth:`StumpColumns.of` asks
+        first).
 
         Parameters
         ----------
@@ -722,8 +726,7 @@ class StumpFeatures:
             elif kind is not Constant:
                 self.other = True
         t = self.read = len(hypotheses)
-        pays = StumpColumns._slots_pay
-        return self.other or not (pays(n_samples, t, 1) and pays(n_samples, t, len(features)))
+        return self.other or not StumpColumns._slots_pay(n_samples, t, max(len(features), 1))
 
 
 def _sort_orders(
@@ -771,12 +774,13 @@ class _GrowingColumns:
         n_columns: int,
         n_stumps: int,
         n_constants: int,
-        cut: NDArray[np.intp],
-        sign: NDArray[np.float64],
+        cut: NDArray[np.intp] | int,
+        sign: NDArray[np.float64] | float,
     ) -> _GrowingColumns:
         """The arrays of the operator of ``n_columns`` columns (``n_stumps`` stumps, ``n_constants``
-        constants) with the columns ``cut``, ``sign`` appended: these arrays where that operator's
-        entries are all those written so far, else a copy of its entries, so extended."""
+        constants) with the columns ``cut``, ``sign`` appended (arrays, or one column's int and sign):
+        these arrays where that operator's entries are all those written so far, else a copy of its
+        entries, so extended."""
         grown = self
         if (n_columns, n_stumps, n_constants) != self.sizes:
             grown = object.__new__(_GrowingColumns)
@@ -787,14 +791,16 @@ class _GrowingColumns:
         grown._append(cut, sign)
         return grown
 
-    def _append(self, cut: NDArray[np.intp], sign: NDArray[np.float64]) -> None:
+    def _append(self, cut: NDArray[np.intp] | int, sign: NDArray[np.float64] | float) -> None:
         t, s, c = self.sizes
-        if cut.size == 1:  # (a boosting iteration's one new column, by scalars)
-            self.cut, self.sign = _fit(self.cut, t + 1), _fit(self.sign, t + 1)
-            self.cut[t], self.sign[t] = cut[0], sign[0]
-            if cut[0] >= 0:
-                self.stumps, self.stump_cut = _fit(self.stumps, s + 1), _fit(self.stump_cut, s + 1)
-                self.stumps[s], self.stump_cut[s] = t, cut[0]
+        if type(cut) is int:  # (a boosting iteration's one new column, by scalars; room checked first)
+            if self.cut.size <= t or self.sign.size <= t:
+                self.cut, self.sign = _fit(self.cut, t + 1), _fit(self.sign, t + 1)
+            self.cut[t], self.sign[t] = cut, sign
+            if cut >= 0:
+                if self.stumps.size <= s or self.stump_cut.size <= s:
+                    self.stumps, self.stump_cut = _fit(self.stumps, s + 1), _fit(self.stump_cut, s + 1)
+                self.stumps[s], self.stump_cut[s] = t, cut
                 self.sizes = (t + 1, s + 1, c)
             else:
                 self.constants = _fit(self.constants, c + 1)
@@ -914,38 +920,48 @@ class StumpColumns(StumpOperatorBase):
         if StumpPasses is None or not cls._slots_pay(n, t, 1):
             return None  # (at least one feature slot: too few entries or columns for any, found in O(1))
         done = 0 if previous is None else previous.n_columns
-        features = () if previous is None else previous.features
+        slots = {} if previous is None else previous.slots
         new = hypotheses[done:]
-        added = _added_features(new, features, lambda slots: cls._slots_pay(n, t, slots))
+        added = _added_features(new, slots, lambda count: cls._slots_pay(n, t, count))
         if added is None:
             return None
         if previous is not None and not added:
-            return previous._extended(*_cuts(oracle, new, previous.features, n))
+            if len(new) == 1:  # (a boosting iteration's one new column, by scalars)
+                return previous._extended(_cut(oracle, new[0], slots, n), new[0].sign)
+            return previous._extended(*_cuts(oracle, new, slots, n))
         # the feature slots in increasing feature order, every cut placed in them: the products'
         # order of summation depends on the columns only, not on the order they came in (a resumed
         # run sums as the uninterrupted one did)
-        features = tuple(sorted(added.union(features)))
+        features = tuple(sorted(added.union(slots)))
+        slots = {f: k for k, f in enumerate(features)}
         order, position = _sort_orders(oracle, features, previous)
         if previous is None:
-            return cls(oracle.y_, order, position, *_cuts(oracle, hypotheses, features, n), features)
+            return cls(oracle.y_, order, position, *_cuts(oracle, hypotheses, slots, n), features)
         # the previous columns' cuts moved to the new slots of their features (their rows unchanged)
-        moved = np.array([features.index(f) for f in previous.features], dtype=np.intp)
+        moved = np.array([slots[f] for f in previous.features], dtype=np.intp)
         cut = previous.cut.copy()
         is_stump = cut >= 0
         slot = cut[is_stump] // (n + 1)
         cut[is_stump] += (moved[slot] - slot) * (n + 1)
-        new_cut, new_sign = _cuts(oracle, new, features, n)
+        new_cut, new_sign = _cuts(oracle, new, slots, n)
         cut, sign = np.concatenate((cut, new_cut)), np.concatenate((previous.sign, new_sign))
         return cls(oracle.y_, order, position, cut, sign, features)
 
-    def _extended(self, cut: NDArray[np.intp], sign: NDArray[np.float64]) -> StumpColumns:
-        """This operator with the columns ``cut``, ``sign`` appended (on the same feature slots): the
+    @functools.cached_property
+    def slots(self) -> dict[int, int]:
+        """Each feature's slot (its index in ``features``), made on first use (:meth:`of`, which
+        places the new columns' cuts) and shared by the operators :meth:`of` extends this one to."""
+        return {f: k for k, f in enumerate(self.features)}
+
+    def _extended(self, cut: NDArray[np.intp] | int, sign: NDArray[np.float64] | float) -> StumpColumns:
+        """This operator with the columns ``cut``, ``sign`` appended (arrays, or one column's int and
+        sign; on the same feature slots): the
         index arrays of :meth:`__init__` extended by the new columns' in the arrays with room to grow
         that the operators of a run share (:class:`_GrowingColumns`; no pass over ``cut >= 0`` of every
         column, no copy of the t columns' entries)."""
         grown = object.__new__(type(self))
         grown.y, grown.order, grown.position = self.y, self.order, self.position
-        grown.features, grown.n_samples = self.features, self.n_samples
+        grown.features, grown.n_samples, grown.slots = self.features, self.n_samples, self.slots
         store = self._store if self._store is not None else _GrowingColumns(self)
         grown._store = store = store.extended(
             self.n_columns, self.stumps.size, self.constants.size, cut, sign

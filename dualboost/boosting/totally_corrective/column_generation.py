@@ -97,9 +97,17 @@ class GrowingModel:
             hypotheses, features = self.ensemble.hypotheses, self._features
             if features is None or features.hypotheses is not hypotheses:
                 features = self._features = StumpFeatures(hypotheses)
-            operator = stump_operator(self.stumps, hypotheses, self._operators, features=features)
-            kept = tuple(other for other in self._operators if type(other) is not type(operator))
-            self._operators = () if operator is None else (operator, *kept)
+            operators = self._operators
+            operator = stump_operator(self.stumps, hypotheses, operators, features=features)
+            if operator is None:
+                self._operators = ()
+            elif not operators or type(operators[0]) is not type(operator):  # (the kind changed)
+                self._operators = (
+                    operator,
+                    *(other for other in operators if type(other) is not type(operator)),
+                )
+            else:  # (the latest is of this kind: the one it replaces)
+                self._operators = (operator, *operators[1:])
             self.model.stump_columns = operator
         return self.model
 
