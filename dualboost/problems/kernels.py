@@ -917,7 +917,16 @@ class StumpColumns(StumpOperatorBase):
         sorted or stacked then, e.g. for the many features of a topic set, one or two stumps each),
         or where the compiled passes are not built (docs/architecture.md#compiled-code)."""
         n, t = oracle.n_samples_, len(hypotheses)
-        if StumpPasses is None or not cls._slots_pay(n, t, 1):
+        if StumpPasses is None:
+            return None
+        if previous is not None and t == previous.n_columns + 1:  # (a boosting iteration's one new column)
+            h, slots = hypotheses[-1], previous.slots
+            if type(h) is Constant or (type(h) is Stump and h.feature in slots):  # no slot added: what
+                # the steps below come to (the slots pay for one where they pay for more, or for none)
+                if not cls._slots_pay(n, t, max(len(slots), 1)):
+                    return None
+                return previous._extended(_cut(oracle, h, slots, n), h.sign)
+        if not cls._slots_pay(n, t, 1):
             return None  # (at least one feature slot: too few entries or columns for any, found in O(1))
         done = 0 if previous is None else previous.n_columns
         slots = {} if previous is None else previous.slots
@@ -926,8 +935,6 @@ class StumpColumns(StumpOperatorBase):
         if added is None:
             return None
         if previous is not None and not added:
-            if len(new) == 1:  # (a boosting iteration's one new column, by scalars)
-                return previous._extended(_cut(oracle, new[0], slots, n), new[0].sign)
             return previous._extended(*_cuts(oracle, new, slots, n))
         # the feature slots in increasing feature order, every cut placed in them: the products'
         # order of summation depends on the columns only, not on the order they came in (a resumed
