@@ -151,8 +151,12 @@ class _ColumnValues:
         all the entries written so far, else a copy of its entries, so extended."""
         grown = self if c.size == self.size else _ColumnValues(c, a)
         start, end = grown.size, grown.size + len(new_c)
-        grown.c, grown.a = _fit(grown.c, end), _fit(grown.a, end)
-        grown.c[start:end], grown.a[start:end] = new_c, new_a
+        if grown.c.size < end or grown.a.size < end:
+            grown.c, grown.a = _fit(grown.c, end), _fit(grown.a, end)
+        if end == start + 1:  # (a boosting iteration's one new column, by scalars)
+            grown.c[start], grown.a[start] = new_c[0], new_a[0]
+        else:
+            grown.c[start:end], grown.a[start:end] = new_c, new_a
         grown.size = end
         return grown
 
