@@ -966,15 +966,14 @@ class StumpColumns(StumpOperatorBase):
         index arrays of :meth:`__init__` extended by the new columns' in the arrays with room to grow
         that the operators of a run share (:class:`_GrowingColumns`; no pass over ``cut >= 0`` of every
         column, no copy of the t columns' entries)."""
-        grown = object.__new__(type(self))
-        grown.y, grown.order, grown.position = self.y, self.order, self.position
-        grown.features, grown.n_samples, grown.slots = self.features, self.n_samples, self.slots
         store = self._store if self._store is not None else _GrowingColumns(self)
-        grown._store = store = store.extended(
-            self.n_columns, self.stumps.size, self.constants.size, cut, sign
-        )
+        store = store.extended(self.n_columns, self.stumps.size, self.constants.size, cut, sign)
+        grown = object.__new__(type(self))  # (its attributes set in __init__'s order: a shared-key dict)
+        grown.y, grown.order, grown.position = self.y, self.order, self.position
+        grown.features = self.features
         grown.cut, grown.sign, grown.stumps, grown.constants, grown.stump_cut = store.views()
-        grown.n_columns = grown.cut.size
+        grown.n_samples, grown.n_columns = self.n_samples, grown.cut.size
+        grown.slots, grown._store = self.slots, store
         return grown
 
     def restricted(self, columns: NDArray[np.intp]) -> StumpColumns:
