@@ -748,7 +748,7 @@ def _sort_orders(
     return order, position
 
 
-#: :meth:`StumpColumns._fewest_gram_columns` by (class, N, feature slots, the class's thresholds)
+#: :meth:`StumpColumns._fewest_paying` by (class, N, feature slots, the class's thresholds)
 _FEWEST_GRAM_COLUMNS: dict[tuple, int] = {}
 #: the most columns of a face that the compiled Gram is formed on (2^26: far beyond any run's t, and
 #: small enough that the work estimates' k^2 are exact, so that ``gram_pays`` only grows with k)
@@ -1026,8 +1026,42 @@ class StumpColumns(StumpOperatorBase):
     @classmethod
     def _slots_pay(cls, n_samples: int, n_columns: int, n_features: int) -> bool:
         """Whether the products or the Gram of ``n_columns`` columns on ``n_features`` feature slots
-        pay (what :meth:`of` asks of the slots it would make; never again with a slot more)."""
-        return cls._pays(n_samples, n_columns, n_features) or cls._gram_pays(n_samples, n_columns, n_features)
+        pay (what :meth:`of` asks of the slots it would make; never again with a slot more): from the
+        fewest columns on which they do (:meth:`_fewest_paying`, found once; a boosting iteration
+        asked the rules' three calls again)."""
+        if not 0 < n_columns <= FACE_LIMIT:  # (outside the search)
+            return cls._pays(n_samples, n_columns, n_features) or cls._gram_pays(
+                n_samples, n_columns, n_features
+            )
+        return n_columns >= cls._fewest_paying(n_samples, n_features)
+
+    @classmethod
+    def _fewest_paying(cls, n_samples: int, n_features: int) -> int:
+        """The fewest columns k on which the products or the Gram of ``n_features`` feature slots pay
+        (``_pays`` or ``_gram_pays``; :meth:`gram_pays` of an operator): it depends on N, the feature
+        slots and the class's thresholds only, and holds from k on (more columns only pay more), so it
+        is found once (a doubling, then a bisection; every boosting iteration's operator searched
+        [1, t + 1] again, ~13 us at t ~ 300) and kept; :data:`FACE_LIMIT` + 1 where none up to
+        :data:`FACE_LIMIT` does."""
+        key = (cls, n_samples, n_features, cls.MIN_COLUMNS_PER_FEATURE, cls.MIN_ENTRIES, cls.GRAM_SHARE)
+        found = _FEWEST_GRAM_COLUMNS.get(key)
+        if found is None:
+
+            def pays(k: int) -> bool:
+                return cls._pays(n_samples, k, n_features) or cls._gram_pays(n_samples, k, n_features)
+
+            high = 1  # (searched up to FACE_LIMIT columns, where k^2 is exact in float64)
+            while high < FACE_LIMIT and not pays(high):
+                high *= 2
+            low = high // 2 + 1 if high > 1 else 1  # the fewest lie in [low, high] (or none do)
+            while low < high:
+                middle = (low + high) // 2
+                if pays(middle):
+                    high = middle
+                else:
+                    low = middle + 1
+            found = _FEWEST_GRAM_COLUMNS[key] = low if pays(low) else FACE_LIMIT + 1
+        return found
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
@@ -1065,33 +1099,9 @@ class StumpColumns(StumpOperatorBase):
         return self.passes().gram_capsule(min(self._fewest_gram_columns(), self.n_columns + 1))
 
     def _fewest_gram_columns(self) -> int:
-        """The fewest columns k on which :meth:`gram_pays`: it depends on N, the feature slots and the
-        class's thresholds only (not on the operator's columns), and holds from k on (more columns
-        only pay more), so it is found once per run (a doubling, then a bisection; every boosting
-        iteration's operator searched [1, t + 1] again, ~13 us at t ~ 300) and kept."""
-        cls = type(self)
-        key = (
-            cls,
-            self.n_samples,
-            len(self.features),
-            cls.MIN_COLUMNS_PER_FEATURE,
-            cls.MIN_ENTRIES,
-            cls.GRAM_SHARE,
-        )
-        found = _FEWEST_GRAM_COLUMNS.get(key)
-        if found is None:
-            high = 1  # (searched up to FACE_LIMIT columns, where k^2 is exact in float64)
-            while high < FACE_LIMIT and not self.gram_pays(high):
-                high *= 2
-            low = high // 2 + 1 if high > 1 else 1  # the fewest lie in [low, high] (or none do)
-            while low < high:
-                middle = (low + high) // 2
-                if self.gram_pays(middle):
-                    high = middle
-                else:
-                    low = middle + 1
-            found = _FEWEST_GRAM_COLUMNS[key] = low if self.gram_pays(low) else FACE_LIMIT + 1
-        return found
+        """The fewest columns k on which :meth:`gram_pays` (:meth:`_fewest_paying` of these rows and
+        feature slots)."""
+        return self._fewest_paying(self.n_samples, len(self.features))
 
     def margins(self, w: NDArray[np.float64]) -> NDArray[np.float64]:
         """``U w`` (w a vector over the columns): ``y * (2 sum_f A_f + sum_constants s_j w_j -

@@ -312,6 +312,22 @@ def test_the_features_added_are_read_up_to_the_first_one_too_many():
         assert asked == sorted(asked)  # slots only grow: the first failure is final
 
 
+@pytest.mark.parametrize("thresholds", [None, (0, 0), (10**9, 4e5), (3, 1e4, 0.0)])
+def test_the_slots_pay_from_the_fewest_columns_as_the_rules_say(monkeypatch, thresholds):
+    """``_slots_pay`` (the fewest paying columns, found once per N, slot count and thresholds) is the
+    rules' ``_pays or _gram_pays`` for every N, slot count and t, none and beyond the search too."""
+    if thresholds is not None:
+        for name, value in zip(
+            ("MIN_COLUMNS_PER_FEATURE", "MIN_ENTRIES", "GRAM_SHARE"), thresholds, strict=False
+        ):
+            monkeypatch.setattr(StumpColumns, name, value)
+    for n in (1, 16, 100, 1_000, 12_345):
+        for slots in range(0, 31, 3):
+            for t in [*range(0, 130), 257, 4_099, FACE_LIMIT, FACE_LIMIT + 1]:
+                expected = StumpColumns._pays(n, t, slots) or StumpColumns._gram_pays(n, t, slots)
+                assert StumpColumns._slots_pay(n, t, slots) == expected, (n, slots, t)
+
+
 @pytest.mark.parametrize("thresholds", [None, (0, 0), (10**9, 4e5)])
 def test_the_fewest_gram_columns_are_those_a_search_of_every_face_finds(monkeypatch, thresholds):
     """``compiled_gram``'s fewest columns (found once per N and feature slots, then kept) are the
