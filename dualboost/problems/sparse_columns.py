@@ -509,7 +509,7 @@ def stump_operator(
     else:
         by_order = StumpColumns.of(oracle, hypotheses, last)
     entries = oracle.n_samples_ * len(hypotheses)
-    if by_order is not None and (by_order.pays(len(hypotheses)) or entries < SparseStumpColumns.MIN_ENTRIES):
+    if by_order is not None and (entries < SparseStumpColumns.MIN_ENTRIES or by_order.pays(len(hypotheses))):
         return by_order  # (below the sparse one's floor: the sort orders for their Gram alone)
     return SparseStumpColumns.of(oracle, hypotheses, _last(earlier, SparseStumpColumns))
 
