@@ -962,10 +962,10 @@ class StumpColumns(StumpOperatorBase):
 
     def _extended(self, cut: NDArray[np.intp] | int, sign: NDArray[np.float64] | float) -> StumpColumns:
         """This operator with the columns ``cut``, ``sign`` appended (arrays, or one column's int and
-        sign; on the same feature slots): the
-        index arrays of :meth:`__init__` extended by the new columns' in the arrays with room to grow
-        that the operators of a run share (:class:`_GrowingColumns`; no pass over ``cut >= 0`` of every
-        column, no copy of the t columns' entries)."""
+        sign; on the same feature slots): the index arrays of :meth:`__init__` extended by the new
+        columns' in the arrays with room to grow that the operators of a run share
+        (:class:`_GrowingColumns`; no pass over ``cut >= 0`` of every column, no copy of the t
+        columns' entries)."""
         store = self._store if self._store is not None else _GrowingColumns(self)
         store = store.extended(self.n_columns, self.stumps.size, self.constants.size, cut, sign)
         grown = object.__new__(type(self))  # (its attributes set in __init__'s order: a shared-key dict)
