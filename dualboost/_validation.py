@@ -144,11 +144,17 @@ def check_edge_column(column: ArrayLike, n_samples: int, name: str = "column") -
     return _in_edge_range(_vector(column, name, n_samples), name)
 
 
+#: the float64 dtype (a :class:`CheckedEdges` of it is taken as it is by :func:`check_edge_matrix`)
+_FLOAT64 = np.dtype(np.float64)
+
+
 def check_edge_matrix(U: ArrayLike, name: str = "U") -> NDArray[np.float64]:
     """The edge matrix U in [-1, 1]^{N x t}, N >= 1 examples, t >= 1 hypotheses, as a private float64
     array: a copy of a writable array, the array itself when it is read-only float64 (a model keeps
     it: its owner must not make it writable and change it; the drivers' ``Ensemble.U`` never does,
     and its entries were checked as its columns were added: a :class:`CheckedEdges`)."""
+    if type(U) is CheckedEdges and U.dtype is _FLOAT64 and U.ndim == 2 and U.size and not U.flags.writeable:
+        return U.view(np.ndarray)  # (what the checks below come to for it, without their conversions)
     try:
         arr = np.asarray(U, dtype=np.float64)
         # a conversion (an int8 store, a list) already made a private array, and a read-only float64

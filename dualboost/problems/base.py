@@ -579,11 +579,11 @@ class ColumnIndependent:
         """The same model, with the same parameters, over the columns ``U`` (N x t', the same N
         examples, e.g. the ensemble after another oracle call); only U is checked."""
         model = copy.copy(self)
-        model.U = check_edge_matrix(U)
-        if model.U.shape[0] != self.n_samples:
-            raise ValueError(f"U must have the model's {self.n_samples} rows; got {model.U.shape[0]}")
-        model.n_hypotheses = model.U.shape[1]
+        model.U = U = check_edge_matrix(U)
+        rows, model.n_hypotheses = U.shape
+        if rows != self.n_samples:
+            raise ValueError(f"U must have the model's {self.n_samples} rows; got {rows}")
         model.stump_columns = None  # the driver sets the operator of the new columns
         cached = self._single_U  # extended by the new columns where U only grew
-        model._single_U = None if cached is None else single_extension(model.U, cached)
+        model._single_U = None if cached is None else single_extension(U, cached)
         return model

@@ -11,8 +11,9 @@ holds the model and calls these; the trust radius's measure of a step is the reg
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -40,6 +41,7 @@ __all__ = [
     "StumpOperator",
     "StumpOperatorBase",
     "StumpColumns",
+    "StumpFeatures",
 ]
 
 
@@ -628,18 +630,11 @@ class StumpOperatorBase(ABC):
 
 
 def _cuts(
-    oracle, hypotheses: list, features: tuple[int, ...], n: int
+    oracle, hypotheses: list, slots: dict[int, int], n: int
 ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
     """:class:`StumpColumns`' ``cut`` and ``sign`` of ``hypotheses`` (stumps and constants) on the feature
-    slots ``features``: each stump's rows at or below its threshold in its feature's sort order, found
-    for the stumps of one feature at once."""
-    if len(hypotheses) == 1:  # (a boosting iteration's one new column, without the grouping)
-        h = hypotheses[0]
-        cut = -1
-        if type(h) is Stump:
-            below = int(oracle.sort_order(h.feature)[1].searchsorted(h.threshold, side="right"))
-            cut = features.index(h.feature) * (n + 1) + below
-        return np.array([cut], dtype=np.intp), np.array([h.sign], dtype=np.float64)
+    slots ``slots`` (each feature's slot): each stump's rows at or below its threshold in its feature's
+    sort order, found for the stumps of one feature at once."""
     cut = np.full(len(hypotheses), -1, dtype=np.intp)
     sign = np.empty(len(hypotheses))
     by_feature: dict[int, tuple[list[int], list[float]]] = {}
@@ -651,16 +646,25 @@ def _cuts(
             thresholds.append(h.threshold)
     for f, (columns, thresholds) in by_feature.items():
         below = oracle.sort_order(f)[1].searchsorted(np.array(thresholds, dtype=np.float64), side="right")
-        cut[columns] = features.index(f) * (n + 1) + below
+        cut[columns] = slots[f] * (n + 1) + below
     return cut, sign
 
 
-def _added_features(new: list, features: tuple[int, ...], pays: Callable[[int], bool]) -> set[int] | None:
-    """The features of the stumps of ``new`` that are not in ``features``; None where a hypothesis is
-    neither a stump nor a constant, or where ``pays(len(features) + the features so far)`` fails:
-    at the first feature too many, since a feature slot more never makes the operator pay (before
-    the sort orders pay, a run's columns are read up to there only, not all of them every iteration)."""
-    known, added = set(features), set()
+def _cut(oracle, h: Stump | Constant, slots: dict[int, int], n: int) -> int:
+    """:func:`_cuts` of one hypothesis, as an int (a boosting iteration's one new column)."""
+    if type(h) is not Stump:
+        return -1
+    below = oracle.sort_order(h.feature)[1].searchsorted(h.threshold, side="right")
+    return int(slots[h.feature] * (n + 1) + below)
+
+
+def _added_features(new: list, known: Collection[int], pays: Callable[[int], bool]) -> set[int] | None:
+    """The features of the stumps of ``new`` that are not in ``known`` (distinct features: a set, or
+    the slots of an operator's); None where a hypothesis is neither a stump nor a constant, or where
+    ``pays(len(known) + the features so far)`` fails: at the first feature too many, since a feature
+    slot more never makes the operator pay (before the sort orders pay, a run's columns are read up
+    to there only, not all of them every iteration)."""
+    added = set()
     for h in new:
         kind = type(h)
         if kind is Stump:
@@ -671,6 +675,58 @@ def _added_features(new: list, features: tuple[int, ...], pays: Callable[[int], 
         elif kind is not Constant:
             return None
     return added if pays(len(known) + len(added)) else None
+
+
+class StumpFeatures:
+    """The features of the stumps among a boosting run's hypotheses, gathered as the list grows, for
+    :func:`~dualboost.problems.sparse_columns.stump_operator`: whether :meth:`StumpColumns.of` gives
+    no operator of the list (:meth:`rules_out`) is then known from the hypotheses added since it was
+    last asked (german's run makes none for its first ~65 iterations, and :meth:`StumpColumns.of`,
+    extending no operator, read all the hypotheses so far at each of them).
+
+    Parameters
+    ----------
+    hypotheses : list
+        The run's hypotheses (an ``Ensemble``'s list), which are only ever appended to: the census
+        counts this list (its identity) and reads each entry once.
+    """
+
+    def __init__(self, hypotheses: list) -> None:
+        self.hypotheses = hypotheses
+        #: how many of the hypotheses were read
+        self.read = 0
+        #: the features of the stumps read
+        self.features: set[int] = set()
+        #: whether a hypothesis read is neither a stump nor a constant
+        self.other = False
+
+    def rules_out(self, n_samples: int) -> bool:
+        """Whether :meth:`StumpColumns.of` of the hypotheses so far (extending any operator of their
+        first columns that it made) is None for their stumps' features: a hypothesis that is neither a
+        stump nor a constant, or feature slots that do not pay (``StumpColumns._slots_pay``, which
+        fails for a slot more once it fails: :func:`_added_features` stops at that slot, this census
+        asks of all the slots; of one where there is no feature, as :meth:`StumpColumns.of` asks
+        first).
+
+        Parameters
+        ----------
+        n_samples : int
+            The rows N of the columns.
+
+        Returns
+        -------
+        bool
+            True where no :class:`StumpColumns` is made (False: it may be, :meth:`StumpColumns.of` tells).
+        """
+        hypotheses, features = self.hypotheses, self.features
+        for h in hypotheses[self.read :]:
+            kind = type(h)
+            if kind is Stump:
+                features.add(h.feature)
+            elif kind is not Constant:
+                self.other = True
+        t = self.read = len(hypotheses)
+        return self.other or not StumpColumns._slots_pay(n_samples, t, max(len(features), 1))
 
 
 def _sort_orders(
@@ -692,7 +748,7 @@ def _sort_orders(
     return order, position
 
 
-#: :meth:`StumpColumns._fewest_gram_columns` by (class, N, feature slots, the class's thresholds)
+#: :meth:`StumpColumns._fewest_paying` by (class, N, feature slots, the class's thresholds)
 _FEWEST_GRAM_COLUMNS: dict[tuple, int] = {}
 #: the most columns of a face that the compiled Gram is formed on (2^26: far beyond any run's t, and
 #: small enough that the work estimates' k^2 are exact, so that ``gram_pays`` only grows with k)
@@ -718,12 +774,13 @@ class _GrowingColumns:
         n_columns: int,
         n_stumps: int,
         n_constants: int,
-        cut: NDArray[np.intp],
-        sign: NDArray[np.float64],
+        cut: NDArray[np.intp] | int,
+        sign: NDArray[np.float64] | float,
     ) -> _GrowingColumns:
         """The arrays of the operator of ``n_columns`` columns (``n_stumps`` stumps, ``n_constants``
-        constants) with the columns ``cut``, ``sign`` appended: these arrays where that operator's
-        entries are all those written so far, else a copy of its entries, so extended."""
+        constants) with the columns ``cut``, ``sign`` appended (arrays, or one column's int and sign):
+        these arrays where that operator's entries are all those written so far, else a copy of its
+        entries, so extended."""
         grown = self
         if (n_columns, n_stumps, n_constants) != self.sizes:
             grown = object.__new__(_GrowingColumns)
@@ -734,14 +791,16 @@ class _GrowingColumns:
         grown._append(cut, sign)
         return grown
 
-    def _append(self, cut: NDArray[np.intp], sign: NDArray[np.float64]) -> None:
+    def _append(self, cut: NDArray[np.intp] | int, sign: NDArray[np.float64] | float) -> None:
         t, s, c = self.sizes
-        if cut.size == 1:  # (a boosting iteration's one new column, by scalars)
-            self.cut, self.sign = _fit(self.cut, t + 1), _fit(self.sign, t + 1)
-            self.cut[t], self.sign[t] = cut[0], sign[0]
-            if cut[0] >= 0:
-                self.stumps, self.stump_cut = _fit(self.stumps, s + 1), _fit(self.stump_cut, s + 1)
-                self.stumps[s], self.stump_cut[s] = t, cut[0]
+        if type(cut) is int:  # (a boosting iteration's one new column, by scalars; room checked first)
+            if self.cut.size <= t or self.sign.size <= t:
+                self.cut, self.sign = _fit(self.cut, t + 1), _fit(self.sign, t + 1)
+            self.cut[t], self.sign[t] = cut, sign
+            if cut >= 0:
+                if self.stumps.size <= s or self.stump_cut.size <= s:
+                    self.stumps, self.stump_cut = _fit(self.stumps, s + 1), _fit(self.stump_cut, s + 1)
+                self.stumps[s], self.stump_cut[s] = t, cut
                 self.sizes = (t + 1, s + 1, c)
             else:
                 self.constants = _fit(self.constants, c + 1)
@@ -858,49 +917,63 @@ class StumpColumns(StumpOperatorBase):
         sorted or stacked then, e.g. for the many features of a topic set, one or two stumps each),
         or where the compiled passes are not built (docs/architecture.md#compiled-code)."""
         n, t = oracle.n_samples_, len(hypotheses)
-        if StumpPasses is None or not (cls._pays(n, t, 1) or cls._gram_pays(n, t, 1)):
+        if StumpPasses is None:
+            return None
+        if previous is not None and t == previous.n_columns + 1:  # (a boosting iteration's one new column)
+            h, slots = hypotheses[-1], previous.slots
+            if type(h) is Constant or (type(h) is Stump and h.feature in slots):  # no slot added: what
+                # the steps below come to (the slots pay for one where they pay for more, or for none)
+                if not cls._slots_pay(n, t, max(len(slots), 1)):
+                    return None
+                return previous._extended(_cut(oracle, h, slots, n), h.sign)
+        if not cls._slots_pay(n, t, 1):
             return None  # (at least one feature slot: too few entries or columns for any, found in O(1))
         done = 0 if previous is None else previous.n_columns
-        features = () if previous is None else previous.features
+        slots = {} if previous is None else previous.slots
         new = hypotheses[done:]
-        added = _added_features(
-            new, features, lambda slots: cls._pays(n, t, slots) or cls._gram_pays(n, t, slots)
-        )
+        added = _added_features(new, slots, lambda count: cls._slots_pay(n, t, count))
         if added is None:
             return None
         if previous is not None and not added:
-            return previous._extended(*_cuts(oracle, new, previous.features, n))
+            return previous._extended(*_cuts(oracle, new, slots, n))
         # the feature slots in increasing feature order, every cut placed in them: the products'
         # order of summation depends on the columns only, not on the order they came in (a resumed
         # run sums as the uninterrupted one did)
-        features = tuple(sorted(added.union(features)))
+        features = tuple(sorted(added.union(slots)))
+        slots = {f: k for k, f in enumerate(features)}
         order, position = _sort_orders(oracle, features, previous)
         if previous is None:
-            return cls(oracle.y_, order, position, *_cuts(oracle, hypotheses, features, n), features)
+            return cls(oracle.y_, order, position, *_cuts(oracle, hypotheses, slots, n), features)
         # the previous columns' cuts moved to the new slots of their features (their rows unchanged)
-        moved = np.array([features.index(f) for f in previous.features], dtype=np.intp)
+        moved = np.array([slots[f] for f in previous.features], dtype=np.intp)
         cut = previous.cut.copy()
         is_stump = cut >= 0
         slot = cut[is_stump] // (n + 1)
         cut[is_stump] += (moved[slot] - slot) * (n + 1)
-        new_cut, new_sign = _cuts(oracle, new, features, n)
+        new_cut, new_sign = _cuts(oracle, new, slots, n)
         cut, sign = np.concatenate((cut, new_cut)), np.concatenate((previous.sign, new_sign))
         return cls(oracle.y_, order, position, cut, sign, features)
 
-    def _extended(self, cut: NDArray[np.intp], sign: NDArray[np.float64]) -> StumpColumns:
-        """This operator with the columns ``cut``, ``sign`` appended (on the same feature slots): the
-        index arrays of :meth:`__init__` extended by the new columns' in the arrays with room to grow
-        that the operators of a run share (:class:`_GrowingColumns`; no pass over ``cut >= 0`` of every
-        column, no copy of the t columns' entries)."""
-        grown = object.__new__(type(self))
-        grown.y, grown.order, grown.position = self.y, self.order, self.position
-        grown.features, grown.n_samples = self.features, self.n_samples
+    @functools.cached_property
+    def slots(self) -> dict[int, int]:
+        """Each feature's slot (its index in ``features``), made on first use (:meth:`of`, which
+        places the new columns' cuts) and shared by the operators :meth:`of` extends this one to."""
+        return {f: k for k, f in enumerate(self.features)}
+
+    def _extended(self, cut: NDArray[np.intp] | int, sign: NDArray[np.float64] | float) -> StumpColumns:
+        """This operator with the columns ``cut``, ``sign`` appended (arrays, or one column's int and
+        sign; on the same feature slots): the index arrays of :meth:`__init__` extended by the new
+        columns' in the arrays with room to grow that the operators of a run share
+        (:class:`_GrowingColumns`; no pass over ``cut >= 0`` of every column, no copy of the t
+        columns' entries)."""
         store = self._store if self._store is not None else _GrowingColumns(self)
-        grown._store = store = store.extended(
-            self.n_columns, self.stumps.size, self.constants.size, cut, sign
-        )
+        store = store.extended(self.n_columns, self.stumps.size, self.constants.size, cut, sign)
+        grown = object.__new__(type(self))  # (its attributes set in __init__'s order: a shared-key dict)
+        grown.y, grown.order, grown.position = self.y, self.order, self.position
+        grown.features = self.features
         grown.cut, grown.sign, grown.stumps, grown.constants, grown.stump_cut = store.views()
-        grown.n_columns = grown.cut.size
+        grown.n_samples, grown.n_columns = self.n_samples, grown.cut.size
+        grown.slots, grown._store = self.slots, store
         return grown
 
     def restricted(self, columns: NDArray[np.intp]) -> StumpColumns:
@@ -950,6 +1023,46 @@ class StumpColumns(StumpOperatorBase):
             and n_samples * n_columns >= cls.MIN_ENTRIES
         )
 
+    @classmethod
+    def _slots_pay(cls, n_samples: int, n_columns: int, n_features: int) -> bool:
+        """Whether the products or the Gram of ``n_columns`` columns on ``n_features`` feature slots
+        pay (what :meth:`of` asks of the slots it would make; never again with a slot more): from the
+        fewest columns on which they do (:meth:`_fewest_paying`, found once; a boosting iteration
+        asked the rules' three calls again)."""
+        if not 0 < n_columns <= FACE_LIMIT:  # (outside the search)
+            return cls._pays(n_samples, n_columns, n_features) or cls._gram_pays(
+                n_samples, n_columns, n_features
+            )
+        return n_columns >= cls._fewest_paying(n_samples, n_features)
+
+    @classmethod
+    def _fewest_paying(cls, n_samples: int, n_features: int) -> int:
+        """The fewest columns k on which the products or the Gram of ``n_features`` feature slots pay
+        (``_pays`` or ``_gram_pays``; :meth:`gram_pays` of an operator): it depends on N, the feature
+        slots and the class's thresholds only, and holds from k on (more columns only pay more), so it
+        is found once (a doubling, then a bisection; every boosting iteration's operator searched
+        [1, t + 1] again, ~13 us at t ~ 300) and kept; :data:`FACE_LIMIT` + 1 where none up to
+        :data:`FACE_LIMIT` does."""
+        key = (cls, n_samples, n_features, cls.MIN_COLUMNS_PER_FEATURE, cls.MIN_ENTRIES, cls.GRAM_SHARE)
+        found = _FEWEST_GRAM_COLUMNS.get(key)
+        if found is None:
+
+            def pays(k: int) -> bool:
+                return cls._pays(n_samples, k, n_features) or cls._gram_pays(n_samples, k, n_features)
+
+            high = 1  # (searched up to FACE_LIMIT columns, where k^2 is exact in float64)
+            while high < FACE_LIMIT and not pays(high):
+                high *= 2
+            low = high // 2 + 1 if high > 1 else 1  # the fewest lie in [low, high] (or none do)
+            while low < high:
+                middle = (low + high) // 2
+                if pays(middle):
+                    high = middle
+                else:
+                    low = middle + 1
+            found = _FEWEST_GRAM_COLUMNS[key] = low if pays(low) else FACE_LIMIT + 1
+        return found
+
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         state.pop("_passes", None)  # compiled, made again on first use
@@ -986,33 +1099,9 @@ class StumpColumns(StumpOperatorBase):
         return self.passes().gram_capsule(min(self._fewest_gram_columns(), self.n_columns + 1))
 
     def _fewest_gram_columns(self) -> int:
-        """The fewest columns k on which :meth:`gram_pays`: it depends on N, the feature slots and the
-        class's thresholds only (not on the operator's columns), and holds from k on (more columns
-        only pay more), so it is found once per run (a doubling, then a bisection; every boosting
-        iteration's operator searched [1, t + 1] again, ~13 us at t ~ 300) and kept."""
-        cls = type(self)
-        key = (
-            cls,
-            self.n_samples,
-            len(self.features),
-            cls.MIN_COLUMNS_PER_FEATURE,
-            cls.MIN_ENTRIES,
-            cls.GRAM_SHARE,
-        )
-        found = _FEWEST_GRAM_COLUMNS.get(key)
-        if found is None:
-            high = 1  # (searched up to FACE_LIMIT columns, where k^2 is exact in float64)
-            while high < FACE_LIMIT and not self.gram_pays(high):
-                high *= 2
-            low = high // 2 + 1 if high > 1 else 1  # the fewest lie in [low, high] (or none do)
-            while low < high:
-                middle = (low + high) // 2
-                if self.gram_pays(middle):
-                    high = middle
-                else:
-                    low = middle + 1
-            found = _FEWEST_GRAM_COLUMNS[key] = low if self.gram_pays(low) else FACE_LIMIT + 1
-        return found
+        """The fewest columns k on which :meth:`gram_pays` (:meth:`_fewest_paying` of these rows and
+        feature slots)."""
+        return self._fewest_paying(self.n_samples, len(self.features))
 
     def margins(self, w: NDArray[np.float64]) -> NDArray[np.float64]:
         """``U w`` (w a vector over the columns): ``y * (2 sum_f A_f + sum_constants s_j w_j -

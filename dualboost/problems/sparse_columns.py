@@ -26,10 +26,10 @@ from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from dualboost.oracles.stumps import Constant, Stump
-from dualboost.problems.kernels import StumpColumns, StumpOperatorBase
+from dualboost.problems.kernels import StumpColumns, StumpFeatures, StumpOperatorBase, _fit, _room
 
 try:  # B's products and Gram in compiled code, on its int32 rows (IndicatorPasses); else scipy's
     from dualboost.problems._stump_products import IndicatorPasses
@@ -131,6 +131,40 @@ class _Indicators:
         return views[0], views[1], None
 
 
+class _ColumnValues:
+    """The ``c`` and ``a`` of a run's operators made by :meth:`SparseStumpColumns.of`, with room to
+    grow (doubled when full, as the Ensemble's columns): a boosting iteration writes its new column's
+    in place where the operator extended is the latest made (its entries are all those written so
+    far), and copies that operator's first otherwise (an older one extended again). Each operator
+    holds views of the first entries, which later ones leave as they are (np.concatenate of the t
+    entries at every iteration cost ~3.5 us of german's)."""
+
+    def __init__(self, c: ArrayLike, a: ArrayLike) -> None:
+        c, a = np.asarray(c, dtype=np.float64), np.asarray(a, dtype=np.float64)
+        self.c, self.a, self.size = _room(c), _room(a), c.size
+
+    def extended(
+        self, c: NDArray[np.float64], a: NDArray[np.float64], new_c: list[float], new_a: list[float]
+    ) -> _ColumnValues:
+        """The values of the operator whose ``c`` and ``a`` are given (views of these, or its own)
+        followed by ``new_c`` and ``new_a``: these, appended to in place where that operator's are
+        all the entries written so far, else a copy of its entries, so extended."""
+        grown = self if c.size == self.size else _ColumnValues(c, a)
+        start, end = grown.size, grown.size + len(new_c)
+        if grown.c.size < end or grown.a.size < end:
+            grown.c, grown.a = _fit(grown.c, end), _fit(grown.a, end)
+        if end == start + 1:  # (a boosting iteration's one new column, by scalars)
+            grown.c[start], grown.a[start] = new_c[0], new_a[0]
+        else:
+            grown.c[start:end], grown.a[start:end] = new_c, new_a
+        grown.size = end
+        return grown
+
+    def views(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """``(c, a)`` of the entries written so far (views)."""
+        return self.c[: self.size], self.a[: self.size]
+
+
 class SparseStumpColumns(StumpOperatorBase):
     """The columns ``u_j = y * (c_j + a_j b_j)`` of decision stumps and constants on sparse features
     (module docstring) as an operator with the products of
@@ -185,6 +219,9 @@ class SparseStumpColumns(StumpOperatorBase):
     #: the Gaussian set of benchmarks/sparse_columns.py, 0.26-0.48 in ERLPBoost runs on
     #: benchmarks/scale.py's dense set, where the rows kept would reach ~N/4 int32 per column)
     DROP_MARGIN = 1.5
+    #: the run's ``c`` and ``a`` with room to grow whose first entries are this operator's (:meth:`of`
+    #: extends them), or None (an operator given its own)
+    _values: _ColumnValues | None = None
 
     def __init__(
         self,
@@ -267,6 +304,7 @@ class SparseStumpColumns(StumpOperatorBase):
         self._found()  # (the rows, not the oracle)
         state = self.__dict__.copy()
         state.pop("_passes", None)  # compiled, made again on first use
+        state.pop("_values", None)  # the run's values with room to grow: its own views are pickled
         return state
 
     def passes(self) -> IndicatorPasses:
@@ -317,13 +355,19 @@ class SparseStumpColumns(StumpOperatorBase):
         extend = previous is not None and (previous._grown is not None or not previous._has_rows)
         done = previous.n_columns if extend else 0
         new = hypotheses[done:]
-        if not all(type(h) in (Stump, Constant) for h in new):
-            return None
+        for h in new:
+            if type(h) is not Stump and type(h) is not Constant:
+                return None
         parts = [_column_parts(oracle.X_, oracle.n_samples_, h) for h in new]
         y = np.asarray(oracle.y_, dtype=np.float64)
-        c = np.concatenate([previous.c if extend else np.zeros(0), [p[1] for p in parts]])
-        a = np.concatenate([previous.a if extend else np.zeros(0), [p[2] for p in parts]])
-        nnz = (previous.nnz if extend else 0) + sum(p[0] for p in parts)
+        new_c, new_a = [p[1] for p in parts], [p[2] for p in parts]
+        if not extend:
+            values = _ColumnValues(new_c, new_a)
+        else:  # (an operator unpickled has no values with room to grow: its own copied once)
+            values = previous._values or _ColumnValues(previous.c, previous.a)
+            values = values.extended(previous.c, previous.a, new_c, new_a)
+        c, a = values.views()
+        nnz = (previous.nnz if extend else 0) + sum([p[0] for p in parts])
         if nnz > cls.DROP_MARGIN * cls.MAX_DENSITY * oracle.n_samples_ * len(hypotheses):
             # B too dense to pay (dense features, before the sort orders take over): its rows are
             # not kept, only counted. Its density can come back under MAX_DENSITY only after
@@ -332,7 +376,9 @@ class SparseStumpColumns(StumpOperatorBase):
             # get there (each further stump there flips ~N/4 rows). Should it all the same, the
             # rows are found again below (O(nnz(B)) once): the operator pays exactly where it
             # did with its rows kept, and its products are the same
-            return cls(y, c, a, None, nnz=nnz)
+            operator = cls(y, c, a, None, nnz=nnz)
+            operator._values = values
+            return operator
         if extend and not previous._has_rows:  # dropped, and now it may pay: the rows again
             return cls.of(oracle, hypotheses)
         # the rows found on first use (``pending``): those of previous's pending hypotheses too
@@ -343,7 +389,9 @@ class SparseStumpColumns(StumpOperatorBase):
             waiting = earlier + new
         else:
             grown, written, waiting = previous._grown, done, new
-        return cls(y, c, a, None, grown=grown, nnz=nnz, pending=(oracle, waiting, written))
+        operator = cls(y, c, a, None, grown=grown, nnz=nnz, pending=(oracle, waiting, written))
+        operator._values = values
+        return operator
 
     def restricted(self, columns: NDArray[np.intp]) -> SparseStumpColumns:
         """The operator of the columns ``columns``, on this one's rows of B (no copy: O(|columns|))."""
@@ -422,6 +470,8 @@ def stump_operator(
     oracle,
     hypotheses: list,
     previous: StumpOperatorBase | tuple[StumpOperatorBase, ...] | None = None,
+    *,
+    features: StumpFeatures | None = None,
 ) -> StumpColumns | SparseStumpColumns | None:
     """The implicit operator of a run's stump columns: :class:`~dualboost.problems.kernels.StumpColumns`
     (through the features' sort orders) where it pays, which is where the stumps are many per
@@ -439,6 +489,11 @@ def stump_operator(
         An operator returned for a prefix of ``hypotheses``, or several (a run's last of each kind:
         when the choice goes back to a kind, its last operator is extended instead of made again);
         the one of the kind chosen is extended.
+    features : StumpFeatures or None
+        The census of the features of ``hypotheses`` (this very list, grown since the census was made;
+        another list's is not read): where it rules the sort orders out, :meth:`StumpColumns.of` is
+        not asked (it would read the hypotheses added since its last operator, all of them before
+        the first).
 
     Returns
     -------
@@ -446,13 +501,22 @@ def stump_operator(
         The operator.
     """
     earlier = previous if isinstance(previous, tuple) else (previous,)
-    by_order = StumpColumns.of(oracle, hypotheses, _last(earlier, StumpColumns))
+    last = _last(earlier, StumpColumns)
+    # the census where StumpColumns.of would read more than one hypothesis (none or an older operator)
+    asks = features is not None and (last is None or len(hypotheses) - last.n_columns > 1)
+    if asks and features.hypotheses is hypotheses and features.rules_out(oracle.n_samples_):
+        by_order = None  # (what StumpColumns.of gives, known from the hypotheses added since last asked)
+    else:
+        by_order = StumpColumns.of(oracle, hypotheses, last)
     entries = oracle.n_samples_ * len(hypotheses)
-    if by_order is not None and (by_order.pays(len(hypotheses)) or entries < SparseStumpColumns.MIN_ENTRIES):
+    if by_order is not None and (entries < SparseStumpColumns.MIN_ENTRIES or by_order.pays(len(hypotheses))):
         return by_order  # (below the sparse one's floor: the sort orders for their Gram alone)
     return SparseStumpColumns.of(oracle, hypotheses, _last(earlier, SparseStumpColumns))
 
 
 def _last(operators: tuple, kind: type) -> StumpOperatorBase | None:
     """The first of ``operators`` that is a ``kind`` (None if none is)."""
-    return next((operator for operator in operators if isinstance(operator, kind)), None)
+    for operator in operators:
+        if isinstance(operator, kind):
+            return operator
+    return None

@@ -229,3 +229,12 @@ def test_ensemble_checks_each_column_once_and_models_take_its_U_unscanned():
     writable[0, 0] = np.nan
     with pytest.raises(ValueError, match="finite"):
         check_edge_matrix(writable)
+    # read-only CheckedEdges that are not an ensemble's checked float64 columns: checked as any array
+    with pytest.raises(ValueError, match="no columns"):
+        check_edge_matrix(U[:, :0])
+    as_row = U[:, 0]  # 1-D: one column
+    assert check_edge_matrix(as_row).shape == (n, 1)
+    single = (2.0 * np.array(U)).astype(np.float32).view(CheckedEdges)  # float32: converted, scanned
+    single.flags.writeable = False
+    with pytest.raises(ValueError, match=r"\[-1, 1\]"):
+        check_edge_matrix(single)

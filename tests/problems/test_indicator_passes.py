@@ -177,7 +177,7 @@ def test_a_run_through_the_compiled_loop_with_and_without_the_operator(monkeypat
     monkeypatch.setattr(SparseStumpColumns, "MIN_ENTRIES", 0)
     for name in ("operator", "dense"):
         if name == "dense":
-            monkeypatch.setattr(module, "stump_operator", lambda *args: None)
+            monkeypatch.setattr(module, "stump_operator", lambda *args, **options: None)
         with default_options(AuglagOptions(newton=NewtonOptions(compiled=True))), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             runs[name] = erlpboost(DecisionStumps().fit(X, y), nu=0.1 * y.size, eps=0.02)

@@ -13,7 +13,13 @@ from dualboost.boosting import erlpboost
 from dualboost.oracles import DecisionStumps
 from dualboost.oracles.stumps import Constant, Stump
 from dualboost.problems import ERLPBoost
-from dualboost.problems.kernels import StumpColumns, StumpOperator, StumpOperatorBase, centred_hessian
+from dualboost.problems.kernels import (
+    StumpColumns,
+    StumpFeatures,
+    StumpOperator,
+    StumpOperatorBase,
+    centred_hessian,
+)
 from dualboost.problems.sparse_columns import SparseStumpColumns, stump_operator
 from tests.problems.stump_operators import (
     assert_model_products_agree,
@@ -133,15 +139,22 @@ def _chain(rng, n, count):
 
 
 def test_growth_in_place_leaves_the_earlier_operators_as_they_were():
-    """Extending the latest operator appends to its arrays (no copy of B's nonzeros); the earlier
-    operators, and an older one extended again (a copy then), keep their own columns."""
+    """Extending the latest operator appends to its arrays (no copy of B's nonzeros, nor of c and a);
+    the earlier operators, an older one extended again (a copy then) and one unpickled (its values
+    copied) keep their own columns."""
     rng = np.random.default_rng(8)
     oracle, hypotheses, chain = _chain(rng, 300, 40)
     assert np.shares_memory(chain[-1].B.indices, chain[-2].B.indices)
+    assert np.shares_memory(chain[-1].c, chain[-2].c) and np.shares_memory(chain[-1].a, chain[-2].a)
     branch = SparseStumpColumns.of(oracle, hypotheses[:10] + hypotheses[30:], chain[9])
     assert not np.shares_memory(branch.B.indices, chain[-1].B.indices)
+    assert not np.shares_memory(branch.c, chain[-1].c)
+    restored = pickle.loads(pickle.dumps(chain[20]))
+    assert "_values" not in restored.__dict__  # (the run's arrays with room to grow are not pickled)
+    again = SparseStumpColumns.of(oracle, hypotheses[:30], restored)
     pairs = [(chain[k], hypotheses[: k + 1]) for k in (0, 9, 20, 39)] + [
-        (branch, hypotheses[:10] + hypotheses[30:])
+        (branch, hypotheses[:10] + hypotheses[30:]),
+        (again, hypotheses[:30]),
     ]
     for operator, columns in pairs:
         fresh = SparseStumpColumns.of(oracle, columns)
@@ -149,6 +162,8 @@ def test_growth_in_place_leaves_the_earlier_operators_as_they_were():
         assert np.array_equal(operator._csc[0], fresh._csc[0]) and np.array_equal(
             operator._csc[1], fresh._csc[1]
         )
+        assert np.array_equal(operator.c, fresh.c) and np.array_equal(operator.a, fresh.a)
+        assert operator.c.dtype == operator.a.dtype == np.float64
 
 
 def test_the_choice_of_operator(monkeypatch):
@@ -179,6 +194,60 @@ def test_the_choice_of_operator(monkeypatch):
     assert at_zero.nnz == 2_000 - present  # its zeros, the complement of the nonzeros above 0
     middle = [Stump(n_features=8, feature=6, threshold=float(np.median(X[:, 6].toarray())), sign=1)] * 240
     assert not SparseStumpColumns.of(oracle, middle).pays(240)  # B holds ~45 % of U: no gain
+
+
+def test_the_census_of_a_runs_features_rules_out_what_the_sort_orders_do_not_make(monkeypatch):
+    """``StumpFeatures`` of a growing list (read once per entry) rules the sort orders out exactly where
+    ``StumpColumns.of`` gives None (no feature yet, too many features, a hypothesis of another kind);
+    ``stump_operator`` given it chooses the operators made without it, asks ``StumpColumns.of`` only
+    where the census does not rule it out or where it extends the last sort-order operator by one
+    column, and reads no census of another list."""
+    monkeypatch.setattr(StumpColumns, "MIN_ENTRIES", 0)  # MIN_COLUMNS_PER_FEATURE and the Gram decide
+    rng = np.random.default_rng(22)
+    X, y = sparse_data(rng, 300)
+    oracle = DecisionStumps().fit(X, y)
+
+    class Other(Constant):
+        pass
+
+    hypotheses = [Constant(n_features=8, sign=1)] * 6 + random_stumps(rng, X, 90)
+    hypotheses += [Other(n_features=8, sign=1), Constant(n_features=8, sign=-1)]
+    asked = []
+    of = StumpColumns.of.__func__
+
+    def recorded(cls, oracle, hypotheses, previous=None):
+        asked.append(len(hypotheses))
+        return of(cls, oracle, hypotheses, previous)
+
+    grown, census, kept, made = [], None, (), []
+    seldom = StumpFeatures(grown)  # asked every fifth hypothesis: it reads the ones added since
+    for k, h in enumerate(hypotheses, start=1):
+        grown.append(h)
+        census = census or StumpFeatures(grown)
+        expected = StumpColumns.of(oracle, hypotheses[:k])
+        if k % 5 == 0:
+            assert seldom.rules_out(oracle.n_samples_) == (expected is None), k
+        last = next((other for other in kept if type(other) is StumpColumns), None)
+        with monkeypatch.context() as patch:
+            patch.setattr(StumpColumns, "of", classmethod(recorded))
+            operator = stump_operator(oracle, grown, kept, features=census)
+            ruled_out = census.rules_out(oracle.n_samples_)
+            assert ruled_out == (expected is None), k
+            one_more = last is not None and last.n_columns == k - 1
+            assert (asked[-1:] == [k]) is (one_more or not ruled_out), k
+            # another list's census is not read: the sort orders are asked as without one
+            stump_operator(oracle, hypotheses[:k], features=census)
+            assert asked[-1] == k
+        kept = (operator, *(other for other in kept if type(other) is not type(operator)))
+        whole = stump_operator(oracle, hypotheses[:k])
+        assert type(operator) is type(whole), k
+        if operator is not None:
+            made.append(type(operator))
+            names = ("cut", "sign", "stumps", "constants") if type(operator) is StumpColumns else ("c", "a")
+            for name in names + ("n_columns",):
+                assert np.array_equal(getattr(operator, name), getattr(whole, name)), (k, name)
+    assert census.read == len(hypotheses) and census.other
+    assert operator is None and set(made) == {StumpColumns, SparseStumpColumns}
 
 
 def test_a_run_goes_back_to_its_last_operator_of_a_kind(monkeypatch):
@@ -265,8 +334,8 @@ def test_a_run_on_dense_features_keeps_no_rows(monkeypatch):
         monkeypatch.setattr(SparseStumpColumns, "DROP_MARGIN", margin)
         held[name] = []
 
-        def recorded(oracle, hypotheses, previous=None, stored=held[name]):
-            operator = stump_operator(oracle, hypotheses, previous)
+        def recorded(oracle, hypotheses, previous=None, stored=held[name], **options):
+            operator = stump_operator(oracle, hypotheses, previous, **options)
             if type(operator) is SparseStumpColumns:
                 stored.append((operator.n_columns, 0 if operator.B is None else operator.B.nnz))
             return operator

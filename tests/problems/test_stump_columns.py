@@ -252,6 +252,31 @@ def test_operators_extended_in_place_keep_their_columns(monkeypatch):
         assert np.array_equal(operator.margins(w), whole.margins(w))
 
 
+@pytest.mark.parametrize("n", [100, 2_000])
+def test_one_new_column_extends_as_the_operator_made_at_once(monkeypatch, n):
+    """A boosting iteration's one new column (a stump on a feature slot so far, a constant, a stump on
+    a new feature) added to an operator: the operator of all the columns made at once, or None where
+    that is None (slots that do not pay, however many columns: the thresholds raised)."""
+    rng = np.random.default_rng(11)
+    X, y = data(rng, n)
+    oracle = DecisionStumps().fit(X, y)
+    on_two = [h for h in random_stumps(rng, X, 200) if type(h) is Constant or h.feature in (0, 3)][:60]
+    previous = StumpColumns.of(oracle, on_two)
+    assert previous is not None and previous.features == (0, 3)
+    known = Stump(n_features=5, feature=3, threshold=0.25, sign=-1)
+    other = Stump(n_features=5, feature=1, threshold=0.0, sign=1)
+    for thresholds in ((StumpColumns.MIN_COLUMNS_PER_FEATURE, StumpColumns.GRAM_SHARE), (10**6, 0.0)):
+        monkeypatch.setattr(StumpColumns, "MIN_COLUMNS_PER_FEATURE", thresholds[0])
+        monkeypatch.setattr(StumpColumns, "GRAM_SHARE", thresholds[1])
+        for h in (known, Constant(n_features=5, sign=-1), other):
+            grown = StumpColumns.of(oracle, [*on_two, h], previous)
+            whole = StumpColumns.of(oracle, [*on_two, h])
+            assert (grown is None) == (whole is None) == (thresholds[0] > 60), h
+            if whole is not None:
+                for name in ("cut", "sign", "stumps", "constants", "stump_cut", "features"):
+                    assert np.array_equal(getattr(grown, name), getattr(whole, name)), name
+
+
 def test_the_features_added_are_read_up_to_the_first_one_too_many():
     """``_added_features`` (StumpColumns.of's feature slots) gives what the sets of all the columns'
     features give: the new features where the slots pay, None where they do not or where a
@@ -285,6 +310,22 @@ def test_the_features_added_are_read_up_to_the_first_one_too_many():
             expected = added if len(features) + len(added) <= limit else None
         assert found == expected
         assert asked == sorted(asked)  # slots only grow: the first failure is final
+
+
+@pytest.mark.parametrize("thresholds", [None, (0, 0), (10**9, 4e5), (3, 1e4, 0.0)])
+def test_the_slots_pay_from_the_fewest_columns_as_the_rules_say(monkeypatch, thresholds):
+    """``_slots_pay`` (the fewest paying columns, found once per N, slot count and thresholds) is the
+    rules' ``_pays or _gram_pays`` for every N, slot count and t, none and beyond the search too."""
+    if thresholds is not None:
+        for name, value in zip(
+            ("MIN_COLUMNS_PER_FEATURE", "MIN_ENTRIES", "GRAM_SHARE"), thresholds, strict=False
+        ):
+            monkeypatch.setattr(StumpColumns, name, value)
+    for n in (1, 16, 100, 1_000, 12_345):
+        for slots in range(0, 31, 3):
+            for t in [*range(0, 130), 257, 4_099, FACE_LIMIT, FACE_LIMIT + 1]:
+                expected = StumpColumns._pays(n, t, slots) or StumpColumns._gram_pays(n, t, slots)
+                assert StumpColumns._slots_pay(n, t, slots) == expected, (n, slots, t)
 
 
 @pytest.mark.parametrize("thresholds", [None, (0, 0), (10**9, 4e5)])

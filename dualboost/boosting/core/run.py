@@ -214,6 +214,9 @@ class Ensemble:
         #: float64 copies of the int8 columns converted so far (:attr:`U`), grown with the buffer
         self._float = np.empty((n_samples, 0), order="F")
         self._converted = 0
+        #: the read-only CheckedEdges view of the whole float64 storage (the buffer, or the mirror of an
+        #: ``int8`` one) that :attr:`U` slices, made again where that storage was replaced (grown)
+        self._whole: CheckedEdges | None = None
         self.hypotheses: list[Hypothesis] = []
         self._position: dict[Hypothesis, int] = {}
 
@@ -304,18 +307,22 @@ class Ensemble:
         checked as they were added (a :class:`~dualboost._validation.CheckedEdges`)."""
         U, k = self._buffer, len(self.hypotheses)
         if U.dtype == np.int8:
-            if self._float.shape[1] < k:  # grown like the int8 buffer
-                grown = np.empty((U.shape[0], self._buffer.shape[1]), order="F")
-                grown[:, : self._converted] = self._float[:, : self._converted]
-                self._float = grown
-            self._float[:, self._converted : k] = U[:, self._converted : k]
-            self._converted = k
+            done = self._converted
+            if done < k:
+                if self._float.shape[1] < k:  # grown like the int8 buffer
+                    grown = np.empty((U.shape[0], self._buffer.shape[1]), order="F")
+                    grown[:, :done] = self._float[:, :done]
+                    self._float = grown
+                self._float[:, done:k] = U[:, done:k]
+                self._converted = k
             U = self._float
-        # (every column was checked by add; the view of the whole buffer is sliced, so that its base
-        # is the buffer's: what Ensemble.nbytes / mirror_nbytes count)
-        view = U.view(CheckedEdges)[:, :k]
-        view.flags.writeable = False
-        return view
+        # (every column was checked by add; the view of the whole buffer is sliced, so that it spans
+        # the buffer: what Ensemble.nbytes / mirror_nbytes count; kept, the slice alone is made)
+        whole = self._whole
+        if whole is None or whole.base is not U:
+            whole = self._whole = U.view(CheckedEdges)
+            whole.flags.writeable = False
+        return whole[:, :k]
 
 
 class _Solving:

@@ -29,6 +29,7 @@ from dualboost.boosting.core.result import n_positive
 from dualboost.boosting.core.run import Ensemble, Run
 from dualboost.oracles import DecisionStumps
 from dualboost.problems import ColumnIndependent
+from dualboost.problems.kernels import StumpFeatures
 from dualboost.problems.sparse_columns import stump_operator
 from dualboost.solvers import Solution
 
@@ -87,14 +88,27 @@ class GrowingModel:
         #: a run whose sort orders stop paying for a while, at a new feature, and pay again does not
         #: make either operator again from all its columns)
         self._operators: tuple = ()
+        #: the census of the features of the ensemble's stumps (grown with its list of hypotheses)
+        self._features: StumpFeatures | None = None
 
     def __call__(self) -> ColumnIndependent:
         U = self.ensemble.U
         self.model = self.build(U) if self.model is None else self.model.with_columns(U)
         if self.stumps is not None:
-            operator = stump_operator(self.stumps, self.ensemble.hypotheses, self._operators)
-            kept = tuple(other for other in self._operators if type(other) is not type(operator))
-            self._operators = () if operator is None else (operator, *kept)
+            hypotheses, features = self.ensemble.hypotheses, self._features
+            if features is None or features.hypotheses is not hypotheses:
+                features = self._features = StumpFeatures(hypotheses)
+            operators = self._operators
+            operator = stump_operator(self.stumps, hypotheses, operators, features=features)
+            if operator is None:
+                self._operators = ()
+            elif not operators or type(operators[0]) is not type(operator):  # (the kind changed)
+                self._operators = (
+                    operator,
+                    *(other for other in operators if type(other) is not type(operator)),
+                )
+            else:  # (the latest is of this kind: the one it replaces)
+                self._operators = (operator, *operators[1:])
             self.model.stump_columns = operator
         return self.model
 
