@@ -10,11 +10,17 @@ totals of the chunks before them (a carry per column). These loops make exactly 
 additions the numpy reference makes (``np.take`` of ``-2 v``, scipy's CSR product, ``np.add`` over
 a row's slice, ``+=`` of the carries), element by element in the same order, so the sums are the
 same bit for bit; the comparisons that pick the stump are those of the reference too. What they
-save is the numpy calls on small arrays and the Python between them.
+save is the numpy calls on small arrays and the Python between them. Up to ``EXACT_SUM_MAX``
+examples (``dualboost/_sums.pxd``), where numpy's sum of a vector is :func:`pairwise_sum`, they
+also make the reference's sums over the N examples (``sum(d * y)``, ``sum |d|``, the edge
+``sum(column * d)``: :meth:`Search.sums_exact`, :func:`stump_column`'s ``d``).
 """
 
 cimport cython
+from libc.math cimport fabs
 from libc.stdlib cimport free, malloc
+
+from dualboost._sums cimport EXACT_SUM_MAX, pairwise_sum
 
 ctypedef fused index_t:
     int
@@ -194,6 +200,8 @@ cdef class Search:
 
     cdef Py_ssize_t n, size
     cdef _Level level
+    #: whether N <= EXACT_SUM_MAX: :meth:`sums_exact` may be used (numpy's sums are pairwise_sum's)
+    cdef readonly bint exact
     cdef Py_ssize_t[::1] single
     cdef Py_ssize_t[::1] multi_indptr
     cdef int[::1] multi_indices
@@ -203,6 +211,7 @@ cdef class Search:
     def __init__(self, Py_ssize_t n, scan, single, multi_indptr, multi_indices, multi_slots, slot_boundary):
         cdef Py_ssize_t i, r
         self.n, self.size, self.level = n, scan.size, _Level(scan)
+        self.exact = n <= EXACT_SUM_MAX
         self.single, self.multi_indptr, self.multi_indices = single, multi_indptr, multi_indices
         self.multi_slots, self.slot_boundary = multi_slots, slot_boundary
         if self.single.shape[0] != self.size or self.slot_boundary.shape[0] != self.size:
@@ -221,15 +230,10 @@ cdef class Search:
             if not 0 <= self.multi_indices[i] < n:
                 raise ValueError("multi_indices must index the examples")
 
-    def sums(self, const double[::1] v, double[::1] out):
-        """``out``: -2 S per slot for ``v = d * y`` (``DecisionStumps._run_sums``). Before the scan,
-        a slot holds ``-2 v_n`` of its single member (0.0 for none) or, for several members, the
-        sum of ``-2 v_n`` over them added in order from 0.0 (scipy's CSR product with data 1.0):
-        the reference's products and additions in its order, so the same sums bit for bit."""
+    cdef int _sums(self, const double* v, double* out) except -1:
+        """:meth:`sums` of the N entries ``v`` into the ``size`` slots ``out``."""
         cdef Py_ssize_t i, r, jj, k, n = self.n
         cdef double s
-        if v.shape[0] != n or out.shape[0] != self.size:
-            raise ValueError("v must have N entries and out one per slot")
         with nogil:
             for i in range(self.size):
                 k = self.single[i]
@@ -240,7 +244,47 @@ cdef class Search:
                     s = s + -2.0 * v[self.multi_indices[jj]]
                 out[self.multi_slots[r]] = s
         if self.size:
-            self.level.run(&out[0])
+            self.level.run(out)
+        return 0
+
+    def sums(self, const double[::1] v, double[::1] out):
+        """``out``: -2 S per slot for ``v = d * y`` (``DecisionStumps._run_sums``). Before the scan,
+        a slot holds ``-2 v_n`` of its single member (0.0 for none) or, for several members, the
+        sum of ``-2 v_n`` over them added in order from 0.0 (scipy's CSR product with data 1.0):
+        the reference's products and additions in its order, so the same sums bit for bit."""
+        if v.shape[0] != self.n or out.shape[0] != self.size:
+            raise ValueError("v must have N entries and out one per slot")
+        self._sums(&v[0], &out[0] if self.size else NULL)
+
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    def sums_exact(self, const double[:] d, const double[::1] y, double[::1] out):
+        """``(sum(v), sum |d|)`` for ``v = d * y``, and :meth:`sums` of v into ``out``: what
+        ``DecisionStumps._run_sums`` and ``weight_scale(d)`` compute, the products ``d_n y_n`` and
+        ``|d_n|`` and their sums in numpy's order (:func:`pairwise_sum`), so the same bits, without
+        the temporary arrays; only where :attr:`exact` (N <= ``EXACT_SUM_MAX``)."""
+        cdef Py_ssize_t i, n = self.n
+        cdef double total, scale
+        cdef double* v
+        if not self.exact:
+            raise ValueError(f"sums_exact needs N <= {EXACT_SUM_MAX}; N = {n}")
+        if d.shape[0] != n or y.shape[0] != n or out.shape[0] != self.size:
+            raise ValueError("d and y must have N entries and out one per slot")
+        v = <double*> malloc(max(n, 1) * sizeof(double))
+        if v == NULL:
+            raise MemoryError()
+        try:
+            with nogil:
+                for i in range(n):
+                    v[i] = fabs(d[i])
+                scale = pairwise_sum(v, n)
+                for i in range(n):
+                    v[i] = d[i] * y[i]
+                total = pairwise_sum(v, n)
+            self._sums(v, &out[0] if self.size else NULL)
+        finally:
+            free(v)
+        return total, scale
 
     def choose(self, const double[::1] sums, double total, double scale, rule):
         """``(threshold, slot)``: the tie threshold ``rule(top, scale)`` of the largest |edge|
@@ -308,14 +352,21 @@ def stump_column(
     double sign,
     const double[::1] y,
     double[::1] out,
+    const double[:] d=None,
 ):
     """``out = y * h(X)`` for the stump ``h(x) = sign if x[feature] > threshold else -sign`` of a
     canonical CSC matrix (indptr, indices, data; the rows not stored are 0): each entry one product
-    of y_n and +-sign, as ``y * np.where(x > threshold, sign, -sign)``."""
+    of y_n and +-sign, as ``y * np.where(x > threshold, sign, -sign)``. With ``d`` (at most
+    ``EXACT_SUM_MAX`` entries), returns the edge ``np.sum(out * d)`` (the products, and their sum
+    in numpy's order: :func:`pairwise_sum`), else None."""
     cdef Py_ssize_t n, jj, start, stop
     cdef double at_zero = sign if 0.0 > threshold else -sign
+    cdef double edge
+    cdef double* products
     if out.shape[0] != y.shape[0] or feature < 0 or feature + 1 >= indptr.shape[0]:
         raise ValueError("out must match y and feature index the columns of indptr")
+    if d is not None and (d.shape[0] != y.shape[0] or d.shape[0] > EXACT_SUM_MAX):
+        raise ValueError(f"d must match y and have at most {EXACT_SUM_MAX} entries")
     start, stop = indptr[feature], indptr[feature + 1]
     if start < 0 or stop < start or stop > indices.shape[0] or stop > data.shape[0]:
         raise ValueError("indptr must index indices and data")
@@ -328,3 +379,14 @@ def stump_column(
         for jj in range(start, stop):
             n = indices[jj]
             out[n] = y[n] * (sign if data[jj] > threshold else -sign)
+    if d is None:
+        return None
+    products = <double*> malloc(max(y.shape[0], 1) * sizeof(double))
+    if products == NULL:
+        raise MemoryError()
+    with nogil:
+        for n in range(y.shape[0]):
+            products[n] = out[n] * d[n]
+        edge = pairwise_sum(products, y.shape[0])
+    free(products)
+    return edge
