@@ -1,6 +1,7 @@
 """The shortcuts of a totally corrective iteration outside the solve compute what the long way does, bit
 for bit: the regulariser's value of the certificate taken again for the stopping rule's P^t(d^{t-1})
-(``LastValue``); the +-1 columns checked and compacted in one pass (``Ensemble.add``); the certified d
+(``LastValue``); the +-1 columns checked and compacted in one pass (``Ensemble.add``), a decision-stump
+oracle's stored unchecked (``Ensemble.add(selection, unit=True)``); the certified d
 given to the decision-stump oracle without its checks (``Oracle.best(d, checked=True)``); the entropy
 models' shallow copy made directly (``EntropyRegularised.__copy__``).
 
@@ -149,6 +150,34 @@ def test_unit_columns_are_stored_as_the_checks_store_them(monkeypatch):
         Ensemble(n).add(Selection(Constant(n_features=9, sign=1), 0.0, bad))
     with pytest.raises(ValueError, match=r"\[-1, 1\]"):
         Ensemble(n).add(Selection(RawFeature(n_features=9, feature=1, scale=1.0, sign=1), 0.0, 2 * unit))
+
+
+@pytest.mark.parametrize("driver", [erlpboost, binary_erlpboost])
+def test_a_stump_runs_columns_are_stored_unchecked(data, monkeypatch, driver):
+    """The columns of a decision-stump oracle (all -1 or +1, made by the library) go into the ensemble
+    without the checks (``Ensemble.add(selection, unit=True)``); stored as the checks store them
+    (contiguous and strided +-1 columns alike), and the fit is the one whose every column was checked."""
+    n = 64
+    unit = np.random.default_rng(8).choice([-1.0, 1.0], size=2 * n)
+    for column in (unit[:n], unit[::2]):
+        kept, checked = Ensemble(n), Ensemble(n)
+        selection = Selection(Constant(n_features=9, sign=1), 0.0, column)
+        assert kept.add(selection, unit=True) == checked.add(selection) == (0, True)
+        assert kept.stored.dtype == checked.stored.dtype == np.int8
+        assert kept.stored.tobytes() == checked.stored.tobytes()
+        assert np.asarray(kept.U).tobytes() == np.asarray(checked.U).tobytes()
+    X, y = data
+    checks = []
+    for name in ("_unit_column", "_checked_column"):
+        check = getattr(run_module, name)
+        monkeypatch.setattr(run_module, name, lambda *a, check=check: checks.append(1) or check(*a))
+    short = _fit(driver, X, y, 24.0, "auto")
+    assert not checks and short.n_iter > 5
+    add = Ensemble.add
+    monkeypatch.setattr(Ensemble, "add", lambda self, selection, unit=False: add(self, selection))
+    long = _fit(driver, X, y, 24.0, "auto")
+    assert len(checks) >= long.n_iter - 1  # every new column checked
+    _same_bits(short, long, X)
 
 
 @pytest.mark.parametrize("driver", [erlpboost, binary_erlpboost])

@@ -233,7 +233,7 @@ def column_generation(run: Run, ensemble: Ensemble, form: Formulation, d, max_it
             break
         checked = stumps and form.certified_pricing and t > first  # (Oracle.best's internal entry)
         selection = run.ask(form.pricing(d), signed=form.signed, checked=checked)
-        position, is_new = ensemble.add(selection)
+        position, is_new = ensemble.add(selection, unit=stumps)  # (a stump's column: all -1 or +1)
         form.seen(selection, is_new)
         with run.solving():
             model = form.model(d)
