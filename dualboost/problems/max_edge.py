@@ -13,6 +13,8 @@ is ``d = grad f*(-U w)`` ([SS] Lemma 18; [KG] Eqs. 3.11, 3.27), and at the optim
 
 from __future__ import annotations
 
+import math
+
 import cvxpy as cp
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -146,7 +148,13 @@ class MaxEdgeModel(MaxEdgeWeights, Model):
 
     # --- objectives and maps -------------------------------------------------------------
     def primal_objective(self, d: ArrayLike) -> float:
-        d = self._d(d)
+        return self.primal_of_checked(self._d(d))
+
+    def primal_of_checked(self, d: NDArray[np.float64]) -> float:
+        """:meth:`primal_objective`, ``max_q (U^T d)_q + f(d)``, at a d that the library made and
+        checked itself (a float64 array of N finite entries: a certified
+        :class:`~dualboost.solvers.Solution`'s d), not checked again (a boosting run's stopping rule,
+        ``P^t(d^{t-1})``, every iteration)."""
         return self.primal_from_edges(d, self._edges(d))
 
     def primal_from_edges(self, d: NDArray[np.float64], edges: NDArray[np.float64]) -> float:
@@ -154,7 +162,7 @@ class MaxEdgeModel(MaxEdgeWeights, Model):
         it: it is the gradient of D at the w that gave d, docs/math.md#augmented-lagrangian). ``f(d)``
         is taken from :attr:`regularizer_values` where it holds this very d (:class:`LastValue`)."""
         reg = self.regularizer_value(d)
-        if not np.isfinite(reg):
+        if not math.isfinite(reg):  # (a scalar: math's test, without numpy's dispatch)
             return np.inf
         return float(self.edge_objective(edges) + reg)
 

@@ -1,9 +1,10 @@
 """The shortcuts of a totally corrective iteration outside the solve compute what the long way does, bit
 for bit: the regulariser's value of the certificate taken again for the stopping rule's P^t(d^{t-1})
 (``LastValue``); the +-1 columns checked and compacted in one pass (``Ensemble.add``), a decision-stump
-oracle's stored unchecked (``Ensemble.add(selection, unit=True)``); the certified d
-given to the decision-stump oracle without its checks (``Oracle.best(d, checked=True)``); the entropy
-models' shallow copy made directly (``EntropyRegularised.__copy__``).
+oracle's stored unchecked (``Ensemble.add(selection, unit=True)``); the certified d given to the
+decision-stump oracle and the stopping rule without their checks (``Oracle.best(d, checked=True)``,
+``MaxEdgeModel.primal_of_checked``); the entropy models' shallow copy made directly
+(``EntropyRegularised.__copy__``).
 
 Independent computation: the same fit with the shortcut disabled (the long way, monkeypatched in),
 compared entry for entry (weights, d, decision function, every history value but the times), and
@@ -23,8 +24,9 @@ import dualboost.boosting.core.run as run_module
 import dualboost.oracles.base as oracle_base
 from dualboost.boosting import binary_erlpboost, erlpboost
 from dualboost.boosting.core.run import Ensemble, Run
+from dualboost.boosting.totally_corrective.drivers import EntropyRegularized
 from dualboost.oracles import Constant, DecisionStumps, RawFeature, Selection, Stump
-from dualboost.problems import BinaryERLPBoost, ERLPBoost, TemperedERLPBoost
+from dualboost.problems import BinaryERLPBoost, ERLPBoost, MaxEdgeModel, TemperedERLPBoost
 from dualboost.problems.max_edge import LastValue
 from dualboost.solvers import AuglagOptions, NewtonOptions, default_options
 
@@ -209,6 +211,41 @@ def test_the_oracle_checks_only_the_first_d_of_an_entropy_run(data, monkeypatch,
     long = _fit(driver, X, y, 24.0, "auto")
     assert len(checks) == long.n_iter
     _same_bits(short, long, X)
+
+
+@pytest.mark.parametrize("driver", [erlpboost, binary_erlpboost])
+def test_the_stopping_rule_takes_the_certified_d_unchecked(data, monkeypatch, driver):
+    """The stopping rule's ``P^t(d^{t-1})`` at the certified solution's d (``primal_of_checked``, no
+    check of d): only d^0's is checked (``primal_objective``); the fit is the one whose every d was."""
+    X, y = data
+    calls = []
+    before = EntropyRegularized.before
+    primal_objective, primal_of_checked = MaxEdgeModel.primal_objective, MaxEdgeModel.primal_of_checked
+
+    def counted(kind, method):
+        def call(self, d):
+            if calls and calls[-1] == "rule":  # (the stopping rule's call, not the certificates')
+                calls.append(kind)
+            return method(self, d)
+
+        return call
+
+    def rule(self, *args):
+        calls.append("rule")
+        return before(self, *args)
+
+    def long_way(self, d):
+        checked = self._d(d)
+        return self.primal_from_edges(checked, self._edges(checked))
+
+    monkeypatch.setattr(EntropyRegularized, "before", rule)
+    monkeypatch.setattr(MaxEdgeModel, "primal_objective", counted("checked", primal_objective))
+    monkeypatch.setattr(MaxEdgeModel, "primal_of_checked", counted("unchecked", primal_of_checked))
+    short = _fit(driver, X, y, 24.0, "auto")
+    assert calls.count("rule") == short.n_iter > 5
+    assert calls.count("checked") == 1 and calls.count("unchecked") == short.n_iter - 1
+    monkeypatch.setattr(MaxEdgeModel, "primal_of_checked", long_way)
+    _same_bits(short, _fit(driver, X, y, 24.0, "auto"), X)
 
 
 def test_a_users_d_is_always_checked(data):
