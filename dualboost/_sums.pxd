@@ -3,6 +3,12 @@
 # a contiguous float64 array, so that a compiled result equals the Python path's where it sums the
 # same terms (and a distribution normalised by it sums to 1 as numpy checks it as often as numpy's).
 
+cdef enum:
+    # the longest vector whose numpy sum is :func:`pairwise_sum` on every supported numpy: longer ones
+    # numpy may add in chunks of its buffer, in an order that differs between its versions (the same
+    # bound as ``dualboost.conjugates._membership.EXACT_SUM_MAX``, for the compiled modules)
+    EXACT_SUM_MAX = 8192
+
 cdef inline double pairwise_sum(const double* a, Py_ssize_t n) noexcept nogil:
     """``sum a`` by pairwise summation (blocks of 128 with eight running sums, halves above): a
     rounding error of O(log n) rather than O(n) units."""

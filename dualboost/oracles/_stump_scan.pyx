@@ -10,11 +10,18 @@ totals of the chunks before them (a carry per column). These loops make exactly 
 additions the numpy reference makes (``np.take`` of ``-2 v``, scipy's CSR product, ``np.add`` over
 a row's slice, ``+=`` of the carries), element by element in the same order, so the sums are the
 same bit for bit; the comparisons that pick the stump are those of the reference too. What they
-save is the numpy calls on small arrays and the Python between them.
+save is the numpy calls on small arrays and the Python between them. Up to ``EXACT_SUM_MAX``
+examples (``dualboost/_sums.pxd``), where numpy's sum of a vector is :func:`pairwise_sum`, they
+also make the reference's sums over the N examples (``sum(d * y)``, ``sum |d|``, the edge
+``sum(column * d)``: :meth:`Search.sums_exact`, :func:`stump_column`'s ``d``).
 """
 
 cimport cython
+import numpy as np
+from libc.math cimport fabs
 from libc.stdlib cimport free, malloc
+
+from dualboost._sums cimport EXACT_SUM_MAX, pairwise_sum
 
 ctypedef fused index_t:
     int
@@ -48,6 +55,43 @@ cdef inline void _carry(double* A, const Py_ssize_t* starts, Py_ssize_t m, const
 
 cdef enum:
     BLOCK = 256  # slots per block of Search.choose's extremes
+
+
+cdef inline void _multi_sums(const double* v, double* out, const Py_ssize_t* indptr, const int* indices,
+                             const Py_ssize_t* slots, const Py_ssize_t* order, Py_ssize_t m) noexcept nogil:
+    """``out[slots[r]] = sum of -2 v[indices[jj]]`` over row r's members ``indptr[r] <= jj < indptr[r + 1]``,
+    added in order from 0.0, for the m rows. Each row's additions are a chain (every one waits for
+    the last); the rows are taken four at a time, in ``order`` (by decreasing length), their chains
+    advancing together: the same additions of each row in its order, so the same sums, with four
+    independent chains in flight instead of one."""
+    cdef Py_ssize_t g, j, common, r0, r1, r2, r3, p0, p1, p2, p3, n0, n1, n2
+    cdef double s0, s1, s2, s3
+    g = 0
+    while g + 4 <= m:
+        r0, r1, r2, r3 = order[g], order[g + 1], order[g + 2], order[g + 3]
+        p0, p1, p2, p3 = indptr[r0], indptr[r1], indptr[r2], indptr[r3]
+        n0, n1, n2, common = indptr[r0 + 1] - p0, indptr[r1 + 1] - p1, indptr[r2 + 1] - p2, indptr[r3 + 1] - p3
+        s0 = s1 = s2 = s3 = 0.0
+        for j in range(common):  # (the shortest of the four: the last, by the order)
+            s0 = s0 + -2.0 * v[indices[p0 + j]]
+            s1 = s1 + -2.0 * v[indices[p1 + j]]
+            s2 = s2 + -2.0 * v[indices[p2 + j]]
+            s3 = s3 + -2.0 * v[indices[p3 + j]]
+        for j in range(common, n0):
+            s0 = s0 + -2.0 * v[indices[p0 + j]]
+        for j in range(common, n1):
+            s1 = s1 + -2.0 * v[indices[p1 + j]]
+        for j in range(common, n2):
+            s2 = s2 + -2.0 * v[indices[p2 + j]]
+        out[slots[r0]], out[slots[r1]], out[slots[r2]], out[slots[r3]] = s0, s1, s2, s3
+        g += 4
+    while g < m:
+        r0 = order[g]
+        s0 = 0.0
+        for j in range(indptr[r0], indptr[r0 + 1]):
+            s0 = s0 + -2.0 * v[indices[j]]
+        out[slots[r0]] = s0
+        g += 1
 
 
 cdef inline void _extremes(const double* A, Py_ssize_t n, double* low, double* high) noexcept nogil:
@@ -194,15 +238,19 @@ cdef class Search:
 
     cdef Py_ssize_t n, size
     cdef _Level level
+    #: whether N <= EXACT_SUM_MAX: :meth:`sums_exact` may be used (numpy's sums are pairwise_sum's)
+    cdef readonly bint exact
     cdef Py_ssize_t[::1] single
     cdef Py_ssize_t[::1] multi_indptr
     cdef int[::1] multi_indices
     cdef Py_ssize_t[::1] multi_slots
+    cdef Py_ssize_t[::1] multi_order
     cdef Py_ssize_t[::1] slot_boundary
 
     def __init__(self, Py_ssize_t n, scan, single, multi_indptr, multi_indices, multi_slots, slot_boundary):
         cdef Py_ssize_t i, r
         self.n, self.size, self.level = n, scan.size, _Level(scan)
+        self.exact = n <= EXACT_SUM_MAX
         self.single, self.multi_indptr, self.multi_indices = single, multi_indptr, multi_indices
         self.multi_slots, self.slot_boundary = multi_slots, slot_boundary
         if self.single.shape[0] != self.size or self.slot_boundary.shape[0] != self.size:
@@ -220,27 +268,61 @@ cdef class Search:
         for i in range(self.multi_indices.shape[0]):
             if not 0 <= self.multi_indices[i] < n:
                 raise ValueError("multi_indices must index the examples")
+        # the rows with several members by decreasing length (ties in order), summed four at a time
+        self.multi_order = np.argsort(-np.diff(np.asarray(self.multi_indptr)), kind="stable").astype(np.intp)
+
+    cdef int _sums(self, const double* v, double* out) except -1:
+        """:meth:`sums` of the N entries ``v`` into the ``size`` slots ``out``."""
+        cdef Py_ssize_t i, k, n = self.n
+        with nogil:
+            for i in range(self.size):
+                k = self.single[i]
+                out[i] = -2.0 * v[k] if k < n else 0.0
+            if self.multi_slots.shape[0]:
+                _multi_sums(v, out, &self.multi_indptr[0], &self.multi_indices[0], &self.multi_slots[0],
+                            &self.multi_order[0], self.multi_slots.shape[0])
+        if self.size:
+            self.level.run(out)
+        return 0
 
     def sums(self, const double[::1] v, double[::1] out):
         """``out``: -2 S per slot for ``v = d * y`` (``DecisionStumps._run_sums``). Before the scan,
         a slot holds ``-2 v_n`` of its single member (0.0 for none) or, for several members, the
         sum of ``-2 v_n`` over them added in order from 0.0 (scipy's CSR product with data 1.0):
         the reference's products and additions in its order, so the same sums bit for bit."""
-        cdef Py_ssize_t i, r, jj, k, n = self.n
-        cdef double s
-        if v.shape[0] != n or out.shape[0] != self.size:
+        if v.shape[0] != self.n or out.shape[0] != self.size:
             raise ValueError("v must have N entries and out one per slot")
-        with nogil:
-            for i in range(self.size):
-                k = self.single[i]
-                out[i] = -2.0 * v[k] if k < n else 0.0
-            for r in range(self.multi_slots.shape[0]):
-                s = 0.0
-                for jj in range(self.multi_indptr[r], self.multi_indptr[r + 1]):
-                    s = s + -2.0 * v[self.multi_indices[jj]]
-                out[self.multi_slots[r]] = s
-        if self.size:
-            self.level.run(&out[0])
+        self._sums(&v[0], &out[0] if self.size else NULL)
+
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    def sums_exact(self, const double[:] d, const double[::1] y, double[::1] out):
+        """``(sum(v), sum |d|)`` for ``v = d * y``, and :meth:`sums` of v into ``out``: what
+        ``DecisionStumps._run_sums`` and ``weight_scale(d)`` compute, the products ``d_n y_n`` and
+        ``|d_n|`` and their sums in numpy's order (:func:`pairwise_sum`), so the same bits, without
+        the temporary arrays; only where :attr:`exact` (N <= ``EXACT_SUM_MAX``)."""
+        cdef Py_ssize_t i, n = self.n
+        cdef double total, scale
+        cdef double* v
+        if not self.exact:
+            raise ValueError(f"sums_exact needs N <= {EXACT_SUM_MAX}; N = {n}")
+        if d.shape[0] != n or y.shape[0] != n or out.shape[0] != self.size:
+            raise ValueError("d and y must have N entries and out one per slot")
+        v = <double*> malloc(max(n, 1) * sizeof(double))
+        if v == NULL:
+            raise MemoryError()
+        try:
+            with nogil:
+                for i in range(n):
+                    v[i] = fabs(d[i])
+                scale = pairwise_sum(v, n)
+                for i in range(n):
+                    v[i] = d[i] * y[i]
+                total = pairwise_sum(v, n)
+            self._sums(v, &out[0] if self.size else NULL)
+        finally:
+            free(v)
+        return total, scale
 
     def choose(self, const double[::1] sums, double total, double scale, rule):
         """``(threshold, slot)``: the tie threshold ``rule(top, scale)`` of the largest |edge|
@@ -308,14 +390,21 @@ def stump_column(
     double sign,
     const double[::1] y,
     double[::1] out,
+    const double[:] d=None,
 ):
     """``out = y * h(X)`` for the stump ``h(x) = sign if x[feature] > threshold else -sign`` of a
     canonical CSC matrix (indptr, indices, data; the rows not stored are 0): each entry one product
-    of y_n and +-sign, as ``y * np.where(x > threshold, sign, -sign)``."""
+    of y_n and +-sign, as ``y * np.where(x > threshold, sign, -sign)``. With ``d`` (at most
+    ``EXACT_SUM_MAX`` entries), returns the edge ``np.sum(out * d)`` (the products, and their sum
+    in numpy's order: :func:`pairwise_sum`), else None."""
     cdef Py_ssize_t n, jj, start, stop
     cdef double at_zero = sign if 0.0 > threshold else -sign
+    cdef double edge
+    cdef double* products
     if out.shape[0] != y.shape[0] or feature < 0 or feature + 1 >= indptr.shape[0]:
         raise ValueError("out must match y and feature index the columns of indptr")
+    if d is not None and (d.shape[0] != y.shape[0] or d.shape[0] > EXACT_SUM_MAX):
+        raise ValueError(f"d must match y and have at most {EXACT_SUM_MAX} entries")
     start, stop = indptr[feature], indptr[feature + 1]
     if start < 0 or stop < start or stop > indices.shape[0] or stop > data.shape[0]:
         raise ValueError("indptr must index indices and data")
@@ -328,3 +417,14 @@ def stump_column(
         for jj in range(start, stop):
             n = indices[jj]
             out[n] = y[n] * (sign if data[jj] > threshold else -sign)
+    if d is None:
+        return None
+    products = <double*> malloc(max(y.shape[0], 1) * sizeof(double))
+    if products == NULL:
+        raise MemoryError()
+    with nogil:
+        for n in range(y.shape[0]):
+            products[n] = out[n] * d[n]
+        edge = pairwise_sum(products, y.shape[0])
+    free(products)
+    return edge

@@ -448,15 +448,19 @@ class Oracle(ABC):
         d: NDArray[np.float64],
         X: Matrix,
         column: NDArray[np.float64] | None = None,
+        edge: float | None = None,
     ) -> Selection:
         """The selection of ``hypothesis``: its column u = y * h(X_train) (``column``: already
-        computed, equal to ``y * h(X)``) and edge u . d."""
+        computed, equal to ``y * h(X)``) and edge u . d (``edge``: already computed with ``column``,
+        equal to ``np.sum(column * d)`` bit for bit)."""
         if column is None:
             column = self.y_ * hypothesis._predict(X)
         column.setflags(write=False)
-        # np.sum (pairwise) rather than a BLAS dot: waking OpenBLAS threads for one short dot
-        # product costs milliseconds, more than the whole stump search on a9a
-        return Selection(hypothesis, float(np.sum(column * d)), column)
+        if edge is None:
+            # np.sum (pairwise) rather than a BLAS dot: waking OpenBLAS threads for one short dot
+            # product costs milliseconds, more than the whole stump search on a9a
+            edge = float(np.sum(column * d))
+        return Selection(hypothesis, edge, column)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

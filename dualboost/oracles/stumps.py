@@ -169,7 +169,10 @@ def _blocks(Xc: sp.csc_matrix) -> _Blocks:
     if uniform:  # one stored value (e.g. binary features): every entry's rank 0
         values, rank = data[:1], np.zeros(data.size, dtype=np.int64)
     else:
-        by_value = np.argsort(data)
+        # (stable: the ranks do not depend on the order of equal values, and a merge sort of data with
+        # few distinct values, features of integers or categories, is several times faster: german's
+        # 17,989 entries with 126 values 1.25 -> 0.33 ms)
+        by_value = np.argsort(data, kind="stable")
         sorted_values = data[by_value]
         distinct = np.ones(data.size, dtype=bool)
         distinct[1:] = sorted_values[1:] != sorted_values[:-1]
@@ -510,10 +513,16 @@ class DecisionStumps(Oracle):
         # largest |sum(v) - 2 S| from the extremes of S per piece of the layout (sum(v) + . is
         # monotone), then the first tied slot by boundary order, searched only in the pieces that
         # reach the threshold (compiled: Search.choose, in blocks of 256 slots)
-        total, sums = self._run_sums(d, buffer)
         search = self._compiled()
+        exact = search is not None and search.exact  # (N <= EXACT_SUM_MAX: the N-sums compiled too)
+        if exact:
+            total, scale = search.sums_exact(d, self.y_, buffer)
+            sums = buffer
+        else:
+            total, sums = self._run_sums(d, buffer)
+            scale = weight_scale(d)
         if search is not None:
-            threshold, slot = search.choose(sums, total, weight_scale(d), tie_threshold)
+            threshold, slot = search.choose(sums, total, scale, tie_threshold)
         else:
             if sums.size:
                 high = total + np.maximum.reduceat(sums, self._pieces)
@@ -522,7 +531,7 @@ class DecisionStumps(Oracle):
             else:
                 high = low = np.zeros(0)
                 top = abs(total)
-            threshold = tie_threshold(top, weight_scale(d))
+            threshold = tie_threshold(top, scale)
         if abs(total) >= threshold:
             sign = 1 if total >= threshold else -1
             return self._select(Constant(n_features=self.n_features_, sign=sign), d, self.X_)
@@ -543,10 +552,18 @@ class DecisionStumps(Oracle):
             threshold=float(self._boundary_threshold[b]),
             sign=1 if edge >= threshold else -1,
         )
-        column = None
+        column = column_edge = None
         if search is not None:  # y * h(X) from the CSC columns, without forming the dense feature column
             X, column = self.X_, np.empty(self.n_samples_)
-            _stump_scan.stump_column(
-                X.indptr, X.indices, X.data, stump.feature, stump.threshold, stump.sign, self.y_, column
+            column_edge = _stump_scan.stump_column(
+                X.indptr,
+                X.indices,
+                X.data,
+                stump.feature,
+                stump.threshold,
+                stump.sign,
+                self.y_,
+                column,
+                d if exact else None,  # (and its edge, where numpy's sum is the compiled one)
             )
-        return self._select(stump, d, self.X_, column)
+        return self._select(stump, d, self.X_, column, column_edge)

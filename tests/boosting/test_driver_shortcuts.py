@@ -1,8 +1,10 @@
 """The shortcuts of a totally corrective iteration outside the solve compute what the long way does, bit
 for bit: the regulariser's value of the certificate taken again for the stopping rule's P^t(d^{t-1})
-(``LastValue``); the +-1 columns checked and compacted in one pass (``Ensemble.add``); the certified d
-given to the decision-stump oracle without its checks (``Oracle.best(d, checked=True)``); the entropy
-models' shallow copy made directly (``EntropyRegularised.__copy__``).
+(``LastValue``); the +-1 columns checked and compacted in one pass (``Ensemble.add``), a decision-stump
+oracle's stored unchecked (``Ensemble.add(selection, unit=True)``); the certified d given to the
+decision-stump oracle and the stopping rule without their checks (``Oracle.best(d, checked=True)``,
+``MaxEdgeModel.primal_of_checked``); the entropy models' shallow copy made directly
+(``EntropyRegularised.__copy__``).
 
 Independent computation: the same fit with the shortcut disabled (the long way, monkeypatched in),
 compared entry for entry (weights, d, decision function, every history value but the times), and
@@ -22,8 +24,9 @@ import dualboost.boosting.core.run as run_module
 import dualboost.oracles.base as oracle_base
 from dualboost.boosting import binary_erlpboost, erlpboost
 from dualboost.boosting.core.run import Ensemble, Run
+from dualboost.boosting.totally_corrective.drivers import EntropyRegularized
 from dualboost.oracles import Constant, DecisionStumps, RawFeature, Selection, Stump
-from dualboost.problems import BinaryERLPBoost, ERLPBoost, TemperedERLPBoost
+from dualboost.problems import BinaryERLPBoost, ERLPBoost, MaxEdgeModel, TemperedERLPBoost
 from dualboost.problems.max_edge import LastValue
 from dualboost.solvers import AuglagOptions, NewtonOptions, default_options
 
@@ -70,7 +73,7 @@ def test_kept_regularizer_value_gives_the_same_fit(data, monkeypatch, driver, nu
 
     def counted(self, regularizer, d):
         entry = self.entry
-        calls.append(entry is not None and entry[0] is regularizer and entry[1].tobytes() == d.tobytes())
+        calls.append(entry is not None and entry[0] is regularizer and entry[1][2] == d.tobytes())
         return original(self, regularizer, d)
 
     monkeypatch.setattr(LastValue, "value", counted)
@@ -88,12 +91,25 @@ def test_last_value_is_the_regularizers_value_at_that_d():
     d /= d.sum()
     first = model.regularizer_value(d)
     assert first == model.regularizer.value(d.copy())
-    assert model.regularizer_values.entry[1] is not d  # a copy: d may change in place
+    assert model.regularizer_values.entry[1][2] == d.tobytes()  # a copy: d may change in place
     d_copy = d.copy()
     assert model.regularizer_value(d_copy) == first
+    strided = np.repeat(d, 2)[::2]
+    assert model.regularizer_value(strided) == first
     # changed in place: evaluated again
     d[0], d[1] = d[1], d[0]
     assert model.regularizer_value(d) == model.regularizer.value(d.copy())
+    # other bits (a -0.0, another dtype), the same entries: evaluated again (the same value)
+    evaluated = []
+    regularizer_value = model.regularizer.value
+    zero = np.r_[0.0, d[1:]] / np.r_[0.0, d[1:]].sum()
+    model.regularizer_value(zero)
+    for other in (np.r_[-0.0, zero[1:]], zero.astype(np.longdouble)):
+        model.regularizer.value = lambda x, f=regularizer_value: evaluated.append(1) or f(x)
+        assert model.regularizer_value(other) == regularizer_value(other)
+        del model.regularizer.value
+        model.regularizer_value(zero)
+    assert len(evaluated) == 2
     # the copies of the model share the values; another eta is another regulariser
     other = model.with_eta(60.0)
     assert other.regularizer_values is model.regularizer_values
@@ -152,6 +168,34 @@ def test_unit_columns_are_stored_as_the_checks_store_them(monkeypatch):
 
 
 @pytest.mark.parametrize("driver", [erlpboost, binary_erlpboost])
+def test_a_stump_runs_columns_are_stored_unchecked(data, monkeypatch, driver):
+    """The columns of a decision-stump oracle (all -1 or +1, made by the library) go into the ensemble
+    without the checks (``Ensemble.add(selection, unit=True)``); stored as the checks store them
+    (contiguous and strided +-1 columns alike), and the fit is the one whose every column was checked."""
+    n = 64
+    unit = np.random.default_rng(8).choice([-1.0, 1.0], size=2 * n)
+    for column in (unit[:n], unit[::2]):
+        kept, checked = Ensemble(n), Ensemble(n)
+        selection = Selection(Constant(n_features=9, sign=1), 0.0, column)
+        assert kept.add(selection, unit=True) == checked.add(selection) == (0, True)
+        assert kept.stored.dtype == checked.stored.dtype == np.int8
+        assert kept.stored.tobytes() == checked.stored.tobytes()
+        assert np.asarray(kept.U).tobytes() == np.asarray(checked.U).tobytes()
+    X, y = data
+    checks = []
+    for name in ("_unit_column", "_checked_column"):
+        check = getattr(run_module, name)
+        monkeypatch.setattr(run_module, name, lambda *a, check=check: checks.append(1) or check(*a))
+    short = _fit(driver, X, y, 24.0, "auto")
+    assert not checks and short.n_iter > 5
+    add = Ensemble.add
+    monkeypatch.setattr(Ensemble, "add", lambda self, selection, unit=False: add(self, selection))
+    long = _fit(driver, X, y, 24.0, "auto")
+    assert len(checks) >= long.n_iter - 1  # every new column checked
+    _same_bits(short, long, X)
+
+
+@pytest.mark.parametrize("driver", [erlpboost, binary_erlpboost])
 def test_the_oracle_checks_only_the_first_d_of_an_entropy_run(data, monkeypatch, driver):
     """The entropy family's pricing after the first iteration is the certified re-solve's d: the
     decision-stump oracle takes it unchecked, and the fit is the one whose every d was checked."""
@@ -167,6 +211,41 @@ def test_the_oracle_checks_only_the_first_d_of_an_entropy_run(data, monkeypatch,
     long = _fit(driver, X, y, 24.0, "auto")
     assert len(checks) == long.n_iter
     _same_bits(short, long, X)
+
+
+@pytest.mark.parametrize("driver", [erlpboost, binary_erlpboost])
+def test_the_stopping_rule_takes_the_certified_d_unchecked(data, monkeypatch, driver):
+    """The stopping rule's ``P^t(d^{t-1})`` at the certified solution's d (``primal_of_checked``, no
+    check of d): only d^0's is checked (``primal_objective``); the fit is the one whose every d was."""
+    X, y = data
+    calls = []
+    before = EntropyRegularized.before
+    primal_objective, primal_of_checked = MaxEdgeModel.primal_objective, MaxEdgeModel.primal_of_checked
+
+    def counted(kind, method):
+        def call(self, d):
+            if calls and calls[-1] == "rule":  # (the stopping rule's call, not the certificates')
+                calls.append(kind)
+            return method(self, d)
+
+        return call
+
+    def rule(self, *args):
+        calls.append("rule")
+        return before(self, *args)
+
+    def long_way(self, d):
+        checked = self._d(d)
+        return self.primal_from_edges(checked, self._edges(checked))
+
+    monkeypatch.setattr(EntropyRegularized, "before", rule)
+    monkeypatch.setattr(MaxEdgeModel, "primal_objective", counted("checked", primal_objective))
+    monkeypatch.setattr(MaxEdgeModel, "primal_of_checked", counted("unchecked", primal_of_checked))
+    short = _fit(driver, X, y, 24.0, "auto")
+    assert calls.count("rule") == short.n_iter > 5
+    assert calls.count("checked") == 1 and calls.count("unchecked") == short.n_iter - 1
+    monkeypatch.setattr(MaxEdgeModel, "primal_of_checked", long_way)
+    _same_bits(short, _fit(driver, X, y, 24.0, "auto"), X)
 
 
 def test_a_users_d_is_always_checked(data):

@@ -486,6 +486,43 @@ def test_the_compiled_column_equals_the_prediction():
         stumps_module._stump_scan.stump_column(Xc.indptr, Xc.indices, Xc.data, 3, 0.0, 1, y, np.empty(40))
 
 
+def test_the_compiled_sums_over_the_examples_are_numpys():
+    """Up to ``EXACT_SUM_MAX`` examples the compiled search also makes the sums over the N examples
+    (``Search.sums_exact``: ``sum(d * y)`` and ``sum |d|``; ``stump_column``'s edge ``sum(column * d)``)
+    in numpy's pairwise order: the same bits as numpy's, at sizes around its blocks of 8 and 128,
+    for distributions and signed weights spanning many magnitudes (where another order of the
+    additions rounds differently), strided d too; above it numpy's sums are taken (``exact`` False),
+    and ``best`` is the same there as well."""
+    rng = np.random.default_rng(21)
+    for n in (1, 7, 9, 127, 129, 300, 1000, 4097, 8192, 8193):
+        X = np.column_stack([rng.normal(size=n), rng.integers(0, 3, size=n)])
+        y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+        oracle = DecisionStumps().fit(X, y)
+        search = oracle._compiled()
+        assert search.exact == (n <= 8192)
+        signed = rng.normal(size=2 * n) * 10.0 ** rng.integers(-9, 3, size=2 * n)
+        for d in (rng.dirichlet(np.full(n, 0.2)), signed[:n], signed[::2]):
+            v = d * y
+            if search.exact:
+                out = np.empty(oracle._scan.size)
+                total, scale = search.sums_exact(d, y, out)
+                assert total == float(v.sum()) and scale == float(np.abs(d).sum())
+                np.testing.assert_array_equal(out, oracle._run_sums(np.ascontiguousarray(d))[1])
+                X_ = oracle.X_
+                column = np.empty(n)
+                edge = stumps_module._stump_scan.stump_column(
+                    X_.indptr, X_.indices, X_.data, 0, 0.1, -1, y, column, d
+                )
+                assert edge == float(np.sum(column * d))
+            selection = oracle.best(d, signed=True)
+            assert selection.edge == float(np.sum(selection.column * d))
+    with pytest.raises(ValueError, match="needs N <="):
+        search.sums_exact(np.zeros(n), y, np.empty(oracle._scan.size))
+    X_ = oracle.X_
+    with pytest.raises(ValueError, match="at most 8192"):
+        stumps_module._stump_scan.stump_column(X_.indptr, X_.indices, X_.data, 0, 0.1, 1, y, np.empty(n), d)
+
+
 def test_the_compiled_search_checks_its_layout():
     """``Search`` checks the fitted arrays once (the loops then read them unchecked)."""
     rng = np.random.default_rng(9)

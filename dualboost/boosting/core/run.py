@@ -220,14 +220,22 @@ class Ensemble:
         self.hypotheses: list[Hypothesis] = []
         self._position: dict[Hypothesis, int] = {}
 
-    def add(self, selection: Selection) -> tuple[int, bool]:
-        """``(position, is_new)``: the hypothesis's column index, appending it if it is new."""
+    def add(self, selection: Selection, unit: bool = False) -> tuple[int, bool]:
+        """``(position, is_new)``: the hypothesis's column index, appending it if it is new.
+
+        ``unit``: the caller knows the column to be N float64 entries that are all -1 or +1 (the
+        selection of a :class:`~dualboost.oracles.DecisionStumps`, made by the library: ``y_n h(x_n)``
+        with labels and stump values in {-1, +1}); it is stored without checking it again (its int8
+        cast, by the assignment into the buffer, is exact)."""
         hypothesis = selection.hypothesis
         position = self._position.get(hypothesis)
         if position is not None:
             return position, False
         k, n = len(self.hypotheses), self._buffer.shape[0]
-        column = _unit_column(selection.column, n) if self.compact else None  # (checked and compacted)
+        if unit:
+            column = selection.column
+        else:
+            column = _unit_column(selection.column, n) if self.compact else None  # (checked and compacted)
         if column is None:
             # checked once here (finite, in [-1, 1]), so that U is a CheckedEdges that models take unscanned
             column = _checked_column(selection.column, n, hypothesis)

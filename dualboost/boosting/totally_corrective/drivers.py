@@ -66,6 +66,7 @@ from dualboost.problems import (
     BinaryERLPBoost,
     ERLPBoost,
     LPBoost,
+    MaxEdgeModel,
     SoftBoost,
 )
 from dualboost.problems.lpboost import min_max_edge
@@ -766,7 +767,11 @@ class EntropyRegularized(Formulation):
 
     def before(self, model, d, selection, position, is_new, sol):
         practical, eps = self.setup.practical, self.eps
-        self.p_min = min(self.p_min, model.primal_objective(d))  # P^t(d^{t-1}) includes the new column
+        if self.certified_pricing and sol is not None and d is sol.d and isinstance(model, MaxEdgeModel):
+            value = model.primal_of_checked(d)  # (d: the certified solution's, checked when it was made)
+        else:
+            value = model.primal_objective(d)
+        self.p_min = min(self.p_min, value)  # P^t(d^{t-1}) includes the new column
         quantity = self.p_min - (self.theta_prev if practical else self.p_prev)
         if quantity <= eps / 2.0:
             return Stop(quantity, "converged", self.rule)
