@@ -320,6 +320,44 @@ def test_cpp_output_is_parsed_and_a_failed_run_is_reported(tmp_path):
     assert "the C++ run failed: no ratio" in text and "quoted" not in text
 
 
+def test_cpp_runs_alternate_with_ours_and_the_best_of_each_is_compared(tmp_path, monkeypatch):
+    """``--cpp-repeat``: the C++ runs alternate with ours (ours, C++, ours, C++, ...), the C++ figure
+    is the fastest run that did not fail, every such run's seconds are listed, and the ratio is best
+    against best."""
+    cpp = _load("cpp_erlpboost")
+    order = tmp_path / "order.txt"
+    peer = tmp_path / "peer"  # runs 1 and 3 take ~0.3 s and ~0.05 s, run 2 fails
+    peer.write_text(
+        "#!/bin/sh\n"
+        f"echo cpp >> '{order}'\n"
+        f"n=$(grep -c cpp '{order}')\n"
+        'if [ "$n" = 2 ]; then echo broken >&2; exit 3; fi\n'
+        'if [ "$n" = 1 ]; then sleep 0.3; else sleep 0.05; fi\n'
+        "echo 'Finished in 7 iterations'\n"
+        "echo 'Total CPU time expended: 0.01 seconds'\n"
+    )
+    peer.chmod(0o755)
+    ours = iter([0.02, 0.01, 0.03])
+
+    def run_one(X, y, ref, compiled="auto"):
+        with open(order, "a") as log:
+            log.write("ours\n")
+        fields = ("n", "nu", "eta", "iterations", "stopping", "cpu", "oracle", "solver", "oracle_per_call_ms")
+        return dict.fromkeys(fields, 1) | {"converged": True, "time": next(ours), "eta": 100.0}
+
+    monkeypatch.setattr(cpp, "run_one", run_one)
+    out = io.StringIO()
+    ((_, _, r),) = cpp.run(["german"], [], out, cpp=peer, repeat=3, cpp_repeat=3)
+    assert order.read_text().split() == ["ours", "cpp"] * 3
+    assert r["time"] == 0.01 and r["cpp"].error is None and r["cpp"].iterations == 7
+    assert len(r["cpp_seconds"]) == 2 and r["cpp"].seconds == min(r["cpp_seconds"]) < 0.3
+    listed = ", ".join(f"{t:.2f}" for t in r["cpp_seconds"])
+    assert f"(best of 2: {listed})" in out.getvalue()
+    assert f"{r['cpp'].seconds / 0.01:.1f}x" in out.getvalue()
+    broken = [cpp.CppRun(None, False, 0.1, None, "exit status 3: broken")] * 2
+    assert cpp.best_cpp_run(broken) is broken[0]
+
+
 def _cpp_peer() -> Path:
     """The C++ binary named by $DUALBOOST_CPP_PEER; skip the test when there is none (CI)."""
     peer = os.environ.get("DUALBOOST_CPP_PEER", "")
