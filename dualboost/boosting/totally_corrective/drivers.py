@@ -767,9 +767,8 @@ class EntropyRegularized(Formulation):
 
     def before(self, model, d, selection, position, is_new, sol):
         practical, eps = self.setup.practical, self.eps
-        if self.certified_pricing and sol is not None and d is sol.d and isinstance(model, MaxEdgeModel):
-            value = model.primal_of_checked(d)  # (d: the certified solution's, checked when it was made)
-        else:
+        value = self._grown_primal(model, d, position, is_new, sol)
+        if value is None:  # (d^0, or a d the formulation did not certify)
             value = model.primal_objective(d)
         self.p_min = min(self.p_min, value)  # P^t(d^{t-1}) includes the new column
         quantity = self.p_min - (self.theta_prev if practical else self.p_prev)
@@ -787,6 +786,31 @@ class EntropyRegularized(Formulation):
     def solve(self, model, sol: Solution | None, is_new: bool) -> Solution:
         max_gap = self.eps / 4.0 if self.setup.practical else None
         return solve_certified(model, self.method, sol, self.tol / TIGHTEN**self.repeats, max_gap)
+
+    def _grown_primal(self, model, d, position: int, is_new: bool, sol: Solution | None) -> float | None:
+        """``P^t(d^{t-1})`` from the last re-solve's certified ``P^{t-1}(d^{t-1})`` and the new column
+        alone, where d is that solve's d and the model its model with at most one column appended;
+        else None.
+
+        The max-edge primal is ``max_q u^q . d + f(d)`` (docs/math.md#erlpboost-stopping) and rounding
+        is monotone, so ``fl(max(a, b) + f) = max(fl(a + f), fl(b + f))``: with the new column u,
+        ``P^t(d) = max(P^{t-1}(d), u . d + f(d))``, one pass over the new column instead of t. A
+        re-selected hypothesis leaves the model as it was: ``P^t(d) = P^{t-1}(d)``.
+        ``sol.primal_value`` is the certificate's ``primal_objective(sol.d)`` (f(d) kept with it,
+        ``MaxEdgeModel.regularizer_value``) for a model of this formulation (``make_model``: the same
+        parameters) over the first ``sol.w.size`` columns of this one: the loop's last re-solve, or
+        the one a checkpoint saved (then d is an equal copy of sol.d), or a seeded run's start."""
+        if not (self.certified_pricing and sol is not None and isinstance(model, MaxEdgeModel)):
+            return None
+        t = sol.w.size
+        if model.n_hypotheses != t + is_new or (is_new and position != t):
+            return None
+        if d is not sol.d and not np.array_equal(d, sol.d):  # (equal after a resume: a copy)
+            return None
+        if not is_new:
+            return sol.primal_value
+        edge = np.dot(model.U[:, t], d)  # (U's column, checked when the ensemble took it)
+        return max(sol.primal_value, model.primal_from_edges(d, edge.reshape(1)))
 
     def after(self, model, d, selection, position, is_new, sol):
         self.p_prev, self.theta_prev = sol.primal_value, sol.dual_value
