@@ -75,7 +75,10 @@ class DaskEnsemble:
         self.hypotheses: list = []
         self._position: dict = {}
 
-    def add(self, selection: DaskSelection) -> tuple[int, bool]:
+    def add(self, selection: DaskSelection, unit: bool = False) -> tuple[int, bool]:
+        """``(position, is_new)``: the hypothesis's column index, appending its column (on the workers)
+        if it is new. ``unit`` is :meth:`dualboost.boosting.core.run.Ensemble.add`'s, taken for the
+        same call and not used: the columns are made and stored on the workers."""
         position = self._position.get(selection.hypothesis)
         if position is not None:
             return position, False

@@ -749,7 +749,7 @@ def _sort_orders(
 
 
 #: :meth:`StumpColumns._fewest_paying` by (class, N, feature slots, the class's thresholds)
-_FEWEST_GRAM_COLUMNS: dict[tuple, int] = {}
+_FEWEST_PAYING: dict[tuple, int] = {}
 #: the most columns of a face that the compiled Gram is formed on (2^26: far beyond any run's t, and
 #: small enough that the work estimates' k^2 are exact, so that ``gram_pays`` only grows with k)
 FACE_LIMIT = 2**26
@@ -1044,7 +1044,7 @@ class StumpColumns(StumpOperatorBase):
         [1, t + 1] again, ~13 us at t ~ 300) and kept; :data:`FACE_LIMIT` + 1 where none up to
         :data:`FACE_LIMIT` does."""
         key = (cls, n_samples, n_features, cls.MIN_COLUMNS_PER_FEATURE, cls.MIN_ENTRIES, cls.GRAM_SHARE)
-        found = _FEWEST_GRAM_COLUMNS.get(key)
+        found = _FEWEST_PAYING.get(key)
         if found is None:
 
             def pays(k: int) -> bool:
@@ -1060,7 +1060,7 @@ class StumpColumns(StumpOperatorBase):
                     high = middle
                 else:
                     low = middle + 1
-            found = _FEWEST_GRAM_COLUMNS[key] = low if pays(low) else FACE_LIMIT + 1
+            found = _FEWEST_PAYING[key] = low if pays(low) else FACE_LIMIT + 1
         return found
 
     def __getstate__(self) -> dict:

@@ -256,8 +256,7 @@ def _loop(run: Run, ensemble: Ensemble, form: Formulation, d, max_iter: int) -> 
             break
         checked = stumps and form.certified_pricing and t > first  # (Oracle.best's internal entry)
         selection = run.ask(form.pricing(d), signed=form.signed, checked=checked)
-        # (a stump's column is all -1 or +1; another driver's ensemble, Dask's, takes no ``unit``)
-        position, is_new = ensemble.add(selection, unit=True) if stumps else ensemble.add(selection)
+        position, is_new = ensemble.add(selection, unit=stumps)  # (a stump's column is all -1 or +1)
         form.seen(selection, is_new)
         with run.solving():
             model = form.model(d)
