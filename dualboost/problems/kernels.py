@@ -658,6 +658,19 @@ def _cut(oracle, h: Stump | Constant, slots: dict[int, int], n: int) -> int:
     return int(slots[h.feature] * (n + 1) + below)
 
 
+#: :func:`_stump_feature` of a constant and of a hypothesis that is neither a stump nor a constant
+CONSTANT, OTHER = -1, -2
+
+
+def _stump_feature(h: object) -> int:
+    """The feature of a stump hypothesis, :data:`CONSTANT` for a constant, :data:`OTHER` for any other
+    hypothesis (the exact classes: a subclass may make other columns)."""
+    kind = type(h)
+    if kind is Stump:
+        return h.feature
+    return CONSTANT if kind is Constant else OTHER
+
+
 def _added_features(new: list, known: Collection[int], pays: Callable[[int], bool]) -> set[int] | None:
     """The features of the stumps of ``new`` that are not in ``known`` (distinct features: a set, or
     the slots of an operator's); None where a hypothesis is neither a stump nor a constant, or where
@@ -666,14 +679,13 @@ def _added_features(new: list, known: Collection[int], pays: Callable[[int], boo
     to there only, not all of them every iteration)."""
     added = set()
     for h in new:
-        kind = type(h)
-        if kind is Stump:
-            if h.feature not in known and h.feature not in added:
-                added.add(h.feature)
-                if not pays(len(known) + len(added)):
-                    return None
-        elif kind is not Constant:
+        feature = _stump_feature(h)
+        if feature == OTHER:
             return None
+        if feature >= 0 and feature not in known and feature not in added:
+            added.add(feature)
+            if not pays(len(known) + len(added)):
+                return None
     return added if pays(len(known) + len(added)) else None
 
 
@@ -720,10 +732,10 @@ class StumpFeatures:
         """
         hypotheses, features = self.hypotheses, self.features
         for h in hypotheses[self.read :]:
-            kind = type(h)
-            if kind is Stump:
-                features.add(h.feature)
-            elif kind is not Constant:
+            feature = _stump_feature(h)
+            if feature >= 0:
+                features.add(feature)
+            elif feature == OTHER:
                 self.other = True
         t = self.read = len(hypotheses)
         return self.other or not StumpColumns._slots_pay(n_samples, t, max(len(features), 1))
@@ -921,7 +933,8 @@ class StumpColumns(StumpOperatorBase):
             return None
         if previous is not None and t == previous.n_columns + 1:  # (a boosting iteration's one new column)
             h, slots = hypotheses[-1], previous.slots
-            if type(h) is Constant or (type(h) is Stump and h.feature in slots):  # no slot added: what
+            feature = _stump_feature(h)
+            if feature == CONSTANT or feature in slots:  # no slot added: what
                 # the steps below come to (the slots pay for one where they pay for more, or for none)
                 if not cls._slots_pay(n, t, max(len(slots), 1)):
                     return None

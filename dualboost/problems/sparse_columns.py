@@ -29,7 +29,15 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from dualboost.oracles.stumps import Constant, Stump
-from dualboost.problems.kernels import StumpColumns, StumpFeatures, StumpOperatorBase, _fit, _room
+from dualboost.problems.kernels import (
+    OTHER,
+    StumpColumns,
+    StumpFeatures,
+    StumpOperatorBase,
+    _fit,
+    _room,
+    _stump_feature,
+)
 
 try:  # B's products and Gram in compiled code, on its int32 rows (IndicatorPasses); else scipy's
     from dualboost.problems._stump_products import IndicatorPasses
@@ -355,9 +363,8 @@ class SparseStumpColumns(StumpOperatorBase):
         extend = previous is not None and (previous._grown is not None or not previous._has_rows)
         done = previous.n_columns if extend else 0
         new = hypotheses[done:]
-        for h in new:
-            if type(h) is not Stump and type(h) is not Constant:
-                return None
+        if any(_stump_feature(h) == OTHER for h in new):
+            return None
         parts = [_column_parts(oracle.X_, oracle.n_samples_, h) for h in new]
         y = np.asarray(oracle.y_, dtype=np.float64)
         new_c, new_a = [p[1] for p in parts], [p[2] for p in parts]
