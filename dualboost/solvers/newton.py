@@ -27,6 +27,7 @@ decisions rest on certificates, never on the step computation's own accuracy. Th
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -193,7 +194,7 @@ def certified_point(
         primal = model.primal_bound_from_edges(d, grad, repaired)
     else:
         primal = model.primal_objective(repaired)
-    gap = (primal - dual) / max(1.0, abs(primal)) if np.isfinite(primal) else np.inf
+    gap = (primal - dual) / max(1.0, abs(primal)) if math.isfinite(primal) else np.inf
     if not max_edge:  # the certificate also bounds d(w)'s distance from the feasible set (SoftBoost's
         gap = max(gap, moved)  # edges: the repaired gap is ~1e-11 where d(w) violates one by 2e-6)
     # the certificate's exact primal objective of the repaired d (certify need not repeat it): not the
