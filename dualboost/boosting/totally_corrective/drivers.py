@@ -800,7 +800,9 @@ class EntropyRegularized(Formulation):
         ``MaxEdgeModel.regularizer_value``) for a model of this formulation (``make_model``: the same
         parameters) over the first ``sol.w.size`` columns of this one: the loop's last re-solve, or
         the one a checkpoint saved (then d is an equal copy of sol.d), or a seeded run's start."""
-        if not (self.certified_pricing and sol is not None and isinstance(model, MaxEdgeModel)):
+        if not (self.certified_pricing and sol is not None and sol.w is not None):
+            return None
+        if not isinstance(model, MaxEdgeModel):
             return None
         t = sol.w.size
         if model.n_hypotheses != t + is_new or (is_new and position != t):
