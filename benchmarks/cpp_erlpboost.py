@@ -344,6 +344,8 @@ def run(
     alternating with our ``repeat`` fits (ours, then the C++ code's), the fastest :class:`CppRun`
     that did not fail going to the row's ``"cpp"`` (:func:`best_cpp_run`) and the seconds of every
     run that did not fail to ``"cpp_seconds"``; without, the C++ figures are the quoted ones."""
+    if repeat < 1 or cpp_repeat < 1:
+        raise ValueError(f"repeat and cpp_repeat must be at least 1; got {repeat} and {cpp_repeat}")
     source = f"{MEASURED}: the iterations it reports, the wall clock of its process" if cpp else QUOTED
     out.write(f"C++ it, C++ s: {source}\n" + HEADER + "\n" + "-" * len(HEADER) + "\n")
     out.flush()

@@ -356,6 +356,8 @@ def test_cpp_runs_alternate_with_ours_and_the_best_of_each_is_compared(tmp_path,
     assert f"{r['cpp'].seconds / 0.01:.1f}x" in out.getvalue()
     broken = [cpp.CppRun(None, False, 0.1, None, "exit status 3: broken")] * 2
     assert cpp.best_cpp_run(broken) is broken[0]
+    with pytest.raises(ValueError, match="cpp_repeat"):
+        cpp.run(["german"], [], out, cpp=peer, cpp_repeat=0)
 
 
 def _cpp_peer() -> Path:
