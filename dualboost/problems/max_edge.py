@@ -149,13 +149,7 @@ class MaxEdgeModel(MaxEdgeWeights, Model):
 
     # --- objectives and maps -------------------------------------------------------------
     def primal_objective(self, d: ArrayLike) -> float:
-        return self.primal_of_checked(self._d(d))
-
-    def primal_of_checked(self, d: NDArray[np.float64]) -> float:
-        """:meth:`primal_objective`, ``max_q (U^T d)_q + f(d)``, at a d that the library made and
-        checked itself (a float64 array of N finite entries: a certified
-        :class:`~dualboost.solvers.Solution`'s d), not checked again (a boosting run's stopping rule,
-        ``P^t(d^{t-1})``, every iteration)."""
+        d = self._d(d)
         return self.primal_from_edges(d, self._edges(d))
 
     def primal_from_edges(self, d: NDArray[np.float64], edges: NDArray[np.float64]) -> float:

@@ -2,9 +2,10 @@
 for bit: the regulariser's value of the certificate taken again for the stopping rule's P^t(d^{t-1})
 (``LastValue``); the +-1 columns checked and compacted in one pass (``Ensemble.add``), a decision-stump
 oracle's stored unchecked (``Ensemble.add(selection, unit=True)``); the certified d given to the
-decision-stump oracle and the stopping rule without their checks (``Oracle.best(d, checked=True)``,
-``MaxEdgeModel.primal_of_checked``); the entropy models' shallow copy made directly
-(``EntropyRegularised.__copy__``).
+decision-stump oracle without its checks (``Oracle.best(d, checked=True)``); the entropy models'
+shallow copy made directly (``EntropyRegularised.__copy__``); and, to 1e-13 (the same sums in
+another order), the stopping rule's P^t(d^{t-1}) from the last solve's primal value and the new
+column (``EntropyRegularized._grown_primal``).
 
 Independent computation: the same fit with the shortcut disabled (the long way, monkeypatched in),
 compared entry for entry (weights, d, decision function, every history value but the times), and
