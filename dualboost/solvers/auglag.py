@@ -57,7 +57,6 @@ from dualboost.solvers.certify import certify
 from dualboost.solvers.contract import LinearProgram, SmoothDual, WDomain, implements
 from dualboost.solvers.highs import HighsState, solve_primal_lp
 from dualboost.solvers.newton import Curvature, DualEvaluator, Point, newton_polish
-from dualboost.solvers.newton import _scale as newton_scale
 from dualboost.solvers.options import AuglagOptions, Stage, options_for
 from dualboost.solvers.solution import Solution
 from dualboost.solvers.state import SolverState, StateDict
@@ -608,7 +607,8 @@ def _compiled_start(model, run: _Run, options: AuglagOptions) -> None:
         None if kept is None else (kept.H, kept.face, kept.w, _own_d(kept, model), kept.factor),
         start=start,
     )
-    formed = _formed_curvature(model, formed)  # the last Hessian formed or extended: the state kept
+    # the last Hessian formed or extended: the state kept (the model's key: the kept Hessian's, equal)
+    formed = _formed_curvature(model, formed, None if kept is None else kept.key)
     # (where the loop took no step from a given start, its evaluation is the earlier one: not certified from)
     from_loop = start is None or counts["steps"] > 0
     steps = _counted(run, counts)
@@ -658,14 +658,16 @@ def _counted(run: _Run, counts: dict[str, int]) -> int:
     return counts["steps"]
 
 
-def _formed_curvature(model, formed: tuple | None) -> Curvature | None:
+def _formed_curvature(model, formed: tuple | None, key: dict | None = None) -> Curvature | None:
     """The state kept for the next solve from the last Hessian a compiled call formed, ``(H, face,
     w, d, factor)`` at its point with the loop's Cholesky factor of it (``compiled.resolve``); None
-    where it formed none."""
+    where it formed none. ``key``: ``Curvature.key_of(model)`` where the caller has it (a kept
+    Hessian's that was ``usable_for`` the model); None: computed here."""
     if formed is None:
         return None
     H, face, w_H, d_H, factor = formed
-    return Curvature(face, H, Curvature.key_of(model), w_H, d_H, newton_scale(H), factor=factor)
+    key = Curvature.key_of(model) if key is None else key
+    return Curvature(face, H, key, w_H, d_H, None, factor=factor)  # (its shift: computed when read)
 
 
 def _take_compiled(
