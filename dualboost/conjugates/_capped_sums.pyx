@@ -28,9 +28,9 @@ cdef inline double _kl_div(double x, double y) noexcept nogil:
     return INFINITY
 
 
-cdef bint _member(const double[::1] x, double cap, double tol) noexcept:
-    """``on_capped_simplex``: min, max and numpy's pairwise sum in one call."""
-    cdef Py_ssize_t n = x.shape[0], i
+cdef bint capped_member(const double* x, Py_ssize_t n, double cap, double tol) noexcept nogil:
+    """``on_capped_simplex``: min, max and numpy's pairwise sum in one call (n >= 1)."""
+    cdef Py_ssize_t i
     cdef double low = x[0], high = x[0], a
     for i in range(1, n):
         a = x[i]
@@ -39,7 +39,17 @@ cdef bint _member(const double[::1] x, double cap, double tol) noexcept:
         if a > high:
             high = a
     cdef double scale = <double>n if n > 1 else 1.0
-    return low >= -tol and high <= cap + tol and fabs(pairwise_sum(&x[0], n) - 1.0) <= tol * scale
+    return low >= -tol and high <= cap + tol and fabs(pairwise_sum(x, n) - 1.0) <= tol * scale
+
+
+cdef double kl_total(const double* x, const double* y, Py_ssize_t n, double* terms) noexcept nogil:
+    """``sum_n kl_div(max(x_n, 0), y_n)`` in numpy's order (``terms``: n doubles of scratch)."""
+    cdef Py_ssize_t i
+    cdef double a
+    for i in range(n):
+        a = x[i]
+        terms[i] = _kl_div(a if a > 0.0 else 0.0, y[i])
+    return pairwise_sum(terms, n)
 
 
 def on_capped_simplex(const double[::1] x, double cap, double tol) -> bool:
@@ -47,7 +57,7 @@ def on_capped_simplex(const double[::1] x, double cap, double tol) -> bool:
     -tol``, ``x.max() <= cap + tol`` and ``|sum x - 1| <= tol max(1, N)``, the sum in numpy's order."""
     if x.shape[0] < 1:
         raise ValueError("x must be non-empty")
-    return _member(x, cap, tol)
+    return capped_member(&x[0], x.shape[0], cap, tol)
 
 
 def capped_kl(const double[::1] x, const double[::1] y, double cap, double tol):
@@ -70,18 +80,14 @@ def capped_kl(const double[::1] x, const double[::1] y, double cap, double tol):
     tuple
         ``(inside, total)``: whether x passes the test, and the terms' sum where it does.
     """
-    cdef Py_ssize_t n = x.shape[0], i
+    cdef Py_ssize_t n = x.shape[0]
     if y.shape[0] != n or n < 1:
         raise ValueError("x and y must be non-empty and of one length")
-    if not _member(x, cap, tol):
+    if not capped_member(&x[0], n, cap, tol):
         return False, NAN
     cdef double* terms = <double*>malloc(n * sizeof(double))
     if terms == NULL:
         raise MemoryError()
-    cdef double a
-    for i in range(n):
-        a = x[i]
-        terms[i] = _kl_div(a if a > 0.0 else 0.0, y[i])
-    cdef double total = pairwise_sum(terms, n)
+    cdef double total = kl_total(&x[0], &y[0], n, terms)
     free(terms)
     return True, total

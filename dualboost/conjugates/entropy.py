@@ -97,11 +97,25 @@ class CappedRelativeEntropy(RankOneCurvature, OnCappedSimplex, ConvexFunction):
         ``dualboost.solvers.compiled``)."""
         return self._log_d0
 
+    @property
+    def summed_in_one_pass(self) -> bool:
+        """Whether :meth:`value` sums in one compiled pass (``_capped_sums.capped_kl``: the extension
+        built, eta >= ``STABLE_BELOW``, N <= ``EXACT_SUM_MAX``): then ``f(d)`` is
+        :meth:`value_of_divergence` of the kernel's ``sum_n kl(d_n, d0_n)`` for d on the capped
+        simplex, which the compiled re-solve computes at its last point with the same kernel
+        (``dualboost/conjugates/_capped_sums.pxd``)."""
+        return _capped_sums is not None and self.eta >= STABLE_BELOW and self.n <= EXACT_SUM_MAX
+
+    def value_of_divergence(self, total: float) -> float:
+        """``f(d) = (1/eta) sum_n kl(d_n, d0_n)`` from the sum ``total`` of the one-pass kernel (where
+        :attr:`summed_in_one_pass`) at a d on the capped simplex: what :meth:`value` returns there."""
+        return float(total / self.eta)
+
     def value(self, x: ArrayLike) -> float:
         x = check_vector(x, "d", self.n)
-        if _capped_sums is not None and self.eta >= STABLE_BELOW and self.n <= EXACT_SUM_MAX:  # (one pass)
+        if self.summed_in_one_pass:
             inside, total = _capped_sums.capped_kl(np.ascontiguousarray(x), self.d0, 1.0 / self.nu, 1e-9)
-            return float(total / self.eta) if inside else np.inf
+            return self.value_of_divergence(total) if inside else np.inf
         if not self.in_domain(x):
             return np.inf
         x = np.clip(x, 0.0, None)

@@ -243,8 +243,11 @@ class DaskERLPBoost(MaxEdgeWeights, SmoothDualDefaults):
         edges, reg = self._edges_and_reg(d)
         return float(edges.max() + reg) if np.isfinite(reg) else np.inf
 
-    def primal_from_edges(self, d, edges: NDArray[np.float64]) -> float:
-        if isinstance(d, Evaluation):
+    def primal_from_edges(self, d, edges: NDArray[np.float64], f: float | None = None) -> float:
+        """``max_q edges_q + f(d)``: ``f`` where given (the regulariser's value at d), else from d."""
+        if f is not None:
+            reg = f
+        elif isinstance(d, Evaluation):
             reg = self._edges_and_reg(d)[1] if d.edges_of is self.U_parts else np.inf
         else:
             reg = self.regularizer.value(self._d(d))

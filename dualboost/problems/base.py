@@ -94,7 +94,9 @@ class SmoothDualDefaults:
         """The max-edge models' gap from the gradient (on the simplex only)."""
         raise self._not_here("the gap from the gradient is the max-edge models' (w_domain 'simplex')")
 
-    def primal_from_edges(self, d: NDArray[np.float64], edges: NDArray[np.float64]) -> float:
+    def primal_from_edges(
+        self, d: NDArray[np.float64], edges: NDArray[np.float64], f: float | None = None
+    ) -> float:
         """The max-edge models' primal value from ``U^T d`` (on the simplex only)."""
         raise self._not_here("the primal value from the edges is the max-edge models' (w_domain 'simplex')")
 

@@ -112,13 +112,23 @@ class LastValue:
         """
         if not isinstance(d, np.ndarray):
             return regularizer.value(d)
-        key = (d.dtype, d.shape, d.tobytes())
+        key = _bytes_key(d)
         entry = self.entry
         if entry is not None and entry[0] is regularizer and entry[1] == key:
             return entry[2]
         value = regularizer.value(d)
         self.entry = (regularizer, key, value)
         return value
+
+    def keep(self, regularizer: ConvexFunction, d: NDArray[np.float64], value: float) -> None:
+        """Keeps ``value`` as ``regularizer.value(d)``, computed by the caller with the regulariser's
+        own kernel (the same bits), for the next :meth:`value` at this d."""
+        self.entry = (regularizer, _bytes_key(d), value)
+
+
+def _bytes_key(d: NDArray[np.float64]) -> tuple:
+    """What :class:`LastValue` compares: d's dtype, shape and bytes."""
+    return (d.dtype, d.shape, d.tobytes())
 
 
 class MaxEdgeModel(MaxEdgeWeights, Model):
@@ -152,11 +162,21 @@ class MaxEdgeModel(MaxEdgeWeights, Model):
         d = self._d(d)
         return self.primal_from_edges(d, self._edges(d))
 
-    def primal_from_edges(self, d: NDArray[np.float64], edges: NDArray[np.float64]) -> float:
+    def primal_from_edges(
+        self, d: NDArray[np.float64], edges: NDArray[np.float64], f: float | None = None
+    ) -> float:
         """``max_q edges_q + f(d)`` with ``edges = U^T d`` computed by the caller (a dual solver has
         it: it is the gradient of D at the w that gave d, docs/math.md#augmented-lagrangian). ``f(d)``
-        is taken from :attr:`regularizer_values` where it holds this very d (:class:`LastValue`)."""
-        reg = self.regularizer_value(d)
+        is ``f`` where given (the caller computed it with this model's regulariser by the kernel of
+        its ``value``: the compiled re-solve's ``Evaluation.f``), kept in :attr:`regularizer_values`
+        for the stopping rule's evaluation at this d; else taken from :attr:`regularizer_values`
+        where it holds this very d (:class:`LastValue`), else computed."""
+        if f is None:
+            reg = self.regularizer_value(d)
+        else:
+            reg = f
+            if self.regularizer_values is not None:
+                self.regularizer_values.keep(self.regularizer, d, f)
         if not math.isfinite(reg):  # (a scalar: math's test, without numpy's dispatch)
             return np.inf
         return float(self.edge_objective(edges) + reg)

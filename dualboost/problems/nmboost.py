@@ -153,8 +153,11 @@ class NMBoost(ColumnIndependent, MaxEdgeWeights, Model):
             return np.inf
         return self.primal_from_edges(d, self.U.T @ d)
 
-    def primal_from_edges(self, d: NDArray[np.float64], edges: NDArray[np.float64]) -> float:
-        """The primal at d from ``edges = U^T d`` (the shifted edges add ``lam 1^T U``)."""
+    def primal_from_edges(
+        self, d: NDArray[np.float64], edges: NDArray[np.float64], f: float | None = None
+    ) -> float:
+        """The primal at d from ``edges = U^T d`` (the shifted edges add ``lam 1^T U``; ``f`` is not
+        read: this primal has no regulariser's value)."""
         if not self._in_box(d):
             return np.inf
         return float((edges + self.lam * self._column_sums).max() - self.tau * d.sum())

@@ -39,14 +39,15 @@ certificate; this module's gap only decides when to stop.
 import numpy as np
 
 cimport cython
-from libc.math cimport exp, fabs, log, sqrt, INFINITY
+from libc.math cimport exp, fabs, log, sqrt, INFINITY, NAN
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 from scipy.linalg.cython_blas cimport ddot, dgemv, dsyrk, dtrsv
 from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
 from cpython.pycapsule cimport PyCapsule_GetPointer
 
-from dualboost._sums cimport pairwise_sum
+from dualboost._sums cimport EXACT_SUM_MAX, pairwise_sum
+from dualboost.conjugates._capped_sums cimport capped_member, kl_total
 from dualboost.solvers._passes cimport Gram, Passes
 
 #: the name of a ``passes`` capsule (``dualboost/solvers/_passes.pxd``)
@@ -812,6 +813,21 @@ cdef int _started(start_value, start_d, start_g, start_capped, int N, int t, dou
     return 1
 
 
+cdef double _divergence(const double[::1] d, prior, double nu, double* terms) except? -1.0:
+    """``sum_n kl(d_n, d0_n)`` (``kl_total``) where d passes the capped simplex's membership test at
+    tolerance 0 (``capped_member``), NaN where it does not or where ``prior`` (d0) is None; ``terms``:
+    N doubles of scratch."""
+    if prior is None:
+        return NAN
+    cdef const double[::1] d0 = prior
+    cdef Py_ssize_t n = d.shape[0]
+    if d0.shape[0] != n or n > EXACT_SUM_MAX:
+        raise ValueError("d0 must have U.shape[0] entries, at most EXACT_SUM_MAX")
+    if not capped_member(&d[0], n, 1.0 / nu, 0.0):
+        return NAN
+    return kl_total(&d[0], &d0[0], n, terms)
+
+
 def solve(
     const double[::1, :] U,
     const double[::1] log_d0,
@@ -838,6 +854,7 @@ def solve(
     start_g=None,
     start_capped=None,
     kept_factor=None,
+    d0=None,
 ):
     """Newton on the simplex from ``w0`` until the gap of ``(d(w), w)`` is at most ``tol``.
 
@@ -922,7 +939,9 @@ def solve(
         counts, the last Hessian formed here with its columns and its point (or the kept one extended
         here, where none was formed; None, None, None, None where neither) and the last Cholesky
         factor made of it (``(F, rows, ridge)``, the next call's ``kept_factor``; None where none is
-        of that matrix), and the capped rows at w (uint8, N: a next solve's ``start_capped``).
+        of that matrix), the capped rows at w (uint8, N: a next solve's ``start_capped``) and ``sum_n
+        kl(d_n, d0_n)`` at the returned d where ``d0`` is given and d passes the membership test at
+        tolerance 0 (NaN elsewhere).
     """
     cdef int N = U.shape[0], t = U.shape[1], j
     if log_d0.shape[0] != N or w0.shape[0] != t or N < 1 or t < 1:
@@ -1207,6 +1226,9 @@ def solve(
                     L_view[i, j] = F[i + t * j]
             made = (L, np.asarray(<int[:factor.k]> factor_rows).copy(), factor.ridge)
         kept = (H, np.asarray(<int[:formed_k]> face_formed).astype(np.intp), w_formed_out, d_formed_out, made)
+    cdef double divergence = NAN
     if swapped:
-        return wt_out, dt_out, gt_out, value, gap, steps, hessians, evaluations, *kept, capped_t_out
-    return w_out, d_out, g_out, value, gap, steps, hessians, evaluations, *kept, capped_out
+        divergence = _divergence(dt_out, d0, nu, sq)
+        return wt_out, dt_out, gt_out, value, gap, steps, hessians, evaluations, *kept, capped_t_out, divergence
+    divergence = _divergence(d_out, d0, nu, sq)
+    return w_out, d_out, g_out, value, gap, steps, hessians, evaluations, *kept, capped_out, divergence

@@ -92,8 +92,9 @@ class AuglagState(SolverState):
         the compiled evaluation (``start_*``, where there is one)."""
         entries = {} if self.curvature is None else self.curvature.to_dict()
         entries |= {f"lp_{k}": v for k, v in (self.lp.to_dict() if self.lp else _NO_LP).items()}
-        if self.start is not None:
-            entries |= {f"start_{k}": np.asarray(v) for k, v in self.start._asdict().items()}
+        if self.start is not None:  # (not f: a start is never certified from, f(d) is evaluated again)
+            fields = self.start._asdict()
+            entries |= {f"start_{k}": np.asarray(fields[k]) for k in _START_FIELDS}
         return entries
 
     @classmethod
@@ -103,7 +104,7 @@ class AuglagState(SolverState):
         lp = {k: data.get(f"lp_{k}", v) for k, v in _NO_LP.items()}
         start = None
         if "start_value" in data:
-            value, grad, d, capped, w = (np.asarray(data[f"start_{k}"]) for k in compiled.Evaluation._fields)
+            value, grad, d, capped, w = (np.asarray(data[f"start_{k}"]) for k in _START_FIELDS)
             start = compiled.Evaluation(
                 float(value),
                 grad.astype(np.float64),
@@ -112,6 +113,10 @@ class AuglagState(SolverState):
                 w.astype(np.float64),
             )
         return cls(curvature, HighsState.from_dict(lp) if np.asarray(lp["basis_rows"]).size else None, start)
+
+
+#: the fields of a compiled start (``compiled.Evaluation``) that a checkpoint keeps
+_START_FIELDS = ("value", "grad", "d", "capped", "w")
 
 
 def _state(

@@ -23,6 +23,7 @@ then ``certify.certify``) and falls back to the Python stages (the reference pat
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
 from functools import cache
@@ -46,14 +47,19 @@ class Evaluation(NamedTuple):
     """The compiled loop's evaluation at the point ``w`` it returned: ``D(w)``, ``U^T d(w)`` and
     ``d(w)`` ([KG] Eq. 3.10-3.11, docs/math.md#capped-softmax; the first three fields are what
     ``newton.certified_point(..., evaluated=...)`` takes), the capped rows (uint8, 1 where d_n is at the
-    cap by the capped set) and ``w`` itself: a warm re-solve after appended columns starts from it
-    without evaluating its start again (:func:`resolve`'s ``start``)."""
+    cap by the capped set), ``w`` itself (a warm re-solve after appended columns starts from it
+    without evaluating its start again: :func:`resolve`'s ``start``) and ``f = f(d)``, the
+    regulariser's value where d is on the capped simplex exactly (the membership test at tolerance
+    0 that ``MaxEdgeModel.repair_primal`` makes) and the regulariser sums in one pass
+    (``CappedRelativeEntropy.summed_in_one_pass``), by the same compiled functions, so the same bits;
+    NaN elsewhere (then the certificate computes both itself)."""
 
     value: float
     grad: NDArray[np.float64]
     d: NDArray[np.float64]
     capped: NDArray[np.uint8]
     w: NDArray[np.float64]
+    f: float = math.nan
 
 
 #: Newton steps one compiled re-solve may take before the Python stages take over
@@ -202,7 +208,7 @@ def resolve(
             "start_g": start.grad,
             "start_capped": start.capped,
         }
-    w, d, grad, value, _, steps, hessians, evaluations, *formed, capped = _capped_newton.solve(
+    w, d, grad, value, _, steps, hessians, evaluations, *formed, capped, divergence = _capped_newton.solve(
         U,
         log_d0,
         float(reg.nu),
@@ -224,14 +230,16 @@ def resolve(
         grams=grams,
         kept_d=d_H,
         kept_factor=factor,
+        d0=reg.d0 if reg.summed_in_one_pass else None,  # (f(d) at the end by the kernel of reg.value)
         **given,
     )
+    f = reg.value_of_divergence(divergence) if math.isfinite(divergence) else math.nan
     counts = {"steps": steps, "hessians": hessians, "evaluations": evaluations}
     return (
         w,
         counts,
         None if formed[0] is None else tuple(formed),
-        Evaluation(float(value), grad, d, capped, w),
+        Evaluation(float(value), grad, d, capped, w, f),
     )
 
 

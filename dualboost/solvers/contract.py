@@ -247,8 +247,9 @@ class SmoothDual(Certifiable, Protocol):
     def gap_from_gradient(self, w: Vector, grad: Vector) -> float:
         """``max_q grad_q - w . grad``: the duality gap when d(w) maximises exactly."""
 
-    def primal_from_edges(self, d: Vector, edges: Vector) -> float:
-        """The primal value at d from ``edges = U^T d``."""
+    def primal_from_edges(self, d: Vector, edges: Vector, f: float | None = None) -> float:
+        """The primal value at d from ``edges = U^T d`` (and ``f = f(d)``, the regulariser's value,
+        where the caller has it by the regulariser's own kernel: ``compiled.Evaluation.f``)."""
 
     def primal_bound_from_edges(self, d: Vector, edges: Vector, repaired: Vector) -> float:
         """An upper bound on the primal value at ``repaired`` from ``edges = U^T d``."""

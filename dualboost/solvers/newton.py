@@ -126,7 +126,7 @@ def certified_point(
     w: NDArray[np.float64],
     exact_below: float = np.inf,
     regularizer=None,
-    evaluated: tuple | None = None,
+    evaluated=None,
 ) -> Point:
     """``D(w)``, ``grad D(w)`` and the relative certified gap of ``(d(w), w)`` for ``w`` on the
     w-domain, from one dual evaluation: d is moved onto the feasible set and the primal value is
@@ -156,22 +156,26 @@ def certified_point(
         The gap below which the certified gap is computed from d itself.
     regularizer : object or None
         A warm-started copy of the model's regulariser, None for its own.
-    evaluated : (value, grad, d, ...), optional
+    evaluated : dualboost.solvers.compiled.Evaluation, optional
         ``model.dual_value_and_grad(w)`` with the model's own regulariser as the library evaluated it
-        elsewhere (the compiled re-solve's last evaluation, ``dualboost.solvers.compiled.Evaluation``;
-        fields after the third are not read),
-        taken instead of evaluating it here; the certificate is computed from it as from its own
-        (only with ``regularizer`` None: a ValueError otherwise).
+        elsewhere (the compiled re-solve's last evaluation: its ``value``, ``grad`` and ``d``), taken
+        instead of evaluating it here; the certificate is computed from it as from its own (only with
+        ``regularizer`` None: a ValueError otherwise). Where its ``f`` is finite, d passed
+        ``repair_primal``'s membership test (the capped simplex at tolerance 0) and ``f`` is f(d), both
+        by the functions this certificate would call (``compiled.Evaluation``): the repair is then d
+        itself and the primal value takes ``f`` (``primal_from_edges``), without a pass over d.
 
     Returns
     -------
     Point
         ``w`` with its dual value, gradient, d and certified relative gap.
     """
+    f = None  # f(d) as the compiled evaluation computed it, with d exactly feasible (None: not known)
     if evaluated is None:
         value, grad, d = model.dual_value_and_grad(w, regularizer)
     elif regularizer is None:
         value, grad, d = evaluated[:3]
+        f = evaluated.f if math.isfinite(evaluated.f) else None
     else:
         raise ValueError("evaluated is the model's own evaluation: it takes no other regularizer")
     max_edge = model.w_domain is WDomain.SIMPLEX  # with SmoothDual's max-edge members (auglag.accepts)
@@ -185,11 +189,11 @@ def certified_point(
     else:
         d, dual = model.d_from_w(w), model.dual_objective(w)
         own_dual = float(dual)
-    repair = model.repair_primal(d)
+    repair = (d, 0.0) if f is not None else model.repair_primal(d)  # (d passed its membership test)
     repaired, moved = repair
     exact = max_edge and moved == 0.0
     if exact:  # U^T d is the gradient just computed
-        primal = model.primal_from_edges(d, grad)
+        primal = model.primal_from_edges(d, grad, f)
     elif max_edge:  # no pass over U either: a bound (MaxEdgeModel.primal_bound_from_edges)
         primal = model.primal_bound_from_edges(d, grad, repaired)
     else:

@@ -369,6 +369,59 @@ def test_the_certificate_from_the_loops_evaluation_is_the_python_one(nu, eta):
         certified_point(model, w, regularizer=model.regularizer, evaluated=evaluated)
 
 
+@pytest.mark.parametrize("eta", [1.0, 50.0, 1e3, 1e6])
+@pytest.mark.parametrize("nu", [1.0, 30.0, 300.0])
+def test_the_loops_f_of_d_is_the_regularisers_value_and_certifies_alike(nu, eta, monkeypatch):
+    """Where the loop's evaluation carries ``f`` (``Evaluation.f``: d on the capped simplex at
+    tolerance 0, f(d) by the kernels of ``dualboost/conjugates/_capped_sums.pxd``), d passes the
+    model's own membership test and ``f`` is ``regularizer.value(d)`` bit for bit; the certificate
+    taken from it (no pass over d) is the one computed without it, field for field and bit for bit,
+    and it leaves f(d) in the model's ``regularizer_values`` for the stopping rule (a value asked
+    there again is not computed). Where it is NaN, d failed that test (the certificate computes the
+    repair itself). Warm re-solves along a boosting-like sequence, nu from 1 to N = 300, eta to 1e6."""
+    rng = np.random.default_rng(int(nu) + 7 * int(np.log10(eta)))
+    N, t = 300, 12
+    U = _U(rng, N, t)
+    kept, w, carried = None, np.ones(1), 0
+    for k in range(1, t + 1):
+        model = ERLPBoost(U[:, :k], nu=nu, eta=eta)
+        reg = model.regularizer
+        w0 = np.append(w, 0.0)[:k] if k > 1 else w
+        w0 = np.full(k, 1 / k) if w0.sum() == 0 else w0 / w0.sum()
+        w, _, formed, evaluated = compiled.resolve(model, w0, 1e-9, kept)
+        kept = formed if formed is not None else kept
+        d = evaluated.d
+        assert reg.summed_in_one_pass
+        if np.isnan(evaluated.f):
+            assert not reg.in_domain(d, tol=0.0)
+            continue
+        carried += 1
+        assert reg.in_domain(d, tol=0.0) and evaluated.f == reg.value(d)
+        got = certified_point(model, w, evaluated=evaluated)
+        ref = certified_point(ERLPBoost(U[:, :k], nu=nu, eta=eta), w, evaluated=evaluated._replace(f=np.nan))
+        assert got.repair[0] is d and got.repair[1] == 0.0
+        assert (got.gap, got.primal, got.dual, got.value) == (ref.gap, ref.primal, ref.dual, ref.value)
+        with monkeypatch.context() as patch:  # the stopping rule's f(d): the kept value, not computed
+            patch.setattr(type(reg), "value", lambda self, x: pytest.fail("f(d) computed again"))
+            assert model.primal_from_edges(d, evaluated.grad) == got.primal
+    # most last points are exactly on the capped simplex; at nu = N, d is the cap 1/N everywhere,
+    # whose sum misses 1 by rounding (the repair moves it)
+    assert carried >= t // 2 if nu < N else carried == 0
+
+
+def test_the_loop_computes_no_f_of_d_where_the_regulariser_sums_otherwise():
+    """Above ``EXACT_SUM_MAX`` examples the regulariser's value is numpy's (not the one-pass kernel):
+    the loop's evaluation carries no ``f`` and the certificate evaluates the repair and f(d) itself."""
+    rng = np.random.default_rng(5)
+    N = 9000
+    model = ERLPBoost(_U(rng, N, 3), nu=1.0, eta=20.0)
+    assert not model.regularizer.summed_in_one_pass
+    w, _, _, evaluated = compiled.resolve(model, np.full(3, 1 / 3), 1e-9)
+    assert np.isnan(evaluated.f)
+    point = certified_point(model, w, evaluated=evaluated)
+    assert point.primal == model.primal_objective(evaluated.d)
+
+
 def _certify_alike(models: list[ERLPBoost], tol: float) -> None:
     """Each model solved warm from the previous one's solution, with ``NewtonOptions(compiled=True)``
     and ``False``: the library's certificates pass or fail alike, and the dual values agree within

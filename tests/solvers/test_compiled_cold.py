@@ -110,7 +110,9 @@ def _fake_resolve(monkeypatch, w) -> list:
     def fake(model, w0, target, kept=None, **cold):
         calls.append(model.eta)
         out = np.array(w0 if w is None else w)
-        return out, {"steps": 1, "hessians": 1, "evaluations": 1}, None, model.dual_value_and_grad(out)
+        value, grad, d = model.dual_value_and_grad(out)
+        evaluation = compiled.Evaluation(value, grad, d, np.zeros(d.size, dtype=np.uint8), out)  # (f unknown)
+        return out, {"steps": 1, "hessians": 1, "evaluations": 1}, None, evaluation
 
     monkeypatch.setattr(compiled, "resolve", fake)
     return calls

@@ -82,7 +82,8 @@ def test_the_compiled_evaluation_round_trips():
     assert isinstance(state, AuglagState) and isinstance(state.start, compiled.Evaluation)
     back = state_from_dict("auglag", state.to_dict())
     assert isinstance(back.start, compiled.Evaluation)
-    for got, want in zip(back.start, state.start, strict=True):
+    assert np.isfinite(state.start.f) and np.isnan(back.start.f)  # (f(d) not written: never certified from)
+    for got, want in zip(back.start[:-1], state.start[:-1], strict=True):
         np.testing.assert_array_equal(got, want)
         assert np.asarray(got).dtype == np.asarray(want).dtype
     assert type(back.start.value) is float
