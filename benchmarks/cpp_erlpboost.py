@@ -77,8 +77,10 @@ with ours (round i: our fit i, then C++ run i), and the ratio is best against be
 speed drifts (a VM: the same german fit took 0.057 s and 0.094 s within a quarter of an hour, the
 C++ run 2.9-3.9 s), so one C++ run beside the best of R of ours mixes two moments; with the runs
 interleaved, both bests come from the same stretch of time. The summary lists every C++ time.
+A 50 ms fit (german) varies more, relatively, than a 2.6 s C++ run (2.63-2.68 s idle): the
+results' german figures take our best of 15 (the rounds after the fifth run ours alone).
 
-    python benchmarks/cpp_erlpboost.py --cpp path/to/test_erlpboost --repeat 5 --cpp-repeat 5
+    python benchmarks/cpp_erlpboost.py --cpp path/to/test_erlpboost --repeat 15 --cpp-repeat 5
 """
 
 from __future__ import annotations
