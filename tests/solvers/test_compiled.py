@@ -411,7 +411,8 @@ def test_the_loops_f_of_d_is_the_regularisers_value_and_certifies_alike(nu, eta,
 
 def test_the_loop_computes_no_f_of_d_where_the_regulariser_sums_otherwise():
     """Above ``EXACT_SUM_MAX`` examples the regulariser's value is numpy's (not the one-pass kernel):
-    the loop's evaluation carries no ``f`` and the certificate evaluates the repair and f(d) itself."""
+    the loop's evaluation carries no ``f`` and the certificate makes the repair itself (numpy's sum at
+    this N differs between numpy versions: d may or may not need one)."""
     rng = np.random.default_rng(5)
     N = 9000
     model = ERLPBoost(_U(rng, N, 3), nu=1.0, eta=20.0)
@@ -419,7 +420,9 @@ def test_the_loop_computes_no_f_of_d_where_the_regulariser_sums_otherwise():
     w, _, _, evaluated = compiled.resolve(model, np.full(3, 1 / 3), 1e-9)
     assert np.isnan(evaluated.f)
     point = certified_point(model, w, evaluated=evaluated)
-    assert point.primal == model.primal_objective(evaluated.d)
+    repaired, moved = model.repair_primal(evaluated.d)  # (numpy's sum at this N: moved may be > 0)
+    np.testing.assert_array_equal(point.repair[0], repaired)
+    assert point.repair[1] == moved and np.isfinite(point.gap)
 
 
 def _certify_alike(models: list[ERLPBoost], tol: float) -> None:
