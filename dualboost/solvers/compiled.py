@@ -13,7 +13,8 @@ evaluates f* from the projection's scale, as the compiled loop does) and a posit
 Nothing it claims is trusted: its own gap and stopping decision stay inside it. :func:`resolve`
 returns its w with the loop's last evaluation there (``D(w)``, ``U^T d``, ``d(w)``: values of the
 library's compiled evaluation, the same formulas as the Python path's ``Model.dual_value_and_grad``,
-which the tests compare it with), from which ``method="auglag"`` computes the library's certificate
+which the tests compare it with; and f(d) by the certificate's own compiled functions, where d
+needs no repair), from which ``method="auglag"`` computes the library's certificate
 (``newton.certified_point``: d repaired onto the capped simplex, the primal value from d, the gap;
 then ``certify.certify``) and falls back to the Python stages (the reference path,
 :mod:`dualboost.solvers.newton`) where that certificate misses the target. Without the built module
@@ -190,8 +191,9 @@ def resolve(
     evaluation : Evaluation
         ``model.dual_value_and_grad(w)`` as the loop evaluated it at the returned w: ``D(w)``,
         ``U^T d(w)`` and ``d(w)`` ([KG] Eq. 3.10-3.11, docs/math.md#capped-softmax), for the caller's
-        certificate (``newton.certified_point(..., evaluated=evaluation[:3])``), with the capped rows
-        and w (the next warm re-solve's ``start``).
+        certificate (``newton.certified_point(..., evaluated=evaluation)``), with the capped rows, w
+        (the next warm re-solve's ``start``) and ``f`` = f(d) where d is exactly on the capped simplex
+        (:class:`Evaluation`).
     """
     reg = model.regularizer
     U = model.U if model.U.flags.f_contiguous else np.asfortranarray(model.U)
